@@ -1,0 +1,98 @@
+"""The rules of Truco Uruguayo (truco con muestra) as a pure, event-sourced library.
+
+Commands are decided against a :class:`MatchState` and yield events (or a :class:`RuleViolation` with a
+stable :class:`Reason`); the state is the fold of its events. No I/O, no clock, no random source: the deal's
+deck order arrives in a :class:`Deal` command and is recorded in the ``HandDealt`` event.
+"""
+
+from .calls import CallKind, Family
+from .cards import DECK, Card, CardParseError, Suit, envido_value, is_pieza, parse_cards, piezas, strength
+from .commands import (
+    Answer,
+    AnswerPerros,
+    Call,
+    CallPerros,
+    Command,
+    Deal,
+    GoToMazo,
+    PlayCard,
+    SeatCommand,
+    SendSena,
+    SkipPerros,
+)
+from .deal import commitment, deal_hands, order_for_hands
+from .decide import decide, execute, start_match
+from .errors import CommandError, InvalidCommand, Reason, RuleViolation
+from .events import Event, HandEnd, ScoreReason
+from .game import Game
+from .legal import actors, check, is_legal, legal_actions, violation
+from .rules import RULE_SETS, FaltaEnvido, RuleSet, RuleSetError, find_rule_set
+from .senas import Sena
+from .state import MatchState, Phase, evolve, fold
+from .tantos import envido_points, flor_points, has_flor
+from .tricks import team_of
+from .views import SeatView, SpectatorView, Standing, event_for, seat_view, spectator_view
+
+__all__ = [
+    "DECK",
+    "RULE_SETS",
+    "Answer",
+    "AnswerPerros",
+    "Call",
+    "CallKind",
+    "CallPerros",
+    "Card",
+    "CardParseError",
+    "Command",
+    "CommandError",
+    "Deal",
+    "Event",
+    "FaltaEnvido",
+    "Family",
+    "Game",
+    "GoToMazo",
+    "HandEnd",
+    "InvalidCommand",
+    "MatchState",
+    "Phase",
+    "PlayCard",
+    "Reason",
+    "RuleSet",
+    "RuleSetError",
+    "RuleViolation",
+    "ScoreReason",
+    "SeatCommand",
+    "SeatView",
+    "SendSena",
+    "Sena",
+    "SkipPerros",
+    "SpectatorView",
+    "Standing",
+    "Suit",
+    "actors",
+    "check",
+    "commitment",
+    "deal_hands",
+    "decide",
+    "envido_points",
+    "envido_value",
+    "event_for",
+    "evolve",
+    "execute",
+    "find_rule_set",
+    "flor_points",
+    "fold",
+    "has_flor",
+    "is_legal",
+    "is_pieza",
+    "legal_actions",
+    "order_for_hands",
+    "parse_cards",
+    "piezas",
+    "seat_view",
+    "spectator_view",
+    "start_match",
+    "strength",
+    "team_of",
+    "violation",
+]

@@ -1,0 +1,52 @@
+"""Every call a player can make, grouped in the three families of 004: gritos, envidos and cantos."""
+
+from __future__ import annotations
+
+import enum
+
+
+class Family(enum.Enum):
+    """Which bet a call belongs to."""
+
+    TRUCO = "truco"
+    """Gritos: truco, retruco, vale cuatro."""
+    ENVIDO = "envido"
+    """Envidos (toques): envido, real envido, falta envido."""
+    FLOR = "flor"
+    """Cantos against another flor: con flor envido, contra flor, contra flor al resto."""
+
+
+class CallKind(enum.Enum):
+    """A call; its value is the wire name."""
+
+    TRUCO = "TRUCO"
+    RETRUCO = "RETRUCO"
+    VALE_CUATRO = "VALE_CUATRO"
+    ENVIDO = "ENVIDO"
+    REAL_ENVIDO = "REAL_ENVIDO"
+    FALTA_ENVIDO = "FALTA_ENVIDO"
+    CON_FLOR_ENVIDO = "CON_FLOR_ENVIDO"
+    CONTRA_FLOR = "CONTRA_FLOR"
+    CONTRA_FLOR_AL_RESTO = "CONTRA_FLOR_AL_RESTO"
+
+    @property
+    def family(self) -> Family:
+        return _FAMILY[self]
+
+    @property
+    def spoken(self) -> str:
+        """How a player says it."""
+        return self.value.replace("_", " ").lower()
+
+
+_FAMILY = {
+    CallKind.TRUCO: Family.TRUCO,
+    CallKind.RETRUCO: Family.TRUCO,
+    CallKind.VALE_CUATRO: Family.TRUCO,
+    CallKind.ENVIDO: Family.ENVIDO,
+    CallKind.REAL_ENVIDO: Family.ENVIDO,
+    CallKind.FALTA_ENVIDO: Family.ENVIDO,
+    CallKind.CON_FLOR_ENVIDO: Family.FLOR,
+    CallKind.CONTRA_FLOR: Family.FLOR,
+    CallKind.CONTRA_FLOR_AL_RESTO: Family.FLOR,
+}

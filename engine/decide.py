@@ -1,0 +1,363 @@
+"""Deciding commands: a legal command yields the events that record what happens next.
+
+:func:`decide` is pure: it works on a copy and returns the events. :func:`execute` is the same decision
+applied in place, for loops that own their state (the simulator, the server's rebuilt state). Either way
+the events are emitted through :func:`truco.engine.state.evolve`, so what a decision sees after each event
+is exactly what a replay will see.
+"""
+
+from __future__ import annotations
+
+from . import envido, flor
+from .calls import CallKind, Family
+from .cards import Card
+from .commands import (
+    Answer,
+    AnswerPerros,
+    Call,
+    CallPerros,
+    Command,
+    Deal,
+    GoToMazo,
+    PlayCard,
+    SendSena,
+    SkipPerros,
+)
+from .deal import commitment
+from .events import (
+    CallAccepted,
+    CallDeclined,
+    CallMade,
+    CardPlayed,
+    EnvidoSettled,
+    EnvidoVoided,
+    Event,
+    FlorSettled,
+    FlorSung,
+    HandDealt,
+    HandEnd,
+    HandEnded,
+    MatchEnded,
+    MatchStarted,
+    PerrosAnswered,
+    PerrosCalled,
+    PerrosSkipped,
+    PointsScored,
+    RoundEnded,
+    ScoreReason,
+    SenaSent,
+    WentToMazo,
+)
+from .legal import check, sings_flor
+from .rules import FaltaEnvido, RuleSet
+from .state import HandState, MatchState, PendingCall, evolve
+from .tantos import envido_points, flor_points
+from .tricks import hand_winner, round_result, team_of
+from .truco_calls import value_if_declined
+
+PICO_FALTA = 6
+"""In pico a pico the falta envido is worth 6 (and contra flor al resto 6 plus the two flores) (000)."""
+
+
+def start_match(rules: RuleSet) -> list[Event]:
+    """The events that open a match: the last seat deals first, so seat 0 is the mano of the first hand."""
+    return [MatchStarted(rules, first_dealer=rules.players - 1)]
+
+
+def decide(state: MatchState, command: Command) -> list[Event]:
+    """The events ``command`` produces in ``state``, which is left untouched.
+
+    :raises InvalidCommand: for a malformed command.
+    :raises RuleViolation: for a command the rules do not allow now.
+    """
+    check(state, command)
+    return _Referee(state.copy()).run(command)
+
+
+def execute(state: MatchState, command: Command) -> list[Event]:
+    """Decide ``command`` and apply its events to ``state``; on a refusal ``state`` is unchanged.
+
+    :raises InvalidCommand: for a malformed command.
+    :raises RuleViolation: for a command the rules do not allow now.
+    """
+    check(state, command)
+    return _Referee(state).run(command)
+
+
+class _MatchDecided(Exception):
+    """Internal: a team reached the target; nothing more happens in this match."""
+
+
+class _Referee:
+    """Turns one checked command into events, applying each as it is emitted."""
+
+    def __init__(self, state: MatchState) -> None:
+        self.state = state
+        self.events: list[Event] = []
+        self.decided: tuple[int, HandEnd] | None = None  # the hand's result, once known
+
+    def emit(self, event: Event) -> None:
+        evolve(self.state, event)
+        self.events.append(event)
+
+    @property
+    def hand(self) -> HandState:
+        hand = self.state.hand
+        assert hand is not None
+        return hand
+
+    def run(self, command: Command) -> list[Event]:
+        try:
+            self._dispatch(command)
+        except _MatchDecided:
+            pass
+        return self.events
+
+    def _dispatch(self, command: Command) -> None:
+        if isinstance(command, Deal):
+            self._deal(command)
+        elif isinstance(command, CallPerros):
+            self.emit(PerrosCalled(command.seat))
+        elif isinstance(command, SkipPerros):
+            self.emit(PerrosSkipped(command.seat))
+        elif isinstance(command, SendSena):
+            self.emit(SenaSent(command.seat, command.sena))
+        elif isinstance(command, AnswerPerros):
+            self._answer_perros(command)
+        else:
+            if sings_flor(self.hand, command.seat) and self._sing(command.seat) and _aimed_at_envido(command):
+                return  # the flor voided the envido this command answered
+            if isinstance(command, PlayCard):
+                self._play(command.seat, command.card)
+            elif isinstance(command, Call):
+                self.emit(CallMade(command.seat, command.call))
+            elif isinstance(command, Answer):
+                self._answer(command.seat, command.accept)
+            elif isinstance(command, GoToMazo):
+                self._mazo(command.seat)
+
+    # --- The deal ---------------------------------------------------------------------------------------------
+
+    def _deal(self, command: Deal) -> None:
+        plan = self.state.plan
+        assert plan is not None
+        self.emit(
+            HandDealt(
+                number=self.state.hands_dealt + 1,
+                dealer=plan.dealer,
+                seats=plan.seats,
+                pico=plan.pico,
+                order=command.order,
+                salt=command.salt,
+                commitment=commitment(command.order, command.salt),
+            )
+        )
+
+    # --- Cards and rounds -------------------------------------------------------------------------------------
+
+    def _play(self, seat: int, card: Card) -> None:
+        self.emit(CardPlayed(seat, card))
+        hand = self.hand
+        plays = hand.rounds[-1]
+        if len(plays) < len(hand.seats):
+            return
+        winner_team, leader = round_result(plays, hand.muestra)
+        round_number = len(hand.results)
+        self.emit(RoundEnded(round_number, winner_team, leader if winner_team is not None else None))
+        if round_number == 0:
+            self._count_flores()
+        winner = hand_winner(hand.results, team_of(hand.mano))
+        if winner is not None:
+            self._end_hand(winner, HandEnd.ROUNDS, hand.truco_value, ScoreReason.HAND)
+
+    # --- Calls and answers ------------------------------------------------------------------------------------
+
+    def _answer(self, seat: int, accept: bool) -> None:
+        pending = self.hand.pending
+        assert pending is not None
+        if accept:
+            self.emit(CallAccepted(seat, pending.call))
+            family = pending.call.family
+            if family is Family.ENVIDO:
+                self._settle_envido_accepted()
+            elif family is Family.FLOR:
+                self._settle_flor_accepted()
+        else:
+            self._decline(seat, pending)
+
+    def _decline(self, seat: int, pending: PendingCall) -> None:
+        self.emit(CallDeclined(seat, pending.call))
+        family = pending.call.family
+        if family is Family.ENVIDO:
+            self._settle_envido_declined(pending.team)
+        elif family is Family.FLOR:
+            self._settle_flor_declined(pending.team)
+        else:
+            value = value_if_declined(pending.call)
+            self._end_hand(pending.team, HandEnd.TRUCO_DECLINED, value, ScoreReason.TRUCO_DECLINED)
+
+    def _mazo(self, seat: int) -> None:
+        hand = self.hand
+        bet = hand.bet_pending
+        self.emit(WentToMazo(seat))
+        # A pending envido or flor call counts as declined; a pending truco leaves the value last accepted.
+        if bet is not None:
+            self._decline(seat, bet)
+        self._end_hand(1 - team_of(seat), HandEnd.MAZO, self.hand.truco_value, ScoreReason.MAZO)
+
+    # --- Envido -----------------------------------------------------------------------------------------------
+
+    def _settle_envido_accepted(self) -> None:
+        if self._flor_voids_envido():
+            return
+        hand = self.hand
+        muestra = hand.muestra
+        winner, points = max(
+            ((seat, envido_points(hand.dealt[seat], muestra)) for seat in hand.seats),
+            key=lambda pair: pair[1],  # max keeps the first of equals: the seat nearer the mano
+        )
+        self.emit(EnvidoSettled(winner, points))
+        team = team_of(winner)
+        self._score(team, envido.accepted_value(hand.envido_chain, self._falta(team)), ScoreReason.ENVIDO)
+
+    def _settle_envido_declined(self, caller_team: int) -> None:
+        if self._flor_voids_envido():
+            return
+        value = envido.declined_value(self.hand.envido_chain)
+        self._score(caller_team, value, ScoreReason.ENVIDO_DECLINED)
+
+    def _flor_voids_envido(self) -> bool:
+        """No envido is played in a hand with flor: settling one sings every flor at the table instead."""
+        if not self.hand.flor_holders:
+            return False
+        self._sing_all()
+        self.emit(EnvidoVoided())
+        return True
+
+    def _falta(self, winner_team: int) -> int:
+        if self.hand.pico:
+            return PICO_FALTA
+        rules, scores = self.state.rules, self.state.scores
+        leader = max(scores)
+        if rules.falta_envido is FaltaEnvido.MATCH_IF_MALAS and leader < rules.buenas_from:
+            return rules.target - scores[winner_team]
+        return rules.target - leader
+
+    # --- Flor -------------------------------------------------------------------------------------------------
+
+    def _sing(self, seat: int) -> bool:
+        """Sing ``seat``'s flor; return whether that voided a pending envido."""
+        voids = self.hand.bet_pending is not None and self.hand.bet_pending.call.family is Family.ENVIDO
+        self.emit(FlorSung(seat))
+        if voids:
+            self.emit(EnvidoVoided())
+        return voids
+
+    def _sing_all(self) -> None:
+        for seat in self.hand.flor_holders:
+            if seat not in self.hand.flor_sung:
+                self.emit(FlorSung(seat))
+
+    def _best_flor(self) -> tuple[int, int]:
+        hand = self.hand
+        return max(
+            ((seat, flor_points(hand.dealt[seat], hand.muestra)) for seat in hand.flor_holders),
+            key=lambda pair: pair[1],  # flor_holders is in playing order: ties go nearer the mano
+        )
+
+    def _count_flores(self) -> None:
+        """Count the flores without raises (end of the first round, or of the hand)."""
+        hand = self.hand
+        if hand.flor_settled or not hand.flor_holders:
+            return
+        self._sing_all()
+        teams = {team_of(seat) for seat in hand.flor_holders}
+        count = len(hand.flor_holders)
+        if len(teams) == 1:
+            self.emit(FlorSettled(None, None))
+            self._score(teams.pop(), flor.unraised_value(count), ScoreReason.FLOR)
+            return
+        winner, points = self._best_flor()
+        self.emit(FlorSettled(winner, points))
+        self._score(team_of(winner), flor.unraised_value(count), ScoreReason.FLOR)
+
+    def _settle_flor_accepted(self) -> None:
+        self._sing_all()
+        winner, points = self._best_flor()
+        self.emit(FlorSettled(winner, points))
+        team = team_of(winner)
+        count = len(self.hand.flor_holders)
+        self._score(team, flor.accepted_value(self.hand.flor_chain, count, self._falta(team)), ScoreReason.FLOR)
+
+    def _settle_flor_declined(self, raiser_team: int) -> None:
+        self._sing_all()
+        self.emit(FlorSettled(None, None))
+        own = sum(1 for seat in self.hand.flor_holders if team_of(seat) == raiser_team)
+        self._score(raiser_team, flor.declined_value(self.hand.flor_chain, own), ScoreReason.FLOR_DECLINED)
+
+    # --- Echar los perros -------------------------------------------------------------------------------------
+
+    def _answer_perros(self, command: AnswerPerros) -> None:
+        hand = self.hand
+        assert hand.perros_by is not None
+        dealers = team_of(hand.perros_by)
+        en_ley = any(team_of(seat) != dealers for seat in hand.flor_holders)
+        self.emit(PerrosAnswered(command.seat, en_ley, command.accept_envido, command.accept_truco))
+        if en_ley:  # evolve opened a contra flor al resto chain, else a falta envido chain
+            if command.accept_envido:
+                self._settle_flor_accepted()
+            else:
+                self._settle_flor_declined_perros(dealers)
+        else:
+            if command.accept_envido:
+                self._settle_envido_accepted()
+            else:
+                self._settle_envido_declined(dealers)
+        if not command.accept_truco:
+            value = value_if_declined(CallKind.TRUCO)
+            self._end_hand(dealers, HandEnd.TRUCO_DECLINED, value, ScoreReason.TRUCO_DECLINED)
+
+    def _settle_flor_declined_perros(self, dealers: int) -> None:
+        """A passed contra flor al resto pays as a declined first raise, at least the 1 of a refused call."""
+        self._sing_all()
+        self.emit(FlorSettled(None, None))
+        own = sum(1 for seat in self.hand.flor_holders if team_of(seat) == dealers)
+        value = max(flor.declined_value(self.hand.flor_chain, own), envido.DECLINED_FIRST_CALL)
+        self._score(dealers, value, ScoreReason.FLOR_DECLINED)
+
+    # --- Points and the end of a hand -------------------------------------------------------------------------
+
+    def _score(self, team: int, points: int, reason: ScoreReason) -> None:
+        """Credit points at once; a team reaching the target ends the hand and the match on the spot."""
+        state = self.state
+        target = state.rules.target
+        credited = min(points, target - state.scores[team])
+        if credited <= 0:
+            return
+        self.emit(PointsScored(team, credited, reason))
+        if state.scores[team] >= target:
+            if not self.hand.ended:
+                winner, end = self.decided or (None, HandEnd.MATCH_ENDED)
+                self._reveal(winner, end)
+            self.emit(MatchEnded(team))
+            raise _MatchDecided
+
+    def _end_hand(self, winner: int, end: HandEnd, value: int, reason: ScoreReason) -> None:
+        self.decided = (winner, end)
+        self._count_flores()
+        self._score(winner, value, reason)
+        self._reveal(winner, end)
+
+    def _reveal(self, winner: int | None, end: HandEnd) -> None:
+        """End the hand, showing the envido winner's and the flores' cards and the deal's salt."""
+        hand = self.hand
+        shown_seats = set(hand.flor_sung)
+        if hand.envido_winner is not None:
+            shown_seats.add(hand.envido_winner[0])
+        shown = tuple((seat, hand.dealt[seat]) for seat in hand.seats if seat in shown_seats)
+        self.emit(HandEnded(winner, end, hand.salt, hand.order, shown))
+
+
+def _aimed_at_envido(command: Command) -> bool:
+    """Whether the command answers or raises an envido (so a flor sung with it leaves nothing to do)."""
+    return isinstance(command, Answer) or (isinstance(command, Call) and command.call.family is Family.ENVIDO)

@@ -1,0 +1,202 @@
+"""Events: what happened, in the past tense. The state of a match is the fold of its events.
+
+Some events carry what only the rules' referee may know (the deck order of a deal, a seña); per-seat
+projections are in :mod:`truco.engine.views`.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from .calls import CallKind
+from .cards import Card
+from .rules import RuleSet
+from .senas import Sena
+
+
+class ScoreReason(enum.Enum):
+    """Why points were credited."""
+
+    ENVIDO = "ENVIDO"
+    ENVIDO_DECLINED = "ENVIDO_DECLINED"
+    FLOR = "FLOR"
+    FLOR_DECLINED = "FLOR_DECLINED"
+    HAND = "HAND"
+    TRUCO_DECLINED = "TRUCO_DECLINED"
+    MAZO = "MAZO"
+
+
+class HandEnd(enum.Enum):
+    """How a hand ended."""
+
+    ROUNDS = "ROUNDS"
+    """Decided by the rounds played (with the pardas rules)."""
+    TRUCO_DECLINED = "TRUCO_DECLINED"
+    MAZO = "MAZO"
+    MATCH_ENDED = "MATCH_ENDED"
+    """A team reached the target before the hand was decided."""
+
+
+@dataclass(frozen=True, slots=True)
+class MatchStarted:
+    rules: RuleSet
+    first_dealer: int
+
+
+@dataclass(frozen=True, slots=True)
+class PerrosCalled:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class PerrosSkipped:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class HandDealt:
+    """A hand was dealt. ``order`` and ``salt`` are secret until the hand ends; ``commitment`` is public.
+
+    :ivar number: 1 for the first hand of the match.
+    :ivar seats: the seats that play this hand, from the mano in playing order (two in pico a pico).
+    """
+
+    number: int
+    dealer: int
+    seats: tuple[int, ...]
+    pico: bool
+    order: tuple[Card, ...]
+    salt: str
+    commitment: str
+
+
+@dataclass(frozen=True, slots=True)
+class FlorSung:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class CardPlayed:
+    seat: int
+    card: Card
+
+
+@dataclass(frozen=True, slots=True)
+class RoundEnded:
+    """Round ``round`` (0, 1, 2) ended; ``winner_team`` None for a parda."""
+
+    round: int
+    winner_team: int | None
+    winning_seat: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class CallMade:
+    seat: int
+    call: CallKind
+
+
+@dataclass(frozen=True, slots=True)
+class CallAccepted:
+    seat: int
+    call: CallKind
+
+
+@dataclass(frozen=True, slots=True)
+class CallDeclined:
+    seat: int
+    call: CallKind
+
+
+@dataclass(frozen=True, slots=True)
+class EnvidoVoided:
+    """A flor voided every envido bet made before it."""
+
+
+@dataclass(frozen=True, slots=True)
+class EnvidoSettled:
+    """The envido was played: only the winning seat and its points are announced."""
+
+    winner_seat: int
+    points: int
+
+
+@dataclass(frozen=True, slots=True)
+class FlorSettled:
+    """The flores of the hand were counted. ``winner_seat``/``points`` name the best flor when both teams
+    sang (a contest); they are None when only one team had flor or the contest was refused."""
+
+    winner_seat: int | None
+    points: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class PerrosAnswered:
+    seat: int
+    en_ley: bool
+    accept_envido: bool
+    accept_truco: bool
+
+
+@dataclass(frozen=True, slots=True)
+class WentToMazo:
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SenaSent:
+    """Seen only by the sender's teammates."""
+
+    seat: int
+    sena: Sena
+
+
+@dataclass(frozen=True, slots=True)
+class PointsScored:
+    team: int
+    points: int
+    reason: ScoreReason
+
+
+@dataclass(frozen=True, slots=True)
+class HandEnded:
+    """The hand ended. What the rules reveal is revealed here: the salt (so the commitment can be checked
+    against the deck order of the ``HandDealt`` event) and the cards of the envido and flor winners.
+
+    :ivar shown: (seat, its three cards) for each seat whose cards the rules show.
+    """
+
+    winner_team: int | None
+    end: HandEnd
+    salt: str
+    order: tuple[Card, ...]
+    shown: tuple[tuple[int, tuple[Card, ...]], ...]
+
+
+@dataclass(frozen=True, slots=True)
+class MatchEnded:
+    winner_team: int
+
+
+Event = (
+    MatchStarted
+    | PerrosCalled
+    | PerrosSkipped
+    | HandDealt
+    | FlorSung
+    | CardPlayed
+    | RoundEnded
+    | CallMade
+    | CallAccepted
+    | CallDeclined
+    | EnvidoVoided
+    | EnvidoSettled
+    | FlorSettled
+    | PerrosAnswered
+    | WentToMazo
+    | SenaSent
+    | PointsScored
+    | HandEnded
+    | MatchEnded
+)

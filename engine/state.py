@@ -1,0 +1,370 @@
+"""The state of a match and :func:`evolve`, which applies one event to it.
+
+State is the fold of its events: ``evolve`` is the only code that changes it, never fails and never
+checks a rule (the checks live in :mod:`truco.engine.decide`). For speed the state is a mutable object
+updated in place; :meth:`MatchState.copy` gives an independent copy and ``==`` compares every field.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from collections.abc import Callable
+from typing import Any
+from dataclasses import dataclass, field
+
+from .calls import CallKind, Family
+from .cards import Card
+from .deal import deal_hands
+from .events import (
+    CallAccepted,
+    CallDeclined,
+    CallMade,
+    CardPlayed,
+    EnvidoSettled,
+    EnvidoVoided,
+    Event,
+    FlorSettled,
+    FlorSung,
+    HandDealt,
+    HandEnded,
+    MatchEnded,
+    MatchStarted,
+    PerrosAnswered,
+    PerrosCalled,
+    PerrosSkipped,
+    PointsScored,
+    RoundEnded,
+    SenaSent,
+    WentToMazo,
+)
+from .rules import RuleSet
+from .schedule import HandPlan, first_hand, next_hand
+from .senas import Sena
+from .tantos import has_flor
+from .tricks import team_of
+from .truco_calls import VALUE_IF_ACCEPTED
+
+
+class Phase(enum.Enum):
+    """Where the match stands."""
+
+    NOT_STARTED = "NOT_STARTED"
+    AWAITING_PERROS = "AWAITING_PERROS"
+    """The dealing team may echar los perros before the deal (only when the rule set allows it)."""
+    AWAITING_DEAL = "AWAITING_DEAL"
+    PLAYING = "PLAYING"
+    MATCH_OVER = "MATCH_OVER"
+
+
+@dataclass(slots=True)
+class PendingCall:
+    """A call waiting for the other team's answer."""
+
+    call: CallKind
+    seat: int
+
+    @property
+    def team(self) -> int:
+        return team_of(self.seat)
+
+
+@dataclass(slots=True)
+class HandState:
+    """One hand: the deal, the rounds and the bets. Fields marked secret never leave through a view."""
+
+    number: int
+    dealer: int
+    seats: tuple[int, ...]
+    pico: bool
+    muestra: Card
+    order: tuple[Card, ...]  # secret until the hand ends
+    salt: str  # secret until the hand ends
+    commitment: str
+    dealt: dict[int, tuple[Card, ...]]  # secret: each seat's three cards
+    flor_holders: tuple[int, ...]  # secret until sung: seats whose hand has flor (rule set with flor)
+    unplayed: dict[int, list[Card]] = field(default_factory=dict)
+    rounds: list[list[tuple[int, Card]]] = field(default_factory=lambda: [[]])
+    results: list[int | None] = field(default_factory=list)
+    turn: int = 0
+    acted: set[int] = field(default_factory=set)
+    # Truco.
+    truco_value: int = 1
+    truco_owner: int | None = None  # the team that may raise next; None while nobody has called
+    truco_pending: PendingCall | None = None
+    # Envido and flor: one chain of each at most; `bet_pending` is the chain's unanswered last call.
+    envido_chain: list[CallKind] = field(default_factory=list)
+    envido_closed: bool = False
+    envido_winner: tuple[int, int] | None = None  # (seat, points)
+    flor_sung: list[int] = field(default_factory=list)
+    flor_chain: list[CallKind] = field(default_factory=list)
+    flor_settled: bool = False
+    flor_winner: tuple[int, int] | None = None  # (seat, flor points)
+    bet_pending: PendingCall | None = None
+    # Echar los perros.
+    perros_by: int | None = None  # the seat that called them, for this hand
+    perros_answered: bool = False
+    senas: list[tuple[int, Sena]] = field(default_factory=list)
+    points: list[int] = field(default_factory=lambda: [0, 0])
+    ended: bool = False
+    winner_team: int | None = None
+    shown: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+
+    @property
+    def mano(self) -> int:
+        return self.seats[0]
+
+    @property
+    def round_index(self) -> int:
+        return len(self.rounds) - 1
+
+    @property
+    def pending(self) -> PendingCall | None:
+        """The call that must be answered first: an envido or flor call waits on top of a truco."""
+        return self.bet_pending or self.truco_pending
+
+    @property
+    def perros_pending(self) -> bool:
+        return self.perros_by is not None and not self.perros_answered
+
+
+@dataclass(slots=True)
+class MatchState:
+    """A whole match. Build it with :func:`fold` or by :func:`evolve`-ing events into ``MatchState()``."""
+
+    rules: RuleSet = field(default_factory=RuleSet)
+    version: int = 0
+    phase: Phase = Phase.NOT_STARTED
+    scores: list[int] = field(default_factory=lambda: [0, 0])
+    plan: HandPlan | None = None  # the hand being played, or the next one to deal
+    perros_by: int | None = None  # perros called for the next deal
+    hands_dealt: int = 0
+    hand: HandState | None = None
+    winner: int | None = None
+
+    def copy(self) -> MatchState:
+        """An independent deep copy (cards and rule sets are immutable and shared)."""
+        return copy.deepcopy(self)
+
+
+def fold(events: list[Event]) -> MatchState:
+    """The state reached by applying ``events`` in order to a new match."""
+    state = MatchState()
+    for event in events:
+        evolve(state, event)
+    return state
+
+
+def evolve(state: MatchState, event: Event) -> None:
+    """Apply one event to ``state`` in place. Never fails and checks no rule."""
+    state.version += 1
+    handler = _HANDLERS[type(event)]
+    handler(state, event)
+
+
+def _match_started(state: MatchState, event: MatchStarted) -> None:
+    state.rules = event.rules
+    state.plan = first_hand(event.rules, event.first_dealer)
+    state.phase = Phase.AWAITING_PERROS if event.rules.perros else Phase.AWAITING_DEAL
+
+
+def _perros_called(state: MatchState, event: PerrosCalled) -> None:
+    state.perros_by = event.seat
+    state.phase = Phase.AWAITING_DEAL
+
+
+def _perros_skipped(state: MatchState, event: PerrosSkipped) -> None:
+    state.phase = Phase.AWAITING_DEAL
+
+
+def _hand_dealt(state: MatchState, event: HandDealt) -> None:
+    dealt_hands, muestra = deal_hands(event.order, len(event.seats))
+    dealt = dict(zip(event.seats, dealt_hands, strict=True))
+    flor = state.rules.flor
+    hand = HandState(
+        number=event.number,
+        dealer=event.dealer,
+        seats=event.seats,
+        pico=event.pico,
+        muestra=muestra,
+        order=event.order,
+        salt=event.salt,
+        commitment=event.commitment,
+        dealt=dealt,
+        flor_holders=tuple(s for s in event.seats if flor and has_flor(dealt[s], muestra)),
+        unplayed={seat: list(cards) for seat, cards in dealt.items()},
+        turn=event.seats[0],
+        perros_by=state.perros_by,
+    )
+    state.hand = hand
+    state.perros_by = None
+    state.hands_dealt = event.number
+    state.phase = Phase.PLAYING
+
+
+def _hand(state: MatchState) -> HandState:
+    hand = state.hand
+    assert hand is not None, "a hand event before any HandDealt"
+    return hand
+
+
+def _flor_sung(state: MatchState, event: FlorSung) -> None:
+    hand = _hand(state)
+    hand.flor_sung.append(event.seat)
+    hand.envido_closed = True
+
+
+def _card_played(state: MatchState, event: CardPlayed) -> None:
+    hand = _hand(state)
+    hand.acted.add(event.seat)
+    hand.unplayed[event.seat].remove(event.card)
+    plays = hand.rounds[-1]
+    plays.append((event.seat, event.card))
+    if len(plays) < len(hand.seats):
+        position = hand.seats.index(event.seat)
+        hand.turn = hand.seats[(position + 1) % len(hand.seats)]
+
+
+def _round_ended(state: MatchState, event: RoundEnded) -> None:
+    hand = _hand(state)
+    hand.results.append(event.winner_team)
+    plays = hand.rounds[-1]
+    hand.turn = event.winning_seat if event.winning_seat is not None else plays[0][0]
+    if event.round == 0:
+        hand.envido_closed = True
+    if len(hand.results) < 3:
+        hand.rounds.append([])
+
+
+def _call_made(state: MatchState, event: CallMade) -> None:
+    hand = _hand(state)
+    hand.acted.add(event.seat)
+    family = event.call.family
+    pending = PendingCall(event.call, event.seat)
+    if family is Family.TRUCO:
+        if hand.truco_pending is not None:  # a raise answers the pending call by accepting it
+            hand.truco_value = VALUE_IF_ACCEPTED[hand.truco_pending.call]
+        hand.truco_pending = pending
+    elif family is Family.ENVIDO:
+        hand.envido_chain.append(event.call)
+        hand.bet_pending = pending
+    else:
+        hand.flor_chain.append(event.call)
+        hand.bet_pending = pending
+
+
+def _call_accepted(state: MatchState, event: CallAccepted) -> None:
+    hand = _hand(state)
+    hand.acted.add(event.seat)
+    if event.call.family is Family.TRUCO:
+        hand.truco_value = VALUE_IF_ACCEPTED[event.call]
+        hand.truco_owner = team_of(event.seat)
+        hand.truco_pending = None
+    else:
+        hand.bet_pending = None
+
+
+def _call_declined(state: MatchState, event: CallDeclined) -> None:
+    hand = _hand(state)
+    hand.acted.add(event.seat)
+    if event.call.family is Family.TRUCO:
+        hand.truco_pending = None
+    else:
+        hand.bet_pending = None
+        if event.call.family is Family.ENVIDO:
+            hand.envido_closed = True
+        else:
+            hand.flor_settled = True
+
+
+def _envido_voided(state: MatchState, event: EnvidoVoided) -> None:
+    hand = _hand(state)
+    if hand.bet_pending is not None and hand.bet_pending.call.family is Family.ENVIDO:
+        hand.bet_pending = None
+    hand.envido_closed = True
+
+
+def _envido_settled(state: MatchState, event: EnvidoSettled) -> None:
+    hand = _hand(state)
+    hand.envido_winner = (event.winner_seat, event.points)
+    hand.envido_closed = True
+
+
+def _flor_settled(state: MatchState, event: FlorSettled) -> None:
+    hand = _hand(state)
+    hand.flor_settled = True
+    hand.bet_pending = None
+    if event.winner_seat is not None and event.points is not None:
+        hand.flor_winner = (event.winner_seat, event.points)
+
+
+def _perros_answered(state: MatchState, event: PerrosAnswered) -> None:
+    hand = _hand(state)
+    hand.perros_answered = True
+    hand.envido_closed = True
+    # The perros' envido part is a one-call chain: contra flor al resto en ley, falta envido a punto.
+    if event.en_ley:
+        hand.flor_chain.append(CallKind.CONTRA_FLOR_AL_RESTO)
+    else:
+        hand.envido_chain.append(CallKind.FALTA_ENVIDO)
+    if event.accept_truco:
+        hand.truco_value = VALUE_IF_ACCEPTED[CallKind.TRUCO]
+        hand.truco_owner = team_of(event.seat)
+
+
+def _went_to_mazo(state: MatchState, event: WentToMazo) -> None:
+    hand = _hand(state)
+    hand.acted.add(event.seat)
+    hand.truco_pending = None
+    hand.bet_pending = None
+
+
+def _sena_sent(state: MatchState, event: SenaSent) -> None:
+    _hand(state).senas.append((event.seat, event.sena))
+
+
+def _points_scored(state: MatchState, event: PointsScored) -> None:
+    state.scores[event.team] += event.points
+    if state.hand is not None and not state.hand.ended:
+        state.hand.points[event.team] += event.points
+
+
+def _hand_ended(state: MatchState, event: HandEnded) -> None:
+    hand = _hand(state)
+    hand.ended = True
+    hand.winner_team = event.winner_team
+    hand.shown = event.shown
+    hand.truco_pending = None
+    hand.bet_pending = None
+    assert state.plan is not None
+    if max(state.scores) < state.rules.target:
+        state.plan = next_hand(state.rules, state.plan, (state.scores[0], state.scores[1]))
+        state.phase = Phase.AWAITING_PERROS if state.rules.perros else Phase.AWAITING_DEAL
+
+
+def _match_ended(state: MatchState, event: MatchEnded) -> None:
+    state.winner = event.winner_team
+    state.phase = Phase.MATCH_OVER
+
+
+_HANDLERS: dict[type, Callable[[MatchState, Any], None]] = {
+    MatchStarted: _match_started,
+    PerrosCalled: _perros_called,
+    PerrosSkipped: _perros_skipped,
+    HandDealt: _hand_dealt,
+    FlorSung: _flor_sung,
+    CardPlayed: _card_played,
+    RoundEnded: _round_ended,
+    CallMade: _call_made,
+    CallAccepted: _call_accepted,
+    CallDeclined: _call_declined,
+    EnvidoVoided: _envido_voided,
+    EnvidoSettled: _envido_settled,
+    FlorSettled: _flor_settled,
+    PerrosAnswered: _perros_answered,
+    WentToMazo: _went_to_mazo,
+    SenaSent: _sena_sent,
+    PointsScored: _points_scored,
+    HandEnded: _hand_ended,
+    MatchEnded: _match_ended,
+}
