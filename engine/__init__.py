@@ -23,6 +23,7 @@ from .commands import (
 from .deal import commitment, deal_hands, order_for_hands
 from .decide import decide, execute, start_match
 from .errors import CommandError, InvalidCommand, Reason, RuleViolation
+from .evaluation import HandError, HandEvaluation, compare_cards, evaluate_hand
 from .events import Event, HandEnd, ScoreReason
 from .game import Game
 from .legal import actors, check, is_legal, legal_actions, violation
@@ -52,6 +53,8 @@ __all__ = [
     "Game",
     "GoToMazo",
     "HandEnd",
+    "HandError",
+    "HandEvaluation",
     "InvalidCommand",
     "MatchState",
     "Phase",
@@ -63,8 +66,8 @@ __all__ = [
     "ScoreReason",
     "SeatCommand",
     "SeatView",
-    "SendSena",
     "Sena",
+    "SendSena",
     "SkipPerros",
     "SpectatorView",
     "Standing",
@@ -72,10 +75,12 @@ __all__ = [
     "actors",
     "check",
     "commitment",
+    "compare_cards",
     "deal_hands",
     "decide",
     "envido_points",
     "envido_value",
+    "evaluate_hand",
     "event_for",
     "evolve",
     "execute",

@@ -29,14 +29,13 @@ class CallKind(enum.Enum):
     CONTRA_FLOR = "CONTRA_FLOR"
     CONTRA_FLOR_AL_RESTO = "CONTRA_FLOR_AL_RESTO"
 
-    @property
-    def family(self) -> Family:
-        return _FAMILY[self]
+    family: Family
+    """The bet the call belongs to (set once below: a plain attribute is read on every command)."""
 
     @property
     def spoken(self) -> str:
         """How a player says it."""
-        return self.value.replace("_", " ").lower()
+        return str(self.value).replace("_", " ").lower()
 
 
 _FAMILY = {
@@ -50,3 +49,6 @@ _FAMILY = {
     CallKind.CONTRA_FLOR: Family.FLOR,
     CallKind.CONTRA_FLOR_AL_RESTO: Family.FLOR,
 }
+
+for _kind, _family in _FAMILY.items():
+    _kind.family = _family

@@ -38,16 +38,18 @@ class Card:
     :ivar index: position 0..39 in :data:`DECK` (suit-major), a stable small integer for tables.
     """
 
-    __slots__ = ("index", "rank", "suit")
+    __slots__ = ("_text", "index", "rank", "suit")
 
     rank: int
     suit: Suit
     index: int
+    _text: str
 
     def __init__(self, rank: int, suit: Suit, index: int) -> None:
         self.rank = rank
         self.suit = suit
         self.index = index
+        self._text = f"{rank}{suit.value}"
 
     @staticmethod
     def of(rank: int, suit: Suit) -> Card:
@@ -81,7 +83,7 @@ class Card:
         return Card.of(int(cleaned[:-1]), suit)
 
     def __str__(self) -> str:
-        return f"{self.rank}{self.suit.value}"
+        return self._text
 
     def __repr__(self) -> str:
         return f"Card('{self}')"

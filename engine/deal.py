@@ -9,6 +9,7 @@ the hand ends, so anyone can check :func:`commitment` against them.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from typing import Final
 
@@ -16,6 +17,7 @@ from .cards import DECK, Card
 
 SALT_HEX_LENGTH: Final = 32
 """A salt is 16 random bytes written as 32 lowercase hex digits."""
+_SALT: Final = re.compile(f"[0-9a-f]{{{SALT_HEX_LENGTH}}}")
 
 
 def commitment(order: Sequence[Card], salt: str) -> str:
@@ -24,7 +26,7 @@ def commitment(order: Sequence[Card], salt: str) -> str:
     >>> len(commitment(DECK, "00" * 16))
     64
     """
-    text = salt + ":" + " ".join(str(card) for card in order)
+    text = salt + ":" + " ".join(map(str, order))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
@@ -32,14 +34,14 @@ def deck_problem(order: Sequence[Card]) -> str | None:
     """Why ``order`` is not a deck order (None when it is all 40 cards, each once)."""
     if len(order) != len(DECK):
         return f"a deck order has {len(DECK)} cards, not {len(order)}"
-    if len(set(order)) != len(DECK):
+    if not all(isinstance(card, Card) for card in order) or len({card.index for card in order}) != len(DECK):
         return "a deck order holds every card exactly once"
     return None
 
 
 def salt_problem(salt: str) -> str | None:
     """Why ``salt`` is not a salt (None when it is 32 lowercase hex digits)."""
-    if len(salt) != SALT_HEX_LENGTH or any(ch not in "0123456789abcdef" for ch in salt):
+    if not isinstance(salt, str) or _SALT.fullmatch(salt) is None:
         return f"a salt is {SALT_HEX_LENGTH} lowercase hex digits"
     return None
 

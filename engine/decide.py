@@ -8,6 +8,8 @@ is exactly what a replay will see.
 
 from __future__ import annotations
 
+import contextlib
+
 from . import envido, flor
 from .calls import CallKind, Family
 from .cards import Card
@@ -107,10 +109,8 @@ class _Referee:
         return hand
 
     def run(self, command: Command) -> list[Event]:
-        try:
+        with contextlib.suppress(_MatchDecided):
             self._dispatch(command)
-        except _MatchDecided:
-            pass
         return self.events
 
     def _dispatch(self, command: Command) -> None:

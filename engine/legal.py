@@ -33,6 +33,7 @@ from .truco_calls import VALUE_IF_ACCEPTED, next_truco_call
 
 Violation = tuple[Reason, str]
 
+SENAS = tuple(Sena)
 _ENVIDO_CALLS = (CallKind.ENVIDO, CallKind.REAL_ENVIDO, CallKind.FALTA_ENVIDO)
 
 
@@ -86,12 +87,15 @@ def answers_pending(hand: HandState, seat: int) -> PendingCall | None:
     return pending
 
 
+def senas_possible(state: MatchState, hand: HandState) -> bool:
+    """Señas need the rule and a teammate in the hand: seats alternate teams, so more than two players."""
+    return state.rules.senas and len(hand.seats) > 2
+
+
 def sena_allowed(state: MatchState, hand: HandState, seat: int, sena: Sena) -> bool:
-    """A seña must be true, sent once per hand, and have a teammate at the table to see it."""
-    team = team_of(seat)
+    """A seña must be true, sent once per hand, and have a teammate in the hand to see it."""
     return (
-        state.rules.senas
-        and any(other != seat and team_of(other) == team for other in hand.seats)
+        senas_possible(state, hand)
         and (seat, sena) not in hand.senas
         and is_true(sena, hand.unplayed[seat], hand.muestra)
     )
@@ -132,7 +136,8 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatCommand]:
         pending = answers_pending(hand, seat)
         if pending is not None:
             actions += _answer_actions(hand, seat, pending)
-    actions += [SendSena(seat, sena) for sena in Sena if sena_allowed(state, hand, seat, sena)]
+    if senas_possible(state, hand):
+        actions += [SendSena(seat, sena) for sena in SENAS if sena_allowed(state, hand, seat, sena)]
     return actions
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 import copy
 import enum
 from collections.abc import Callable
-from typing import Any
 from dataclasses import dataclass, field
+from typing import Any
 
 from .calls import CallKind, Family
 from .cards import Card
