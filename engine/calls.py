@@ -8,6 +8,8 @@ import enum
 class Family(enum.Enum):
     """Which bet a call belongs to."""
 
+    __hash__ = object.__hash__  # members are singletons; Enum's own hash is a Python-level call
+
     TRUCO = "truco"
     """Gritos: truco, retruco, vale cuatro."""
     ENVIDO = "envido"
@@ -18,6 +20,8 @@ class Family(enum.Enum):
 
 class CallKind(enum.Enum):
     """A call; its value is the wire name."""
+
+    __hash__ = object.__hash__  # members are singletons; Enum's own hash is a Python-level call
 
     TRUCO = "TRUCO"
     RETRUCO = "RETRUCO"

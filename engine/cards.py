@@ -14,6 +14,8 @@ from typing import Final
 class Suit(enum.Enum):
     """The four suits of the Spanish deck, valued by their notation letter."""
 
+    __hash__ = object.__hash__  # members are singletons; Enum's own hash is a Python-level call
+
     ESPADA = "e"
     BASTO = "b"
     ORO = "o"
@@ -31,7 +33,10 @@ class CardParseError(ValueError):
 
 
 class Card:
-    """One card of the 40-card deck. Use :meth:`of` or :meth:`parse`; instances are interned.
+    """One card of the 40-card deck, written ``Card(1, Suit.ESPADA)`` or ``Card.parse("1e")``.
+
+    Cards are interned: there are exactly 40 card objects and ``Card(rank, suit)`` returns one of them, so two
+    cards are equal exactly when they are the same object (hashing and comparing them costs nothing).
 
     :ivar rank: 1 to 7, 10, 11 or 12.
     :ivar suit: the card's :class:`Suit`.
@@ -45,22 +50,25 @@ class Card:
     index: int
     _text: str
 
-    def __init__(self, rank: int, suit: Suit, index: int) -> None:
-        self.rank = rank
-        self.suit = suit
-        self.index = index
-        self._text = f"{rank}{suit.value}"
+    def __new__(cls, rank: int, suit: Suit) -> Card:
+        """The card of that rank and suit. :raises CardParseError: for a rank the deck lacks (8, 9, 13...)."""
+        try:
+            return _BY_RANK_SUIT[(rank, suit)]
+        except (KeyError, TypeError):
+            suit_name = suit.name.lower() if isinstance(suit, Suit) else repr(suit)
+            raise CardParseError(f"there is no {rank!r} of {suit_name} in the 40-card Spanish deck") from None
+
+    @classmethod
+    def _make(cls, rank: int, suit: Suit, index: int) -> Card:
+        card = object.__new__(cls)
+        card.rank, card.suit, card.index = rank, suit, index
+        card._text = f"{rank}{suit.value}"
+        return card
 
     @staticmethod
     def of(rank: int, suit: Suit) -> Card:
-        """The card of that rank and suit.
-
-        :raises CardParseError: for a rank the deck does not have (8, 9, 0, 13...).
-        """
-        try:
-            return _BY_RANK_SUIT[(rank, suit)]
-        except KeyError:
-            raise CardParseError(f"there is no {rank} in the 40-card Spanish deck") from None
+        """The same as ``Card(rank, suit)``."""
+        return Card(rank, suit)
 
     @staticmethod
     def parse(text: str) -> Card:
@@ -72,7 +80,9 @@ class Card:
         Card('7o')
         """
         cleaned = text.strip().lower()
-        if len(cleaned) < 2 or not cleaned[:-1].isdigit():
+        number = cleaned[:-1]
+        # One spelling per card: ASCII digits without a leading zero ("07o" and "７o" are not cards).
+        if not (number.isascii() and number.isdigit()) or number.startswith("0"):
             raise CardParseError(f"{text!r} is not a card: write number then suit letter, like 1e or 12c")
         try:
             suit = Suit(cleaned[-1])
@@ -80,7 +90,7 @@ class Card:
             raise CardParseError(
                 f"{text!r} has no suit: the suit letters are e (espada), b (basto), o (oro), c (copa)"
             ) from None
-        return Card.of(int(cleaned[:-1]), suit)
+        return Card(int(number), suit)
 
     def __str__(self) -> str:
         return self._text
@@ -88,25 +98,27 @@ class Card:
     def __repr__(self) -> str:
         return f"Card('{self}')"
 
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Card) and other.index == self.index
-
-    def __hash__(self) -> int:
-        return self.index
-
     def __lt__(self, other: Card) -> bool:
         return self.index < other.index
 
     def __reduce__(self) -> tuple[object, tuple[int, Suit]]:
-        return (Card.of, (self.rank, self.suit))
+        return (Card, (self.rank, self.suit))
 
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: object) -> Card:
+        return self
+
+
+_BY_RANK_SUIT: Final[dict[tuple[int, Suit], Card]] = {}
 
 DECK: Final[tuple[Card, ...]] = tuple(
-    Card(rank, suit, index=i * len(RANKS) + j) for i, suit in enumerate(SUITS) for j, rank in enumerate(RANKS)
+    Card._make(rank, suit, index=i * len(RANKS) + j) for i, suit in enumerate(SUITS) for j, rank in enumerate(RANKS)
 )
 """The 40 cards, suit-major: espadas 1..12, then bastos, oros, copas."""
 
-_BY_RANK_SUIT: Final = {(card.rank, card.suit): card for card in DECK}
+_BY_RANK_SUIT.update({(card.rank, card.suit): card for card in DECK})
 
 
 def parse_cards(texts: Iterable[str]) -> tuple[Card, ...]:
@@ -132,7 +144,7 @@ def piezas(muestra: Card) -> tuple[Card, ...]:
     ['2o', '12o', '5o', '11o', '10o']
     """
     return tuple(
-        Card.of(12 if rank == muestra.rank else rank, muestra.suit) for rank in PIEZA_RANKS
+        Card(12 if rank == muestra.rank else rank, muestra.suit) for rank in PIEZA_RANKS
     )
 
 

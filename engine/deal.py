@@ -9,6 +9,7 @@ the hand ends, so anyone can check :func:`commitment` against them.
 from __future__ import annotations
 
 import hashlib
+import operator
 import re
 from collections.abc import Sequence
 from typing import Final
@@ -17,6 +18,7 @@ from .cards import DECK, Card
 
 SALT_HEX_LENGTH: Final = 32
 """A salt is 16 random bytes written as 32 lowercase hex digits."""
+_NOTATION: Final = operator.attrgetter("_text")
 _SALT: Final = re.compile(f"[0-9a-f]{{{SALT_HEX_LENGTH}}}")
 
 
@@ -26,7 +28,7 @@ def commitment(order: Sequence[Card], salt: str) -> str:
     >>> len(commitment(DECK, "00" * 16))
     64
     """
-    text = salt + ":" + " ".join(map(str, order))
+    text = salt + ":" + " ".join(map(_NOTATION, order))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
@@ -34,7 +36,7 @@ def deck_problem(order: Sequence[Card]) -> str | None:
     """Why ``order`` is not a deck order (None when it is all 40 cards, each once)."""
     if len(order) != len(DECK):
         return f"a deck order has {len(DECK)} cards, not {len(order)}"
-    if not all(isinstance(card, Card) for card in order) or len({card.index for card in order}) != len(DECK):
+    if set(map(type, order)) != {Card} or len({card.index for card in order}) != len(DECK):
         return "a deck order holds every card exactly once"
     return None
 

@@ -8,7 +8,8 @@ is exactly what a replay will see.
 
 from __future__ import annotations
 
-import contextlib
+from collections.abc import Callable
+from typing import Any
 
 from . import envido, flor
 from .calls import CallKind, Family
@@ -109,32 +110,43 @@ class _Referee:
         return hand
 
     def run(self, command: Command) -> list[Event]:
-        with contextlib.suppress(_MatchDecided):
+        # A plain try costs nothing in 3.11; contextlib.suppress would cost a call on every command.
+        try:  # noqa: SIM105
             self._dispatch(command)
+        except _MatchDecided:
+            pass
         return self.events
 
     def _dispatch(self, command: Command) -> None:
-        if isinstance(command, Deal):
-            self._deal(command)
-        elif isinstance(command, CallPerros):
-            self.emit(PerrosCalled(command.seat))
-        elif isinstance(command, SkipPerros):
-            self.emit(PerrosSkipped(command.seat))
-        elif isinstance(command, SendSena):
-            self.emit(SenaSent(command.seat, command.sena))
-        elif isinstance(command, AnswerPerros):
-            self._answer_perros(command)
+        kind = type(command)
+        if kind in _MOVES:
+            seat = command.seat  # type: ignore[union-attr]
+            if sings_flor(self.hand, seat) and self._sing(seat) and kind in _MAY_ANSWER_ENVIDO:
+                return  # the flor voided the envido this command answered or raised
+            _MOVES[kind](self, command)
         else:
-            if sings_flor(self.hand, command.seat) and self._sing(command.seat) and _aimed_at_envido(command):
-                return  # the flor voided the envido this command answered
-            if isinstance(command, PlayCard):
-                self._play(command.seat, command.card)
-            elif isinstance(command, Call):
-                self.emit(CallMade(command.seat, command.call))
-            elif isinstance(command, Answer):
-                self._answer(command.seat, command.accept)
-            elif isinstance(command, GoToMazo):
-                self._mazo(command.seat)
+            _OTHERS[kind](self, command)
+
+    def _on_play(self, command: PlayCard) -> None:
+        self._play(command.seat, command.card)
+
+    def _on_call(self, command: Call) -> None:
+        self.emit(CallMade(command.seat, command.call))
+
+    def _on_answer(self, command: Answer) -> None:
+        self._answer(command.seat, command.accept)
+
+    def _on_mazo(self, command: GoToMazo) -> None:
+        self._mazo(command.seat)
+
+    def _on_call_perros(self, command: CallPerros) -> None:
+        self.emit(PerrosCalled(command.seat))
+
+    def _on_skip_perros(self, command: SkipPerros) -> None:
+        self.emit(PerrosSkipped(command.seat))
+
+    def _on_sena(self, command: SendSena) -> None:
+        self.emit(SenaSent(command.seat, command.sena))
 
     # --- The deal ---------------------------------------------------------------------------------------------
 
@@ -358,6 +370,24 @@ class _Referee:
         self.emit(HandEnded(winner, end, hand.salt, hand.order, shown))
 
 
-def _aimed_at_envido(command: Command) -> bool:
-    """Whether the command answers or raises an envido (so a flor sung with it leaves nothing to do)."""
-    return isinstance(command, Answer) or (isinstance(command, Call) and command.call.family is Family.ENVIDO)
+_Handler = Callable[[_Referee, Any], None]
+
+_MOVES: dict[type, _Handler] = {
+    PlayCard: _Referee._on_play,
+    Call: _Referee._on_call,
+    Answer: _Referee._on_answer,
+    GoToMazo: _Referee._on_mazo,
+}
+"""Commands that are a seat's move in the hand: the seat's first one sings its flor, if it has one."""
+
+_MAY_ANSWER_ENVIDO = (Answer, Call)
+"""When a flor sung with one of these voids the pending envido, the command (its answer) has nothing left to do:
+an envido raise or answer is absorbed, and a flor holder may not raise an envido in the first place."""
+
+_OTHERS: dict[type, _Handler] = {
+    Deal: _Referee._deal,
+    CallPerros: _Referee._on_call_perros,
+    SkipPerros: _Referee._on_skip_perros,
+    SendSena: _Referee._on_sena,
+    AnswerPerros: _Referee._answer_perros,
+}

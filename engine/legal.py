@@ -7,10 +7,12 @@ the predicates read the seat's own hand and public facts only.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable
+from typing import Any
 
 from . import envido, flor
 from .calls import CallKind, Family
+from .cards import DECK, Card
 from .commands import (
     Answer,
     AnswerPerros,
@@ -26,7 +28,8 @@ from .commands import (
 )
 from .deal import deck_problem, salt_problem
 from .errors import InvalidCommand, Reason, RuleViolation
-from .senas import Sena, is_true
+from .rules import VALID_PLAYERS
+from .senas import Sena, true_senas
 from .state import HandState, MatchState, PendingCall, Phase
 from .tricks import team_of
 from .truco_calls import VALUE_IF_ACCEPTED, next_truco_call
@@ -92,13 +95,13 @@ def senas_possible(state: MatchState, hand: HandState) -> bool:
     return state.rules.senas and len(hand.seats) > 2
 
 
-def sena_allowed(state: MatchState, hand: HandState, seat: int, sena: Sena) -> bool:
-    """A seña must be true, sent once per hand, and have a teammate in the hand to see it."""
-    return (
-        senas_possible(state, hand)
-        and (seat, sena) not in hand.senas
-        and is_true(sena, hand.unplayed[seat], hand.muestra)
-    )
+def allowed_senas(state: MatchState, hand: HandState, seat: int) -> list[Sena]:
+    """The señas ``seat`` may send now: true of its unplayed cards and not yet sent this hand, in table order."""
+    if not senas_possible(state, hand):
+        return []
+    true = true_senas(hand.unplayed[seat], hand.muestra)
+    sent = {sena for sender, sena in hand.senas if sender == seat}
+    return [sena for sena in SENAS if sena in true and sena not in sent]
 
 
 def perros_deciders(state: MatchState) -> tuple[int, ...]:
@@ -113,13 +116,33 @@ def perros_deciders(state: MatchState) -> tuple[int, ...]:
 # --- The generator ---------------------------------------------------------------------------------------------
 
 
+class _Commands:
+    """The seat commands the generator hands out. Commands are immutable values with few possible instances,
+    so each is built once and shared: listing legal actions allocates nothing but the list."""
+
+    def __init__(self, seats: int) -> None:
+        self.play = [{card: PlayCard(seat, card) for card in DECK} for seat in range(seats)]
+        self.call = [{kind: Call(seat, kind) for kind in CallKind} for seat in range(seats)]
+        self.accept = [Answer(seat, True) for seat in range(seats)]
+        self.decline = [Answer(seat, False) for seat in range(seats)]
+        self.mazo = [GoToMazo(seat) for seat in range(seats)]
+        self.sena = [{sena: SendSena(seat, sena) for sena in Sena} for seat in range(seats)]
+        self.perros: list[list[SeatCommand]] = [[CallPerros(seat), SkipPerros(seat)] for seat in range(seats)]
+        self.perros_answers = [
+            [AnswerPerros(seat, e, t) for e in (True, False) for t in (True, False)] for seat in range(seats)
+        ]
+
+
+_COMMANDS = _Commands(max(VALID_PLAYERS))
+
+
 def legal_actions(state: MatchState, seat: int) -> list[SeatCommand]:
     """Every command ``seat`` may send now, in a stable order (cards, calls, answers, mazo, señas, perros)."""
     if not 0 <= seat < state.rules.players:
         return []
     if state.phase is Phase.AWAITING_PERROS:
         if seat in perros_deciders(state):
-            return [CallPerros(seat), SkipPerros(seat)]
+            return [*_COMMANDS.perros[seat]]
         return []
     hand = state.hand
     if state.phase is not Phase.PLAYING or hand is None or seat not in hand.seats:
@@ -128,47 +151,50 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatCommand]:
     if hand.perros_pending:
         assert hand.perros_by is not None
         if team_of(seat) != team_of(hand.perros_by):
-            actions += [AnswerPerros(seat, e, t) for e in (True, False) for t in (True, False)]
+            actions += _COMMANDS.perros_answers[seat]
     elif hand.pending is None:
         if hand.turn == seat:
-            actions += _turn_actions(hand, seat)
+            _add_turn_actions(actions, hand, seat)
     else:
         pending = answers_pending(hand, seat)
         if pending is not None:
-            actions += _answer_actions(hand, seat, pending)
-    if senas_possible(state, hand):
-        actions += [SendSena(seat, sena) for sena in SENAS if sena_allowed(state, hand, seat, sena)]
+            _add_answer_actions(actions, hand, seat, pending)
+    signs = _COMMANDS.sena[seat]
+    actions += [signs[sena] for sena in allowed_senas(state, hand, seat)]
     return actions
 
 
-def _turn_actions(hand: HandState, seat: int) -> Iterable[SeatCommand]:
-    yield from (PlayCard(seat, card) for card in hand.unplayed[seat])
+def _add_turn_actions(actions: list[SeatCommand], hand: HandState, seat: int) -> None:
+    plays = _COMMANDS.play[seat]
+    actions += [plays[card] for card in hand.unplayed[seat]]
+    calls = _COMMANDS.call[seat]
     truco = truco_call_on_turn(hand, seat)
     if truco is not None:
-        yield Call(seat, truco)
+        actions.append(calls[truco])
     if envido_open_for(hand, seat):
-        yield from (Call(seat, call) for call in _ENVIDO_CALLS)
+        actions += [calls[call] for call in _ENVIDO_CALLS]
     if flor_contest_open_for(hand, seat):
-        yield from (Call(seat, call) for call in flor.ORDER)
-    yield GoToMazo(seat)
+        actions += [calls[call] for call in flor.ORDER]
+    actions.append(_COMMANDS.mazo[seat])
 
 
-def _answer_actions(hand: HandState, seat: int, pending: PendingCall) -> Iterable[SeatCommand]:
-    yield Answer(seat, True)
-    yield Answer(seat, False)
+def _add_answer_actions(actions: list[SeatCommand], hand: HandState, seat: int, pending: PendingCall) -> None:
+    actions.append(_COMMANDS.accept[seat])
+    actions.append(_COMMANDS.decline[seat])
+    calls = _COMMANDS.call[seat]
     family = pending.call.family
     if family is Family.TRUCO:
         raise_ = truco_raise_answering(pending)
         if raise_ is not None:
-            yield Call(seat, raise_)
+            actions.append(calls[raise_])
         if envido_open_for(hand, seat):
-            yield from (Call(seat, call) for call in _ENVIDO_CALLS)
+            actions += [calls[call] for call in _ENVIDO_CALLS]
     elif family is Family.ENVIDO:
         if not sings_flor(hand, seat):
-            yield from (Call(seat, call) for call in envido.allowed_envido_calls(hand.envido_chain))
+            actions += [calls[call] for call in envido.allowed_envido_calls(hand.envido_chain)]
     else:
-        yield from (Call(seat, call) for call in flor.allowed_flor_calls(hand.flor_chain))
-    yield GoToMazo(seat)
+        actions += [calls[call] for call in flor.allowed_flor_calls(hand.flor_chain)]
+    actions.append(_COMMANDS.mazo[seat])
 
 
 def actors(state: MatchState) -> tuple[int, ...]:
@@ -212,8 +238,9 @@ def violation(state: MatchState, command: Command) -> Violation | None:
     """Why ``command`` is refused now, or None if it is legal. :raises InvalidCommand: if malformed."""
     if isinstance(command, Deal):
         return _deal_violation(state, command)
+    _check_well_formed(command)
     seat = command.seat
-    if not isinstance(seat, int) or not 0 <= seat < state.rules.players:
+    if not 0 <= seat < state.rules.players:
         raise InvalidCommand(Reason.INVALID_SEAT, f"seat must be 0 to {state.rules.players - 1}")
     if state.phase is Phase.MATCH_OVER:
         return Reason.MATCH_OVER, "the match is over"
@@ -230,23 +257,48 @@ def violation(state: MatchState, command: Command) -> Violation | None:
         return _perros_answer_violation(hand, seat)
     if hand.perros_pending:
         return Reason.PERROS_ANSWER_PENDING, "the rivals must first answer the perros"
-    if isinstance(command, PlayCard):
-        return _play_violation(hand, seat, command)
-    if isinstance(command, Call):
-        return _call_violation(state, hand, seat, command.call)
-    if isinstance(command, Answer):
-        if hand.pending is None:
-            return Reason.NO_CALL_PENDING, "there is no call to answer"
+    return _MOVE_CHECKS[type(command)](state, hand, seat, command)
+
+
+_FIELD_TYPES: dict[type, tuple[tuple[str, type], ...]] = {
+    PlayCard: (("card", Card),),
+    Call: (("call", CallKind),),
+    Answer: (("accept", bool),),
+    GoToMazo: (),
+    SendSena: (("sena", Sena),),
+    CallPerros: (),
+    SkipPerros: (),
+    AnswerPerros: (("accept_envido", bool), ("accept_truco", bool)),
+}
+
+
+def _check_well_formed(command: object) -> None:
+    """:raises InvalidCommand: unless ``command`` is a seat command whose fields have the right types."""
+    fields = _FIELD_TYPES.get(type(command))
+    if fields is None:
+        raise InvalidCommand(Reason.INVALID_COMMAND, f"{type(command).__name__} is not a command")
+    seat = getattr(command, "seat", None)
+    if type(seat) is not int:
+        raise InvalidCommand(Reason.INVALID_SEAT, "seat must be a whole number")
+    for name, kind in fields:
+        if not isinstance(getattr(command, name), kind):
+            raise InvalidCommand(Reason.INVALID_COMMAND, f"{type(command).__name__}.{name} must be a {kind.__name__}")
+
+
+def _answer_violation(state: MatchState, hand: HandState, seat: int, command: Answer) -> Violation | None:
+    if hand.pending is None:
+        return Reason.NO_CALL_PENDING, "there is no call to answer"
+    if answers_pending(hand, seat) is None:
+        return Reason.ANSWER_NOT_YOURS, "your team made this call: the rivals answer it"
+    return None
+
+
+def _mazo_violation(state: MatchState, hand: HandState, seat: int, command: GoToMazo) -> Violation | None:
+    if hand.pending is not None:
         if answers_pending(hand, seat) is None:
-            return Reason.ANSWER_NOT_YOURS, "your team made this call: the rivals answer it"
+            return Reason.CALL_PENDING, "wait for the rivals to answer your team's call"
         return None
-    if isinstance(command, GoToMazo):
-        if hand.pending is not None:
-            if answers_pending(hand, seat) is None:
-                return Reason.CALL_PENDING, "wait for the rivals to answer your team's call"
-            return None
-        return _turn_violation(hand, seat)
-    raise InvalidCommand(Reason.INVALID_COMMAND, f"unknown command {type(command).__name__}")
+    return _turn_violation(hand, seat)
 
 
 def _turn_violation(hand: HandState, seat: int) -> Violation | None:
@@ -257,7 +309,7 @@ def _turn_violation(hand: HandState, seat: int) -> Violation | None:
     return None
 
 
-def _play_violation(hand: HandState, seat: int, command: PlayCard) -> Violation | None:
+def _play_violation(state: MatchState, hand: HandState, seat: int, command: PlayCard) -> Violation | None:
     problem = _turn_violation(hand, seat)
     if problem is not None:
         return problem
@@ -266,7 +318,8 @@ def _play_violation(hand: HandState, seat: int, command: PlayCard) -> Violation 
     return None
 
 
-def _call_violation(state: MatchState, hand: HandState, seat: int, call: CallKind) -> Violation | None:
+def _call_violation(state: MatchState, hand: HandState, seat: int, command: Call) -> Violation | None:
+    call = command.call
     family = call.family
     if family is Family.TRUCO:
         return _truco_violation(hand, seat, call)
@@ -347,7 +400,7 @@ def _flor_violation(hand: HandState, seat: int, call: CallKind) -> Violation | N
 def _sena_violation(state: MatchState, hand: HandState, seat: int, sena: Sena) -> Violation | None:
     if not state.rules.senas:
         return Reason.SENAS_DISABLED, "this match is played without señas"
-    if not sena_allowed(state, hand, seat, sena):
+    if sena not in allowed_senas(state, hand, seat):
         return Reason.SENA_NOT_ALLOWED, (
             "a seña needs a teammate in the hand, must be true of your unplayed cards, and is sent once a hand"
         )
@@ -381,3 +434,12 @@ def _deal_violation(state: MatchState, command: Deal) -> Violation | None:
     if state.phase is not Phase.AWAITING_DEAL:
         return Reason.DEAL_NOT_EXPECTED, "no deal is expected now"
     return None
+
+
+_MOVE_CHECKS: dict[type, Callable[[MatchState, HandState, int, Any], Violation | None]] = {
+    PlayCard: _play_violation,
+    Call: _call_violation,
+    Answer: _answer_violation,
+    GoToMazo: _mazo_violation,
+}
+"""The checks of the commands that move a hand on, once the common ones (phase, seat, perros) passed."""

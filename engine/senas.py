@@ -7,15 +7,18 @@ one's own partner helps no one, and it keeps the list of legal señas short.
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable, Sequence
+import functools
+from collections.abc import Sequence
 from typing import Final
 
-from .cards import Card, is_pieza, piezas
+from .cards import DECK, Card, piezas
 from .tantos import envido_points
 
 
 class Sena(enum.Enum):
     """A seña and, in its docstring, the gesture of 000's table."""
+
+    __hash__ = object.__hash__  # members are singletons; Enum's own hash is a Python-level call
 
     PIEZA_2 = "PIEZA_2"
     """Levantar las cejas: the 2 of the muestra (or the 12 that replaces it)."""
@@ -46,67 +49,52 @@ class Sena(enum.Enum):
 MANY_ENVIDO_POINTS: Final = 27
 """From how many envido points the ENVIDO seña is true: a pieza, or a pair of seven and six."""
 
-_MATAS_1: Final = frozenset(Card.parse(c) for c in ("1e", "1b"))
-_MATAS_7: Final = frozenset(Card.parse(c) for c in ("7e", "7o"))
-_CHICAS_1: Final = frozenset(Card.parse(c) for c in ("1c", "1o"))
+_PIEZA_SENAS: Final = (Sena.PIEZA_2, Sena.PIEZA_4, Sena.PIEZA_5, Sena.PIEZA_11, Sena.PIEZA_10)
+"""In the order of :func:`truco.engine.cards.piezas`."""
 
-
-def _holds_pieza(position: int) -> Callable[[Sequence[Card], Card], bool]:
-    def holds(cards: Sequence[Card], muestra: Card) -> bool:
-        return piezas(muestra)[position] in cards
-
-    return holds
-
-
-def _holds_plain(rank: int) -> Callable[[Sequence[Card], Card], bool]:
-    def holds(cards: Sequence[Card], muestra: Card) -> bool:
-        return any(card.rank == rank and not is_pieza(card, muestra) for card in cards)
-
-    return holds
-
-
-def _holds_any(group: frozenset[Card]) -> Callable[[Sequence[Card], Card], bool]:
-    def holds(cards: Sequence[Card], muestra: Card) -> bool:
-        return any(card in group and not is_pieza(card, muestra) for card in cards)
-
-    return holds
-
-
-def _is_negras(cards: Sequence[Card], muestra: Card) -> bool:
-    return not any(_TRUTH[sena](cards, muestra) for sena in _CARD_SENAS if sena is not Sena.NEGRAS)
-
-
-def _many_points(cards: Sequence[Card], muestra: Card) -> bool:
-    return len(cards) == 3 and envido_points(cards, muestra) >= MANY_ENVIDO_POINTS
-
-
-_TRUTH: Final[dict[Sena, Callable[[Sequence[Card], Card], bool]]] = {
-    **{
-        sena: _holds_pieza(position)
-        for position, sena in enumerate(
-            (Sena.PIEZA_2, Sena.PIEZA_4, Sena.PIEZA_5, Sena.PIEZA_11, Sena.PIEZA_10)
-        )
-    },
-    Sena.MATA_1: _holds_any(_MATAS_1),
-    Sena.MATA_7: _holds_any(_MATAS_7),
-    Sena.CHICA_3: _holds_plain(3),
-    Sena.CHICA_2: _holds_plain(2),
-    Sena.CHICA_1: _holds_any(_CHICAS_1),
-    Sena.NEGRAS: _is_negras,
-    Sena.ENVIDO: _many_points,
+_NAMED_CARDS: Final = {
+    **{Card.parse(text): Sena.MATA_1 for text in ("1e", "1b")},
+    **{Card.parse(text): Sena.MATA_7 for text in ("7e", "7o")},
+    **{Card.parse(text): Sena.CHICA_1 for text in ("1c", "1o")},
+    **{card: Sena.CHICA_3 for card in DECK if card.rank == 3},
+    **{card: Sena.CHICA_2 for card in DECK if card.rank == 2},
 }
-_CARD_SENAS: Final = tuple(sena for sena in Sena if sena is not Sena.ENVIDO)
+"""The cards 000's table names outside the piezas; every other card is negra or común."""
 
+
+def _card_senas(muestra: Card) -> tuple[Sena | None, ...]:
+    row = [_NAMED_CARDS.get(card) for card in DECK]
+    for pieza, sena in zip(piezas(muestra), _PIEZA_SENAS, strict=True):
+        row[pieza.index] = sena
+    return tuple(row)
+
+
+_CARD_SENA: Final = tuple(_card_senas(muestra) for muestra in DECK)
+
+
+def card_sena(card: Card, muestra: Card) -> Sena | None:
+    """The seña that shows ``card`` under ``muestra``; None for a negra or común card."""
+    return _CARD_SENA[muestra.index][card.index]
+
+
+def true_senas(unplayed: Sequence[Card], muestra: Card) -> frozenset[Sena]:
+    """Every seña true of the sender's unplayed cards: one per named card, NEGRAS when none is named, and
+    ENVIDO while all three cards are in hand and they make many envido points."""
+    row = _CARD_SENA[muestra.index]
+    found = {sena for card in unplayed if (sena := row[card.index]) is not None}
+    if not found and unplayed:
+        found.add(Sena.NEGRAS)
+    if len(unplayed) == 3 and _many_points(tuple(unplayed), muestra):
+        found.add(Sena.ENVIDO)
+    return frozenset(found)
+
+
+@functools.lru_cache(maxsize=4096)
+def _many_points(cards: tuple[Card, ...], muestra: Card) -> bool:
+    """Cached: legal señas are listed on every decision, and the hand does not change until a card is played."""
+    return envido_points(cards, muestra) >= MANY_ENVIDO_POINTS
 
 
 def is_true(sena: Sena, unplayed: Sequence[Card], muestra: Card) -> bool:
-    """Whether ``sena`` truthfully describes the sender's unplayed cards under ``muestra``.
-
-    The ENVIDO seña speaks of the whole hand, so it is true only while all three cards are unplayed.
-    """
-    return _TRUTH[sena](unplayed, muestra)
-
-
-def true_senas(unplayed: Sequence[Card], muestra: Card) -> tuple[Sena, ...]:
-    """Every seña true of these cards, in the table's order."""
-    return tuple(sena for sena in Sena if _TRUTH[sena](unplayed, muestra))
+    """Whether ``sena`` truthfully describes the sender's unplayed cards under ``muestra``."""
+    return sena in true_senas(unplayed, muestra)

@@ -7,11 +7,10 @@ updated in place; :meth:`MatchState.copy` gives an independent copy and ``==`` c
 
 from __future__ import annotations
 
-import copy
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from .calls import CallKind, Family
 from .cards import Card
@@ -57,7 +56,7 @@ class Phase(enum.Enum):
     MATCH_OVER = "MATCH_OVER"
 
 
-@dataclass(slots=True)
+@dataclass(frozen=True, slots=True)
 class PendingCall:
     """A call waiting for the other team's answer."""
 
@@ -127,6 +126,20 @@ class HandState:
     def perros_pending(self) -> bool:
         return self.perros_by is not None and not self.perros_answered
 
+    def copy(self) -> HandState:
+        """An independent copy: containers are copied, the immutable values in them (cards, calls) shared."""
+        twin = _shallow_copy(self)
+        twin.unplayed = {seat: cards.copy() for seat, cards in self.unplayed.items()}
+        twin.rounds = [plays.copy() for plays in self.rounds]
+        twin.results = self.results.copy()
+        twin.acted = self.acted.copy()
+        twin.envido_chain = self.envido_chain.copy()
+        twin.flor_sung = self.flor_sung.copy()
+        twin.flor_chain = self.flor_chain.copy()
+        twin.senas = self.senas.copy()
+        twin.points = self.points.copy()
+        return twin
+
 
 @dataclass(slots=True)
 class MatchState:
@@ -143,8 +156,22 @@ class MatchState:
     winner: int | None = None
 
     def copy(self) -> MatchState:
-        """An independent deep copy (cards and rule sets are immutable and shared)."""
-        return copy.deepcopy(self)
+        """An independent copy (cards, rule sets, plans and dealt hands are immutable and shared)."""
+        twin = _shallow_copy(self)
+        twin.scores = self.scores.copy()
+        twin.hand = self.hand.copy() if self.hand is not None else None
+        return twin
+
+
+_T = TypeVar("_T", HandState, MatchState)
+
+
+def _shallow_copy(obj: _T) -> _T:
+    """A new object with the same field values (``copy.copy`` is slow on slotted classes)."""
+    twin = object.__new__(type(obj))
+    for name in obj.__slots__:
+        setattr(twin, name, getattr(obj, name))
+    return twin
 
 
 def fold(events: list[Event]) -> MatchState:
