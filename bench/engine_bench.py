@@ -27,10 +27,11 @@ from pathlib import Path
 from typing import Any
 
 from truco.engine import RuleSet
+
 from truco.simulate import BotsMode, play_match, seat_bots
 
 sys.path.insert(0, str(Path(__file__).parent))
-import reference_pytruco  # noqa: E402  (the reference harness lives beside this file)
+import reference_pytruco
 
 TARGET_RATIO = 20.0
 SLOWEST_MATCH_LIMIT_MS = 50.0
@@ -118,7 +119,8 @@ def slowest_matches(games: int, seed: int, log: Callable[[str], None]) -> list[d
                 "slowest_ms": round(times[-1], 2),
             }
             rows.append(row)
-            log(f"  {players} players, {bots:9s}: median {row['median_ms']:5.2f} ms, slowest {row['slowest_ms']:6.2f} ms")
+            median, slowest = row["median_ms"], row["slowest_ms"]
+            log(f"  {players} players, {bots:9s}: median {median:5.2f} ms, slowest {slowest:6.2f} ms")
     return rows
 
 
