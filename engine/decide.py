@@ -131,6 +131,9 @@ class _Referee:
         self._play(command.seat, command.card)
 
     def _on_call(self, command: Call) -> None:
+        pending = self.hand.truco_pending
+        if command.call.family is Family.TRUCO and pending is not None:
+            self.emit(CallAccepted(command.seat, pending.call))  # "quiero retruco": accept, then raise
         self.emit(CallMade(command.seat, command.call))
 
     def _on_answer(self, command: Answer) -> None:

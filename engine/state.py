@@ -269,8 +269,6 @@ def _call_made(state: MatchState, event: CallMade) -> None:
     family = event.call.family
     pending = PendingCall(event.call, event.seat)
     if family is Family.TRUCO:
-        if hand.truco_pending is not None:  # a raise answers the pending call by accepting it
-            hand.truco_value = VALUE_IF_ACCEPTED[hand.truco_pending.call]
         hand.truco_pending = pending
     elif family is Family.ENVIDO:
         hand.envido_chain.append(event.call)
