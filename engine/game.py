@@ -50,7 +50,7 @@ class Game:
 
     @property
     def version(self) -> int:
-        """The number of events so far."""
+        """The number of public events so far (what views show; señas are not counted)."""
         return self.state.version
 
     @property

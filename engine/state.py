@@ -146,7 +146,8 @@ class MatchState:
     """A whole match. Build it with :func:`fold` or by :func:`evolve`-ing events into ``MatchState()``."""
 
     rules: RuleSet = field(default_factory=RuleSet)
-    version: int = 0
+    version: int = 0  # public events applied: a seña does not count, so rivals cannot tell one was sent
+    events_applied: int = 0  # every event, señas included: the position in the match's log
     phase: Phase = Phase.NOT_STARTED
     scores: list[int] = field(default_factory=lambda: [0, 0])
     plan: HandPlan | None = None  # the hand being played, or the next one to deal
@@ -184,9 +185,11 @@ def fold(events: list[Event]) -> MatchState:
 
 def evolve(state: MatchState, event: Event) -> None:
     """Apply one event to ``state`` in place. Never fails and checks no rule."""
-    state.version += 1
-    handler = _HANDLERS[type(event)]
-    handler(state, event)
+    kind = type(event)
+    state.events_applied += 1
+    if kind is not SenaSent:
+        state.version += 1
+    _HANDLERS[kind](state, event)
 
 
 def _match_started(state: MatchState, event: MatchStarted) -> None:

@@ -84,6 +84,7 @@ class HandView:
 class SpectatorView:
     """Everything public about a match.
 
+    :ivar version: the number of public events so far (señas are not counted: rivals never learn of one).
     :ivar to_act: the seats the match waits for (the turn, or the team that must answer a call).
     """
 
