@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from collections.abc import Sequence
 from typing import TextIO
@@ -90,6 +91,63 @@ def _parser() -> argparse.ArgumentParser:
     simulate.add_argument("--json", action="store_true", help="print the report as one JSON object")
     simulate.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
     simulate.set_defaults(run=_run_simulate)
+
+    serve = commands.add_parser(
+        "serve",
+        help="run the gRPC rules service",
+        description="The authoritative Truco Uruguayo service over gRPC (health, reflection, Prometheus metrics).",
+    )
+    serve.add_argument(
+        "--store",
+        default=os.environ.get("TRUCO_STORE", "sqlite:///truco.db"),
+        metavar="URL",
+        help="event store: sqlite:///path/truco.db (default, embedded) or postgresql://user:pass@host/db",
+    )
+    serve.add_argument("--host", default="[::]", help="address to listen on (default all)")
+    serve.add_argument("--port", type=int, default=50051, help="gRPC port; 0 picks a free one (default 50051)")
+    serve.add_argument("--metrics-port", type=int, default=9090, help="Prometheus /metrics port; -1 disables it")
+    serve.add_argument(
+        "--allow-fixed-deals",
+        action="store_true",
+        help="accept scripted deals in CreateGame (for client test suites; never in production)",
+    )
+    serve.add_argument("--grace", type=float, default=20.0, help="seconds in-flight calls get on SIGTERM")
+    serve.add_argument(
+        "--log-format",
+        choices=("json", "console"),
+        default=os.environ.get("TRUCO_LOG_FORMAT", "json"),
+        help="log lines as JSON (default) or for a terminal",
+    )
+    serve.set_defaults(run=_run_serve)
+
+    play = commands.add_parser(
+        "play",
+        help="play a match in the terminal against the server's bots (or join a game)",
+        description="Creates a game on the server with bots in every other seat (or joins --game) and lets you "
+        "play it: cards shown with their names, the muestra's piezas marked, options numbered.",
+    )
+    play.add_argument("--server", required=True, metavar="ADDR", help="the server, host:port")
+    play.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
+    play.add_argument("--bots", choices=("random", "heuristic"), default="heuristic", help="the server's bots")
+    play.add_argument("--seat", type=int, metavar="N", help="your seat (default 0; with --game, the first open)")
+    play.add_argument("--game", metavar="NAME", help="join this game (games/ID) instead of creating one")
+    play.add_argument("--name", default="human", help="your name at the table")
+    play.set_defaults(run=_run_play)
+
+    selfplay = commands.add_parser(
+        "selfplay",
+        help="play whole matches through the server, one client per seat (a load generator)",
+        description="Creates N games with every seat human; each seat joins with its own client and plays with "
+        "an in-process bot. Prints each final score and a summary (moves/s, latencies, errors by reason).",
+    )
+    selfplay.add_argument("--server", required=True, metavar="ADDR", help="the server, host:port")
+    selfplay.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
+    selfplay.add_argument("--games", type=_positive, default=1, metavar="N")
+    selfplay.add_argument("--bots", choices=("random", "heuristic"), default="random")
+    selfplay.add_argument("--concurrency", type=_positive, default=1, metavar="K", help="games played at once")
+    selfplay.add_argument("--target", type=int, choices=VALID_TARGETS, metavar="T", help="points to win (default 30)")
+    selfplay.add_argument("--seed", type=int, metavar="S", help="seed the bots' choices")
+    selfplay.set_defaults(run=_run_selfplay)
     return parser
 
 
@@ -194,3 +252,57 @@ def _run_simulate(args: argparse.Namespace) -> int:
     else:
         print(format_report(report))
     return 0
+
+
+# --- truco play and truco selfplay (gRPC clients: grpc is imported only here) ------------------------------------
+
+
+def _run_serve(args: argparse.Namespace) -> int:
+    from truco.server.app import ServeConfig, main
+
+    config = ServeConfig(
+        store=args.store,
+        host=args.host,
+        port=args.port,
+        metrics_port=None if args.metrics_port < 0 else args.metrics_port,
+        allow_fixed_deals=args.allow_fixed_deals,
+        grace_seconds=args.grace,
+        log_format=args.log_format,
+    )
+    try:
+        return main(config)
+    except ValueError as error:  # an unknown store URL
+        raise UsageError(str(error)) from None
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    from .play import PlayOptions, run
+
+    if args.game is None and args.seat is not None and not 0 <= args.seat < args.players:
+        raise UsageError(f"--seat must be 0 to {args.players - 1} with --players {args.players}")
+    return run(
+        PlayOptions(
+            server=args.server,
+            players=args.players,
+            bots=args.bots,
+            seat=args.seat,
+            game=args.game,
+            player_name=args.name,
+        )
+    )
+
+
+def _run_selfplay(args: argparse.Namespace) -> int:
+    from .selfplay import SelfplayOptions, run
+
+    return run(
+        SelfplayOptions(
+            server=args.server,
+            players=args.players,
+            games=args.games,
+            bots=args.bots,
+            concurrency=args.concurrency,
+            target=args.target,
+            seed=args.seed,
+        )
+    )

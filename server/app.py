@@ -1,0 +1,170 @@
+"""``truco serve``: the gRPC server with health, reflection, metrics, limits and a graceful shutdown."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import sys
+from dataclasses import dataclass
+from urllib.parse import urlsplit, urlunsplit
+
+import grpc
+import structlog
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+from prometheus_client import start_http_server
+from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_service_pb2, rules_service_pb2_grpc
+
+from .games import Games
+from .metrics import Metrics, ObservabilityInterceptor
+from .service import GameServicer, RulesServicer
+from .store import open_store
+from .store.base import EventStore, StoreUnavailable
+
+MAX_REQUEST_BYTES = 64 * 1024
+"""The largest request accepted (a command is a few bytes; a create with every scripted deal is a few KiB)."""
+MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+MAX_CONCURRENT_RPCS = 2000
+"""Past this many RPCs in flight the server answers RESOURCE_EXHAUSTED instead of queueing without bound."""
+MAX_STREAMS_PER_CONNECTION = 128
+HEALTH_INTERVAL_SECONDS = 2.0
+LIVENESS_SERVICE = "liveness"
+"""A health name that stays SERVING until shutdown: a store outage makes pods unready, it does not restart them."""
+SERVICES = (
+    game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name,
+    rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name,
+)
+
+
+@dataclass(frozen=True)
+class ServeConfig:
+    store: str = "sqlite:///truco.db"
+    host: str = "[::]"
+    port: int = 50051
+    metrics_port: int | None = 9090
+    allow_fixed_deals: bool = False
+    grace_seconds: float = 20.0
+    log_format: str = "json"
+
+
+def configure_logging(log_format: str) -> None:
+    renderer = structlog.processors.JSONRenderer() if log_format == "json" else structlog.dev.ConsoleRenderer()
+    structlog.configure(
+        processors=[
+            structlog.processors.add_log_level,
+            structlog.processors.TimeStamper(fmt="iso", utc=True),
+            renderer,
+        ],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        cache_logger_on_first_use=True,
+    )
+
+
+def redact(url: str) -> str:
+    """The store URL without its password, for logs."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    netloc = parts.netloc.replace(f":{parts.password}@", ":***@")
+    return urlunsplit(parts._replace(netloc=netloc))
+
+
+class Server:
+    """A running server; ``await Server.start(config)``, then ``await server.stop()`` or ``wait_for_signal()``."""
+
+    def __init__(self, config: ServeConfig, store: EventStore, metrics: Metrics) -> None:
+        self.config = config
+        self.store = store
+        self.metrics = metrics
+        self.games = Games(store, metrics, allow_fixed_deals=config.allow_fixed_deals)
+        self.health = health.aio.HealthServicer()
+        self.grpc = grpc.aio.server(
+            interceptors=[ObservabilityInterceptor(metrics)],
+            maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
+            options=[
+                ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+                ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
+                ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+                ("grpc.keepalive_time_ms", 30_000),
+                ("grpc.keepalive_timeout_ms", 10_000),
+                ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
+                ("grpc.max_connection_age_ms", 30 * 60_000),
+                ("grpc.max_connection_age_grace_ms", 60_000),
+            ],
+        )
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)
+        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(), self.grpc)
+        health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
+        reflection.enable_server_reflection((*SERVICES, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
+        self.port = 0
+        self.metrics_port: int | None = None
+        self._monitor: asyncio.Task[None] | None = None
+        self._stopped = asyncio.Event()
+
+    @classmethod
+    async def start(cls, config: ServeConfig) -> Server:
+        store = await open_store(config.store)
+        server = cls(config, store, Metrics.create())
+        server.port = server.grpc.add_insecure_port(f"{config.host}:{config.port}")
+        if config.metrics_port is not None:
+            http, _ = start_http_server(config.metrics_port, registry=server.metrics.registry)
+            server.metrics_port = http.server_port
+        await server.grpc.start()
+        await server.health.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
+        await server._check_store()
+        server._monitor = asyncio.create_task(server._watch_store())
+        return server
+
+    async def _check_store(self) -> None:
+        try:
+            await self.store.ping()
+            up = True
+        except StoreUnavailable:
+            up = False
+        self.metrics.store_up.set(1 if up else 0)
+        status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
+        for service in ("", *SERVICES):
+            await self.health.set(service, status)
+
+    async def _watch_store(self) -> None:
+        while True:
+            await asyncio.sleep(HEALTH_INTERVAL_SECONDS)
+            await self._check_store()
+
+    async def stop(self, grace: float | None = None) -> None:
+        """Stop taking calls: health turns NOT_SERVING, watchers are told to resume elsewhere, in-flight calls
+        get ``grace`` seconds to finish."""
+        if self._monitor is not None:
+            self._monitor.cancel()
+        await self.health.enter_graceful_shutdown()
+        self.games.stopping.set()
+        await self.grpc.stop(self.config.grace_seconds if grace is None else grace)
+        await self.store.close()
+        self._stopped.set()
+
+    async def wait_for_signal(self) -> None:
+        loop = asyncio.get_running_loop()
+        stop = asyncio.Event()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        await stop.wait()
+        structlog.get_logger("truco.server").info("shutdown", grace_seconds=self.config.grace_seconds)
+        await self.stop()
+
+
+async def serve(config: ServeConfig) -> None:
+    configure_logging(config.log_format)
+    server = await Server.start(config)
+    metrics = f", metrics on http://localhost:{server.metrics_port}/metrics" if server.metrics_port else ""
+    # The first line on standard output names the port, so scripts and tests can start it on port 0.
+    print(f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}", flush=True)
+    await server.wait_for_signal()
+
+
+def main(config: ServeConfig) -> int:
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(config))
+    return 0

@@ -1,0 +1,439 @@
+"""Converters between the engine's values and the truco.v1 protobuf messages: the only module that knows both.
+
+Decoding client input raises :class:`DecodeError` (mapped to INVALID_ARGUMENT); encoding never fails.
+Events are stored with :data:`EVENT_SCHEMA`; :func:`decode_event` reads every schema version ever written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from truco.engine import (
+    Answer,
+    AnswerPerros,
+    Call,
+    CallKind,
+    CallPerros,
+    Card,
+    CardParseError,
+    FaltaEnvido,
+    GoToMazo,
+    PlayCard,
+    RuleSet,
+    RuleSetError,
+    SeatCommand,
+    SeatView,
+    Sena,
+    SendSena,
+    SkipPerros,
+    SpectatorView,
+    Suit,
+)
+from truco.engine import events as ev
+from truco.engine.state import Phase
+from truco.engine.views import HandView, Standing
+from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, rules_pb2, views_pb2
+
+EVENT_SCHEMA = 1
+"""Version of the stored event encoding. Bump it when an event's meaning changes, and teach decode_event the
+old one: stored matches must replay forever."""
+
+
+class DecodeError(ValueError):
+    """Client input that is not a well-formed value (a card that does not exist, an unset oneof...)."""
+
+
+# --- Cards -------------------------------------------------------------------------------------------------------
+
+_SUIT_TO_PB = {
+    Suit.ESPADA: cards_pb2.SUIT_ESPADA,
+    Suit.BASTO: cards_pb2.SUIT_BASTO,
+    Suit.ORO: cards_pb2.SUIT_ORO,
+    Suit.COPA: cards_pb2.SUIT_COPA,
+}
+_SUIT_FROM_PB = {value: suit for suit, value in _SUIT_TO_PB.items()}
+
+
+def card_to_pb(card: Card) -> cards_pb2.Card:
+    return cards_pb2.Card(rank=card.rank, suit=_SUIT_TO_PB[card.suit])
+
+
+def card_from_pb(message: cards_pb2.Card, what: str = "card") -> Card:
+    suit = _SUIT_FROM_PB.get(message.suit)
+    if suit is None:
+        raise DecodeError(f"{what}: suit must be one of ESPADA, BASTO, ORO, COPA")
+    try:
+        return Card(message.rank, suit)
+    except CardParseError as error:
+        raise DecodeError(f"{what}: {error}") from None
+
+
+def cards_to_pb(cards: Sequence[Card]) -> list[cards_pb2.Card]:
+    return [card_to_pb(card) for card in cards]
+
+
+def cards_from_pb(messages: Sequence[cards_pb2.Card], what: str = "card") -> tuple[Card, ...]:
+    return tuple(card_from_pb(message, f"{what} {i}") for i, message in enumerate(messages))
+
+
+# --- Rules -------------------------------------------------------------------------------------------------------
+
+_FALTA_TO_PB = {
+    FaltaEnvido.LEADER_REMAINING: rules_pb2.FALTA_ENVIDO_LEADER_REMAINING,
+    FaltaEnvido.MATCH_IF_MALAS: rules_pb2.FALTA_ENVIDO_MATCH_IF_MALAS,
+}
+_FALTA_FROM_PB = {value: falta for falta, value in _FALTA_TO_PB.items()}
+
+
+def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSet:
+    return rules_pb2.RuleSet(
+        players=rules.players,
+        target=rules.target,
+        falta_envido=_FALTA_TO_PB[rules.falta_envido],
+        flor=rules.flor,
+        pico_a_pico=rules.pico_a_pico,
+        perros=rules.perros,
+        senas=rules.senas,
+    )
+
+
+def rules_from_pb(message: rules_pb2.RuleSet) -> RuleSet:
+    """A rule set from a request; unset fields take the defaults. :raises DecodeError: for impossible rules."""
+    defaults = RuleSet()
+    falta = (
+        defaults.falta_envido
+        if message.falta_envido == rules_pb2.FALTA_ENVIDO_UNSPECIFIED
+        else _FALTA_FROM_PB.get(message.falta_envido)
+    )
+    if falta is None:
+        raise DecodeError(f"rules.falta_envido: unknown value {message.falta_envido}")
+    try:
+        return RuleSet(
+            players=message.players or defaults.players,
+            target=message.target or defaults.target,
+            falta_envido=falta,
+            flor=message.flor if message.HasField("flor") else defaults.flor,
+            pico_a_pico=message.pico_a_pico if message.HasField("pico_a_pico") else defaults.pico_a_pico,
+            perros=message.perros if message.HasField("perros") else defaults.perros,
+            senas=message.senas if message.HasField("senas") else defaults.senas,
+        )
+    except RuleSetError as error:
+        raise DecodeError(f"rules: {error}") from None
+
+
+# --- Commands ----------------------------------------------------------------------------------------------------
+
+_CALL_TO_PB = {kind: commands_pb2.CallKind.Value(f"CALL_KIND_{kind.value}") for kind in CallKind}
+_CALL_FROM_PB = {value: kind for kind, value in _CALL_TO_PB.items()}
+_SENA_TO_PB = {sena: commands_pb2.Sena.Value(f"SENA_{sena.value}") for sena in Sena}
+_SENA_FROM_PB = {value: sena for sena, value in _SENA_TO_PB.items()}
+
+
+def call_from_pb(value: int) -> CallKind:
+    try:
+        return _CALL_FROM_PB[value]
+    except KeyError:
+        raise DecodeError(f"call: unknown call kind {value}") from None
+
+
+def sena_from_pb(value: int) -> Sena:
+    try:
+        return _SENA_FROM_PB[value]
+    except KeyError:
+        raise DecodeError(f"sena: unknown seña {value}") from None
+
+
+def command_to_pb(command: SeatCommand) -> commands_pb2.Command:
+    if isinstance(command, PlayCard):
+        return commands_pb2.Command(play_card=commands_pb2.PlayCard(card=card_to_pb(command.card)))
+    if isinstance(command, Call):
+        return commands_pb2.Command(call=commands_pb2.MakeCall(call=_CALL_TO_PB[command.call]))
+    if isinstance(command, Answer):
+        return commands_pb2.Command(answer=commands_pb2.Answer(accept=command.accept))
+    if isinstance(command, GoToMazo):
+        return commands_pb2.Command(go_to_mazo=commands_pb2.GoToMazo())
+    if isinstance(command, SendSena):
+        return commands_pb2.Command(send_sena=commands_pb2.SendSena(sena=_SENA_TO_PB[command.sena]))
+    if isinstance(command, CallPerros):
+        return commands_pb2.Command(call_perros=commands_pb2.CallPerros())
+    if isinstance(command, SkipPerros):
+        return commands_pb2.Command(skip_perros=commands_pb2.SkipPerros())
+    return commands_pb2.Command(
+        answer_perros=commands_pb2.AnswerPerros(accept_envido=command.accept_envido, accept_truco=command.accept_truco)
+    )
+
+
+def command_from_pb(message: commands_pb2.Command, seat: int) -> SeatCommand:
+    """The engine command ``message`` asks for on behalf of ``seat``. :raises DecodeError: if malformed."""
+    kind = message.WhichOneof("kind")
+    if kind == "play_card":
+        return PlayCard(seat, card_from_pb(message.play_card.card))
+    if kind == "call":
+        return Call(seat, call_from_pb(message.call.call))
+    if kind == "answer":
+        return Answer(seat, message.answer.accept)
+    if kind == "go_to_mazo":
+        return GoToMazo(seat)
+    if kind == "send_sena":
+        return SendSena(seat, sena_from_pb(message.send_sena.sena))
+    if kind == "call_perros":
+        return CallPerros(seat)
+    if kind == "skip_perros":
+        return SkipPerros(seat)
+    if kind == "answer_perros":
+        return AnswerPerros(seat, message.answer_perros.accept_envido, message.answer_perros.accept_truco)
+    raise DecodeError("command: set exactly one kind of command")
+
+
+# --- Events ------------------------------------------------------------------------------------------------------
+
+_SCORE_TO_PB = {reason: events_pb2.ScoreReason.Value(f"SCORE_REASON_{reason.value}") for reason in ev.ScoreReason}
+_SCORE_FROM_PB = {value: reason for reason, value in _SCORE_TO_PB.items()}
+_END_TO_PB = {end: events_pb2.HandEnd.Value(f"HAND_END_{end.value}") for end in ev.HandEnd}
+_END_FROM_PB = {value: end for end, value in _END_TO_PB.items()}
+
+
+def _opt(value: int | None) -> dict[str, int]:
+    return {} if value is None else {"value": value}
+
+
+def event_to_pb(event: ev.Event, version: int = 0) -> events_pb2.Event:
+    """The protobuf of an engine event, whole (hidden fields included: project it before sending)."""
+    out = events_pb2.Event(version=version)
+    _ENCODERS[type(event)](out, event)
+    return out
+
+
+def _encode_round_ended(out: events_pb2.Event, e: ev.RoundEnded) -> None:
+    out.round_ended.round = e.round
+    if e.winner_team is not None:
+        out.round_ended.winner_team = e.winner_team
+    if e.winning_seat is not None:
+        out.round_ended.winning_seat = e.winning_seat
+
+
+def _encode_flor_settled(out: events_pb2.Event, e: ev.FlorSettled) -> None:
+    out.flor_settled.SetInParent()
+    if e.winner_seat is not None:
+        out.flor_settled.winner_seat = e.winner_seat
+    if e.points is not None:
+        out.flor_settled.points = e.points
+
+
+def _encode_hand_ended(out: events_pb2.Event, e: ev.HandEnded) -> None:
+    message = out.hand_ended
+    if e.winner_team is not None:
+        message.winner_team = e.winner_team
+    message.end = _END_TO_PB[e.end]
+    message.salt = e.salt
+    message.order.extend(cards_to_pb(e.order))
+    for seat, cards in e.shown:
+        message.shown.add(seat=seat, cards=cards_to_pb(cards))
+
+
+_ENCODERS: dict[type, Callable[[events_pb2.Event, Any], None]] = {
+    ev.MatchStarted: lambda out, e: out.match_started.CopyFrom(
+        events_pb2.MatchStarted(rules=rules_to_pb(e.rules), first_dealer=e.first_dealer)
+    ),
+    ev.PerrosCalled: lambda out, e: out.perros_called.CopyFrom(events_pb2.PerrosCalled(seat=e.seat)),
+    ev.PerrosSkipped: lambda out, e: out.perros_skipped.CopyFrom(events_pb2.PerrosSkipped(seat=e.seat)),
+    ev.HandDealt: lambda out, e: out.hand_dealt.CopyFrom(
+        events_pb2.HandDealt(
+            number=e.number,
+            dealer=e.dealer,
+            seats=list(e.seats),
+            pico=e.pico,
+            order=cards_to_pb(e.order),
+            salt=e.salt,
+            commitment=e.commitment,
+        )
+    ),
+    ev.FlorSung: lambda out, e: out.flor_sung.CopyFrom(events_pb2.FlorSung(seat=e.seat)),
+    ev.CardPlayed: lambda out, e: out.card_played.CopyFrom(events_pb2.CardPlayed(seat=e.seat, card=card_to_pb(e.card))),
+    ev.RoundEnded: _encode_round_ended,
+    ev.CallMade: lambda out, e: out.call_made.CopyFrom(events_pb2.CallMade(seat=e.seat, call=_CALL_TO_PB[e.call])),
+    ev.CallAccepted: lambda out, e: out.call_accepted.CopyFrom(
+        events_pb2.CallAccepted(seat=e.seat, call=_CALL_TO_PB[e.call])
+    ),
+    ev.CallDeclined: lambda out, e: out.call_declined.CopyFrom(
+        events_pb2.CallDeclined(seat=e.seat, call=_CALL_TO_PB[e.call])
+    ),
+    ev.EnvidoVoided: lambda out, e: out.envido_voided.SetInParent(),
+    ev.EnvidoSettled: lambda out, e: out.envido_settled.CopyFrom(
+        events_pb2.EnvidoSettled(winner_seat=e.winner_seat, points=e.points)
+    ),
+    ev.FlorSettled: _encode_flor_settled,
+    ev.PerrosAnswered: lambda out, e: out.perros_answered.CopyFrom(
+        events_pb2.PerrosAnswered(
+            seat=e.seat, en_ley=e.en_ley, accept_envido=e.accept_envido, accept_truco=e.accept_truco
+        )
+    ),
+    ev.WentToMazo: lambda out, e: out.went_to_mazo.CopyFrom(events_pb2.WentToMazo(seat=e.seat)),
+    ev.SenaSent: lambda out, e: out.sena_sent.CopyFrom(events_pb2.SenaSent(seat=e.seat, sena=_SENA_TO_PB[e.sena])),
+    ev.PointsScored: lambda out, e: out.points_scored.CopyFrom(
+        events_pb2.PointsScored(team=e.team, points=e.points, reason=_SCORE_TO_PB[e.reason])
+    ),
+    ev.HandEnded: _encode_hand_ended,
+    ev.MatchEnded: lambda out, e: out.match_ended.CopyFrom(events_pb2.MatchEnded(winner_team=e.winner_team)),
+}
+
+
+def _optional(message: Any, name: str) -> int | None:
+    return getattr(message, name) if message.HasField(name) else None
+
+
+def event_from_pb(message: events_pb2.Event) -> ev.Event:
+    """The engine event of a stored protobuf event (the current schema)."""
+    kind = message.WhichOneof("kind")
+    m = getattr(message, kind) if kind else None
+    if kind == "match_started":
+        return ev.MatchStarted(rules_from_pb(m.rules), m.first_dealer)
+    if kind == "perros_called":
+        return ev.PerrosCalled(m.seat)
+    if kind == "perros_skipped":
+        return ev.PerrosSkipped(m.seat)
+    if kind == "hand_dealt":
+        return ev.HandDealt(m.number, m.dealer, tuple(m.seats), m.pico, cards_from_pb(m.order), m.salt, m.commitment)
+    if kind == "flor_sung":
+        return ev.FlorSung(m.seat)
+    if kind == "card_played":
+        return ev.CardPlayed(m.seat, card_from_pb(m.card))
+    if kind == "round_ended":
+        return ev.RoundEnded(m.round, _optional(m, "winner_team"), _optional(m, "winning_seat"))
+    if kind == "call_made":
+        return ev.CallMade(m.seat, call_from_pb(m.call))
+    if kind == "call_accepted":
+        return ev.CallAccepted(m.seat, call_from_pb(m.call))
+    if kind == "call_declined":
+        return ev.CallDeclined(m.seat, call_from_pb(m.call))
+    if kind == "envido_voided":
+        return ev.EnvidoVoided()
+    if kind == "envido_settled":
+        return ev.EnvidoSettled(m.winner_seat, m.points)
+    if kind == "flor_settled":
+        return ev.FlorSettled(_optional(m, "winner_seat"), _optional(m, "points"))
+    if kind == "perros_answered":
+        return ev.PerrosAnswered(m.seat, m.en_ley, m.accept_envido, m.accept_truco)
+    if kind == "went_to_mazo":
+        return ev.WentToMazo(m.seat)
+    if kind == "sena_sent":
+        return ev.SenaSent(m.seat, sena_from_pb(m.sena))
+    if kind == "points_scored":
+        return ev.PointsScored(m.team, m.points, _SCORE_FROM_PB[m.reason])
+    if kind == "hand_ended":
+        shown = tuple((s.seat, cards_from_pb(s.cards)) for s in m.shown)
+        winner = _optional(m, "winner_team")
+        return ev.HandEnded(winner, _END_FROM_PB[m.end], m.salt, cards_from_pb(m.order), shown)
+    if kind == "match_ended":
+        return ev.MatchEnded(m.winner_team)
+    raise DecodeError(f"stored event has no known kind ({kind!r})")
+
+
+def encode_event(event: ev.Event) -> tuple[str, int, bytes]:
+    """(kind, schema, payload) for the store."""
+    return type(event).__name__, EVENT_SCHEMA, event_to_pb(event).SerializeToString()
+
+
+def decode_event(kind: str, schema: int, payload: bytes) -> ev.Event:
+    """The engine event stored as ``payload``; every schema ever written stays readable."""
+    if schema != EVENT_SCHEMA:
+        raise DecodeError(f"stored event {kind} has unknown schema {schema}")
+    message = events_pb2.Event()
+    message.ParseFromString(payload)
+    return event_from_pb(message)
+
+
+# --- Views -------------------------------------------------------------------------------------------------------
+
+_PHASE_TO_PB = {
+    phase: views_pb2.Phase.Value(f"PHASE_{phase.value}") for phase in Phase if phase is not Phase.NOT_STARTED
+}
+_STANDING_TO_PB = {Standing.MALAS: views_pb2.STANDING_MALAS, Standing.BUENAS: views_pb2.STANDING_BUENAS}
+
+
+def phase_to_pb(phase: Phase) -> int:
+    return _PHASE_TO_PB.get(phase, views_pb2.PHASE_UNSPECIFIED)
+
+
+def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
+    out = views_pb2.HandView(
+        number=hand.number,
+        dealer=hand.dealer,
+        mano=hand.mano,
+        seats=list(hand.seats),
+        pico=hand.pico,
+        muestra=card_to_pb(hand.muestra),
+        commitment=hand.commitment,
+        cards_left=[views_pb2.CardsLeft(seat=s, count=n) for s, n in hand.cards_left],
+        truco_value=hand.truco_value,
+        envido_chain=[_CALL_TO_PB[c] for c in hand.envido_chain],
+        envido_closed=hand.envido_closed,
+        flor_sung=list(hand.flor_sung),
+        flor_chain=[_CALL_TO_PB[c] for c in hand.flor_chain],
+        perros_pending=hand.perros_pending,
+        points=list(hand.points),
+        ended=hand.ended,
+        shown=[events_pb2.ShownHand(seat=s, cards=cards_to_pb(c)) for s, c in hand.shown],
+        revealed_order=cards_to_pb(hand.revealed_order or ()),
+        revealed_salt=hand.revealed_salt or "",
+    )
+    for index, plays in enumerate(hand.rounds):
+        finished = index < len(hand.results)
+        round_pb = out.rounds.add(
+            plays=[views_pb2.Play(seat=s, card=card_to_pb(c)) for s, c in plays], finished=finished
+        )
+        if finished and hand.results[index] is not None:
+            round_pb.winner_team = hand.results[index]  # type: ignore[assignment]
+    if hand.turn is not None and hand.pending is None and not hand.perros_pending:
+        out.turn = hand.turn
+    if hand.truco_owner is not None:
+        out.truco_owner = hand.truco_owner
+    if hand.pending is not None:
+        out.pending.CopyFrom(
+            views_pb2.PendingCall(call=_CALL_TO_PB[hand.pending.call], seat=hand.pending.seat, team=hand.pending.team)
+        )
+    if hand.envido_winner is not None:
+        out.envido_winner_seat, out.envido_winner_points = hand.envido_winner
+    if hand.flor_winner is not None:
+        out.flor_winner_seat, out.flor_winner_points = hand.flor_winner
+    if hand.perros_by is not None:
+        out.perros_by = hand.perros_by
+    if hand.winner_team is not None:
+        out.winner_team = hand.winner_team
+    return out
+
+
+def match_view_to_pb(view: SpectatorView, game: str) -> views_pb2.MatchView:
+    out = views_pb2.MatchView(
+        game=game,
+        rules=rules_to_pb(view.rules),
+        version=view.version,
+        phase=phase_to_pb(view.phase),  # type: ignore[arg-type]
+        scores=[
+            views_pb2.TeamScore(team=t, points=view.scores[t], standing=_STANDING_TO_PB[view.standings[t]])
+            for t in (0, 1)
+        ],
+        to_act=list(view.to_act),
+    )
+    if view.hand is not None:
+        out.hand.CopyFrom(hand_view_to_pb(view.hand))
+    if view.winner is not None:
+        out.winner_team = view.winner
+    return out
+
+
+def seat_view_to_pb(view: SeatView, game: str) -> views_pb2.SeatView:
+    out = views_pb2.SeatView(
+        seat=view.seat,
+        team=view.team,
+        public=match_view_to_pb(view.public, game),
+        cards=cards_to_pb(view.cards),
+        senas=[views_pb2.SenaReceived(seat=s, sena=_SENA_TO_PB[sena]) for s, sena in view.senas],
+        legal_actions=[command_to_pb(command) for command in view.legal_actions],
+    )
+    if view.envido is not None:
+        out.envido = view.envido
+    if view.flor is not None:
+        out.flor = view.flor
+    return out

@@ -1,0 +1,141 @@
+"""The gRPC servicers: each RPC converts the request, calls the game application, converts the result."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable, Callable
+from functools import wraps
+from typing import Any, ParamSpec, TypeVar
+
+import grpc
+from truco.engine import compare_cards, evaluate_hand, seat_view, spectator_view
+from truco.engine.evaluation import HandError
+from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_service_pb2, rules_service_pb2_grpc
+
+from . import codec
+from .errors import ServiceError, from_exception, invalid
+from .games import NAME_PREFIX, Games, game_id_from_name
+from .metrics import CALLER_SEAT
+
+P = ParamSpec("P")
+R = TypeVar("R")
+
+
+def _reports_errors(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
+    """Turn domain errors into the status they stand for; anything else is a bug and stays INTERNAL."""
+
+    @wraps(method)
+    async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            return await method(*args, **kwargs)
+        except Exception as error:
+            context: grpc.aio.ServicerContext = args[2]  # type: ignore[assignment]
+            await context.abort_with_status(from_exception(error).to_status())
+            raise  # abort_with_status always raises
+
+    return wrapper
+
+
+class GameServicer(game_service_pb2_grpc.GameServiceServicer):
+    def __init__(self, games: Games) -> None:
+        self.games = games
+
+    async def _seat(self, game_id: str, context: grpc.aio.ServicerContext, *, required: bool) -> int | None:
+        seat = await self.games.caller_seat(game_id, context.invocation_metadata(), required=required)
+        CALLER_SEAT.set(seat)
+        return seat
+
+    @_reports_errors
+    async def CreateGame(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        snapshot_game = await self.games.create(request)
+        return game_service_pb2.CreateGameResponse(game=snapshot_game)
+
+    @_reports_errors
+    async def JoinGame(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = game_id_from_name(request.name)
+        seat, token, snapshot = await self.games.join(game_id, request)
+        CALLER_SEAT.set(seat)
+        view = codec.seat_view_to_pb(seat_view(snapshot.state, seat), request.name)
+        return game_service_pb2.JoinGameResponse(seat=seat, seat_token=token, view=view)
+
+    @_reports_errors
+    async def GetGameView(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = game_id_from_name(request.name)
+        seat = await self._seat(game_id, context, required=False)
+        state = (await self.games.snapshot(game_id)).state
+        public = codec.match_view_to_pb(spectator_view(state), request.name)
+        if seat is None:
+            return game_service_pb2.GetGameViewResponse(public=public)
+        view = codec.seat_view_to_pb(seat_view(state, seat), request.name)
+        return game_service_pb2.GetGameViewResponse(seat=view, public=public)
+
+    @_reports_errors
+    async def ListLegalActions(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = game_id_from_name(request.name)
+        seat = await self._seat(game_id, context, required=True)
+        assert seat is not None
+        state = (await self.games.snapshot(game_id)).state
+        view = seat_view(state, seat)
+        actions = [codec.command_to_pb(command) for command in view.legal_actions]
+        return game_service_pb2.ListLegalActionsResponse(version=state.version, actions=actions)
+
+    @_reports_errors
+    async def SubmitCommand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        game_id = game_id_from_name(request.name)
+        seat = await self._seat(game_id, context, required=True)
+        assert seat is not None
+        return await self.games.submit(game_id, seat, request)
+
+    async def WatchGame(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        try:
+            game_id = game_id_from_name(request.name)
+            if request.after_version < 0:
+                raise invalid("INVALID_VERSION", "after_version cannot be negative")
+            seat = await self._seat(game_id, context, required=False)
+            self.games.metrics.watchers.inc()
+            try:
+                async for item in self.games.watch(game_id, seat, request.after_version):
+                    yield item
+            finally:
+                self.games.metrics.watchers.dec()
+        except Exception as error:
+            await context.abort_with_status(from_exception(error).to_status())
+
+    @_reports_errors
+    async def ListGames(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        games, cursor = await self.games.list_open(request.page_size, request.page_token)
+        return game_service_pb2.ListGamesResponse(games=games, next_page_token=cursor)
+
+
+class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
+    @_reports_errors
+    async def EvaluateHand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        muestra = codec.card_from_pb(request.muestra, "muestra")
+        cards = codec.cards_from_pb(request.cards)
+        try:
+            result = evaluate_hand(muestra, cards, with_flor=not request.without_flor)
+        except HandError as error:
+            raise invalid("INVALID_HAND", str(error)) from None
+        response = rules_service_pb2.EvaluateHandResponse(
+            flor=result.flor, strength=list(result.strength), piezas=list(result.piezas)
+        )
+        if result.envido is not None:
+            response.envido = result.envido
+        if result.flor_points is not None:
+            response.flor_points = result.flor_points
+        return response
+
+    @_reports_errors
+    async def CompareCards(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        muestra = codec.card_from_pb(request.muestra, "muestra")
+        first = codec.card_from_pb(request.first, "first")
+        second = codec.card_from_pb(request.second, "second")
+        from truco.engine import strength
+
+        return rules_service_pb2.CompareCardsResponse(
+            result=compare_cards(first, second, muestra),
+            first_strength=strength(first, muestra),
+            second_strength=strength(second, muestra),
+        )
+
+
+__all__ = ["NAME_PREFIX", "GameServicer", "RulesServicer", "ServiceError"]

@@ -1,0 +1,34 @@
+"""Event stores: one interface, one module per backend (SQLite embedded, PostgreSQL scaled out).
+
+Open one with :func:`open_store` and a URL; everything else goes through the :class:`EventStore` protocol.
+"""
+
+from .base import (
+    AppendResult,
+    EventStore,
+    GameNotFound,
+    GameRecord,
+    NewEvent,
+    SeatRecord,
+    SeatUnavailable,
+    StoredEvent,
+    StoreError,
+    StoreUnavailable,
+    VersionConflict,
+    open_store,
+)
+
+__all__ = [
+    "AppendResult",
+    "EventStore",
+    "GameNotFound",
+    "GameRecord",
+    "NewEvent",
+    "SeatRecord",
+    "SeatUnavailable",
+    "StoreError",
+    "StoreUnavailable",
+    "StoredEvent",
+    "VersionConflict",
+    "open_store",
+]

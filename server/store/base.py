@@ -1,0 +1,399 @@
+"""The event store's interface: the values it keeps, its typed errors and the :class:`EventStore` protocol.
+
+A game is an append-only log of events numbered 1, 2, 3... (``seq``) plus a small mutable record (its seats,
+its last seq, whether it is over). Backends (``sqlite.py``, ``postgres.py``) see only these neutral values:
+event payloads and rules are opaque bytes serialized by the service.
+
+Every write is atomic and durable when it returns. Conflicting writes fail on the unique (game id, seq) key and
+surface as one typed error, :class:`VersionConflict`; retried writes carrying the same request id are answered
+from what was recorded the first time.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import contextlib
+import json
+import time
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import Protocol
+
+SEAT_OPEN = "open"
+SEAT_TAKEN = "taken"
+SEAT_BOT = "bot"
+
+
+@dataclass(frozen=True, slots=True)
+class NewEvent:
+    """An event about to be appended; the store gives it its seq."""
+
+    kind: str  #: the event's type name, past tense (``CardPlayed``)
+    schema: int  #: version of the payload's layout, so old events can still be read
+    payload: bytes  #: the serialized event
+    audience: int | None  #: None: everyone may see it; 0 or 1: only that team (a seña)
+
+
+@dataclass(frozen=True, slots=True)
+class StoredEvent:
+    """An event as recorded: its game and its position ``seq`` (1, 2, 3... with no gaps) in that game's log."""
+
+    game_id: str
+    seq: int
+    kind: str
+    schema: int
+    payload: bytes
+    audience: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class SeatRecord:
+    """One seat at the table."""
+
+    seat: int  #: 0-based seat number
+    kind: str  #: "open" (anyone may claim it), "taken" (a player holds it) or "bot"
+    bot: str  #: the bot's name ("random", "heuristic") for a bot seat, else ""
+    player_name: str  #: the name shown at the table
+    token_hash: bytes  #: hash of the player's secret token when taken, else b""
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    """A game's mutable record, kept beside its event log."""
+
+    game_id: str
+    created_at: str  #: ISO-8601 UTC, always in one format, so text order is time order
+    rules: bytes  #: the serialized rule set, opaque to the store
+    players: int
+    seats: tuple[SeatRecord, ...]
+    last_seq: int  #: seq of the game's last event; 0 for an empty log
+    over: bool
+
+    @property
+    def open(self) -> bool:
+        """True while the game is not over and some seat is still waiting for a player."""
+        return not self.over and any(seat.kind == SEAT_OPEN for seat in self.seats)
+
+
+@dataclass(frozen=True, slots=True)
+class AppendResult:
+    """What an append recorded: the game's new last seq and the response the service stored with it."""
+
+    last_seq: int
+    response: bytes
+
+
+class StoreError(Exception):
+    """Base of the store's errors."""
+
+
+class GameNotFound(StoreError):
+    """No game has this id."""
+
+
+class VersionConflict(StoreError):
+    """Another writer got there first: the expected last seq is stale (or the game id is already used)."""
+
+
+class SeatUnavailable(StoreError):
+    """The seat asked for is not open (taken, a bot, not at this table), or no seat is open at all."""
+
+
+class StoreUnavailable(StoreError):
+    """The backend cannot be reached or cannot write now (connection refused, disk error, store closed)."""
+
+
+class EventStore(Protocol):
+    """What the service needs from a store. Each backend module implements it; one contract suite tests all."""
+
+    async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
+        """Store a new game and its first events (seq 1..n) in one transaction; ``game.last_seq`` is ignored.
+
+        A ``request_id`` already used to create a game returns that game as it is now, and writes nothing.
+
+        :raises VersionConflict: the game id is already used by another request.
+        """
+        ...
+
+    async def append(
+        self,
+        game_id: str,
+        expected_last_seq: int,
+        events: Sequence[NewEvent],
+        request_id: str | None,
+        response: bytes,
+        over: bool,
+    ) -> AppendResult:
+        """Append events after ``expected_last_seq``, record ``response`` under ``request_id``, set ``over``.
+
+        A ``request_id`` already recorded for this game returns the recorded result and appends nothing.
+
+        :raises GameNotFound: no such game.
+        :raises VersionConflict: the game's last seq is not ``expected_last_seq``; nothing was written.
+        """
+        ...
+
+    async def find_response(self, game_id: str, request_id: str) -> bytes | None:
+        """The response recorded by the append made with this request id in this game, or None if none was."""
+        ...
+
+    async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        """The game's events with seq > ``after_seq``, in order.
+
+        :raises GameNotFound: no such game.
+        """
+        ...
+
+    async def get_game(self, game_id: str) -> GameRecord:
+        """The game's record.
+
+        :raises GameNotFound: no such game.
+        """
+        ...
+
+    async def claim_seat(
+        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+    ) -> tuple[GameRecord, int]:
+        """Turn an open seat (``None``: the lowest open one) into a taken one; returns the game and the seat.
+
+        A ``request_id`` already used to claim a seat in this game returns that seat again.
+
+        :raises GameNotFound: no such game.
+        :raises SeatUnavailable: the seat is not open, or no seat is, or the game is over.
+        """
+        ...
+
+    async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
+        """Replace the token hash of a taken seat (a retried join hands out a fresh token).
+
+        :raises GameNotFound: no such game.
+        :raises SeatUnavailable: the seat is not a taken one.
+        """
+        ...
+
+    async def seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
+        """The seat taken with this token hash, or None.
+
+        :raises GameNotFound: no such game.
+        """
+        ...
+
+    async def list_open_games(self, page_size: int, after: str | None) -> tuple[list[GameRecord], str | None]:
+        """One page of open games, newest first, and the cursor of the next page (None on the last page).
+
+        :raises ValueError: ``page_size`` < 1 or ``after`` is not a cursor this store returned.
+        """
+        ...
+
+    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> None:
+        """Return once the game has an event with seq > ``after_seq`` (at once if it has), or after ``timeout``.
+
+        Appends by other store objects and other processes on the same database wake it too.
+
+        :raises GameNotFound: no such game.
+        """
+        ...
+
+    async def ping(self) -> None:
+        """Check that the backend answers.
+
+        :raises StoreUnavailable: it does not.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release connections and threads; the store must not be used afterwards."""
+        ...
+
+
+async def open_store(url: str) -> EventStore:
+    """Open (creating or migrating its schema) the store a URL names.
+
+    ``sqlite:///relative/path.db``, ``sqlite:////absolute/path.db`` (three slashes, then the path, as in
+    SQLAlchemy), ``sqlite:///:memory:`` (one store object only), or ``postgresql://...`` / ``postgres://...``.
+
+    :raises ValueError: the URL's scheme is not one of these.
+    :raises StoreUnavailable: an SQLite file cannot be opened.
+    """
+    # Backends are imported here so that neither import costs anything (or fails) for the other's users.
+    scheme, sep, _ = url.partition("://")
+    if sep and scheme == "sqlite":
+        from .sqlite import SQLiteStore
+
+        return await SQLiteStore.open(sqlite_path(url))
+    if sep and scheme in ("postgresql", "postgres"):
+        from .postgres import PostgresStore
+
+        return await PostgresStore.open(url)
+    raise ValueError(f"unknown event store URL {url!r}: expected sqlite:///PATH, postgresql://... or postgres://...")
+
+
+def sqlite_path(url: str) -> str:
+    """The file path of a ``sqlite:///PATH`` URL (``:memory:`` for an in-memory database)."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or len(url) == len(prefix):
+        raise ValueError(f"bad SQLite URL {url!r}: expected sqlite:///relative/path.db or sqlite:////absolute/path.db")
+    return url[len(prefix) :]
+
+
+# Helpers shared by the backends.
+
+
+def encode_cursor(game: GameRecord) -> str:
+    """A page cursor: the sort key of the last game shown, opaque to callers."""
+    key = json.dumps([game.created_at, game.game_id], separators=(",", ":"))
+    return base64.urlsafe_b64encode(key.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> tuple[str, str]:
+    """The (created_at, game_id) key inside a cursor from :func:`encode_cursor`.
+
+    :raises ValueError: the cursor was not made by :func:`encode_cursor`.
+    """
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
+        created_at, game_id = json.loads(raw)
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError) as exc:
+        raise ValueError(f"invalid page cursor {cursor!r}") from exc
+    if not isinstance(created_at, str) or not isinstance(game_id, str):
+        raise ValueError(f"invalid page cursor {cursor!r}")
+    return created_at, game_id
+
+
+def check_page_size(page_size: int) -> None:
+    if page_size < 1:
+        raise ValueError(f"page_size must be at least 1, got {page_size}")
+
+
+#: One row of a games-with-seats query: the game's columns, then one seat's (None for a game with no seats).
+GameRow = tuple[str, str, bytes, int, int, bool, int | None, str | None, str | None, str | None, bytes | None]
+
+
+def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
+    """Group rows ordered by game then seat into records, keeping the games' order."""
+    games: dict[str, tuple[GameRow, list[SeatRecord]]] = {}
+    for row in rows:
+        _, seats = games.setdefault(row[0], (row, []))
+        seat, kind, bot, player_name, token_hash = row[6:]
+        if seat is not None:
+            seats.append(SeatRecord(seat, str(kind), str(bot), str(player_name), bytes(token_hash or b"")))
+    return [
+        GameRecord(
+            game_id=row[0],
+            created_at=row[1],
+            rules=bytes(row[2]),
+            players=row[3],
+            seats=tuple(seats),
+            last_seq=row[4],
+            over=bool(row[5]),
+        )
+        for row, seats in games.values()
+    ]
+
+
+def choose_seat(game: GameRecord, seat: int | None) -> int:
+    """The seat a claim takes: the one asked for if it is open, else (``None``) the lowest open one.
+
+    :raises SeatUnavailable: the game is over, or the seat asked for is not open, or no seat is.
+    """
+    if game.over:
+        raise SeatUnavailable(f"game {game.game_id!r} is over")
+    open_seats = [record.seat for record in game.seats if record.kind == SEAT_OPEN]
+    if seat is None:
+        if not open_seats:
+            raise SeatUnavailable(f"game {game.game_id!r} has no open seat")
+        return min(open_seats)
+    if seat not in open_seats:
+        raise SeatUnavailable(f"seat {seat} of game {game.game_id!r} is not open")
+    return seat
+
+
+def check_token_hash(token_hash: bytes) -> None:
+    # b"" is the hash of seats nobody holds; a taken seat with it would be found by a caller with no token.
+    if not token_hash:
+        raise ValueError("token_hash must not be empty")
+
+
+def page_of(games: list[GameRecord], page_size: int) -> tuple[list[GameRecord], str | None]:
+    """Cut a query's ``page_size + 1`` games to a page; the extra game only tells that a next page exists."""
+    if len(games) <= page_size:
+        return games, None
+    page = games[:page_size]
+    return page, encode_cursor(page[-1])
+
+
+class ChangeSignals:
+    """Wake-ups for :meth:`EventStore.wait_for_change`, per game, fired by appends, notifications and polls.
+
+    Each watched game has one :class:`asyncio.Event`; firing sets it and starts a new one, so a waiter that
+    took the event before checking the database cannot miss a change made after its check.
+    """
+
+    def __init__(self) -> None:
+        self._events: dict[str, asyncio.Event] = {}
+        self._watchers: dict[str, int] = {}
+        self._known_seq: dict[str, int] = {}
+
+    @property
+    def watching(self) -> bool:
+        return bool(self._watchers)
+
+    @contextlib.contextmanager
+    def watch(self, game_id: str) -> Iterator[None]:
+        self._watchers[game_id] = self._watchers.get(game_id, 0) + 1
+        try:
+            yield
+        finally:
+            self._watchers[game_id] -= 1
+            if not self._watchers[game_id]:
+                # Forget unwatched games, or every game ever waited on would stay in memory.
+                del self._watchers[game_id]
+                self._events.pop(game_id, None)
+                self._known_seq.pop(game_id, None)
+
+    def current(self, game_id: str) -> asyncio.Event:
+        return self._events.setdefault(game_id, asyncio.Event())
+
+    def known_seq(self, game_id: str) -> int:
+        """The highest seq a notification announced for a watched game (0 if none did)."""
+        return self._known_seq.get(game_id, 0)
+
+    def fire(self, game_id: str, last_seq: int | None = None) -> None:
+        if game_id not in self._watchers:
+            return
+        if last_seq is not None:
+            self._known_seq[game_id] = max(last_seq, self._known_seq.get(game_id, 0))
+        event = self._events.pop(game_id, None)
+        if event is not None:
+            event.set()
+
+    def fire_all(self) -> None:
+        """Wake every waiter to look again (after a poll saw some change, or after notifications may be lost)."""
+        events, self._events = self._events, {}
+        for event in events.values():
+            event.set()
+
+
+async def wait_until_after(
+    signals: ChangeSignals,
+    game_id: str,
+    after_seq: int,
+    timeout: float,
+    last_seq: Callable[[], Awaitable[int]],
+) -> None:
+    """The shared body of ``wait_for_change``: check, sleep until fired or timed out, check again."""
+    deadline = time.monotonic() + timeout
+    with signals.watch(game_id):
+        while True:
+            fired = signals.current(game_id)
+            if signals.known_seq(game_id) > after_seq or await last_seq() > after_seq:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            try:
+                await asyncio.wait_for(fired.wait(), remaining)
+            except TimeoutError:
+                return

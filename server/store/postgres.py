@@ -1,0 +1,522 @@
+"""The PostgreSQL event store: one database shared by every replica of the server.
+
+Calls borrow connections from a :class:`psycopg_pool.AsyncConnectionPool`; every write is one transaction,
+committed (so durable) before the call returns. Two appends at the same expected seq both try to insert the
+same (game_id, seq) key: the unique index lets exactly one commit and the other becomes a
+:class:`VersionConflict`. Appends ``NOTIFY`` a channel with ``game_id:last_seq`` inside their transaction, so
+the message leaves only if the events were committed; each store object keeps one ``LISTEN`` connection and
+wakes its own waiters, whichever replica appended.
+
+The schema is created and migrated at open, under an advisory lock so that replicas starting together apply
+each migration once. A database that is down at open is not an error: the server can start first and report
+itself not serving (``ping`` raises :class:`StoreUnavailable`) until the database answers; the schema is then
+made before the first call.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import AsyncConnection, sql
+from psycopg_pool import AsyncConnectionPool
+
+from .base import (
+    SEAT_OPEN,
+    SEAT_TAKEN,
+    AppendResult,
+    ChangeSignals,
+    GameNotFound,
+    GameRecord,
+    GameRow,
+    NewEvent,
+    SeatUnavailable,
+    StoredEvent,
+    StoreUnavailable,
+    VersionConflict,
+    check_page_size,
+    check_token_hash,
+    choose_seat,
+    decode_cursor,
+    games_from_rows,
+    page_of,
+    wait_until_after,
+)
+
+T = TypeVar("T")
+Conn = AsyncConnection[Any]
+
+CHANNEL = "truco_events"
+#: Key of the advisory lock that serializes migrations ("truco" in ASCII).
+MIGRATION_LOCK_KEY = 0x747275636F
+TIMEOUT_S = 5.0
+#: A health check should answer fast; a pool busy for this long is as good as down.
+PING_TIMEOUT_S = 2.0
+LISTEN_RETRY_MAX_S = 5.0
+
+#: Schema migrations, applied in order at open; version N is MIGRATIONS[N - 1]. Never edit a released one:
+#: append a new script instead.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    -- COLLATE "C": ids and ISO-8601 times sort byte by byte, whatever the database's locale, as in SQLite.
+    CREATE TABLE games (
+        game_id text COLLATE "C" PRIMARY KEY,
+        created_at text COLLATE "C" NOT NULL,
+        rules bytea NOT NULL,
+        players integer NOT NULL,
+        last_seq bigint NOT NULL,
+        over boolean NOT NULL,
+        create_request_id text UNIQUE
+    );
+    CREATE INDEX games_unfinished_newest ON games (created_at DESC, game_id DESC) WHERE NOT over;
+    CREATE TABLE seats (
+        game_id text COLLATE "C" NOT NULL REFERENCES games (game_id),
+        seat integer NOT NULL,
+        kind text NOT NULL CHECK (kind IN ('open', 'taken', 'bot')),
+        bot text NOT NULL,
+        player_name text NOT NULL,
+        token_hash bytea NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    );
+    CREATE TABLE events (
+        game_id text COLLATE "C" NOT NULL REFERENCES games (game_id),
+        seq bigint NOT NULL,
+        kind text NOT NULL,
+        schema integer NOT NULL,
+        payload bytea NOT NULL,
+        audience smallint,
+        PRIMARY KEY (game_id, seq)
+    );
+    CREATE TABLE append_requests (
+        game_id text COLLATE "C" NOT NULL REFERENCES games (game_id),
+        request_id text NOT NULL,
+        response bytea NOT NULL,
+        last_seq bigint NOT NULL,
+        PRIMARY KEY (game_id, request_id)
+    );
+    CREATE TABLE seat_claims (
+        game_id text COLLATE "C" NOT NULL REFERENCES games (game_id),
+        request_id text NOT NULL,
+        seat integer NOT NULL,
+        PRIMARY KEY (game_id, request_id)
+    );
+    """,
+)
+
+_GAME_COLUMNS = (
+    "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, s.seat, s.kind, s.bot, s.player_name, "
+    "s.token_hash"
+)
+_GAME_QUERY = f"""
+    SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN seats s ON s.game_id = g.game_id
+    WHERE g.game_id = %s ORDER BY s.seat
+"""
+_OPEN_GAMES_QUERY = """
+    SELECT {columns} FROM (
+        SELECT * FROM games
+        WHERE NOT over AND EXISTS (SELECT 1 FROM seats WHERE seats.game_id = games.game_id AND kind = 'open')
+        {after}
+        ORDER BY created_at DESC, game_id DESC LIMIT %s
+    ) g LEFT JOIN seats s ON s.game_id = g.game_id
+    ORDER BY g.created_at DESC, g.game_id DESC, s.seat
+"""
+_EVENT_INSERT = "INSERT INTO events (game_id, seq, kind, schema, payload, audience) VALUES (%s, %s, %s, %s, %s, %s)"
+
+
+class PostgresStore:
+    """An :class:`~truco.server.store.base.EventStore` in a PostgreSQL database. Build it with :meth:`open`."""
+
+    def __init__(self, url: str, pool: AsyncConnectionPool[Conn], channel: str, timeout: float) -> None:
+        self._url = url
+        self._pool = pool
+        self._channel = channel
+        self._timeout = timeout
+        self._migrated = False
+        self._migrate_lock = asyncio.Lock()
+        self._signals = ChangeSignals()
+        self._listener: asyncio.Task[None] | None = None
+        self._listening = asyncio.Event()
+        self._closed = False
+
+    @classmethod
+    async def open(
+        cls, url: str, *, max_connections: int = 10, timeout: float = TIMEOUT_S, channel: str = CHANNEL
+    ) -> PostgresStore:
+        """A store on the database at ``url``, its schema made or migrated if the database answers now.
+
+        ``timeout`` bounds the wait for a connection; ``channel`` names the NOTIFY channel (one per database).
+        """
+        pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
+            url,
+            min_size=1,
+            max_size=max_connections,
+            open=False,
+            timeout=timeout,
+            # Autocommit: a transaction is opened only by conn.transaction(), never left idle by a plain read.
+            kwargs={"autocommit": True},
+            # A connection broken while idle (database restarted) is replaced instead of failing the next call.
+            check=AsyncConnectionPool.check_connection,
+            name="truco-store",
+        )
+        await pool.open(wait=False)
+        store = cls(url, pool, channel, timeout)
+        with contextlib.suppress(StoreUnavailable):
+            await store._ensure_schema()
+        return store
+
+    # The EventStore methods.
+
+    async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
+        try:
+            return await self._run(lambda conn: self._create_game(conn, game, events, request_id))
+        except VersionConflict:
+            # The same request may have been committed by a concurrent call (a retry racing the original).
+            if request_id is not None:
+                existing = await self._run(lambda conn: _game_by_request(conn, request_id))
+                if existing is not None:
+                    return existing
+            raise
+
+    async def append(
+        self,
+        game_id: str,
+        expected_last_seq: int,
+        events: Sequence[NewEvent],
+        request_id: str | None,
+        response: bytes,
+        over: bool,
+    ) -> AppendResult:
+        try:
+            result = await self._run(
+                lambda conn: self._append(conn, game_id, expected_last_seq, events, request_id, response, over)
+            )
+        except VersionConflict:
+            # A retry racing its own original loses on the unique key; answer it with what the original recorded.
+            if request_id is not None:
+                recorded = await self._run(lambda conn: _recorded_append(conn, game_id, request_id))
+                if recorded is not None:
+                    return recorded
+            raise
+        # Our own listener will hear the NOTIFY too; firing now saves local waiters that round trip.
+        self._signals.fire(game_id, result.last_seq)
+        return result
+
+    async def find_response(self, game_id: str, request_id: str) -> bytes | None:
+        recorded = await self._run(lambda conn: _recorded_append(conn, game_id, request_id))
+        return recorded.response if recorded is not None else None
+
+    async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        return await self._run(lambda conn: _read(conn, game_id, after_seq))
+
+    async def get_game(self, game_id: str) -> GameRecord:
+        return await self._run(lambda conn: _get_game(conn, game_id))
+
+    async def claim_seat(
+        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+    ) -> tuple[GameRecord, int]:
+        check_token_hash(token_hash)
+        return await self._run(lambda conn: _claim_seat(conn, game_id, seat, token_hash, player_name, request_id))
+
+    async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
+        check_token_hash(token_hash)
+        await self._run(lambda conn: _set_seat_token(conn, game_id, seat, token_hash))
+
+    async def seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
+        return await self._run(lambda conn: _seat_for_token(conn, game_id, token_hash))
+
+    async def list_open_games(self, page_size: int, after: str | None) -> tuple[list[GameRecord], str | None]:
+        check_page_size(page_size)
+        key = decode_cursor(after) if after is not None else None
+        games = await self._run(lambda conn: _open_games(conn, page_size + 1, key))
+        return page_of(games, page_size)
+
+    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> None:
+        # LISTEN must be in place before the first look at the database, or a commit between the two is missed.
+        await self._ensure_listening()
+        await wait_until_after(
+            self._signals, game_id, after_seq, timeout, lambda: self._run(lambda conn: _last_seq(conn, game_id))
+        )
+
+    async def ping(self) -> None:
+        await self._ensure_schema()
+        try:
+            async with self._pool.connection(timeout=min(self._timeout, PING_TIMEOUT_S)) as conn:
+                await conn.execute("SELECT 1")
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            raise StoreUnavailable(f"PostgreSQL is unreachable: {exc}") from exc
+
+    async def close(self) -> None:
+        self._closed = True
+        if self._listener is not None:
+            self._listener.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._listener
+            self._listener = None
+        await self._pool.close()
+
+    # Transactions.
+
+    async def _run(self, work: Callable[[Conn], Awaitable[T]]) -> T:
+        """Run ``work`` in one transaction on a pooled connection; outages become :class:`StoreUnavailable`."""
+        await self._ensure_schema()
+        try:
+            async with self._pool.connection() as conn, conn.transaction():
+                return await work(conn)
+        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+            raise StoreUnavailable(f"PostgreSQL is unreachable: {exc}") from exc
+
+    async def _ensure_schema(self) -> None:
+        if self._closed:
+            raise StoreUnavailable("the PostgreSQL store is closed")
+        if self._migrated:
+            return
+        async with self._migrate_lock:
+            if self._migrated:
+                return
+            try:
+                # A connection of its own, not the pool's: with the database down it fails at once, where the
+                # pool would wait its whole timeout.
+                async with await AsyncConnection.connect(
+                    self._url, autocommit=True, connect_timeout=max(1, round(self._timeout))
+                ) as conn:
+                    await _migrate(conn)
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                raise StoreUnavailable(f"PostgreSQL is unreachable: {exc}") from exc
+            self._migrated = True
+
+    async def _create_game(
+        self, conn: Conn, game: GameRecord, events: Sequence[NewEvent], request_id: str | None
+    ) -> GameRecord:
+        if request_id is not None:
+            existing = await _game_by_request(conn, request_id)
+            if existing is not None:
+                return existing
+        try:
+            await _insert_game(conn, game, len(events), request_id)
+            await _insert_events(conn, game.game_id, 0, events)
+        except psycopg.errors.UniqueViolation as exc:
+            raise VersionConflict(f"game {game.game_id!r} already exists") from exc
+        return await _get_game(conn, game.game_id)
+
+    async def _append(
+        self,
+        conn: Conn,
+        game_id: str,
+        expected_last_seq: int,
+        events: Sequence[NewEvent],
+        request_id: str | None,
+        response: bytes,
+        over: bool,
+    ) -> AppendResult:
+        if request_id is not None:
+            recorded = await _recorded_append(conn, game_id, request_id)
+            if recorded is not None:
+                return recorded
+        stale = VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
+        if await _last_seq(conn, game_id) != expected_last_seq:
+            raise stale
+        last_seq = expected_last_seq + len(events)
+        try:
+            await _insert_events(conn, game_id, expected_last_seq, events)
+            if request_id is not None:
+                await conn.execute(
+                    "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (%s, %s, %s, %s)",
+                    (game_id, request_id, response, last_seq),
+                )
+        except psycopg.errors.UniqueViolation as exc:
+            raise stale from exc
+        updated = await conn.execute(
+            "UPDATE games SET last_seq = %s, over = %s WHERE game_id = %s AND last_seq = %s",
+            (last_seq, over, game_id, expected_last_seq),
+        )
+        if updated.rowcount != 1:
+            raise stale
+        await conn.execute("SELECT pg_notify(%s, %s)", (self._channel, f"{game_id}:{last_seq}"))
+        return AppendResult(last_seq, response)
+
+    # Waking waiters on other replicas' appends.
+
+    async def _ensure_listening(self) -> None:
+        if self._closed:
+            raise StoreUnavailable("the PostgreSQL store is closed")
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.create_task(self._listen(), name="truco-postgres-listener")
+        try:
+            await asyncio.wait_for(self._listening.wait(), self._timeout)
+        except TimeoutError as exc:
+            raise StoreUnavailable("PostgreSQL is unreachable: cannot LISTEN for appends") from exc
+
+    async def _listen(self) -> None:
+        """Keep one connection listening on the channel, reconnecting with backoff when it is lost."""
+        delay = 0.1
+        while True:
+            try:
+                async with await AsyncConnection.connect(
+                    self._url, autocommit=True, connect_timeout=max(1, round(self._timeout))
+                ) as conn:
+                    await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+                    self._listening.set()
+                    # Notifications sent while we were not listening are lost: every waiter looks again.
+                    self._signals.fire_all()
+                    delay = 0.1
+                    async for notify in conn.notifies():
+                        self._on_notify(notify.payload)
+            except (psycopg.OperationalError, psycopg.InterfaceError):
+                pass
+            finally:
+                self._listening.clear()
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, LISTEN_RETRY_MAX_S)
+
+    def _on_notify(self, payload: str) -> None:
+        game_id, _, seq = payload.rpartition(":")
+        with contextlib.suppress(ValueError):
+            self._signals.fire(game_id, int(seq))
+
+
+async def _migrate(conn: Conn) -> None:
+    """Apply the migrations the database lacks, one replica at a time."""
+    async with conn.transaction():
+        # Held until this transaction ends; a second replica waits here, then finds the migrations applied.
+        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+        await conn.execute(
+            "CREATE TABLE IF NOT EXISTS schema_version"
+            " (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
+        )
+        cur = await conn.execute("SELECT coalesce(max(version), 0) FROM schema_version")
+        row = await cur.fetchone()
+        current = int(row[0]) if row is not None else 0
+        for version, script in enumerate(MIGRATIONS, start=1):
+            if version > current:
+                await conn.execute(script)  # a constant script: several statements, no parameters
+                await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
+
+
+async def _insert_game(conn: Conn, game: GameRecord, last_seq: int, request_id: str | None) -> None:
+    await conn.execute(
+        "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id)"
+        " VALUES (%s, %s, %s, %s, %s, %s, %s)",
+        (game.game_id, game.created_at, game.rules, game.players, last_seq, game.over, request_id),
+    )
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash) VALUES (%s, %s, %s, %s, %s, %s)",
+            [(game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash) for s in game.seats],
+        )
+
+
+async def _insert_events(conn: Conn, game_id: str, after_seq: int, events: Sequence[NewEvent]) -> None:
+    if not events:
+        return
+    async with conn.cursor() as cur:
+        await cur.executemany(
+            _EVENT_INSERT,
+            [(game_id, after_seq + i, e.kind, e.schema, e.payload, e.audience) for i, e in enumerate(events, start=1)],
+        )
+
+
+async def _get_game(conn: Conn, game_id: str) -> GameRecord:
+    cur = await conn.execute(_GAME_QUERY, (game_id,))
+    rows: list[GameRow] = await cur.fetchall()
+    if not rows:
+        raise GameNotFound(f"no game {game_id!r}")
+    return games_from_rows(rows)[0]
+
+
+async def _game_by_request(conn: Conn, request_id: str) -> GameRecord | None:
+    cur = await conn.execute("SELECT game_id FROM games WHERE create_request_id = %s", (request_id,))
+    row = await cur.fetchone()
+    return await _get_game(conn, row[0]) if row is not None else None
+
+
+async def _last_seq(conn: Conn, game_id: str) -> int:
+    cur = await conn.execute("SELECT last_seq FROM games WHERE game_id = %s", (game_id,))
+    row = await cur.fetchone()
+    if row is None:
+        raise GameNotFound(f"no game {game_id!r}")
+    return int(row[0])
+
+
+async def _recorded_append(conn: Conn, game_id: str, request_id: str) -> AppendResult | None:
+    cur = await conn.execute(
+        "SELECT last_seq, response FROM append_requests WHERE game_id = %s AND request_id = %s",
+        (game_id, request_id),
+    )
+    row = await cur.fetchone()
+    return AppendResult(int(row[0]), bytes(row[1])) if row is not None else None
+
+
+async def _read(conn: Conn, game_id: str, after_seq: int) -> list[StoredEvent]:
+    cur = await conn.execute(
+        "SELECT seq, kind, schema, payload, audience FROM events WHERE game_id = %s AND seq > %s ORDER BY seq",
+        (game_id, after_seq),
+    )
+    rows = await cur.fetchall()
+    if not rows:
+        await _last_seq(conn, game_id)  # raises GameNotFound for an unknown game
+    return [
+        StoredEvent(game_id, int(seq), kind, schema, bytes(payload), audience)
+        for seq, kind, schema, payload, audience in rows
+    ]
+
+
+async def _claim_seat(
+    conn: Conn, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+) -> tuple[GameRecord, int]:
+    # Lock the game's row: claims of one game run one after another, so "lowest open seat" and the request-id
+    # check stay true until commit.
+    cur = await conn.execute("SELECT 1 FROM games WHERE game_id = %s FOR UPDATE", (game_id,))
+    if await cur.fetchone() is None:
+        raise GameNotFound(f"no game {game_id!r}")
+    if request_id is not None:
+        cur = await conn.execute(
+            "SELECT seat FROM seat_claims WHERE game_id = %s AND request_id = %s", (game_id, request_id)
+        )
+        claimed = await cur.fetchone()
+        if claimed is not None:
+            return await _get_game(conn, game_id), int(claimed[0])
+    chosen = choose_seat(await _get_game(conn, game_id), seat)
+    await conn.execute(
+        "UPDATE seats SET kind = %s, token_hash = %s, player_name = %s WHERE game_id = %s AND seat = %s AND kind = %s",
+        (SEAT_TAKEN, token_hash, player_name, game_id, chosen, SEAT_OPEN),
+    )
+    if request_id is not None:
+        await conn.execute(
+            "INSERT INTO seat_claims (game_id, request_id, seat) VALUES (%s, %s, %s)", (game_id, request_id, chosen)
+        )
+    return await _get_game(conn, game_id), chosen
+
+
+async def _set_seat_token(conn: Conn, game_id: str, seat: int, token_hash: bytes) -> None:
+    updated = await conn.execute(
+        "UPDATE seats SET token_hash = %s WHERE game_id = %s AND seat = %s AND kind = %s",
+        (token_hash, game_id, seat, SEAT_TAKEN),
+    )
+    if updated.rowcount != 1:
+        await _last_seq(conn, game_id)  # raises GameNotFound for an unknown game
+        raise SeatUnavailable(f"seat {seat} of game {game_id!r} is not taken")
+
+
+async def _seat_for_token(conn: Conn, game_id: str, token_hash: bytes) -> int | None:
+    cur = await conn.execute(
+        "SELECT seat FROM seats WHERE game_id = %s AND kind = %s AND token_hash = %s", (game_id, SEAT_TAKEN, token_hash)
+    )
+    row = await cur.fetchone()
+    if row is None:
+        await _last_seq(conn, game_id)  # raises GameNotFound for an unknown game
+        return None
+    return int(row[0])
+
+
+async def _open_games(conn: Conn, limit: int, after: tuple[str, str] | None) -> list[GameRecord]:
+    after_clause = "AND (created_at, game_id) < (%s, %s)" if after is not None else ""
+    query = _OPEN_GAMES_QUERY.format(columns=_GAME_COLUMNS, after=after_clause)
+    cur = await conn.execute(query, (*(after or ()), limit))
+    rows: list[GameRow] = await cur.fetchall()
+    return games_from_rows(rows)
+
+
+__all__ = ["MIGRATIONS", "PostgresStore"]

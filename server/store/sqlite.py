@@ -1,0 +1,482 @@
+"""The SQLite event store: one file, for a single server (or a few processes on one machine).
+
+The stdlib driver blocks, so each store object owns one connection used by one worker thread, one call at a
+time: the event loop never blocks and no connection is shared between threads. The file is in WAL mode with
+``synchronous=FULL``, so a commit is on disk when the call returns and readers never wait for the writer.
+Writers take the write lock up front (``BEGIN IMMEDIATE``); other processes wait for it up to the busy
+timeout.
+
+Appends by this store object wake its waiters at once; appends by other processes are noticed by polling
+``PRAGMA data_version`` (which changes when another connection commits), every 50 ms while someone waits.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+import contextlib
+import functools
+import sqlite3
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import ParamSpec, TypeVar
+
+from .base import (
+    SEAT_OPEN,
+    SEAT_TAKEN,
+    AppendResult,
+    ChangeSignals,
+    GameNotFound,
+    GameRecord,
+    GameRow,
+    NewEvent,
+    SeatUnavailable,
+    StoredEvent,
+    StoreUnavailable,
+    VersionConflict,
+    check_page_size,
+    check_token_hash,
+    choose_seat,
+    decode_cursor,
+    games_from_rows,
+    page_of,
+    wait_until_after,
+)
+
+P = ParamSpec("P")
+T = TypeVar("T")
+
+BUSY_TIMEOUT_MS = 10_000
+POLL_INTERVAL_S = 0.05
+
+#: Schema migrations, applied in order at open; version N is MIGRATIONS[N - 1]. Never edit a released one:
+#: append a new script instead.
+MIGRATIONS: tuple[str, ...] = (
+    """
+    CREATE TABLE games (
+        game_id TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL,
+        rules BLOB NOT NULL,
+        players INTEGER NOT NULL,
+        last_seq INTEGER NOT NULL,
+        over INTEGER NOT NULL,
+        create_request_id TEXT UNIQUE
+    );
+    CREATE INDEX games_unfinished_newest ON games (created_at DESC, game_id DESC) WHERE over = 0;
+    CREATE TABLE seats (
+        game_id TEXT NOT NULL REFERENCES games (game_id),
+        seat INTEGER NOT NULL,
+        kind TEXT NOT NULL CHECK (kind IN ('open', 'taken', 'bot')),
+        bot TEXT NOT NULL,
+        player_name TEXT NOT NULL,
+        token_hash BLOB NOT NULL,
+        PRIMARY KEY (game_id, seat)
+    ) WITHOUT ROWID;
+    CREATE TABLE events (
+        game_id TEXT NOT NULL REFERENCES games (game_id),
+        seq INTEGER NOT NULL,
+        kind TEXT NOT NULL,
+        schema INTEGER NOT NULL,
+        payload BLOB NOT NULL,
+        audience INTEGER,
+        PRIMARY KEY (game_id, seq)
+    ) WITHOUT ROWID;
+    CREATE TABLE append_requests (
+        game_id TEXT NOT NULL REFERENCES games (game_id),
+        request_id TEXT NOT NULL,
+        response BLOB NOT NULL,
+        last_seq INTEGER NOT NULL,
+        PRIMARY KEY (game_id, request_id)
+    ) WITHOUT ROWID;
+    CREATE TABLE seat_claims (
+        game_id TEXT NOT NULL REFERENCES games (game_id),
+        request_id TEXT NOT NULL,
+        seat INTEGER NOT NULL,
+        PRIMARY KEY (game_id, request_id)
+    ) WITHOUT ROWID;
+    """,
+)
+
+_GAME_COLUMNS = (
+    "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, s.seat, s.kind, s.bot, s.player_name, "
+    "s.token_hash"
+)
+_GAME_QUERY = f"""
+    SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN seats s ON s.game_id = g.game_id
+    WHERE g.game_id = ? ORDER BY s.seat
+"""
+_OPEN_GAMES_QUERY = """
+    SELECT {columns} FROM (
+        SELECT * FROM games
+        WHERE over = 0 AND EXISTS (SELECT 1 FROM seats WHERE seats.game_id = games.game_id AND kind = 'open')
+        {after}
+        ORDER BY created_at DESC, game_id DESC LIMIT ?
+    ) g LEFT JOIN seats s ON s.game_id = g.game_id
+    ORDER BY g.created_at DESC, g.game_id DESC, s.seat
+"""
+_EVENT_INSERT = "INSERT INTO events (game_id, seq, kind, schema, payload, audience) VALUES (?, ?, ?, ?, ?, ?)"
+
+
+class SQLiteStore:
+    """An :class:`~truco.server.store.base.EventStore` in one SQLite file. Build it with :meth:`open`."""
+
+    def __init__(self, path: str, poll_interval: float = POLL_INTERVAL_S) -> None:
+        self._path = path
+        self._poll_interval = poll_interval
+        self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="truco-sqlite")
+        self._conn: sqlite3.Connection | None = None
+        self._closed = False
+        self._signals = ChangeSignals()
+        self._poller: asyncio.Task[None] | None = None
+
+    @classmethod
+    async def open(cls, path: str, poll_interval: float = POLL_INTERVAL_S) -> SQLiteStore:
+        """Open (creating and migrating) the database file at ``path`` (``:memory:`` for a private one).
+
+        :raises StoreUnavailable: the file cannot be opened or written.
+        """
+        store = cls(path, poll_interval)
+        try:
+            await store._call(store._connect)
+        except BaseException:
+            await store.close()
+            raise
+        return store
+
+    # The EventStore methods.
+
+    async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
+        return await self._call(self._create_game, game, events, request_id)
+
+    async def append(
+        self,
+        game_id: str,
+        expected_last_seq: int,
+        events: Sequence[NewEvent],
+        request_id: str | None,
+        response: bytes,
+        over: bool,
+    ) -> AppendResult:
+        result = await self._call(self._append, game_id, expected_last_seq, events, request_id, response, over)
+        self._signals.fire(game_id, result.last_seq)
+        return result
+
+    async def find_response(self, game_id: str, request_id: str) -> bytes | None:
+        recorded = await self._call(self._recorded_append, game_id, request_id)
+        return recorded.response if recorded is not None else None
+
+    async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        return await self._call(self._read, game_id, after_seq)
+
+    async def get_game(self, game_id: str) -> GameRecord:
+        return await self._call(self._get_game, game_id)
+
+    async def claim_seat(
+        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+    ) -> tuple[GameRecord, int]:
+        check_token_hash(token_hash)
+        return await self._call(self._claim_seat, game_id, seat, token_hash, player_name, request_id)
+
+    async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
+        check_token_hash(token_hash)
+        await self._call(self._set_seat_token, game_id, seat, token_hash)
+
+    async def seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
+        return await self._call(self._seat_for_token, game_id, token_hash)
+
+    async def list_open_games(self, page_size: int, after: str | None) -> tuple[list[GameRecord], str | None]:
+        check_page_size(page_size)
+        key = decode_cursor(after) if after is not None else None
+        games = await self._call(self._open_games, page_size + 1, key)
+        return page_of(games, page_size)
+
+    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> None:
+        if self._closed:
+            raise StoreUnavailable("the SQLite store is closed")
+        self._start_poller()
+        await wait_until_after(self._signals, game_id, after_seq, timeout, lambda: self._call(self._last_seq, game_id))
+
+    async def ping(self) -> None:
+        await self._call(self._ping)
+
+    async def close(self) -> None:
+        if self._closed:
+            return
+        if self._poller is not None:
+            self._poller.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._poller
+        with contextlib.suppress(StoreUnavailable):
+            await self._call(self._disconnect)
+        self._closed = True
+        self._executor.shutdown(wait=False)
+
+    # Running on the worker thread.
+
+    async def _call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        if self._closed:
+            raise StoreUnavailable("the SQLite store is closed")
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        except sqlite3.IntegrityError:
+            raise  # a constraint the code did not expect to break: a bug, not an outage
+        except sqlite3.DatabaseError as exc:
+            raise StoreUnavailable(f"SQLite database {self._path}: {exc}") from exc
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreUnavailable("the SQLite store is not connected")
+        return self._conn
+
+    def _connect(self) -> None:
+        conn = sqlite3.connect(
+            self._path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            conn.execute("PRAGMA journal_mode = WAL")
+            # FULL: in WAL mode NORMAL may lose the last commits on power loss; an append must survive it.
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            _migrate(conn)
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    def _disconnect(self) -> None:
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _ping(self) -> None:
+        self._db().execute("SELECT count(*) FROM schema_version").fetchone()
+
+    def _create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
+        conn = self._db()
+        try:
+            with _write(conn):
+                if request_id is not None:
+                    row = conn.execute(
+                        "SELECT game_id FROM games WHERE create_request_id = ?", (request_id,)
+                    ).fetchone()
+                    if row is not None:
+                        return self._get_game(row[0])
+                _insert_game(conn, game, len(events), request_id)
+                conn.executemany(_EVENT_INSERT, _event_rows(game.game_id, 0, events))
+                return self._get_game(game.game_id)
+        except sqlite3.IntegrityError as exc:
+            raise VersionConflict(f"game {game.game_id!r} already exists") from exc
+
+    def _append(
+        self,
+        game_id: str,
+        expected_last_seq: int,
+        events: Sequence[NewEvent],
+        request_id: str | None,
+        response: bytes,
+        over: bool,
+    ) -> AppendResult:
+        conn = self._db()
+        with _write(conn):
+            if request_id is not None and (recorded := self._recorded_append(game_id, request_id)) is not None:
+                return recorded
+            if self._last_seq(game_id) != expected_last_seq:
+                raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
+            last_seq = expected_last_seq + len(events)
+            try:
+                conn.executemany(_EVENT_INSERT, _event_rows(game_id, expected_last_seq, events))
+            except sqlite3.IntegrityError as exc:
+                raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
+            updated = conn.execute(
+                "UPDATE games SET last_seq = ?, over = ? WHERE game_id = ? AND last_seq = ?",
+                (last_seq, int(over), game_id, expected_last_seq),
+            )
+            if updated.rowcount != 1:
+                raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
+            if request_id is not None:
+                conn.execute(
+                    "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (?, ?, ?, ?)",
+                    (game_id, request_id, response, last_seq),
+                )
+        return AppendResult(last_seq, response)
+
+    def _recorded_append(self, game_id: str, request_id: str) -> AppendResult | None:
+        row = (
+            self._db()
+            .execute(
+                "SELECT last_seq, response FROM append_requests WHERE game_id = ? AND request_id = ?",
+                (game_id, request_id),
+            )
+            .fetchone()
+        )
+        return AppendResult(int(row[0]), bytes(row[1])) if row is not None else None
+
+    def _read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
+        rows = (
+            self._db()
+            .execute(
+                "SELECT seq, kind, schema, payload, audience FROM events WHERE game_id = ? AND seq > ? ORDER BY seq",
+                (game_id, after_seq),
+            )
+            .fetchall()
+        )
+        if not rows:
+            self._last_seq(game_id)  # raises GameNotFound for an unknown game
+        return [
+            StoredEvent(game_id, seq, kind, schema, bytes(payload), audience)
+            for seq, kind, schema, payload, audience in rows
+        ]
+
+    def _get_game(self, game_id: str) -> GameRecord:
+        rows: list[GameRow] = self._db().execute(_GAME_QUERY, (game_id,)).fetchall()
+        if not rows:
+            raise GameNotFound(f"no game {game_id!r}")
+        return games_from_rows(rows)[0]
+
+    def _last_seq(self, game_id: str) -> int:
+        row = self._db().execute("SELECT last_seq FROM games WHERE game_id = ?", (game_id,)).fetchone()
+        if row is None:
+            raise GameNotFound(f"no game {game_id!r}")
+        return int(row[0])
+
+    def _claim_seat(
+        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+    ) -> tuple[GameRecord, int]:
+        conn = self._db()
+        with _write(conn):
+            if request_id is not None:
+                claimed = conn.execute(
+                    "SELECT seat FROM seat_claims WHERE game_id = ? AND request_id = ?", (game_id, request_id)
+                ).fetchone()
+                if claimed is not None:
+                    return self._get_game(game_id), int(claimed[0])
+            chosen = choose_seat(self._get_game(game_id), seat)
+            conn.execute(
+                "UPDATE seats SET kind = ?, token_hash = ?, player_name = ?"
+                " WHERE game_id = ? AND seat = ? AND kind = ?",
+                (SEAT_TAKEN, token_hash, player_name, game_id, chosen, SEAT_OPEN),
+            )
+            if request_id is not None:
+                conn.execute(
+                    "INSERT INTO seat_claims (game_id, request_id, seat) VALUES (?, ?, ?)",
+                    (game_id, request_id, chosen),
+                )
+            return self._get_game(game_id), chosen
+
+    def _set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
+        conn = self._db()
+        with _write(conn):
+            updated = conn.execute(
+                "UPDATE seats SET token_hash = ? WHERE game_id = ? AND seat = ? AND kind = ?",
+                (token_hash, game_id, seat, SEAT_TAKEN),
+            )
+            if updated.rowcount != 1:
+                self._last_seq(game_id)  # raises GameNotFound for an unknown game
+                raise SeatUnavailable(f"seat {seat} of game {game_id!r} is not taken")
+
+    def _seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
+        row = (
+            self._db()
+            .execute(
+                "SELECT seat FROM seats WHERE game_id = ? AND kind = ? AND token_hash = ?",
+                (game_id, SEAT_TAKEN, token_hash),
+            )
+            .fetchone()
+        )
+        if row is None:
+            self._last_seq(game_id)  # raises GameNotFound for an unknown game
+            return None
+        return int(row[0])
+
+    def _open_games(self, limit: int, after: tuple[str, str] | None) -> list[GameRecord]:
+        after_clause = "AND (created_at, game_id) < (?, ?)" if after is not None else ""
+        query = _OPEN_GAMES_QUERY.format(columns=_GAME_COLUMNS, after=after_clause)
+        rows: list[GameRow] = self._db().execute(query, (*(after or ()), limit)).fetchall()
+        return games_from_rows(rows)
+
+    def _data_version(self) -> int:
+        return int(self._db().execute("PRAGMA data_version").fetchone()[0])
+
+    # Noticing other processes' appends.
+
+    def _start_poller(self) -> None:
+        if self._poller is not None and not self._poller.done():
+            return
+        # The baseline is queued on the worker now, so it runs before the waiter's first check: a commit by
+        # another process between that check and the baseline could otherwise go unnoticed.
+        baseline = asyncio.get_running_loop().run_in_executor(self._executor, self._data_version)
+        self._poller = asyncio.create_task(self._poll(baseline), name="truco-sqlite-poller")
+
+    async def _poll(self, baseline: asyncio.Future[int]) -> None:
+        seen = await _version_or_none(baseline)
+        while self._signals.watching:
+            await asyncio.sleep(self._poll_interval)
+            version = await _version_or_none(self._call(self._data_version))
+            # An unreadable version may hide a change: wake the waiters, who meet the error themselves if it lasts.
+            if version is None or version != seen:
+                seen = version
+                self._signals.fire_all()
+
+
+async def _version_or_none(pending: Awaitable[int]) -> int | None:
+    try:
+        return await pending
+    except (sqlite3.Error, StoreUnavailable):
+        return None
+
+
+@contextlib.contextmanager
+def _write(conn: sqlite3.Connection) -> Iterator[None]:
+    """A write transaction holding SQLite's write lock from its start, so its reads are still true at commit."""
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+        conn.execute("COMMIT")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+
+
+def _migrate(conn: sqlite3.Connection) -> None:
+    """Apply the migrations this file lacks; several processes opening a new file at once apply each once."""
+    conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
+    current = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
+    for version, script in enumerate(MIGRATIONS, start=1):
+        if version <= current:
+            continue
+        # executescript commits any open transaction first, so the transaction lives inside the script. The
+        # version row goes first: if another process applied this version since we looked, its primary key
+        # stops the script before any of the migration runs again.
+        try:
+            conn.executescript(
+                f"BEGIN IMMEDIATE; INSERT INTO schema_version VALUES ({version}, datetime('now'));\n{script}\nCOMMIT;"
+            )
+        except sqlite3.IntegrityError:
+            conn.execute("ROLLBACK")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+
+def _insert_game(conn: sqlite3.Connection, game: GameRecord, last_seq: int, request_id: str | None) -> None:
+    conn.execute(
+        "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (game.game_id, game.created_at, game.rules, game.players, last_seq, int(game.over), request_id),
+    )
+    conn.executemany(
+        "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash) VALUES (?, ?, ?, ?, ?, ?)",
+        [(game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash) for s in game.seats],
+    )
+
+
+def _event_rows(
+    game_id: str, after_seq: int, events: Sequence[NewEvent]
+) -> list[tuple[str, int, str, int, bytes, int | None]]:
+    return [(game_id, after_seq + i, e.kind, e.schema, e.payload, e.audience) for i, e in enumerate(events, start=1)]
+
+
+__all__ = ["MIGRATIONS", "SQLiteStore"]

@@ -1,0 +1,229 @@
+"""The deployment files (Dockerfile, .dockerignore, deploy/k8s) pass the offline checks of
+scripts/validate-deploy.py, and each check does catch the mistake it is there for."""
+
+from __future__ import annotations
+
+import copy
+import importlib.util
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+
+pytest.importorskip("yaml", reason="PyYAML reads deploy/k8s: it belongs in the dev dependencies (pyyaml)")
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_script() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("validate_deploy", ROOT / "scripts" / "validate-deploy.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
+    spec.loader.exec_module(module)
+    return module
+
+
+vd = _load_script()
+
+
+@pytest.fixture(scope="module")
+def deploy() -> Any:
+    return vd.load(ROOT)
+
+
+@pytest.fixture
+def changed(deploy: Any) -> Any:
+    """A copy of the parsed files that a test may break."""
+    return copy.deepcopy(deploy)
+
+
+@pytest.mark.parametrize("title", list(vd.CORE_CHECKS))
+def test_the_deployment_files_pass(deploy: Any, title: str) -> None:
+    problems = vd.CORE_CHECKS[title](deploy)
+    assert problems == [], "\n".join(problems)
+
+
+def test_every_manifest_file_is_read(deploy: Any) -> None:
+    assert set(deploy.manifests) == {
+        "namespace.yaml",
+        "serviceaccount.yaml",
+        "deployment.yaml",
+        "service.yaml",
+        "service-headless.yaml",
+        "pdb.yaml",
+        "hpa.yaml",
+        "postgres.yaml",
+        "secret.example.yaml",
+    }
+    assert {(obj["kind"], obj["metadata"]["name"]) for _, obj in deploy.objects()} == {
+        ("Namespace", "truco"),
+        ("ServiceAccount", "truco"),
+        ("Deployment", "truco"),
+        ("Service", "truco"),
+        ("Service", "truco-headless"),
+        ("PodDisruptionBudget", "truco"),
+        ("HorizontalPodAutoscaler", "truco"),
+        ("Service", "truco-postgres"),
+        ("StatefulSet", "truco-postgres"),
+    }
+
+
+# --- each check catches its mistake ----------------------------------------------------------------------------
+
+
+def _server_container(d: Any) -> dict[str, Any]:
+    container: dict[str, Any] = d.server()["spec"]["template"]["spec"]["containers"][0]
+    return container
+
+
+def _one(d: Any, kind: str, name: str) -> dict[str, Any]:
+    found: list[dict[str, Any]] = d.find(kind, name)
+    assert len(found) == 1
+    return found[0]
+
+
+def _expect(check: Callable[[Any], list[str]], d: Any, *fragments: str) -> None:
+    problems = check(d)
+    assert problems, f"{check.__name__} found nothing"
+    for fragment in fragments:
+        assert any(fragment in problem for problem in problems), (fragment, problems)
+
+
+def test_a_file_that_does_not_parse_is_named(tmp_path: Path) -> None:
+    k8s = tmp_path / "deploy" / "k8s"
+    k8s.mkdir(parents=True)
+    (k8s / "broken.yaml").write_text("kind: Service\nmetadata: {name: [x\n", encoding="utf-8")
+    _expect(vd.check_yaml_parses, vd.load(tmp_path), "broken.yaml: does not parse", "kustomization.yaml: missing")
+
+
+def test_a_manifest_without_api_version_or_name(changed: Any) -> None:
+    del _one(changed, "PodDisruptionBudget", "truco")["apiVersion"]
+    del _one(changed, "Service", "truco-headless")["metadata"]["name"]
+    _expect(vd.check_manifest_identity, changed, "pdb.yaml: a document has no apiVersion", "has no metadata.name")
+
+
+def test_the_kustomization_must_list_every_manifest_but_the_example(changed: Any) -> None:
+    resources = changed.kustomization["resources"]
+    resources.remove("pdb.yaml")
+    resources.append("secret.example.yaml")
+    resources.append("gone.yaml")
+    _expect(
+        vd.check_kustomization_lists_every_manifest,
+        changed,
+        "does not list pdb.yaml",
+        "lists secret.example.yaml",
+        "lists gone.yaml, which is not in",
+    )
+
+
+def test_a_target_port_that_no_container_has(changed: Any) -> None:
+    _one(changed, "Service", "truco")["spec"]["ports"][1]["targetPort"] = "metric"
+    _one(changed, "Service", "truco-headless")["spec"]["ports"][0]["targetPort"] = 50052
+    _expect(vd.check_service_ports, changed, "targets 'metric'", "targets 50052")
+
+
+def test_a_service_that_selects_no_pod(changed: Any) -> None:
+    _one(changed, "Service", "truco")["spec"]["selector"]["app.kubernetes.io/component"] = "sever"
+    _expect(vd.check_service_ports, changed, "selects nothing")
+
+
+def test_probes_must_be_grpc_on_50051(changed: Any) -> None:
+    container = _server_container(changed)
+    container["readinessProbe"]["grpc"]["port"] = 9090
+    container["livenessProbe"] = {"tcpSocket": {"port": 50051}}
+    _expect(vd.check_probes, changed, "readinessProbe uses port 9090", "livenessProbe is not a native gRPC probe")
+
+
+def test_selectors_that_miss_the_server_pods(changed: Any) -> None:
+    _one(changed, "PodDisruptionBudget", "truco")["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"] = "x"
+    _one(changed, "HorizontalPodAutoscaler", "truco")["spec"]["scaleTargetRef"]["name"] = "truco-server"
+    changed.server()["spec"]["selector"]["matchLabels"]["tier"] = "backend"
+    _expect(
+        vd.check_selectors,
+        changed,
+        "PodDisruptionBudget/truco: selects nothing",
+        "HorizontalPodAutoscaler/truco: scaleTargetRef",
+        "Deployment/truco: spec.selector does not match",
+    )
+
+
+def test_a_pdb_that_also_selects_the_database(changed: Any) -> None:
+    del _one(changed, "PodDisruptionBudget", "truco")["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"]
+    _one(changed, "StatefulSet", "truco-postgres")["spec"]["template"]["metadata"]["labels"][
+        "app.kubernetes.io/component"
+    ] = "server"
+    _expect(vd.check_selectors, changed, "not exactly Deployment/truco")
+
+
+def test_a_secret_key_the_example_does_not_show(changed: Any) -> None:
+    _server_container(changed)["env"][0]["valueFrom"]["secretKeyRef"]["key"] = "dsn"
+    _expect(vd.check_secret_references, changed, "reads Secret truco-postgres key dsn")
+
+
+def test_server_settings_that_contradict_each_other(changed: Any) -> None:
+    container = _server_container(changed)
+    container["args"][container["args"].index("--metrics-port") + 1] = "9091"
+    container["lifecycle"]["preStop"]["exec"]["command"] = ["sleep", "15"]
+    container["securityContext"]["readOnlyRootFilesystem"] = False
+    _expect(
+        vd.check_server_settings,
+        changed,
+        "--metrics-port 9091",
+        "terminationGracePeriodSeconds 30 leaves no room",
+        "root filesystem is not read-only",
+    )
+
+
+def _replace(d: Any, keyword: str, text: str) -> None:
+    for instruction in d.dockerfile:
+        if instruction.keyword == keyword:
+            instruction.text = text
+
+
+def test_a_dockerfile_that_runs_as_root_or_lacks_its_contract(changed: Any) -> None:
+    _replace(changed, "USER", "root")
+    _replace(changed, "STOPSIGNAL", "SIGINT")
+    _replace(changed, "ENTRYPOINT", "truco serve")
+    _replace(changed, "EXPOSE", "50051")
+    changed.dockerfile = [i for i in changed.dockerfile if i.keyword != "HEALTHCHECK"]
+    _expect(
+        vd.check_dockerfile,
+        changed,
+        "no non-root USER",
+        "no STOPSIGNAL SIGTERM",
+        "ENTRYPOINT is not the exec form",
+        "does not EXPOSE 9090",
+        "no HEALTHCHECK",
+    )
+
+
+def test_the_dockerfile_parser_joins_continuations_and_drops_comments() -> None:
+    instructions = vd.parse_dockerfile(
+        "FROM python:3.11-slim AS build\n# a comment\nRUN a \\\n    # inside\n    && b\n\n"
+        'ENTRYPOINT ["truco", "serve"]\n'
+    )
+    assert [(i.keyword, i.text, i.line) for i in instructions] == [
+        ("FROM", "python:3.11-slim AS build", 1),
+        ("RUN", "a && b", 3),
+        ("ENTRYPOINT", '["truco", "serve"]', 7),
+    ]
+    assert instructions[2].exec_form() == ["truco", "serve"]
+    assert instructions[1].exec_form() is None
+
+
+def test_the_dockerignore_matcher() -> None:
+    patterns = ["*", "!engine/", "**/__pycache__", "**/*.py[cod]"]
+    assert not vd.dockerignore_excludes(patterns, "engine/game.py")
+    assert vd.dockerignore_excludes(patterns, "engine/__pycache__/game.cpython-311.pyc")
+    assert vd.dockerignore_excludes(patterns, "engine/game.pyc")
+    assert vd.dockerignore_excludes(patterns, "tests/test_cards.py")
+    assert vd.dockerignore_excludes(patterns, ".venv/bin/python")
+
+
+def test_a_dockerignore_that_leaves_out_sources(changed: Any) -> None:
+    changed.dockerignore = [p for p in changed.dockerignore if p != "!server/"]
+    _expect(vd.check_dockerignore, changed, "leaves out server/")
