@@ -73,9 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     for name in sorted(set(expected) | set(actual)):
         if expected.get(name) != actual.get(name):
-            diff = difflib.unified_diff(
-                actual.get(name, "").splitlines(), expected.get(name, "").splitlines(), name, name + " (fresh)", lineterm=""
-            )
+            before, after = actual.get(name, "").splitlines(), expected.get(name, "").splitlines()
+            diff = difflib.unified_diff(before, after, name, name + " (fresh)", lineterm="")
             print("\n".join(list(diff)[:40]), file=sys.stderr)
     print("generated code is out of date: run python scripts/gen_proto.py", file=sys.stderr)
     return 1

@@ -1,0 +1,44 @@
+"""Fixtures shared by several test modules."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NoReturn
+
+import pytest
+
+POSTGRES_CLUSTER_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres-test-cluster.sh"
+
+
+@pytest.fixture(scope="session")
+def postgres_url() -> Iterator[str]:
+    """URL of a PostgreSQL database for the tests: $TRUCO_TEST_POSTGRES_URL, or a throwaway cluster.
+
+    Without PostgreSQL the tests that need it are skipped, except in CI (CI=true), where they fail: CI must
+    not pass by testing less.
+    """
+    if url := os.environ.get("TRUCO_TEST_POSTGRES_URL"):
+        yield url
+        return
+    try:
+        started = subprocess.run(["bash", str(POSTGRES_CLUSTER_SCRIPT)], capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        _unavailable(f"cannot run {POSTGRES_CLUSTER_SCRIPT.name}: {exc}")
+    lines = started.stdout.strip().splitlines()
+    if started.returncode != 0 or len(lines) < 2:
+        _unavailable(f"{POSTGRES_CLUSTER_SCRIPT.name} failed ({started.returncode}): {started.stderr.strip()[-2000:]}")
+    cluster_dir, url = lines[-2], lines[-1]
+    try:
+        yield url
+    finally:
+        subprocess.run(["bash", str(POSTGRES_CLUSTER_SCRIPT), "stop", cluster_dir], capture_output=True, timeout=120)
+
+
+def _unavailable(reason: str) -> NoReturn:
+    message = f"PostgreSQL unavailable: {reason}"
+    if os.environ.get("CI") == "true":
+        pytest.fail(message, pytrace=False)
+    pytest.skip(message)

@@ -1,0 +1,646 @@
+"""One contract for every event store backend: each backend's test class only says how to open its store.
+
+Every test runs on a database of its own (a new SQLite file, a new PostgreSQL database). "Another replica"
+is a second store object on the same database, and "another process" is a real child process.
+"""
+
+from __future__ import annotations
+
+import abc
+import asyncio
+import socket
+import sqlite3
+import sys
+import time
+import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import pytest
+from psycopg import sql
+from truco.server.store import (
+    AppendResult,
+    EventStore,
+    GameNotFound,
+    GameRecord,
+    NewEvent,
+    SeatRecord,
+    SeatUnavailable,
+    StoredEvent,
+    StoreUnavailable,
+    VersionConflict,
+    open_store,
+)
+from truco.server.store import postgres as postgres_backend
+from truco.server.store import sqlite as sqlite_backend
+from truco.server.store.postgres import PostgresStore
+from truco.server.store.sqlite import SQLiteStore
+
+#: Run by a child process to append one event: a writer the store under test cannot see in memory.
+APPEND_FROM_ANOTHER_PROCESS = """
+import asyncio, sys
+from truco.server.store import NewEvent, open_store
+
+async def main(url: str, game_id: str, expected: str) -> None:
+    store = await open_store(url)
+    try:
+        await store.append(game_id, int(expected), [NewEvent("SentFromAfar", 1, b"far", None)], None, b"", False)
+    finally:
+        await store.close()
+
+asyncio.run(main(*sys.argv[1:]))
+"""
+
+
+def seats(*kinds: str) -> tuple[SeatRecord, ...]:
+    return tuple(
+        SeatRecord(i, kind, "random" if kind == "bot" else "", "Bot" if kind == "bot" else "", b"")
+        for i, kind in enumerate(kinds)
+    )
+
+
+def new_game(
+    game_id: str,
+    created_at: str = "2025-01-01T12:00:00.000000Z",
+    seat_kinds: Sequence[str] = ("open", "open"),
+    over: bool = False,
+) -> GameRecord:
+    return GameRecord(game_id, created_at, b"rules:" + game_id.encode(), len(seat_kinds), seats(*seat_kinds), 0, over)
+
+
+def events(*names: str, audience: int | None = None) -> list[NewEvent]:
+    return [NewEvent(name, 1, f"payload of {name}".encode(), audience) for name in names]
+
+
+def kinds(stored: Sequence[StoredEvent]) -> list[str]:
+    return [event.kind for event in stored]
+
+
+class StoreContract(abc.ABC):
+    """The behaviour every :class:`EventStore` must have. Subclasses give ``store_url`` and ``make_store``."""
+
+    url: str
+
+    @abc.abstractmethod
+    async def make_store(self) -> EventStore:
+        """A new store object on this test's database (a second call: another replica on the same data)."""
+
+    @pytest.fixture(autouse=True)
+    async def _opened_stores(self, store_url: str) -> AsyncIterator[None]:
+        self.url = store_url
+        self.opened: list[EventStore] = []
+        yield
+        for store in self.opened:
+            await store.close()
+
+    async def open(self) -> EventStore:
+        store = await self.make_store()
+        self.opened.append(store)
+        return store
+
+    async def game_with_events(self, store: EventStore, game_id: str = "g1", count: int = 1) -> GameRecord:
+        return await store.create_game(new_game(game_id), events(*(f"E{i}" for i in range(1, count + 1))), None)
+
+    # Create, read, get.
+
+    async def test_create_then_read_and_get_round_trip(self) -> None:
+        store = await self.open()
+        game = new_game("g1", seat_kinds=("open", "bot", "open", "open"))
+        first = [NewEvent("GameCreated", 1, b"\x00\xffrules", None), NewEvent("SenaSent", 2, b"wink", 1)]
+
+        created = await store.create_game(game, first, "create-1")
+
+        assert created == GameRecord("g1", game.created_at, game.rules, 4, game.seats, last_seq=2, over=False)
+        assert await store.get_game("g1") == created
+        assert await store.read("g1") == [
+            StoredEvent("g1", 1, "GameCreated", 1, b"\x00\xffrules", None),
+            StoredEvent("g1", 2, "SenaSent", 2, b"wink", 1),
+        ]
+        assert created.open
+
+    async def test_a_game_without_events_has_last_seq_zero(self) -> None:
+        store = await self.open()
+        created = await store.create_game(new_game("g1"), [], None)
+        assert created.last_seq == 0
+        assert await store.read("g1") == []
+
+    async def test_create_is_idempotent_by_request_id(self) -> None:
+        store, replica = await self.open(), await self.open()
+        original = await store.create_game(new_game("g1"), events("GameCreated"), "create-1")
+
+        again = await replica.create_game(new_game("g2"), events("GameCreated", "Other"), "create-1")
+
+        assert again == original
+        assert kinds(await store.read("g1")) == ["GameCreated"]
+        with pytest.raises(GameNotFound):
+            await store.get_game("g2")
+
+    async def test_concurrent_creates_with_one_request_id_make_one_game(self) -> None:
+        store, replica = await self.open(), await self.open()
+        first, second = await asyncio.gather(
+            store.create_game(new_game("g1"), events("GameCreated"), "create-1"),
+            replica.create_game(new_game("g2"), events("GameCreated"), "create-1"),
+        )
+        assert first == second
+        other = "g2" if first.game_id == "g1" else "g1"
+        with pytest.raises(GameNotFound):
+            await store.get_game(other)
+
+    async def test_create_with_a_used_game_id_conflicts_and_changes_nothing(self) -> None:
+        store = await self.open()
+        original = await store.create_game(new_game("g1"), events("GameCreated"), "create-1")
+        with pytest.raises(VersionConflict):
+            await store.create_game(new_game("g1", seat_kinds=("bot", "bot")), events("X", "Y"), "create-2")
+        assert await store.get_game("g1") == original
+        assert kinds(await store.read("g1")) == ["GameCreated"]
+
+    async def test_unknown_game_raises_game_not_found_everywhere(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store)
+        with pytest.raises(GameNotFound):
+            await store.read("nope")
+        with pytest.raises(GameNotFound):
+            await store.get_game("nope")
+        with pytest.raises(GameNotFound):
+            await store.append("nope", 0, events("E"), None, b"", False)
+        with pytest.raises(GameNotFound):
+            await store.claim_seat("nope", None, b"hash", "Ana", None)
+        with pytest.raises(GameNotFound):
+            await store.seat_for_token("nope", b"hash")
+        with pytest.raises(GameNotFound):
+            await store.wait_for_change("nope", 0, 0.1)
+
+    # Append.
+
+    async def test_appends_get_contiguous_seqs(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store)
+
+        assert await store.append("g1", 1, events("E2", "E3"), None, b"r1", False) == AppendResult(3, b"r1")
+        assert await store.append("g1", 3, events("E4"), None, b"r2", False) == AppendResult(4, b"r2")
+
+        stored = await store.read("g1")
+        assert [e.seq for e in stored] == [1, 2, 3, 4]
+        assert kinds(stored) == ["E1", "E2", "E3", "E4"]
+        assert kinds(await store.read("g1", after_seq=2)) == ["E3", "E4"]
+        assert await store.read("g1", after_seq=4) == []
+        assert (await store.get_game("g1")).last_seq == 4
+
+    async def test_append_keeps_the_audience_of_each_event(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store)
+        await store.append("g1", 1, [*events("Public"), *events("ToTeam0", audience=0)], None, b"", False)
+        await store.append("g1", 3, events("ToTeam1", audience=1), None, b"", False)
+        assert [(e.kind, e.audience) for e in await store.read("g1")] == [
+            ("E1", None),
+            ("Public", None),
+            ("ToTeam0", 0),
+            ("ToTeam1", 1),
+        ]
+
+    async def test_stale_append_conflicts_and_writes_nothing(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store, count=3)
+        for stale in (0, 2, 4):
+            with pytest.raises(VersionConflict):
+                await store.append("g1", stale, events("Late"), "late-request", b"late", True)
+        assert kinds(await store.read("g1")) == ["E1", "E2", "E3"]
+        game = await store.get_game("g1")
+        assert (game.last_seq, game.over) == (3, False)
+        # The failed request id was not recorded: the same id with the right seq now appends.
+        assert await store.append("g1", 3, events("OnTime"), "late-request", b"ok", False) == AppendResult(4, b"ok")
+
+    @pytest.mark.parametrize("replicas", [False, True], ids=["one-store", "two-stores"])
+    async def test_concurrent_appends_at_one_seq_exactly_one_wins(self, replicas: bool) -> None:
+        store = await self.open()
+        other = await self.open() if replicas else store
+        await self.game_with_events(store)
+        for round_ in range(5):
+            expected = 1 + round_
+            outcomes = await asyncio.gather(
+                store.append("g1", expected, events(f"A{round_}"), None, b"a", False),
+                other.append("g1", expected, events(f"B{round_}"), None, b"b", False),
+                return_exceptions=True,
+            )
+            wins = [o for o in outcomes if isinstance(o, AppendResult)]
+            assert [w.last_seq for w in wins] == [expected + 1], outcomes
+            assert sum(isinstance(o, VersionConflict) for o in outcomes) == 1, outcomes
+        stored = await store.read("g1")
+        assert [e.seq for e in stored] == list(range(1, 7))
+
+    async def test_append_is_idempotent_by_request_id(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await self.game_with_events(store)
+        first = await store.append("g1", 1, events("Played"), "req-1", b"response-1", False)
+        await store.append("g1", 2, events("Next"), "req-2", b"response-2", False)
+
+        # A retry, even with another expected seq, other events and another response, gets the first answer.
+        assert await store.append("g1", 1, events("Played"), "req-1", b"response-x", True) == first
+        assert await replica.append("g1", 7, events("Other"), "req-1", b"", False) == AppendResult(2, b"response-1")
+
+        assert kinds(await store.read("g1")) == ["E1", "Played", "Next"]
+        game = await store.get_game("g1")
+        assert (game.last_seq, game.over) == (3, False)
+
+    async def test_find_response_gives_the_recorded_response(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store)
+        await store.append("g1", 1, events("Played"), "req-1", b"response-1", False)
+        await store.append("g1", 2, events("Unnamed"), None, b"response-2", False)
+        assert await store.find_response("g1", "req-1") == b"response-1"
+        assert await store.find_response("g1", "req-2") is None
+        assert await store.find_response("other-game", "req-1") is None
+
+    async def test_request_ids_belong_to_their_game(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store, "g1")
+        await self.game_with_events(store, "g2")
+        await store.append("g1", 1, events("InG1"), "req-1", b"g1", False)
+        assert await store.append("g2", 1, events("InG2"), "req-1", b"g2", False) == AppendResult(2, b"g2")
+        assert kinds(await store.read("g2")) == ["E1", "InG2"]
+
+    async def test_concurrent_retries_of_one_request_append_once(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await self.game_with_events(store)
+        results = await asyncio.gather(
+            store.append("g1", 1, events("Played"), "req-1", b"response-1", False),
+            replica.append("g1", 1, events("Played"), "req-1", b"response-1", False),
+        )
+        assert list(results) == [AppendResult(2, b"response-1")] * 2
+        assert kinds(await store.read("g1")) == ["E1", "Played"]
+
+    async def test_append_sets_the_over_flag(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store)
+        await store.append("g1", 1, events("MatchWon"), None, b"", True)
+        game = await store.get_game("g1")
+        assert game.over
+        assert not game.open
+
+    # Seats.
+
+    async def test_claim_a_given_seat(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "open", "open", "open")), [], None)
+
+        game, seat = await store.claim_seat("g1", 2, b"hash-ana", "Ana", None)
+
+        assert seat == 2
+        assert game.seats[2] == SeatRecord(2, "taken", "", "Ana", b"hash-ana")
+        assert [s.kind for s in game.seats] == ["open", "open", "taken", "open"]
+        assert await store.get_game("g1") == game
+
+    async def test_claim_without_a_seat_takes_the_lowest_open_one(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("bot", "open", "open", "open")), [], None)
+        await store.claim_seat("g1", 2, b"h2", "Bea", None)
+
+        assert (await store.claim_seat("g1", None, b"h1", "Ana", None))[1] == 1
+        game, seat = await store.claim_seat("g1", None, b"h3", "Carla", None)
+        assert seat == 3
+        assert not game.open
+        with pytest.raises(SeatUnavailable):
+            await store.claim_seat("g1", None, b"h4", "Dora", None)
+
+    async def test_claim_refuses_seats_that_are_not_open(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "bot")), [], None)
+        await store.claim_seat("g1", 0, b"hash-ana", "Ana", None)
+        for seat in (0, 1, 2, -1):
+            with pytest.raises(SeatUnavailable):
+                await store.claim_seat("g1", seat, b"hash-bea", "Bea", None)
+        assert (await store.get_game("g1")).seats[0] == SeatRecord(0, "taken", "", "Ana", b"hash-ana")
+
+    async def test_claim_refuses_a_game_that_is_over(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1", over=True), [], None)
+        with pytest.raises(SeatUnavailable):
+            await store.claim_seat("g1", None, b"hash", "Ana", None)
+
+    async def test_claim_is_idempotent_by_request_id(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "open", "open")), [], None)
+        first_game, first_seat = await store.claim_seat("g1", None, b"hash-ana", "Ana", "join-1")
+
+        again_game, again_seat = await replica.claim_seat("g1", None, b"hash-ana", "Ana", "join-1")
+
+        assert (again_seat, again_game) == (first_seat, first_game) == (0, first_game)
+        assert [s.kind for s in again_game.seats] == ["taken", "open", "open"]
+        assert (await store.claim_seat("g1", None, b"hash-bea", "Bea", "join-2"))[1] == 1
+
+    async def test_concurrent_claims_of_one_seat_exactly_one_wins(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await store.create_game(new_game("g1"), [], None)
+        outcomes = await asyncio.gather(
+            store.claim_seat("g1", 1, b"hash-ana", "Ana", None),
+            replica.claim_seat("g1", 1, b"hash-bea", "Bea", None),
+            return_exceptions=True,
+        )
+        assert sum(isinstance(o, SeatUnavailable) for o in outcomes) == 1, outcomes
+        winner = next(o for o in outcomes if isinstance(o, tuple))
+        assert winner[1] == 1
+        assert (await store.get_game("g1")).seats[1] == winner[0].seats[1]
+
+    async def test_concurrent_claims_of_any_seat_get_different_seats(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "open", "open")), [], None)
+        claims = await asyncio.gather(
+            store.claim_seat("g1", None, b"hash-ana", "Ana", None),
+            replica.claim_seat("g1", None, b"hash-bea", "Bea", None),
+        )
+        assert sorted(seat for _, seat in claims) == [0, 1]
+
+    async def test_claim_needs_a_token_hash(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1"), [], None)
+        with pytest.raises(ValueError, match="token_hash"):
+            await store.claim_seat("g1", 0, b"", "Ana", None)
+
+    async def test_seat_for_token(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "open", "bot")), [], None)
+        await store.create_game(new_game("g2"), [], None)
+        await store.claim_seat("g1", 1, b"hash-ana", "Ana", None)
+
+        assert await store.seat_for_token("g1", b"hash-ana") == 1
+        assert await store.seat_for_token("g1", b"hash-bea") is None
+        assert await store.seat_for_token("g1", b"") is None
+        assert await store.seat_for_token("g2", b"hash-ana") is None
+
+    async def test_set_seat_token_replaces_the_hash_of_a_taken_seat(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "open", "bot")), [], None)
+        await store.claim_seat("g1", 0, b"old-hash", "Ana", "join-1")
+
+        await store.set_seat_token("g1", 0, b"new-hash")
+
+        assert await store.seat_for_token("g1", b"new-hash") == 0
+        assert await store.seat_for_token("g1", b"old-hash") is None
+        assert (await store.get_game("g1")).seats[0] == SeatRecord(0, "taken", "", "Ana", b"new-hash")
+        for seat in (1, 2, 5):
+            with pytest.raises(SeatUnavailable):
+                await store.set_seat_token("g1", seat, b"hash")
+        with pytest.raises(GameNotFound):
+            await store.set_seat_token("nope", 0, b"hash")
+        with pytest.raises(ValueError, match="token_hash"):
+            await store.set_seat_token("g1", 0, b"")
+
+    # Listing open games.
+
+    async def test_list_open_games_newest_first_in_pages(self) -> None:
+        store = await self.open()
+        stamps = [f"2025-01-0{day}T10:00:00.000000Z" for day in range(1, 8)]
+        for i, stamp in enumerate(stamps):
+            await store.create_game(new_game(f"g{i}", stamp), [], None)
+        # Two games created in the same microsecond: the game id breaks the tie.
+        await store.create_game(new_game("tie-a", stamps[3]), [], None)
+        await store.create_game(new_game("tie-b", stamps[3]), [], None)
+        expected = ["g6", "g5", "g4", "tie-b", "tie-a", "g3", "g2", "g1", "g0"]
+
+        listed, pages, cursor = [], 0, None
+        while True:
+            page, cursor = await store.list_open_games(2, cursor)
+            assert 1 <= len(page) <= 2
+            listed += [game.game_id for game in page]
+            pages += 1
+            if cursor is None:
+                break
+        assert listed == expected
+        assert pages == 5
+
+        everything, cursor = await store.list_open_games(100, None)
+        assert [g.game_id for g in everything] == expected
+        assert cursor is None
+        assert everything[0] == await store.get_game("g6")
+
+    async def test_list_open_games_leaves_out_full_and_finished_games(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("open", "2025-01-01T00:00:01.000000Z"), [], None)
+        await store.create_game(new_game("created-over", "2025-01-01T00:00:02.000000Z", over=True), [], None)
+        await store.create_game(new_game("bots", "2025-01-01T00:00:03.000000Z", ("bot", "bot")), [], None)
+        await store.create_game(new_game("filled", "2025-01-01T00:00:04.000000Z", ("open", "bot")), events("E"), None)
+        await store.create_game(new_game("ended", "2025-01-01T00:00:05.000000Z"), events("E"), None)
+        await store.create_game(new_game("half", "2025-01-01T00:00:06.000000Z"), [], None)
+        await store.claim_seat("filled", None, b"hash-ana", "Ana", None)
+        await store.append("ended", 1, events("MatchWon"), None, b"", True)
+        await store.claim_seat("half", 0, b"hash-bea", "Bea", None)
+
+        page, cursor = await store.list_open_games(10, None)
+
+        assert [g.game_id for g in page] == ["half", "open"]
+        assert cursor is None
+
+    async def test_list_open_games_with_nothing_open(self) -> None:
+        store = await self.open()
+        assert await store.list_open_games(5, None) == ([], None)
+
+    async def test_list_open_games_rejects_bad_arguments(self) -> None:
+        store = await self.open()
+        with pytest.raises(ValueError, match="page_size"):
+            await store.list_open_games(0, None)
+        for cursor in ("not a cursor!", "bm9wZQ", ""):
+            with pytest.raises(ValueError, match="cursor"):
+                await store.list_open_games(5, cursor)
+
+    # Waiting for changes.
+
+    async def test_wait_returns_at_once_when_the_game_is_ahead(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store, count=2)
+        started = time.monotonic()
+        await store.wait_for_change("g1", 1, timeout=10)
+        await store.wait_for_change("g1", 0, timeout=10)
+        assert time.monotonic() - started < 1
+
+    async def test_wait_times_out_when_nothing_happens(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store, "g1")
+        await self.game_with_events(store, "g2")
+        waiter = asyncio.create_task(store.wait_for_change("g1", 1, timeout=0.6))
+        await asyncio.sleep(0.1)
+        await store.append("g2", 1, events("ElsewhereOnly"), None, b"", False)  # another game's news
+        await asyncio.sleep(0.2)
+        assert not waiter.done()
+        started = time.monotonic()
+        await waiter
+        assert 0.1 < time.monotonic() - started < 2
+
+    async def test_wait_wakes_on_an_append_by_the_same_store(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store)
+        await self.assert_append_wakes(store, lambda: store.append("g1", 1, events("E2"), None, b"", False))
+
+    async def test_wait_wakes_on_an_append_by_another_store_object(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await self.game_with_events(store)
+        await self.assert_append_wakes(store, lambda: replica.append("g1", 1, events("E2"), None, b"", False))
+
+    async def test_wait_wakes_on_an_append_by_another_process(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store)
+
+        async def append_elsewhere() -> None:
+            child = await asyncio.create_subprocess_exec(
+                sys.executable, "-c", APPEND_FROM_ANOTHER_PROCESS, self.url, "g1", "1", stderr=asyncio.subprocess.PIPE
+            )
+            _, stderr = await child.communicate()
+            assert child.returncode == 0, stderr.decode()
+
+        await self.assert_append_wakes(store, append_elsewhere)
+        assert kinds(await store.read("g1", 1)) == ["SentFromAfar"]
+
+    async def test_many_waiters_on_one_game_all_wake(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await self.game_with_events(store)
+        waiters = [asyncio.create_task(s.wait_for_change("g1", 1, timeout=30)) for s in (store, replica) * 3]
+        await asyncio.sleep(0.2)
+        assert not any(w.done() for w in waiters)
+        await replica.append("g1", 1, events("E2"), None, b"", False)
+        await asyncio.wait_for(asyncio.gather(*waiters), timeout=2)
+
+    async def assert_append_wakes(self, store: EventStore, append: Callable[[], Awaitable[object]]) -> None:
+        """Start a long wait after seq 1, check it waits, run ``append()``; the wait must end soon after."""
+        waiter = asyncio.create_task(store.wait_for_change("g1", 1, timeout=30))
+        await asyncio.sleep(0.2)
+        assert not waiter.done()
+        await append()
+        appended = time.monotonic()
+        await asyncio.wait_for(waiter, timeout=2)
+        assert time.monotonic() - appended < 1
+        assert (await store.get_game("g1")).last_seq == 2
+
+    # Durability and life cycle.
+
+    async def test_data_survives_closing_and_reopening(self) -> None:
+        store = await self.make_store()
+        await store.create_game(new_game("g1"), events("GameCreated"), "create-1")
+        await store.append("g1", 1, events("Played"), "req-1", b"response-1", False)
+        await store.claim_seat("g1", 0, b"hash-ana", "Ana", "join-1")
+        game, stored = await store.get_game("g1"), await store.read("g1")
+        await store.close()
+
+        fresh = await self.open()
+        assert await fresh.get_game("g1") == game
+        assert await fresh.read("g1") == stored
+        assert await fresh.append("g1", 1, [], "req-1", b"", False) == AppendResult(2, b"response-1")
+        assert await fresh.claim_seat("g1", None, b"hash-ana", "Ana", "join-1") == (game, 0)
+
+    async def test_stores_opened_together_on_a_new_database_all_work(self) -> None:
+        stores = await asyncio.gather(*(self.make_store() for _ in range(3)))
+        self.opened += stores
+        await stores[0].create_game(new_game("g1"), events("GameCreated"), None)
+        await stores[1].append("g1", 1, events("Played"), None, b"", False)
+        assert kinds(await stores[2].read("g1")) == ["GameCreated", "Played"]
+        for store in stores:
+            await store.ping()
+
+    async def test_a_closed_store_is_unavailable(self) -> None:
+        store = await self.make_store()
+        await store.create_game(new_game("g1"), [], None)
+        await store.close()
+        with pytest.raises(StoreUnavailable):
+            await store.get_game("g1")
+
+
+class TestSQLiteStore(StoreContract):
+    @pytest.fixture
+    def store_url(self, tmp_path: Path) -> str:
+        return f"sqlite:///{tmp_path / 'events.db'}"
+
+    async def make_store(self) -> EventStore:
+        return await SQLiteStore.open(str(Path(self.url.removeprefix("sqlite:///"))))
+
+    async def test_the_file_is_in_wal_mode_with_every_migration(self) -> None:
+        await asyncio.gather(*(self.open() for _ in range(3)))
+        conn = sqlite3.connect(self.url.removeprefix("sqlite:///"))
+        try:
+            assert conn.execute("PRAGMA journal_mode").fetchone() == ("wal",)
+            versions = [v for (v,) in conn.execute("SELECT version FROM schema_version ORDER BY version")]
+        finally:
+            conn.close()
+        assert versions == list(range(1, len(sqlite_backend.MIGRATIONS) + 1))
+
+    async def test_a_relative_path_is_relative_to_the_working_directory(
+        self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    ) -> None:
+        monkeypatch.chdir(tmp_path)
+        store = await open_store("sqlite:///relative.db")
+        self.opened.append(store)
+        await store.create_game(new_game("g1"), [], None)
+        assert (tmp_path / "relative.db").is_file()
+
+    async def test_an_in_memory_store_works(self) -> None:
+        store = await open_store("sqlite:///:memory:")
+        self.opened.append(store)
+        await self.game_with_events(store)
+        await store.append("g1", 1, events("E2"), "req", b"r", False)
+        assert kinds(await store.read("g1")) == ["E1", "E2"]
+
+    async def test_a_file_that_cannot_be_opened_is_unavailable(self, tmp_path: Path) -> None:
+        with pytest.raises(StoreUnavailable, match="unable to open"):
+            await open_store(f"sqlite:///{tmp_path / 'missing-dir' / 'events.db'}")
+
+
+class TestPostgresStore(StoreContract):
+    @pytest.fixture
+    def store_url(self, postgres_url: str) -> Iterator[str]:
+        name = f"truco_{uuid.uuid4().hex[:16]}"
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+        yield urlunsplit(urlsplit(postgres_url)._replace(path=f"/{name}"))
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute(sql.SQL("DROP DATABASE {} WITH (FORCE)").format(sql.Identifier(name)))
+
+    async def make_store(self) -> EventStore:
+        return await PostgresStore.open(self.url)
+
+    async def test_the_database_has_every_migration_once(self) -> None:
+        await asyncio.gather(*(self.open() for _ in range(3)))
+        async with await psycopg.AsyncConnection.connect(self.url) as conn:
+            cur = await conn.execute("SELECT version FROM schema_version ORDER BY version")
+            versions = [v for (v,) in await cur.fetchall()]
+        assert versions == list(range(1, len(postgres_backend.MIGRATIONS) + 1))
+
+    async def test_an_unreachable_server_is_unavailable(self) -> None:
+        with socket.socket() as probe:  # a port nobody listens on: bound, then released
+            probe.bind(("127.0.0.1", 0))
+            port = probe.getsockname()[1]
+        store = await open_store(f"postgresql://postgres@127.0.0.1:{port}/truco")
+        self.opened.append(store)
+        with pytest.raises(StoreUnavailable, match="unreachable"):
+            await store.ping()
+        with pytest.raises(StoreUnavailable):
+            await store.get_game("g1")
+
+    async def test_waits_and_calls_survive_lost_connections(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await self.game_with_events(store)
+        await store.wait_for_change("g1", 0, timeout=1)  # the listening connection is now up
+        async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as admin:
+            # What a database restart or a network cut does to every open connection.
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        await self.assert_append_wakes(store, lambda: replica.append("g1", 1, events("E2"), None, b"", False))
+        assert kinds(await store.read("g1")) == ["E1", "E2"]
+
+    async def test_the_postgres_scheme_alias_opens_the_same_database(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1"), [], None)
+        alias = await open_store(self.url.replace("postgresql://", "postgres://", 1))
+        self.opened.append(alias)
+        assert (await alias.get_game("g1")).game_id == "g1"
+
+
+@pytest.mark.parametrize("url", ["mysql://localhost/truco", "sqlite.db", "", "memory://"])
+async def test_open_store_rejects_an_unknown_scheme(url: str) -> None:
+    with pytest.raises(ValueError, match="unknown event store URL"):
+        await open_store(url)
+
+
+async def test_open_store_rejects_an_sqlite_url_without_a_path() -> None:
+    with pytest.raises(ValueError, match="bad SQLite URL"):
+        await open_store("sqlite://")
