@@ -27,6 +27,7 @@ from truco.engine import (
     MatchState,
     Phase,
     RuleSet,
+    RuleViolation,
     SeatCommand,
     actors,
     evolve,
@@ -263,43 +264,55 @@ class Games:
         self, game_id: str, seat: int, request: game_service_pb2.SubmitCommandRequest
     ) -> game_service_pb2.SubmitCommandResponse:
         request_id = request.request_id or None
-        if request_id is not None:
-            replay = await self.store.find_response(game_id, request_id)
-            if replay is not None:
-                return game_service_pb2.SubmitCommandResponse.FromString(replay)
         if not request.HasField("command"):
             raise invalid("MALFORMED_REQUEST", "command: set exactly one kind of command")
         command = codec.command_from_pb(request.command, seat)
         for attempt in range(APPEND_ATTEMPTS):
             snapshot = await self.snapshot(game_id)
-            if request.expected_version and request.expected_version != snapshot.state.version:
-                raise ServiceError(
-                    grpc.StatusCode.ABORTED,
-                    "VERSION_CONFLICT",
-                    f"the game is at version {snapshot.state.version}, not {request.expected_version}: re-read, retry",
-                    {"version": str(snapshot.state.version)},
-                )
-            state = snapshot.state.copy()
-            events = execute(state, command)
-            events += self._drive(state, snapshot.setup)
+            try:
+                state, events = self._decide(snapshot, command, request.expected_version)
+            except (ServiceError, RuleViolation):
+                # A retry of a request already applied fails against the newer state: answer as the first time.
+                replay = await self.store.find_response(game_id, request_id) if request_id else None
+                if replay is not None:
+                    return game_service_pb2.SubmitCommandResponse.FromString(replay)
+                raise
             response = game_service_pb2.SubmitCommandResponse(
                 version=state.version,
                 events=self.project(events, seat, snapshot.state.version),
                 view=codec.seat_view_to_pb(seat_view(state, seat), NAME_PREFIX + game_id),
             )
+            payload = response.SerializeToString()
             try:
-                result = await self._append(game_id, snapshot.seq, events, request_id, response, state)
+                result = await self._append(game_id, snapshot.seq, events, request_id, payload, state)
             except VersionConflict:
                 if attempt + 1 == APPEND_ATTEMPTS:
                     raise ServiceError(
                         grpc.StatusCode.ABORTED, "VERSION_CONFLICT", "another move was accepted at the same time: retry"
                     ) from None
                 continue
-            if result.response != response.SerializeToString():  # our request id was applied by an earlier try
+            if result.response != payload:  # our request id was applied by an earlier try
                 return game_service_pb2.SubmitCommandResponse.FromString(result.response)
             self._remember(game_id, Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events)))
             return response
         raise AssertionError("unreachable")
+
+    def _decide(
+        self, snapshot: Snapshot, command: SeatCommand, expected_version: int
+    ) -> tuple[MatchState, list[ev.Event]]:
+        """The state and events after ``command`` and the bot moves and deals it triggers (on a copy)."""
+        version = snapshot.state.version
+        if expected_version and expected_version != version:
+            raise ServiceError(
+                grpc.StatusCode.ABORTED,
+                "VERSION_CONFLICT",
+                f"the game is at version {version}, not {expected_version}: re-read and retry",
+                {"version": str(version)},
+            )
+        state = snapshot.state.copy()
+        events = execute(state, command)
+        events += self._drive(state, snapshot.setup)
+        return state, events
 
     async def _append(
         self,
@@ -307,15 +320,13 @@ class Games:
         expected_seq: int,
         events: Sequence[ev.Event],
         request_id: str | None,
-        response: game_service_pb2.SubmitCommandResponse,
+        response: bytes,
         state: MatchState,
     ) -> AppendResult:
         started = time.perf_counter()
         over = state.phase is Phase.MATCH_OVER
         try:
-            result = await self.store.append(
-                game_id, expected_seq, self._encode(events), request_id, response.SerializeToString(), over
-            )
+            result = await self.store.append(game_id, expected_seq, self._encode(events), request_id, response, over)
         finally:
             self.metrics.store_latency.labels("append").observe(time.perf_counter() - started)
         self.metrics.events_appended.inc(len(events))

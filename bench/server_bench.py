@@ -1,0 +1,307 @@
+#!/usr/bin/env python3
+"""Server benchmark: concurrent matches driven by separate client processes, against SQLite and PostgreSQL.
+
+For each store it starts ``truco serve`` as a subprocess and measures, at the same concurrency:
+
+* **moves**: ``--processes`` client processes each drive ``--matches`` concurrent 2-player matches (both seats
+  joined with their own tokens, every move a SubmitCommand with ``expected_version``; the seat plays its
+  first legal card, so matches are long: target 60, no bets) for ``--seconds``; moves/s, p50/p99 latency,
+  and the latency of early moves (the first 50 of a match) against late ones (move 300 onwards);
+* **empty RPC**: the same processes and concurrency calling grpc.health.v1 Check, a unary RPC through the
+  same server stack (interceptors, metrics, logging) that does no work: the ceiling;
+* **memory per active match**: the server's resident memory grown by ``--memory-matches`` more matches
+  kept active (created, joined, a few moves each), divided by their number.
+
+Writes ``bench/results/server.json`` and prints a summary. ``--quick`` for a short run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import platform
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+TRUCO = Path(sys.executable).with_name("truco")
+EARLY_MOVES = 50
+LATE_FROM = 300
+TARGET_MOVE_OVER_EMPTY = 3.0
+TARGET_LATE_OVER_EARLY = 1.5
+
+
+# --- The server under test ----------------------------------------------------------------------------------------
+
+
+class ServerProcess:
+    def __init__(self, store: str) -> None:
+        self.process = subprocess.Popen(
+            [str(TRUCO), "serve", "--store", store, "--port", "0", "--metrics-port", "-1"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        match = re.search(r"port (\d+)", line)
+        if match is None:
+            self.process.kill()
+            raise RuntimeError(f"truco serve did not start: {line!r}")
+        self.address = f"127.0.0.1:{match.group(1)}"
+
+    def rss_bytes(self) -> int:
+        status = Path(f"/proc/{self.process.pid}/status").read_text()
+        kb = int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))  # type: ignore[union-attr]
+        return kb * 1024
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+
+
+# --- Client processes -----------------------------------------------------------------------------------------------
+
+
+async def _play_matches(address: str, matches: int, seconds: float) -> dict[str, Any]:
+    import grpc
+
+    from truco_client.v1 import game_service_pb2 as g
+    from truco_client.v1 import game_service_pb2_grpc as gg
+    from truco_client.v1 import rules_pb2
+
+    latencies: list[float] = []
+    early: list[float] = []
+    late: list[float] = []
+    deadline = time.perf_counter() + seconds
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = gg.GameServiceStub(channel)
+
+        async def one_match() -> None:
+            while time.perf_counter() < deadline:
+                created = await stub.CreateGame(
+                    g.CreateGameRequest(request_id=uuid.uuid4().hex, rules=rules_pb2.RuleSet(players=2, target=60))
+                )
+                name = created.game.name
+                seats = {}
+                views = {}
+                for seat in (0, 1):
+                    joined = await stub.JoinGame(g.JoinGameRequest(name=name, seat=seat, request_id=uuid.uuid4().hex))
+                    seats[seat] = [("authorization", f"Bearer {joined.seat_token}")]
+                    views[seat] = joined.view
+                view = views[0]
+                moves = 0
+                while view.public.phase != 4 and time.perf_counter() < deadline:
+                    seat = view.public.to_act[0] if view.public.to_act else 0
+                    if view.seat != seat:
+                        view = (await stub.GetGameView(g.GetGameViewRequest(name=name), metadata=seats[seat])).seat
+                    plays = [a for a in view.legal_actions if a.WhichOneof("kind") == "play_card"]
+                    command = plays[0] if plays else view.legal_actions[0]
+                    started = time.perf_counter()
+                    response = await stub.SubmitCommand(
+                        g.SubmitCommandRequest(
+                            name=name, request_id=uuid.uuid4().hex, expected_version=view.public.version, command=command
+                        ),
+                        metadata=seats[seat],
+                    )
+                    elapsed = time.perf_counter() - started
+                    moves += 1
+                    latencies.append(elapsed)
+                    if moves <= EARLY_MOVES:
+                        early.append(elapsed)
+                    elif moves >= LATE_FROM:
+                        late.append(elapsed)
+                    view = response.view
+
+        await asyncio.gather(*(one_match() for _ in range(matches)))
+    return {"latencies": latencies, "early": early, "late": late}
+
+
+async def _empty_rpcs(address: str, concurrency: int, seconds: float) -> dict[str, Any]:
+    import grpc
+    from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+
+        async def caller() -> None:
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                await stub.Check(health_pb2.HealthCheckRequest(service="truco.v1.GameService"))
+                latencies.append(time.perf_counter() - started)
+
+        await asyncio.gather(*(caller() for _ in range(concurrency)))
+    return {"latencies": latencies}
+
+
+def _client(kind: str, address: str, concurrency: int, seconds: float, out: Any) -> None:
+    worker = _play_matches if kind == "moves" else _empty_rpcs
+    out.put(asyncio.run(worker(address, concurrency, seconds)))
+
+
+def run_clients(kind: str, address: str, processes: int, concurrency: int, seconds: float) -> dict[str, list[float]]:
+    queue: Any = multiprocessing.get_context("spawn").Queue()
+    workers = [
+        multiprocessing.get_context("spawn").Process(target=_client, args=(kind, address, concurrency, seconds, queue))
+        for _ in range(processes)
+    ]
+    for worker in workers:
+        worker.start()
+    merged: dict[str, list[float]] = {}
+    for _ in workers:
+        for key, values in queue.get(timeout=seconds + 120).items():
+            merged.setdefault(key, []).extend(values)
+    for worker in workers:
+        worker.join()
+    return merged
+
+
+# --- Measuring ------------------------------------------------------------------------------------------------------
+
+
+def percentile(values: Sequence[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def summary(latencies: Sequence[float], seconds: float) -> dict[str, float]:
+    return {
+        "calls": len(latencies),
+        "per_second": round(len(latencies) / seconds, 1),
+        "p50_ms": round(percentile(latencies, 0.50) * 1000, 3),
+        "p99_ms": round(percentile(latencies, 0.99) * 1000, 3),
+    }
+
+
+async def _active_matches(address: str, count: int) -> None:
+    import grpc
+
+    from truco_client.v1 import game_service_pb2 as g
+    from truco_client.v1 import game_service_pb2_grpc as gg
+
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = gg.GameServiceStub(channel)
+
+        async def one() -> None:
+            game = (await stub.CreateGame(g.CreateGameRequest(bots=[g.BotSeat(seat=1, kind=g.BOT_KIND_RANDOM)]))).game
+            joined = await stub.JoinGame(g.JoinGameRequest(name=game.name, seat=0))
+            metadata = [("authorization", f"Bearer {joined.seat_token}")]
+            await stub.GetGameView(g.GetGameViewRequest(name=game.name), metadata=metadata)
+
+        for start in range(0, count, 50):
+            await asyncio.gather(*(one() for _ in range(min(50, count - start))))
+
+
+def memory_per_match(server: ServerProcess, count: int) -> dict[str, float]:
+    asyncio.run(_active_matches(server.address, 50))  # warm the process up first
+    before = server.rss_bytes()
+    asyncio.run(_active_matches(server.address, count))
+    after = server.rss_bytes()
+    return {"matches": count, "rss_growth_mib": round((after - before) / 2**20, 2), "kib_per_match": round((after - before) / count / 1024, 1)}
+
+
+def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
+    server = ServerProcess(store)
+    try:
+        concurrency = args.processes * args.matches
+        log(f"  moves: {args.processes} processes x {args.matches} matches for {args.seconds:.0f} s")
+        moves = run_clients("moves", server.address, args.processes, args.matches, args.seconds)
+        log(f"  empty RPC: {concurrency} concurrent callers for {args.seconds:.0f} s")
+        empty = run_clients("empty", server.address, args.processes, args.matches, args.seconds)
+        log(f"  memory: {args.memory_matches} active matches")
+        memory = memory_per_match(server, args.memory_matches)
+    finally:
+        server.stop()
+    move_stats = summary(moves["latencies"], args.seconds)
+    empty_stats = summary(empty["latencies"], args.seconds)
+    early_p50 = percentile(moves["early"], 0.5)
+    late_p50 = percentile(moves["late"], 0.5)
+    cost = empty_stats["per_second"] / move_stats["per_second"] if move_stats["per_second"] else float("inf")
+    late_ratio = late_p50 / early_p50 if moves["late"] else None
+    return {
+        "concurrency": concurrency,
+        "moves": move_stats,
+        "empty_rpc": empty_stats,
+        "move_cost_in_empty_rpcs": round(cost, 2),
+        "meets_move_cost_target": cost <= TARGET_MOVE_OVER_EMPTY,
+        "early_move_p50_ms": round(early_p50 * 1000, 3),
+        "late_move_p50_ms": round(late_p50 * 1000, 3) if moves["late"] else None,
+        "late_moves_measured": len(moves["late"]),
+        "late_over_early": round(late_ratio, 2) if late_ratio is not None else None,
+        "meets_late_move_target": late_ratio is not None and late_ratio <= TARGET_LATE_OVER_EARLY,
+        "memory": memory,
+    }
+
+
+def start_postgres() -> tuple[str, str]:
+    """(url, cluster dir) of a throwaway PostgreSQL from the project's own script."""
+    output = subprocess.run(
+        ["bash", str(ROOT / "scripts" / "postgres-test-cluster.sh")], check=True, capture_output=True, text=True
+    ).stdout.strip().splitlines()
+    return output[-1], output[0]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--matches", type=int, default=8, help="concurrent matches per client process")
+    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--memory-matches", type=int, default=1000)
+    parser.add_argument("--stores", default="sqlite,postgresql")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "server.json")
+    args = parser.parse_args(argv)
+    if args.quick:
+        args.seconds, args.memory_matches = 10.0, 200
+
+    def log(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    report: dict[str, Any] = {
+        "date": time.strftime("%Y-%m-%d"),
+        "machine": {"python": platform.python_version(), "cores": os.cpu_count(), "load_average": os.getloadavg()},
+        "setup": {"processes": args.processes, "matches_per_process": args.matches, "seconds": args.seconds},
+        "stores": {},
+    }
+    with tempfile.TemporaryDirectory() as tmp:
+        for store in args.stores.split(","):
+            log(f"{store}:")
+            if store == "sqlite":
+                report["stores"]["sqlite"] = bench_store(f"sqlite:///{tmp}/bench.db", args, log)
+            else:
+                url, cluster = start_postgres()
+                try:
+                    report["stores"]["postgresql"] = bench_store(url, args, log)
+                finally:
+                    subprocess.run(["bash", str(ROOT / "scripts" / "postgres-test-cluster.sh"), "stop", cluster], check=False)
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(report, indent=2) + "\n")
+    for name, result in report["stores"].items():
+        moves, empty = result["moves"], result["empty_rpc"]
+        print(
+            f"{name}: {moves['per_second']} moves/s (p50 {moves['p50_ms']} ms, p99 {moves['p99_ms']} ms); "
+            f"empty RPC {empty['per_second']}/s; a move costs {result['move_cost_in_empty_rpcs']} empty RPCs; "
+            f"late/early move latency {result['late_over_early']}; {result['memory']['kib_per_match']} KiB per match"
+        )
+    print(f"report: {args.out}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
