@@ -24,7 +24,6 @@ import multiprocessing
 import os
 import platform
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -79,7 +78,6 @@ class ServerProcess:
 
 async def _play_matches(address: str, matches: int, seconds: float) -> dict[str, Any]:
     import grpc
-
     from truco_client.v1 import game_service_pb2 as g
     from truco_client.v1 import game_service_pb2_grpc as gg
     from truco_client.v1 import rules_pb2
@@ -114,7 +112,10 @@ async def _play_matches(address: str, matches: int, seconds: float) -> dict[str,
                     started = time.perf_counter()
                     response = await stub.SubmitCommand(
                         g.SubmitCommandRequest(
-                            name=name, request_id=uuid.uuid4().hex, expected_version=view.public.version, command=command
+                            name=name,
+                            request_id=uuid.uuid4().hex,
+                            expected_version=view.public.version,
+                            command=command,
                         ),
                         metadata=seats[seat],
                     )
@@ -191,7 +192,6 @@ def summary(latencies: Sequence[float], seconds: float) -> dict[str, float]:
 
 async def _active_matches(address: str, count: int) -> None:
     import grpc
-
     from truco_client.v1 import game_service_pb2 as g
     from truco_client.v1 import game_service_pb2_grpc as gg
 
@@ -213,7 +213,11 @@ def memory_per_match(server: ServerProcess, count: int) -> dict[str, float]:
     before = server.rss_bytes()
     asyncio.run(_active_matches(server.address, count))
     after = server.rss_bytes()
-    return {"matches": count, "rss_growth_mib": round((after - before) / 2**20, 2), "kib_per_match": round((after - before) / count / 1024, 1)}
+    return {
+        "matches": count,
+        "rss_growth_mib": round((after - before) / 2**20, 2),
+        "kib_per_match": round((after - before) / count / 1024, 1),
+    }
 
 
 def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
@@ -251,9 +255,13 @@ def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any
 
 def start_postgres() -> tuple[str, str]:
     """(url, cluster dir) of a throwaway PostgreSQL from the project's own script."""
-    output = subprocess.run(
-        ["bash", str(ROOT / "scripts" / "postgres-test-cluster.sh")], check=True, capture_output=True, text=True
-    ).stdout.strip().splitlines()
+    output = (
+        subprocess.run(
+            ["bash", str(ROOT / "scripts" / "postgres-test-cluster.sh")], check=True, capture_output=True, text=True
+        )
+        .stdout.strip()
+        .splitlines()
+    )
     return output[-1], output[0]
 
 
@@ -289,7 +297,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                 try:
                     report["stores"]["postgresql"] = bench_store(url, args, log)
                 finally:
-                    subprocess.run(["bash", str(ROOT / "scripts" / "postgres-test-cluster.sh"), "stop", cluster], check=False)
+                    subprocess.run(
+                        ["bash", str(ROOT / "scripts" / "postgres-test-cluster.sh"), "stop", cluster], check=False
+                    )
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     for name, result in report["stores"].items():
