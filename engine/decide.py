@@ -27,6 +27,7 @@ from .commands import (
     SkipPerros,
 )
 from .deal import commitment
+from .errors import RuleViolation
 from .events import (
     CallAccepted,
     CallDeclined,
@@ -51,7 +52,7 @@ from .events import (
     SenaSent,
     WentToMazo,
 )
-from .legal import check, sings_flor
+from .legal import check, sings_flor, violation
 from .rules import FaltaEnvido, RuleSet
 from .state import HandState, MatchState, PendingCall, evolve
 from .tantos import envido_points, flor_points
@@ -83,7 +84,9 @@ def execute(state: MatchState, command: Command) -> list[Event]:
     :raises InvalidCommand: for a malformed command.
     :raises RuleViolation: for a command the rules do not allow now.
     """
-    check(state, command)
+    problem = violation(state, command)
+    if problem is not None:
+        raise RuleViolation(*problem)
     return _Referee(state).run(command)
 
 
@@ -94,38 +97,34 @@ class _MatchDecided(Exception):
 class _Referee:
     """Turns one checked command into events, applying each as it is emitted."""
 
+    __slots__ = ("decided", "events", "hand", "state")
+
     def __init__(self, state: MatchState) -> None:
         self.state = state
         self.events: list[Event] = []
         self.decided: tuple[int, HandEnd] | None = None  # the hand's result, once known
+        # The hand in play; only a deal replaces it (see _deal). None before the first deal.
+        self.hand: HandState = state.hand  # type: ignore[assignment]
 
     def emit(self, event: Event) -> None:
         evolve(self.state, event)
         self.events.append(event)
 
-    @property
-    def hand(self) -> HandState:
-        hand = self.state.hand
-        assert hand is not None
-        return hand
-
     def run(self, command: Command) -> list[Event]:
+        kind = type(command)
         # A plain try costs nothing in 3.11; contextlib.suppress would cost a call on every command.
-        try:  # noqa: SIM105
-            self._dispatch(command)
+        try:
+            move = _MOVES.get(kind)
+            if move is None:
+                _OTHERS[kind](self, command)
+            else:
+                seat = command.seat  # type: ignore[union-attr]
+                voided = self.hand.flor_holders and sings_flor(self.hand, seat) and self._sing(seat)
+                if not (voided and kind in _MAY_ANSWER_ENVIDO):  # else the flor voided what the command answered
+                    move(self, command)
         except _MatchDecided:
             pass
         return self.events
-
-    def _dispatch(self, command: Command) -> None:
-        kind = type(command)
-        if kind in _MOVES:
-            seat = command.seat  # type: ignore[union-attr]
-            if sings_flor(self.hand, seat) and self._sing(seat) and kind in _MAY_ANSWER_ENVIDO:
-                return  # the flor voided the envido this command answered or raised
-            _MOVES[kind](self, command)
-        else:
-            _OTHERS[kind](self, command)
 
     def _on_play(self, command: PlayCard) -> None:
         self._play(command.seat, command.card)
@@ -167,6 +166,7 @@ class _Referee:
                 commitment=commitment(command.order, command.salt),
             )
         )
+        self.hand = self.state.hand  # type: ignore[assignment]
 
     # --- Cards and rounds -------------------------------------------------------------------------------------
 

@@ -46,14 +46,17 @@ class MatchResult:
     pico_hands: int
     actions: int
     seconds: float
+    cpu_seconds: float  # this thread's CPU time: what the match cost, whatever else the machine was doing
     hand_ends: Counter[str] = field(default_factory=Counter)
     points: Counter[str] = field(default_factory=Counter)
 
 
 def deal_command(rng: random.Random) -> Deal:
     """A uniformly shuffled deck: the cards sorted by random keys (a C-level sort, cheaper than shuffle())."""
-    keys = [rng.random() for _ in DECK]
-    return Deal(tuple(sorted(DECK, key=lambda card: keys[card.index])), f"{rng.getrandbits(128):032x}")
+    draw = rng.random
+    keys = [draw() for _ in DECK]
+    order = tuple(map(DECK.__getitem__, sorted(range(len(DECK)), key=keys.__getitem__)))
+    return Deal(order, f"{rng.getrandbits(128):032x}")
 
 
 def play_match(rules: RuleSet, bots: Sequence[Bot], rng: random.Random) -> MatchResult:
@@ -61,8 +64,8 @@ def play_match(rules: RuleSet, bots: Sequence[Bot], rng: random.Random) -> Match
     state = MatchState()
     for event in start_match(rules):
         evolve(state, event)
-    result = MatchResult(winner=-1, scores=(0, 0), hands=0, pico_hands=0, actions=0, seconds=0.0)
-    started = time.perf_counter()
+    result = MatchResult(winner=-1, scores=(0, 0), hands=0, pico_hands=0, actions=0, seconds=0.0, cpu_seconds=0.0)
+    started, started_cpu = time.perf_counter(), time.thread_time()
     while state.phase is not Phase.MATCH_OVER:
         waiting = actors(state)
         if not waiting:
@@ -85,6 +88,7 @@ def play_match(rules: RuleSet, bots: Sequence[Bot], rng: random.Random) -> Match
                 result.hands += 1
                 result.pico_hands += event.pico  # type: ignore[union-attr]
     result.seconds = time.perf_counter() - started
+    result.cpu_seconds = time.thread_time() - started_cpu
     assert state.winner is not None
     result.winner = state.winner
     result.scores = (state.scores[0], state.scores[1])
