@@ -3,12 +3,14 @@
 
 For each store it starts ``truco serve`` as a subprocess and measures, at the same concurrency:
 
-* **moves**: ``--processes`` client processes each drive ``--matches`` concurrent 2-player matches (both seats
-  joined with their own tokens, every move a SubmitCommand with ``expected_version``; the seat plays its
-  first legal card, so matches are long: target 60, no bets) for ``--seconds``; moves/s, p50/p99 latency,
-  and the latency of early moves (the first 50 of a match) against late ones (move 300 onwards);
+* **moves**: ``--processes`` client processes each drive ``--matches`` concurrent 2-player matches against a
+  server bot (every call a SubmitCommand with ``expected_version`` and a request id, whose reply carries the
+  next view) for ``--seconds``: moves/s and p50/p99 latency;
 * **empty RPC**: the same processes and concurrency calling grpc.health.v1 Check, a unary RPC through the
-  same server stack (interceptors, metrics, logging) that does no work: the ceiling;
+  same server stack (interceptors, metrics, logging) that does no work: the ceiling. A move's cost is the
+  ratio of the two rates;
+* **long matches**: two joined seats that only play cards, to 60, for ``--long-seconds``: the latency of
+  early moves (the first 50 of a match) against late ones (move 300 onwards);
 * **memory per active match**: the server's resident memory grown by ``--memory-matches`` more matches
   kept active (created, joined, a few moves each), divided by their number.
 
@@ -76,60 +78,92 @@ class ServerProcess:
 # --- Client processes -----------------------------------------------------------------------------------------------
 
 
-async def _play_matches(address: str, matches: int, seconds: float) -> dict[str, Any]:
+async def _play_against_bots(address: str, matches: int, seconds: float) -> dict[str, Any]:
+    """Closed-loop matches against a server bot: every call is a SubmitCommand (the reply carries the next view)."""
     import grpc
     from truco_client.v1 import game_service_pb2 as g
     from truco_client.v1 import game_service_pb2_grpc as gg
-    from truco_client.v1 import rules_pb2
 
     latencies: list[float] = []
-    early: list[float] = []
-    late: list[float] = []
     deadline = time.perf_counter() + seconds
     async with grpc.aio.insecure_channel(address) as channel:
         stub = gg.GameServiceStub(channel)
 
         async def one_match() -> None:
             while time.perf_counter() < deadline:
-                created = await stub.CreateGame(
-                    g.CreateGameRequest(request_id=uuid.uuid4().hex, rules=rules_pb2.RuleSet(players=2, target=60))
-                )
-                name = created.game.name
-                seats = {}
+                bots = [g.BotSeat(seat=1, kind=g.BOT_KIND_RANDOM)]
+                game = (await stub.CreateGame(g.CreateGameRequest(request_id=uuid.uuid4().hex, bots=bots))).game
+                joined = await stub.JoinGame(g.JoinGameRequest(name=game.name, seat=0, request_id=uuid.uuid4().hex))
+                metadata = [("authorization", f"Bearer {joined.seat_token}")]
+                view = joined.view
+                while view.public.phase != 4 and time.perf_counter() < deadline:
+                    request = g.SubmitCommandRequest(
+                        name=game.name,
+                        request_id=uuid.uuid4().hex,
+                        expected_version=view.public.version,
+                        command=view.legal_actions[0],
+                    )
+                    started = time.perf_counter()
+                    view = (await stub.SubmitCommand(request, metadata=metadata)).view
+                    latencies.append(time.perf_counter() - started)
+
+        await asyncio.gather(*(one_match() for _ in range(matches)))
+    return {"latencies": latencies}
+
+
+async def _long_matches(address: str, matches: int, seconds: float) -> dict[str, Any]:
+    """Long matches between two joined seats that only play cards (target 60): SubmitCommand latency by move."""
+    import grpc
+    from truco_client.v1 import game_service_pb2 as g
+    from truco_client.v1 import game_service_pb2_grpc as gg
+    from truco_client.v1 import rules_pb2
+
+    early: list[float] = []
+    late: list[float] = []
+    longest = 0
+    deadline = time.perf_counter() + seconds
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = gg.GameServiceStub(channel)
+
+        async def one_match() -> None:
+            nonlocal longest
+            while time.perf_counter() < deadline:
+                rules = rules_pb2.RuleSet(players=2, target=60)
+                game = (await stub.CreateGame(g.CreateGameRequest(request_id=uuid.uuid4().hex, rules=rules))).game
+                metadata = {}
                 views = {}
                 for seat in (0, 1):
-                    joined = await stub.JoinGame(g.JoinGameRequest(name=name, seat=seat, request_id=uuid.uuid4().hex))
-                    seats[seat] = [("authorization", f"Bearer {joined.seat_token}")]
+                    joined = await stub.JoinGame(g.JoinGameRequest(name=game.name, seat=seat))
+                    metadata[seat] = [("authorization", f"Bearer {joined.seat_token}")]
                     views[seat] = joined.view
-                view = views[0]
                 moves = 0
+                view = views[0]
                 while view.public.phase != 4 and time.perf_counter() < deadline:
-                    seat = view.public.to_act[0] if view.public.to_act else 0
-                    if view.seat != seat:
-                        view = (await stub.GetGameView(g.GetGameViewRequest(name=name), metadata=seats[seat])).seat
+                    seat = view.public.to_act[0]
+                    if view.seat != seat or view.public.version != views[seat].public.version:
+                        view = (
+                            await stub.GetGameView(g.GetGameViewRequest(name=game.name), metadata=metadata[seat])
+                        ).seat
                     plays = [a for a in view.legal_actions if a.WhichOneof("kind") == "play_card"]
-                    command = plays[0] if plays else view.legal_actions[0]
-                    started = time.perf_counter()
-                    response = await stub.SubmitCommand(
-                        g.SubmitCommandRequest(
-                            name=name,
-                            request_id=uuid.uuid4().hex,
-                            expected_version=view.public.version,
-                            command=command,
-                        ),
-                        metadata=seats[seat],
+                    request = g.SubmitCommandRequest(
+                        name=game.name,
+                        request_id=uuid.uuid4().hex,
+                        expected_version=view.public.version,
+                        command=plays[0] if plays else view.legal_actions[0],
                     )
+                    started = time.perf_counter()
+                    view = (await stub.SubmitCommand(request, metadata=metadata[seat])).view
                     elapsed = time.perf_counter() - started
+                    views[seat] = view
                     moves += 1
-                    latencies.append(elapsed)
+                    longest = max(longest, moves)
                     if moves <= EARLY_MOVES:
                         early.append(elapsed)
                     elif moves >= LATE_FROM:
                         late.append(elapsed)
-                    view = response.view
 
         await asyncio.gather(*(one_match() for _ in range(matches)))
-    return {"latencies": latencies, "early": early, "late": late}
+    return {"early": early, "late": late, "longest": [float(longest)]}
 
 
 async def _empty_rpcs(address: str, concurrency: int, seconds: float) -> dict[str, Any]:
@@ -151,9 +185,11 @@ async def _empty_rpcs(address: str, concurrency: int, seconds: float) -> dict[st
     return {"latencies": latencies}
 
 
+_WORKERS = {"moves": _play_against_bots, "long": _long_matches, "empty": _empty_rpcs}
+
+
 def _client(kind: str, address: str, concurrency: int, seconds: float, out: Any) -> None:
-    worker = _play_matches if kind == "moves" else _empty_rpcs
-    out.put(asyncio.run(worker(address, concurrency, seconds)))
+    out.put(asyncio.run(_WORKERS[kind](address, concurrency, seconds)))
 
 
 def run_clients(kind: str, address: str, processes: int, concurrency: int, seconds: float) -> dict[str, list[float]]:
@@ -224,20 +260,22 @@ def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any
     server = ServerProcess(store)
     try:
         concurrency = args.processes * args.matches
-        log(f"  moves: {args.processes} processes x {args.matches} matches for {args.seconds:.0f} s")
+        log(f"  moves: {args.processes} processes x {args.matches} matches against a bot for {args.seconds:.0f} s")
         moves = run_clients("moves", server.address, args.processes, args.matches, args.seconds)
         log(f"  empty RPC: {concurrency} concurrent callers for {args.seconds:.0f} s")
         empty = run_clients("empty", server.address, args.processes, args.matches, args.seconds)
+        log(f"  long matches: {args.processes} processes x {args.matches} matches for {args.long_seconds:.0f} s")
+        long = run_clients("long", server.address, args.processes, args.matches, args.long_seconds)
         log(f"  memory: {args.memory_matches} active matches")
         memory = memory_per_match(server, args.memory_matches)
     finally:
         server.stop()
     move_stats = summary(moves["latencies"], args.seconds)
     empty_stats = summary(empty["latencies"], args.seconds)
-    early_p50 = percentile(moves["early"], 0.5)
-    late_p50 = percentile(moves["late"], 0.5)
+    early_p50 = percentile(long["early"], 0.5)
+    late_p50 = percentile(long["late"], 0.5)
     cost = empty_stats["per_second"] / move_stats["per_second"] if move_stats["per_second"] else float("inf")
-    late_ratio = late_p50 / early_p50 if moves["late"] else None
+    late_ratio = late_p50 / early_p50 if long["late"] else None
     return {
         "concurrency": concurrency,
         "moves": move_stats,
@@ -245,8 +283,9 @@ def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any
         "move_cost_in_empty_rpcs": round(cost, 2),
         "meets_move_cost_target": cost <= TARGET_MOVE_OVER_EMPTY,
         "early_move_p50_ms": round(early_p50 * 1000, 3),
-        "late_move_p50_ms": round(late_p50 * 1000, 3) if moves["late"] else None,
-        "late_moves_measured": len(moves["late"]),
+        "late_move_p50_ms": round(late_p50 * 1000, 3) if long["late"] else None,
+        "late_moves_measured": len(long["late"]),
+        "longest_match_moves": int(max(long["longest"])),
         "late_over_early": round(late_ratio, 2) if late_ratio is not None else None,
         "meets_late_move_target": late_ratio is not None and late_ratio <= TARGET_LATE_OVER_EARLY,
         "memory": memory,
@@ -269,14 +308,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--processes", type=int, default=2)
     parser.add_argument("--matches", type=int, default=8, help="concurrent matches per client process")
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of the moves and empty-RPC phases")
+    parser.add_argument("--long-seconds", type=float, default=120.0, help="length of the long-match phase")
     parser.add_argument("--memory-matches", type=int, default=1000)
     parser.add_argument("--stores", default="sqlite,postgresql")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "server.json")
     args = parser.parse_args(argv)
     if args.quick:
-        args.seconds, args.memory_matches = 10.0, 200
+        args.seconds, args.long_seconds, args.memory_matches = 10.0, 20.0, 200
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)

@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 import grpc
@@ -17,6 +18,7 @@ from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_service_pb2, rules_service_pb2_grpc
 
+from .auth import TokenIssuer
 from .games import Games
 from .metrics import Metrics, ObservabilityInterceptor
 from .service import GameServicer, RulesServicer
@@ -79,7 +81,9 @@ class Server:
         self.config = config
         self.store = store
         self.metrics = metrics
-        self.games = Games(store, metrics, allow_fixed_deals=config.allow_fixed_deals)
+        self.games = Games(
+            store, metrics, allow_fixed_deals=config.allow_fixed_deals, tokens=TokenIssuer.from_environment()
+        )
         self.health = health.aio.HealthServicer()
         self.grpc = grpc.aio.server(
             interceptors=[ObservabilityInterceptor(metrics)],
@@ -101,6 +105,7 @@ class Server:
         reflection.enable_server_reflection((*SERVICES, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
         self.port = 0
         self.metrics_port: int | None = None
+        self._metrics_http: Any = None
         self._monitor: asyncio.Task[None] | None = None
         self._stopped = asyncio.Event()
 
@@ -110,8 +115,8 @@ class Server:
         server = cls(config, store, Metrics.create())
         server.port = server.grpc.add_insecure_port(f"{config.host}:{config.port}")
         if config.metrics_port is not None:
-            http, _ = start_http_server(config.metrics_port, registry=server.metrics.registry)
-            server.metrics_port = http.server_port
+            server._metrics_http, _ = start_http_server(config.metrics_port, registry=server.metrics.registry)
+            server.metrics_port = server._metrics_http.server_port
         await server.grpc.start()
         await server.health.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         await server._check_store()
@@ -143,6 +148,9 @@ class Server:
         self.games.stopping.set()
         await self.grpc.stop(self.config.grace_seconds if grace is None else grace)
         await self.store.close()
+        if self._metrics_http is not None:
+            self._metrics_http.shutdown()
+            self._metrics_http.server_close()
         self._stopped.set()
 
     async def wait_for_signal(self) -> None:

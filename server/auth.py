@@ -1,8 +1,11 @@
-"""Seat tokens: 192 random bits, shown to the player once, stored only as a SHA-256 hash."""
+"""Seat tokens: 192 bits, given to the player, stored only as a SHA-256 hash; sent as a Bearer token."""
 
 from __future__ import annotations
 
+import base64
 import hashlib
+import hmac
+import os
 import secrets
 from collections.abc import Sequence
 
@@ -15,10 +18,26 @@ _BEARER = "bearer "
 BEARER_HINT = "send the seat token as 'authorization: Bearer <token>'"
 
 
-def new_token() -> tuple[str, bytes]:
-    """A fresh seat token and the hash to store."""
-    token = secrets.token_urlsafe(TOKEN_BYTES)
-    return token, token_hash(token)
+class TokenIssuer:
+    """Issues seat tokens. A join without a request id gets 192 random bits; a join with one gets an HMAC of
+    the game and request id under the server's secret key, so a retried join returns the same token without
+    the server ever storing a token. Replicas share the key (``TRUCO_TOKEN_KEY``) for retries that land on
+    another replica; without one each process draws its own.
+    """
+
+    def __init__(self, key: bytes | None = None) -> None:
+        self._key = key or secrets.token_bytes(32)
+
+    @classmethod
+    def from_environment(cls) -> TokenIssuer:
+        text = os.environ.get("TRUCO_TOKEN_KEY", "")
+        return cls(hashlib.sha256(text.encode()).digest() if text else None)
+
+    def for_join(self, game_id: str, request_id: str | None) -> str:
+        if request_id is None:
+            return secrets.token_urlsafe(TOKEN_BYTES)
+        mac = hmac.new(self._key, f"{game_id}\x00{request_id}".encode(), hashlib.sha256).digest()
+        return base64.urlsafe_b64encode(mac[:TOKEN_BYTES]).decode().rstrip("=")
 
 
 def token_hash(token: str) -> bytes:

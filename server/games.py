@@ -16,6 +16,7 @@ import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from functools import partial
 
 import grpc
@@ -44,10 +45,19 @@ from truco.engine.views import event_for
 from truco_client.v1 import events_pb2, game_service_pb2
 
 from . import codec
-from .auth import BEARER_HINT, bearer_token, new_token, token_hash
+from .auth import BEARER_HINT, TokenIssuer, bearer_token, token_hash
 from .errors import ServiceError, invalid
 from .metrics import Metrics
-from .store.base import AppendResult, EventStore, GameRecord, NewEvent, SeatRecord, StoredEvent, VersionConflict
+from .store.base import (
+    AppendResult,
+    EventStore,
+    GameRecord,
+    NewEvent,
+    SeatRecord,
+    StoredEvent,
+    VersionConflict,
+    decode_cursor,
+)
 
 NAME_PREFIX = "games/"
 _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -136,9 +146,16 @@ class Games:
     """The operations of the game service, free of gRPC: the servicer only converts and delegates."""
 
     def __init__(
-        self, store: EventStore, metrics: Metrics, *, allow_fixed_deals: bool = False, cache_size: int = 2048
+        self,
+        store: EventStore,
+        metrics: Metrics,
+        *,
+        allow_fixed_deals: bool = False,
+        cache_size: int = 2048,
+        tokens: TokenIssuer | None = None,
     ) -> None:
         self.store = store
+        self.tokens = tokens or TokenIssuer()
         self.metrics = metrics
         self.allow_fixed_deals = allow_fixed_deals
         self._cache: OrderedDict[str, Snapshot] = OrderedDict()
@@ -230,7 +247,7 @@ class Games:
         )
         record = GameRecord(
             game_id=game_id,
-            created_at=time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()),
+            created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),  # sortable, and distinct in practice
             rules=setup.to_bytes(),
             players=setup.rules.players,
             seats=seats,
@@ -252,18 +269,22 @@ class Games:
         wanted = request.seat if request.HasField("seat") else None
         if wanted is not None and not 0 <= wanted < record.players:
             raise invalid("INVALID_SEAT", f"seat must be 0 to {record.players - 1}")
-        token, digest = new_token()
-        _, seat = await self.store.claim_seat(game_id, wanted, digest, request.player_name, request.request_id or None)
-        # A retried join (same request id) gets the seat again with a fresh token: tokens are never stored.
-        await self.store.set_seat_token(game_id, seat, digest)
-        self._seats = {key: s for key, s in self._seats.items() if key[0] != game_id or s != seat}
+        request_id = request.request_id or None
+        token = self.tokens.for_join(game_id, request_id)
+        digest = token_hash(token)
+        _, seat = await self.store.claim_seat(game_id, wanted, digest, request.player_name, request_id)
+        if await self.store.seat_for_token(game_id, digest) != seat:
+            # A retry reached a replica with another token key: the seat is re-keyed with this answer's token.
+            await self.store.set_seat_token(game_id, seat, digest)
+            self._seats = {key: s for key, s in self._seats.items() if key[0] != game_id or s != seat}
         self._seats[(game_id, digest)] = seat
         return seat, token, await self.snapshot(game_id)
 
     async def submit(
         self, game_id: str, seat: int, request: game_service_pb2.SubmitCommandRequest
     ) -> game_service_pb2.SubmitCommandResponse:
-        request_id = request.request_id or None
+        # Request ids are scoped to the seat: another seat replaying one must never receive this seat's view.
+        request_id = f"{seat}:{request.request_id}" if request.request_id else None
         if not request.HasField("command"):
             raise invalid("MALFORMED_REQUEST", "command: set exactly one kind of command")
         command = codec.command_from_pb(request.command, seat)
@@ -374,6 +395,11 @@ class Games:
         if page_size < 0:
             raise invalid("INVALID_PAGE_SIZE", "page_size cannot be negative")
         size = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
+        if page_token:
+            try:
+                decode_cursor(page_token)
+            except ValueError:
+                raise invalid("INVALID_PAGE_TOKEN", "page_token must be a next_page_token from ListGames") from None
         records, cursor = await self.store.list_open_games(size, page_token or None)
         return [game_to_pb(record, await self.snapshot(record.game_id)) for record in records], cursor or ""
 

@@ -6,6 +6,8 @@ a token or a command's content.
 
 from __future__ import annotations
 
+import hashlib
+import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
@@ -15,6 +17,8 @@ from typing import Any
 import grpc
 import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from .errors import ServiceError
 
 CALLER_SEAT: ContextVar[int | None] = ContextVar("caller_seat", default=None)
 """The authenticated seat of the call being handled, for the log line (set by the servicer)."""
@@ -75,6 +79,37 @@ class Metrics:
         )
 
 
+@dataclass(frozen=True)
+class Malformed:
+    """Stands for a request whose bytes did not parse, so the handler can answer INVALID_ARGUMENT."""
+
+    error: str
+
+
+def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], Any] | None:
+    """A deserializer that returns :class:`Malformed` instead of raising (gRPC would answer UNKNOWN)."""
+    if deserializer is None:
+        return None
+
+    def parse(data: bytes) -> Any:
+        try:
+            return deserializer(data)
+        except Exception as error:
+            return Malformed(type(error).__name__)
+
+    return parse
+
+
+async def _refuse_malformed(request: Any, context: grpc.aio.ServicerContext) -> None:
+    if isinstance(request, Malformed):
+        error = ServiceError(
+            grpc.StatusCode.INVALID_ARGUMENT,
+            "MALFORMED_REQUEST",
+            f"the request is not a valid message ({request.error})",
+        )
+        await context.abort_with_status(error.to_status())
+
+
 def _split(method: str) -> tuple[str, str]:
     service, _, name = method.lstrip("/").partition("/")
     return service, name
@@ -83,11 +118,27 @@ def _split(method: str) -> tuple[str, str]:
 def _request_fields(request: Any) -> dict[str, str]:
     """Identifiers worth logging from a request: never cards, tokens or the command itself."""
     fields: dict[str, str] = {}
-    for attribute in ("name", "request_id"):
-        value = getattr(request, attribute, "")
-        if isinstance(value, str) and value:
-            fields["game" if attribute == "name" else attribute] = value
+    if isinstance(request, Malformed):
+        return fields
+    name = getattr(request, "name", "")
+    if isinstance(name, str) and name:
+        fields["game"] = name
+    request_id = getattr(request, "request_id", "")
+    if isinstance(request_id, str) and request_id:
+        if hasattr(request, "player_name"):
+            # A join's request id fetches the seat token again: log only a digest that still correlates.
+            fields["request_id_sha256"] = hashlib.sha256(request_id.encode()).hexdigest()[:16]
+        else:
+            fields["request_id"] = request_id
     return fields
+
+
+@dataclass(frozen=True)
+class _MethodMeters:
+    started: Any
+    seconds: Any
+    sent: Any
+    handled: dict[grpc.StatusCode, Any]
 
 
 class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
@@ -106,55 +157,104 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         if handler is None:
             return handler
         service, method = _split(handler_call_details.method)
+        deserializer = _tolerant(handler.request_deserializer)
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._unary(handler.unary_unary, service, method),
-                request_deserializer=handler.request_deserializer,
+                request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
         if handler.unary_stream is not None:
+            wrap = self._stream if inspect.isasyncgenfunction(handler.unary_stream) else self._streaming_coroutine
             return grpc.unary_stream_rpc_method_handler(
-                self._stream(handler.unary_stream, service, method),
-                request_deserializer=handler.request_deserializer,
+                wrap(handler.unary_stream, service, method),
+                request_deserializer=deserializer,
                 response_serializer=handler.response_serializer,
             )
         return handler
 
     def _unary(self, behaviour: Any, service: str, method: str) -> Any:
+        meters = self._meters("unary", service, method)
+
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
-            started = self._start("unary", service, method)
+            meters.started.inc()
+            started, raised = time.perf_counter(), False
             try:
+                await _refuse_malformed(request, context)
                 return await behaviour(request, context)
+            except BaseException:
+                raised = True
+                raise
             finally:
-                self._finish("unary", service, method, started, request, context)
+                self._finish(meters, service, method, started, request, context, raised)
 
         return observed
 
     def _stream(self, behaviour: Any, service: str, method: str) -> Any:
+        meters = self._meters("server_stream", service, method)
+
         async def observed(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
-            started = self._start("server_stream", service, method)
-            sent = self.metrics.msg_sent.labels("server_stream", service, method)
+            meters.started.inc()
+            started, raised = time.perf_counter(), False
             try:
+                await _refuse_malformed(request, context)
                 async for message in behaviour(request, context):
-                    sent.inc()
+                    meters.sent.inc()
                     yield message
+            except BaseException:
+                raised = True
+                raise
             finally:
-                self._finish("server_stream", service, method, started, request, context)
+                self._finish(meters, service, method, started, request, context, raised)
 
         return observed
 
-    def _start(self, kind: str, service: str, method: str) -> float:
-        self.metrics.started.labels(kind, service, method).inc()
-        return time.perf_counter()
+    def _streaming_coroutine(self, behaviour: Any, service: str, method: str) -> Any:
+        """A server-streaming handler written as a coroutine that calls ``context.write`` (health's Watch)."""
+        meters = self._meters("server_stream", service, method)
+
+        async def observed(request: Any, context: grpc.aio.ServicerContext) -> None:
+            meters.started.inc()
+            started, raised = time.perf_counter(), False
+            try:
+                await _refuse_malformed(request, context)
+                await behaviour(request, context)
+            except BaseException:
+                raised = True
+                raise
+            finally:
+                self._finish(meters, service, method, started, request, context, raised)
+
+        return observed
+
+    def _meters(self, kind: str, service: str, method: str) -> _MethodMeters:
+        """One method's metric children, looked up once (``labels()`` takes a lock and hashes on every call)."""
+        metrics = self.metrics
+        return _MethodMeters(
+            started=metrics.started.labels(kind, service, method),
+            seconds=metrics.handling_seconds.labels(kind, service, method),
+            sent=metrics.msg_sent.labels(kind, service, method),
+            handled={code: metrics.handled.labels(kind, service, method, code.name) for code in grpc.StatusCode},
+        )
 
     def _finish(
-        self, kind: str, service: str, method: str, started: float, request: Any, context: grpc.aio.ServicerContext
+        self,
+        meters: _MethodMeters,
+        service: str,
+        method: str,
+        started: float,
+        request: Any,
+        context: grpc.aio.ServicerContext,
+        raised: bool,
     ) -> None:
         elapsed = time.perf_counter() - started
         code = context.code()
-        code_name = code.name if isinstance(code, grpc.StatusCode) else "OK"
-        self.metrics.handled.labels(kind, service, method, code_name).inc()
-        self.metrics.handling_seconds.labels(kind, service, method).observe(elapsed)
+        if not isinstance(code, grpc.StatusCode):
+            # No status set: an exception that was not an abort becomes UNKNOWN on the wire; otherwise OK.
+            code = grpc.StatusCode.UNKNOWN if raised else grpc.StatusCode.OK
+        code_name = code.name
+        meters.handled[code].inc()
+        meters.seconds.observe(elapsed)
         if service == HEALTH_SERVICE and code_name == "OK":
             return  # probes every few seconds per pod would drown the log
         seat = CALLER_SEAT.get()

@@ -98,7 +98,8 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def JoinGame(self, request, context):
-        """Take a seat and receive its token (shown once; the server keeps only its hash).
+        """Take a seat and receive its token (the server keeps only its hash). Retried with the same request id,
+        it returns the same seat and token: keep join request ids as secret as tokens.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
