@@ -7,7 +7,8 @@ from functools import wraps
 from typing import Any, ParamSpec, TypeVar
 
 import grpc
-from truco.engine import compare_cards, evaluate_hand, seat_view, spectator_view
+import structlog
+from truco.engine import compare_cards, evaluate_hand, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_service_pb2, rules_service_pb2_grpc
 
@@ -20,16 +21,28 @@ P = ParamSpec("P")
 R = TypeVar("R")
 
 
+def _status_for(error: Exception) -> grpc.Status:
+    """The status a failure is reported as. A domain error says what the client got wrong; anything else is a
+    bug of ours: logged with its traceback and answered INTERNAL, without internal details."""
+    try:
+        return from_exception(error).to_status()
+    except Exception:
+        structlog.get_logger("truco.server").exception("unexpected error")
+        return ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error; it has been logged").to_status()
+
+
 def _reports_errors(method: Callable[P, Awaitable[R]]) -> Callable[P, Awaitable[R]]:
-    """Turn domain errors into the status they stand for; anything else is a bug and stays INTERNAL."""
+    """Turn every failure into the status it stands for (see _status_for)."""
 
     @wraps(method)
     async def wrapper(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             return await method(*args, **kwargs)
+        except grpc.aio.AbortError:
+            raise
         except Exception as error:
             context: grpc.aio.ServicerContext = args[2]  # type: ignore[assignment]
-            await context.abort_with_status(from_exception(error).to_status())
+            await context.abort_with_status(_status_for(error))
             raise  # abort_with_status always raises
 
     return wrapper
@@ -97,8 +110,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
                     yield item
             finally:
                 self.games.metrics.watchers.dec()
+        except grpc.aio.AbortError:
+            raise
         except Exception as error:
-            await context.abort_with_status(from_exception(error).to_status())
+            await context.abort_with_status(_status_for(error))
 
     @_reports_errors
     async def ListGames(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -129,8 +144,6 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         muestra = codec.card_from_pb(request.muestra, "muestra")
         first = codec.card_from_pb(request.first, "first")
         second = codec.card_from_pb(request.second, "second")
-        from truco.engine import strength
-
         return rules_service_pb2.CompareCardsResponse(
             result=compare_cards(first, second, muestra),
             first_strength=strength(first, muestra),

@@ -17,6 +17,7 @@ import concurrent.futures
 import contextlib
 import functools
 import sqlite3
+import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import ParamSpec, TypeVar
 
@@ -234,7 +235,7 @@ class SQLiteStore:
         )
         try:
             conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            conn.execute("PRAGMA journal_mode = WAL")
+            _enable_wal(conn)
             # FULL: in WAL mode NORMAL may lose the last commits on power loss; an append must survive it.
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
@@ -424,6 +425,20 @@ async def _version_or_none(pending: Awaitable[int]) -> int | None:
         return await pending
     except (sqlite3.Error, StoreUnavailable):
         return None
+
+
+def _enable_wal(conn: sqlite3.Connection) -> None:
+    """Switch to WAL. Doing so on a new file takes an exclusive lock for which SQLite may not call the busy
+    handler, so several processes opening one new file together retry here for up to the busy timeout."""
+    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            conn.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as error:
+            if "locked" not in str(error) or time.monotonic() > deadline:
+                raise
+            time.sleep(0.02)
 
 
 @contextlib.contextmanager

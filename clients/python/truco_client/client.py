@@ -1,0 +1,384 @@
+"""An asyncio client of the Truco service: GameService and RulesService over one grpc.aio channel.
+
+::
+
+    async with TrucoClient("localhost:50051") as client:
+        game = await client.create_game(rules={"players": 2}, bots={1: "heuristic"})
+        seat, token, view = await client.join_game(game.name)     # the client now plays that seat
+        await client.submit(game.name, play(card_text(view.cards[0])), expected_version=view.public.version)
+
+One client plays one seat: :meth:`TrucoClient.join_game` remembers the seat token and sends it, as
+``authorization: Bearer <token>``, on every later seat call (view, legal actions, submit, watch). A client
+built with ``token=`` starts as that seat; :meth:`TrucoClient.with_token` gives another seat's client on the
+same channel. Without a token the client is a spectator.
+
+Every call has a deadline (``timeout`` seconds). Only UNAVAILABLE is retried, and DEADLINE_EXCEEDED on
+idempotent calls (reads, and the writes that carry a request id, which the server applies once), up to
+``retries`` times with exponential backoff and jitter; a retried write sends the same request id. Failures
+raise the typed errors of :mod:`truco_client.errors`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import uuid
+from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
+from types import TracebackType
+from typing import Any, NamedTuple, TypeVar
+
+import grpc
+import grpc.aio
+
+from .cards import CardLike, card, parse_cards
+from .errors import from_rpc_error
+from .v1 import (
+    game_service_pb2,
+    game_service_pb2_grpc,
+    rules_pb2,
+    rules_service_pb2,
+    rules_service_pb2_grpc,
+    views_pb2,
+)
+from .v1.commands_pb2 import Command
+
+Game = game_service_pb2.Game
+SeatView = views_pb2.SeatView
+RuleSet = rules_pb2.RuleSet
+
+T = TypeVar("T")
+
+BOT_KINDS: dict[str, game_service_pb2.BotKind] = {
+    "random": game_service_pb2.BOT_KIND_RANDOM,
+    "heuristic": game_service_pb2.BOT_KIND_HEURISTIC,
+}
+"""The server's bots by name, for ``create_game(bots={seat: name})``."""
+
+
+class JoinResult(NamedTuple):
+    """A seat taken with :meth:`TrucoClient.join_game`.
+
+    :ivar seat: the seat (0 .. players-1).
+    :ivar token: the seat token; the server cannot show it again.
+    :ivar view: the seat's view right after joining.
+    """
+
+    seat: int
+    token: str
+    view: views_pb2.SeatView
+
+
+def game_name(name: str) -> str:
+    """The resource name ``games/{game}``, from it or from the bare id."""
+    return name if name.startswith("games/") else f"games/{name}"
+
+
+def new_request_id() -> str:
+    """A fresh request id (a UUID4)."""
+    return str(uuid.uuid4())
+
+
+class TrucoClient:
+    """A client of the Truco service on one grpc.aio channel, opened on first use, closed by ``close()``.
+
+    :param target: the server address, ``host:port``.
+    :param token: a seat token to act as that seat (``None``: a spectator until :meth:`join_game`).
+    :param timeout: the deadline of each attempt of a call, in seconds.
+    :param retries: how many times a retryable failure is retried (so at most ``retries + 1`` attempts).
+    :param backoff: the first retry's delay, in seconds; each later one doubles, up to ``max_backoff``, and
+        each is jittered (between half and the whole of it).
+    :param credentials: channel credentials for TLS; ``None`` for a plaintext channel.
+    :param options: grpc channel options, e.g. ``[("grpc.use_local_subchannel_pool", 1)]`` so that two clients
+        to the same target do not share a connection.
+    """
+
+    def __init__(
+        self,
+        target: str,
+        *,
+        token: str | None = None,
+        timeout: float = 10.0,
+        retries: int = 4,
+        backoff: float = 0.1,
+        max_backoff: float = 3.0,
+        credentials: grpc.ChannelCredentials | None = None,
+        options: Sequence[tuple[str, Any]] = (),
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError("timeout must be positive")
+        if retries < 0:
+            raise ValueError("retries must be 0 or more")
+        self.target = target
+        self.timeout = timeout
+        self.retries = retries
+        self.backoff = backoff
+        self.max_backoff = max_backoff
+        self._token = token
+        self._credentials = credentials
+        self._options = tuple(options)
+        self._channel: grpc.aio.Channel | None = None
+        self._owns_channel = True
+        self._games: Any = None
+        self._rules: Any = None
+
+    # --- Lifecycle -------------------------------------------------------------------------------------------
+
+    async def __aenter__(self) -> TrucoClient:
+        self._open()
+        return self
+
+    async def __aexit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        await self.close()
+
+    async def close(self) -> None:
+        """Close the channel (a client from :meth:`with_token` leaves its parent's channel open)."""
+        channel, self._channel = self._channel, None
+        self._games = self._rules = None
+        if channel is not None and self._owns_channel:
+            await channel.close()
+
+    @property
+    def token(self) -> str | None:
+        """The seat token sent with seat calls, if any."""
+        return self._token
+
+    def with_token(self, token: str | None) -> TrucoClient:
+        """Another client on this client's channel that acts as the seat of ``token``. Closing it keeps the channel."""
+        other = TrucoClient(
+            self.target, token=token, timeout=self.timeout, retries=self.retries, backoff=self.backoff,
+            max_backoff=self.max_backoff,
+        )
+        other._channel = self._open()
+        other._owns_channel = False
+        return other
+
+    def _open(self) -> grpc.aio.Channel:
+        if self._channel is None:
+            if self._credentials is None:
+                self._channel = grpc.aio.insecure_channel(self.target, options=self._options)
+            else:
+                self._channel = grpc.aio.secure_channel(self.target, self._credentials, options=self._options)
+        if self._games is None:
+            self._games = game_service_pb2_grpc.GameServiceStub(self._channel)
+            self._rules = rules_service_pb2_grpc.RulesServiceStub(self._channel)
+        return self._channel
+
+    def _stubs(self) -> tuple[Any, Any]:
+        self._open()
+        return self._games, self._rules
+
+    def _metadata(self, authed: bool) -> tuple[tuple[str, str], ...]:
+        if authed and self._token:
+            return (("authorization", f"Bearer {self._token}"),)
+        return ()
+
+    # --- Retries ---------------------------------------------------------------------------------------------
+
+    def _delay(self, attempt: int) -> float:
+        ceiling = min(self.max_backoff, self.backoff * 2.0**attempt)
+        return ceiling / 2 + random.uniform(0, ceiling / 2)
+
+    async def _unary(
+        self, method: Callable[..., Awaitable[T]], request: object, *, idempotent: bool, authed: bool
+    ) -> T:
+        """Call ``method`` with the deadline, retrying UNAVAILABLE (and DEADLINE_EXCEEDED if idempotent)."""
+        attempt = 0
+        while True:
+            try:
+                return await method(request, timeout=self.timeout, metadata=self._metadata(authed))
+            except grpc.aio.AioRpcError as error:
+                code = error.code()
+                retryable = code is grpc.StatusCode.UNAVAILABLE or (
+                    idempotent and code is grpc.StatusCode.DEADLINE_EXCEEDED
+                )
+                if not retryable or attempt >= self.retries:
+                    raise from_rpc_error(error) from error
+            await asyncio.sleep(self._delay(attempt))
+            attempt += 1
+
+    # --- GameService -----------------------------------------------------------------------------------------
+
+    async def create_game(
+        self,
+        rules: rules_pb2.RuleSet | Mapping[str, Any] | None = None,
+        bots: Mapping[int, str | int] | None = None,
+        fixed_deals: Iterable[game_service_pb2.FixedDeal] = (),
+        request_id: str | None = None,
+    ) -> game_service_pb2.Game:
+        """Create a match; the seats in ``bots`` (seat -> ``"random"`` or ``"heuristic"``) are the server's.
+
+        :param rules: a ``RuleSet`` or its fields as a mapping (``{"players": 4, "target": 30}``); unset
+            fields take the defaults.
+        :param fixed_deals: scripted first deals (see :func:`truco_client.fixed_deal`); a server accepts them
+            only when started with ``--allow-fixed-deals``.
+        :param request_id: the idempotency key (a fresh UUID4 by default): the same id returns the same game.
+        :raises InvalidArgument: for impossible rules or an unknown bot.
+        """
+        if rules is None:
+            rule_set = rules_pb2.RuleSet()
+        elif isinstance(rules, rules_pb2.RuleSet):
+            rule_set = rules
+        else:
+            rule_set = rules_pb2.RuleSet(**rules)
+        request = game_service_pb2.CreateGameRequest(
+            request_id=request_id or new_request_id(),
+            rules=rule_set,
+            bots=[game_service_pb2.BotSeat(seat=seat, kind=_bot_kind(kind)) for seat, kind in (bots or {}).items()],
+            fixed_deals=list(fixed_deals),
+        )
+        games, _ = self._stubs()
+        response: game_service_pb2.CreateGameResponse = await self._unary(
+            games.CreateGame, request, idempotent=True, authed=False
+        )
+        return response.game
+
+    async def join_game(
+        self, name: str, seat: int | None = None, player_name: str = "", *, request_id: str | None = None
+    ) -> JoinResult:
+        """Take a seat (the first open one when ``seat`` is None); this client then acts as that seat.
+
+        :raises NotFound: for an unknown game.
+        :raises IllegalMove: or :class:`ResourceExhausted` when the seat is not open (see the reason).
+        """
+        request = game_service_pb2.JoinGameRequest(
+            name=game_name(name), request_id=request_id or new_request_id(), player_name=player_name
+        )
+        if seat is not None:
+            request.seat = seat
+        games, _ = self._stubs()
+        response: game_service_pb2.JoinGameResponse = await self._unary(
+            games.JoinGame, request, idempotent=True, authed=False
+        )
+        self._token = response.seat_token
+        return JoinResult(response.seat, response.seat_token, response.view)
+
+    async def get_view(self, name: str) -> game_service_pb2.GetGameViewResponse:
+        """The caller's view: ``.seat`` (its seat view, unset for a spectator) and ``.public``."""
+        games, _ = self._stubs()
+        request = game_service_pb2.GetGameViewRequest(name=game_name(name))
+        response: game_service_pb2.GetGameViewResponse = await self._unary(
+            games.GetGameView, request, idempotent=True, authed=True
+        )
+        return response
+
+    async def legal_actions(self, name: str) -> game_service_pb2.ListLegalActionsResponse:
+        """Exactly the commands the server would accept from this client's seat now (``.actions``, ``.version``)."""
+        games, _ = self._stubs()
+        request = game_service_pb2.ListLegalActionsRequest(name=game_name(name))
+        response: game_service_pb2.ListLegalActionsResponse = await self._unary(
+            games.ListLegalActions, request, idempotent=True, authed=True
+        )
+        return response
+
+    async def submit(
+        self, name: str, command: Command, expected_version: int = 0, request_id: str | None = None
+    ) -> game_service_pb2.SubmitCommandResponse:
+        """Submit a command for this client's seat; the reply comes once the move is stored.
+
+        :param expected_version: the version the command was chosen at (0 skips the check).
+        :param request_id: the idempotency key, a fresh UUID4 by default; every retry sends the same one.
+        :raises IllegalMove: when the rules refuse the command (``reason`` says why: NOT_YOUR_TURN...).
+        :raises VersionConflict: when the game moved past ``expected_version``.
+        :raises Unauthenticated: without a seat token.
+        """
+        games, _ = self._stubs()
+        request = game_service_pb2.SubmitCommandRequest(
+            name=game_name(name),
+            request_id=request_id or new_request_id(),
+            expected_version=expected_version,
+            command=command,
+        )
+        response: game_service_pb2.SubmitCommandResponse = await self._unary(
+            games.SubmitCommand, request, idempotent=True, authed=True
+        )
+        return response
+
+    async def watch(
+        self, name: str, after_version: int = 0, *, timeout: float | None = None
+    ) -> AsyncGenerator[game_service_pb2.WatchGameResponse, None]:
+        """Each new event of the game, with the caller's view after it, from ``after_version`` on.
+
+        When the stream breaks with UNAVAILABLE (a restart, a dropped connection) it is opened again after
+        the last version received, up to ``retries`` times in a row with backoff (the count starts again at
+        each message received). The iterator ends when the server ends the stream.
+
+        The stream has no deadline unless ``timeout`` is given (a watch waits for moves as long as the match
+        lasts). Close it early with ``contextlib.aclosing`` or ``await iterator.aclose()``.
+
+        :raises NotFound: for an unknown game.
+        """
+        games, _ = self._stubs()
+        last = after_version
+        failures = 0
+        while True:
+            request = game_service_pb2.WatchGameRequest(name=game_name(name), after_version=last)
+            call = games.WatchGame(request, timeout=timeout, metadata=self._metadata(True))
+            try:
+                async for response in call:
+                    failures = 0
+                    last = max(last, response.event.version)
+                    yield response
+                return
+            except grpc.aio.AioRpcError as error:
+                if error.code() is not grpc.StatusCode.UNAVAILABLE or failures >= self.retries:
+                    raise from_rpc_error(error) from error
+            finally:
+                call.cancel()
+            await asyncio.sleep(self._delay(failures))
+            failures += 1
+
+    async def list_games(self, page_size: int = 20) -> AsyncGenerator[game_service_pb2.Game, None]:
+        """Every open game (a seat free, not over), newest first, fetching page after page."""
+        games, _ = self._stubs()
+        token = ""
+        while True:
+            request = game_service_pb2.ListGamesRequest(page_size=page_size, page_token=token)
+            response: game_service_pb2.ListGamesResponse = await self._unary(
+                games.ListGames, request, idempotent=True, authed=False
+            )
+            for game in response.games:
+                yield game
+            token = response.next_page_token
+            if not token:
+                return
+
+    # --- RulesService ----------------------------------------------------------------------------------------
+
+    async def evaluate_hand(
+        self, muestra: CardLike, hand: str | Iterable[CardLike], *, without_flor: bool = False
+    ) -> rules_service_pb2.EvaluateHandResponse:
+        """Envido, flor and card strengths of three cards under ``muestra``: ``evaluate_hand("1o", "2o 7e 3c")``.
+
+        :raises CardError: for text that is not a card (before any call).
+        :raises InvalidArgument: for a repeated card.
+        """
+        _, rules = self._stubs()
+        request = rules_service_pb2.EvaluateHandRequest(
+            muestra=card(muestra), cards=parse_cards(hand), without_flor=without_flor
+        )
+        response: rules_service_pb2.EvaluateHandResponse = await self._unary(
+            rules.EvaluateHand, request, idempotent=True, authed=False
+        )
+        return response
+
+    async def compare_cards(
+        self, muestra: CardLike, first: CardLike, second: CardLike
+    ) -> rules_service_pb2.CompareCardsResponse:
+        """Which card wins a round under ``muestra``: ``.result`` is 1 (first), -1 (second) or 0 (parda)."""
+        _, rules = self._stubs()
+        request = rules_service_pb2.CompareCardsRequest(muestra=card(muestra), first=card(first), second=card(second))
+        response: rules_service_pb2.CompareCardsResponse = await self._unary(
+            rules.CompareCards, request, idempotent=True, authed=False
+        )
+        return response
+
+
+def _bot_kind(kind: str | int) -> game_service_pb2.BotKind:
+    if isinstance(kind, str):
+        try:
+            return BOT_KINDS[kind.strip().lower()]
+        except KeyError:
+            raise ValueError(f"unknown bot {kind!r}: one of {', '.join(BOT_KINDS)}") from None
+    return kind  # type: ignore[return-value]

@@ -1,0 +1,477 @@
+"""The client side without the real server: card and command helpers, error parsing, retries and watch resumes
+against a scripted in-process server, the proto-to-engine view used by selfplay, and the play renderer."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import AsyncIterator
+from dataclasses import replace
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+from google.protobuf import any_pb2
+from google.rpc import error_details_pb2, status_pb2
+from truco.bots import HeuristicBot
+from truco.engine import DECK, Game, RuleSet
+from truco.engine.cards import RANKS
+from truco.server import codec
+from truco_client import (
+    CardError,
+    IllegalMove,
+    NotFound,
+    TrucoClient,
+    TrucoError,
+    Unavailable,
+    VersionConflict,
+    answer,
+    answer_perros,
+    call,
+    card,
+    card_name,
+    card_text,
+    describe,
+    error_from_status,
+    fixed_deal,
+    from_rpc_error,
+    mazo,
+    parse_cards,
+    perros,
+    play,
+    sena,
+    skip_perros,
+)
+from truco_client.v1 import (
+    cards_pb2,
+    commands_pb2,
+    events_pb2,
+    game_service_pb2,
+    game_service_pb2_grpc,
+    rules_pb2,
+    views_pb2,
+)
+
+from truco import play as play_ui
+from truco import selfplay
+
+ALL_TEXTS = [f"{rank}{letter}" for letter in "eboc" for rank in RANKS]
+
+# --- Cards ---------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("text", ALL_TEXTS)
+def test_card_round_trips_every_card_of_the_deck(text: str) -> None:
+    assert card_text(card(text)) == text
+
+
+def test_card_reads_rank_and_suit() -> None:
+    assert card("1e") == cards_pb2.Card(rank=1, suit=cards_pb2.SUIT_ESPADA)
+    assert card(" 12C ") == cards_pb2.Card(rank=12, suit=cards_pb2.SUIT_COPA)
+    assert card(cards_pb2.Card(rank=7, suit=cards_pb2.SUIT_ORO)) == card("7o")
+
+
+@pytest.mark.parametrize("text", ["8e", "9b", "13c", "0o", "01e", "1x", "e1", "", "e", "１e"])
+def test_card_refuses_what_is_not_a_card(text: str) -> None:
+    with pytest.raises(CardError):
+        card(text)
+
+
+def test_card_text_refuses_a_malformed_card() -> None:
+    with pytest.raises(CardError):
+        card_text(cards_pb2.Card(rank=1))
+    with pytest.raises(CardError):
+        card_text(cards_pb2.Card(rank=8, suit=cards_pb2.SUIT_ORO))
+
+
+@pytest.mark.parametrize(
+    ("text", "name"),
+    [("1e", "1 de espada"), ("7o", "7 de oro"), ("10c", "sota de copa"), ("11b", "caballo de basto"),
+     ("12o", "rey de oro")],
+)
+def test_card_name_is_short_spanish(text: str, name: str) -> None:
+    assert card_name(text) == name
+
+
+def test_parse_cards_and_fixed_deal() -> None:
+    assert [card_text(c) for c in parse_cards("1e 2e  3e")] == ["1e", "2e", "3e"]
+    deal = fixed_deal(["1e 2e 3e", ["4c", "5c", card("6c")]], "7o")
+    assert [[card_text(c) for c in hand.cards] for hand in deal.hands] == [["1e", "2e", "3e"], ["4c", "5c", "6c"]]
+    assert card_text(deal.muestra) == "7o"
+
+
+# --- Commands ------------------------------------------------------------------------------------------------
+
+
+def test_command_builders_set_exactly_one_kind() -> None:
+    assert play("1e") == commands_pb2.Command(play_card=commands_pb2.PlayCard(card=card("1e")))
+    assert call("truco").call.call == commands_pb2.CALL_KIND_TRUCO
+    assert call("vale cuatro").call.call == commands_pb2.CALL_KIND_VALE_CUATRO
+    assert call("Contra-Flor al resto").call.call == commands_pb2.CALL_KIND_CONTRA_FLOR_AL_RESTO
+    assert call(commands_pb2.CALL_KIND_ENVIDO).call.call == commands_pb2.CALL_KIND_ENVIDO
+    assert answer(True).answer.accept is True
+    assert answer(False).WhichOneof("kind") == "answer"
+    assert mazo().WhichOneof("kind") == "go_to_mazo"
+    assert sena("pieza 2").send_sena.sena == commands_pb2.SENA_PIEZA_2
+    assert perros().WhichOneof("kind") == "call_perros"
+    assert skip_perros().WhichOneof("kind") == "skip_perros"
+    assert answer_perros(True, False).answer_perros == commands_pb2.AnswerPerros(accept_envido=True)
+
+
+def test_command_builders_refuse_unknown_names() -> None:
+    with pytest.raises(ValueError, match="unknown call"):
+        call("retrucazo")
+    with pytest.raises(ValueError, match="unknown seña"):
+        sena("wink")
+    with pytest.raises(CardError):
+        play("8e")
+
+
+def test_describe_says_each_command_in_one_line() -> None:
+    assert [describe(c) for c in (play("12c"), call("real envido"), answer(True), answer(False), mazo())] == [
+        "play 12c",
+        "call real envido",
+        "quiero",
+        "no quiero",
+        "me voy al mazo",
+    ]
+    assert describe(sena("mata_1")) == "seña mata 1"
+    assert describe(answer_perros(False, True)) == "answer perros: envido no quiero, truco quiero"
+    assert describe(commands_pb2.Command()) == "empty command"
+
+
+# --- Errors --------------------------------------------------------------------------------------------------
+
+
+def _status(code: grpc.StatusCode, message: str, reason: str, **metadata: str) -> status_pb2.Status:
+    detail = any_pb2.Any()
+    detail.Pack(error_details_pb2.ErrorInfo(reason=reason, domain="truco.v1", metadata=metadata))
+    return status_pb2.Status(code=code.value[0], message=message, details=[detail])
+
+
+def _rpc_error(code: grpc.StatusCode, message: str, status: status_pb2.Status | None) -> grpc.aio.AioRpcError:
+    trailers = grpc.aio.Metadata()
+    if status is not None:
+        trailers.add("grpc-status-details-bin", status.SerializeToString())
+    return grpc.aio.AioRpcError(code, grpc.aio.Metadata(), trailers, details=message)
+
+
+@pytest.mark.parametrize(
+    ("code", "cls", "reason"),
+    [
+        (grpc.StatusCode.ABORTED, VersionConflict, "VERSION_CONFLICT"),
+        (grpc.StatusCode.FAILED_PRECONDITION, IllegalMove, "CARD_NOT_IN_HAND"),
+        (grpc.StatusCode.NOT_FOUND, NotFound, "GAME_NOT_FOUND"),
+        (grpc.StatusCode.UNAVAILABLE, Unavailable, "STORE_UNAVAILABLE"),
+    ],
+)
+def test_from_rpc_error_reads_the_status_details(code: grpc.StatusCode, cls: type[TrucoError], reason: str) -> None:
+    error = from_rpc_error(_rpc_error(code, "the message", _status(code, "the message", reason, version="7")))
+    assert type(error) is cls
+    assert (error.code, error.reason, error.message, error.metadata) == (code, reason, "the message", {"version": "7"})
+    assert error.domain == "truco.v1"
+    assert str(error) == f"{code.name} {reason}: the message"
+
+
+def test_from_rpc_error_without_details_keeps_code_and_message() -> None:
+    error = from_rpc_error(_rpc_error(grpc.StatusCode.UNAUTHENTICATED, "who are you", None))
+    assert (error.code, error.reason, error.message, error.metadata) == (
+        grpc.StatusCode.UNAUTHENTICATED,
+        "",
+        "who are you",
+        {},
+    )
+
+
+def test_from_rpc_error_reads_a_status_whose_message_differs() -> None:
+    status = _status(grpc.StatusCode.FAILED_PRECONDITION, "inner message", "NOT_YOUR_TURN")
+    error = from_rpc_error(_rpc_error(grpc.StatusCode.FAILED_PRECONDITION, "outer message", status))
+    assert isinstance(error, IllegalMove)
+    assert (error.reason, error.message) == ("NOT_YOUR_TURN", "outer message")
+
+
+def test_error_from_status_prefers_the_truco_domain_and_falls_back_to_the_base_class() -> None:
+    other = any_pb2.Any()
+    other.Pack(error_details_pb2.ErrorInfo(reason="QUOTA", domain="example.com"))
+    ours = _status(grpc.StatusCode.INTERNAL, "boom", "BUG")
+    status = status_pb2.Status(code=13, message="boom", details=[other, *ours.details])
+    error = error_from_status(grpc.StatusCode.INTERNAL, "boom", status)
+    assert type(error) is TrucoError
+    assert error.reason == "BUG"
+
+
+# --- Retries and watch resumes, against a scripted server ---------------------------------------------------
+
+
+class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
+    """Fails the first calls as told, and records what it was sent."""
+
+    def __init__(self) -> None:
+        self.submits: list[game_service_pb2.SubmitCommandRequest] = []
+        self.submit_failures: list[grpc.StatusCode] = []
+        self.watches: list[int] = []
+        self.metadata: list[dict[str, str]] = []
+
+    async def SubmitCommand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        self.submits.append(request)
+        self.metadata.append({k: v for k, v in context.invocation_metadata() if isinstance(v, str)})
+        if self.submit_failures:
+            code = self.submit_failures.pop(0)
+            await context.abort_with_status(_as_grpc_status(_status(code, "scripted", "SCRIPTED")))
+        return game_service_pb2.SubmitCommandResponse(version=request.expected_version + 1)
+
+    async def WatchGame(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        self.watches.append(request.after_version)
+        last = 5 if len(self.watches) > 1 else 3
+        for version in range(request.after_version + 1, last + 1):
+            yield game_service_pb2.WatchGameResponse(event=events_pb2.Event(version=version))
+        if len(self.watches) == 1:
+            await context.abort(grpc.StatusCode.UNAVAILABLE, "going away")
+
+
+def _as_grpc_status(status: status_pb2.Status) -> grpc.Status:
+    from grpc_status import rpc_status
+
+    return rpc_status.to_status(status)
+
+
+@pytest.fixture
+async def scripted() -> AsyncIterator[tuple[ScriptedGames, str]]:
+    servicer = ScriptedGames()
+    server = grpc.aio.server()
+    game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
+    port = server.add_insecure_port("127.0.0.1:0")
+    await server.start()
+    yield servicer, f"127.0.0.1:{port}"
+    await server.stop(None)
+
+
+async def test_submit_retries_unavailable_with_the_same_request_id(scripted: tuple[ScriptedGames, str]) -> None:
+    servicer, target = scripted
+    servicer.submit_failures = [grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.UNAVAILABLE]
+    async with TrucoClient(target, token="t0k", backoff=0.01) as client:
+        response = await client.submit("g1", play("1e"), expected_version=4)
+    assert response.version == 5
+    assert len(servicer.submits) == 3
+    assert len({r.request_id for r in servicer.submits}) == 1
+    assert servicer.submits[0].name == "games/g1"
+    assert all(m.get("authorization") == "Bearer t0k" for m in servicer.metadata)
+
+
+async def test_submit_does_not_retry_an_illegal_move(scripted: tuple[ScriptedGames, str]) -> None:
+    servicer, target = scripted
+    servicer.submit_failures = [grpc.StatusCode.FAILED_PRECONDITION]
+    async with TrucoClient(target, token="t", backoff=0.01) as client:
+        with pytest.raises(IllegalMove) as caught:
+            await client.submit("games/g1", play("1e"), request_id="fixed-id")
+    assert caught.value.reason == "SCRIPTED"
+    assert [r.request_id for r in servicer.submits] == ["fixed-id"]
+
+
+async def test_retries_are_bounded(scripted: tuple[ScriptedGames, str]) -> None:
+    servicer, target = scripted
+    servicer.submit_failures = [grpc.StatusCode.UNAVAILABLE] * 5
+    async with TrucoClient(target, token="t", retries=2, backoff=0.01) as client:
+        with pytest.raises(Unavailable):
+            await client.submit("games/g1", mazo())
+    assert len(servicer.submits) == 3
+
+
+async def test_watch_resumes_after_the_last_version_received(scripted: tuple[ScriptedGames, str]) -> None:
+    servicer, target = scripted
+    async with TrucoClient(target, token="t", backoff=0.01) as client:
+        versions = [item.event.version async for item in client.watch("games/g1")]
+    assert versions == [1, 2, 3, 4, 5]
+    assert servicer.watches == [0, 3]
+
+
+async def test_unreachable_server_is_unavailable_after_retries() -> None:
+    async with TrucoClient("127.0.0.1:1", timeout=1.0, retries=1, backoff=0.01) as client:
+        with pytest.raises(Unavailable):
+            await client.get_view("games/g1")
+
+
+# --- selfplay: the proto view the bots read ------------------------------------------------------------------
+
+
+def _engine_game(players: int = 2, seed: int = 3) -> Game:
+    game = Game(RuleSet(players=players))
+    order = list(DECK)
+    random.Random(seed).shuffle(order)
+    game.deal(order, salt="0" * 32)
+    return game
+
+
+@pytest.mark.parametrize("players", [2, 4, 6])
+def test_engine_view_rebuilds_the_engine_seat_view(players: int) -> None:
+    game = _engine_game(players)
+    rng = random.Random(1)
+    for _ in range(12):  # a few moves in, so rounds, calls and scores are not empty
+        actions = [a for s in range(players) for a in game.view(s).legal_actions]
+        if not actions or game.state.hand is None or game.state.hand.ended:
+            break
+        game.execute(rng.choice(actions))
+    for seat in range(players):
+        original = game.view(seat)
+        rebuilt = selfplay.engine_view(codec.seat_view_to_pb(original, "games/x"))
+        hand = original.public.hand
+        assert hand is not None and rebuilt.public.hand is not None
+        pending = hand.pending is not None or hand.perros_pending
+        expected_hand = replace(hand, turn=None) if pending or hand.turn is None else hand
+        assert replace(rebuilt.public.hand, turn=expected_hand.turn) == expected_hand
+        assert replace(rebuilt, public=original.public) == original
+        assert replace(rebuilt.public, hand=hand, next_dealer=original.public.next_dealer) == original.public
+
+
+def test_selfplay_choice_is_the_heuristic_bots_choice() -> None:
+    game = _engine_game(2, seed=11)
+    view = game.view(0)
+    pb = codec.seat_view_to_pb(view, "games/x")
+    expected = HeuristicBot().choose(view.legal_actions, lambda: view, random.Random(5))
+    actions = selfplay.playable(pb)
+    chosen = selfplay.choose("heuristic", pb, actions, random.Random(5))
+    assert selfplay.engine_command(chosen, 0) == expected
+    assert selfplay.choose("random", pb, actions, random.Random(5)) in actions
+
+
+def test_selfplay_leaves_out_senas_once_one_was_sent() -> None:
+    view = views_pb2.SeatView(legal_actions=[sena("negras"), sena("envido")])
+    assert selfplay.playable(view) == list(view.legal_actions)
+    assert selfplay.playable(view, sena_sent=True) == []
+    view.legal_actions.append(play("1e"))
+    assert selfplay.playable(view, sena_sent=True) == [play("1e")]
+
+
+# --- truco play: the renderer --------------------------------------------------------------------------------
+
+
+def _table_view() -> views_pb2.SeatView:
+    hand = views_pb2.HandView(
+        number=3,
+        dealer=1,
+        mano=0,
+        seats=[0, 1],
+        muestra=card("4o"),
+        rounds=[
+            views_pb2.Round(
+                plays=[views_pb2.Play(seat=0, card=card("3e")), views_pb2.Play(seat=1, card=card("5o"))],
+                finished=True,
+                winner_team=1,
+            ),
+            views_pb2.Round(plays=[views_pb2.Play(seat=1, card=card("6c"))]),
+        ],
+        truco_value=1,
+        pending=views_pb2.PendingCall(call=commands_pb2.CALL_KIND_TRUCO, seat=1, team=1),
+        envido_closed=True,
+        points=[0, 0],
+    )
+    public = views_pb2.MatchView(
+        game="games/abc",
+        rules=rules_pb2.RuleSet(players=2, target=30),
+        version=17,
+        phase=views_pb2.PHASE_PLAYING,
+        scores=[
+            views_pb2.TeamScore(team=0, points=12, standing=views_pb2.STANDING_MALAS),
+            views_pb2.TeamScore(team=1, points=17, standing=views_pb2.STANDING_BUENAS),
+        ],
+        hand=hand,
+        to_act=[0],
+    )
+    return views_pb2.SeatView(
+        seat=0,
+        team=0,
+        public=public,
+        cards=[card("12c"), card("2o"), card("1e")],
+        envido=7,
+        legal_actions=[answer(True), answer(False), call("retruco"), mazo(), play("2o")],
+    )
+
+
+def test_render_view_shows_the_table_and_numbered_options() -> None:
+    text = play_ui.render_view(_table_view(), {1: "heuristic bot"})
+    assert text.splitlines()[0] == "Score: team 0 (us) 12 malas · team 1 (them) 17 buenas · playing to 30"
+    assert "Muestra: 4o (4 de oro) · piezas 2o 12o 5o 11o 10o" in text
+    assert "Round 1: you 3e (3 de espada), seat 1 (heuristic bot) 5o (5 de oro, pieza) → team 1 (them)" in text
+    assert "Round 2: seat 1 (heuristic bot) 6c (6 de copa)" in text
+    assert "Pending: seat 1 (heuristic bot) called truco — your team must answer" in text
+    # Strongest first: the pieza, the mata, then the rey.
+    assert "Your cards: 2o (2 de oro, pieza) · 1e (1 de espada, mata) · 12c (rey de copa)" in text
+    assert "You have envido 7" in text
+    assert text.endswith(
+        "Your options:\n   1) quiero\n   2) no quiero\n   3) call retruco\n   4) me voy al mazo\n"
+        "   5) play 2o (2 de oro, pieza)"
+    )
+
+
+def test_render_view_without_options_and_at_the_end() -> None:
+    view = _table_view()
+    assert "Your options" not in play_ui.render_view(view, options=False)
+    view.ClearField("legal_actions")
+    view.public.to_act[:] = [1]
+    assert play_ui.render_view(view, {1: "random bot"}).splitlines()[-1] == "Waiting for seat 1 (random bot)."
+    view.public.phase = views_pb2.PHASE_MATCH_OVER
+    view.public.winner_team = 1
+    assert play_ui.render_view(view).splitlines()[-1] == "Match over: team 1 (them) won — you lose."
+
+
+def test_describe_event_for_what_the_others_do() -> None:
+    played = events_pb2.Event(version=9, card_played=events_pb2.CardPlayed(seat=1, card=card("7o")))
+    called = events_pb2.Event(call_made=events_pb2.CallMade(seat=0, call=commands_pb2.CALL_KIND_ENVIDO))
+    scored = events_pb2.Event(
+        points_scored=events_pb2.PointsScored(team=1, points=2, reason=events_pb2.SCORE_REASON_TRUCO_DECLINED)
+    )
+    parda = events_pb2.Event(round_ended=events_pb2.RoundEnded(round=1))
+    labels = {1: "random bot"}
+    assert play_ui.describe_event(played, 0, labels) == "seat 1 (random bot) played 7o (7 de oro)"
+    assert play_ui.describe_event(called, 0, labels) == "you called envido!"
+    assert play_ui.describe_event(scored, 0, labels) == "+2 for team 1 (them) (truco declined)"
+    assert play_ui.describe_event(parda, 0) == "Round 2: parda"
+    assert play_ui.describe_event(events_pb2.Event(match_started=events_pb2.MatchStarted())) is None
+
+
+def test_parse_choice_explains_refused_input() -> None:
+    assert play_ui.parse_choice(" 3 ", 5) == 2
+    with pytest.raises(ValueError, match="type the number of an option, 1 to 5"):
+        play_ui.parse_choice("truco", 5)
+    with pytest.raises(ValueError, match="there is no option 6: choose 1 to 5"):
+        play_ui.parse_choice("6", 5)
+    with pytest.raises(ValueError, match="there is no option 0"):
+        play_ui.parse_choice("0", 5)
+
+
+def test_bot_labels_name_the_servers_bots() -> None:
+    game = game_service_pb2.Game(
+        seats=[
+            game_service_pb2.SeatInfo(seat=0, kind=game_service_pb2.SEAT_KIND_TAKEN, player_name="ana"),
+            game_service_pb2.SeatInfo(
+                seat=1, kind=game_service_pb2.SEAT_KIND_BOT, bot=game_service_pb2.BOT_KIND_HEURISTIC
+            ),
+        ]
+    )
+    assert play_ui.bot_labels(game) == {0: "ana", 1: "heuristic bot"}
+
+
+def test_seat_labels_name_partners_and_bots() -> None:
+    labels = {1: "random bot", 2: "heuristic bot"}
+    assert [play_ui.seat_label(s, 0, labels) for s in range(4)] == [
+        "you",
+        "seat 1 (random bot)",
+        "seat 2 (partner, heuristic bot)",
+        "seat 3",
+    ]
+    flor = events_pb2.Event(flor_sung=events_pb2.FlorSung(seat=0))
+    mazo_ = events_pb2.Event(went_to_mazo=events_pb2.WentToMazo(seat=3))
+    assert play_ui.describe_event(flor, 0) == "you sing flor"
+    assert play_ui.describe_event(flor, 1) == "seat 0 sings flor"
+    assert play_ui.describe_event(mazo_, 0) == "seat 3 se va al mazo"
+
+
+def test_prompt_view_asks_only_with_real_options() -> None:
+    view = views_pb2.SeatView(legal_actions=[sena("negras"), sena("envido")])
+    assert play_ui.prompt_view(view) is None  # señas alone: the others are playing, do not ask
+    view.legal_actions.extend([play("1e"), mazo()])
+    asked = play_ui.prompt_view(view)
+    assert asked is not None and list(asked.legal_actions) == list(view.legal_actions)
+    after_sena = play_ui.prompt_view(view, sena_sent=True)
+    assert after_sena is not None and list(after_sena.legal_actions) == [play("1e"), mazo()]
+    assert len(view.legal_actions) == 4  # the view itself is left alone

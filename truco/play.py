@@ -1,0 +1,556 @@
+"""``truco play``: one human plays a whole match in the terminal against the server's bots (or in a shared game).
+
+The rendering is pure: :func:`render_view` turns a seat's view into text, :func:`describe_event` one event
+into a line, :func:`describe_action` one legal action into an option. The loop in :func:`play` watches the
+game, prints what the others do, and asks for a numbered choice when the seat may act.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import TextIO
+
+from truco_client import (
+    IllegalMove,
+    TrucoClient,
+    TrucoError,
+    VersionConflict,
+    call_name,
+    card_name,
+    card_text,
+    describe,
+    sena_name,
+)
+from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, views_pb2
+
+from truco.engine import Card, is_pieza, piezas, strength
+
+MATAS = frozenset({"1e", "1b", "7e", "7o"})
+"""The four matas: the strongest cards after the piezas."""
+
+_REASONS = {
+    events_pb2.SCORE_REASON_ENVIDO: "envido",
+    events_pb2.SCORE_REASON_ENVIDO_DECLINED: "envido declined",
+    events_pb2.SCORE_REASON_FLOR: "flor",
+    events_pb2.SCORE_REASON_FLOR_DECLINED: "flor declined",
+    events_pb2.SCORE_REASON_HAND: "the hand",
+    events_pb2.SCORE_REASON_TRUCO_DECLINED: "truco declined",
+    events_pb2.SCORE_REASON_MAZO: "mazo",
+}
+_ENDS = {
+    events_pb2.HAND_END_ROUNDS: "on the rounds",
+    events_pb2.HAND_END_TRUCO_DECLINED: "truco declined",
+    events_pb2.HAND_END_MAZO: "al mazo",
+    events_pb2.HAND_END_MATCH_ENDED: "the match ended",
+}
+_STANDINGS = {views_pb2.STANDING_MALAS: "malas", views_pb2.STANDING_BUENAS: "buenas"}
+
+
+# --- Pure rendering ----------------------------------------------------------------------------------------------
+
+
+def _engine_card(pb: cards_pb2.Card) -> Card:
+    return Card.parse(card_text(pb))
+
+
+def card_label(pb: cards_pb2.Card, muestra: cards_pb2.Card | None = None) -> str:
+    """``"2o (2 de oro, pieza)"``: the notation, the Spanish name, and pieza or mata under ``muestra``."""
+    text = card_text(pb)
+    marks = [card_name(pb)]
+    if muestra is not None and muestra.rank:
+        if is_pieza(_engine_card(pb), _engine_card(muestra)):
+            marks.append("pieza")
+        elif text in MATAS:
+            marks.append("mata")
+    return f"{text} ({', '.join(marks)})"
+
+
+def seat_label(seat: int, me: int | None, labels: Mapping[int, str] | None = None) -> str:
+    """``"you"``, or ``"seat 1"`` with what is known of it: ``"seat 2 (partner, heuristic bot)"``."""
+    if seat == me:
+        return "you"
+    extra = []
+    if me is not None and seat % 2 == me % 2:
+        extra.append("partner")
+    if labels and seat in labels:
+        extra.append(labels[seat])
+    return f"seat {seat} ({', '.join(extra)})" if extra else f"seat {seat}"
+
+
+def team_label(team: int, me: int | None) -> str:
+    if me is None:
+        return f"team {team}"
+    return f"team {team} ({'us' if team == me % 2 else 'them'})"
+
+
+def score_line(public: views_pb2.MatchView, me: int | None = None) -> str:
+    """``Score: team 0 (us) 12 malas · team 1 (them) 17 buenas · to 30``."""
+    parts = [
+        f"{team_label(score.team, me)} {score.points} {_STANDINGS.get(score.standing, '?')}"
+        for score in sorted(public.scores, key=lambda s: s.team)
+    ]
+    return f"Score: {' · '.join(parts)} · playing to {public.rules.target}"
+
+
+def describe_action(command: commands_pb2.Command, muestra: cards_pb2.Card | None = None) -> str:
+    """An option as the player reads it: ``play 2o (2 de oro, pieza)``, ``call truco``, ``quiero``..."""
+    if command.WhichOneof("kind") == "play_card":
+        return f"play {card_label(command.play_card.card, muestra)}"
+    return describe(command)
+
+
+def render_view(
+    view: views_pb2.SeatView, labels: Mapping[int, str] | None = None, *, options: bool = True
+) -> str:
+    """The whole table as one seat sees it: score, hand, muestra and piezas, rounds, calls, cards, numbered options."""
+    public = view.public
+    me = view.seat
+    lines = [score_line(public, me)]
+    if public.phase == views_pb2.PHASE_MATCH_OVER:
+        winner = public.winner_team
+        verdict = "you win!" if winner == view.team else "you lose."
+        lines.append(f"Match over: {team_label(winner, me)} won — {verdict}")
+        return "\n".join(lines)
+    if public.HasField("hand"):
+        lines.extend(_render_hand(view, labels))
+    if public.phase == views_pb2.PHASE_AWAITING_PERROS:
+        lines.append("Before the deal: the dealing team may echar los perros.")
+    if public.to_act and me not in public.to_act:
+        waiting = ", ".join(seat_label(s, me, labels) for s in public.to_act)
+        lines.append(f"Waiting for {waiting}.")
+    if options and view.legal_actions:
+        muestra = public.hand.muestra if public.HasField("hand") else None
+        lines.append("Your options:")
+        lines.extend(
+            f"  {number:>2}) {describe_action(action, muestra)}"
+            for number, action in enumerate(view.legal_actions, start=1)
+        )
+    return "\n".join(lines)
+
+
+def _render_hand(view: views_pb2.SeatView, labels: Mapping[int, str] | None) -> list[str]:
+    hand = view.public.hand
+    me = view.seat
+    muestra = hand.muestra
+    lines = [
+        f"Hand {hand.number}{' (pico a pico)' if hand.pico else ''} · dealer {seat_label(hand.dealer, me, labels)}"
+        f" · mano {seat_label(hand.mano, me, labels)} · worth {hand.truco_value}",
+    ]
+    pieza_texts = " ".join(str(p) for p in piezas(_engine_card(muestra)))
+    lines.append(f"Muestra: {card_label(muestra)} · piezas {pieza_texts}")
+    for index, round_ in enumerate(hand.rounds, start=1):
+        plays = ", ".join(f"{seat_label(p.seat, me, labels)} {card_label(p.card, muestra)}" for p in round_.plays)
+        result = ""
+        if round_.finished:
+            result = f" → {team_label(round_.winner_team, me)}" if round_.HasField("winner_team") else " → parda"
+        lines.append(f"Round {index}: {plays}{result}")
+    bets = []
+    if hand.envido_chain:
+        bets.append("envido chain: " + ", ".join(call_name(c) for c in hand.envido_chain))
+    if hand.HasField("envido_winner_seat"):
+        bets.append(f"envido won by {seat_label(hand.envido_winner_seat, me, labels)} with {hand.envido_winner_points}")
+    if hand.flor_sung:
+        bets.append("flor: " + ", ".join(seat_label(s, me, labels) for s in hand.flor_sung))
+    if bets:
+        lines.append("; ".join(bets))
+    if hand.HasField("pending"):
+        pending = hand.pending
+        who = "your team" if pending.team != view.team else "the rivals"
+        lines.append(
+            f"Pending: {seat_label(pending.seat, me, labels)} called {call_name(pending.call)} — {who} must answer"
+        )
+    if hand.perros_pending:
+        lines.append(f"Perros called by {seat_label(hand.perros_by, me, labels)}: waiting for the answer")
+    if view.cards:
+        own = sorted(view.cards, key=lambda c: -strength(_engine_card(c), _engine_card(muestra)))
+        lines.append("Your cards: " + " · ".join(card_label(c, muestra) for c in own))
+        tantos = []
+        if view.HasField("envido"):
+            tantos.append(f"envido {view.envido}")
+        if view.HasField("flor"):
+            tantos.append(f"flor {view.flor}")
+        if tantos:
+            lines.append("You have " + ", ".join(tantos))
+    elif not hand.ended:
+        lines.append("You sit this hand out.")
+    if view.senas:
+        lines.append(
+            "Señas: " + ", ".join(f"{seat_label(s.seat, me, labels)}: {sena_name(s.sena)}" for s in view.senas)
+        )
+    if hand.HasField("turn") and not hand.ended:
+        lines.append(f"Turn: {seat_label(hand.turn, me, labels)}")
+    return lines
+
+
+def describe_event(
+    event: events_pb2.Event, me: int | None = None, labels: Mapping[int, str] | None = None
+) -> str | None:
+    """One line for an event as it happens (None for the match's start, which needs no line)."""
+    kind = event.WhichOneof("kind")
+
+    def who(seat: int) -> str:
+        return seat_label(seat, me, labels)
+
+    def does(seat: int, third_person: str, first_person: str) -> str:
+        return f"{who(seat)} {first_person if seat == me else third_person}"
+
+    if kind == "hand_dealt":
+        e = event.hand_dealt
+        return f"— Hand {e.number} dealt by {who(e.dealer)}{' (pico a pico)' if e.pico else ''} —"
+    if kind == "card_played":
+        e = event.card_played
+        return f"{who(e.seat)} played {card_label(e.card)}"
+    if kind == "call_made":
+        return f"{who(event.call_made.seat)} called {call_name(event.call_made.call)}!"
+    if kind == "call_accepted":
+        return f"{who(event.call_accepted.seat)}: quiero ({call_name(event.call_accepted.call)})"
+    if kind == "call_declined":
+        return f"{who(event.call_declined.seat)}: no quiero ({call_name(event.call_declined.call)})"
+    if kind == "round_ended":
+        e = event.round_ended
+        if not e.HasField("winner_team"):
+            return f"Round {e.round + 1}: parda"
+        return f"Round {e.round + 1} to {team_label(e.winner_team, me)} ({who(e.winning_seat)})"
+    if kind == "flor_sung":
+        return f"{does(event.flor_sung.seat, 'sings', 'sing')} flor"
+    if kind == "envido_voided":
+        return "The flor voids the envido"
+    if kind == "envido_settled":
+        e = event.envido_settled
+        return f"Envido: {who(e.winner_seat)} wins with {e.points}"
+    if kind == "flor_settled":
+        e = event.flor_settled
+        if e.HasField("winner_seat"):
+            return f"Flor: {who(e.winner_seat)} wins with {e.points}"
+        return "Flores counted"
+    if kind == "perros_called":
+        return f"{does(event.perros_called.seat, 'echa', 'echás')} los perros!"
+    if kind == "perros_skipped":
+        return f"{does(event.perros_skipped.seat, 'deals', 'deal')} without perros"
+    if kind == "perros_answered":
+        e = event.perros_answered
+        envido = "quiero" if e.accept_envido else "no quiero"
+        truco = "quiero" if e.accept_truco else "no quiero"
+        return f"{does(e.seat, 'answers', 'answer')} the perros: envido {envido}, truco {truco}"
+    if kind == "went_to_mazo":
+        return f"{does(event.went_to_mazo.seat, 'se va', 'go')} al mazo"
+    if kind == "sena_sent":
+        return f"{does(event.sena_sent.seat, 'signals', 'signal')}: {sena_name(event.sena_sent.sena)}"
+    if kind == "points_scored":
+        e = event.points_scored
+        return f"+{e.points} for {team_label(e.team, me)} ({_REASONS.get(e.reason, 'points')})"
+    if kind == "hand_ended":
+        e = event.hand_ended
+        shown = "; ".join(f"{who(s.seat)} showed {' '.join(card_text(c) for c in s.cards)}" for s in e.shown)
+        taken = f"{team_label(e.winner_team, me)} takes the hand" if e.HasField("winner_team") else "hand over"
+        return f"{taken} ({_ENDS.get(e.end, 'ended')}){'. ' + shown if shown else ''}"
+    if kind == "match_ended":
+        return f"*** Match over: {team_label(event.match_ended.winner_team, me)} wins ***"
+    return None
+
+
+def parse_choice(text: str, count: int) -> int:
+    """The 0-based option for the typed ``text``. :raises ValueError: with a message for the player."""
+    cleaned = text.strip()
+    if not cleaned.isdigit():
+        raise ValueError(f"type the number of an option, 1 to {count} (q quits, ? shows the table again)")
+    number = int(cleaned)
+    if not 1 <= number <= count:
+        raise ValueError(f"there is no option {number}: choose 1 to {count}")
+    return number - 1
+
+
+def bot_labels(game: game_service_pb2.Game) -> dict[int, str]:
+    """Seat labels from a game resource: ``heuristic bot`` for bot seats, the player's name for taken seats."""
+    labels = {}
+    for seat in game.seats:
+        if seat.kind == game_service_pb2.SEAT_KIND_BOT:
+            kind = game_service_pb2.BotKind.Name(seat.bot).removeprefix("BOT_KIND_").lower()
+            labels[seat.seat] = f"{kind} bot"
+        elif seat.player_name:
+            labels[seat.seat] = seat.player_name
+    return labels
+
+
+# --- The interactive loop ----------------------------------------------------------------------------------------
+
+
+class _LineReader:
+    """Standard input lines delivered to the event loop by a daemon thread (None at end of input).
+
+    A daemon thread, not the loop's executor: a blocked ``input()`` must not keep the process alive after
+    Ctrl-C or the end of the match.
+    """
+
+    def __init__(self, source: TextIO) -> None:
+        self._source = source
+        self._queue: asyncio.Queue[str | None] = asyncio.Queue()
+        self._loop = asyncio.get_running_loop()
+        threading.Thread(target=self._run, name="truco-play-stdin", daemon=True).start()
+
+    def _run(self) -> None:
+        while True:
+            try:
+                line = self._source.readline()
+            except (OSError, ValueError):
+                line = ""
+            try:
+                self._loop.call_soon_threadsafe(self._queue.put_nowait, line or None)
+            except RuntimeError:  # the loop is closed: the game is over
+                return
+            if not line:
+                return
+
+    async def readline(self) -> str | None:
+        return await self._queue.get()
+
+
+@dataclass
+class PlayOptions:
+    """What ``truco play`` was asked for."""
+
+    server: str
+    players: int = 2
+    bots: str = "heuristic"
+    seat: int | None = None
+    game: str | None = None
+    player_name: str = "human"
+    timeout: float = 10.0
+
+
+@dataclass
+class _Table:
+    view: views_pb2.SeatView
+    labels: dict[int, str] = field(default_factory=dict)
+    sena_hand: int = -1
+    """The hand in which the player sent a seña (a view from before it may still offer one)."""
+
+
+def prompt_view(view: views_pb2.SeatView, sena_sent: bool = False) -> views_pb2.SeatView | None:
+    """The view to ask the player about, or None when there is nothing to ask.
+
+    Señas are offered with the player's real options, never alone: a seat may send one at any moment, and asking
+    at every move of the others would be noise. Once the hand's seña is sent, señas are left out.
+    """
+    options = [a for a in view.legal_actions if not (sena_sent and a.WhichOneof("kind") == "send_sena")]
+    if all(a.WhichOneof("kind") == "send_sena" for a in options):
+        return None
+    shown = views_pb2.SeatView()
+    shown.CopyFrom(view)
+    del shown.legal_actions[:]
+    shown.legal_actions.extend(options)
+    return shown
+
+
+_DONE = object()
+STALL_SECONDS = 5.0
+"""How long to wait for the watch before reading the table directly."""
+
+
+async def play(
+    options: PlayOptions, *, source: TextIO | None = None, out: Callable[[str], None] = print
+) -> int:
+    """Play one match as a human at the terminal; 0 when the match ends or the player quits, 1 on an error."""
+    async with TrucoClient(options.server, timeout=options.timeout) as client:
+        labels: dict[int, str] = {}
+        seat: int | None = options.seat
+        if options.game is None:
+            seat = seat if seat is not None else 0
+            if not 0 <= seat < options.players:
+                out(f"truco play: --seat must be 0 to {options.players - 1}")
+                return 2
+            bots = {s: options.bots for s in range(options.players) if s != seat}
+            game = await client.create_game(rules={"players": options.players}, bots=bots)
+            labels = bot_labels(game)
+            name = game.name
+        else:
+            name = options.game
+        joined = await client.join_game(name, seat=seat, player_name=options.player_name)
+        table = _Table(joined.view, labels)
+        out(f"Game {joined.view.public.game or name}: you are seat {joined.seat}, team {joined.view.team}.")
+        if prompt_view(table.view) is None:  # otherwise the first prompt shows the table
+            out(render_view(table.view, labels, options=False))
+        return await _loop(client, name, table, _LineReader(source or sys.stdin), out)
+
+
+async def _loop(
+    client: TrucoClient, name: str, table: _Table, reader: _LineReader, out: Callable[[str], None]
+) -> int:
+    events: asyncio.Queue[object] = asyncio.Queue()
+    watcher = asyncio.create_task(_watch(client, name, table.view.public.version, events))
+    typed: asyncio.Task[str | None] | None = None
+    caught_up = _version(table)  # the version the table must show before the player is asked again
+    shown_at: int | None = None
+    try:
+        while True:
+            # Show what happened; settle a moment so a burst of bot moves is printed before the prompt.
+            status = await _drain(events, table, out, settle=0.02)
+            if status is not None:
+                return status
+            if table.view.public.phase == views_pb2.PHASE_MATCH_OVER:
+                return _finish(table, out)
+            view = prompt_view(table.view, table.view.public.hand.number == table.sena_hand)
+            if view is None or _version(table) < caught_up:
+                try:
+                    item = await asyncio.wait_for(events.get(), STALL_SECONDS)
+                except TimeoutError:  # the stream is late: read the table directly
+                    table.view = await _fresh_view(client, name, table.view)
+                    caught_up = min(caught_up, _version(table))
+                    continue
+                status = _apply(item, table, out)
+                if status is not None:
+                    return status
+                continue
+            if shown_at != _version(table):
+                out("")
+                out(render_view(view, table.labels))
+                shown_at = _version(table)
+            out(f"Your move (1-{len(view.legal_actions)}, ? to show the table, q to quit):")
+            if typed is None:
+                typed = asyncio.create_task(reader.readline())
+            arrival = asyncio.create_task(events.get())
+            done, _ = await asyncio.wait({typed, arrival}, return_when=asyncio.FIRST_COMPLETED)
+            if arrival in done:
+                status = _apply(arrival.result(), table, out)
+                if status is not None:
+                    return status
+                if typed not in done:
+                    continue  # the table changed under the prompt: show it again if it moved on
+            else:
+                arrival.cancel()
+            line = typed.result()
+            typed = None
+            if line is None:
+                out(f"End of input: leaving the game (it stays on the server as {name}).")
+                return 0
+            text = line.strip().lower()
+            if text in ("q", "quit", "exit"):
+                out(f"Leaving the game (it stays on the server as {name}).")
+                return 0
+            if text in ("?", "h", "help", ""):
+                shown_at = None
+                continue
+            if _version(table) != view.public.version:
+                out("The table changed while you typed; choose again.")
+                continue
+            try:
+                choice = parse_choice(text, len(view.legal_actions))
+            except ValueError as error:
+                out(f"Refused: {error}")
+                continue
+            try:
+                response = await client.submit(name, view.legal_actions[choice], expected_version=_version(table))
+            except VersionConflict:
+                out("The game moved on before your move arrived; here is the table now.")
+                table.view = await _fresh_view(client, name, table.view)
+                shown_at = None
+                continue
+            except IllegalMove as error:
+                out(f"Refused by the server: {error.message} ({error.reason})")
+                table.view = await _fresh_view(client, name, table.view)
+                shown_at = None
+                continue
+            if view.legal_actions[choice].WhichOneof("kind") == "send_sena":
+                table.sena_hand = view.public.hand.number
+            if response.version == _version(table):
+                table.view = response.view  # nothing public happened (a seña): no event will tell us
+            caught_up = max(caught_up, response.version)
+            shown_at = None
+    except TrucoError as error:
+        out(f"truco play: {error}")
+        return 1
+    finally:
+        watcher.cancel()
+        if typed is not None:
+            typed.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await watcher
+
+
+def _version(table: _Table) -> int:
+    return table.view.public.version
+
+
+async def _fresh_view(client: TrucoClient, name: str, current: views_pb2.SeatView) -> views_pb2.SeatView:
+    response = await client.get_view(name)
+    return response.seat if response.HasField("seat") else current
+
+
+async def _watch(client: TrucoClient, name: str, after: int, events: asyncio.Queue[object]) -> None:
+    try:
+        async with contextlib.aclosing(client.watch(name, after_version=after)) as stream:
+            async for item in stream:
+                events.put_nowait(item)
+        events.put_nowait(_DONE)
+    except TrucoError as error:
+        events.put_nowait(error)
+
+
+async def _drain(
+    events: asyncio.Queue[object], table: _Table, out: Callable[[str], None], settle: float
+) -> int | None:
+    """Apply every event received so far, waiting ``settle`` seconds for stragglers; an exit status at the end."""
+    while True:
+        try:
+            item = events.get_nowait() if not events.empty() else await asyncio.wait_for(events.get(), settle)
+        except TimeoutError:
+            return None
+        status = _apply(item, table, out)
+        if status is not None:
+            return status
+
+
+def _apply(item: object, table: _Table, out: Callable[[str], None]) -> int | None:
+    """Print one item of the watch and take its view; an exit status when the stream is over."""
+    if item is _DONE:
+        if table.view.public.phase == views_pb2.PHASE_MATCH_OVER:
+            return _finish(table, out)
+        out("truco play: the server ended the game's event stream.")
+        return 1
+    if isinstance(item, TrucoError):
+        out(f"truco play: lost the game's event stream: {item}")
+        return 1
+    assert isinstance(item, game_service_pb2.WatchGameResponse)
+    line = describe_event(item.event, table.view.seat, table.labels)
+    if line is not None:
+        out(line)
+    if item.HasField("seat"):
+        version, held = item.seat.public.version, table.view.public.version
+        # A seña keeps the version of the event before it: the view after it is newer at an equal version.
+        if version > held or (version == held and item.event.WhichOneof("kind") == "sena_sent"):
+            table.view = item.seat
+    return None
+
+
+def _finish(table: _Table, out: Callable[[str], None]) -> int:
+    out("")
+    out(render_view(table.view, table.labels))
+    return 0
+
+
+def run(options: PlayOptions) -> int:
+    """Run :func:`play` until the match ends, the player quits, or Ctrl-C (status 130)."""
+    try:
+        return asyncio.run(play(options))
+    except KeyboardInterrupt:
+        print("\ntruco play: interrupted; the game stays on the server.", file=sys.stderr)
+        return 130
+
+
+__all__: Sequence[str] = [
+    "PlayOptions",
+    "bot_labels",
+    "card_label",
+    "describe_action",
+    "describe_event",
+    "parse_choice",
+    "play",
+    "render_view",
+    "run",
+    "score_line",
+]

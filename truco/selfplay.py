@@ -1,0 +1,477 @@
+"""``truco selfplay``: whole matches through the server, every seat a separate client driven by an in-process bot.
+
+Each game is created with every seat human; each seat joins with its own :class:`TrucoClient` (its own
+channel and connection), watches the game, and when its view offers legal actions lets a bot of
+:mod:`truco.bots` choose one, submitted with ``expected_version`` and a request id. A stale version
+(ABORTED: a teammate answered first, say) is counted and the seat reads the table again. It doubles as a load
+generator: ``--games`` and ``--concurrency`` set the volume, the summary gives moves per second, submit
+latencies and errors by reason.
+
+The bots take the engine's :class:`~truco.engine.SeatView`; :func:`engine_view` builds one from the
+protobuf view the seat receives (what the seat may see and nothing more: no engine state is involved).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import random
+import time
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+
+from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, card_text
+from truco_client.v1 import cards_pb2, commands_pb2, game_service_pb2, rules_pb2, views_pb2
+
+from truco.bots import make_bot
+from truco.engine import (
+    Answer,
+    AnswerPerros,
+    Call,
+    CallKind,
+    CallPerros,
+    Card,
+    FaltaEnvido,
+    GoToMazo,
+    Phase,
+    PlayCard,
+    RuleSet,
+    SeatCommand,
+    SeatView,
+    Sena,
+    SendSena,
+    SkipPerros,
+    SpectatorView,
+    Standing,
+)
+from truco.engine.views import HandView, PendingCallView
+
+SEPARATE_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
+"""Channel option that keeps each seat's channel on its own connection (grpc shares them by default)."""
+STALL_SECONDS = 5.0
+"""How long a seat waits for the watch before reading its view directly."""
+SETTLE_SECONDS = 0.01
+"""How long a seat waits for more events after one arrives, before acting on the view."""
+
+
+# --- From the protobuf view to the engine's (for the bots) ------------------------------------------------------
+
+
+def engine_card(pb: cards_pb2.Card) -> Card:
+    return Card.parse(card_text(pb))
+
+
+def engine_call(value: int) -> CallKind:
+    return CallKind(commands_pb2.CallKind.Name(value).removeprefix("CALL_KIND_"))
+
+
+def engine_sena(value: int) -> Sena:
+    return Sena(commands_pb2.Sena.Name(value).removeprefix("SENA_"))
+
+
+def engine_command(pb: commands_pb2.Command, seat: int) -> SeatCommand:
+    """The engine command for a protobuf command of ``seat``. :raises ValueError: for an empty command."""
+    kind = pb.WhichOneof("kind")
+    if kind == "play_card":
+        return PlayCard(seat, engine_card(pb.play_card.card))
+    if kind == "call":
+        return Call(seat, engine_call(pb.call.call))
+    if kind == "answer":
+        return Answer(seat, pb.answer.accept)
+    if kind == "go_to_mazo":
+        return GoToMazo(seat)
+    if kind == "send_sena":
+        return SendSena(seat, engine_sena(pb.send_sena.sena))
+    if kind == "call_perros":
+        return CallPerros(seat)
+    if kind == "skip_perros":
+        return SkipPerros(seat)
+    if kind == "answer_perros":
+        return AnswerPerros(seat, pb.answer_perros.accept_envido, pb.answer_perros.accept_truco)
+    raise ValueError("empty command")
+
+
+def engine_rules(pb: rules_pb2.RuleSet) -> RuleSet:
+    falta = (
+        FaltaEnvido.MATCH_IF_MALAS
+        if pb.falta_envido == rules_pb2.FALTA_ENVIDO_MATCH_IF_MALAS
+        else FaltaEnvido.LEADER_REMAINING
+    )
+    defaults = RuleSet()
+    return RuleSet(
+        players=pb.players or defaults.players,
+        target=pb.target or defaults.target,
+        falta_envido=falta,
+        flor=pb.flor if pb.HasField("flor") else defaults.flor,
+        pico_a_pico=pb.pico_a_pico if pb.HasField("pico_a_pico") else defaults.pico_a_pico,
+        perros=pb.perros if pb.HasField("perros") else defaults.perros,
+        senas=pb.senas if pb.HasField("senas") else defaults.senas,
+    )
+
+
+def _optional(message: object, name: str) -> int | None:
+    return getattr(message, name) if message.HasField(name) else None  # type: ignore[attr-defined]
+
+
+def engine_hand(pb: views_pb2.HandView) -> HandView:
+    rounds = tuple(tuple((p.seat, engine_card(p.card)) for p in r.plays) for r in pb.rounds if r.plays)
+    results = tuple(_optional(r, "winner_team") for r in pb.rounds if r.finished)
+    pending = (
+        PendingCallView(engine_call(pb.pending.call), pb.pending.seat, pb.pending.team)
+        if pb.HasField("pending")
+        else None
+    )
+    envido_winner = (
+        (pb.envido_winner_seat, pb.envido_winner_points) if pb.HasField("envido_winner_seat") else None
+    )
+    flor_winner = (pb.flor_winner_seat, pb.flor_winner_points) if pb.HasField("flor_winner_seat") else None
+    points = (pb.points[0], pb.points[1]) if len(pb.points) == 2 else (0, 0)
+    return HandView(
+        number=pb.number,
+        dealer=pb.dealer,
+        mano=pb.mano,
+        seats=tuple(pb.seats),
+        pico=pb.pico,
+        muestra=engine_card(pb.muestra),
+        commitment=pb.commitment,
+        rounds=rounds,
+        results=results,
+        turn=_optional(pb, "turn"),
+        cards_left=tuple((c.seat, c.count) for c in pb.cards_left),
+        truco_value=pb.truco_value,
+        truco_owner=_optional(pb, "truco_owner"),
+        pending=pending,
+        envido_chain=tuple(engine_call(c) for c in pb.envido_chain),
+        envido_closed=pb.envido_closed,
+        envido_winner=envido_winner,
+        flor_sung=tuple(pb.flor_sung),
+        flor_chain=tuple(engine_call(c) for c in pb.flor_chain),
+        flor_winner=flor_winner,
+        perros_by=_optional(pb, "perros_by"),
+        perros_pending=pb.perros_pending,
+        points=points,
+        ended=pb.ended,
+        winner_team=_optional(pb, "winner_team"),
+        shown=tuple((s.seat, tuple(engine_card(c) for c in s.cards)) for s in pb.shown),
+        revealed_order=tuple(engine_card(c) for c in pb.revealed_order) or None,
+        revealed_salt=pb.revealed_salt or None,
+    )
+
+
+def engine_view(pb: views_pb2.SeatView) -> SeatView:
+    """The engine's seat view of a protobuf seat view: what the bots of :mod:`truco.bots` read."""
+    public = pb.public
+    rules = engine_rules(public.rules)
+    phase_name = views_pb2.Phase.Name(public.phase).removeprefix("PHASE_")
+    phase = Phase.NOT_STARTED if phase_name == "UNSPECIFIED" else Phase(phase_name)
+    scores = {s.team: s.points for s in public.scores}
+    standings = {
+        s.team: Standing.BUENAS if s.standing == views_pb2.STANDING_BUENAS else Standing.MALAS for s in public.scores
+    }
+    spectator = SpectatorView(
+        rules=rules,
+        version=public.version,
+        phase=phase,
+        scores=(scores.get(0, 0), scores.get(1, 0)),
+        standings=(standings.get(0, Standing.MALAS), standings.get(1, Standing.MALAS)),
+        hand=engine_hand(public.hand) if public.HasField("hand") else None,
+        to_act=tuple(public.to_act),
+        next_dealer=None,
+        winner=_optional(public, "winner_team"),
+    )
+    return SeatView(
+        seat=pb.seat,
+        team=pb.team,
+        public=spectator,
+        cards=tuple(engine_card(c) for c in pb.cards),
+        envido=_optional(pb, "envido"),
+        flor=_optional(pb, "flor"),
+        senas=tuple((s.seat, engine_sena(s.sena)) for s in pb.senas),
+        legal_actions=tuple(engine_command(a, pb.seat) for a in pb.legal_actions),
+    )
+
+
+def playable(view: views_pb2.SeatView, *, sena_sent: bool = False) -> list[commands_pb2.Command]:
+    """The view's legal actions worth choosing from.
+
+    ``sena_sent``: the seat already sent this hand's seña. Señas do not advance the version, so a view from
+    before the seña can arrive after it and still offer one: leave señas out then.
+    """
+    actions: list[commands_pb2.Command] = list(view.legal_actions)
+    if sena_sent:
+        actions = [a for a in actions if a.WhichOneof("kind") != "send_sena"]
+    return actions
+
+
+def choose(bot_name: str, view: views_pb2.SeatView, actions: Sequence[commands_pb2.Command], rng: random.Random) -> (
+    commands_pb2.Command
+):
+    """One of ``actions`` (never empty; from ``view``), as the bot ``bot_name`` would choose it."""
+    if bot_name == "random":
+        return actions[int(rng.random() * len(actions))]
+    engine_actions = [engine_command(a, view.seat) for a in actions]
+    chosen = make_bot(bot_name).choose(engine_actions, lambda: engine_view(view), rng)
+    return actions[engine_actions.index(chosen)]
+
+
+# --- Running games --------------------------------------------------------------------------------------------
+
+
+@dataclass
+class Stats:
+    """What all the games did, for the summary."""
+
+    games: int = 0
+    finished: int = 0
+    moves: int = 0
+    errors: Counter[str] = field(default_factory=Counter)
+    latencies: list[float] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+
+    def error(self, error: TrucoError) -> None:
+        self.errors[error.reason or error.code.name] += 1
+
+
+@dataclass(frozen=True)
+class GameResult:
+    """One finished (or failed) game."""
+
+    name: str
+    scores: tuple[int, int]
+    winner: int | None
+    moves: int
+    seconds: float
+
+
+class _Seat:
+    """One seat's client, its latest view, and the bot that plays it."""
+
+    def __init__(self, client: TrucoClient, name: str, view: views_pb2.SeatView, bot: str, rng: random.Random):
+        self.client = client
+        self.name = name
+        self.view = view
+        self.bot = bot
+        self.rng = rng
+        self.moves = 0
+        self.sena_hand = -1
+        """The number of the hand in which this seat sent its seña."""
+
+    def take(self, view: views_pb2.SeatView, *, sena: bool = False) -> None:
+        """Keep ``view`` if it is newer than the one held (watch views may arrive after a submit's own).
+
+        A seña does not advance the version, so a view after a seña event is newer than one of the same version.
+        """
+        if view.public.version > self.view.public.version or (sena and view.public.version == self.view.public.version):
+            self.view = view
+
+    async def refresh(self) -> None:
+        response = await self.client.get_view(self.name)
+        if response.HasField("seat"):
+            self.view = response.seat
+
+    async def play(self, stats: Stats) -> None:
+        """Act whenever the view offers actions, until the match is over."""
+        updates: asyncio.Queue[game_service_pb2.WatchGameResponse | BaseException | None] = asyncio.Queue()
+        watcher = asyncio.create_task(self._watch(updates))
+        try:
+            while self.view.public.phase != views_pb2.PHASE_MATCH_OVER:
+                while not updates.empty():
+                    self._update(updates.get_nowait())
+                if self.view.public.phase == views_pb2.PHASE_MATCH_OVER:
+                    break
+                actions = playable(self.view, sena_sent=self.view.public.hand.number == self.sena_hand)
+                if actions:
+                    await self._act(actions, stats)
+                    continue
+                try:
+                    self._update(await asyncio.wait_for(updates.get(), STALL_SECONDS))
+                except TimeoutError:
+                    await self.refresh()
+                    continue
+                # One move brings several events (the card, the round's end, the points, the next deal): take
+                # the last view before acting, or the move is chosen on a view already outdated.
+                with contextlib.suppress(TimeoutError):
+                    while True:
+                        self._update(await asyncio.wait_for(updates.get(), SETTLE_SECONDS))
+        finally:
+            watcher.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await watcher
+
+    def _update(self, item: game_service_pb2.WatchGameResponse | BaseException | None) -> None:
+        if isinstance(item, BaseException):
+            raise item
+        if item is not None and item.HasField("seat"):
+            self.take(item.seat, sena=item.event.WhichOneof("kind") == "sena_sent")
+
+    async def _act(self, actions: Sequence[commands_pb2.Command], stats: Stats) -> None:
+        hand = self.view.public.hand.number
+        command = choose(self.bot, self.view, actions, self.rng)
+        started = time.perf_counter()
+        try:
+            response = await self.client.submit(self.name, command, expected_version=self.view.public.version)
+        except VersionConflict as error:
+            stats.error(error)
+            await self.refresh()
+            return
+        except IllegalMove as error:
+            stats.error(error)  # the table moved in a way the version did not show (a seña): read it again
+            await self.refresh()
+            return
+        if command.WhichOneof("kind") == "send_sena":
+            self.sena_hand = hand
+        stats.latencies.append(time.perf_counter() - started)
+        stats.moves += 1
+        self.moves += 1
+        if response.view.public.version >= self.view.public.version:
+            self.view = response.view
+
+    async def _watch(
+        self, updates: asyncio.Queue[game_service_pb2.WatchGameResponse | BaseException | None]
+    ) -> None:
+        try:
+            async with contextlib.aclosing(self.client.watch(self.name, self.view.public.version)) as stream:
+                async for item in stream:
+                    updates.put_nowait(item)
+            updates.put_nowait(None)
+        except TrucoError as error:
+            updates.put_nowait(error)
+
+
+async def play_game(
+    server: str,
+    players: int,
+    bot: str,
+    stats: Stats,
+    *,
+    target: int | None = None,
+    rng: random.Random | None = None,
+    timeout: float = 10.0,
+    game_timeout: float = 600.0,
+) -> GameResult:
+    """Create a game with every seat human, join each seat with its own client, and play it to the end.
+
+    :raises TrucoError: from the first seat that failed (the others stop).
+    :raises TimeoutError: when the match has not ended after ``game_timeout`` seconds.
+    """
+    rng = rng or random.Random()
+    started = time.perf_counter()
+    rules: dict[str, int] = {"players": players}
+    if target:
+        rules["target"] = target
+    clients = [TrucoClient(server, timeout=timeout, options=SEPARATE_CONNECTION) for _ in range(players)]
+    try:
+        game = await clients[0].create_game(rules=rules)
+        seats = []
+        for number, client in enumerate(clients):
+            joined = await client.join_game(game.name, seat=number, player_name=f"selfplay-{bot}-{number}")
+            seats.append(_Seat(client, game.name, joined.view, bot, random.Random(rng.random())))
+        try:
+            async with asyncio.timeout(game_timeout), asyncio.TaskGroup() as group:
+                for seat in seats:
+                    group.create_task(seat.play(stats))
+        except ExceptionGroup as failed:  # one seat failed: the others were cancelled; report the first cause
+            raise failed.exceptions[0] from None
+        except TimeoutError:
+            raise TimeoutError(f"{game.name} did not finish in {game_timeout:g}s") from None
+        final = (await clients[0].get_view(game.name)).public
+    finally:
+        await asyncio.gather(*(client.close() for client in clients), return_exceptions=True)
+    scores = {s.team: s.points for s in final.scores}
+    return GameResult(
+        name=game.name,
+        scores=(scores.get(0, 0), scores.get(1, 0)),
+        winner=final.winner_team if final.HasField("winner_team") else None,
+        moves=sum(seat.moves for seat in seats),
+        seconds=time.perf_counter() - started,
+    )
+
+
+@dataclass(frozen=True)
+class SelfplayOptions:
+    """What ``truco selfplay`` was asked for."""
+
+    server: str
+    players: int = 2
+    games: int = 1
+    bots: str = "random"
+    concurrency: int = 1
+    target: int | None = None
+    seed: int | None = None
+    timeout: float = 10.0
+    game_timeout: float = 600.0
+
+
+async def selfplay(options: SelfplayOptions, out: Callable[[str], None] = print) -> tuple[Stats, float]:
+    """Play ``options.games`` games, at most ``options.concurrency`` at a time; prints each final score."""
+    stats = Stats()
+    rng = random.Random(options.seed)
+    limit = asyncio.Semaphore(options.concurrency)
+    started = time.perf_counter()
+
+    async def one(number: int, seed: float) -> None:
+        async with limit:
+            stats.games += 1
+            try:
+                result = await play_game(
+                    options.server,
+                    options.players,
+                    options.bots,
+                    stats,
+                    target=options.target,
+                    rng=random.Random(seed),
+                    timeout=options.timeout,
+                    game_timeout=options.game_timeout,
+                )
+            except TrucoError as error:
+                stats.error(error)
+                stats.failures.append(f"game {number}: {error}")
+                out(f"game {number}: failed: {error}")
+                return
+            except Exception as error:  # keep the other games going; the summary and exit status tell
+                stats.errors[type(error).__name__] += 1
+                stats.failures.append(f"game {number}: {error!r}")
+                out(f"game {number}: failed: {error!r}")
+                return
+            stats.finished += 1
+            winner = f"team {result.winner} wins" if result.winner is not None else "no winner"
+            out(
+                f"game {number} {result.name}: team 0 {result.scores[0]} - team 1 {result.scores[1]}, {winner}"
+                f" ({result.moves} moves, {result.seconds:.2f}s)"
+            )
+
+    await asyncio.gather(*(one(number, rng.random()) for number in range(1, options.games + 1)))
+    return stats, time.perf_counter() - started
+
+
+def _percentile(values: Sequence[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))] if ordered else 0.0
+
+
+def format_summary(stats: Stats, seconds: float) -> str:
+    """The closing report: games, moves, moves per second, submit latencies, errors by reason."""
+    rate = stats.moves / seconds if seconds > 0 else 0.0
+    lines = [
+        f"games     {stats.finished}/{stats.games} finished in {seconds:.2f}s",
+        f"moves     {stats.moves} ({rate:.1f} moves/s)",
+    ]
+    if stats.latencies:
+        lines.append(
+            "submit    p50 {:.1f} ms, p95 {:.1f} ms, p99 {:.1f} ms".format(
+                *(1000 * _percentile(stats.latencies, f) for f in (0.5, 0.95, 0.99))
+            )
+        )
+    if stats.errors:
+        lines.append("errors    " + ", ".join(f"{reason} {count}" for reason, count in stats.errors.most_common()))
+    else:
+        lines.append("errors    none")
+    return "\n".join(lines)
+
+
+def run(options: SelfplayOptions) -> int:
+    """Run :func:`selfplay` and print the summary; 0 when every game finished."""
+    stats, seconds = asyncio.run(selfplay(options))
+    print(format_summary(stats, seconds))
+    return 0 if stats.finished == stats.games else 1
