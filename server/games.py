@@ -63,8 +63,8 @@ NAME_PREFIX = "games/"
 _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 MAX_AUTOMATIC_MOVES = 100_000
 """Bots and deals applied after one command; an all-bot game plays to its end within one request."""
-APPEND_ATTEMPTS = 3
-"""Tries of an append that lost a race to another writer before answering ABORTED."""
+APPEND_ATTEMPTS = 4
+"""Tries of a move: one on the cached state, then on the store's, re-read after each append that lost a race."""
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 MAX_PLAYER_NAME = 64
@@ -289,10 +289,15 @@ class Games:
             raise invalid("MALFORMED_REQUEST", "command: set exactly one kind of command")
         command = codec.command_from_pb(request.command, seat)
         for attempt in range(APPEND_ATTEMPTS):
-            snapshot = await self.snapshot(game_id)
+            # First try on the cached state: the append checks atomically that the store has no newer event,
+            # so a move costs one store round trip. Any failure re-reads the store before it is believed.
+            cached = self._cache.get(game_id) if attempt == 0 else None
+            snapshot = cached or await self.snapshot(game_id)
             try:
                 state, events = self._decide(snapshot, command, request.expected_version)
             except (ServiceError, RuleViolation):
+                if cached is not None:
+                    continue  # the cache may be behind another replica's moves
                 # A retry of a request already applied fails against the newer state: answer as the first time.
                 replay = await self.store.find_response(game_id, request_id) if request_id else None
                 if replay is not None:
