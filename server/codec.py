@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from truco.engine import (
+    DECK,
     Answer,
     AnswerPerros,
     Call,
@@ -55,8 +56,12 @@ _SUIT_TO_PB = {
 _SUIT_FROM_PB = {value: suit for suit, value in _SUIT_TO_PB.items()}
 
 
+_CARD_PB = tuple(cards_pb2.Card(rank=card.rank, suit=_SUIT_TO_PB[card.suit]) for card in DECK)
+"""The 40 card messages, built once: protobuf copies a message wherever it is assigned or appended."""
+
+
 def card_to_pb(card: Card) -> cards_pb2.Card:
-    return cards_pb2.Card(rank=card.rank, suit=_SUIT_TO_PB[card.suit])
+    return _CARD_PB[card.index]
 
 
 def card_from_pb(message: cards_pb2.Card, what: str = "card") -> Card:

@@ -147,6 +147,7 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
         self.log = structlog.get_logger("truco.server")
+        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
 
     async def intercept_service(
         self,
@@ -156,7 +157,15 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler
-        service, method = _split(handler_call_details.method)
+        # gRPC asks on every call: wrap each method's handler once.
+        wrapped = self._wrapped.get(handler_call_details.method)
+        if wrapped is None or wrapped[0] is not handler:
+            wrapped = (handler, self._wrap(handler, handler_call_details.method))
+            self._wrapped[handler_call_details.method] = wrapped
+        return wrapped[1]
+
+    def _wrap(self, handler: grpc.RpcMethodHandler, full_method: str) -> grpc.RpcMethodHandler:
+        service, method = _split(full_method)
         deserializer = _tolerant(handler.request_deserializer)
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
