@@ -5,10 +5,12 @@ For each store it starts ``truco serve`` as a subprocess and measures, at the sa
 
 * **moves**: ``--processes`` client processes each drive ``--matches`` concurrent 2-player matches against a
   server bot (every call a SubmitCommand with ``expected_version`` and a request id, whose reply carries the
-  next view) for ``--seconds``: moves/s and p50/p99 latency;
+  next view) for ``--seconds``: SubmitCommand latency p50/p99, and moves applied per second, counted by the
+  server (``truco_commands_applied_total``: the player's move and the bot's replies it triggers);
 * **empty RPC**: the same processes and concurrency calling grpc.health.v1 Check, a unary RPC through the
-  same server stack (interceptors, metrics, logging) that does no work: the ceiling. A move's cost is the
-  ratio of the two rates;
+  same server stack (interceptors, metrics, logging) that does no work: the ceiling. A move's cost in
+  empty RPCs is measured two ways: the ratio of the rates, and the server's CPU time per move over its CPU
+  time per empty RPC (read from /proc, so the client processes sharing the machine do not count);
 * **long matches**: two joined seats that only play cards, to 60, for ``--long-seconds``: the latency of
   early moves (the first 50 of a match) against late ones (move 300 onwards);
 * **memory per active match**: the server's resident memory grown by ``--memory-matches`` more matches
@@ -30,6 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 import uuid
 from collections.abc import Sequence
 from pathlib import Path
@@ -49,7 +52,7 @@ TARGET_LATE_OVER_EARLY = 1.5
 class ServerProcess:
     def __init__(self, store: str) -> None:
         self.process = subprocess.Popen(
-            [str(TRUCO), "serve", "--store", store, "--port", "0", "--metrics-port", "-1"],
+            [str(TRUCO), "serve", "--store", store, "--port", "0", "--metrics-port", "0"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -61,11 +64,23 @@ class ServerProcess:
             self.process.kill()
             raise RuntimeError(f"truco serve did not start: {line!r}")
         self.address = f"127.0.0.1:{match.group(1)}"
+        self.metrics_url = re.search(r"(http://\S+/metrics)", line).group(1)  # type: ignore[union-attr]
+
+    def moves_applied(self) -> float:
+        """Moves the server applied so far, by seats and by its bots (truco_commands_applied_total)."""
+        with urllib.request.urlopen(self.metrics_url, timeout=10) as response:
+            text = response.read().decode()
+        return sum(float(v) for v in re.findall(r"^truco_commands_applied_total\{[^}]*\} (\S+)$", text, re.MULTILINE))
 
     def rss_bytes(self) -> int:
         status = Path(f"/proc/{self.process.pid}/status").read_text()
         kb = int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1))  # type: ignore[union-attr]
         return kb * 1024
+
+    def cpu_seconds(self) -> float:
+        """The server process's CPU time (user + system) so far."""
+        fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self) -> None:
         self.process.terminate()
@@ -261,9 +276,13 @@ def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any
     try:
         concurrency = args.processes * args.matches
         log(f"  moves: {args.processes} processes x {args.matches} matches against a bot for {args.seconds:.0f} s")
+        cpu, applied = server.cpu_seconds(), server.moves_applied()
         moves = run_clients("moves", server.address, args.processes, args.matches, args.seconds)
+        moves_cpu, cpu = server.cpu_seconds() - cpu, server.cpu_seconds()
+        moves_applied = server.moves_applied() - applied
         log(f"  empty RPC: {concurrency} concurrent callers for {args.seconds:.0f} s")
         empty = run_clients("empty", server.address, args.processes, args.matches, args.seconds)
+        empty_cpu = server.cpu_seconds() - cpu
         log(f"  long matches: {args.processes} processes x {args.matches} matches for {args.long_seconds:.0f} s")
         long = run_clients("long", server.address, args.processes, args.matches, args.long_seconds)
         log(f"  memory: {args.memory_matches} active matches")
@@ -274,14 +293,24 @@ def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any
     empty_stats = summary(empty["latencies"], args.seconds)
     early_p50 = percentile(long["early"], 0.5)
     late_p50 = percentile(long["late"], 0.5)
-    cost = empty_stats["per_second"] / move_stats["per_second"] if move_stats["per_second"] else float("inf")
+    applied_rate = moves_applied / args.seconds
+    cost = empty_stats["per_second"] / applied_rate if applied_rate else float("inf")
+    move_cpu_ms = moves_cpu / max(moves_applied, 1) * 1000
+    empty_cpu_ms = empty_cpu / max(len(empty["latencies"]), 1) * 1000
+    cpu_cost = move_cpu_ms / empty_cpu_ms if empty_cpu_ms else float("inf")
     late_ratio = late_p50 / early_p50 if long["late"] else None
     return {
         "concurrency": concurrency,
         "moves": move_stats,
         "empty_rpc": empty_stats,
         "move_cost_in_empty_rpcs": round(cost, 2),
+        "moves_applied_per_second": round(moves_applied / args.seconds, 1),
+        "moves_per_submit": round(moves_applied / max(len(moves["latencies"]), 1), 2),
+        "server_cpu_ms_per_move": round(move_cpu_ms, 3),
+        "server_cpu_ms_per_empty_rpc": round(empty_cpu_ms, 3),
+        "move_cpu_cost_in_empty_rpcs": round(cpu_cost, 2),
         "meets_move_cost_target": cost <= TARGET_MOVE_OVER_EMPTY,
+        "meets_move_cpu_cost_target": cpu_cost <= TARGET_MOVE_OVER_EMPTY,
         "early_move_p50_ms": round(early_p50 * 1000, 3),
         "late_move_p50_ms": round(late_p50 * 1000, 3) if long["late"] else None,
         "late_moves_measured": len(long["late"]),
@@ -345,8 +374,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     for name, result in report["stores"].items():
         moves, empty = result["moves"], result["empty_rpc"]
         print(
-            f"{name}: {moves['per_second']} moves/s (p50 {moves['p50_ms']} ms, p99 {moves['p99_ms']} ms); "
-            f"empty RPC {empty['per_second']}/s; a move costs {result['move_cost_in_empty_rpcs']} empty RPCs; "
+            f"{name}: {result['moves_applied_per_second']} moves/s in {moves['per_second']} SubmitCommand/s "
+            f"(p50 {moves['p50_ms']} ms, p99 {moves['p99_ms']} ms); "
+            f"empty RPC {empty['per_second']}/s; a move costs {result['move_cost_in_empty_rpcs']} empty RPCs "
+            f"by rate, {result['move_cpu_cost_in_empty_rpcs']} by server CPU "
+            f"({result['server_cpu_ms_per_move']} ms vs {result['server_cpu_ms_per_empty_rpc']} ms); "
             f"late/early move latency {result['late_over_early']}; {result['memory']['kib_per_match']} KiB per match"
         )
     print(f"report: {args.out}")

@@ -164,6 +164,8 @@ class Games:
         self._cache_size = cache_size
         self._seats: dict[tuple[str, bytes], int] = {}
         self._bot_rng = random.Random(secrets.randbits(64))
+        self._seat_moves = metrics.commands_applied.labels("seat")
+        self._bot_moves = metrics.commands_applied.labels("bot")
         self.stopping = asyncio.Event()
 
     # --- Loading ---------------------------------------------------------------------------------------------
@@ -238,7 +240,8 @@ class Games:
         events = start_match(setup.rules)
         for event in events:
             evolve(state, event)
-        events += self._drive(state, setup)
+        automatic, bot_moves = self._drive(state, setup)
+        events += automatic
         game_id = uuid.uuid4().hex
         seats = tuple(
             SeatRecord(seat, "bot", setup.bots[seat], "", b"")
@@ -258,6 +261,7 @@ class Games:
         records = [record for _, _, record in self._encode(events)]
         stored = await self.store.create_game(record, records, request.request_id or None)
         if stored.game_id == game_id:
+            self._bot_moves.inc(bot_moves)
             self.metrics.matches_started.inc()
             self.metrics.events_appended.inc(len(events))
             if state.phase is Phase.MATCH_OVER:
@@ -296,7 +300,7 @@ class Games:
             cached = self._cache.get(game_id) if attempt == 0 else None
             snapshot = cached or await self.snapshot(game_id)
             try:
-                state, events = self._decide(snapshot, command, request.expected_version)
+                state, events, bot_moves = self._decide(snapshot, command, request.expected_version)
             except (ServiceError, RuleViolation):
                 if cached is not None:
                     continue  # the cache may be behind another replica's moves
@@ -322,14 +326,17 @@ class Games:
                 continue
             if result.response != payload:  # our request id was applied by an earlier try
                 return game_service_pb2.SubmitCommandResponse.FromString(result.response)
+            self._seat_moves.inc()
+            self._bot_moves.inc(bot_moves)
             self._remember(game_id, Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events)))
             return response
         raise AssertionError("unreachable")
 
     def _decide(
         self, snapshot: Snapshot, command: SeatCommand, expected_version: int
-    ) -> tuple[MatchState, list[ev.Event]]:
-        """The state and events after ``command`` and the bot moves and deals it triggers (on a copy)."""
+    ) -> tuple[MatchState, list[ev.Event], int]:
+        """The state and events after ``command`` and the bot moves and deals it triggers (on a copy), and how
+        many bot moves there were."""
         version = snapshot.state.version
         if expected_version and expected_version != version:
             raise ServiceError(
@@ -340,8 +347,8 @@ class Games:
             )
         state = snapshot.state.copy()
         events = execute(state, command)
-        events += self._drive(state, snapshot.setup)
-        return state, events
+        automatic, bot_moves = self._drive(state, snapshot.setup)
+        return state, events + automatic, bot_moves
 
     async def _append(
         self,
@@ -419,9 +426,10 @@ class Games:
 
     # --- The referee's helpers -------------------------------------------------------------------------------
 
-    def _drive(self, state: MatchState, setup: Setup) -> list[ev.Event]:
-        """Deal when a deal is due and let bots move while only bots are awaited."""
+    def _drive(self, state: MatchState, setup: Setup) -> tuple[list[ev.Event], int]:
+        """Deal when a deal is due and let bots move while only bots are awaited; the events and bot moves."""
         out: list[ev.Event] = []
+        moves = 0
         for _ in range(MAX_AUTOMATIC_MOVES):
             if state.phase is Phase.MATCH_OVER:
                 break
@@ -436,7 +444,8 @@ class Games:
                 legal_actions(state, seat), partial(seat_view, state, seat), self._bot_rng
             )
             out += execute(state, choice)
-        return out
+            moves += 1
+        return out, moves
 
     def _deal(self, state: MatchState, setup: Setup) -> Deal:
         """A deck shuffled by the OS's secure random source (or the next scripted deal) and a secret salt."""

@@ -39,6 +39,7 @@ class Metrics:
     matches_started: Counter
     matches_finished: Counter
     events_appended: Counter
+    commands_applied: Counter
     store_latency: Histogram
     store_up: Gauge
     watchers: Gauge
@@ -67,6 +68,12 @@ class Metrics:
             matches_started=Counter("truco_matches_started", "Matches created.", registry=registry),
             matches_finished=Counter("truco_matches_finished", "Matches that reached their target.", registry=registry),
             events_appended=Counter("truco_events_appended", "Events appended to the event store.", registry=registry),
+            commands_applied=Counter(
+                "truco_commands_applied",
+                "Moves applied, by a seat's client or a server bot.",
+                ("by",),
+                registry=registry,
+            ),
             store_latency=Histogram(
                 "truco_store_latency_seconds",
                 "Event store latency.",
