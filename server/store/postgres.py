@@ -106,6 +106,27 @@ MIGRATIONS: tuple[str, ...] = (
     """,
 )
 
+_APPEND = """
+WITH moved AS (
+    UPDATE games SET last_seq = %(last)s, over = %(over)s
+    WHERE game_id = %(game)s AND last_seq = %(expected)s
+    RETURNING game_id
+), stored AS (
+    INSERT INTO events (game_id, seq, kind, schema, payload, audience)
+    SELECT moved.game_id, e.seq, e.kind, e.schema, e.payload, e.audience
+    FROM moved, unnest(
+        %(seqs)s::bigint[], %(kinds)s::text[], %(schemas)s::integer[], %(payloads)s::bytea[], %(audiences)s::smallint[]
+    ) AS e(seq, kind, schema, payload, audience)
+), recorded AS (
+    INSERT INTO append_requests (game_id, request_id, response, last_seq)
+    SELECT moved.game_id, %(request)s, %(response)s, %(last)s FROM moved WHERE %(request)s::text IS NOT NULL
+), notified AS (
+    SELECT pg_notify(%(channel)s, %(note)s) FROM moved
+)
+SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
+"""
+"""An append in one round trip (see PostgresStore._append)."""
+
 _GAME_COLUMNS = (
     "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, s.seat, s.kind, s.bot, s.player_name, "
     "s.token_hash"
@@ -191,7 +212,8 @@ class PostgresStore:
     ) -> AppendResult:
         try:
             result = await self._run(
-                lambda conn: self._append(conn, game_id, expected_last_seq, events, request_id, response, over)
+                lambda conn: self._append(conn, game_id, expected_last_seq, events, request_id, response, over),
+                transaction=False,
             )
         except VersionConflict:
             # A retry racing its own original loses on the unique key; answer it with what the original recorded.
@@ -259,12 +281,16 @@ class PostgresStore:
 
     # Transactions.
 
-    async def _run(self, work: Callable[[Conn], Awaitable[T]]) -> T:
-        """Run ``work`` in one transaction on a pooled connection; outages become :class:`StoreUnavailable`."""
+    async def _run(self, work: Callable[[Conn], Awaitable[T]], *, transaction: bool = True) -> T:
+        """Run ``work`` on a pooled connection, in one transaction unless it is a single atomic statement (the
+        pool's connections autocommit); outages become :class:`StoreUnavailable`."""
         await self._ensure_schema()
         try:
-            async with self._pool.connection() as conn, conn.transaction():
-                return await work(conn)
+            async with self._pool.connection() as conn:
+                if not transaction:
+                    return await work(conn)
+                async with conn.transaction():
+                    return await work(conn)
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             raise StoreUnavailable(f"PostgreSQL is unreachable: {exc}") from exc
 
@@ -311,30 +337,35 @@ class PostgresStore:
         response: bytes,
         over: bool,
     ) -> AppendResult:
-        if request_id is not None:
-            recorded = await _recorded_append(conn, game_id, request_id)
-            if recorded is not None:
-                return recorded
-        stale = VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
-        if await _last_seq(conn, game_id) != expected_last_seq:
-            raise stale
+        """One statement: the guarded update of the game's last seq gates the inserts, so a stale append writes
+        nothing; a racing writer waits on the row lock and then finds the seq moved. A request id already
+        recorded can only have moved the seq too, and append() answers it from what was recorded."""
         last_seq = expected_last_seq + len(events)
         try:
-            await _insert_events(conn, game_id, expected_last_seq, events)
-            if request_id is not None:
-                await conn.execute(
-                    "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (%s, %s, %s, %s)",
-                    (game_id, request_id, response, last_seq),
-                )
+            cur = await conn.execute(
+                _APPEND,
+                {
+                    "game": game_id,
+                    "expected": expected_last_seq,
+                    "last": last_seq,
+                    "over": over,
+                    "seqs": list(range(expected_last_seq + 1, last_seq + 1)),
+                    "kinds": [e.kind for e in events],
+                    "schemas": [e.schema for e in events],
+                    "payloads": [e.payload for e in events],
+                    "audiences": [e.audience for e in events],
+                    "request": request_id,
+                    "response": response,
+                    "channel": self._channel,
+                    "note": f"{game_id}:{last_seq}",
+                },
+            )
+            row = await cur.fetchone()
         except psycopg.errors.UniqueViolation as exc:
-            raise stale from exc
-        updated = await conn.execute(
-            "UPDATE games SET last_seq = %s, over = %s WHERE game_id = %s AND last_seq = %s",
-            (last_seq, over, game_id, expected_last_seq),
-        )
-        if updated.rowcount != 1:
-            raise stale
-        await conn.execute("SELECT pg_notify(%s, %s)", (self._channel, f"{game_id}:{last_seq}"))
+            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
+        if row is None or int(row[0]) != 1:
+            await _last_seq(conn, game_id)  # GameNotFound for an unknown game
+            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
         return AppendResult(last_seq, response)
 
     # Waking waiters on other replicas' appends.
