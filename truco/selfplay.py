@@ -21,31 +21,18 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, card_text
-from truco_client.v1 import cards_pb2, commands_pb2, game_service_pb2, rules_pb2, views_pb2
+from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict
+from truco_client.v1 import commands_pb2, game_service_pb2, views_pb2
 
 from truco.bots import make_bot
 from truco.engine import (
-    Answer,
-    AnswerPerros,
-    Call,
-    CallKind,
-    CallPerros,
-    Card,
-    FaltaEnvido,
-    GoToMazo,
     Phase,
-    PlayCard,
-    RuleSet,
-    SeatCommand,
     SeatView,
-    Sena,
-    SendSena,
-    SkipPerros,
     SpectatorView,
     Standing,
 )
 from truco.engine.views import HandView, PendingCallView
+from truco.server import codec
 
 SEPARATE_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 """Channel option that keeps each seat's channel on its own connection (grpc shares them by default)."""
@@ -58,56 +45,12 @@ SETTLE_SECONDS = 0.01
 # --- From the protobuf view to the engine's (for the bots) ------------------------------------------------------
 
 
-def engine_card(pb: cards_pb2.Card) -> Card:
-    return Card.parse(card_text(pb))
-
-
-def engine_call(value: int) -> CallKind:
-    return CallKind(commands_pb2.CallKind.Name(value).removeprefix("CALL_KIND_"))
-
-
-def engine_sena(value: int) -> Sena:
-    return Sena(commands_pb2.Sena.Name(value).removeprefix("SENA_"))
-
-
-def engine_command(pb: commands_pb2.Command, seat: int) -> SeatCommand:
-    """The engine command for a protobuf command of ``seat``. :raises ValueError: for an empty command."""
-    kind = pb.WhichOneof("kind")
-    if kind == "play_card":
-        return PlayCard(seat, engine_card(pb.play_card.card))
-    if kind == "call":
-        return Call(seat, engine_call(pb.call.call))
-    if kind == "answer":
-        return Answer(seat, pb.answer.accept)
-    if kind == "go_to_mazo":
-        return GoToMazo(seat)
-    if kind == "send_sena":
-        return SendSena(seat, engine_sena(pb.send_sena.sena))
-    if kind == "call_perros":
-        return CallPerros(seat)
-    if kind == "skip_perros":
-        return SkipPerros(seat)
-    if kind == "answer_perros":
-        return AnswerPerros(seat, pb.answer_perros.accept_envido, pb.answer_perros.accept_truco)
-    raise ValueError("empty command")
-
-
-def engine_rules(pb: rules_pb2.RuleSet) -> RuleSet:
-    falta = (
-        FaltaEnvido.MATCH_IF_MALAS
-        if pb.falta_envido == rules_pb2.FALTA_ENVIDO_MATCH_IF_MALAS
-        else FaltaEnvido.LEADER_REMAINING
-    )
-    defaults = RuleSet()
-    return RuleSet(
-        players=pb.players or defaults.players,
-        target=pb.target or defaults.target,
-        falta_envido=falta,
-        flor=pb.flor if pb.HasField("flor") else defaults.flor,
-        pico_a_pico=pb.pico_a_pico if pb.HasField("pico_a_pico") else defaults.pico_a_pico,
-        perros=pb.perros if pb.HasField("perros") else defaults.perros,
-        senas=pb.senas if pb.HasField("senas") else defaults.senas,
-    )
+# The protobuf-to-engine decoders are the server's codec: one definition of the wire format.
+engine_card = codec.card_from_pb
+engine_call = codec.call_from_pb
+engine_sena = codec.sena_from_pb
+engine_command = codec.command_from_pb
+engine_rules = codec.rules_from_pb
 
 
 def _optional(message: object, name: str) -> int | None:
