@@ -222,11 +222,11 @@ def describe_event(
         return "The flor voids the envido"
     if kind == "envido_settled":
         e = event.envido_settled
-        return f"Envido: {who(e.winner_seat)} wins with {e.points}"
+        return f"Envido: {does(e.winner_seat, 'wins', 'win')} with {e.points}"
     if kind == "flor_settled":
         e = event.flor_settled
         if e.HasField("winner_seat"):
-            return f"Flor: {who(e.winner_seat)} wins with {e.points}"
+            return f"Flor: {does(e.winner_seat, 'wins', 'win')} with {e.points}"
         return "Flores counted"
     if kind == "perros_called":
         return f"{does(event.perros_called.seat, 'echa', 'echás')} los perros!"
