@@ -304,11 +304,12 @@ class _Referee:
         count = len(self.hand.flor_holders)
         self._score(team, flor.accepted_value(self.hand.flor_chain, count, self._falta(team)), ScoreReason.FLOR)
 
-    def _settle_flor_declined(self, raiser_team: int) -> None:
+    def _settle_flor_declined(self, raiser_team: int, at_least: int = 0) -> None:
         self._sing_all()
         self.emit(FlorSettled(None, None))
         own = sum(1 for seat in self.hand.flor_holders if team_of(seat) == raiser_team)
-        self._score(raiser_team, flor.declined_value(self.hand.flor_chain, own), ScoreReason.FLOR_DECLINED)
+        value = max(flor.declined_value(self.hand.flor_chain, own), at_least)
+        self._score(raiser_team, value, ScoreReason.FLOR_DECLINED)
 
     # --- Echar los perros -------------------------------------------------------------------------------------
 
@@ -322,7 +323,8 @@ class _Referee:
             if command.accept_envido:
                 self._settle_flor_accepted()
             else:
-                self._settle_flor_declined_perros(dealers)
+                # A passed contra flor al resto pays as a declined first raise, at least the 1 of a refused call.
+                self._settle_flor_declined(dealers, at_least=envido.DECLINED_FIRST_CALL)
         else:
             if command.accept_envido:
                 self._settle_envido_accepted()
@@ -331,14 +333,6 @@ class _Referee:
         if not command.accept_truco:
             value = value_if_declined(CallKind.TRUCO)
             self._end_hand(dealers, HandEnd.TRUCO_DECLINED, value, ScoreReason.TRUCO_DECLINED)
-
-    def _settle_flor_declined_perros(self, dealers: int) -> None:
-        """A passed contra flor al resto pays as a declined first raise, at least the 1 of a refused call."""
-        self._sing_all()
-        self.emit(FlorSettled(None, None))
-        own = sum(1 for seat in self.hand.flor_holders if team_of(seat) == dealers)
-        value = max(flor.declined_value(self.hand.flor_chain, own), envido.DECLINED_FIRST_CALL)
-        self._score(dealers, value, ScoreReason.FLOR_DECLINED)
 
     # --- Points and the end of a hand -------------------------------------------------------------------------
 

@@ -476,19 +476,18 @@ class Games:
     def project(
         encoded: Sequence[tuple[ev.Event, events_pb2.Event, NewEvent]], seat: int | None, version_before: int
     ) -> list[events_pb2.Event]:
-        """The events as ``seat`` may see them (the rules of views.event_for), each with the public version
-        after it. Works on the encoded messages, which it changes: call it after they were stored."""
+        """The events as ``seat`` may see them (views.event_for decides), each with the public version after
+        it. Reuses the encoded message of an event seen whole, setting its version: call it after storing."""
         version = version_before
         out = []
         for event, message, _ in encoded:
-            if isinstance(event, ev.SenaSent):
-                if seat is None or team_of(seat) != team_of(event.seat):
-                    continue
-            else:
+            if not isinstance(event, ev.SenaSent):
                 version += 1
-            if isinstance(event, ev.HandDealt):
-                message.hand_dealt.ClearField("order")
-                message.hand_dealt.salt = ""
+            visible = event_for(event, seat)
+            if visible is None:
+                continue
+            if visible is not event:  # redacted (a deal's order and salt): encode what the seat may see
+                message = codec.event_to_pb(visible)
             message.version = version
             out.append(message)
         return out
