@@ -14,17 +14,15 @@ ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
 
 WORKDIR /src
 
-# Only what `pip install .` needs (the .dockerignore keeps the rest, and caches, out of the context).
-COPY pyproject.toml README.md ./
+# Only the four distributions (the .dockerignore keeps the rest, and caches, out of the context).
 COPY engine/ engine/
 COPY server/ server/
-COPY truco/ truco/
 COPY clients/ clients/
 
 # Every dependency ships manylinux wheels (grpcio, psycopg[binary]): no compiler needed. pip byte-compiles
 # the installed modules here, so the read-only root filesystem of the final image never needs to.
 RUN python -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-cache-dir . \
+    && /opt/venv/bin/pip install --no-cache-dir ./engine ./clients/bots ./clients/python ./server \
     && /opt/venv/bin/truco --version
 
 # --- runtime: the virtual environment only, as a non-root user ----------------------------------------------

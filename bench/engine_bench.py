@@ -28,9 +28,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+from truco.cli.simulate import BotsMode, play_match, seat_bots
 from truco.engine import RuleSet
-
-from truco.simulate import BotsMode, play_match, seat_bots
 
 sys.path.insert(0, str(Path(__file__).parent))
 import reference_pytruco

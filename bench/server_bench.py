@@ -96,6 +96,7 @@ class ServerProcess:
 async def _play_against_bots(address: str, matches: int, seconds: float) -> dict[str, Any]:
     """Closed-loop matches against a server bot: every call is a SubmitCommand (the reply carries the next view)."""
     import grpc
+
     from truco_client.v1 import game_service_pb2 as g
     from truco_client.v1 import game_service_pb2_grpc as gg
 
@@ -129,6 +130,7 @@ async def _play_against_bots(address: str, matches: int, seconds: float) -> dict
 async def _long_matches(address: str, matches: int, seconds: float) -> dict[str, Any]:
     """Long matches between two joined seats that only play cards (target 60): SubmitCommand latency by move."""
     import grpc
+
     from truco_client.v1 import game_service_pb2 as g
     from truco_client.v1 import game_service_pb2_grpc as gg
     from truco_client.v1 import rules_pb2
@@ -243,6 +245,7 @@ def summary(latencies: Sequence[float], seconds: float) -> dict[str, float]:
 
 async def _active_matches(address: str, count: int) -> None:
     import grpc
+
     from truco_client.v1 import game_service_pb2 as g
     from truco_client.v1 import game_service_pb2_grpc as gg
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Generate the Python protobuf and gRPC code of proto/truco/v1 into clients/python/truco_client/v1.
+"""Generate the Python protobuf and gRPC code of proto/truco/v1 into clients/python/src/truco_client/v1.
 
     python scripts/gen_proto.py           # regenerate
     python scripts/gen_proto.py --check   # exit 1 if the committed code is not what the protos generate
@@ -23,7 +23,7 @@ from grpc_tools import protoc
 ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
 PACKAGE_DIR = Path("truco") / "v1"
-OUT = ROOT / "clients" / "python" / "truco_client" / "v1"
+OUT = ROOT / "clients" / "python" / "src" / "truco_client" / "v1"
 HEADER = '"""Generated from proto/truco/v1 by scripts/gen_proto.py: do not edit."""\n'
 
 _ABSOLUTE_IMPORT = re.compile(r"^from truco\.v1 import (\w+_pb2)", re.MULTILINE)

@@ -13,10 +13,9 @@ import struct
 import sys
 from pathlib import Path
 
+from truco.cli.simulate import deal_command
 from truco.engine import Game, RuleSet
 from truco.server import codec
-
-from truco.simulate import deal_command
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data"
 

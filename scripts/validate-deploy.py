@@ -50,8 +50,8 @@ SERVER_DEPLOYMENT = "truco"
 SERVER_GRACE_SECONDS = 20  # the server's own grace period for in-flight calls after SIGTERM
 SERVER_REPLICAS = 3
 BASE_IMAGE = "python:3.11-slim"
-# What `pip install .` reads: pyproject.toml's readme, and the folders of its package-dir mapping.
-IMAGE_SOURCES = ("pyproject.toml", "README.md", "engine", "server", "truco", "clients")
+# What the image build reads: the four distributions (engine, bots and SDK under clients, server).
+IMAGE_SOURCES = ("engine", "server", "clients")
 
 CLUSTER_SCOPED = {"Namespace", "ClusterRole", "ClusterRoleBinding", "PersistentVolume", "StorageClass"}
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"}
@@ -661,8 +661,9 @@ def check_dockerfile(deploy: Deploy) -> list[str]:
         problems.append("Dockerfile: CMD's default store is not SQLite on the /data volume")
 
     installs = [i for stage in stages for i in stage if i.keyword == "RUN" and "pip install" in i.text]
-    if not any("--no-cache-dir" in i.text and re.search(r"pip install [^&;|]*\s\.(\s|$)", i.text) for i in installs):
-        problems.append("Dockerfile: no `pip install --no-cache-dir .`")
+    distributions = ("./engine", "./clients/bots", "./clients/python", "./server")
+    if not any("--no-cache-dir" in i.text and all(d in i.text.split() for d in distributions) for i in installs):
+        problems.append(f"Dockerfile: no `pip install --no-cache-dir {' '.join(distributions)}`")
     for stage in stages:
         for instruction in stage:
             if instruction.keyword in {"COPY", "ADD"} and "--from=" not in instruction.text:
@@ -681,7 +682,7 @@ def check_dockerfile(deploy: Deploy) -> list[str]:
     }
     for needed in IMAGE_SOURCES:
         if needed not in copied:
-            problems.append(f"Dockerfile: does not copy {needed}, which `pip install .` needs")
+            problems.append(f"Dockerfile: does not copy {needed}, which the pip install needs")
     return problems
 
 

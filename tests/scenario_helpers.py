@@ -10,6 +10,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 import pytest
+
 from truco.engine import (
     Answer,
     Call,

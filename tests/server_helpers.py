@@ -33,6 +33,7 @@ from google.protobuf.message import Message
 from google.rpc import error_details_pb2
 from grpc_status import rpc_status
 from psycopg import sql
+
 from truco.server.app import ServeConfig, Server
 from truco_client.v1 import (
     cards_pb2,

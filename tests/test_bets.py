@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import pytest
+
 from truco.engine import envido, flor, truco_calls
 from truco.engine.calls import CallKind
 

@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import pytest
+
 from truco.engine.cards import (
     DECK,
     RANKS,

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import grpc
 import pytest
+
 from truco_client import (
     IllegalMove,
     InvalidArgument,

@@ -13,7 +13,10 @@ import grpc.aio
 import pytest
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
+
 from truco.bots import HeuristicBot
+from truco.cli import play as play_ui
+from truco.cli import selfplay
 from truco.engine import DECK, Game, RuleSet
 from truco.engine.cards import RANKS
 from truco.server import codec
@@ -51,9 +54,6 @@ from truco_client.v1 import (
     rules_pb2,
     views_pb2,
 )
-
-from truco import play as play_ui
-from truco import selfplay
 
 ALL_TEXTS = [f"{rank}{letter}" for letter in "eboc" for rank in RANKS]
 

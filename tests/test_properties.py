@@ -46,6 +46,7 @@ import hypothesis
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+
 from truco.engine import (
     DECK,
     Answer,

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import pytest
+
 from truco.engine import (
     Answer,
     Call,

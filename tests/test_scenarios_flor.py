@@ -4,6 +4,7 @@ flor al resto) accepted, declined and re-raised; contra flor al resto in malas a
 from __future__ import annotations
 
 import pytest
+
 from truco.engine import Call, CallKind, FaltaEnvido, GoToMazo, HandEnd, Phase, Reason, ScoreReason
 from truco.engine.events import (
     CallAccepted,

@@ -4,6 +4,7 @@ the rivals answer en ley (with flor: the contra flor al resto) or a punto (the f
 from __future__ import annotations
 
 import pytest
+
 from truco.engine import (
     AnswerPerros,
     Call,

@@ -7,6 +7,7 @@ import random
 from dataclasses import dataclass, field
 
 import pytest
+
 from truco.engine import (
     DECK,
     Answer,

@@ -6,6 +6,7 @@ import hashlib
 import random
 
 import pytest
+
 from truco.engine import (
     DECK,
     Card,

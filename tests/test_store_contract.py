@@ -20,6 +20,7 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import pytest
 from psycopg import sql
+
 from truco.server.store import (
     AppendResult,
     EventStore,

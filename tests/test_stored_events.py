@@ -7,6 +7,7 @@ import struct
 from pathlib import Path
 
 import pytest
+
 from truco.engine import events as ev
 from truco.engine import fold
 from truco.server import codec

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from math import comb
 
 import pytest
+
 from truco.engine.cards import DECK, Card, parse_cards, strength
 from truco.engine.tantos import envido_points, flor_points, flor_value, has_flor
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from truco.engine.cards import Card
 from truco.engine.tricks import hand_winner, round_result, team_of
 

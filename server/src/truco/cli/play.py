@@ -15,6 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
+from truco.engine import Card, is_pieza, piezas, strength
 from truco_client import (
     IllegalMove,
     TrucoClient,
@@ -27,8 +28,6 @@ from truco_client import (
     sena_name,
 )
 from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, views_pb2
-
-from truco.engine import Card, is_pieza, piezas, strength
 
 MATAS = frozenset({"1e", "1b", "7e", "7o"})
 """The four matas: the strongest cards after the piezas."""

@@ -22,6 +22,7 @@ from datetime import UTC, datetime
 from functools import partial
 
 import grpc
+
 from truco.bots import make_bot
 from truco.engine import (
     DECK,

@@ -12,6 +12,7 @@ import grpc
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
+
 from truco.engine import InvalidCommand, RuleViolation
 
 from .codec import DecodeError

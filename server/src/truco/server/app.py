@@ -16,6 +16,7 @@ import structlog
 from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
+
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_service_pb2, rules_service_pb2_grpc
 
 from .auth import TokenIssuer

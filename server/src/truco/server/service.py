@@ -8,6 +8,7 @@ from typing import Any, ParamSpec, TypeVar
 
 import grpc
 import structlog
+
 from truco.engine import compare_cards, evaluate_hand, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_service_pb2, rules_service_pb2_grpc

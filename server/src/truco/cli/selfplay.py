@@ -21,9 +21,6 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
-from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict
-from truco_client.v1 import commands_pb2, game_service_pb2, views_pb2
-
 from truco.bots import make_bot
 from truco.engine import (
     Phase,
@@ -33,6 +30,8 @@ from truco.engine import (
 )
 from truco.engine.views import HandView, PendingCallView
 from truco.server import codec
+from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict
+from truco_client.v1 import commands_pb2, game_service_pb2, views_pb2
 
 SEPARATE_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 """Channel option that keeps each seat's channel on its own connection (grpc shares them by default)."""
