@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Generate the Python protobuf and gRPC code of proto/truco/v1 into clients/python/src/truco_client/v1.
+"""Generate the Python protobuf and gRPC code of proto/truco/v1 into clients/python/src/truco_client/v1, and the
+server's Connect/gRPC-Web bindings (connectrpc, over those same messages) into server/src/truco/server/v1.
 
     python scripts/gen_proto.py           # regenerate
     python scripts/gen_proto.py --check   # exit 1 if the committed code is not what the protos generate
@@ -24,29 +25,42 @@ ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
 PACKAGE_DIR = Path("truco") / "v1"
 OUT = ROOT / "clients" / "python" / "src" / "truco_client" / "v1"
+CONNECT_OUT = ROOT / "server" / "src" / "truco" / "server" / "v1"
 HEADER = '"""Generated from proto/truco/v1 by scripts/gen_proto.py: do not edit."""\n'
 
 _ABSOLUTE_IMPORT = re.compile(r"^from truco\.v1 import (\w+_pb2)", re.MULTILINE)
+_CONNECT_IMPORT = re.compile(r"^from \.(\w+_pb2) import", re.MULTILINE)
+
+
+def _protoc(raw: str, *outputs: str) -> None:
+    protos = sorted(str(path.relative_to(PROTO_ROOT)) for path in (PROTO_ROOT / PACKAGE_DIR).glob("*.proto"))
+    well_known = Path(protoc.__file__).parent / "_proto"
+    status = protoc.main(["grpc_tools.protoc", f"-I{PROTO_ROOT}", f"-I{well_known}", *outputs, *protos])
+    if status != 0:
+        raise SystemExit(f"protoc failed with status {status}")
+
+
+def generate_connect(into: Path) -> None:
+    """The connectrpc plugin's ASGI applications and clients, importing the SDK's google.protobuf messages."""
+    plugin = Path(sys.executable).parent / "protoc-gen-connectrpc"
+    with tempfile.TemporaryDirectory() as raw:
+        _protoc(
+            raw,
+            f"--plugin=protoc-gen-connectrpc={plugin}",
+            f"--connectrpc_out={raw}",
+            "--connectrpc_opt=protobuf=google",
+        )
+        into.mkdir(parents=True, exist_ok=True)
+        for path in sorted((Path(raw) / PACKAGE_DIR).iterdir()):
+            text = _CONNECT_IMPORT.sub(r"from truco_client.v1.\1 import", path.read_text())
+            (into / path.name).write_text(text)
+    (into / "__init__.py").write_text(HEADER)
 
 
 def generate(into: Path) -> None:
     """Run protoc on every proto of the package and write the fixed-up modules into ``into``."""
-    protos = sorted(str(path.relative_to(PROTO_ROOT)) for path in (PROTO_ROOT / PACKAGE_DIR).glob("*.proto"))
     with tempfile.TemporaryDirectory() as raw:
-        well_known = Path(protoc.__file__).parent / "_proto"
-        status = protoc.main(
-            [
-                "grpc_tools.protoc",
-                f"-I{PROTO_ROOT}",
-                f"-I{well_known}",
-                f"--python_out={raw}",
-                f"--pyi_out={raw}",
-                f"--grpc_python_out={raw}",
-                *protos,
-            ]
-        )
-        if status != 0:
-            raise SystemExit(f"protoc failed with status {status}")
+        _protoc(raw, f"--python_out={raw}", f"--pyi_out={raw}", f"--grpc_python_out={raw}")
         into.mkdir(parents=True, exist_ok=True)
         for path in sorted((Path(raw) / PACKAGE_DIR).iterdir()):
             text = _ABSOLUTE_IMPORT.sub(r"from . import \1", path.read_text())
@@ -58,16 +72,22 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="compare with the committed code instead")
     args = parser.parse_args(argv)
+    targets = ((OUT, generate, "*_pb2*.py*"), (CONNECT_OUT, generate_connect, "*_connect.py"))
     if not args.check:
-        for stale in OUT.glob("*_pb2*.py*"):
-            stale.unlink()
-        generate(OUT)
-        print(f"generated {len(list(OUT.iterdir()))} files into {OUT.relative_to(ROOT)}")
+        for out, make, pattern in targets:
+            for stale in out.glob(pattern):
+                stale.unlink()
+            make(out)
+            print(f"generated {len(list(out.iterdir()))} files into {out.relative_to(ROOT)}")
         return 0
-    with tempfile.TemporaryDirectory() as fresh:
-        generate(Path(fresh))
-        expected = {p.name: p.read_text() for p in Path(fresh).iterdir()}
-    actual = {p.name: p.read_text() for p in OUT.iterdir() if p.is_file()} if OUT.exists() else {}
+    expected: dict[str, str] = {}
+    actual: dict[str, str] = {}
+    for out, make, _ in targets:
+        with tempfile.TemporaryDirectory() as fresh:
+            make(Path(fresh))
+            expected |= {f"{out.relative_to(ROOT)}/{p.name}": p.read_text() for p in Path(fresh).iterdir()}
+        if out.exists():
+            actual |= {f"{out.relative_to(ROOT)}/{p.name}": p.read_text() for p in out.iterdir() if p.is_file()}
     if expected == actual:
         print("generated code is in sync with proto/")
         return 0

@@ -94,8 +94,9 @@ def _parser() -> argparse.ArgumentParser:
 
     serve = commands.add_parser(
         "serve",
-        help="run the gRPC rules service",
-        description="The authoritative Truco Uruguayo service over gRPC (health, reflection, Prometheus metrics).",
+        help="run the gRPC rules service (and, with --web-port, Connect/gRPC-Web and the web table)",
+        description="The authoritative Truco Uruguayo service over gRPC (health, reflection, Prometheus metrics); "
+        "with --web-port, the same service over Connect and gRPC-Web for browsers and curl, and the web table.",
     )
     serve.add_argument(
         "--store",
@@ -106,6 +107,25 @@ def _parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="[::]", help="address to listen on (default all)")
     serve.add_argument("--port", type=int, default=50051, help="gRPC port; 0 picks a free one (default 50051)")
     serve.add_argument("--metrics-port", type=int, default=9090, help="Prometheus /metrics port; -1 disables it")
+    serve.add_argument(
+        "--web-port",
+        type=int,
+        default=-1,
+        help="port for browsers and curl: Connect, gRPC-Web and gRPC over HTTP/1.1 and HTTP/2, and the web table "
+        "at /; 0 picks a free one; -1 (default) disables it (./dev serve uses 8080)",
+    )
+    serve.add_argument(
+        "--cors-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="a web origin allowed to call the web port from a browser (repeatable; e.g. http://localhost:5173)",
+    )
+    serve.add_argument(
+        "--web-assets",
+        metavar="DIR",
+        help="the built web table to serve at / on the web port (default: web/dist of this checkout)",
+    )
     serve.add_argument(
         "--allow-fixed-deals",
         action="store_true",
@@ -265,6 +285,9 @@ def _run_serve(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         metrics_port=None if args.metrics_port < 0 else args.metrics_port,
+        web_port=None if args.web_port < 0 else args.web_port,
+        cors_origins=tuple(args.cors_origin),
+        web_assets=args.web_assets,
         allow_fixed_deals=args.allow_fixed_deals,
         grace_seconds=args.grace,
         log_format=args.log_format,

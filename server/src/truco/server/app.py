@@ -8,6 +8,7 @@ import logging
 import signal
 import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
@@ -25,6 +26,7 @@ from .metrics import Metrics, ObservabilityInterceptor
 from .service import GameServicer, RulesServicer
 from .store import open_store
 from .store.base import EventStore, StoreUnavailable
+from .web import DEFAULT_WEB_ASSETS, WebLimits, WebServer, build_app
 
 MAX_REQUEST_BYTES = 64 * 1024
 """The largest request accepted (a command is a few bytes; a create with every scripted deal is a few KiB)."""
@@ -47,6 +49,11 @@ class ServeConfig:
     host: str = "[::]"
     port: int = 50051
     metrics_port: int | None = 9090
+    web_port: int | None = None
+    """Connect, gRPC-Web and gRPC over HTTP/1.1 and HTTP/2 plus the web table (truco.server.web); None: off."""
+    cors_origins: tuple[str, ...] = ()
+    web_assets: str | None = None
+    """The built web table served at / on the web port; None: web/dist of the source checkout, if built."""
     allow_fixed_deals: bool = False
     grace_seconds: float = 20.0
     log_format: str = "json"
@@ -112,12 +119,16 @@ class Server:
                 ("grpc.max_connection_age_grace_ms", 60_000),
             ],
         )
-        game_service_pb2_grpc.add_GameServiceServicer_to_server(GameServicer(self.games), self.grpc)
-        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(RulesServicer(), self.grpc)
+        # One servicer of each service answers both ports: the gRPC port here, the web port in start().
+        self.game_servicer = GameServicer(self.games)
+        self.rules_servicer = RulesServicer()
+        game_service_pb2_grpc.add_GameServiceServicer_to_server(self.game_servicer, self.grpc)
+        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(self.rules_servicer, self.grpc)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
         reflection.enable_server_reflection((*SERVICES, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
         self.port = 0
         self.metrics_port: int | None = None
+        self.web: WebServer | None = None
         self._metrics_http: Any = None
         self._monitor: asyncio.Task[None] | None = None
         self._stopped = asyncio.Event()
@@ -130,11 +141,27 @@ class Server:
         if config.metrics_port is not None:
             server._metrics_http, _ = start_http_server(config.metrics_port, registry=server.metrics.registry)
             server.metrics_port = server._metrics_http.server_port
+        if config.web_port is not None:
+            server._start_web(config.web_port)
         await server.grpc.start()
         await server.health.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         await server._check_store()
         server._monitor = asyncio.create_task(server._watch_store())
         return server
+
+    def _start_web(self, port: int) -> None:
+        limits = WebLimits(MAX_REQUEST_BYTES, MAX_CONCURRENT_RPCS, MAX_STREAMS_PER_CONNECTION)
+        assets = Path(self.config.web_assets) if self.config.web_assets else DEFAULT_WEB_ASSETS
+        app = build_app(
+            self.game_servicer,
+            self.rules_servicer,
+            self.metrics,
+            limits,
+            cors_origins=self.config.cors_origins,
+            assets=assets if assets.is_dir() else None,
+        )
+        self.web = WebServer(app, self.config.host, port, limits, self.config.grace_seconds)
+        self.web.start()
 
     async def _check_store(self) -> None:
         try:
@@ -159,7 +186,8 @@ class Server:
             self._monitor.cancel()
         await self.health.enter_graceful_shutdown()
         self.games.stopping.set()
-        await self.grpc.stop(self.config.grace_seconds if grace is None else grace)
+        web_stopped = self.web.stop() if self.web is not None else asyncio.sleep(0)
+        await asyncio.gather(self.grpc.stop(self.config.grace_seconds if grace is None else grace), web_stopped)
         await self.store.close()
         if self._metrics_http is not None:
             self._metrics_http.shutdown()
@@ -180,8 +208,9 @@ async def serve(config: ServeConfig) -> None:
     configure_logging(config.log_format)
     server = await Server.start(config)
     metrics = f", metrics on http://localhost:{server.metrics_port}/metrics" if server.metrics_port else ""
-    # The first line on standard output names the port, so scripts and tests can start it on port 0.
-    print(f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}", flush=True)
+    web = f", web table and Connect/gRPC-Web on http://localhost:{server.web.port}/" if server.web else ""
+    # The first line on standard output names the ports, so scripts and tests can start it on port 0.
+    print(f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}{web}", flush=True)
     await server.wait_for_signal()
 
 

@@ -47,14 +47,15 @@ class Metrics:
     @classmethod
     def create(cls) -> Metrics:
         registry = CollectorRegistry()
-        labels = ("grpc_type", "grpc_service", "grpc_method")
+        # protocol: grpc on the gRPC port; connect, grpc-web or grpc on the web port (truco.server.web).
+        labels = ("grpc_type", "grpc_service", "grpc_method", "protocol")
         return cls(
             registry=registry,
             started=Counter("grpc_server_started", "RPCs started on the server.", labels, registry=registry),
             handled=Counter(
                 "grpc_server_handled",
                 "RPCs completed on the server, by code.",
-                (*labels, "grpc_code"),
+                (*labels[:3], "grpc_code", labels[3]),
                 registry=registry,
             ),
             handling_seconds=Histogram(
@@ -122,7 +123,7 @@ def _split(method: str) -> tuple[str, str]:
     return service, name
 
 
-def _request_fields(request: Any) -> dict[str, str]:
+def request_fields(request: Any) -> dict[str, str]:
     """Identifiers worth logging from a request: never cards, tokens or the command itself."""
     fields: dict[str, str] = {}
     if isinstance(request, Malformed):
@@ -247,10 +248,12 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         """One method's metric children, looked up once (``labels()`` takes a lock and hashes on every call)."""
         metrics = self.metrics
         return _MethodMeters(
-            started=metrics.started.labels(kind, service, method),
-            seconds=metrics.handling_seconds.labels(kind, service, method),
-            sent=metrics.msg_sent.labels(kind, service, method),
-            handled={code: metrics.handled.labels(kind, service, method, code.name) for code in grpc.StatusCode},
+            started=metrics.started.labels(kind, service, method, "grpc"),
+            seconds=metrics.handling_seconds.labels(kind, service, method, "grpc"),
+            sent=metrics.msg_sent.labels(kind, service, method, "grpc"),
+            handled={
+                code: metrics.handled.labels(kind, service, method, code.name, "grpc") for code in grpc.StatusCode
+            },
         )
 
     def _finish(
@@ -277,8 +280,9 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         self.log.info(
             "rpc",
             method=f"{service}/{method}",
+            protocol="grpc",
             code=code_name,
             latency_ms=round(elapsed * 1000, 3),
             seat=seat,
-            **_request_fields(request),
+            **request_fields(request),
         )
