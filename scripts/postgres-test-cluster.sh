@@ -68,6 +68,9 @@ free_port() {
 
 start() {
   local bindir user dir port started=
+  # Parallel test workers (pytest -n) each start a cluster: the install and the user, once, under a lock.
+  exec 9>/tmp/truco-postgres-test-cluster.lock
+  flock 9
   bindir=$(find_bindir)
   if [ -z "$bindir" ]; then
     install_postgres
@@ -75,6 +78,7 @@ start() {
     [ -n "$bindir" ] || die "initdb still not found after installing postgresql"
   fi
   user=$(cluster_user)
+  exec 9>&-
   dir=$(mktemp -d /tmp/truco-pg.XXXXXX)
   touch "$dir/$MARKER"
   mkdir "$dir/socket"

@@ -9,6 +9,13 @@ from pathlib import Path
 from typing import NoReturn
 
 import pytest
+from hypothesis import settings
+
+# CI runs are repeatable: the same examples every time (a failure prints its reproduction blob either way).
+# Locally Hypothesis keeps exploring new examples on each run. HYPOTHESIS_PROFILE picks one explicitly.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.register_profile("dev", print_blob=True)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev"))
 
 POSTGRES_CLUSTER_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres-test-cluster.sh"
 

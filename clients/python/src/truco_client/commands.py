@@ -6,7 +6,7 @@
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Final, cast
 
 from .cards import CardLike, card, card_text
 from .v1 import commands_pb2
@@ -19,14 +19,14 @@ def _key(text: str) -> str:
 
 
 CALLS: Final[dict[str, commands_pb2.CallKind]] = {
-    name.removeprefix("CALL_KIND_"): value
+    name.removeprefix("CALL_KIND_"): cast(commands_pb2.CallKind, value)  # protoc types items() as plain ints
     for name, value in commands_pb2.CallKind.items()
     if value != commands_pb2.CALL_KIND_UNSPECIFIED
 }
 """Call names (``TRUCO``, ``REAL_ENVIDO``, ``CONTRA_FLOR_AL_RESTO``...) to their ``CallKind`` value."""
 
 SENAS: Final[dict[str, commands_pb2.Sena]] = {
-    name.removeprefix("SENA_"): value
+    name.removeprefix("SENA_"): cast(commands_pb2.Sena, value)
     for name, value in commands_pb2.Sena.items()
     if value != commands_pb2.SENA_UNSPECIFIED
 }

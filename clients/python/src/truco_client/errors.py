@@ -13,7 +13,7 @@ stable machine code of the status' ``ErrorInfo`` (``NOT_YOUR_TURN``, ``CARD_NOT_
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Final
+from typing import Any, Final, cast
 
 import grpc
 from google.rpc import error_details_pb2, status_pb2
@@ -134,12 +134,14 @@ def from_rpc_error(error: grpc.RpcError) -> TrucoError:
     is for a live ``grpc.aio.Call``, whose methods are coroutines). A status whose code or message does not
     match the call's is still read, for its ErrorInfo.
     """
-    code: grpc.StatusCode = error.code()
-    message: str = error.details() or ""
+    # Typed as a Call: what a failed call raises is that call (sync) or an AioRpcError with the same methods.
+    call = cast(grpc.Call, error)
+    code: grpc.StatusCode = call.code()
+    message: str = call.details() or ""
     try:
-        status = rpc_status.from_call(error)
+        status = rpc_status.from_call(call)
     except ValueError:
-        status = _status_from_trailers(error.trailing_metadata())
+        status = _status_from_trailers(call.trailing_metadata())
     except Exception:  # a trailer that is not a Status: keep the code and message
         status = None
     return error_from_status(code, message, status)

@@ -199,11 +199,11 @@ def describe_event(
         return f"{who(seat)} {first_person if seat == me else third_person}"
 
     if kind == "hand_dealt":
-        e = event.hand_dealt
-        return f"— Hand {e.number} dealt by {who(e.dealer)}{' (pico a pico)' if e.pico else ''} —"
+        dealt = event.hand_dealt
+        return f"— Hand {dealt.number} dealt by {who(dealt.dealer)}{' (pico a pico)' if dealt.pico else ''} —"
     if kind == "card_played":
-        e = event.card_played
-        return f"{who(e.seat)} played {card_label(e.card)}"
+        played = event.card_played
+        return f"{who(played.seat)} played {card_label(played.card)}"
     if kind == "call_made":
         return f"{who(event.call_made.seat)} called {call_name(event.call_made.call)}!"
     if kind == "call_accepted":
@@ -211,43 +211,43 @@ def describe_event(
     if kind == "call_declined":
         return f"{who(event.call_declined.seat)}: no quiero ({call_name(event.call_declined.call)})"
     if kind == "round_ended":
-        e = event.round_ended
-        if not e.HasField("winner_team"):
-            return f"Round {e.round + 1}: parda"
-        return f"Round {e.round + 1} to {team_label(e.winner_team, me)} ({who(e.winning_seat)})"
+        ended = event.round_ended
+        if not ended.HasField("winner_team"):
+            return f"Round {ended.round + 1}: parda"
+        return f"Round {ended.round + 1} to {team_label(ended.winner_team, me)} ({who(ended.winning_seat)})"
     if kind == "flor_sung":
         return f"{does(event.flor_sung.seat, 'sings', 'sing')} flor"
     if kind == "envido_voided":
         return "The flor voids the envido"
     if kind == "envido_settled":
-        e = event.envido_settled
-        return f"Envido: {does(e.winner_seat, 'wins', 'win')} with {e.points}"
+        envido_end = event.envido_settled
+        return f"Envido: {does(envido_end.winner_seat, 'wins', 'win')} with {envido_end.points}"
     if kind == "flor_settled":
-        e = event.flor_settled
-        if e.HasField("winner_seat"):
-            return f"Flor: {does(e.winner_seat, 'wins', 'win')} with {e.points}"
+        flor_end = event.flor_settled
+        if flor_end.HasField("winner_seat"):
+            return f"Flor: {does(flor_end.winner_seat, 'wins', 'win')} with {flor_end.points}"
         return "Flores counted"
     if kind == "perros_called":
         return f"{does(event.perros_called.seat, 'echa', 'echás')} los perros!"
     if kind == "perros_skipped":
         return f"{does(event.perros_skipped.seat, 'deals', 'deal')} without perros"
     if kind == "perros_answered":
-        e = event.perros_answered
-        envido = "quiero" if e.accept_envido else "no quiero"
-        truco = "quiero" if e.accept_truco else "no quiero"
-        return f"{does(e.seat, 'answers', 'answer')} the perros: envido {envido}, truco {truco}"
+        answer = event.perros_answered
+        envido = "quiero" if answer.accept_envido else "no quiero"
+        truco = "quiero" if answer.accept_truco else "no quiero"
+        return f"{does(answer.seat, 'answers', 'answer')} the perros: envido {envido}, truco {truco}"
     if kind == "went_to_mazo":
         return f"{does(event.went_to_mazo.seat, 'se va', 'go')} al mazo"
     if kind == "sena_sent":
         return f"{does(event.sena_sent.seat, 'signals', 'signal')}: {sena_name(event.sena_sent.sena)}"
     if kind == "points_scored":
-        e = event.points_scored
-        return f"+{e.points} for {team_label(e.team, me)} ({_REASONS.get(e.reason, 'points')})"
+        scored = event.points_scored
+        return f"+{scored.points} for {team_label(scored.team, me)} ({_REASONS.get(scored.reason, 'points')})"
     if kind == "hand_ended":
-        e = event.hand_ended
-        shown = "; ".join(f"{who(s.seat)} showed {' '.join(card_text(c) for c in s.cards)}" for s in e.shown)
-        taken = f"{team_label(e.winner_team, me)} takes the hand" if e.HasField("winner_team") else "hand over"
-        return f"{taken} ({_ENDS.get(e.end, 'ended')}){'. ' + shown if shown else ''}"
+        over = event.hand_ended
+        shown = "; ".join(f"{who(s.seat)} showed {' '.join(card_text(c) for c in s.cards)}" for s in over.shown)
+        taken = f"{team_label(over.winner_team, me)} takes the hand" if over.HasField("winner_team") else "hand over"
+        return f"{taken} ({_ENDS.get(over.end, 'ended')}){'. ' + shown if shown else ''}"
     if kind == "match_ended":
         return f"*** Match over: {team_label(event.match_ended.winner_team, me)} wins ***"
     return None

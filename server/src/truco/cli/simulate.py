@@ -79,14 +79,13 @@ def play_match(rules: RuleSet, bots: Sequence[Bot], rng: random.Random) -> Match
             if result.actions > MAX_ACTIONS_PER_MATCH:
                 raise RuntimeError("a simulated match did not end: this is an engine bug")
         for event in events:
-            kind = type(event)
-            if kind is PointsScored:
-                result.points[event.reason.value] += event.points  # type: ignore[union-attr]
-            elif kind is HandEnded:
-                result.hand_ends[event.end.value] += 1  # type: ignore[union-attr]
-            elif kind is HandDealt:
+            if isinstance(event, PointsScored):
+                result.points[event.reason.value] += event.points
+            elif isinstance(event, HandEnded):
+                result.hand_ends[event.end.value] += 1
+            elif isinstance(event, HandDealt):
                 result.hands += 1
-                result.pico_hands += event.pico  # type: ignore[union-attr]
+                result.pico_hands += event.pico
     result.seconds = time.perf_counter() - started
     result.cpu_seconds = time.thread_time() - started_cpu
     assert state.winner is not None

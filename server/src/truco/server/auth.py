@@ -7,7 +7,7 @@ import hashlib
 import hmac
 import os
 import secrets
-from collections.abc import Sequence
+from collections.abc import Iterable
 
 import grpc
 
@@ -44,7 +44,7 @@ def token_hash(token: str) -> bytes:
     return hashlib.sha256(token.encode("utf-8")).digest()
 
 
-def bearer_token(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
+def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
     """The token of an ``authorization: Bearer <token>`` header; None when there is no such header.
 
     :raises ServiceError: UNAUTHENTICATED for an authorization header that is not a bearer token.

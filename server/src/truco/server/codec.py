@@ -6,8 +6,12 @@ Events are stored with :data:`EVENT_SCHEMA`; :func:`decode_event` reads every sc
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import Any
+import enum
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, TypeVar, cast
+
+from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
+from google.protobuf.message import Message
 
 from truco.engine import (
     DECK,
@@ -43,6 +47,18 @@ old one: stored matches must replay forever."""
 
 class DecodeError(ValueError):
     """Client input that is not a well-formed value (a card that does not exist, an unset oneof...)."""
+
+
+E = TypeVar("E", bound=enum.Enum)
+P = TypeVar("P", bound=int)
+
+
+def _enum_to_pb(members: Iterable[E], pb_enum: type[P], prefix: str) -> dict[E, P]:
+    """Each engine enum member to the protobuf enum value named ``prefix`` + its value.
+
+    protoc's .pyi types ``Value()`` as a plain int; the value is one of ``pb_enum``'s, hence the cast."""
+    wrapper = cast(EnumTypeWrapper, pb_enum)
+    return {member: cast(P, wrapper.Value(prefix + str(member.value))) for member in members}
 
 
 # --- Cards -------------------------------------------------------------------------------------------------------
@@ -129,10 +145,10 @@ def rules_from_pb(message: rules_pb2.RuleSet) -> RuleSet:
 
 # --- Commands ----------------------------------------------------------------------------------------------------
 
-_CALL_TO_PB = {kind: commands_pb2.CallKind.Value(f"CALL_KIND_{kind.value}") for kind in CallKind}
-_CALL_FROM_PB = {value: kind for kind, value in _CALL_TO_PB.items()}
-_SENA_TO_PB = {sena: commands_pb2.Sena.Value(f"SENA_{sena.value}") for sena in Sena}
-_SENA_FROM_PB = {value: sena for sena, value in _SENA_TO_PB.items()}
+_CALL_TO_PB = _enum_to_pb(CallKind, commands_pb2.CallKind, "CALL_KIND_")
+_CALL_FROM_PB: dict[int, CallKind] = {value: kind for kind, value in _CALL_TO_PB.items()}
+_SENA_TO_PB = _enum_to_pb(Sena, commands_pb2.Sena, "SENA_")
+_SENA_FROM_PB: dict[int, Sena] = {value: sena for sena, value in _SENA_TO_PB.items()}
 
 
 def call_from_pb(value: int) -> CallKind:
@@ -193,14 +209,10 @@ def command_from_pb(message: commands_pb2.Command, seat: int) -> SeatCommand:
 
 # --- Events ------------------------------------------------------------------------------------------------------
 
-_SCORE_TO_PB = {reason: events_pb2.ScoreReason.Value(f"SCORE_REASON_{reason.value}") for reason in ev.ScoreReason}
-_SCORE_FROM_PB = {value: reason for reason, value in _SCORE_TO_PB.items()}
-_END_TO_PB = {end: events_pb2.HandEnd.Value(f"HAND_END_{end.value}") for end in ev.HandEnd}
-_END_FROM_PB = {value: end for end, value in _END_TO_PB.items()}
-
-
-def _opt(value: int | None) -> dict[str, int]:
-    return {} if value is None else {"value": value}
+_SCORE_TO_PB = _enum_to_pb(ev.ScoreReason, events_pb2.ScoreReason, "SCORE_REASON_")
+_SCORE_FROM_PB: dict[int, ev.ScoreReason] = {value: reason for reason, value in _SCORE_TO_PB.items()}
+_END_TO_PB = _enum_to_pb(ev.HandEnd, events_pb2.HandEnd, "HAND_END_")
+_END_FROM_PB: dict[int, ev.HandEnd] = {value: end for end, value in _END_TO_PB.items()}
 
 
 def event_to_pb(event: ev.Event, version: int = 0) -> events_pb2.Event:
@@ -284,54 +296,62 @@ _ENCODERS: dict[type, Callable[[events_pb2.Event, Any], None]] = {
 }
 
 
-def _optional(message: Any, name: str) -> int | None:
-    return getattr(message, name) if message.HasField(name) else None
+def _optional(message: Message, name: str) -> int | None:
+    if not message.HasField(name):
+        return None
+    value: int = getattr(message, name)
+    return value
 
 
 def event_from_pb(message: events_pb2.Event) -> ev.Event:
     """The engine event of a stored protobuf event (the current schema)."""
     kind = message.WhichOneof("kind")
-    m = getattr(message, kind) if kind else None
     if kind == "match_started":
-        return ev.MatchStarted(rules_from_pb(m.rules), m.first_dealer)
+        started = message.match_started
+        return ev.MatchStarted(rules_from_pb(started.rules), started.first_dealer)
     if kind == "perros_called":
-        return ev.PerrosCalled(m.seat)
+        return ev.PerrosCalled(message.perros_called.seat)
     if kind == "perros_skipped":
-        return ev.PerrosSkipped(m.seat)
+        return ev.PerrosSkipped(message.perros_skipped.seat)
     if kind == "hand_dealt":
-        return ev.HandDealt(m.number, m.dealer, tuple(m.seats), m.pico, cards_from_pb(m.order), m.salt, m.commitment)
+        d = message.hand_dealt
+        return ev.HandDealt(d.number, d.dealer, tuple(d.seats), d.pico, cards_from_pb(d.order), d.salt, d.commitment)
     if kind == "flor_sung":
-        return ev.FlorSung(m.seat)
+        return ev.FlorSung(message.flor_sung.seat)
     if kind == "card_played":
-        return ev.CardPlayed(m.seat, card_from_pb(m.card))
+        return ev.CardPlayed(message.card_played.seat, card_from_pb(message.card_played.card))
     if kind == "round_ended":
-        return ev.RoundEnded(m.round, _optional(m, "winner_team"), _optional(m, "winning_seat"))
+        r = message.round_ended
+        return ev.RoundEnded(r.round, _optional(r, "winner_team"), _optional(r, "winning_seat"))
     if kind == "call_made":
-        return ev.CallMade(m.seat, call_from_pb(m.call))
+        return ev.CallMade(message.call_made.seat, call_from_pb(message.call_made.call))
     if kind == "call_accepted":
-        return ev.CallAccepted(m.seat, call_from_pb(m.call))
+        return ev.CallAccepted(message.call_accepted.seat, call_from_pb(message.call_accepted.call))
     if kind == "call_declined":
-        return ev.CallDeclined(m.seat, call_from_pb(m.call))
+        return ev.CallDeclined(message.call_declined.seat, call_from_pb(message.call_declined.call))
     if kind == "envido_voided":
         return ev.EnvidoVoided()
     if kind == "envido_settled":
-        return ev.EnvidoSettled(m.winner_seat, m.points)
+        return ev.EnvidoSettled(message.envido_settled.winner_seat, message.envido_settled.points)
     if kind == "flor_settled":
-        return ev.FlorSettled(_optional(m, "winner_seat"), _optional(m, "points"))
+        f = message.flor_settled
+        return ev.FlorSettled(_optional(f, "winner_seat"), _optional(f, "points"))
     if kind == "perros_answered":
-        return ev.PerrosAnswered(m.seat, m.en_ley, m.accept_envido, m.accept_truco)
+        a = message.perros_answered
+        return ev.PerrosAnswered(a.seat, a.en_ley, a.accept_envido, a.accept_truco)
     if kind == "went_to_mazo":
-        return ev.WentToMazo(m.seat)
+        return ev.WentToMazo(message.went_to_mazo.seat)
     if kind == "sena_sent":
-        return ev.SenaSent(m.seat, sena_from_pb(m.sena))
+        return ev.SenaSent(message.sena_sent.seat, sena_from_pb(message.sena_sent.sena))
     if kind == "points_scored":
-        return ev.PointsScored(m.team, m.points, _SCORE_FROM_PB[m.reason])
+        p = message.points_scored
+        return ev.PointsScored(p.team, p.points, _SCORE_FROM_PB[p.reason])
     if kind == "hand_ended":
-        shown = tuple((s.seat, cards_from_pb(s.cards)) for s in m.shown)
-        winner = _optional(m, "winner_team")
-        return ev.HandEnded(winner, _END_FROM_PB[m.end], m.salt, cards_from_pb(m.order), shown)
+        h = message.hand_ended
+        shown = tuple((s.seat, cards_from_pb(s.cards)) for s in h.shown)
+        return ev.HandEnded(_optional(h, "winner_team"), _END_FROM_PB[h.end], h.salt, cards_from_pb(h.order), shown)
     if kind == "match_ended":
-        return ev.MatchEnded(m.winner_team)
+        return ev.MatchEnded(message.match_ended.winner_team)
     raise DecodeError(f"stored event has no known kind ({kind!r})")
 
 
@@ -351,13 +371,13 @@ def decode_event(kind: str, schema: int, payload: bytes) -> ev.Event:
 
 # --- Views -------------------------------------------------------------------------------------------------------
 
-_PHASE_TO_PB = {
-    phase: views_pb2.Phase.Value(f"PHASE_{phase.value}") for phase in Phase if phase is not Phase.NOT_STARTED
-}
+_PHASE_TO_PB: dict[Phase, views_pb2.Phase] = _enum_to_pb(
+    (phase for phase in Phase if phase is not Phase.NOT_STARTED), views_pb2.Phase, "PHASE_"
+)
 _STANDING_TO_PB = {Standing.MALAS: views_pb2.STANDING_MALAS, Standing.BUENAS: views_pb2.STANDING_BUENAS}
 
 
-def phase_to_pb(phase: Phase) -> int:
+def phase_to_pb(phase: Phase) -> views_pb2.Phase:
     return _PHASE_TO_PB.get(phase, views_pb2.PHASE_UNSPECIFIED)
 
 
@@ -388,8 +408,9 @@ def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
         round_pb = out.rounds.add(
             plays=[views_pb2.Play(seat=s, card=card_to_pb(c)) for s, c in plays], finished=finished
         )
-        if finished and hand.results[index] is not None:
-            round_pb.winner_team = hand.results[index]  # type: ignore[assignment]
+        winner = hand.results[index] if finished else None
+        if winner is not None:
+            round_pb.winner_team = winner
     if hand.turn is not None and hand.pending is None and not hand.perros_pending:
         out.turn = hand.turn
     if hand.truco_owner is not None:
@@ -414,7 +435,7 @@ def match_view_to_pb(view: SpectatorView, game: str) -> views_pb2.MatchView:
         game=game,
         rules=rules_to_pb(view.rules),
         version=view.version,
-        phase=phase_to_pb(view.phase),  # type: ignore[arg-type]
+        phase=phase_to_pb(view.phase),
         scores=[
             views_pb2.TeamScore(team=t, points=view.scores[t], standing=_STANDING_TO_PB[view.standings[t]])
             for t in (0, 1)

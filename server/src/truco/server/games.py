@@ -16,7 +16,7 @@ import struct
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import partial
@@ -207,7 +207,7 @@ class Games:
     # --- Seats -------------------------------------------------------------------------------------------------
 
     async def caller_seat(
-        self, game_id: str, metadata: Sequence[tuple[str, str | bytes]] | None, *, required: bool
+        self, game_id: str, metadata: Iterable[tuple[str, str | bytes]] | None, *, required: bool
     ) -> int | None:
         """The seat the caller's token holds in this game; None for a spectator (no token) when allowed."""
         token = bearer_token(metadata)
@@ -511,12 +511,12 @@ def game_to_pb(record: GameRecord, snapshot: Snapshot) -> game_service_pb2.Game:
             game_service_pb2.SeatInfo(
                 seat=s.seat,
                 kind=_SEAT_KINDS[s.kind],
-                bot=BOT_KINDS_PB.get(s.bot, 0),
-                player_name=s.player_name,  # type: ignore[arg-type]
+                bot=BOT_KINDS_PB.get(s.bot, game_service_pb2.BOT_KIND_UNSPECIFIED),
+                player_name=s.player_name,
             )
             for s in record.seats
         ],
         version=state.version,
-        phase=codec.phase_to_pb(state.phase),  # type: ignore[arg-type]
+        phase=codec.phase_to_pb(state.phase),
         scores=codec.match_view_to_pb(spectator_view(state), name).scores,
     )

@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextvars import ContextVar
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias, TypeVar
 
 import grpc
 import structlog
@@ -24,6 +24,12 @@ CALLER_SEAT: ContextVar[int | None] = ContextVar("caller_seat", default=None)
 """The authenticated seat of the call being handled, for the log line (set by the servicer)."""
 
 HEALTH_SERVICE = "grpc.health.v1.Health"
+
+# The interceptor sees every method of every service, so its requests and responses are of any message type.
+_Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
+_Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
+_Req = TypeVar("_Req")
+_Resp = TypeVar("_Resp")
 _LATENCY_BUCKETS = (0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0)
 
 
@@ -108,7 +114,7 @@ def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], 
     return parse
 
 
-async def _refuse_malformed(request: Any, context: grpc.aio.ServicerContext) -> None:
+async def _refuse_malformed(request: Any, context: _Context) -> None:
     if isinstance(request, Malformed):
         error = ServiceError(
             grpc.StatusCode.INVALID_ARGUMENT,
@@ -155,13 +161,13 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
     def __init__(self, metrics: Metrics) -> None:
         self.metrics = metrics
         self.log = structlog.get_logger("truco.server")
-        self._wrapped: dict[str, tuple[grpc.RpcMethodHandler, grpc.RpcMethodHandler]] = {}
+        self._wrapped: dict[str, tuple[_Handler, _Handler]] = {}
 
     async def intercept_service(
         self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler]],
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler[_Req, _Resp] | None]],
         handler_call_details: grpc.HandlerCallDetails,
-    ) -> grpc.RpcMethodHandler:
+    ) -> grpc.RpcMethodHandler[_Req, _Resp] | None:
         handler = await continuation(handler_call_details)
         if handler is None:
             return handler
@@ -172,7 +178,7 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
             self._wrapped[handler_call_details.method] = wrapped
         return wrapped[1]
 
-    def _wrap(self, handler: grpc.RpcMethodHandler, full_method: str) -> grpc.RpcMethodHandler:
+    def _wrap(self, handler: _Handler, full_method: str) -> _Handler:
         service, method = _split(full_method)
         deserializer = _tolerant(handler.request_deserializer)
         if handler.unary_unary is not None:
@@ -193,7 +199,7 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
     def _unary(self, behaviour: Any, service: str, method: str) -> Any:
         meters = self._meters("unary", service, method)
 
-        async def observed(request: Any, context: grpc.aio.ServicerContext) -> Any:
+        async def observed(request: Any, context: _Context) -> Any:
             meters.started.inc()
             started, raised = time.perf_counter(), False
             try:
@@ -210,7 +216,7 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
     def _stream(self, behaviour: Any, service: str, method: str) -> Any:
         meters = self._meters("server_stream", service, method)
 
-        async def observed(request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        async def observed(request: Any, context: _Context) -> AsyncIterator[Any]:
             meters.started.inc()
             started, raised = time.perf_counter(), False
             try:
@@ -230,7 +236,7 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         """A server-streaming handler written as a coroutine that calls ``context.write`` (health's Watch)."""
         meters = self._meters("server_stream", service, method)
 
-        async def observed(request: Any, context: grpc.aio.ServicerContext) -> None:
+        async def observed(request: Any, context: _Context) -> None:
             meters.started.inc()
             started, raised = time.perf_counter(), False
             try:
@@ -263,7 +269,7 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         method: str,
         started: float,
         request: Any,
-        context: grpc.aio.ServicerContext,
+        context: _Context,
         raised: bool,
     ) -> None:
         elapsed = time.perf_counter() - started
