@@ -29,10 +29,10 @@ from .game import Game
 from .legal import actors, check, is_legal, legal_actions, violation
 from .rules import RULE_SETS, FaltaEnvido, RuleSet, RuleSetError, find_rule_set
 from .senas import Sena
-from .state import MatchState, Phase, evolve, fold
+from .state import MatchState, Phase, advances_version, evolve, fold
 from .tantos import envido_points, flor_points, has_flor
 from .tricks import team_of
-from .views import SeatView, SpectatorView, Standing, event_for, seat_view, spectator_view
+from .views import SeatView, SpectatorView, Standing, audience, event_for, events_for, seat_view, spectator_view
 
 __all__ = [
     "DECK",
@@ -73,6 +73,8 @@ __all__ = [
     "Standing",
     "Suit",
     "actors",
+    "advances_version",
+    "audience",
     "check",
     "commitment",
     "compare_cards",
@@ -82,6 +84,7 @@ __all__ = [
     "envido_value",
     "evaluate_hand",
     "event_for",
+    "events_for",
     "evolve",
     "execute",
     "find_rule_set",

@@ -57,10 +57,6 @@ class RuleSet:
         return (self.target + 1) // 2
 
     @property
-    def team_size(self) -> int:
-        return self.players // 2
-
-    @property
     def plays_pico_a_pico(self) -> bool:
         return self.players == 6 and self.pico_a_pico
 

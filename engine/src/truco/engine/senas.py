@@ -72,11 +72,6 @@ def _card_senas(muestra: Card) -> tuple[Sena | None, ...]:
 _CARD_SENA: Final = tuple(_card_senas(muestra) for muestra in DECK)
 
 
-def card_sena(card: Card, muestra: Card) -> Sena | None:
-    """The seña that shows ``card`` under ``muestra``; None for a negra or común card."""
-    return _CARD_SENA[muestra.index][card.index]
-
-
 def true_senas(unplayed: Sequence[Card], muestra: Card) -> frozenset[Sena]:
     """Every seña true of the sender's unplayed cards: one per named card, NEGRAS when none is named, and
     ENVIDO while all three cards are in hand and they make many envido points."""
@@ -93,8 +88,3 @@ def true_senas(unplayed: Sequence[Card], muestra: Card) -> frozenset[Sena]:
 def _many_points(cards: tuple[Card, ...], muestra: Card) -> bool:
     """Cached: legal señas are listed on every decision, and the hand does not change until a card is played."""
     return envido_points(cards, muestra) >= MANY_ENVIDO_POINTS
-
-
-def is_true(sena: Sena, unplayed: Sequence[Card], muestra: Card) -> bool:
-    """Whether ``sena`` truthfully describes the sender's unplayed cards under ``muestra``."""
-    return sena in true_senas(unplayed, muestra)

@@ -114,10 +114,6 @@ class HandState:
         return self.seats[0]
 
     @property
-    def round_index(self) -> int:
-        return len(self.rounds) - 1
-
-    @property
     def pending(self) -> PendingCall | None:
         """The call that must be answered first: an envido or flor call waits on top of a truco."""
         return self.bet_pending or self.truco_pending
@@ -183,11 +179,17 @@ def fold(events: list[Event]) -> MatchState:
     return state
 
 
+def advances_version(event: Event) -> bool:
+    """Whether ``event`` counts in the public version: every event but a seña, which rivals never learn of
+    (a version that moved would tell them one was sent)."""
+    return type(event) is not SenaSent
+
+
 def evolve(state: MatchState, event: Event) -> None:
     """Apply one event to ``state`` in place. Never fails and checks no rule."""
     kind = type(event)
     state.events_applied += 1
-    if kind is not SenaSent:
+    if kind is not SenaSent:  # advances_version, inlined: this runs for every event of every match
         state.version += 1
     _HANDLERS[kind](state, event)
 

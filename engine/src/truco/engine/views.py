@@ -8,6 +8,7 @@ where the rules reveal them: the ``shown`` hands and the deck order once the han
 from __future__ import annotations
 
 import enum
+from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
 from .calls import CallKind
@@ -17,7 +18,7 @@ from .events import Event, HandDealt, SenaSent
 from .legal import actors, legal_actions
 from .rules import RuleSet
 from .senas import Sena
-from .state import HandState, MatchState, Phase
+from .state import HandState, MatchState, Phase, advances_version
 from .tantos import envido_points, flor_points, has_flor
 from .tricks import team_of
 
@@ -184,7 +185,8 @@ def _hand_view(hand: HandState) -> HandView:
         commitment=hand.commitment,
         rounds=rounds,
         results=tuple(hand.results),
-        turn=None if hand.ended else hand.turn,
+        # Nobody may play while a call or the perros wait for an answer: the turn resumes after it.
+        turn=None if hand.ended or pending is not None or hand.perros_pending else hand.turn,
         cards_left=tuple((seat, len(hand.unplayed[seat])) for seat in hand.seats),
         truco_value=hand.truco_value,
         truco_owner=hand.truco_owner,
@@ -206,15 +208,36 @@ def _hand_view(hand: HandState) -> HandView:
     )
 
 
+def audience(event: Event) -> int | None:
+    """The only team that may see ``event`` at all, or None when every seat and spectator may (perhaps
+    redacted: see :func:`event_for`). A seña is for the sender's team alone."""
+    return team_of(event.seat) if isinstance(event, SenaSent) else None
+
+
 def event_for(event: Event, seat: int | None) -> Event | None:
     """The event as ``seat`` (None: a spectator) may see it, or None when it must not see it at all.
 
-    A deal's order and salt are blanked (the seat's own cards reach it through :func:`seat_view`); a seña
-    is seen only by the sender's teammates; everything else is public.
+    A deal's order and salt are blanked (the seat's own cards reach it through :func:`seat_view`); an event
+    with an :func:`audience` (a seña) is seen only by that team; everything else is public.
     """
     if isinstance(event, HandDealt):
         return replace(event, order=(), salt="")
-    if isinstance(event, SenaSent):
-        teammate = seat is not None and team_of(seat) == team_of(event.seat)
-        return event if teammate else None
+    team = audience(event)
+    if team is not None and (seat is None or team_of(seat) != team):
+        return None
     return event  # HandEnded included: once the hand is over its salt and order are revealed to all
+
+
+def events_for(events: Iterable[Event], seat: int | None, version_before: int) -> list[tuple[Event, int]]:
+    """The events (applied in this order after public version ``version_before``) as ``seat`` may see them,
+    each with the public version after it: a seña keeps the version of the event before it
+    (:func:`~truco.engine.state.advances_version`)."""
+    version = version_before
+    out: list[tuple[Event, int]] = []
+    for event in events:
+        if advances_version(event):
+            version += 1
+        visible = event_for(event, seat)
+        if visible is not None:
+            out.append((visible, version))
+    return out

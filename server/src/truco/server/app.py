@@ -20,6 +20,7 @@ from prometheus_client import start_http_server
 
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_service_pb2, rules_service_pb2_grpc
 
+from . import codec
 from .auth import TokenIssuer
 from .games import Games
 from .metrics import Metrics, ObservabilityInterceptor
@@ -102,7 +103,11 @@ class Server:
         self.store = store
         self.metrics = metrics
         self.games = Games(
-            store, metrics, allow_fixed_deals=config.allow_fixed_deals, tokens=TokenIssuer.from_environment()
+            store,
+            metrics,
+            codec.submit_reply,
+            allow_fixed_deals=config.allow_fixed_deals,
+            tokens=TokenIssuer.from_environment(),
         )
         self.health = health.aio.HealthServicer()
         self.grpc = grpc.aio.server(

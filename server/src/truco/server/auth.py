@@ -9,9 +9,7 @@ import os
 import secrets
 from collections.abc import Iterable
 
-import grpc
-
-from .errors import ServiceError
+from .reasons import ServiceFailure, ServiceReason
 
 TOKEN_BYTES = 24
 _BEARER = "bearer "
@@ -47,13 +45,13 @@ def token_hash(token: str) -> bytes:
 def bearer_token(metadata: Iterable[tuple[str, str | bytes]] | None) -> str | None:
     """The token of an ``authorization: Bearer <token>`` header; None when there is no such header.
 
-    :raises ServiceError: UNAUTHENTICATED for an authorization header that is not a bearer token.
+    :raises ServiceFailure: TOKEN_MALFORMED for an authorization header that is not a bearer token.
     """
     for key, value in metadata or ():
         if key.lower() != "authorization":
             continue
         text = value.decode("utf-8", "replace") if isinstance(value, bytes) else value
         if not text.lower().startswith(_BEARER) or not text[len(_BEARER) :].strip():
-            raise ServiceError(grpc.StatusCode.UNAUTHENTICATED, "TOKEN_MALFORMED", BEARER_HINT)
+            raise ServiceFailure(ServiceReason.TOKEN_MALFORMED, BEARER_HINT)
         return text[len(_BEARER) :].strip()
     return None

@@ -1,12 +1,15 @@
-"""Converters between the engine's values and the truco.v1 protobuf messages: the only module that knows both.
+"""Converters between the domain's values (engine, referee, store) and the truco.v1 protobuf messages: the only
+module that knows both.
 
-Decoding client input raises :class:`DecodeError` (mapped to INVALID_ARGUMENT); encoding never fails.
-Events are stored with :data:`EVENT_SCHEMA`; :func:`decode_event` reads every schema version ever written.
+Decoding client input raises :class:`DecodeError` (mapped to INVALID_ARGUMENT) or, for a well-formed value
+the service refuses, :class:`~truco.server.reasons.ServiceFailure`; encoding never fails. Events are stored
+with :data:`EVENT_SCHEMA`; :func:`decode_event` reads every schema version ever written.
 """
 
 from __future__ import annotations
 
 import enum
+import re
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TypeVar, cast
 
@@ -24,6 +27,7 @@ from truco.engine import (
     CardParseError,
     FaltaEnvido,
     GoToMazo,
+    MatchState,
     PlayCard,
     RuleSet,
     RuleSetError,
@@ -34,11 +38,17 @@ from truco.engine import (
     SkipPerros,
     SpectatorView,
     Suit,
+    seat_view,
+    spectator_view,
 )
 from truco.engine import events as ev
 from truco.engine.state import Phase
-from truco.engine.views import HandView, Standing
-from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, rules_pb2, views_pb2
+from truco.engine.views import HandView, Standing, events_for
+from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, rules_pb2, views_pb2
+
+from .reasons import ServiceFailure, ServiceReason
+from .referee import FixedDeal, Setup
+from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord
 
 EVENT_SCHEMA = 1
 """Version of the stored event encoding. Bump it when an event's meaning changes, and teach decode_event the
@@ -411,7 +421,7 @@ def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
         winner = hand.results[index] if finished else None
         if winner is not None:
             round_pb.winner_team = winner
-    if hand.turn is not None and hand.pending is None and not hand.perros_pending:
+    if hand.turn is not None:
         out.turn = hand.turn
     if hand.truco_owner is not None:
         out.truco_owner = hand.truco_owner
@@ -463,3 +473,116 @@ def seat_view_to_pb(view: SeatView, game: str) -> views_pb2.SeatView:
     if view.flor is not None:
         out.flor = view.flor
     return out
+
+
+# --- Games -------------------------------------------------------------------------------------------------------
+
+NAME_PREFIX = "games/"
+_GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
+BOT_KINDS = {game_service_pb2.BOT_KIND_RANDOM: "random", game_service_pb2.BOT_KIND_HEURISTIC: "heuristic"}
+"""The bots a request may seat, to their truco.bots names."""
+BOT_KINDS_PB = {name: kind for kind, name in BOT_KINDS.items()}
+_SEAT_KINDS = {
+    SEAT_OPEN: game_service_pb2.SEAT_KIND_OPEN,
+    SEAT_TAKEN: game_service_pb2.SEAT_KIND_TAKEN,
+    SEAT_BOT: game_service_pb2.SEAT_KIND_BOT,
+}
+
+
+def game_id_from_name(name: str) -> str:
+    """The id in ``games/{id}``. :raises ServiceFailure: INVALID_NAME for another shape."""
+    game_id = name[len(NAME_PREFIX) :] if name.startswith(NAME_PREFIX) else ""
+    if not _GAME_ID.fullmatch(game_id):
+        raise ServiceFailure(
+            ServiceReason.INVALID_NAME, "a game's name is games/{id}, the id made of letters, digits, - and _"
+        )
+    return game_id
+
+
+def setup_from_pb(request: game_service_pb2.CreateGameRequest) -> Setup:
+    """The setup a CreateGame asks for. :raises ServiceFailure: for impossible bot seats or deals."""
+    rules = rules_from_pb(request.rules)
+    bots: dict[int, str] = {}
+    for bot in request.bots:
+        if not 0 <= bot.seat < rules.players or bot.seat in bots:
+            raise ServiceFailure(
+                ServiceReason.INVALID_BOT_SEAT, f"bot seat {bot.seat} is not a free seat of {rules.players} players"
+            )
+        if bot.kind not in BOT_KINDS:
+            raise ServiceFailure(ServiceReason.INVALID_BOT_KIND, "bot kind must be RANDOM or HEURISTIC")
+        bots[bot.seat] = BOT_KINDS[bot.kind]
+    deals: list[FixedDeal] = []
+    for index, deal in enumerate(request.fixed_deals):
+        hands = tuple(cards_from_pb(h.cards, f"fixed_deals[{index}] card") for h in deal.hands)
+        muestra = card_from_pb(deal.muestra, f"fixed_deals[{index}].muestra")
+        cards = [card for hand in hands for card in hand] + [muestra]
+        if len(hands) not in (2, rules.players) or any(len(hand) != 3 for hand in hands):
+            raise ServiceFailure(
+                ServiceReason.INVALID_DEAL, f"fixed_deals[{index}]: three cards for each player of the hand"
+            )
+        if len(set(cards)) != len(cards):
+            raise ServiceFailure(ServiceReason.INVALID_DEAL, f"fixed_deals[{index}]: a card appears twice")
+        deals.append((hands, muestra))
+    return Setup(rules, bots, tuple(deals))
+
+
+def setup_to_bytes(setup: Setup) -> bytes:
+    """The setup as stored with its game (a CreateGameRequest: the request's own encoding)."""
+    message = game_service_pb2.CreateGameRequest(
+        rules=rules_to_pb(setup.rules),
+        bots=[game_service_pb2.BotSeat(seat=s, kind=BOT_KINDS_PB[k]) for s, k in sorted(setup.bots.items())],
+        fixed_deals=[
+            game_service_pb2.FixedDeal(
+                hands=[game_service_pb2.DealtHand(cards=cards_to_pb(h)) for h in hands],
+                muestra=card_to_pb(muestra),
+            )
+            for hands, muestra in setup.fixed_deals
+        ],
+    )
+    return message.SerializeToString()
+
+
+def setup_from_bytes(data: bytes) -> Setup:
+    return setup_from_pb(game_service_pb2.CreateGameRequest.FromString(data))
+
+
+def game_to_pb(record: GameRecord, state: MatchState) -> game_service_pb2.Game:
+    """The game resource: its seats from the store's record, its version and scores from its state."""
+    name = NAME_PREFIX + record.game_id
+    return game_service_pb2.Game(
+        name=name,
+        rules=rules_to_pb(state.rules),
+        seats=[
+            game_service_pb2.SeatInfo(
+                seat=s.seat,
+                kind=_SEAT_KINDS[s.kind],
+                bot=BOT_KINDS_PB.get(s.bot, game_service_pb2.BOT_KIND_UNSPECIFIED),
+                player_name=s.player_name,
+            )
+            for s in record.seats
+        ],
+        version=state.version,
+        phase=phase_to_pb(state.phase),
+        scores=match_view_to_pb(spectator_view(state), name).scores,
+    )
+
+
+def events_to_pb(events: Sequence[tuple[ev.Event, int]]) -> list[events_pb2.Event]:
+    """Events as a seat may see them, each with the public version after it (see views.events_for)."""
+    return [event_to_pb(event, version) for event, version in events]
+
+
+def submit_reply_to_pb(
+    game_id: str, seat: int, version_before: int, events: Sequence[ev.Event], state: MatchState
+) -> game_service_pb2.SubmitCommandResponse:
+    """The answer to ``seat``'s move: the events it caused as that seat may see them and its view after them."""
+    return game_service_pb2.SubmitCommandResponse(
+        version=state.version,
+        events=events_to_pb(events_for(events, seat, version_before)),
+        view=seat_view_to_pb(seat_view(state, seat), NAME_PREFIX + game_id),
+    )
+
+
+def submit_reply(game_id: str, seat: int, version_before: int, events: Sequence[ev.Event], state: MatchState) -> bytes:
+    """:func:`submit_reply_to_pb`, serialized: the Games' ``encode_reply``, stored with the move for replays."""
+    return submit_reply_to_pb(game_id, seat, version_before, events, state).SerializeToString()

@@ -1,14 +1,17 @@
 """Service errors and their gRPC form: a status code plus a google.rpc.Status carrying an ErrorInfo.
 
 Every error a client can cause has a stable machine ``reason`` (the engine's reason codes for moves, and the
-service's own below); its message never names a card the caller does not hold.
+service's own :class:`~truco.server.reasons.ServiceReason`); its message never names a card the caller does
+not hold. This module is the one place domain failures become statuses (both the gRPC and the web port).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import grpc
+import structlog
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
@@ -16,19 +19,52 @@ from grpc_status import rpc_status
 from truco.engine import InvalidCommand, RuleViolation
 
 from .codec import DecodeError
+from .reasons import ServiceFailure, ServiceReason
 from .store.base import GameNotFound, SeatUnavailable, StoreUnavailable
 
 DOMAIN = "truco.v1"
 
 
+_CODES: dict[ServiceReason, grpc.StatusCode] = {
+    ServiceReason.MALFORMED_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_NAME: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_BOT_SEAT: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_BOT_KIND: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_DEAL: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_SEAT: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_VERSION: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_PAGE_SIZE: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_PAGE_TOKEN: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_HAND: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.PLAYER_NAME_TOO_LONG: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.TOKEN_MISSING: grpc.StatusCode.UNAUTHENTICATED,
+    ServiceReason.TOKEN_MALFORMED: grpc.StatusCode.UNAUTHENTICATED,
+    ServiceReason.TOKEN_NOT_FOR_GAME: grpc.StatusCode.PERMISSION_DENIED,
+    ServiceReason.GAME_NOT_FOUND: grpc.StatusCode.NOT_FOUND,
+    ServiceReason.SEAT_UNAVAILABLE: grpc.StatusCode.FAILED_PRECONDITION,
+    ServiceReason.FIXED_DEALS_DISABLED: grpc.StatusCode.FAILED_PRECONDITION,
+    ServiceReason.VERSION_CONFLICT: grpc.StatusCode.ABORTED,
+    ServiceReason.STORE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
+    ServiceReason.SERVER_SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
+    ServiceReason.TOO_MANY_CALLS: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceReason.INTERNAL: grpc.StatusCode.INTERNAL,
+}
+"""The status code of each service reason: the one place the domain's refusals meet gRPC's codes."""
+
+
 @dataclass(eq=False)
 class ServiceError(Exception):
-    """A failure to report to the client as ``code`` with a machine ``reason``."""
+    """A failure as reported to the client: ``code`` with a machine ``reason`` (a service or engine reason)."""
 
     code: grpc.StatusCode
     reason: str
     message: str
     metadata: dict[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, reason: ServiceReason, message: str, metadata: Mapping[str, str] | None = None) -> ServiceError:
+        """The error for a service reason, with the status code that reason is reported as."""
+        return cls(_CODES[reason], reason.value, message, dict(metadata or {}))
 
     def __str__(self) -> str:
         return f"{self.code.name} {self.reason}: {self.message}"
@@ -41,24 +77,33 @@ class ServiceError(Exception):
         return rpc_status.to_status(status)
 
 
-def invalid(reason: str, message: str) -> ServiceError:
-    return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, reason, message)
-
-
 def from_exception(error: Exception) -> ServiceError:
-    """The service error for a domain exception; :class:`ServiceError` passes through."""
+    """The service error for a domain exception; :class:`ServiceError` passes through, anything else is
+    re-raised (a bug, not a refusal)."""
     if isinstance(error, ServiceError):
         return error
+    if isinstance(error, ServiceFailure):
+        return ServiceError.of(error.reason, error.message, error.metadata)
     if isinstance(error, RuleViolation):
         return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, error.reason.value, error.message)
     if isinstance(error, InvalidCommand):
-        return invalid(error.reason.value, error.message)
+        return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, error.reason.value, error.message)
     if isinstance(error, DecodeError):
-        return invalid("MALFORMED_REQUEST", str(error))
+        return ServiceError.of(ServiceReason.MALFORMED_REQUEST, str(error))
     if isinstance(error, GameNotFound):
-        return ServiceError(grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND", "no such game")
+        return ServiceError.of(ServiceReason.GAME_NOT_FOUND, "no such game")
     if isinstance(error, SeatUnavailable):
-        return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, "SEAT_UNAVAILABLE", str(error) or "seat not open")
+        return ServiceError.of(ServiceReason.SEAT_UNAVAILABLE, str(error) or "seat not open")
     if isinstance(error, StoreUnavailable):
-        return ServiceError(grpc.StatusCode.UNAVAILABLE, "STORE_UNAVAILABLE", "the event store is unreachable; retry")
+        return ServiceError.of(ServiceReason.STORE_UNAVAILABLE, "the event store is unreachable; retry")
     raise error
+
+
+def status_for(error: Exception) -> grpc.Status:
+    """The status a failure is reported as. A domain error says what the client got wrong; anything else is a
+    bug of ours: logged with its traceback and answered INTERNAL, without internal details."""
+    try:
+        return from_exception(error).to_status()
+    except Exception:
+        structlog.get_logger("truco.server").exception("unexpected error")
+        return ServiceError.of(ServiceReason.INTERNAL, "internal error; it has been logged").to_status()

@@ -19,6 +19,7 @@ import structlog
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from .errors import ServiceError
+from .reasons import ServiceReason
 
 CALLER_SEAT: ContextVar[int | None] = ContextVar("caller_seat", default=None)
 """The authenticated seat of the call being handled, for the log line (set by the servicer)."""
@@ -116,10 +117,8 @@ def _tolerant(deserializer: Callable[[bytes], Any] | None) -> Callable[[bytes], 
 
 async def _refuse_malformed(request: Any, context: _Context) -> None:
     if isinstance(request, Malformed):
-        error = ServiceError(
-            grpc.StatusCode.INVALID_ARGUMENT,
-            "MALFORMED_REQUEST",
-            f"the request is not a valid message ({request.error})",
+        error = ServiceError.of(
+            ServiceReason.MALFORMED_REQUEST, f"the request is not a valid message ({request.error})"
         )
         await context.abort_with_status(error.to_status())
 

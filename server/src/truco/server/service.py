@@ -1,13 +1,16 @@
-"""The gRPC servicers: each RPC converts the request, calls the game application, converts the result."""
+"""The gRPC servicers: each RPC converts the request to domain values (truco.server.codec), calls the game
+application (truco.server.games) or the engine, and converts the result back. Failures become statuses in
+one place, :func:`reports_errors`, for unary and streaming methods alike (truco.server.errors maps them).
+"""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Awaitable, Callable
 from functools import wraps
-from typing import TypeAlias, TypeVar
+from typing import TypeAlias, TypeVar, cast
 
 import grpc
-import structlog
 
 from truco.engine import compare_cards, evaluate_hand, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
@@ -16,43 +19,52 @@ from truco_client.v1 import game_service_pb2_grpc, rules_service_pb2_grpc
 from truco_client.v1 import rules_service_pb2 as rs
 
 from . import codec
-from .errors import ServiceError, from_exception, invalid
-from .games import NAME_PREFIX, Games, game_id_from_name
+from .auth import bearer_token
+from .errors import ServiceError, status_for
+from .games import Games
 from .metrics import CALLER_SEAT
+from .reasons import ServiceFailure, ServiceReason
 
 S = TypeVar("S")
 Req = TypeVar("Req")
 Resp = TypeVar("Resp")
 Context: TypeAlias = "grpc.aio.ServicerContext[Req, Resp]"
 """The context of a call taking ``Req`` and answering ``Resp``."""
+Unary: TypeAlias = "Callable[[S, Req, Context[Req, Resp]], Awaitable[Resp]]"
+Streaming: TypeAlias = "Callable[[S, Req, Context[Req, Resp]], AsyncIterator[Resp]]"
+M = TypeVar("M", bound=Callable[..., object])
 
 
-def _status_for(error: Exception) -> grpc.Status:
-    """The status a failure is reported as. A domain error says what the client got wrong; anything else is a
-    bug of ours: logged with its traceback and answered INTERNAL, without internal details."""
-    try:
-        return from_exception(error).to_status()
-    except Exception:
-        structlog.get_logger("truco.server").exception("unexpected error")
-        return ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error; it has been logged").to_status()
+def reports_errors(method: M) -> M:
+    """Turn every failure of a servicer method, a coroutine or an async generator, into the status it stands
+    for (errors.status_for): the one place a domain error meets the wire."""
+    if inspect.isasyncgenfunction(method):
+        streaming = cast("Streaming[object, object, object]", method)
 
+        @wraps(method)
+        async def stream(self: object, request: object, context: Context[object, object]) -> AsyncIterator[object]:
+            try:
+                async for item in streaming(self, request, context):
+                    yield item
+            except grpc.aio.AbortError:
+                raise
+            except Exception as error:
+                await context.abort_with_status(status_for(error))
 
-def _reports_errors(
-    method: Callable[[S, Req, Context[Req, Resp]], Awaitable[Resp]],
-) -> Callable[[S, Req, Context[Req, Resp]], Awaitable[Resp]]:
-    """Turn every failure into the status it stands for (see _status_for)."""
+        return cast(M, stream)
+    unary = cast("Unary[object, object, object]", method)
 
     @wraps(method)
-    async def wrapper(self: S, request: Req, context: Context[Req, Resp]) -> Resp:
+    async def call(self: object, request: object, context: Context[object, object]) -> object:
         try:
-            return await method(self, request, context)
+            return await unary(self, request, context)
         except grpc.aio.AbortError:
             raise
         except Exception as error:
-            await context.abort_with_status(_status_for(error))
+            await context.abort_with_status(status_for(error))
             raise  # abort_with_status always raises
 
-    return wrapper
+    return cast(M, call)
 
 
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
@@ -60,32 +72,36 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self.games = games
 
     async def _seat(self, game_id: str, context: Context[Req, Resp], *, required: bool) -> int | None:
-        seat = await self.games.caller_seat(game_id, context.invocation_metadata(), required=required)
+        token = bearer_token(context.invocation_metadata())
+        seat = await self.games.caller_seat(game_id, token, required=required)
         CALLER_SEAT.set(seat)
         return seat
 
-    @_reports_errors
+    @reports_errors
     async def CreateGame(
         self, request: gs.CreateGameRequest, context: Context[gs.CreateGameRequest, gs.CreateGameResponse]
     ) -> gs.CreateGameResponse:
-        snapshot_game = await self.games.create(request)
-        return gs.CreateGameResponse(game=snapshot_game)
+        record, state = await self.games.create(codec.setup_from_pb(request), request.request_id or None)
+        return gs.CreateGameResponse(game=codec.game_to_pb(record, state))
 
-    @_reports_errors
+    @reports_errors
     async def JoinGame(
         self, request: gs.JoinGameRequest, context: Context[gs.JoinGameRequest, gs.JoinGameResponse]
     ) -> gs.JoinGameResponse:
-        game_id = game_id_from_name(request.name)
-        seat, token, snapshot = await self.games.join(game_id, request)
+        game_id = codec.game_id_from_name(request.name)
+        wanted = request.seat if request.HasField("seat") else None
+        seat, token, snapshot = await self.games.join(
+            game_id, wanted, request.player_name, request.request_id or None
+        )
         CALLER_SEAT.set(seat)
         view = codec.seat_view_to_pb(seat_view(snapshot.state, seat), request.name)
         return gs.JoinGameResponse(seat=seat, seat_token=token, view=view)
 
-    @_reports_errors
+    @reports_errors
     async def GetGameView(
         self, request: gs.GetGameViewRequest, context: Context[gs.GetGameViewRequest, gs.GetGameViewResponse]
     ) -> gs.GetGameViewResponse:
-        game_id = game_id_from_name(request.name)
+        game_id = codec.game_id_from_name(request.name)
         seat = await self._seat(game_id, context, required=False)
         state = (await self.games.snapshot(game_id)).state
         public = codec.match_view_to_pb(spectator_view(state), request.name)
@@ -94,13 +110,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         view = codec.seat_view_to_pb(seat_view(state, seat), request.name)
         return gs.GetGameViewResponse(seat=view, public=public)
 
-    @_reports_errors
+    @reports_errors
     async def ListLegalActions(
         self,
         request: gs.ListLegalActionsRequest,
         context: Context[gs.ListLegalActionsRequest, gs.ListLegalActionsResponse],
     ) -> gs.ListLegalActionsResponse:
-        game_id = game_id_from_name(request.name)
+        game_id = codec.game_id_from_name(request.name)
         seat = await self._seat(game_id, context, required=True)
         assert seat is not None
         state = (await self.games.snapshot(game_id)).state
@@ -108,44 +124,51 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         actions = [codec.command_to_pb(command) for command in view.legal_actions]
         return gs.ListLegalActionsResponse(version=state.version, actions=actions)
 
-    @_reports_errors
+    @reports_errors
     async def SubmitCommand(
         self, request: gs.SubmitCommandRequest, context: Context[gs.SubmitCommandRequest, gs.SubmitCommandResponse]
     ) -> gs.SubmitCommandResponse:
-        game_id = game_id_from_name(request.name)
+        game_id = codec.game_id_from_name(request.name)
         seat = await self._seat(game_id, context, required=True)
         assert seat is not None
-        return await self.games.submit(game_id, seat, request)
+        if not request.HasField("command"):
+            raise ServiceFailure(ServiceReason.MALFORMED_REQUEST, "command: set exactly one kind of command")
+        command = codec.command_from_pb(request.command, seat)
+        result = await self.games.submit(game_id, command, request.expected_version, request.request_id or None)
+        # The reply was encoded once (codec.submit_reply, the Games' encode_reply) and stored for replays.
+        return gs.SubmitCommandResponse.FromString(result.reply)
 
+    @reports_errors
     async def WatchGame(
         self, request: gs.WatchGameRequest, context: Context[gs.WatchGameRequest, gs.WatchGameResponse]
     ) -> AsyncIterator[gs.WatchGameResponse]:
+        game_id = codec.game_id_from_name(request.name)
+        if request.after_version < 0:
+            raise ServiceFailure(ServiceReason.INVALID_VERSION, "after_version cannot be negative")
+        seat = await self._seat(game_id, context, required=False)
+        self.games.metrics.watchers.inc()
         try:
-            game_id = game_id_from_name(request.name)
-            if request.after_version < 0:
-                raise invalid("INVALID_VERSION", "after_version cannot be negative")
-            seat = await self._seat(game_id, context, required=False)
-            self.games.metrics.watchers.inc()
-            try:
-                async for item in self.games.watch(game_id, seat, request.after_version):
-                    yield item
-            finally:
-                self.games.metrics.watchers.dec()
-        except grpc.aio.AbortError:
-            raise
-        except Exception as error:
-            await context.abort_with_status(_status_for(error))
+            async for watched in self.games.watch(game_id, seat, request.after_version):
+                yield gs.WatchGameResponse(
+                    event=codec.event_to_pb(watched.event, watched.version),
+                    seat=codec.seat_view_to_pb(watched.seat, request.name) if watched.seat is not None else None,
+                    public=codec.match_view_to_pb(watched.public, request.name),
+                )
+        finally:
+            self.games.metrics.watchers.dec()
 
-    @_reports_errors
+    @reports_errors
     async def ListGames(
         self, request: gs.ListGamesRequest, context: Context[gs.ListGamesRequest, gs.ListGamesResponse]
     ) -> gs.ListGamesResponse:
         games, cursor = await self.games.list_open(request.page_size, request.page_token)
-        return gs.ListGamesResponse(games=games, next_page_token=cursor)
+        return gs.ListGamesResponse(
+            games=[codec.game_to_pb(record, state) for record, state in games], next_page_token=cursor
+        )
 
 
 class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
-    @_reports_errors
+    @reports_errors
     async def EvaluateHand(
         self, request: rs.EvaluateHandRequest, context: Context[rs.EvaluateHandRequest, rs.EvaluateHandResponse]
     ) -> rs.EvaluateHandResponse:
@@ -154,17 +177,15 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         try:
             result = evaluate_hand(muestra, cards, with_flor=not request.without_flor)
         except HandError as error:
-            raise invalid("INVALID_HAND", str(error)) from None
-        response = rs.EvaluateHandResponse(
-            flor=result.flor, strength=list(result.strength), piezas=list(result.piezas)
-        )
+            raise ServiceFailure(ServiceReason.INVALID_HAND, str(error)) from None
+        response = rs.EvaluateHandResponse(flor=result.flor, strength=list(result.strength), piezas=list(result.piezas))
         if result.envido is not None:
             response.envido = result.envido
         if result.flor_points is not None:
             response.flor_points = result.flor_points
         return response
 
-    @_reports_errors
+    @reports_errors
     async def CompareCards(
         self, request: rs.CompareCardsRequest, context: Context[rs.CompareCardsRequest, rs.CompareCardsResponse]
     ) -> rs.CompareCardsResponse:
@@ -178,4 +199,4 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         )
 
 
-__all__ = ["NAME_PREFIX", "GameServicer", "RulesServicer", "ServiceError"]
+__all__ = ["GameServicer", "RulesServicer", "ServiceError", "reports_errors"]

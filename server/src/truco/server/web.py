@@ -46,8 +46,9 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from truco_client.v1 import game_service_pb2 as gs
 from truco_client.v1 import rules_service_pb2 as rs
 
-from .errors import ServiceError, from_exception
+from .errors import ServiceError, status_for
 from .metrics import CALLER_SEAT, HEALTH_SERVICE, Metrics, request_fields
+from .reasons import ServiceReason
 from .service import GameServicer, RulesServicer
 from .v1.game_service_connect import GameServiceASGIApplication
 from .v1.rules_service_connect import RulesServiceASGIApplication
@@ -56,7 +57,6 @@ Req = TypeVar("Req", bound=Message)
 Res = TypeVar("Res", bound=Message)
 
 _STATUS_DETAILS_KEY = "grpc-status-details-bin"
-_TYPE_PREFIX = "type.googleapis.com/"
 CORS_ALLOW_HEADERS = (
     "authorization",
     "content-type",
@@ -112,12 +112,7 @@ def _error_for(error: Exception) -> ConnectError:
     """Any failure out of a servicer as the Connect error the gRPC port would have answered."""
     if isinstance(error, ConnectError):
         return error
-    try:
-        return connect_error(from_exception(error).to_status())
-    except Exception:
-        structlog.get_logger("truco.server").exception("unexpected error")
-        internal = ServiceError(grpc.StatusCode.INTERNAL, "INTERNAL", "internal error; it has been logged")
-        return connect_error(internal.to_status())
+    return connect_error(status_for(error))
 
 
 class CallContext:
@@ -155,10 +150,8 @@ class _MalformedTolerant(Codec[Message, Any]):
             return self._inner.decode(data, message_class)
         except Exception as error:
             raise connect_error(
-                ServiceError(
-                    grpc.StatusCode.INVALID_ARGUMENT,
-                    "MALFORMED_REQUEST",
-                    f"the request is not a valid message ({type(error).__name__})",
+                ServiceError.of(
+                    ServiceReason.MALFORMED_REQUEST, f"the request is not a valid message ({type(error).__name__})"
                 ).to_status()
             ) from None
 
@@ -195,9 +188,7 @@ class Observed:
         CALLER_SEAT.set(None)
         if self.in_flight >= self.limits.max_concurrent_calls:
             raise connect_error(
-                ServiceError(
-                    grpc.StatusCode.RESOURCE_EXHAUSTED, "TOO_MANY_CALLS", "the server is at its limit of calls"
-                ).to_status()
+                ServiceError.of(ServiceReason.TOO_MANY_CALLS, "the server is at its limit of calls").to_status()
             )
         self.in_flight += 1
         return labels

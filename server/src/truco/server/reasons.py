@@ -1,0 +1,51 @@
+"""The service's own refusals, free of gRPC: a stable machine reason and a message for the client.
+
+The game application (:mod:`truco.server.games`) raises :class:`ServiceFailure`; the transports map each
+reason to their status code in one place (:mod:`truco.server.errors`). Moves refused by the rules carry the
+engine's :class:`~truco.engine.Reason` instead.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from enum import StrEnum
+
+
+class ServiceReason(StrEnum):
+    """Why the service refused a call (the ``reason`` of the status' ErrorInfo); stable, part of the API."""
+
+    MALFORMED_REQUEST = "MALFORMED_REQUEST"
+    INVALID_NAME = "INVALID_NAME"
+    INVALID_BOT_SEAT = "INVALID_BOT_SEAT"
+    INVALID_BOT_KIND = "INVALID_BOT_KIND"
+    INVALID_DEAL = "INVALID_DEAL"
+    INVALID_SEAT = "INVALID_SEAT"
+    INVALID_VERSION = "INVALID_VERSION"
+    INVALID_PAGE_SIZE = "INVALID_PAGE_SIZE"
+    INVALID_PAGE_TOKEN = "INVALID_PAGE_TOKEN"
+    INVALID_HAND = "INVALID_HAND"
+    PLAYER_NAME_TOO_LONG = "PLAYER_NAME_TOO_LONG"
+    TOKEN_MISSING = "TOKEN_MISSING"
+    TOKEN_MALFORMED = "TOKEN_MALFORMED"
+    TOKEN_NOT_FOR_GAME = "TOKEN_NOT_FOR_GAME"
+    GAME_NOT_FOUND = "GAME_NOT_FOUND"
+    SEAT_UNAVAILABLE = "SEAT_UNAVAILABLE"
+    FIXED_DEALS_DISABLED = "FIXED_DEALS_DISABLED"
+    VERSION_CONFLICT = "VERSION_CONFLICT"
+    STORE_UNAVAILABLE = "STORE_UNAVAILABLE"
+    SERVER_SHUTTING_DOWN = "SERVER_SHUTTING_DOWN"
+    TOO_MANY_CALLS = "TOO_MANY_CALLS"
+    INTERNAL = "INTERNAL"
+
+
+class ServiceFailure(Exception):
+    """A call the service refuses for ``reason``; ``metadata`` carries extra facts (the current version...)."""
+
+    def __init__(self, reason: ServiceReason, message: str, metadata: Mapping[str, str] | None = None) -> None:
+        super().__init__(message)
+        self.reason = reason
+        self.message = message
+        self.metadata = dict(metadata or {})
+
+    def __str__(self) -> str:
+        return f"{self.reason}: {self.message}"

@@ -1,0 +1,84 @@
+"""The referee: what the server does that no player does. It deals when a deal is due (a deck shuffled by the
+OS's secure random source, or the game's next scripted deal) and moves the server's bots while only bots are
+awaited. Pure of I/O but for the random source; free of gRPC and of the store.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import secrets
+import struct
+from dataclasses import dataclass
+from functools import partial
+
+from truco.bots import make_bot
+from truco.engine import (
+    DECK,
+    Card,
+    Deal,
+    MatchState,
+    Phase,
+    RuleSet,
+    SeatCommand,
+    actors,
+    execute,
+    legal_actions,
+    order_for_hands,
+    seat_view,
+)
+from truco.engine import events as ev
+
+MAX_AUTOMATIC_MOVES = 100_000
+"""Bots and deals applied after one command; an all-bot game plays to its end within one request."""
+
+Hand = tuple[Card, ...]
+FixedDeal = tuple[tuple[Hand, ...], Card]
+"""A scripted deal: the hands from the mano on (two in a pico a pico hand, or one per player) and the muestra."""
+
+
+@dataclass(frozen=True, slots=True)
+class Setup:
+    """What a game was created with, stored with it: rules, bot seats (seat to bot name) and scripted deals."""
+
+    rules: RuleSet
+    bots: dict[int, str]
+    fixed_deals: tuple[FixedDeal, ...]
+
+
+def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.Event], int]:
+    """Deal when a deal is due and let bots move while only bots are awaited, on ``state`` in place; the events
+    and how many bot moves there were."""
+    out: list[ev.Event] = []
+    moves = 0
+    for _ in range(MAX_AUTOMATIC_MOVES):
+        if state.phase is Phase.MATCH_OVER:
+            break
+        waiting = actors(state)
+        if not waiting:
+            out += execute(state, deal(state, setup))
+            continue
+        if any(seat not in setup.bots for seat in waiting):
+            break  # a human may act: bots never answer for a team in which a human can
+        seat = waiting[0]
+        choice: SeatCommand = make_bot(setup.bots[seat]).choose(
+            legal_actions(state, seat), partial(seat_view, state, seat), rng
+        )
+        out += execute(state, choice)
+        moves += 1
+    return out, moves
+
+
+def deal(state: MatchState, setup: Setup) -> Deal:
+    """A deck shuffled by the OS's secure random source (or the next scripted deal) and a secret salt."""
+    # One read of the OS's secure random source: 40 random 64-bit sort keys give a uniform permutation
+    # (a tie has probability below 2**-53) without the 39 separate reads random.SystemRandom would make.
+    keys = struct.unpack("40Q", os.urandom(8 * len(DECK)))
+    order = [DECK[i] for i in sorted(range(len(DECK)), key=keys.__getitem__)]
+    number = state.hands_dealt
+    plan = state.plan
+    if number < len(setup.fixed_deals) and plan is not None:
+        hands, muestra = setup.fixed_deals[number]
+        if len(hands) == len(plan.seats):
+            order = list(order_for_hands(hands, muestra, rest=order))
+    return Deal(tuple(order), secrets.token_hex(16))
