@@ -1326,13 +1326,20 @@ def test_metrics_count_calls_matches_and_events(server: InProcessServer, tables:
     table = scripted(tables, server)
     response = table.players[0].submit(table.name, play("1e"))
     fails(lambda: table.players[0].submit(table.name, play("6e")))
-    after = scrape(server.metrics_port)
+    handled = "grpc_server_handled_total"
+    submit = {"grpc_service": "truco.v1.GameService", "grpc_method": "SubmitCommand"}
+    # A call is counted when its handler returns, which may be just after the client has its answer.
+    deadline = time.monotonic() + 10
+    while True:
+        after = scrape(server.metrics_port)
+        counted = total(after, handled, grpc_code="FAILED_PRECONDITION", **submit)
+        if counted > total(before, handled, grpc_code="FAILED_PRECONDITION", **submit) or time.monotonic() > deadline:
+            break
+        time.sleep(0.01)
 
     assert total(after, "truco_matches_started_total") >= total(before, "truco_matches_started_total") + 1
     appended = total(after, "truco_events_appended_total") - total(before, "truco_events_appended_total")
     assert appended >= len(response.events)
-    handled = "grpc_server_handled_total"
-    submit = {"grpc_service": "truco.v1.GameService", "grpc_method": "SubmitCommand"}
     for code in ("OK", "FAILED_PRECONDITION"):
         assert total(after, handled, grpc_code=code, **submit) >= total(before, handled, grpc_code=code, **submit) + 1
     assert all("grpc_code" in labels for labels, _ in after[handled])
