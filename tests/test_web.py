@@ -336,3 +336,40 @@ def test_the_web_table_is_served_at_the_root(server: WebServer) -> None:
     status, headers, body = _post(f"{server.url}/", b"", {}, method="GET")
     assert status == 200 and headers["content-type"].startswith("text/html") and b"truco table" in body
     assert _post(f"{server.url}/nothing-here.js", b"", {}, method="GET")[0] == 404
+
+
+async def test_a_sena_sent_during_a_watch_reaches_the_partner_live(server: WebServer) -> None:
+    """A seña keeps the public version, yet one sent while the partner's watch runs is streamed at once (not
+    only with the next move); a spectator's watch never carries it."""
+    options: dict[str, Any] = {"http_client": _client(server.url, HTTPVersion.HTTP1), "timeout_ms": 20_000}
+    games = GameServiceClient(server.url, **options)
+    bots = [game_service_pb2.BotSeat(seat=s, kind=game_service_pb2.BOT_KIND_RANDOM) for s in (1, 3)]
+    created = await games.create_game(game_service_pb2.CreateGameRequest(rules=rules_pb2.RuleSet(players=4), bots=bots))
+    name = created.game.name
+    host = await games.join_game(game_service_pb2.JoinGameRequest(name=name, seat=0))
+    partner = await games.join_game(game_service_pb2.JoinGameRequest(name=name, seat=2))
+    version = partner.view.public.version
+
+    async def first_event(token: str | None) -> Any:
+        headers = {"authorization": f"Bearer {token}"} if token else None
+        stream = games.watch_game(game_service_pb2.WatchGameRequest(name=name, after_version=version), headers=headers)
+        async for item in stream:
+            return item
+        return None
+
+    partner_watch = asyncio.create_task(first_event(partner.seat_token))
+    spectator_watch = asyncio.create_task(first_event(None))
+    await asyncio.sleep(0.5)  # both watches are open and caught up (nothing after `version` yet)
+    assert not partner_watch.done() and not spectator_watch.done()
+    signal = next(a for a in host.view.legal_actions if a.HasField("send_sena"))
+    await games.submit_command(
+        game_service_pb2.SubmitCommandRequest(name=name, command=signal),
+        headers={"authorization": f"Bearer {host.seat_token}"},
+    )
+    got = await asyncio.wait_for(partner_watch, 10)
+    assert got.event.WhichOneof("kind") == "sena_sent" and got.event.sena_sent.seat == 0
+    assert got.event.sena_sent.sena == signal.send_sena.sena
+    assert [s.sena for s in got.seat.senas] == [signal.send_sena.sena]
+    await asyncio.sleep(0.5)
+    assert not spectator_watch.done()  # the spectator was sent nothing
+    spectator_watch.cancel()

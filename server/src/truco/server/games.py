@@ -332,14 +332,18 @@ class Games:
         stored, until the match ends. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
         state = MatchState()
         sent = 0
+        stored_at_start: int | None = None
         while True:
             snapshot = await self.snapshot(game_id)
+            if stored_at_start is None:
+                stored_at_start = len(snapshot.events)
             for event in snapshot.events[sent:]:
                 evolve(state, event)
                 sent += 1
                 visible = event_for(event, seat)
-                # A seña keeps the version of the event before it, so a resumed watch does not repeat it.
-                if visible is None or state.version <= after_version:
+                # A seña keeps the version of the event before it, so a resumed watch does not repeat one stored
+                # before it started; one sent while it runs is new, whatever its version.
+                if visible is None or (sent <= stored_at_start and state.version <= after_version):
                     continue
                 yield Watched(
                     visible,
