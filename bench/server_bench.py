@@ -52,10 +52,12 @@ TARGET_LATE_OVER_EARLY = 1.5
 class ServerProcess:
     def __init__(self, store: str) -> None:
         self.process = subprocess.Popen(
-            [str(TRUCO), "serve", "--store", store, "--port", "0", "--metrics-port", "0"],
+            [str(TRUCO), "serve", "--store", store, "--port", "0", "--metrics-port", "0", "--no-limits"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
+            # A server on PostgreSQL refuses to start without a token key shared by its replicas.
+            env={**os.environ, "TRUCO_TOKEN_KEY": os.environ.get("TRUCO_TOKEN_KEY", "bench-token-key")},
         )
         assert self.process.stdout is not None
         line = self.process.stdout.readline()

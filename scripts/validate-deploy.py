@@ -539,6 +539,12 @@ def check_server_settings(deploy: Deploy) -> list[str]:
         problems.append(f"{me}: the store URL does not come from Secret truco-postgres key url")
     if _dig(env.get("TRUCO_LOG_FORMAT") or {}, "value") != "json":
         problems.append(f"{me}: env TRUCO_LOG_FORMAT is not json")
+    if "--require-api-key" not in args:
+        problems.append(f"{me}: args lack --require-api-key (anonymous CreateGame and JoinGame in production)")
+    if "--no-limits" in args:
+        problems.append(f"{me}: args turn every quota off with --no-limits")
+    if _dig(env.get("TRUCO_TOKEN_KEY") or {}, "valueFrom", "secretKeyRef") is None:
+        problems.append(f"{me}: env TRUCO_TOKEN_KEY does not come from a Secret (replicas must share one key)")
 
     annotations = _dig(server, "spec", "template", "metadata", "annotations") or {}
     if annotations.get("prometheus.io/scrape") != "true" or annotations.get("prometheus.io/port") != str(METRICS_PORT):

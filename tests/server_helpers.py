@@ -35,6 +35,7 @@ from grpc_status import rpc_status
 from psycopg import sql
 
 from truco.server.app import ServeConfig, Server
+from truco.server.quotas import Limits
 from truco_client.v1 import (
     cards_pb2,
     commands_pb2,
@@ -55,6 +56,8 @@ DOMAIN = "truco.v1"
 RPC_TIMEOUT = 20.0
 """Deadline of every unary call the helpers make: a hung server fails a test instead of hanging the suite."""
 START_TIMEOUT = 60.0
+TOKEN_KEY = "e2e-token-key-shared-by-every-test-server"
+"""TRUCO_TOKEN_KEY of the test servers: a server on PostgreSQL refuses to start without one."""
 LISTENING = re.compile(r"^truco serve: listening on port (\d+)")
 SUITS = {"e": cards_pb2.SUIT_ESPADA, "b": cards_pb2.SUIT_BASTO, "o": cards_pb2.SUIT_ORO, "c": cards_pb2.SUIT_COPA}
 SUIT_LETTERS = {value: letter for letter, value in SUITS.items()}
@@ -134,8 +137,13 @@ class InProcessServer:
         allow_fixed_deals: bool = False,
         metrics: bool = False,
         grace_seconds: float = 1.0,
+        limits: Limits | None = None,
+        require_api_key: bool = False,
+        token_key: str = TOKEN_KEY,
+        web: bool = False,
     ) -> None:
         self.loop = loop
+        # Every test client comes from 127.0.0.1, one anonymous caller: quotas are off unless a test sets them.
         config = ServeConfig(
             store=store,
             host="127.0.0.1",
@@ -143,6 +151,10 @@ class InProcessServer:
             metrics_port=0 if metrics else None,
             allow_fixed_deals=allow_fixed_deals,
             grace_seconds=grace_seconds,
+            limits=Limits.unlimited() if limits is None else limits,
+            require_api_key=require_api_key,
+            token_key=token_key,
+            web_port=0 if web else None,
         )
         self.server: Server = loop.run(Server.start(config))
         self._stopping: concurrent.futures.Future[None] | None = None
@@ -176,12 +188,17 @@ class ProcessServer:
         workdir.mkdir(parents=True, exist_ok=True)
         self.stderr_path = workdir / f"serve-{uuid.uuid4().hex[:8]}.stderr"
         command = [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1"]
-        command += ["--grace", str(grace), "--log-format", "json"]
+        command += ["--grace", str(grace), "--log-format", "json", "--no-limits"]
         if allow_fixed_deals:
             command.append("--allow-fixed-deals")
         with self.stderr_path.open("wb") as stderr:
             self.process = subprocess.Popen(
-                command, cwd=workdir, stdout=subprocess.PIPE, stderr=stderr, text=True, env={**os.environ}
+                command,
+                cwd=workdir,
+                stdout=subprocess.PIPE,
+                stderr=stderr,
+                text=True,
+                env={**os.environ, "TRUCO_TOKEN_KEY": TOKEN_KEY},
             )
         self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, name="e2e-serve-stdout", daemon=True).start()

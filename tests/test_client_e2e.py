@@ -63,6 +63,7 @@ def start_server(database: Path, port: int = 0) -> RunningServer:
     """``truco serve`` on ``port`` (0: one it picks, read from the first line it prints)."""
     # No metrics endpoint: its fixed default port would clash between servers started side by side.
     command = [TRUCO, "serve", "--store", f"sqlite:///{database}", "--port", str(port), "--metrics-port", "-1"]
+    command.append("--no-limits")  # every test client is one anonymous caller from 127.0.0.1
     process = subprocess.Popen(
         command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, env={**os.environ}
     )

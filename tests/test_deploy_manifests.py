@@ -164,6 +164,20 @@ def test_a_secret_key_the_example_does_not_show(changed: Any) -> None:
     _expect(vd.check_secret_references, changed, "reads Secret truco-postgres key dsn")
 
 
+def test_a_server_open_to_anonymous_creates_or_without_a_shared_token_key(changed: Any) -> None:
+    container = _server_container(changed)
+    container["args"].remove("--require-api-key")
+    container["args"].append("--no-limits")
+    container["env"] = [item for item in container["env"] if item["name"] != "TRUCO_TOKEN_KEY"]
+    _expect(
+        vd.check_server_settings,
+        changed,
+        "args lack --require-api-key",
+        "turn every quota off",
+        "env TRUCO_TOKEN_KEY does not come from a Secret",
+    )
+
+
 def test_server_settings_that_contradict_each_other(changed: Any) -> None:
     container = _server_container(changed)
     container["args"][container["args"].index("--metrics-port") + 1] = "9091"

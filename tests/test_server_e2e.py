@@ -986,8 +986,11 @@ def test_a_request_over_64_kib_is_resource_exhausted(server: InProcessServer, ta
         submit = player.request(table.name, play("1e"), request_id="y" * (65 * 1024))
         big = fails(lambda: player.games.SubmitCommand(submit, metadata=player.metadata, timeout=10))
     assert big.code == RESOURCE_EXHAUSTED
-    # Just under the limit is fine.
-    assert player.submit(table.name, play("1e"), request_id="z" * (60 * 1024)).version == table.game.version + 1
+    # Just under the limit the request is read, and its 60 KiB request id refused before any store sees it.
+    with unchanged(table):
+        near = fails(lambda: player.submit(table.name, play("1e"), request_id="z" * (60 * 1024)))
+    assert near.kind == (INVALID_ARGUMENT, "INVALID_REQUEST_ID")
+    assert player.submit(table.name, play("1e")).version == table.game.version + 1
 
 
 def test_joining_a_seat_that_cannot_be_taken_is_refused(server: InProcessServer, tables: Callable[..., Table]) -> None:

@@ -8,6 +8,9 @@ from __future__ import annotations
 
 import abc
 import asyncio
+import contextlib
+import dataclasses
+import secrets
 import socket
 import sqlite3
 import sys
@@ -22,6 +25,8 @@ import pytest
 from psycopg import sql
 
 from truco.server.store import (
+    ApiKeyNotFound,
+    ApiKeyRecord,
     AppendResult,
     EventStore,
     GameNotFound,
@@ -30,6 +35,7 @@ from truco.server.store import (
     SeatRecord,
     SeatUnavailable,
     StoredEvent,
+    StoreRejected,
     StoreUnavailable,
     VersionConflict,
     open_store,
@@ -445,6 +451,74 @@ class StoreContract(abc.ABC):
             with pytest.raises(ValueError, match="cursor"):
                 await store.list_open_games(5, cursor)
 
+    async def test_list_open_games_shows_a_viewer_its_own_and_the_public_games(self) -> None:
+        store = await self.open()
+        for i, (owner, public) in enumerate([("k1", False), ("k2", False), ("k2", True), ("", False), ("", True)]):
+            game = new_game(f"g{i}", f"2025-01-01T00:00:0{i}.000000Z")
+            game = dataclasses.replace(game, owner=owner, creator=f"key:{owner}", public=public)
+            await store.create_game(game, [], None)
+
+        async def listed(viewer: str | None) -> list[str]:
+            return [game.game_id for game in (await store.list_open_games(10, None, viewer))[0]]
+
+        assert await listed("k1") == ["g4", "g2", "g0"]
+        assert await listed("k2") == ["g4", "g2", "g1"]
+        assert await listed("") == ["g4", "g3", "g2"]
+        assert await listed(None) == ["g4", "g3", "g2", "g1", "g0"]
+        page, cursor = await store.list_open_games(1, None, "k2")
+        assert [g.game_id for g in page] == ["g4"] and cursor is not None
+        assert [g.game_id for g in (await store.list_open_games(5, cursor, "k2"))[0]] == ["g2", "g1"]
+        record = await store.get_game("g2")
+        assert (record.owner, record.creator, record.public) == ("k2", "key:k2", True)
+
+    async def test_count_unfinished_games_by_creator(self) -> None:
+        store = await self.open()
+        for i, creator in enumerate(["peer:a", "peer:a", "peer:b", "peer:a"]):
+            await store.create_game(dataclasses.replace(new_game(f"g{i}"), creator=creator), events("E"), None)
+        await store.append("g1", 1, events("MatchWon"), None, b"", True)
+        assert await store.count_unfinished_games("peer:a") == 2
+        assert await store.count_unfinished_games("peer:b") == 1
+        assert await store.count_unfinished_games("peer:c") == 0
+
+    # API keys.
+
+    async def test_api_keys_are_created_found_by_hash_listed_and_revoked(self) -> None:
+        store, replica = await self.open(), await self.open()
+        first = ApiKeyRecord("k1", "app one", b"hash-1", "2025-01-01T00:00:00.000000Z")
+        second = ApiKeyRecord("k2", "app two", b"hash-2", "2025-01-02T00:00:00.000000Z")
+        await store.create_api_key(second)
+        await store.create_api_key(first)
+        assert await replica.api_key_by_hash(b"hash-1") == first
+        assert await replica.api_key_by_hash(b"hash-3") is None
+        assert await replica.list_api_keys() == [first, second]
+
+        revoked = await replica.revoke_api_key("k1", "2025-02-01T00:00:00.000000Z")
+        assert revoked == dataclasses.replace(first, revoked_at="2025-02-01T00:00:00.000000Z")
+        # Revoking again keeps the first revocation time.
+        assert await store.revoke_api_key("k1", "2025-03-01T00:00:00.000000Z") == revoked
+        assert await store.api_key_by_hash(b"hash-1") == revoked
+        with pytest.raises(ApiKeyNotFound):
+            await store.revoke_api_key("nope", "2025-02-01T00:00:00.000000Z")
+        with pytest.raises(VersionConflict):
+            await store.create_api_key(dataclasses.replace(first, secret_hash=b"other"))
+
+    # Values a backend cannot hold.
+
+    async def test_a_value_the_backend_cannot_hold_is_rejected_never_unavailable(self) -> None:
+        """A 60 KB request id or a NUL byte in a name is refused for good (StoreRejected) or stored; never
+        StoreUnavailable, which tells clients to retry the same call."""
+        store = await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "open", "open")), events("E"), None)
+        attempts: list[Callable[[], Awaitable[object]]] = [
+            lambda: store.create_game(new_game("g2"), [], secrets.token_urlsafe(45_000)),
+            lambda: store.claim_seat("g1", 0, b"hash", "Ana\x00", None),
+            lambda: store.append("g1", 1, events("E2"), "x\x00y", b"", False),
+        ]
+        for attempt in attempts:
+            with contextlib.suppress(StoreRejected):
+                await attempt()
+        await store.ping()
+
     # Waiting for changes.
 
     async def test_wait_returns_at_once_when_the_game_is_ahead(self) -> None:
@@ -603,6 +677,18 @@ class TestPostgresStore(StoreContract):
             cur = await conn.execute("SELECT version FROM schema_version ORDER BY version")
             versions = [v for (v,) in await cur.fetchall()]
         assert versions == list(range(1, len(postgres_backend.MIGRATIONS) + 1))
+
+    async def test_ids_and_names_postgres_cannot_hold_are_rejected(self) -> None:
+        """A 60 KB random request id overflows a btree index row and text cannot hold NUL: both are permanent."""
+        store = await self.open()
+        await store.create_game(new_game("g1"), events("E"), None)
+        with pytest.raises(StoreRejected):
+            await store.create_game(new_game("g2"), [], secrets.token_urlsafe(45_000))
+        with pytest.raises(StoreRejected):
+            await store.claim_seat("g1", 0, b"hash", "Ana\x00", None)
+        with pytest.raises(StoreRejected):
+            await store.append("g1", 1, events("E2"), "x\x00y", b"", False)
+        assert await store.read("g1", 1) == []
 
     async def test_an_unreachable_server_is_unavailable(self) -> None:
         with socket.socket() as probe:  # a port nobody listens on: bound, then released

@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import random
-import uuid
+import secrets
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
 from types import TracebackType
 from typing import Any, NamedTuple, TypeVar
@@ -74,8 +74,9 @@ def game_name(name: str) -> str:
 
 
 def new_request_id() -> str:
-    """A fresh request id (a UUID4)."""
-    return str(uuid.uuid4())
+    """A fresh request id: 192 random bits in 32 URL-safe characters (a JoinGame request id needs 128 bits at
+    least, more than a UUID4's 122)."""
+    return secrets.token_urlsafe(24)
 
 
 class TrucoClient:
@@ -83,6 +84,9 @@ class TrucoClient:
 
     :param target: the server address, ``host:port``.
     :param token: a seat token to act as that seat (``None``: a spectator until :meth:`join_game`).
+    :param api_key: the app's API key (from ``truco keys create``), sent as ``x-api-key`` metadata on every call;
+        a server started with ``--require-api-key`` needs it for CreateGame and JoinGame, and its quotas are
+        then counted per key instead of per address.
     :param timeout: the deadline of each attempt of a call, in seconds.
     :param retries: how many times a retryable failure is retried (so at most ``retries + 1`` attempts).
     :param backoff: the first retry's delay, in seconds; each later one doubles, up to ``max_backoff``, and
@@ -97,6 +101,7 @@ class TrucoClient:
         target: str,
         *,
         token: str | None = None,
+        api_key: str | None = None,
         timeout: float = 10.0,
         retries: int = 4,
         backoff: float = 0.1,
@@ -114,6 +119,7 @@ class TrucoClient:
         self.backoff = backoff
         self.max_backoff = max_backoff
         self._token = token
+        self._api_key = api_key
         self._credentials = credentials
         self._options = tuple(options)
         self._channel: grpc.aio.Channel | None = None
@@ -147,8 +153,8 @@ class TrucoClient:
     def with_token(self, token: str | None) -> TrucoClient:
         """Another client on this client's channel that acts as the seat of ``token``. Closing it keeps the channel."""
         other = TrucoClient(
-            self.target, token=token, timeout=self.timeout, retries=self.retries, backoff=self.backoff,
-            max_backoff=self.max_backoff,
+            self.target, token=token, api_key=self._api_key, timeout=self.timeout, retries=self.retries,
+            backoff=self.backoff, max_backoff=self.max_backoff,
         )
         other._channel = self._open()
         other._owns_channel = False
@@ -170,9 +176,10 @@ class TrucoClient:
         return self._games, self._rules
 
     def _metadata(self, authed: bool) -> tuple[tuple[str, str], ...]:
+        key: tuple[tuple[str, str], ...] = (("x-api-key", self._api_key),) if self._api_key else ()
         if authed and self._token:
-            return (("authorization", f"Bearer {self._token}"),)
-        return ()
+            return (*key, ("authorization", f"Bearer {self._token}"))
+        return key
 
     # --- Retries ---------------------------------------------------------------------------------------------
 
@@ -206,6 +213,8 @@ class TrucoClient:
         bots: Mapping[int, str | int] | None = None,
         fixed_deals: Iterable[game_service_pb2.FixedDeal] = (),
         request_id: str | None = None,
+        *,
+        public: bool = False,
     ) -> game_service_pb2.Game:
         """Create a match; the seats in ``bots`` (seat -> ``"random"`` or ``"heuristic"``) are the server's.
 
@@ -213,8 +222,10 @@ class TrucoClient:
             fields take the defaults.
         :param fixed_deals: scripted first deals (see :func:`truco_client.fixed_deal`); a server accepts them
             only when started with ``--allow-fixed-deals``.
-        :param request_id: the idempotency key (a fresh UUID4 by default): the same id returns the same game.
+        :param request_id: the idempotency key (a fresh random id by default): the same id returns the same game.
+        :param public: list the game to every caller in ListGames, not only to this client's API key.
         :raises InvalidArgument: for impossible rules or an unknown bot.
+        :raises ResourceExhausted: past a quota (reason QUOTA_EXCEEDED; its metadata says which and when to retry).
         """
         if rules is None:
             rule_set = rules_pb2.RuleSet()
@@ -227,6 +238,7 @@ class TrucoClient:
             rules=rule_set,
             bots=[game_service_pb2.BotSeat(seat=seat, kind=_bot_kind(kind)) for seat, kind in (bots or {}).items()],
             fixed_deals=list(fixed_deals),
+            public=public,
         )
         games, _ = self._stubs()
         response: game_service_pb2.CreateGameResponse = await self._unary(
@@ -278,7 +290,7 @@ class TrucoClient:
         """Submit a command for this client's seat; the reply comes once the move is stored.
 
         :param expected_version: the version the command was chosen at (0 skips the check).
-        :param request_id: the idempotency key, a fresh UUID4 by default; every retry sends the same one.
+        :param request_id: the idempotency key, a fresh random id by default; every retry sends the same one.
         :raises IllegalMove: when the rules refuse the command (``reason`` says why: NOT_YOUR_TURN...).
         :raises VersionConflict: when the game moved past ``expected_version``.
         :raises Unauthenticated: without a seat token.

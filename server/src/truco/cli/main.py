@@ -21,6 +21,7 @@ from truco.engine import (
     piezas,
 )
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
+from truco.server.quotas import Limits
 
 from . import __version__
 
@@ -104,7 +105,9 @@ def _parser() -> argparse.ArgumentParser:
         metavar="URL",
         help="event store: sqlite:///path/truco.db (default, embedded) or postgresql://user:pass@host/db",
     )
-    serve.add_argument("--host", default="[::]", help="address to listen on (default all)")
+    serve.add_argument(
+        "--host", default="[::]", help="address every listener binds: gRPC, web and metrics (default all)"
+    )
     serve.add_argument("--port", type=int, default=50051, help="gRPC port; 0 picks a free one (default 50051)")
     serve.add_argument("--metrics-port", type=int, default=9090, help="Prometheus /metrics port; -1 disables it")
     serve.add_argument(
@@ -133,12 +136,62 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument("--grace", type=float, default=20.0, help="seconds in-flight calls get on SIGTERM")
     serve.add_argument(
+        "--require-api-key",
+        action="store_true",
+        help="refuse CreateGame and JoinGame without an API key (x-api-key metadata, from 'truco keys create'); "
+        "without it the server runs in anonymous development mode",
+    )
+    limits = serve.add_argument_group(
+        "quotas and rate limits",
+        "Per API key, or per client address for calls without one; 0 turns a limit off. Past a limit a call "
+        "fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and says when to retry.",
+    )
+    defaults = Limits()
+    for flag, attribute, kind, what in (
+        ("--calls-per-second", "calls_per_second", float, "sustained calls per second"),
+        ("--burst", "burst", int, "calls allowed at once above that rate"),
+        ("--games-per-minute", "games_per_minute", float, "CreateGame calls per minute"),
+        ("--open-games", "open_games", int, "unfinished games created (counted across replicas)"),
+        ("--calls-in-flight", "calls_in_flight", int, "calls running at once"),
+        ("--watch-streams", "watch_streams", int, "WatchGame streams open at once"),
+        ("--watch-streams-per-connection", "watch_streams_per_connection", int, "WatchGame streams per connection"),
+    ):
+        default = getattr(defaults, attribute)
+        limits.add_argument(flag, type=kind, default=default, metavar="N", help=f"{what} (default {default:g})")
+    limits.add_argument(
+        "--no-limits",
+        action="store_true",
+        help="turn every quota off (benchmarks and test suites; never in production)",
+    )
+    serve.add_argument(
         "--log-format",
         choices=("json", "console"),
         default=os.environ.get("TRUCO_LOG_FORMAT", "json"),
         help="log lines as JSON (default) or for a terminal",
     )
     serve.set_defaults(run=_run_serve)
+
+    keys = commands.add_parser(
+        "keys",
+        help="create, list and revoke API keys (client credentials of third-party apps)",
+        description="API keys identify the apps that call the service (sent as 'x-api-key: <key>' metadata). The "
+        "store keeps only a hash of each key: 'create' shows a key once. A revoked key is refused by every "
+        "replica within a few seconds.",
+    )
+    keys.add_argument(
+        "--store",
+        default=os.environ.get("TRUCO_STORE", "sqlite:///truco.db"),
+        metavar="URL",
+        help="the server's event store (default $TRUCO_STORE or sqlite:///truco.db)",
+    )
+    key_commands = keys.add_subparsers(dest="keys_command", required=True, metavar="ACTION")
+    create = key_commands.add_parser("create", help="make a key and print it (once)")
+    create.add_argument("--name", required=True, help="what the key is for, e.g. the app's name")
+    create.add_argument("--json", action="store_true", help="print the key and its id as JSON")
+    key_commands.add_parser("list", help="every key: id, name, created, revoked")
+    revoke = key_commands.add_parser("revoke", help="refuse a key from now on")
+    revoke.add_argument("key_id", metavar="KEY_ID", help="the key's id (from 'list')")
+    keys.set_defaults(run=_run_keys)
 
     play = commands.add_parser(
         "play",
@@ -278,8 +331,17 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
 
 def _run_serve(args: argparse.Namespace) -> int:
-    from truco.server.app import ServeConfig, main
+    from truco.server.app import ConfigError, ServeConfig, main
 
+    limits = Limits.unlimited() if args.no_limits else Limits(
+        calls_per_second=args.calls_per_second,
+        burst=args.burst,
+        games_per_minute=args.games_per_minute,
+        open_games=args.open_games,
+        calls_in_flight=args.calls_in_flight,
+        watch_streams=args.watch_streams,
+        watch_streams_per_connection=args.watch_streams_per_connection,
+    )
     config = ServeConfig(
         store=args.store,
         host=args.host,
@@ -291,10 +353,47 @@ def _run_serve(args: argparse.Namespace) -> int:
         allow_fixed_deals=args.allow_fixed_deals,
         grace_seconds=args.grace,
         log_format=args.log_format,
+        require_api_key=args.require_api_key,
+        limits=limits,
     )
     try:
         return main(config)
-    except ValueError as error:  # an unknown store URL
+    except (ValueError, ConfigError) as error:  # an unknown store URL, a missing token key
+        raise UsageError(str(error)) from None
+
+
+def _run_keys(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from truco.server.keys import create_key, now
+    from truco.server.store import ApiKeyNotFound, StoreUnavailable, open_store
+
+    async def run() -> int:
+        store = await open_store(args.store)
+        try:
+            if args.keys_command == "create":
+                record, key = await create_key(store, args.name)
+                if args.json:
+                    print(json.dumps({"key_id": record.key_id, "name": record.name, "key": key}))
+                else:
+                    print(f"API key {record.key_id} ({record.name}); shown only now, keep it secret:\n{key}")
+            elif args.keys_command == "list":
+                for item in await store.list_api_keys():
+                    state = f"revoked {item.revoked_at}" if item.revoked_at else "active"
+                    print(f"{item.key_id}  {item.created_at}  {state:<36}  {item.name}")
+            else:
+                try:
+                    record = await store.revoke_api_key(args.key_id, now())
+                except ApiKeyNotFound:
+                    raise UsageError(f"no API key {args.key_id!r} (see 'truco keys list')") from None
+                print(f"API key {record.key_id} ({record.name}) revoked at {record.revoked_at}")
+        finally:
+            await store.close()
+        return 0
+
+    try:
+        return asyncio.run(run())
+    except (ValueError, StoreUnavailable) as error:
         raise UsageError(str(error)) from None
 
 

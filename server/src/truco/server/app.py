@@ -5,9 +5,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -23,7 +24,10 @@ from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_servi
 from . import codec
 from .auth import TokenIssuer
 from .games import Games
+from .keys import ApiKeys
+from .limits import Admission, AdmissionInterceptor
 from .metrics import Metrics, ObservabilityInterceptor
+from .quotas import Limits
 from .service import GameServicer, RulesServicer
 from .store import open_store
 from .store.base import EventStore, StoreUnavailable
@@ -32,9 +36,11 @@ from .web import DEFAULT_WEB_ASSETS, WebLimits, WebServer, build_app
 MAX_REQUEST_BYTES = 64 * 1024
 """The largest request accepted (a command is a few bytes; a create with every scripted deal is a few KiB)."""
 MAX_RESPONSE_BYTES = 4 * 1024 * 1024
-MAX_CONCURRENT_RPCS = 2000
-"""Past this many RPCs in flight the server answers RESOURCE_EXHAUSTED instead of queueing without bound."""
 MAX_STREAMS_PER_CONNECTION = 128
+"""HTTP/2's cap on one connection's concurrent streams. The service's own caps (limits.py) are per caller, per
+connection and per method class: gRPC's server-wide maximum_concurrent_rpcs is not used, because it counts
+health checks too, so any caller able to fill it would fail every probe."""
+TOKEN_KEY_ENV = "TRUCO_TOKEN_KEY"
 HEALTH_INTERVAL_SECONDS = 2.0
 LIVENESS_SERVICE = "liveness"
 """A health name that stays SERVING until shutdown: a store outage makes pods unready, it does not restart them."""
@@ -58,6 +64,28 @@ class ServeConfig:
     allow_fixed_deals: bool = False
     grace_seconds: float = 20.0
     log_format: str = "json"
+    require_api_key: bool = False
+    """CreateGame and JoinGame need an API key (x-api-key metadata); without it, anonymous development mode."""
+    limits: Limits = field(default_factory=Limits)
+    token_key: str | None = None
+    """The secret seat tokens are derived with; None reads ``TRUCO_TOKEN_KEY`` from the environment."""
+
+
+class ConfigError(Exception):
+    """A configuration the server refuses to start with (reported in one line, no traceback)."""
+
+
+def token_issuer(config: ServeConfig) -> TokenIssuer:
+    """The seat-token issuer, keyed by ``TRUCO_TOKEN_KEY``. On PostgreSQL the server may run as several replicas,
+    which must issue the same token for a retried join: without a shared key it refuses to start."""
+    shared = config.token_key if config.token_key is not None else os.environ.get(TOKEN_KEY_ENV, "")
+    if not shared and config.store.split("://", 1)[0] in ("postgresql", "postgres"):
+        raise ConfigError(
+            f"{TOKEN_KEY_ENV} is not set: on PostgreSQL every replica must share one token key, or a retried "
+            f"JoinGame would get a token that other replicas refuse. Set {TOKEN_KEY_ENV} to the same random "
+            "secret (e.g. `openssl rand -base64 32`) on every replica."
+        )
+    return TokenIssuer.from_secret(shared)
 
 
 def configure_logging(log_format: str) -> None:
@@ -98,21 +126,19 @@ def redact(url: str) -> str:
 class Server:
     """A running server; ``await Server.start(config)``, then ``await server.stop()`` or ``wait_for_signal()``."""
 
-    def __init__(self, config: ServeConfig, store: EventStore, metrics: Metrics) -> None:
+    def __init__(self, config: ServeConfig, store: EventStore, metrics: Metrics, tokens: TokenIssuer) -> None:
         self.config = config
         self.store = store
         self.metrics = metrics
         self.games = Games(
-            store,
-            metrics,
-            codec.submit_reply,
-            allow_fixed_deals=config.allow_fixed_deals,
-            tokens=TokenIssuer.from_environment(),
+            store, metrics, codec.submit_reply, allow_fixed_deals=config.allow_fixed_deals, tokens=tokens
         )
+        # One admission (keys, quotas, caps) for both ports; health and reflection never go through it.
+        self.admission = Admission(config.limits, ApiKeys(store), store, require_api_key=config.require_api_key)
         self.health = health.aio.HealthServicer()
         self.grpc = grpc.aio.server(
-            interceptors=[ObservabilityInterceptor(metrics)],
-            maximum_concurrent_rpcs=MAX_CONCURRENT_RPCS,
+            # Observability outermost, so refusals are counted and logged like any other answer.
+            interceptors=[ObservabilityInterceptor(metrics), AdmissionInterceptor(self.admission)],
             options=[
                 ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
                 ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
@@ -140,11 +166,16 @@ class Server:
 
     @classmethod
     async def start(cls, config: ServeConfig) -> Server:
+        """:raises ConfigError: a configuration the server refuses (see :func:`token_issuer`)."""
+        tokens = token_issuer(config)
         store = await open_store(config.store)
-        server = cls(config, store, Metrics.create())
+        server = cls(config, store, Metrics.create(), tokens)
         server.port = server.grpc.add_insecure_port(f"{config.host}:{config.port}")
         if config.metrics_port is not None:
-            server._metrics_http, _ = start_http_server(config.metrics_port, registry=server.metrics.registry)
+            # The metrics listener binds the same address as gRPC ("[::]" → "::", every address).
+            server._metrics_http, _ = start_http_server(
+                config.metrics_port, addr=config.host.strip("[]"), registry=server.metrics.registry
+            )
             server.metrics_port = server._metrics_http.server_port
         if config.web_port is not None:
             server._start_web(config.web_port)
@@ -155,13 +186,14 @@ class Server:
         return server
 
     def _start_web(self, port: int) -> None:
-        limits = WebLimits(MAX_REQUEST_BYTES, MAX_CONCURRENT_RPCS, MAX_STREAMS_PER_CONNECTION)
+        limits = WebLimits(MAX_REQUEST_BYTES, MAX_STREAMS_PER_CONNECTION)
         assets = Path(self.config.web_assets) if self.config.web_assets else DEFAULT_WEB_ASSETS
         app = build_app(
             self.game_servicer,
             self.rules_servicer,
             self.metrics,
             limits,
+            self.admission,
             cors_origins=self.config.cors_origins,
             assets=assets if assets.is_dir() else None,
         )
@@ -193,6 +225,7 @@ class Server:
         self.games.stopping.set()
         web_stopped = self.web.stop() if self.web is not None else asyncio.sleep(0)
         await asyncio.gather(self.grpc.stop(self.config.grace_seconds if grace is None else grace), web_stopped)
+        await self.games.close()
         await self.store.close()
         if self._metrics_http is not None:
             self._metrics_http.shutdown()
@@ -215,7 +248,11 @@ async def serve(config: ServeConfig) -> None:
     metrics = f", metrics on http://localhost:{server.metrics_port}/metrics" if server.metrics_port else ""
     web = f", web table and Connect/gRPC-Web on http://localhost:{server.web.port}/" if server.web else ""
     # The first line on standard output names the ports, so scripts and tests can start it on port 0.
-    print(f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}{web}", flush=True)
+    mode = "API key required for CreateGame and JoinGame" if config.require_api_key else "anonymous mode"
+    print(
+        f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}{web}; {mode}",
+        flush=True,
+    )
     await server.wait_for_signal()
 
 

@@ -28,7 +28,11 @@ class TokenIssuer:
 
     @classmethod
     def from_environment(cls) -> TokenIssuer:
-        text = os.environ.get("TRUCO_TOKEN_KEY", "")
+        return cls.from_secret(os.environ.get("TRUCO_TOKEN_KEY", ""))
+
+    @classmethod
+    def from_secret(cls, text: str) -> TokenIssuer:
+        """Keyed by a shared secret; "" draws a key of this process's own."""
         return cls(hashlib.sha256(text.encode()).digest() if text else None)
 
     def for_join(self, game_id: str, request_id: str | None) -> str:

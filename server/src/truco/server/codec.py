@@ -564,6 +564,7 @@ def game_to_pb(record: GameRecord, state: MatchState) -> game_service_pb2.Game:
         version=state.version,
         phase=phase_to_pb(state.phase),
         scores=match_view_to_pb(spectator_view(state), name).scores,
+        public=record.public,
     )
 
 

@@ -7,20 +7,23 @@ not hold. This module is the one place domain failures become statuses (both the
 
 from __future__ import annotations
 
+import math
+import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 import grpc
 import structlog
-from google.protobuf import any_pb2
+from google.protobuf import any_pb2, duration_pb2
+from google.protobuf.message import Message
 from google.rpc import error_details_pb2, status_pb2
 from grpc_status import rpc_status
 
 from truco.engine import InvalidCommand, RuleViolation
 
 from .codec import DecodeError
-from .reasons import ServiceFailure, ServiceReason
-from .store.base import GameNotFound, SeatUnavailable, StoreUnavailable
+from .reasons import QuotaExceeded, ServiceFailure, ServiceReason
+from .store.base import GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable
 
 DOMAIN = "truco.v1"
 
@@ -48,6 +51,15 @@ _CODES: dict[ServiceReason, grpc.StatusCode] = {
     ServiceReason.SERVER_SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
     ServiceReason.TOO_MANY_CALLS: grpc.StatusCode.RESOURCE_EXHAUSTED,
     ServiceReason.INTERNAL: grpc.StatusCode.INTERNAL,
+    ServiceReason.API_KEY_REQUIRED: grpc.StatusCode.UNAUTHENTICATED,
+    ServiceReason.API_KEY_INVALID: grpc.StatusCode.UNAUTHENTICATED,
+    ServiceReason.API_KEY_REVOKED: grpc.StatusCode.UNAUTHENTICATED,
+    ServiceReason.QUOTA_EXCEEDED: grpc.StatusCode.RESOURCE_EXHAUSTED,
+    ServiceReason.INVALID_REQUEST_ID: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.WEAK_REQUEST_ID: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.INVALID_PLAYER_NAME: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.VALUE_NOT_STORABLE: grpc.StatusCode.INVALID_ARGUMENT,
+    ServiceReason.JOIN_NOT_REPEATABLE: grpc.StatusCode.FAILED_PRECONDITION,
 }
 """The status code of each service reason: the one place the domain's refusals meet gRPC's codes."""
 
@@ -60,20 +72,31 @@ class ServiceError(Exception):
     reason: str
     message: str
     metadata: dict[str, str] = field(default_factory=dict)
+    details: list[Message] = field(default_factory=list)
+    """More google.rpc details after the ErrorInfo (RetryInfo, QuotaFailure)."""
 
     @classmethod
-    def of(cls, reason: ServiceReason, message: str, metadata: Mapping[str, str] | None = None) -> ServiceError:
+    def of(
+        cls,
+        reason: ServiceReason,
+        message: str,
+        metadata: Mapping[str, str] | None = None,
+        details: list[Message] | None = None,
+    ) -> ServiceError:
         """The error for a service reason, with the status code that reason is reported as."""
-        return cls(_CODES[reason], reason.value, message, dict(metadata or {}))
+        return cls(_CODES[reason], reason.value, message, dict(metadata or {}), list(details or ()))
 
     def __str__(self) -> str:
         return f"{self.code.name} {self.reason}: {self.message}"
 
     def to_status(self) -> grpc.Status:
         info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
-        detail = any_pb2.Any()
-        detail.Pack(info)
-        status = status_pb2.Status(code=self.code.value[0], message=self.message, details=[detail])
+        packed = []
+        for message in (info, *self.details):
+            detail = any_pb2.Any()
+            detail.Pack(message)
+            packed.append(detail)
+        status = status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
         return rpc_status.to_status(status)
 
 
@@ -82,6 +105,15 @@ def from_exception(error: Exception) -> ServiceError:
     re-raised (a bug, not a refusal)."""
     if isinstance(error, ServiceError):
         return error
+    if isinstance(error, QuotaExceeded):
+        # When to retry and which quota, as the standard details clients and proxies know.
+        whole = math.floor(error.retry_after)
+        retry = error_details_pb2.RetryInfo(
+            retry_delay=duration_pb2.Duration(seconds=whole, nanos=int((error.retry_after - whole) * 1e9))
+        )
+        violation = error_details_pb2.QuotaFailure.Violation(subject=error.subject, description=error.message)
+        quota = error_details_pb2.QuotaFailure(violations=[violation])
+        return ServiceError.of(error.reason, error.message, error.metadata, [retry, quota])
     if isinstance(error, ServiceFailure):
         return ServiceError.of(error.reason, error.message, error.metadata)
     if isinstance(error, RuleViolation):
@@ -94,6 +126,10 @@ def from_exception(error: Exception) -> ServiceError:
         return ServiceError.of(ServiceReason.GAME_NOT_FOUND, "no such game")
     if isinstance(error, SeatUnavailable):
         return ServiceError.of(ServiceReason.SEAT_UNAVAILABLE, str(error) or "seat not open")
+    if isinstance(error, StoreRejected):  # permanent: retrying the same call cannot help, so never UNAVAILABLE
+        return ServiceError.of(
+            ServiceReason.VALUE_NOT_STORABLE, "a value of the request cannot be stored (too long or a NUL byte)"
+        )
     if isinstance(error, StoreUnavailable):
         return ServiceError.of(ServiceReason.STORE_UNAVAILABLE, "the event store is unreachable; retry")
     raise error
@@ -105,5 +141,8 @@ def status_for(error: Exception) -> grpc.Status:
     try:
         return from_exception(error).to_status()
     except Exception:
-        structlog.get_logger("truco.server").exception("unexpected error")
+        # The traceback as text: a JSON log line would otherwise carry only "exc_info": true.
+        structlog.get_logger("truco.server").error(
+            "unexpected error", error=repr(error), traceback="".join(traceback.format_exception(error))
+        )
         return ServiceError.of(ServiceReason.INTERNAL, "internal error; it has been logged").to_status()

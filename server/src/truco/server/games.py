@@ -8,14 +8,18 @@ early, and any replica can answer any request.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import secrets
 import time
+import traceback
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
+
+import structlog
 
 from truco.engine import (
     MatchState,
@@ -38,7 +42,7 @@ from . import codec
 from .auth import BEARER_HINT, TokenIssuer, token_hash
 from .metrics import Metrics
 from .reasons import ServiceFailure, ServiceReason
-from .referee import Setup, drive
+from .referee import Setup, bots_due, drive
 from .store.base import (
     SEAT_BOT,
     SEAT_OPEN,
@@ -57,6 +61,10 @@ APPEND_ATTEMPTS = 4
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 MAX_PLAYER_NAME = 64
+AUTOPLAY_PAUSE_SECONDS = 0.005
+"""The autoplayer's pause between two steps, so bot-only matches never crowd out callers."""
+SEAT_CACHE_ENTRIES = 50_000
+"""Token-to-seat lookups remembered (least recently used forgotten first)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,7 +132,11 @@ class Games:
         self.allow_fixed_deals = allow_fixed_deals
         self._cache: OrderedDict[str, Snapshot] = OrderedDict()
         self._cache_size = cache_size
-        self._seats: dict[tuple[str, bytes], int] = {}
+        self._seats: OrderedDict[tuple[str, bytes], int] = OrderedDict()
+        self._seat_cache_size = SEAT_CACHE_ENTRIES
+        self._autoplay_queue: asyncio.Queue[str] = asyncio.Queue()
+        self._autoplay_scheduled: set[str] = set()
+        self._autoplayer: asyncio.Task[None] | None = None
         self._bot_rng = random.Random(secrets.randbits(64))
         self._seat_moves = metrics.commands_applied.labels("seat")
         self._bot_moves = metrics.commands_applied.labels("bot")
@@ -141,6 +153,7 @@ class Games:
         stored = await self._timed_read(game_id, cached.seq)
         if not stored:
             self._remember(game_id, cached)
+            self._autoplay_if_due(game_id, cached)
             return cached
         state = cached.state.copy()
         new_events = []
@@ -150,6 +163,7 @@ class Games:
             new_events.append(event)
         snapshot = Snapshot(cached.setup, stored[-1].seq, state, cached.events + tuple(new_events))
         self._remember(game_id, snapshot)
+        self._autoplay_if_due(game_id, snapshot)
         return snapshot
 
     async def _timed_read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
@@ -175,19 +189,32 @@ class Games:
             return None
         key = (game_id, token_hash(token))
         seat = self._seats.get(key)
-        if seat is None:
+        if seat is not None:
+            self._seats.move_to_end(key)
+        else:
             await self.store.get_game(game_id)  # an unknown game is NOT_FOUND, not a bad token
             seat = await self.store.seat_for_token(game_id, key[1])
             if seat is None:
                 raise ServiceFailure(ServiceReason.TOKEN_NOT_FOR_GAME, "this token holds no seat in this game")
-            self._seats[key] = seat
+            self._remember_seat(key, seat)
         return seat
+
+    def _remember_seat(self, key: tuple[str, bytes], seat: int) -> None:
+        # Seat tokens never change once issued (a join retry that cannot reproduce its token is refused), so a
+        # remembered seat stays true on every replica; the cache is bounded, least recently used out first.
+        self._seats[key] = seat
+        self._seats.move_to_end(key)
+        while len(self._seats) > self._seat_cache_size:
+            self._seats.popitem(last=False)
 
     # --- Operations --------------------------------------------------------------------------------------------
 
-    async def create(self, setup: Setup, request_id: str | None) -> tuple[GameRecord, MatchState]:
+    async def create(
+        self, setup: Setup, request_id: str | None, *, owner: str = "", creator: str = "", public: bool = False
+    ) -> tuple[GameRecord, MatchState]:
         """A new game (or the one ``request_id`` created before): its record and its state after the referee's
-        first deals and bot moves."""
+        first step of deals and bot moves (a match between bots only goes on in the autoplayer). ``owner`` is
+        the creating API key's id ("" anonymous), ``creator`` whom quotas charge, ``public`` lists it to all."""
         if setup.fixed_deals and not self.allow_fixed_deals:
             raise ServiceFailure(
                 ServiceReason.FIXED_DEALS_DISABLED, "scripted deals need a server started with --allow-fixed-deals"
@@ -213,6 +240,9 @@ class Games:
             seats=seats,
             last_seq=0,
             over=state.phase is Phase.MATCH_OVER,
+            owner=owner,
+            creator=creator,
+            public=public,
         )
         stored = await self.store.create_game(record, _records(events), request_id)
         if stored.game_id == game_id:
@@ -221,7 +251,7 @@ class Games:
             self.metrics.events_appended.inc(len(events))
             if state.phase is Phase.MATCH_OVER:
                 self.metrics.matches_finished.inc()
-        return stored, (await self.snapshot(stored.game_id)).state
+        return stored, (await self.snapshot(stored.game_id)).state  # snapshot() queues the autoplayer if due
 
     async def join(
         self, game_id: str, seat: int | None, player_name: str, request_id: str | None
@@ -236,12 +266,17 @@ class Games:
             raise ServiceFailure(ServiceReason.INVALID_SEAT, f"seat must be 0 to {record.players - 1}")
         token = self.tokens.for_join(game_id, request_id)
         digest = token_hash(token)
-        _, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id)
-        if await self.store.seat_for_token(game_id, digest) != taken:
-            # A retry reached a replica with another token key: the seat is re-keyed with this answer's token.
-            await self.store.set_seat_token(game_id, taken, digest)
-            self._seats = {key: s for key, s in self._seats.items() if key[0] != game_id or s != taken}
-        self._seats[(game_id, digest)] = taken
+        claimed, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id)
+        if claimed.seats[taken].token_hash != digest:
+            # A retry reached a process with another token key (a restart or a replica without the shared
+            # TRUCO_TOKEN_KEY). Re-keying the seat would lock its holder out, and replicas that remember the old
+            # token would still accept it: the seat keeps its token and the retry is refused.
+            raise ServiceFailure(
+                ServiceReason.JOIN_NOT_REPEATABLE,
+                "this request id already took a seat, but this server cannot issue its token again (its token "
+                "key changed: set the same TRUCO_TOKEN_KEY on every replica); the first token still holds the seat",
+            )
+        self._remember_seat((game_id, digest), taken)
         return taken, token, await self.snapshot(game_id)
 
     async def submit(
@@ -284,7 +319,9 @@ class Games:
                 return Replayed(result.response)
             self._seat_moves.inc()
             self._bot_moves.inc(bot_moves)
-            self._remember(game_id, Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events)))
+            after = Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events))
+            self._remember(game_id, after)
+            self._autoplay_if_due(game_id, after)
             return Move(game_id, seat, version_before, tuple(events), state, reply)
         raise AssertionError("unreachable")
 
@@ -365,8 +402,12 @@ class Games:
             for task in (waiter, stopper):
                 task.cancel()
 
-    async def list_open(self, page_size: int, page_token: str) -> tuple[list[tuple[GameRecord, MatchState]], str]:
-        """A page of games with an open seat, each with its state, and the next page's token ("" at the end)."""
+    async def list_open(
+        self, page_size: int, page_token: str, viewer: str | None = None
+    ) -> tuple[list[tuple[GameRecord, MatchState]], str]:
+        """A page of games with an open seat that ``viewer`` may see (an API key's id, "" for anonymous callers:
+        its own and the public ones; None: all), each with its state, and the next page's token ("" at the
+        end)."""
         if page_size < 0:
             raise ServiceFailure(ServiceReason.INVALID_PAGE_SIZE, "page_size cannot be negative")
         size = min(page_size or DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE)
@@ -377,8 +418,67 @@ class Games:
                 raise ServiceFailure(
                     ServiceReason.INVALID_PAGE_TOKEN, "page_token must be a next_page_token from ListGames"
                 ) from None
-        records, cursor = await self.store.list_open_games(size, page_token or None)
+        records, cursor = await self.store.list_open_games(size, page_token or None, viewer)
         return [(record, (await self.snapshot(record.game_id)).state) for record in records], cursor or ""
+
+    # --- The autoplayer: bot-only stretches of a match, played in bounded steps --------------------------------
+
+    def _autoplay_if_due(self, game_id: str, snapshot: Snapshot) -> None:
+        """Queue the game for the autoplayer when it waits for bots (any replica that looks at it may play on:
+        a game left half-played by a replica that stopped resumes as soon as someone watches or views it)."""
+        if game_id in self._autoplay_scheduled or self.stopping.is_set():
+            return
+        if not bots_due(snapshot.state, snapshot.setup):
+            return
+        self._autoplay_scheduled.add(game_id)
+        self._autoplay_queue.put_nowait(game_id)
+        if self._autoplayer is None or self._autoplayer.done():
+            self._autoplayer = asyncio.create_task(self._autoplay(), name="truco-autoplayer")
+
+    async def _autoplay(self) -> None:
+        """One step per queued game in turn (round robin), a short pause between steps."""
+        while not self.stopping.is_set():
+            game_id = await self._autoplay_queue.get()
+            self._autoplay_scheduled.discard(game_id)
+            try:
+                await self.autoplay_step(game_id)
+            except Exception as error:  # a store outage or a bug: the game resumes when it is next looked at
+                structlog.get_logger("truco.server").error(
+                    "autoplay step failed",
+                    game=game_id,
+                    error=repr(error),
+                    traceback="".join(traceback.format_exception(error)),
+                )
+            await asyncio.sleep(AUTOPLAY_PAUSE_SECONDS)
+
+    async def autoplay_step(self, game_id: str) -> bool:
+        """Play one step (referee.AUTOMATIC_MOVES_PER_STEP) of a game waiting for bots; True if it moved. Losing
+        the append to another replica or to a seat's move is fine: the next look decides again."""
+        snapshot = await self.snapshot(game_id)
+        if not bots_due(snapshot.state, snapshot.setup):
+            return False
+        state = snapshot.state.copy()
+        events, bot_moves = drive(state, snapshot.setup, self._bot_rng)
+        if not events:
+            return False
+        try:
+            result = await self._append(game_id, snapshot.seq, events, None, b"", state)
+        except VersionConflict:
+            await self.snapshot(game_id)  # re-read; queues the game again if it still waits for bots
+            return False
+        self._bot_moves.inc(bot_moves)
+        after = Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events))
+        self._remember(game_id, after)
+        self._autoplay_if_due(game_id, after)
+        return True
+
+    async def close(self) -> None:
+        """Stop the autoplayer."""
+        self.stopping.set()
+        if self._autoplayer is not None:
+            self._autoplayer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._autoplayer
 
 
 def _records(events: Sequence[ev.Event]) -> list[NewEvent]:

@@ -6,6 +6,7 @@ a token or a command's content.
 
 from __future__ import annotations
 
+import asyncio
 import hashlib
 import inspect
 import time
@@ -200,15 +201,18 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
 
         async def observed(request: Any, context: _Context) -> Any:
             meters.started.inc()
-            started, raised = time.perf_counter(), False
+            started, raised, cancelled = time.perf_counter(), False, False
             try:
                 await _refuse_malformed(request, context)
                 return await behaviour(request, context)
+            except (asyncio.CancelledError, GeneratorExit):
+                raised = cancelled = True  # the client cancelled the call, or its connection went away
+                raise
             except BaseException:
                 raised = True
                 raise
             finally:
-                self._finish(meters, service, method, started, request, context, raised)
+                self._finish(meters, service, method, started, request, context, raised, cancelled)
 
         return observed
 
@@ -217,17 +221,20 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
 
         async def observed(request: Any, context: _Context) -> AsyncIterator[Any]:
             meters.started.inc()
-            started, raised = time.perf_counter(), False
+            started, raised, cancelled = time.perf_counter(), False, False
             try:
                 await _refuse_malformed(request, context)
                 async for message in behaviour(request, context):
                     meters.sent.inc()
                     yield message
+            except (asyncio.CancelledError, GeneratorExit):
+                raised = cancelled = True  # the client cancelled the call, or its connection went away
+                raise
             except BaseException:
                 raised = True
                 raise
             finally:
-                self._finish(meters, service, method, started, request, context, raised)
+                self._finish(meters, service, method, started, request, context, raised, cancelled)
 
         return observed
 
@@ -237,15 +244,18 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
 
         async def observed(request: Any, context: _Context) -> None:
             meters.started.inc()
-            started, raised = time.perf_counter(), False
+            started, raised, cancelled = time.perf_counter(), False, False
             try:
                 await _refuse_malformed(request, context)
                 await behaviour(request, context)
+            except (asyncio.CancelledError, GeneratorExit):
+                raised = cancelled = True  # the client cancelled the call, or its connection went away
+                raise
             except BaseException:
                 raised = True
                 raise
             finally:
-                self._finish(meters, service, method, started, request, context, raised)
+                self._finish(meters, service, method, started, request, context, raised, cancelled)
 
         return observed
 
@@ -270,12 +280,17 @@ class ObservabilityInterceptor(grpc.aio.ServerInterceptor):
         request: Any,
         context: _Context,
         raised: bool,
+        cancelled: bool = False,
     ) -> None:
         elapsed = time.perf_counter() - started
         code = context.code()
         if not isinstance(code, grpc.StatusCode):
-            # No status set: an exception that was not an abort becomes UNKNOWN on the wire; otherwise OK.
-            code = grpc.StatusCode.UNKNOWN if raised else grpc.StatusCode.OK
+            # No status set: a call the client cancelled (or that ended with its connection) is CANCELLED; any
+            # other exception that was not an abort becomes UNKNOWN on the wire; otherwise OK.
+            if cancelled or (raised and context.cancelled()):
+                code = grpc.StatusCode.CANCELLED
+            else:
+                code = grpc.StatusCode.UNKNOWN if raised else grpc.StatusCode.OK
         code_name = code.name
         meters.handled[code].inc()
         meters.seconds.observe(elapsed)

@@ -36,6 +36,16 @@ class ServiceReason(StrEnum):
     SERVER_SHUTTING_DOWN = "SERVER_SHUTTING_DOWN"
     TOO_MANY_CALLS = "TOO_MANY_CALLS"
     INTERNAL = "INTERNAL"
+    # Client credentials, quotas and bounded input (issue 8).
+    API_KEY_REQUIRED = "API_KEY_REQUIRED"
+    API_KEY_INVALID = "API_KEY_INVALID"
+    API_KEY_REVOKED = "API_KEY_REVOKED"
+    QUOTA_EXCEEDED = "QUOTA_EXCEEDED"
+    INVALID_REQUEST_ID = "INVALID_REQUEST_ID"
+    WEAK_REQUEST_ID = "WEAK_REQUEST_ID"
+    INVALID_PLAYER_NAME = "INVALID_PLAYER_NAME"
+    VALUE_NOT_STORABLE = "VALUE_NOT_STORABLE"
+    JOIN_NOT_REPEATABLE = "JOIN_NOT_REPEATABLE"
 
 
 class ServiceFailure(Exception):
@@ -49,3 +59,20 @@ class ServiceFailure(Exception):
 
     def __str__(self) -> str:
         return f"{self.reason}: {self.message}"
+
+
+class QuotaExceeded(ServiceFailure):
+    """QUOTA_EXCEEDED: ``quota`` (a name such as ``calls_per_second``) with ``limit`` is used up for ``subject``
+    (``key:<id>``, ``peer:<address>`` or ``server``); retrying after ``retry_after`` seconds may succeed."""
+
+    def __init__(self, quota: str, limit: float, subject: str, retry_after: float, what: str) -> None:
+        retry_after = max(retry_after, 0.001)
+        super().__init__(
+            ServiceReason.QUOTA_EXCEEDED,
+            f"{what} (quota {quota}: {limit:g}); retry in {retry_after:.3g} s",
+            {"quota": quota, "limit": f"{limit:g}", "retry_after_seconds": f"{retry_after:.3f}"},
+        )
+        self.quota = quota
+        self.limit = limit
+        self.subject = subject
+        self.retry_after = retry_after

@@ -29,8 +29,9 @@ from truco.engine import (
 )
 from truco.engine import events as ev
 
-MAX_AUTOMATIC_MOVES = 100_000
-"""Bots and deals applied after one command; an all-bot game plays to its end within one request."""
+AUTOMATIC_MOVES_PER_STEP = 48
+"""Bot moves and deals applied in one step: after a command, in CreateGame, or by the game application's
+autoplayer. A match between bots only is played in such steps, never inside one request."""
 
 Hand = tuple[Card, ...]
 FixedDeal = tuple[tuple[Hand, ...], Card]
@@ -51,7 +52,7 @@ def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.
     and how many bot moves there were."""
     out: list[ev.Event] = []
     moves = 0
-    for _ in range(MAX_AUTOMATIC_MOVES):
+    for _ in range(AUTOMATIC_MOVES_PER_STEP):
         if state.phase is Phase.MATCH_OVER:
             break
         waiting = actors(state)
@@ -67,6 +68,13 @@ def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.
         out += execute(state, choice)
         moves += 1
     return out, moves
+
+
+def bots_due(state: MatchState, setup: Setup) -> bool:
+    """True when the match waits for nobody but the server: a deal, or bots only."""
+    if state.phase is Phase.MATCH_OVER:
+        return False
+    return all(seat in setup.bots for seat in actors(state))
 
 
 def deal(state: MatchState, setup: Setup) -> Deal:

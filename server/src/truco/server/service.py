@@ -22,6 +22,7 @@ from . import codec
 from .auth import bearer_token
 from .errors import ServiceError, status_for
 from .games import Games
+from .limits import CALLER
 from .metrics import CALLER_SEAT
 from .reasons import ServiceFailure, ServiceReason
 
@@ -81,7 +82,14 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def CreateGame(
         self, request: gs.CreateGameRequest, context: Context[gs.CreateGameRequest, gs.CreateGameResponse]
     ) -> gs.CreateGameResponse:
-        record, state = await self.games.create(codec.setup_from_pb(request), request.request_id or None)
+        caller = CALLER.get()  # set by the admission of either port (limits.py)
+        record, state = await self.games.create(
+            codec.setup_from_pb(request),
+            request.request_id or None,
+            owner=caller.owner,
+            creator=caller.subject,
+            public=request.public,
+        )
         return gs.CreateGameResponse(game=codec.game_to_pb(record, state))
 
     @reports_errors
@@ -161,7 +169,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def ListGames(
         self, request: gs.ListGamesRequest, context: Context[gs.ListGamesRequest, gs.ListGamesResponse]
     ) -> gs.ListGamesResponse:
-        games, cursor = await self.games.list_open(request.page_size, request.page_token)
+        # A caller sees the games of its API key (anonymous callers: the games made without one) and public ones.
+        games, cursor = await self.games.list_open(request.page_size, request.page_token, CALLER.get().owner)
         return gs.ListGamesResponse(
             games=[codec.game_to_pb(record, state) for record, state in games], next_page_token=cursor
         )

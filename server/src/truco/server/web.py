@@ -8,7 +8,8 @@ and ``abort_with_status``, whose ``google.rpc.Status`` becomes the Connect error
 and details (the ``ErrorInfo`` with the stable reason). So auth, the core, the store and the error mapping are
 shared, not restated.
 
-Also here: the same limits as the gRPC port (request size, calls in flight, streams per HTTP/2 connection),
+Also here: the same limits as the gRPC port (request size, streams per HTTP/2 connection, and the API keys,
+quotas and caps of :class:`~truco.server.limits.Admission`, one instance shared by both ports),
 metrics and log lines labelled with the protocol, CORS for the configured origins, and the built web table
 (``web/dist``) served at ``/``.
 """
@@ -47,6 +48,8 @@ from truco_client.v1 import game_service_pb2 as gs
 from truco_client.v1 import rules_service_pb2 as rs
 
 from .errors import ServiceError, status_for
+from .keys import Caller
+from .limits import Admission
 from .metrics import CALLER_SEAT, HEALTH_SERVICE, Metrics, request_fields
 from .reasons import ServiceReason
 from .service import GameServicer, RulesServicer
@@ -65,8 +68,9 @@ CORS_ALLOW_HEADERS = (
     "grpc-timeout",
     "x-grpc-web",
     "x-user-agent",
+    "x-api-key",
 )
-"""Request headers a browser may send cross-origin: the Connect and gRPC-Web ones plus the seat token."""
+"""Request headers a browser may send cross-origin: the Connect and gRPC-Web ones, the seat token, the API key."""
 CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin")
 """Response headers a cross-origin page may read: gRPC-Web's status (Connect puts its errors in the body)."""
 DEFAULT_WEB_ASSETS = Path(__file__).resolve().parents[4] / "web" / "dist"
@@ -89,6 +93,16 @@ def protocol_of(scope: Scope) -> str:
 
 _PROTOCOL: ContextVar[str] = ContextVar("web_protocol", default="connect")
 """The protocol of the request being handled (set by :class:`WebApp`, read for metrics and logs)."""
+_PEER: ContextVar[str] = ContextVar("web_peer", default="unknown")
+"""The client's address and port as gRPC writes a peer (``ipv4:1.2.3.4:5``), one per connection."""
+
+
+def peer_of(scope: Scope) -> str:
+    client = scope.get("client")
+    if not client:
+        return "unknown"
+    host, port = client[0], client[1]
+    return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
 
 def _grpc_to_connect_code(code: grpc.StatusCode) -> Code:
@@ -167,18 +181,17 @@ class WebLimits:
     """The gRPC port's limits, applied to the web door."""
 
     max_request_bytes: int
-    max_concurrent_calls: int
     max_streams_per_connection: int
 
 
 class Observed:
     """Counts, times and logs each call of the web door like the gRPC interceptor does, with its protocol;
-    and refuses calls past the limit of calls in flight with RESOURCE_EXHAUSTED."""
+    and admits it like the gRPC port's AdmissionInterceptor (keys, quotas, caps: the same Admission)."""
 
-    def __init__(self, metrics: Metrics, limits: WebLimits) -> None:
+    def __init__(self, metrics: Metrics, limits: WebLimits, admission: Admission) -> None:
         self.metrics = metrics
         self.limits = limits
-        self.in_flight = 0
+        self.admission = admission
         self.log = structlog.get_logger("truco.server")
 
     def _start(self, kind: str, ctx: RequestContext[Any, Any], protocol: str) -> tuple[Any, ...]:
@@ -186,12 +199,11 @@ class Observed:
         labels = (kind, method.service_name, method.name, protocol)
         self.metrics.started.labels(*labels).inc()
         CALLER_SEAT.set(None)
-        if self.in_flight >= self.limits.max_concurrent_calls:
-            raise connect_error(
-                ServiceError.of(ServiceReason.TOO_MANY_CALLS, "the server is at its limit of calls").to_status()
-            )
-        self.in_flight += 1
         return labels
+
+    async def _admit(self, request: Any, ctx: RequestContext[Any, Any]) -> Caller:
+        headers = tuple(ctx.request_headers.allitems())
+        return await self.admission.admit(ctx.method.service_name, ctx.method.name, request, headers, _PEER.get())
 
     def _finish(self, labels: tuple[Any, ...], started: float, request: Any, error: BaseException | None) -> None:
         elapsed = time.perf_counter() - started
@@ -229,7 +241,11 @@ class Observed:
         labels = self._start("unary", ctx, protocol)
         error: BaseException | None = None
         try:
-            return await behaviour(request, CallContext(ctx))
+            caller = await self._admit(request, ctx)
+            with self.admission.unary_slot(caller):
+                if ctx.method.name == "CreateGame":
+                    await self.admission.charge_create(caller)
+                return await behaviour(request, CallContext(ctx))
         except ConnectError as failure:
             error = failure
             raise
@@ -240,7 +256,6 @@ class Observed:
             error = _error_for(failure)
             raise error from None
         finally:
-            self.in_flight -= 1
             self._finish(labels, started, request, error)
 
     async def stream(
@@ -255,9 +270,11 @@ class Observed:
         sent = self.metrics.msg_sent.labels(*labels)
         error: BaseException | None = None
         try:
-            async for message in behaviour(request, CallContext(ctx)):
-                sent.inc()
-                yield message
+            caller = await self._admit(request, ctx)
+            with self.admission.watch_slot(caller):
+                async for message in behaviour(request, CallContext(ctx)):
+                    sent.inc()
+                    yield message
         except ConnectError as failure:
             error = failure
             raise
@@ -268,7 +285,6 @@ class Observed:
             error = _error_for(failure)
             raise error from None
         finally:
-            self.in_flight -= 1
             self._finish(labels, started, request, error)
 
 
@@ -360,9 +376,11 @@ class WebApp:
         for prefix, app in self._apps.items():
             if path.startswith(prefix):
                 token = _PROTOCOL.set(protocol_of(scope))
+                peer = _PEER.set(peer_of(scope))
                 try:
                     await app(scope, receive, send)
                 finally:
+                    _PEER.reset(peer)
                     _PROTOCOL.reset(token)
                 return
         if self._static is not None:
@@ -398,12 +416,13 @@ def build_app(
     rules: RulesServicer,
     metrics: Metrics,
     limits: WebLimits,
+    admission: Admission,
     *,
     cors_origins: Iterable[str] = (),
     assets: Path | None = None,
 ) -> ASGIApp:
-    """The web port's ASGI application over the given servicers."""
-    observed = Observed(metrics, limits)
+    """The web port's ASGI application over the given servicers, admitting calls through ``admission``."""
+    observed = Observed(metrics, limits, admission)
     common: dict[str, Any] = {"read_max_bytes": limits.max_request_bytes, "codecs": CODECS}
     apps = [
         GameServiceASGIApplication(GameConnect(game, observed), **common),

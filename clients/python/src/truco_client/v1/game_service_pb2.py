@@ -29,17 +29,17 @@ from . import rules_pb2 as truco_dot_v1_dot_rules__pb2
 from . import views_pb2 as truco_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btruco/v1/game_service.proto\x12\x08truco.v1\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"8\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04kind\x18\x02 \x01(\x0e\x32\x11.truco.v1.BotKind\"o\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12 \n\x04kind\x18\x02 \x01(\x0e\x32\x12.truco.v1.SeatKind\x12\x1e\n\x03\x62ot\x18\x03 \x01(\x0e\x32\x11.truco.v1.BotKind\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\"P\n\tFixedDeal\x12\"\n\x05hands\x18\x01 \x03(\x0b\x32\x13.truco.v1.DealtHand\x12\x1f\n\x07muestra\x18\x02 \x01(\x0b\x32\x0e.truco.v1.Card\"*\n\tDealtHand\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Card\"\xaf\x01\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12!\n\x05seats\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatInfo\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x1e\n\x05phase\x18\x05 \x01(\x0e\x32\x0f.truco.v1.Phase\x12#\n\x06scores\x18\x06 \x03(\x0b\x32\x13.truco.v1.TeamScore\"\x94\x01\n\x11\x43reateGameRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12\x1f\n\x04\x62ots\x18\x03 \x03(\x0b\x32\x11.truco.v1.BotSeat\x12(\n\x0b\x66ixed_deals\x18\x04 \x03(\x0b\x32\x13.truco.v1.FixedDeal\"2\n\x12\x43reateGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\"d\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x04 \x01(\tB\x07\n\x05_seat\"V\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"\"\n\x12GetGameViewRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\\\n\x13GetGameViewResponse\x12 \n\x04seat\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x02 \x01(\x0b\x32\x13.truco.v1.MatchView\"\'\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"O\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.truco.v1.Command\"v\n\x14SubmitCommandRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x03\x12\"\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x11.truco.v1.Command\"k\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x1f\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"7\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\"z\n\x11WatchGameResponse\x12\x1e\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04seat\x18\x02 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x03 \x01(\x0b\x32\x13.truco.v1.MatchView\"9\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"K\n\x11ListGamesResponse\x12\x1d\n\x05games\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*a\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eSEAT_KIND_OPEN\x10\x01\x12\x13\n\x0fSEAT_KIND_TAKEN\x10\x02\x12\x11\n\rSEAT_KIND_BOT\x10\x03*P\n\x07\x42otKind\x12\x18\n\x14\x42OT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x42OT_KIND_RANDOM\x10\x01\x12\x16\n\x12\x42OT_KIND_HEURISTIC\x10\x02\x32\xa0\x04\n\x0bGameService\x12G\n\nCreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12\x41\n\x08JoinGame\x12\x19.truco.v1.JoinGameRequest\x1a\x1a.truco.v1.JoinGameResponse\x12J\n\x0bGetGameView\x12\x1c.truco.v1.GetGameViewRequest\x1a\x1d.truco.v1.GetGameViewResponse\x12Y\n\x10ListLegalActions\x12!.truco.v1.ListLegalActionsRequest\x1a\".truco.v1.ListLegalActionsResponse\x12P\n\rSubmitCommand\x12\x1e.truco.v1.SubmitCommandRequest\x1a\x1f.truco.v1.SubmitCommandResponse\x12\x46\n\tWatchGame\x12\x1a.truco.v1.WatchGameRequest\x1a\x1b.truco.v1.WatchGameResponse0\x01\x12\x44\n\tListGames\x12\x1a.truco.v1.ListGamesRequest\x1a\x1b.truco.v1.ListGamesResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btruco/v1/game_service.proto\x12\x08truco.v1\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"8\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04kind\x18\x02 \x01(\x0e\x32\x11.truco.v1.BotKind\"o\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12 \n\x04kind\x18\x02 \x01(\x0e\x32\x12.truco.v1.SeatKind\x12\x1e\n\x03\x62ot\x18\x03 \x01(\x0e\x32\x11.truco.v1.BotKind\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\"P\n\tFixedDeal\x12\"\n\x05hands\x18\x01 \x03(\x0b\x32\x13.truco.v1.DealtHand\x12\x1f\n\x07muestra\x18\x02 \x01(\x0b\x32\x0e.truco.v1.Card\"*\n\tDealtHand\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Card\"\xbf\x01\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12!\n\x05seats\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatInfo\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x1e\n\x05phase\x18\x05 \x01(\x0e\x32\x0f.truco.v1.Phase\x12#\n\x06scores\x18\x06 \x03(\x0b\x32\x13.truco.v1.TeamScore\x12\x0e\n\x06public\x18\x07 \x01(\x08\"\xa4\x01\n\x11\x43reateGameRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12\x1f\n\x04\x62ots\x18\x03 \x03(\x0b\x32\x11.truco.v1.BotSeat\x12(\n\x0b\x66ixed_deals\x18\x04 \x03(\x0b\x32\x13.truco.v1.FixedDeal\x12\x0e\n\x06public\x18\x05 \x01(\x08\"2\n\x12\x43reateGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\"d\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x04 \x01(\tB\x07\n\x05_seat\"V\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"\"\n\x12GetGameViewRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\\\n\x13GetGameViewResponse\x12 \n\x04seat\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x02 \x01(\x0b\x32\x13.truco.v1.MatchView\"\'\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"O\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.truco.v1.Command\"v\n\x14SubmitCommandRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x03\x12\"\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x11.truco.v1.Command\"k\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x1f\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"7\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\"z\n\x11WatchGameResponse\x12\x1e\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04seat\x18\x02 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x03 \x01(\x0b\x32\x13.truco.v1.MatchView\"9\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"K\n\x11ListGamesResponse\x12\x1d\n\x05games\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t*a\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eSEAT_KIND_OPEN\x10\x01\x12\x13\n\x0fSEAT_KIND_TAKEN\x10\x02\x12\x11\n\rSEAT_KIND_BOT\x10\x03*P\n\x07\x42otKind\x12\x18\n\x14\x42OT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x42OT_KIND_RANDOM\x10\x01\x12\x16\n\x12\x42OT_KIND_HEURISTIC\x10\x02\x32\xa0\x04\n\x0bGameService\x12G\n\nCreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12\x41\n\x08JoinGame\x12\x19.truco.v1.JoinGameRequest\x1a\x1a.truco.v1.JoinGameResponse\x12J\n\x0bGetGameView\x12\x1c.truco.v1.GetGameViewRequest\x1a\x1d.truco.v1.GetGameViewResponse\x12Y\n\x10ListLegalActions\x12!.truco.v1.ListLegalActionsRequest\x1a\".truco.v1.ListLegalActionsResponse\x12P\n\rSubmitCommand\x12\x1e.truco.v1.SubmitCommandRequest\x1a\x1f.truco.v1.SubmitCommandResponse\x12\x46\n\tWatchGame\x12\x1a.truco.v1.WatchGameRequest\x1a\x1b.truco.v1.WatchGameResponse0\x01\x12\x44\n\tListGames\x12\x1a.truco.v1.ListGamesRequest\x1a\x1b.truco.v1.ListGamesResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'truco.v1.game_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_SEATKIND']._serialized_start=1821
-  _globals['_SEATKIND']._serialized_end=1918
-  _globals['_BOTKIND']._serialized_start=1920
-  _globals['_BOTKIND']._serialized_end=2000
+  _globals['_SEATKIND']._serialized_start=1853
+  _globals['_SEATKIND']._serialized_end=1950
+  _globals['_BOTKIND']._serialized_start=1952
+  _globals['_BOTKIND']._serialized_end=2032
   _globals['_BOTSEAT']._serialized_start=155
   _globals['_BOTSEAT']._serialized_end=211
   _globals['_SEATINFO']._serialized_start=213
@@ -49,35 +49,35 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DEALTHAND']._serialized_start=408
   _globals['_DEALTHAND']._serialized_end=450
   _globals['_GAME']._serialized_start=453
-  _globals['_GAME']._serialized_end=628
-  _globals['_CREATEGAMEREQUEST']._serialized_start=631
-  _globals['_CREATEGAMEREQUEST']._serialized_end=779
-  _globals['_CREATEGAMERESPONSE']._serialized_start=781
-  _globals['_CREATEGAMERESPONSE']._serialized_end=831
-  _globals['_JOINGAMEREQUEST']._serialized_start=833
-  _globals['_JOINGAMEREQUEST']._serialized_end=933
-  _globals['_JOINGAMERESPONSE']._serialized_start=935
-  _globals['_JOINGAMERESPONSE']._serialized_end=1021
-  _globals['_GETGAMEVIEWREQUEST']._serialized_start=1023
-  _globals['_GETGAMEVIEWREQUEST']._serialized_end=1057
-  _globals['_GETGAMEVIEWRESPONSE']._serialized_start=1059
-  _globals['_GETGAMEVIEWRESPONSE']._serialized_end=1151
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1153
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1192
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1194
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1273
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=1275
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=1393
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=1395
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=1502
-  _globals['_WATCHGAMEREQUEST']._serialized_start=1504
-  _globals['_WATCHGAMEREQUEST']._serialized_end=1559
-  _globals['_WATCHGAMERESPONSE']._serialized_start=1561
-  _globals['_WATCHGAMERESPONSE']._serialized_end=1683
-  _globals['_LISTGAMESREQUEST']._serialized_start=1685
-  _globals['_LISTGAMESREQUEST']._serialized_end=1742
-  _globals['_LISTGAMESRESPONSE']._serialized_start=1744
-  _globals['_LISTGAMESRESPONSE']._serialized_end=1819
-  _globals['_GAMESERVICE']._serialized_start=2003
-  _globals['_GAMESERVICE']._serialized_end=2547
+  _globals['_GAME']._serialized_end=644
+  _globals['_CREATEGAMEREQUEST']._serialized_start=647
+  _globals['_CREATEGAMEREQUEST']._serialized_end=811
+  _globals['_CREATEGAMERESPONSE']._serialized_start=813
+  _globals['_CREATEGAMERESPONSE']._serialized_end=863
+  _globals['_JOINGAMEREQUEST']._serialized_start=865
+  _globals['_JOINGAMEREQUEST']._serialized_end=965
+  _globals['_JOINGAMERESPONSE']._serialized_start=967
+  _globals['_JOINGAMERESPONSE']._serialized_end=1053
+  _globals['_GETGAMEVIEWREQUEST']._serialized_start=1055
+  _globals['_GETGAMEVIEWREQUEST']._serialized_end=1089
+  _globals['_GETGAMEVIEWRESPONSE']._serialized_start=1091
+  _globals['_GETGAMEVIEWRESPONSE']._serialized_end=1183
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1185
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1224
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1226
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1305
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=1307
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=1425
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=1427
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=1534
+  _globals['_WATCHGAMEREQUEST']._serialized_start=1536
+  _globals['_WATCHGAMEREQUEST']._serialized_end=1591
+  _globals['_WATCHGAMERESPONSE']._serialized_start=1593
+  _globals['_WATCHGAMERESPONSE']._serialized_end=1715
+  _globals['_LISTGAMESREQUEST']._serialized_start=1717
+  _globals['_LISTGAMESREQUEST']._serialized_end=1774
+  _globals['_LISTGAMESRESPONSE']._serialized_start=1776
+  _globals['_LISTGAMESRESPONSE']._serialized_end=1851
+  _globals['_GAMESERVICE']._serialized_start=2035
+  _globals['_GAMESERVICE']._serialized_end=2579
 # @@protoc_insertion_point(module_scope)

@@ -67,32 +67,36 @@ class DealtHand(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ...) -> None: ...
 
 class Game(_message.Message):
-    __slots__ = ("name", "rules", "seats", "version", "phase", "scores")
+    __slots__ = ("name", "rules", "seats", "version", "phase", "scores", "public")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
     PHASE_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: _rules_pb2.RuleSet
     seats: _containers.RepeatedCompositeFieldContainer[SeatInfo]
     version: int
     phase: _views_pb2.Phase
     scores: _containers.RepeatedCompositeFieldContainer[_views_pb2.TeamScore]
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[_views_pb2.Phase, str]] = ..., scores: _Optional[_Iterable[_Union[_views_pb2.TeamScore, _Mapping]]] = ...) -> None: ...
+    public: bool
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[_views_pb2.Phase, str]] = ..., scores: _Optional[_Iterable[_Union[_views_pb2.TeamScore, _Mapping]]] = ..., public: _Optional[bool] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "bots", "fixed_deals")
+    __slots__ = ("request_id", "rules", "bots", "fixed_deals", "public")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
     FIXED_DEALS_FIELD_NUMBER: _ClassVar[int]
+    PUBLIC_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: _rules_pb2.RuleSet
     bots: _containers.RepeatedCompositeFieldContainer[BotSeat]
     fixed_deals: _containers.RepeatedCompositeFieldContainer[FixedDeal]
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[BotSeat, _Mapping]]] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ...) -> None: ...
+    public: bool
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[BotSeat, _Mapping]]] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., public: _Optional[bool] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game",)

@@ -34,6 +34,13 @@ class GameServiceStub:
     stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+
+    Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+    with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+    API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+    or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+    QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+    (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
     """
 
     def __init__(self, channel):
@@ -88,6 +95,13 @@ class GameServiceServicer:
     stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+
+    Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+    with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+    API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+    or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+    QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+    (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
     """
 
     def CreateGame(self, request, context):
@@ -135,7 +149,8 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Open games (a seat free, not over), newest first, paginated.
+        """Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        or anonymously for a caller without one) and the public ones.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -196,6 +211,13 @@ class GameService:
     stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+
+    Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+    with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+    API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+    or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+    QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+    (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
     """
 
     @staticmethod

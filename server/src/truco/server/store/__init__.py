@@ -4,6 +4,8 @@ Open one with :func:`open_store` and a URL; everything else goes through the :cl
 """
 
 from .base import (
+    ApiKeyNotFound,
+    ApiKeyRecord,
     AppendResult,
     EventStore,
     GameNotFound,
@@ -13,12 +15,15 @@ from .base import (
     SeatUnavailable,
     StoredEvent,
     StoreError,
+    StoreRejected,
     StoreUnavailable,
     VersionConflict,
     open_store,
 )
 
 __all__ = [
+    "ApiKeyNotFound",
+    "ApiKeyRecord",
     "AppendResult",
     "EventStore",
     "GameNotFound",
@@ -27,6 +32,7 @@ __all__ = [
     "SeatRecord",
     "SeatUnavailable",
     "StoreError",
+    "StoreRejected",
     "StoreUnavailable",
     "StoredEvent",
     "VersionConflict",

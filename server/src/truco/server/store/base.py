@@ -70,6 +70,9 @@ class GameRecord:
     seats: tuple[SeatRecord, ...]
     last_seq: int  #: seq of the game's last event; 0 for an empty log
     over: bool
+    owner: str = ""  #: the id of the API key that created it; "" for a game created anonymously
+    creator: str = ""  #: who is charged for it in quotas: ``key:<id>`` or ``peer:<address>``
+    public: bool = False  #: listed to every caller in the lobby, not only to its owner
 
     @property
     def open(self) -> bool:
@@ -85,8 +88,27 @@ class AppendResult:
     response: bytes
 
 
+@dataclass(frozen=True, slots=True)
+class ApiKeyRecord:
+    """A client credential: the server keeps only the SHA-256 hash of the key's secret."""
+
+    key_id: str  #: the public part, shown in listings and logs
+    name: str  #: what the key is for (the third-party app's name)
+    secret_hash: bytes  #: SHA-256 of the whole key as the client sends it
+    created_at: str  #: ISO-8601 UTC
+    revoked_at: str | None = None  #: ISO-8601 UTC once revoked; a revoked key is refused
+
+
 class StoreError(Exception):
     """Base of the store's errors."""
+
+
+class StoreRejected(StoreError):
+    """The backend refuses a value for good (too long for an index, a NUL byte in text): retrying cannot help."""
+
+
+class ApiKeyNotFound(StoreError):
+    """No API key has this id."""
 
 
 class GameNotFound(StoreError):
@@ -180,10 +202,41 @@ class EventStore(Protocol):
         """
         ...
 
-    async def list_open_games(self, page_size: int, after: str | None) -> tuple[list[GameRecord], str | None]:
+    async def list_open_games(
+        self, page_size: int, after: str | None, viewer: str | None = None
+    ) -> tuple[list[GameRecord], str | None]:
         """One page of open games, newest first, and the cursor of the next page (None on the last page).
 
+        With a ``viewer`` (an API key id, or "" for anonymous callers) only the games it owns and the public
+        ones; with None, every open game.
+
         :raises ValueError: ``page_size`` < 1 or ``after`` is not a cursor this store returned.
+        """
+        ...
+
+    async def count_unfinished_games(self, creator: str) -> int:
+        """How many games charged to ``creator`` are not over (the open-games quota)."""
+        ...
+
+    async def create_api_key(self, key: ApiKeyRecord) -> None:
+        """Store a new API key.
+
+        :raises VersionConflict: the key id is already used.
+        """
+        ...
+
+    async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
+        """The key whose secret hashes to ``secret_hash`` (revoked or not), or None."""
+        ...
+
+    async def list_api_keys(self) -> list[ApiKeyRecord]:
+        """Every key, oldest first."""
+        ...
+
+    async def revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
+        """Mark a key revoked (a key revoked before keeps its first revocation time); returns it.
+
+        :raises ApiKeyNotFound: no such key.
         """
         ...
 
@@ -255,7 +308,7 @@ def decode_cursor(cursor: str) -> tuple[str, str]:
     try:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4))
         created_at, game_id = json.loads(raw)
-    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError) as exc:
+    except (binascii.Error, UnicodeDecodeError, ValueError, TypeError, RecursionError) as exc:
         raise ValueError(f"invalid page cursor {cursor!r}") from exc
     if not isinstance(created_at, str) or not isinstance(game_id, str):
         raise ValueError(f"invalid page cursor {cursor!r}")
@@ -268,7 +321,14 @@ def check_page_size(page_size: int) -> None:
 
 
 #: One row of a games-with-seats query: the game's columns, then one seat's (None for a game with no seats).
-GameRow = tuple[str, str, bytes, int, int, bool, int | None, str | None, str | None, str | None, bytes | None]
+GameRow = tuple[
+    str, str, bytes, int, int, bool, str, str, bool, int | None, str | None, str | None, str | None, bytes | None
+]
+#: The columns of a GameRow, for a query over ``games g LEFT JOIN seats s``.
+GAME_COLUMNS = (
+    "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, g.owner, g.creator, g.public, "
+    "s.seat, s.kind, s.bot, s.player_name, s.token_hash"
+)
 
 
 def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
@@ -276,7 +336,7 @@ def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
     games: dict[str, tuple[GameRow, list[SeatRecord]]] = {}
     for row in rows:
         _, seats = games.setdefault(row[0], (row, []))
-        seat, kind, bot, player_name, token_hash = row[6:]
+        seat, kind, bot, player_name, token_hash = row[9:]
         if seat is not None:
             seats.append(SeatRecord(seat, str(kind), str(bot), str(player_name), bytes(token_hash or b"")))
     return [
@@ -288,6 +348,9 @@ def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
             seats=tuple(seats),
             last_seq=row[4],
             over=bool(row[5]),
+            owner=row[6],
+            creator=row[7],
+            public=bool(row[8]),
         )
         for row, seats in games.values()
     ]

@@ -25,8 +25,11 @@ from psycopg import AsyncConnection, sql
 from psycopg_pool import AsyncConnectionPool
 
 from .base import (
+    GAME_COLUMNS,
     SEAT_OPEN,
     SEAT_TAKEN,
+    ApiKeyNotFound,
+    ApiKeyRecord,
     AppendResult,
     ChangeSignals,
     GameNotFound,
@@ -35,6 +38,7 @@ from .base import (
     NewEvent,
     SeatUnavailable,
     StoredEvent,
+    StoreRejected,
     StoreUnavailable,
     VersionConflict,
     check_page_size,
@@ -104,7 +108,22 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, request_id)
     );
     """,
+    """
+    ALTER TABLE games ADD COLUMN owner text NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN creator text NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN public boolean NOT NULL DEFAULT false;
+    CREATE INDEX games_unfinished_by_creator ON games (creator) WHERE NOT over;
+    CREATE TABLE api_keys (
+        key_id text COLLATE "C" PRIMARY KEY,
+        name text NOT NULL,
+        secret_hash bytea NOT NULL UNIQUE,
+        created_at text COLLATE "C" NOT NULL,
+        revoked_at text
+    );
+    """,
 )
+
+_KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at"
 
 _APPEND = """
 WITH moved AS (
@@ -127,10 +146,7 @@ SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
 """
 """An append in one round trip (see PostgresStore._append)."""
 
-_GAME_COLUMNS = (
-    "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, s.seat, s.kind, s.bot, s.player_name, "
-    "s.token_hash"
-)
+_GAME_COLUMNS = GAME_COLUMNS
 _GAME_QUERY = f"""
     SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN seats s ON s.game_id = g.game_id
     WHERE g.game_id = %s ORDER BY s.seat
@@ -139,7 +155,7 @@ _OPEN_GAMES_QUERY = """
     SELECT {columns} FROM (
         SELECT * FROM games
         WHERE NOT over AND EXISTS (SELECT 1 FROM seats WHERE seats.game_id = games.game_id AND kind = 'open')
-        {after}
+        {viewer} {after}
         ORDER BY created_at DESC, game_id DESC LIMIT %s
     ) g LEFT JOIN seats s ON s.game_id = g.game_id
     ORDER BY g.created_at DESC, g.game_id DESC, s.seat
@@ -249,11 +265,52 @@ class PostgresStore:
     async def seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
         return await self._run(lambda conn: _seat_for_token(conn, game_id, token_hash))
 
-    async def list_open_games(self, page_size: int, after: str | None) -> tuple[list[GameRecord], str | None]:
+    async def list_open_games(
+        self, page_size: int, after: str | None, viewer: str | None = None
+    ) -> tuple[list[GameRecord], str | None]:
         check_page_size(page_size)
         key = decode_cursor(after) if after is not None else None
-        games = await self._run(lambda conn: _open_games(conn, page_size + 1, key))
+        games = await self._run(lambda conn: _open_games(conn, page_size + 1, key, viewer))
         return page_of(games, page_size)
+
+    async def count_unfinished_games(self, creator: str) -> int:
+        async def count(conn: Conn) -> int:
+            cur = await conn.execute("SELECT count(*) FROM games WHERE NOT over AND creator = %s", (creator,))
+            row = await cur.fetchone()
+            return int(row[0]) if row is not None else 0
+
+        return await self._run(count, transaction=False)
+
+    async def create_api_key(self, key: ApiKeyRecord) -> None:
+        async def insert(conn: Conn) -> None:
+            try:
+                await conn.execute(
+                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s)",
+                    (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at),
+                )
+            except psycopg.errors.UniqueViolation as exc:
+                raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
+
+        await self._run(insert, transaction=False)
+
+    async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
+        found = await self._run(lambda conn: _keys(conn, "WHERE secret_hash = %s", (secret_hash,)), transaction=False)
+        return found[0] if found else None
+
+    async def list_api_keys(self) -> list[ApiKeyRecord]:
+        return await self._run(lambda conn: _keys(conn, "", ()), transaction=False)
+
+    async def revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
+        async def revoke(conn: Conn) -> list[ApiKeyRecord]:
+            await conn.execute(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, %s) WHERE key_id = %s", (revoked_at, key_id)
+            )
+            return await _keys(conn, "WHERE key_id = %s", (key_id,))
+
+        found = await self._run(revoke)
+        if not found:
+            raise ApiKeyNotFound(f"no API key {key_id!r}")
+        return found[0]
 
     async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> None:
         # LISTEN must be in place before the first look at the database, or a commit between the two is missed.
@@ -291,6 +348,9 @@ class PostgresStore:
                     return await work(conn)
                 async with conn.transaction():
                     return await work(conn)
+        except (psycopg.errors.ProgramLimitExceeded, psycopg.DataError) as exc:
+            # A value too big for an index, a NUL byte in text: the same call fails the same way every time.
+            raise StoreRejected(f"PostgreSQL cannot hold a value: {exc}") from exc
         except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
             raise StoreUnavailable(f"PostgreSQL is unreachable: {exc}") from exc
 
@@ -428,9 +488,20 @@ async def _migrate(conn: Conn) -> None:
 
 async def _insert_game(conn: Conn, game: GameRecord, last_seq: int, request_id: str | None) -> None:
     await conn.execute(
-        "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id)"
-        " VALUES (%s, %s, %s, %s, %s, %s, %s)",
-        (game.game_id, game.created_at, game.rules, game.players, last_seq, game.over, request_id),
+        "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id, owner, creator,"
+        " public) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        (
+            game.game_id,
+            game.created_at,
+            game.rules,
+            game.players,
+            last_seq,
+            game.over,
+            request_id,
+            game.owner,
+            game.creator,
+            game.public,
+        ),
     )
     async with conn.cursor() as cur:
         await cur.executemany(
@@ -542,10 +613,16 @@ async def _seat_for_token(conn: Conn, game_id: str, token_hash: bytes) -> int | 
     return int(row[0])
 
 
-async def _open_games(conn: Conn, limit: int, after: tuple[str, str] | None) -> list[GameRecord]:
+async def _keys(conn: Conn, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
+    cur = await conn.execute(f"SELECT {_KEY_COLUMNS} FROM api_keys {where} ORDER BY created_at, key_id", parameters)
+    return [ApiKeyRecord(k, n, bytes(h), c, r) for k, n, h, c, r in await cur.fetchall()]
+
+
+async def _open_games(conn: Conn, limit: int, after: tuple[str, str] | None, viewer: str | None) -> list[GameRecord]:
     after_clause = "AND (created_at, game_id) < (%s, %s)" if after is not None else ""
-    query = _OPEN_GAMES_QUERY.format(columns=_GAME_COLUMNS, after=after_clause)
-    cur = await conn.execute(query, (*(after or ()), limit))
+    viewer_clause = "AND (public OR owner = %s)" if viewer is not None else ""
+    query = _OPEN_GAMES_QUERY.format(columns=_GAME_COLUMNS, viewer=viewer_clause, after=after_clause)
+    cur = await conn.execute(query, (*((viewer,) if viewer is not None else ()), *(after or ()), limit))
     rows: list[GameRow] = await cur.fetchall()
     return games_from_rows(rows)
 

@@ -22,8 +22,11 @@ from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import ParamSpec, TypeVar
 
 from .base import (
+    GAME_COLUMNS,
     SEAT_OPEN,
     SEAT_TAKEN,
+    ApiKeyNotFound,
+    ApiKeyRecord,
     AppendResult,
     ChangeSignals,
     GameNotFound,
@@ -32,6 +35,7 @@ from .base import (
     NewEvent,
     SeatUnavailable,
     StoredEvent,
+    StoreRejected,
     StoreUnavailable,
     VersionConflict,
     check_page_size,
@@ -95,12 +99,23 @@ MIGRATIONS: tuple[str, ...] = (
         PRIMARY KEY (game_id, request_id)
     ) WITHOUT ROWID;
     """,
+    """
+    ALTER TABLE games ADD COLUMN owner TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN creator TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN public INTEGER NOT NULL DEFAULT 0;
+    CREATE INDEX games_unfinished_by_creator ON games (creator) WHERE over = 0;
+    CREATE TABLE api_keys (
+        key_id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        secret_hash BLOB NOT NULL UNIQUE,
+        created_at TEXT NOT NULL,
+        revoked_at TEXT
+    );
+    """,
 )
 
-_GAME_COLUMNS = (
-    "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, s.seat, s.kind, s.bot, s.player_name, "
-    "s.token_hash"
-)
+_GAME_COLUMNS = GAME_COLUMNS
+_KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at"
 _GAME_QUERY = f"""
     SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN seats s ON s.game_id = g.game_id
     WHERE g.game_id = ? ORDER BY s.seat
@@ -109,7 +124,7 @@ _OPEN_GAMES_QUERY = """
     SELECT {columns} FROM (
         SELECT * FROM games
         WHERE over = 0 AND EXISTS (SELECT 1 FROM seats WHERE seats.game_id = games.game_id AND kind = 'open')
-        {after}
+        {viewer} {after}
         ORDER BY created_at DESC, game_id DESC LIMIT ?
     ) g LEFT JOIN seats s ON s.game_id = g.game_id
     ORDER BY g.created_at DESC, g.game_id DESC, s.seat
@@ -184,11 +199,29 @@ class SQLiteStore:
     async def seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
         return await self._call(self._seat_for_token, game_id, token_hash)
 
-    async def list_open_games(self, page_size: int, after: str | None) -> tuple[list[GameRecord], str | None]:
+    async def list_open_games(
+        self, page_size: int, after: str | None, viewer: str | None = None
+    ) -> tuple[list[GameRecord], str | None]:
         check_page_size(page_size)
         key = decode_cursor(after) if after is not None else None
-        games = await self._call(self._open_games, page_size + 1, key)
+        games = await self._call(self._open_games, page_size + 1, key, viewer)
         return page_of(games, page_size)
+
+    async def count_unfinished_games(self, creator: str) -> int:
+        return await self._call(self._count_unfinished, creator)
+
+    async def create_api_key(self, key: ApiKeyRecord) -> None:
+        await self._call(self._create_api_key, key)
+
+    async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
+        rows = await self._call(self._keys, "WHERE secret_hash = ?", (secret_hash,))
+        return rows[0] if rows else None
+
+    async def list_api_keys(self) -> list[ApiKeyRecord]:
+        return await self._call(self._keys, "", ())
+
+    async def revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
+        return await self._call(self._revoke_api_key, key_id, revoked_at)
 
     async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> None:
         if self._closed:
@@ -221,6 +254,8 @@ class SQLiteStore:
             return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
         except sqlite3.IntegrityError:
             raise  # a constraint the code did not expect to break: a bug, not an outage
+        except (sqlite3.DataError, OverflowError) as exc:
+            raise StoreRejected(f"SQLite cannot hold a value: {exc}") from exc  # "string or blob too big"
         except sqlite3.DatabaseError as exc:
             raise StoreUnavailable(f"SQLite database {self._path}: {exc}") from exc
 
@@ -390,11 +425,44 @@ class SQLiteStore:
             return None
         return int(row[0])
 
-    def _open_games(self, limit: int, after: tuple[str, str] | None) -> list[GameRecord]:
+    def _open_games(self, limit: int, after: tuple[str, str] | None, viewer: str | None) -> list[GameRecord]:
         after_clause = "AND (created_at, game_id) < (?, ?)" if after is not None else ""
-        query = _OPEN_GAMES_QUERY.format(columns=_GAME_COLUMNS, after=after_clause)
-        rows: list[GameRow] = self._db().execute(query, (*(after or ()), limit)).fetchall()
+        viewer_clause = "AND (public = 1 OR owner = ?)" if viewer is not None else ""
+        query = _OPEN_GAMES_QUERY.format(columns=_GAME_COLUMNS, viewer=viewer_clause, after=after_clause)
+        parameters = (*((viewer,) if viewer is not None else ()), *(after or ()), limit)
+        rows: list[GameRow] = self._db().execute(query, parameters).fetchall()
         return games_from_rows(rows)
+
+    def _count_unfinished(self, creator: str) -> int:
+        row = self._db().execute("SELECT count(*) FROM games WHERE over = 0 AND creator = ?", (creator,)).fetchone()
+        return int(row[0])
+
+    def _create_api_key(self, key: ApiKeyRecord) -> None:
+        conn = self._db()
+        try:
+            with _write(conn):
+                conn.execute(
+                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
+                    (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at),
+                )
+        except sqlite3.IntegrityError as exc:
+            raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
+
+    def _keys(self, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
+        query = f"SELECT {_KEY_COLUMNS} FROM api_keys {where} ORDER BY created_at, key_id"
+        rows = self._db().execute(query, parameters)
+        return [ApiKeyRecord(k, n, bytes(h), c, r) for k, n, h, c, r in rows.fetchall()]
+
+    def _revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
+        conn = self._db()
+        with _write(conn):
+            conn.execute(
+                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE key_id = ?", (revoked_at, key_id)
+            )
+            found = self._keys("WHERE key_id = ?", (key_id,))
+        if not found:
+            raise ApiKeyNotFound(f"no API key {key_id!r}")
+        return found[0]
 
     def _data_version(self) -> int:
         return int(self._db().execute("PRAGMA data_version").fetchone()[0])
@@ -478,9 +546,20 @@ def _migrate(conn: sqlite3.Connection) -> None:
 
 def _insert_game(conn: sqlite3.Connection, game: GameRecord, last_seq: int, request_id: str | None) -> None:
     conn.execute(
-        "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?)",
-        (game.game_id, game.created_at, game.rules, game.players, last_seq, int(game.over), request_id),
+        "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id, owner, creator,"
+        " public) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        (
+            game.game_id,
+            game.created_at,
+            game.rules,
+            game.players,
+            last_seq,
+            int(game.over),
+            request_id,
+            game.owner,
+            game.creator,
+            int(game.public),
+        ),
     )
     conn.executemany(
         "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash) VALUES (?, ?, ?, ?, ?, ?)",

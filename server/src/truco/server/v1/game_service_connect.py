@@ -47,6 +47,13 @@ class GameService(Protocol):
     stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+
+    Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+    with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+    API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+    or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+    QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+    (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
     """
     async def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -88,7 +95,8 @@ class GameService(Protocol):
 
     async def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
-        Open games (a seat free, not over), newest first, paginated.
+        Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        or anonymously for a caller without one) and the public ones.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -206,6 +214,13 @@ class GameServiceClient(ConnectClient):
     stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+
+    Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+    with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+    API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+    or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+    QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+    (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
     """
     def __init__(
         self,
@@ -379,7 +394,8 @@ class GameServiceClient(ConnectClient):
         timeout_ms: int | None = None,
     ) -> ListGamesResponse:
         """
-        Open games (a seat free, not over), newest first, paginated.
+        Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        or anonymously for a caller without one) and the public ones.
         """
         return await self.execute_unary(
             request=request,
@@ -405,6 +421,13 @@ class GameServiceSync(Protocol):
     stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+
+    Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+    with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+    API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+    or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+    QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+    (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
     """
     def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -446,7 +469,8 @@ class GameServiceSync(Protocol):
 
     def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
-        Open games (a seat free, not over), newest first, paginated.
+        Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        or anonymously for a caller without one) and the public ones.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -562,6 +586,13 @@ class GameServiceClientSync(ConnectClientSync):
     stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+
+    Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+    with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+    API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+    or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+    QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+    (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
     """
     def __init__(
         self,
@@ -735,7 +766,8 @@ class GameServiceClientSync(ConnectClientSync):
         timeout_ms: int | None = None,
     ) -> ListGamesResponse:
         """
-        Open games (a seat free, not over), newest first, paginated.
+        Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        or anonymously for a caller without one) and the public ones.
         """
         return self.execute_unary(
             request=request,

@@ -1,0 +1,140 @@
+"""API keys: the credentials of third-party apps, sent as ``x-api-key: <key>`` metadata.
+
+A key reads ``truco_<id>_<secret>``: the id (12 hexadecimal digits) names it in listings, logs and quotas;
+the store keeps only the SHA-256 of the whole key. Keys are made and revoked with ``truco keys create|list|
+revoke``. With ``truco serve --require-api-key`` CreateGame and JoinGame need one; every other call may send
+one (its quotas are then the key's, not the caller's address's). Games belong to the key that created them.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import secrets
+import time
+from collections import OrderedDict
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from .reasons import ServiceFailure, ServiceReason
+from .store.base import ApiKeyRecord, EventStore
+
+API_KEY_HEADER = "x-api-key"
+KEY_PREFIX = "truco_"
+_KEY = re.compile(r"truco_([0-9a-f]{12})_[A-Za-z0-9_-]{43}")
+KEY_HINT = f"send an API key from 'truco keys create' as '{API_KEY_HEADER}: <key>' metadata"
+CACHE_SECONDS = 5.0
+"""How long a replica trusts what it looked up: a revoked key is refused everywhere within this time."""
+CACHE_ENTRIES = 4096
+
+
+def now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def key_hash(key: str) -> bytes:
+    return hashlib.sha256(key.encode("utf-8")).digest()
+
+
+def new_key() -> tuple[str, str]:
+    """A fresh key and its id: 256 random bits behind a 48-bit public id."""
+    key_id = secrets.token_hex(6)
+    return key_id, f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
+
+
+async def create_key(store: EventStore, name: str) -> tuple[ApiKeyRecord, str]:
+    """Store a new key named ``name``; returns its record and the key itself (shown once, never stored)."""
+    key_id, key = new_key()
+    record = ApiKeyRecord(key_id, name, key_hash(key), now())
+    await store.create_api_key(record)
+    return record, key
+
+
+@dataclass(frozen=True, slots=True)
+class Caller:
+    """Who makes a call: an API key's id, or nobody (anonymous), and the address it comes from."""
+
+    key_id: str | None
+    peer: str  #: the client's address without its port ("127.0.0.1", "::1")
+    connection: str  #: gRPC's peer string, one per connection ("ipv4:127.0.0.1:50522")
+
+    @property
+    def subject(self) -> str:
+        """Whom quotas charge: ``key:<id>``, or ``peer:<address>`` for an anonymous call."""
+        return f"key:{self.key_id}" if self.key_id is not None else f"peer:{self.peer}"
+
+    @property
+    def owner(self) -> str:
+        """The owner recorded on games this caller creates ("" when anonymous)."""
+        return self.key_id or ""
+
+
+ANONYMOUS = Caller(None, "local", "local")
+"""The caller of in-process calls that come through no connection (tests of the domain)."""
+
+
+def peer_address(peer: str) -> str:
+    """The address part of a gRPC peer string: ``ipv4:1.2.3.4:5`` → ``1.2.3.4``, ``ipv6:[::1]:5`` → ``::1``."""
+    kind, _, rest = peer.partition(":")
+    if kind == "ipv6" and rest.startswith("["):
+        return rest[1:].partition("]")[0]
+    if kind == "ipv4":
+        return rest.rpartition(":")[0] or rest
+    return peer  # unix sockets and the like: the whole string
+
+
+def api_key_of(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None:
+    for name, value in metadata or ():
+        if name.lower() == API_KEY_HEADER:
+            return value.decode("utf-8", "replace") if isinstance(value, bytes) else value
+    return None
+
+
+class ApiKeys:
+    """Looks up the keys callers send, remembering each answer for a few seconds (a bounded LRU)."""
+
+    def __init__(self, store: EventStore, *, ttl: float = CACHE_SECONDS, entries: int = CACHE_ENTRIES) -> None:
+        self.store = store
+        self.ttl = ttl
+        self.entries = entries
+        self._cache: OrderedDict[bytes, tuple[float, ApiKeyRecord | None]] = OrderedDict()
+
+    async def key_id(self, key: str) -> str:
+        """The id of a valid, unrevoked key.
+
+        :raises ServiceFailure: API_KEY_INVALID (malformed or unknown) or API_KEY_REVOKED.
+        """
+        match = _KEY.fullmatch(key)
+        if match is None:
+            raise ServiceFailure(ServiceReason.API_KEY_INVALID, f"not an API key: {KEY_HINT}")
+        digest = key_hash(key)
+        cached = self._cache.get(digest)
+        clock = time.monotonic()
+        if cached is not None and cached[0] > clock:
+            self._cache.move_to_end(digest)
+            record = cached[1]
+        else:
+            record = await self.store.api_key_by_hash(digest)
+            self._cache[digest] = (clock + self.ttl, record)
+            self._cache.move_to_end(digest)
+            while len(self._cache) > self.entries:
+                self._cache.popitem(last=False)
+        if record is None:
+            raise ServiceFailure(ServiceReason.API_KEY_INVALID, "this API key is unknown")
+        if record.revoked_at is not None:
+            raise ServiceFailure(ServiceReason.API_KEY_REVOKED, f"this API key was revoked at {record.revoked_at}")
+        return record.key_id
+
+
+__all__ = [
+    "ANONYMOUS",
+    "API_KEY_HEADER",
+    "ApiKeys",
+    "Caller",
+    "api_key_of",
+    "create_key",
+    "key_hash",
+    "new_key",
+    "peer_address",
+]

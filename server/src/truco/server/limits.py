@@ -1,0 +1,290 @@
+"""Fair limits: who may call, how often, and how many calls and streams each caller may hold open.
+
+:class:`AdmissionInterceptor` stands in front of the game and rules services (health and reflection never pass
+through it, so no caller can starve a probe). For each call it
+
+1. identifies the caller: the API key in ``x-api-key`` metadata, else the peer's address (anonymous);
+2. refuses CreateGame and JoinGame without a key when keys are required;
+3. charges the caller's calls-per-second token bucket;
+4. checks the request's ids, names and page token (``validation.py``);
+5. holds one of the caller's in-flight slots (unary calls) or watch slots (streams, also capped per connection
+   and server-wide) until the call ends;
+6. for CreateGame, charges the games-per-minute bucket and counts the caller's unfinished games in the store.
+
+A refusal is RESOURCE_EXHAUSTED with an ErrorInfo (reason ``QUOTA_EXCEEDED``, metadata ``quota``, ``limit`` and
+``retry_after_seconds``), a google.rpc.RetryInfo saying when to retry and a google.rpc.QuotaFailure naming the
+quota and whom it charges. Buckets and slots are per replica; the open-games quota is counted in the store, so
+it holds across replicas.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Any
+
+import grpc
+
+from .errors import status_for
+from .keys import ANONYMOUS, KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
+from .quotas import Limits
+from .reasons import QuotaExceeded, ServiceFailure, ServiceReason
+from .store.base import EventStore
+from .validation import check_request
+
+GAME_SERVICE = "truco.v1.GameService"
+RULES_SERVICE = "truco.v1.RulesService"
+LIMITED_SERVICES = (GAME_SERVICE, RULES_SERVICE)
+KEYED_METHODS = frozenset({"CreateGame", "JoinGame"})
+"""The methods that need an API key when the server requires keys."""
+TRACKED_IDENTITIES = 100_000
+"""Buckets kept in memory (least recently seen forgotten first): a forgotten caller starts with a full bucket."""
+
+CALLER: ContextVar[Caller] = ContextVar("caller", default=ANONYMOUS)
+"""The caller of the call being handled (set by the interceptor, read by the servicer)."""
+
+
+def quota_exceeded(quota: str, limit: float, caller: Caller | None, retry_after: float, what: str) -> QuotaExceeded:
+    return QuotaExceeded(quota, limit, caller.subject if caller is not None else "server", retry_after, what)
+
+
+@dataclass
+class TokenBucket:
+    """``rate`` tokens a second up to ``capacity``; a call takes one."""
+
+    rate: float
+    capacity: float
+    tokens: float = field(default=-1.0)
+    updated: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        if self.tokens < 0:
+            self.tokens = self.capacity
+
+    def take(self, clock: float) -> float:
+        """0.0 when a token was taken; otherwise the seconds until one will be there."""
+        self.tokens = min(self.capacity, self.tokens + (clock - self.updated) * self.rate)
+        self.updated = clock
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate
+
+
+class Buckets:
+    """One token bucket per caller, the least recently used forgotten past ``TRACKED_IDENTITIES``."""
+
+    def __init__(self, rate: float, capacity: float) -> None:
+        self.rate = rate
+        self.capacity = capacity
+        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+
+    def take(self, subject: str) -> float:
+        if self.rate <= 0:
+            return 0.0
+        clock = time.monotonic()
+        bucket = self._buckets.get(subject)
+        if bucket is None:
+            bucket = self._buckets[subject] = TokenBucket(self.rate, self.capacity, updated=clock)
+            while len(self._buckets) > TRACKED_IDENTITIES:
+                self._buckets.popitem(last=False)
+        else:
+            self._buckets.move_to_end(subject)
+        return bucket.take(clock)
+
+
+class Slots:
+    """Counters of things held open (calls, streams) per key, with a cap; a key at zero is forgotten."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.held: dict[str, int] = {}
+
+    def full(self, key: str) -> bool:
+        return self.cap > 0 and self.held.get(key, 0) >= self.cap
+
+    def acquire(self, key: str) -> None:
+        self.held[key] = self.held.get(key, 0) + 1
+
+    def release(self, key: str) -> None:
+        left = self.held[key] - 1
+        if left:
+            self.held[key] = left
+        else:
+            del self.held[key]
+
+
+class Admission:
+    """The accounting behind :class:`AdmissionInterceptor`, free of gRPC plumbing."""
+
+    def __init__(self, limits: Limits, keys: ApiKeys, store: EventStore, *, require_api_key: bool) -> None:
+        self.limits = limits
+        self.keys = keys
+        self.store = store
+        self.require_api_key = require_api_key
+        self.calls = Buckets(limits.calls_per_second, max(limits.burst, 1))
+        self.creates = Buckets(limits.games_per_minute / 60.0, max(limits.games_per_minute, 1.0))
+        self.in_flight = Slots(limits.calls_in_flight)
+        self.server_in_flight = Slots(limits.server_calls_in_flight)
+        self.watches = Slots(limits.watch_streams)
+        self.connection_watches = Slots(limits.watch_streams_per_connection)
+        self.server_watches = Slots(limits.server_watch_streams)
+
+    async def admit(self, service: str, method: str, request: Any, metadata: Any, peer: str) -> Caller:
+        """Steps 1-4 for a call of either door (gRPC, or Connect/gRPC-Web): identify, require a key, charge
+        the rate, check the request; the caller is then in :data:`CALLER` for the handler.
+
+        :raises ServiceFailure: API_KEY_*, QUOTA_EXCEEDED (QuotaExceeded) or an input reason.
+        """
+        caller = await self.identify(method, metadata, peer)
+        self.charge_call(caller)
+        if service == GAME_SERVICE:
+            check_request(method, request)
+        CALLER.set(caller)
+        return caller
+
+    async def identify(self, method: str, metadata: Any, peer: str) -> Caller:
+        key = api_key_of(metadata)
+        key_id = await self.keys.key_id(key) if key is not None else None
+        if key_id is None and self.require_api_key and method in KEYED_METHODS:
+            raise ServiceFailure(ServiceReason.API_KEY_REQUIRED, f"{method} needs an API key: {KEY_HINT}")
+        return Caller(key_id, peer_address(peer), peer)
+
+    def charge_call(self, caller: Caller) -> None:
+        wait = self.calls.take(caller.subject)
+        if wait:
+            raise quota_exceeded("calls_per_second", self.limits.calls_per_second, caller, wait, "too many calls")
+
+    @contextlib.contextmanager
+    def unary_slot(self, caller: Caller) -> Iterator[None]:
+        if self.in_flight.full(caller.subject):
+            raise quota_exceeded(
+                "calls_in_flight", self.limits.calls_in_flight, caller, 0.1, "too many calls running at once"
+            )
+        if self.server_in_flight.full(""):
+            raise quota_exceeded(
+                "server_calls_in_flight", self.limits.server_calls_in_flight, None, 0.5, "the server is busy"
+            )
+        self.in_flight.acquire(caller.subject)
+        self.server_in_flight.acquire("")
+        try:
+            yield
+        finally:
+            self.in_flight.release(caller.subject)
+            self.server_in_flight.release("")
+
+    @contextlib.contextmanager
+    def watch_slot(self, caller: Caller) -> Iterator[None]:
+        limits = self.limits
+        if self.watches.full(caller.subject):
+            raise quota_exceeded("watch_streams", limits.watch_streams, caller, 5.0, "too many open watches")
+        if self.connection_watches.full(caller.connection):
+            raise quota_exceeded(
+                "watch_streams_per_connection",
+                limits.watch_streams_per_connection,
+                caller,
+                5.0,
+                "too many open watches on this connection",
+            )
+        if self.server_watches.full(""):
+            raise quota_exceeded("server_watch_streams", limits.server_watch_streams, None, 5.0, "the server is busy")
+        self.watches.acquire(caller.subject)
+        self.connection_watches.acquire(caller.connection)
+        self.server_watches.acquire("")
+        try:
+            yield
+        finally:
+            self.watches.release(caller.subject)
+            self.connection_watches.release(caller.connection)
+            self.server_watches.release("")
+
+    async def charge_create(self, caller: Caller) -> None:
+        limits = self.limits
+        if limits.open_games > 0:
+            unfinished = await self.store.count_unfinished_games(caller.subject)
+            if unfinished >= limits.open_games:
+                raise quota_exceeded(
+                    "open_games", limits.open_games, caller, 30.0, f"{unfinished} unfinished games created"
+                )
+        wait = self.creates.take(caller.subject)
+        if wait:
+            raise quota_exceeded("games_per_minute", limits.games_per_minute, caller, wait, "too many games created")
+
+
+class AdmissionInterceptor(grpc.aio.ServerInterceptor):
+    """Applies :class:`Admission` to the game and rules services; every other service passes untouched."""
+
+    def __init__(self, admission: Admission) -> None:
+        self.admission = admission
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
+        handler_call_details: grpc.HandlerCallDetails,
+    ) -> Any:
+        handler = await continuation(handler_call_details)
+        full = handler_call_details.method
+        service, _, method = full.lstrip("/").partition("/")
+        if handler is None or service not in LIMITED_SERVICES:
+            return handler
+        wrapped = self._wrapped.get(full)
+        if wrapped is None or wrapped[0] is not handler:
+            wrapped = (handler, self._wrap(handler, service, method))
+            self._wrapped[full] = wrapped
+        return wrapped[1]
+
+    def _wrap(self, handler: Any, service: str, method: str) -> Any:
+        admission = self.admission
+
+        async def admit(request: Any, context: Any) -> Caller:
+            return await admission.admit(service, method, request, context.invocation_metadata(), context.peer())
+
+        if handler.unary_unary is not None:
+            behaviour: Any = handler.unary_unary
+
+            async def unary(request: Any, context: Any) -> Any:
+                try:
+                    caller = await admit(request, context)
+                    with admission.unary_slot(caller):
+                        if method == "CreateGame":
+                            await admission.charge_create(caller)
+                        return await behaviour(request, context)
+                except ServiceFailure as error:
+                    await context.abort_with_status(status_for(error))
+
+            return grpc.unary_unary_rpc_method_handler(
+                unary,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        if handler.unary_stream is not None:
+            stream_behaviour: Any = handler.unary_stream
+
+            async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
+                try:
+                    caller = await admit(request, context)
+                    slot = admission.watch_slot(caller)
+                    slot.__enter__()
+                except ServiceFailure as error:
+                    await context.abort_with_status(status_for(error))
+                    return
+                try:
+                    async for item in stream_behaviour(request, context):
+                        yield item
+                finally:
+                    slot.__exit__(None, None, None)
+
+            return grpc.unary_stream_rpc_method_handler(
+                stream,
+                request_deserializer=handler.request_deserializer,
+                response_serializer=handler.response_serializer,
+            )
+        return handler
+
+
+__all__ = ["CALLER", "Admission", "AdmissionInterceptor", "Limits", "TokenBucket", "quota_exceeded"]
