@@ -14,12 +14,12 @@ import pytest
 from google.protobuf import any_pb2
 from google.rpc import error_details_pb2, status_pb2
 
+from truco import wire
 from truco.bots import HeuristicBot
 from truco.cli import play as play_ui
 from truco.cli import selfplay
 from truco.engine import DECK, Game, RuleSet
 from truco.engine.cards import RANKS
-from truco.server import codec
 from truco_client import (
     CardError,
     IllegalMove,
@@ -303,7 +303,7 @@ def _engine_game(players: int = 2, seed: int = 3) -> Game:
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
-def test_engine_view_rebuilds_the_engine_seat_view(players: int) -> None:
+def test_the_wire_seat_view_decodes_to_the_engine_seat_view(players: int) -> None:
     game = _engine_game(players)
     rng = random.Random(1)
     for _ in range(12):  # a few moves in, so rounds, calls and scores are not empty
@@ -313,7 +313,7 @@ def test_engine_view_rebuilds_the_engine_seat_view(players: int) -> None:
         game.execute(rng.choice(actions))
     for seat in range(players):
         original = game.view(seat)
-        rebuilt = selfplay.engine_view(codec.seat_view_to_pb(original, "games/x"))
+        rebuilt = wire.seat_view_from_pb(wire.seat_view_to_pb(original, "games/x"))
         hand = original.public.hand
         assert hand is not None and rebuilt.public.hand == hand
         assert replace(rebuilt, public=original.public) == original
@@ -323,11 +323,11 @@ def test_engine_view_rebuilds_the_engine_seat_view(players: int) -> None:
 def test_selfplay_choice_is_the_heuristic_bots_choice() -> None:
     game = _engine_game(2, seed=11)
     view = game.view(0)
-    pb = codec.seat_view_to_pb(view, "games/x")
+    pb = wire.seat_view_to_pb(view, "games/x")
     expected = HeuristicBot().choose(view.legal_actions, lambda: view, random.Random(5))
     actions = selfplay.playable(pb)
     chosen = selfplay.choose("heuristic", pb, actions, random.Random(5))
-    assert selfplay.engine_command(chosen, 0) == expected
+    assert wire.command_from_pb(chosen, 0) == expected
     assert selfplay.choose("random", pb, actions, random.Random(5)) in actions
 
 

@@ -7,8 +7,8 @@ channel and connection), watches the game, and when its view offers legal action
 generator: ``--games`` and ``--concurrency`` set the volume, the summary gives moves per second, submit
 latencies and errors by reason.
 
-The bots take the engine's :class:`~truco.engine.SeatView`; :func:`engine_view` builds one from the
-protobuf view the seat receives (what the seat may see and nothing more: no engine state is involved).
+The bots take the engine's :class:`~truco.engine.SeatView`; :func:`truco.wire.seat_view_from_pb` builds one
+from the protobuf view the seat receives (what the seat may see and nothing more: no engine state is involved).
 """
 
 from __future__ import annotations
@@ -22,14 +22,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from truco.bots import make_bot
-from truco.engine import (
-    Phase,
-    SeatView,
-    SpectatorView,
-    Standing,
-)
-from truco.engine.views import HandView, PendingCallView
-from truco.server import codec
+from truco.wire import command_from_pb, seat_view_from_pb
 from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict
 from truco_client.v1 import commands_pb2, game_service_pb2, views_pb2
 
@@ -39,99 +32,6 @@ STALL_SECONDS = 5.0
 """How long a seat waits for the watch before reading its view directly."""
 SETTLE_SECONDS = 0.01
 """How long a seat waits for more events after one arrives, before acting on the view."""
-
-
-# --- From the protobuf view to the engine's (for the bots) ------------------------------------------------------
-
-
-# The protobuf-to-engine decoders are the server's codec: one definition of the wire format.
-engine_card = codec.card_from_pb
-engine_call = codec.call_from_pb
-engine_sena = codec.sena_from_pb
-engine_command = codec.command_from_pb
-engine_rules = codec.rules_from_pb
-
-
-def _optional(message: object, name: str) -> int | None:
-    return getattr(message, name) if message.HasField(name) else None  # type: ignore[attr-defined]
-
-
-def engine_hand(pb: views_pb2.HandView) -> HandView:
-    rounds = tuple(tuple((p.seat, engine_card(p.card)) for p in r.plays) for r in pb.rounds if r.plays)
-    results = tuple(_optional(r, "winner_team") for r in pb.rounds if r.finished)
-    pending = (
-        PendingCallView(engine_call(pb.pending.call), pb.pending.seat, pb.pending.team)
-        if pb.HasField("pending")
-        else None
-    )
-    envido_winner = (
-        (pb.envido_winner_seat, pb.envido_winner_points) if pb.HasField("envido_winner_seat") else None
-    )
-    flor_winner = (pb.flor_winner_seat, pb.flor_winner_points) if pb.HasField("flor_winner_seat") else None
-    points = (pb.points[0], pb.points[1]) if len(pb.points) == 2 else (0, 0)
-    return HandView(
-        number=pb.number,
-        dealer=pb.dealer,
-        mano=pb.mano,
-        seats=tuple(pb.seats),
-        pico=pb.pico,
-        muestra=engine_card(pb.muestra),
-        commitment=pb.commitment,
-        rounds=rounds,
-        results=results,
-        turn=_optional(pb, "turn"),
-        cards_left=tuple((c.seat, c.count) for c in pb.cards_left),
-        truco_value=pb.truco_value,
-        truco_owner=_optional(pb, "truco_owner"),
-        pending=pending,
-        envido_chain=tuple(engine_call(c) for c in pb.envido_chain),
-        envido_closed=pb.envido_closed,
-        envido_winner=envido_winner,
-        flor_sung=tuple(pb.flor_sung),
-        flor_chain=tuple(engine_call(c) for c in pb.flor_chain),
-        flor_winner=flor_winner,
-        perros_by=_optional(pb, "perros_by"),
-        perros_pending=pb.perros_pending,
-        points=points,
-        ended=pb.ended,
-        winner_team=_optional(pb, "winner_team"),
-        shown=tuple((s.seat, tuple(engine_card(c) for c in s.cards)) for s in pb.shown),
-        revealed_order=tuple(engine_card(c) for c in pb.revealed_order) or None,
-        revealed_salt=pb.revealed_salt or None,
-    )
-
-
-def engine_view(pb: views_pb2.SeatView) -> SeatView:
-    """The engine's seat view of a protobuf seat view: what the bots of :mod:`truco.bots` read."""
-    public = pb.public
-    rules = engine_rules(public.rules)
-    phase_name = views_pb2.Phase.Name(public.phase).removeprefix("PHASE_")
-    phase = Phase.NOT_STARTED if phase_name == "UNSPECIFIED" else Phase(phase_name)
-    scores = {s.team: s.points for s in public.scores}
-    standings = {
-        s.team: Standing.BUENAS if s.standing == views_pb2.STANDING_BUENAS else Standing.MALAS for s in public.scores
-    }
-    spectator = SpectatorView(
-        rules=rules,
-        version=public.version,
-        phase=phase,
-        scores=(scores.get(0, 0), scores.get(1, 0)),
-        standings=(standings.get(0, Standing.MALAS), standings.get(1, Standing.MALAS)),
-        hand=engine_hand(public.hand) if public.HasField("hand") else None,
-        to_act=tuple(public.to_act),
-        next_dealer=None,
-        winner=_optional(public, "winner_team"),
-    )
-    return SeatView(
-        seat=pb.seat,
-        team=pb.team,
-        public=spectator,
-        cards=tuple(engine_card(c) for c in pb.cards),
-        envido=_optional(pb, "envido"),
-        flor=_optional(pb, "flor"),
-        senas=tuple((s.seat, engine_sena(s.sena)) for s in pb.senas),
-        legal_actions=tuple(engine_command(a, pb.seat) for a in pb.legal_actions),
-    )
 
 
 def playable(view: views_pb2.SeatView, *, sena_sent: bool = False) -> list[commands_pb2.Command]:
@@ -152,8 +52,8 @@ def choose(bot_name: str, view: views_pb2.SeatView, actions: Sequence[commands_p
     """One of ``actions`` (never empty; from ``view``), as the bot ``bot_name`` would choose it."""
     if bot_name == "random":
         return actions[int(rng.random() * len(actions))]
-    engine_actions = [engine_command(a, view.seat) for a in actions]
-    chosen = make_bot(bot_name).choose(engine_actions, lambda: engine_view(view), rng)
+    engine_actions = [command_from_pb(a, view.seat) for a in actions]
+    chosen = make_bot(bot_name).choose(engine_actions, lambda: seat_view_from_pb(view), rng)
     return actions[engine_actions.index(chosen)]
 
 

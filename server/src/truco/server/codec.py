@@ -1,5 +1,5 @@
-"""Converters between the domain's values (engine, referee, store) and the truco.v1 protobuf messages: the only
-module that knows both.
+"""The server's protobuf forms: stored events, a game's stored setup, the Game resource and names, and the
+SubmitCommand reply. Engine values convert through :mod:`truco.wire` (re-exported here for the servicers).
 
 Decoding client input raises :class:`DecodeError` (mapped to INVALID_ARGUMENT) or, for a well-formed value
 the service refuses, :class:`~truco.server.reasons.ServiceFailure`; encoding never fails. Events are stored
@@ -8,43 +8,32 @@ with :data:`EVENT_SCHEMA`; :func:`decode_event` reads every schema version ever 
 
 from __future__ import annotations
 
-import enum
 import re
-from collections.abc import Callable, Iterable, Sequence
-from typing import Any, TypeVar, cast
+from collections.abc import Sequence
 
-from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
-from google.protobuf.message import Message
-
-from truco.engine import (
-    DECK,
-    Answer,
-    AnswerPerros,
-    Call,
-    CallKind,
-    CallPerros,
-    Card,
-    CardParseError,
-    FaltaEnvido,
-    GoToMazo,
-    MatchState,
-    PlayCard,
-    RuleSet,
-    RuleSetError,
-    SeatCommand,
-    SeatView,
-    Sena,
-    SendSena,
-    SkipPerros,
-    SpectatorView,
-    Suit,
-    seat_view,
-    spectator_view,
-)
+from truco.engine import MatchState, seat_view, spectator_view
 from truco.engine import events as ev
-from truco.engine.state import Phase
-from truco.engine.views import HandView, Standing, events_for
-from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, rules_pb2, views_pb2
+from truco.engine.views import events_for
+from truco.wire import (
+    DecodeError,
+    call_from_pb,
+    card_from_pb,
+    card_to_pb,
+    cards_from_pb,
+    cards_to_pb,
+    command_from_pb,
+    command_to_pb,
+    event_from_pb,
+    event_to_pb,
+    hand_view_to_pb,
+    match_view_to_pb,
+    phase_to_pb,
+    rules_from_pb,
+    rules_to_pb,
+    seat_view_to_pb,
+    sena_from_pb,
+)
+from truco_client.v1 import events_pb2, game_service_pb2
 
 from .reasons import ServiceFailure, ServiceReason
 from .referee import FixedDeal, Setup
@@ -55,314 +44,7 @@ EVENT_SCHEMA = 1
 old one: stored matches must replay forever."""
 
 
-class DecodeError(ValueError):
-    """Client input that is not a well-formed value (a card that does not exist, an unset oneof...)."""
-
-
-E = TypeVar("E", bound=enum.Enum)
-P = TypeVar("P", bound=int)
-
-
-def _enum_to_pb(members: Iterable[E], pb_enum: type[P], prefix: str) -> dict[E, P]:
-    """Each engine enum member to the protobuf enum value named ``prefix`` + its value.
-
-    protoc's .pyi types ``Value()`` as a plain int; the value is one of ``pb_enum``'s, hence the cast."""
-    wrapper = cast(EnumTypeWrapper, pb_enum)
-    return {member: cast(P, wrapper.Value(prefix + str(member.value))) for member in members}
-
-
-# --- Cards -------------------------------------------------------------------------------------------------------
-
-_SUIT_TO_PB = {
-    Suit.ESPADA: cards_pb2.SUIT_ESPADA,
-    Suit.BASTO: cards_pb2.SUIT_BASTO,
-    Suit.ORO: cards_pb2.SUIT_ORO,
-    Suit.COPA: cards_pb2.SUIT_COPA,
-}
-_SUIT_FROM_PB = {value: suit for suit, value in _SUIT_TO_PB.items()}
-
-
-_CARD_PB = tuple(cards_pb2.Card(rank=card.rank, suit=_SUIT_TO_PB[card.suit]) for card in DECK)
-"""The 40 card messages, built once: protobuf copies a message wherever it is assigned or appended."""
-
-
-def card_to_pb(card: Card) -> cards_pb2.Card:
-    return _CARD_PB[card.index]
-
-
-def card_from_pb(message: cards_pb2.Card, what: str = "card") -> Card:
-    suit = _SUIT_FROM_PB.get(message.suit)
-    if suit is None:
-        raise DecodeError(f"{what}: suit must be one of ESPADA, BASTO, ORO, COPA")
-    try:
-        return Card(message.rank, suit)
-    except CardParseError as error:
-        raise DecodeError(f"{what}: {error}") from None
-
-
-def cards_to_pb(cards: Sequence[Card]) -> list[cards_pb2.Card]:
-    return [card_to_pb(card) for card in cards]
-
-
-def cards_from_pb(messages: Sequence[cards_pb2.Card], what: str = "card") -> tuple[Card, ...]:
-    return tuple(card_from_pb(message, f"{what} {i}") for i, message in enumerate(messages))
-
-
-# --- Rules -------------------------------------------------------------------------------------------------------
-
-_FALTA_TO_PB = {
-    FaltaEnvido.LEADER_REMAINING: rules_pb2.FALTA_ENVIDO_LEADER_REMAINING,
-    FaltaEnvido.MATCH_IF_MALAS: rules_pb2.FALTA_ENVIDO_MATCH_IF_MALAS,
-}
-_FALTA_FROM_PB = {value: falta for falta, value in _FALTA_TO_PB.items()}
-
-
-def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSet:
-    return rules_pb2.RuleSet(
-        players=rules.players,
-        target=rules.target,
-        falta_envido=_FALTA_TO_PB[rules.falta_envido],
-        flor=rules.flor,
-        pico_a_pico=rules.pico_a_pico,
-        perros=rules.perros,
-        senas=rules.senas,
-    )
-
-
-def rules_from_pb(message: rules_pb2.RuleSet) -> RuleSet:
-    """A rule set from a request; unset fields take the defaults. :raises DecodeError: for impossible rules."""
-    defaults = RuleSet()
-    falta = (
-        defaults.falta_envido
-        if message.falta_envido == rules_pb2.FALTA_ENVIDO_UNSPECIFIED
-        else _FALTA_FROM_PB.get(message.falta_envido)
-    )
-    if falta is None:
-        raise DecodeError(f"rules.falta_envido: unknown value {message.falta_envido}")
-    try:
-        return RuleSet(
-            players=message.players or defaults.players,
-            target=message.target or defaults.target,
-            falta_envido=falta,
-            flor=message.flor if message.HasField("flor") else defaults.flor,
-            pico_a_pico=message.pico_a_pico if message.HasField("pico_a_pico") else defaults.pico_a_pico,
-            perros=message.perros if message.HasField("perros") else defaults.perros,
-            senas=message.senas if message.HasField("senas") else defaults.senas,
-        )
-    except RuleSetError as error:
-        raise DecodeError(f"rules: {error}") from None
-
-
-# --- Commands ----------------------------------------------------------------------------------------------------
-
-_CALL_TO_PB = _enum_to_pb(CallKind, commands_pb2.CallKind, "CALL_KIND_")
-_CALL_FROM_PB: dict[int, CallKind] = {value: kind for kind, value in _CALL_TO_PB.items()}
-_SENA_TO_PB = _enum_to_pb(Sena, commands_pb2.Sena, "SENA_")
-_SENA_FROM_PB: dict[int, Sena] = {value: sena for sena, value in _SENA_TO_PB.items()}
-
-
-def call_from_pb(value: int) -> CallKind:
-    try:
-        return _CALL_FROM_PB[value]
-    except KeyError:
-        raise DecodeError(f"call: unknown call kind {value}") from None
-
-
-def sena_from_pb(value: int) -> Sena:
-    try:
-        return _SENA_FROM_PB[value]
-    except KeyError:
-        raise DecodeError(f"sena: unknown seña {value}") from None
-
-
-def command_to_pb(command: SeatCommand) -> commands_pb2.Command:
-    if isinstance(command, PlayCard):
-        return commands_pb2.Command(play_card=commands_pb2.PlayCard(card=card_to_pb(command.card)))
-    if isinstance(command, Call):
-        return commands_pb2.Command(call=commands_pb2.MakeCall(call=_CALL_TO_PB[command.call]))
-    if isinstance(command, Answer):
-        return commands_pb2.Command(answer=commands_pb2.Answer(accept=command.accept))
-    if isinstance(command, GoToMazo):
-        return commands_pb2.Command(go_to_mazo=commands_pb2.GoToMazo())
-    if isinstance(command, SendSena):
-        return commands_pb2.Command(send_sena=commands_pb2.SendSena(sena=_SENA_TO_PB[command.sena]))
-    if isinstance(command, CallPerros):
-        return commands_pb2.Command(call_perros=commands_pb2.CallPerros())
-    if isinstance(command, SkipPerros):
-        return commands_pb2.Command(skip_perros=commands_pb2.SkipPerros())
-    return commands_pb2.Command(
-        answer_perros=commands_pb2.AnswerPerros(accept_envido=command.accept_envido, accept_truco=command.accept_truco)
-    )
-
-
-def command_from_pb(message: commands_pb2.Command, seat: int) -> SeatCommand:
-    """The engine command ``message`` asks for on behalf of ``seat``. :raises DecodeError: if malformed."""
-    kind = message.WhichOneof("kind")
-    if kind == "play_card":
-        return PlayCard(seat, card_from_pb(message.play_card.card))
-    if kind == "call":
-        return Call(seat, call_from_pb(message.call.call))
-    if kind == "answer":
-        return Answer(seat, message.answer.accept)
-    if kind == "go_to_mazo":
-        return GoToMazo(seat)
-    if kind == "send_sena":
-        return SendSena(seat, sena_from_pb(message.send_sena.sena))
-    if kind == "call_perros":
-        return CallPerros(seat)
-    if kind == "skip_perros":
-        return SkipPerros(seat)
-    if kind == "answer_perros":
-        return AnswerPerros(seat, message.answer_perros.accept_envido, message.answer_perros.accept_truco)
-    raise DecodeError("command: set exactly one kind of command")
-
-
-# --- Events ------------------------------------------------------------------------------------------------------
-
-_SCORE_TO_PB = _enum_to_pb(ev.ScoreReason, events_pb2.ScoreReason, "SCORE_REASON_")
-_SCORE_FROM_PB: dict[int, ev.ScoreReason] = {value: reason for reason, value in _SCORE_TO_PB.items()}
-_END_TO_PB = _enum_to_pb(ev.HandEnd, events_pb2.HandEnd, "HAND_END_")
-_END_FROM_PB: dict[int, ev.HandEnd] = {value: end for end, value in _END_TO_PB.items()}
-
-
-def event_to_pb(event: ev.Event, version: int = 0) -> events_pb2.Event:
-    """The protobuf of an engine event, whole (hidden fields included: project it before sending)."""
-    out = events_pb2.Event(version=version)
-    _ENCODERS[type(event)](out, event)
-    return out
-
-
-def _encode_round_ended(out: events_pb2.Event, e: ev.RoundEnded) -> None:
-    out.round_ended.round = e.round
-    if e.winner_team is not None:
-        out.round_ended.winner_team = e.winner_team
-    if e.winning_seat is not None:
-        out.round_ended.winning_seat = e.winning_seat
-
-
-def _encode_flor_settled(out: events_pb2.Event, e: ev.FlorSettled) -> None:
-    out.flor_settled.SetInParent()
-    if e.winner_seat is not None:
-        out.flor_settled.winner_seat = e.winner_seat
-    if e.points is not None:
-        out.flor_settled.points = e.points
-
-
-def _encode_hand_ended(out: events_pb2.Event, e: ev.HandEnded) -> None:
-    message = out.hand_ended
-    if e.winner_team is not None:
-        message.winner_team = e.winner_team
-    message.end = _END_TO_PB[e.end]
-    message.salt = e.salt
-    message.order.extend(cards_to_pb(e.order))
-    for seat, cards in e.shown:
-        message.shown.add(seat=seat, cards=cards_to_pb(cards))
-
-
-_ENCODERS: dict[type, Callable[[events_pb2.Event, Any], None]] = {
-    ev.MatchStarted: lambda out, e: out.match_started.CopyFrom(
-        events_pb2.MatchStarted(rules=rules_to_pb(e.rules), first_dealer=e.first_dealer)
-    ),
-    ev.PerrosCalled: lambda out, e: out.perros_called.CopyFrom(events_pb2.PerrosCalled(seat=e.seat)),
-    ev.PerrosSkipped: lambda out, e: out.perros_skipped.CopyFrom(events_pb2.PerrosSkipped(seat=e.seat)),
-    ev.HandDealt: lambda out, e: out.hand_dealt.CopyFrom(
-        events_pb2.HandDealt(
-            number=e.number,
-            dealer=e.dealer,
-            seats=list(e.seats),
-            pico=e.pico,
-            order=cards_to_pb(e.order),
-            salt=e.salt,
-            commitment=e.commitment,
-        )
-    ),
-    ev.FlorSung: lambda out, e: out.flor_sung.CopyFrom(events_pb2.FlorSung(seat=e.seat)),
-    ev.CardPlayed: lambda out, e: out.card_played.CopyFrom(events_pb2.CardPlayed(seat=e.seat, card=card_to_pb(e.card))),
-    ev.RoundEnded: _encode_round_ended,
-    ev.CallMade: lambda out, e: out.call_made.CopyFrom(events_pb2.CallMade(seat=e.seat, call=_CALL_TO_PB[e.call])),
-    ev.CallAccepted: lambda out, e: out.call_accepted.CopyFrom(
-        events_pb2.CallAccepted(seat=e.seat, call=_CALL_TO_PB[e.call])
-    ),
-    ev.CallDeclined: lambda out, e: out.call_declined.CopyFrom(
-        events_pb2.CallDeclined(seat=e.seat, call=_CALL_TO_PB[e.call])
-    ),
-    ev.EnvidoVoided: lambda out, e: out.envido_voided.SetInParent(),
-    ev.EnvidoSettled: lambda out, e: out.envido_settled.CopyFrom(
-        events_pb2.EnvidoSettled(winner_seat=e.winner_seat, points=e.points)
-    ),
-    ev.FlorSettled: _encode_flor_settled,
-    ev.PerrosAnswered: lambda out, e: out.perros_answered.CopyFrom(
-        events_pb2.PerrosAnswered(
-            seat=e.seat, en_ley=e.en_ley, accept_envido=e.accept_envido, accept_truco=e.accept_truco
-        )
-    ),
-    ev.WentToMazo: lambda out, e: out.went_to_mazo.CopyFrom(events_pb2.WentToMazo(seat=e.seat)),
-    ev.SenaSent: lambda out, e: out.sena_sent.CopyFrom(events_pb2.SenaSent(seat=e.seat, sena=_SENA_TO_PB[e.sena])),
-    ev.PointsScored: lambda out, e: out.points_scored.CopyFrom(
-        events_pb2.PointsScored(team=e.team, points=e.points, reason=_SCORE_TO_PB[e.reason])
-    ),
-    ev.HandEnded: _encode_hand_ended,
-    ev.MatchEnded: lambda out, e: out.match_ended.CopyFrom(events_pb2.MatchEnded(winner_team=e.winner_team)),
-}
-
-
-def _optional(message: Message, name: str) -> int | None:
-    if not message.HasField(name):
-        return None
-    value: int = getattr(message, name)
-    return value
-
-
-def event_from_pb(message: events_pb2.Event) -> ev.Event:
-    """The engine event of a stored protobuf event (the current schema)."""
-    kind = message.WhichOneof("kind")
-    if kind == "match_started":
-        started = message.match_started
-        return ev.MatchStarted(rules_from_pb(started.rules), started.first_dealer)
-    if kind == "perros_called":
-        return ev.PerrosCalled(message.perros_called.seat)
-    if kind == "perros_skipped":
-        return ev.PerrosSkipped(message.perros_skipped.seat)
-    if kind == "hand_dealt":
-        d = message.hand_dealt
-        return ev.HandDealt(d.number, d.dealer, tuple(d.seats), d.pico, cards_from_pb(d.order), d.salt, d.commitment)
-    if kind == "flor_sung":
-        return ev.FlorSung(message.flor_sung.seat)
-    if kind == "card_played":
-        return ev.CardPlayed(message.card_played.seat, card_from_pb(message.card_played.card))
-    if kind == "round_ended":
-        r = message.round_ended
-        return ev.RoundEnded(r.round, _optional(r, "winner_team"), _optional(r, "winning_seat"))
-    if kind == "call_made":
-        return ev.CallMade(message.call_made.seat, call_from_pb(message.call_made.call))
-    if kind == "call_accepted":
-        return ev.CallAccepted(message.call_accepted.seat, call_from_pb(message.call_accepted.call))
-    if kind == "call_declined":
-        return ev.CallDeclined(message.call_declined.seat, call_from_pb(message.call_declined.call))
-    if kind == "envido_voided":
-        return ev.EnvidoVoided()
-    if kind == "envido_settled":
-        return ev.EnvidoSettled(message.envido_settled.winner_seat, message.envido_settled.points)
-    if kind == "flor_settled":
-        f = message.flor_settled
-        return ev.FlorSettled(_optional(f, "winner_seat"), _optional(f, "points"))
-    if kind == "perros_answered":
-        a = message.perros_answered
-        return ev.PerrosAnswered(a.seat, a.en_ley, a.accept_envido, a.accept_truco)
-    if kind == "went_to_mazo":
-        return ev.WentToMazo(message.went_to_mazo.seat)
-    if kind == "sena_sent":
-        return ev.SenaSent(message.sena_sent.seat, sena_from_pb(message.sena_sent.sena))
-    if kind == "points_scored":
-        p = message.points_scored
-        return ev.PointsScored(p.team, p.points, _SCORE_FROM_PB[p.reason])
-    if kind == "hand_ended":
-        h = message.hand_ended
-        shown = tuple((s.seat, cards_from_pb(s.cards)) for s in h.shown)
-        return ev.HandEnded(_optional(h, "winner_team"), _END_FROM_PB[h.end], h.salt, cards_from_pb(h.order), shown)
-    if kind == "match_ended":
-        return ev.MatchEnded(message.match_ended.winner_team)
-    raise DecodeError(f"stored event has no known kind ({kind!r})")
+# --- Stored events -----------------------------------------------------------------------------------------------
 
 
 def encode_event(event: ev.Event) -> tuple[str, int, bytes]:
@@ -377,102 +59,6 @@ def decode_event(kind: str, schema: int, payload: bytes) -> ev.Event:
     message = events_pb2.Event()
     message.ParseFromString(payload)
     return event_from_pb(message)
-
-
-# --- Views -------------------------------------------------------------------------------------------------------
-
-_PHASE_TO_PB: dict[Phase, views_pb2.Phase] = _enum_to_pb(
-    (phase for phase in Phase if phase is not Phase.NOT_STARTED), views_pb2.Phase, "PHASE_"
-)
-_STANDING_TO_PB = {Standing.MALAS: views_pb2.STANDING_MALAS, Standing.BUENAS: views_pb2.STANDING_BUENAS}
-
-
-def phase_to_pb(phase: Phase) -> views_pb2.Phase:
-    return _PHASE_TO_PB.get(phase, views_pb2.PHASE_UNSPECIFIED)
-
-
-def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
-    out = views_pb2.HandView(
-        number=hand.number,
-        dealer=hand.dealer,
-        mano=hand.mano,
-        seats=list(hand.seats),
-        pico=hand.pico,
-        muestra=card_to_pb(hand.muestra),
-        commitment=hand.commitment,
-        cards_left=[views_pb2.CardsLeft(seat=s, count=n) for s, n in hand.cards_left],
-        truco_value=hand.truco_value,
-        envido_chain=[_CALL_TO_PB[c] for c in hand.envido_chain],
-        envido_closed=hand.envido_closed,
-        flor_sung=list(hand.flor_sung),
-        flor_chain=[_CALL_TO_PB[c] for c in hand.flor_chain],
-        perros_pending=hand.perros_pending,
-        points=list(hand.points),
-        ended=hand.ended,
-        shown=[events_pb2.ShownHand(seat=s, cards=cards_to_pb(c)) for s, c in hand.shown],
-        revealed_order=cards_to_pb(hand.revealed_order or ()),
-        revealed_salt=hand.revealed_salt or "",
-    )
-    for index, plays in enumerate(hand.rounds):
-        finished = index < len(hand.results)
-        round_pb = out.rounds.add(
-            plays=[views_pb2.Play(seat=s, card=card_to_pb(c)) for s, c in plays], finished=finished
-        )
-        winner = hand.results[index] if finished else None
-        if winner is not None:
-            round_pb.winner_team = winner
-    if hand.turn is not None:
-        out.turn = hand.turn
-    if hand.truco_owner is not None:
-        out.truco_owner = hand.truco_owner
-    if hand.pending is not None:
-        out.pending.CopyFrom(
-            views_pb2.PendingCall(call=_CALL_TO_PB[hand.pending.call], seat=hand.pending.seat, team=hand.pending.team)
-        )
-    if hand.envido_winner is not None:
-        out.envido_winner_seat, out.envido_winner_points = hand.envido_winner
-    if hand.flor_winner is not None:
-        out.flor_winner_seat, out.flor_winner_points = hand.flor_winner
-    if hand.perros_by is not None:
-        out.perros_by = hand.perros_by
-    if hand.winner_team is not None:
-        out.winner_team = hand.winner_team
-    return out
-
-
-def match_view_to_pb(view: SpectatorView, game: str) -> views_pb2.MatchView:
-    out = views_pb2.MatchView(
-        game=game,
-        rules=rules_to_pb(view.rules),
-        version=view.version,
-        phase=phase_to_pb(view.phase),
-        scores=[
-            views_pb2.TeamScore(team=t, points=view.scores[t], standing=_STANDING_TO_PB[view.standings[t]])
-            for t in (0, 1)
-        ],
-        to_act=list(view.to_act),
-    )
-    if view.hand is not None:
-        out.hand.CopyFrom(hand_view_to_pb(view.hand))
-    if view.winner is not None:
-        out.winner_team = view.winner
-    return out
-
-
-def seat_view_to_pb(view: SeatView, game: str) -> views_pb2.SeatView:
-    out = views_pb2.SeatView(
-        seat=view.seat,
-        team=view.team,
-        public=match_view_to_pb(view.public, game),
-        cards=cards_to_pb(view.cards),
-        senas=[views_pb2.SenaReceived(seat=s, sena=_SENA_TO_PB[sena]) for s, sena in view.senas],
-        legal_actions=[command_to_pb(command) for command in view.legal_actions],
-    )
-    if view.envido is not None:
-        out.envido = view.envido
-    if view.flor is not None:
-        out.flor = view.flor
-    return out
 
 
 # --- Games -------------------------------------------------------------------------------------------------------
@@ -587,3 +173,27 @@ def submit_reply_to_pb(
 def submit_reply(game_id: str, seat: int, version_before: int, events: Sequence[ev.Event], state: MatchState) -> bytes:
     """:func:`submit_reply_to_pb`, serialized: the Games' ``encode_reply``, stored with the move for replays."""
     return submit_reply_to_pb(game_id, seat, version_before, events, state).SerializeToString()
+
+
+__all__ = [
+    "EVENT_SCHEMA",
+    "DecodeError",
+    "call_from_pb",
+    "card_from_pb",
+    "card_to_pb",
+    "cards_from_pb",
+    "cards_to_pb",
+    "command_from_pb",
+    "command_to_pb",
+    "decode_event",
+    "encode_event",
+    "event_from_pb",
+    "event_to_pb",
+    "hand_view_to_pb",
+    "match_view_to_pb",
+    "phase_to_pb",
+    "rules_from_pb",
+    "rules_to_pb",
+    "seat_view_to_pb",
+    "sena_from_pb",
+]
