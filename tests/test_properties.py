@@ -713,58 +713,33 @@ VIEWS = Checks(views=True)
 REFUSALS = Checks(views=False, probe=0.2)
 
 
-@match_settings(EXAMPLES[2].rules)
-@given(rules=rule_sets(2), seed=seeds, style=styles)
-def test_two_player_matches_keep_the_rules_properties(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, RULES))
+PLAYERS = sorted(EXAMPLES)
 
 
-@match_settings(EXAMPLES[4].rules)
-@given(rules=rule_sets(4), seed=seeds, style=styles)
-def test_four_player_matches_keep_the_rules_properties(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, RULES))
+def check_matches(players: int, examples: int, checks: Checks) -> None:
+    """Play ``examples`` random matches of ``players`` under ``checks``, each a Hypothesis example."""
+
+    @match_settings(examples)
+    @given(rules=rule_sets(players), seed=seeds, style=styles)
+    def matches(rules: RuleSet, seed: int, style: Style) -> None:
+        describe(play_checked_match(rules, seed, style, checks))
+
+    matches()
 
 
-@match_settings(EXAMPLES[6].rules)
-@given(rules=rule_sets(6), seed=seeds, style=styles)
-def test_six_player_matches_keep_the_rules_properties(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, RULES))
+@pytest.mark.parametrize("players", PLAYERS)
+def test_matches_keep_the_rules_properties(players: int) -> None:
+    check_matches(players, EXAMPLES[players].rules, RULES)
 
 
-@match_settings(EXAMPLES[2].views)
-@given(rules=rule_sets(2), seed=seeds, style=styles)
-def test_two_player_views_hide_what_they_must(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, VIEWS))
+@pytest.mark.parametrize("players", PLAYERS)
+def test_views_hide_what_they_must(players: int) -> None:
+    check_matches(players, EXAMPLES[players].views, VIEWS)
 
 
-@match_settings(EXAMPLES[4].views)
-@given(rules=rule_sets(4), seed=seeds, style=styles)
-def test_four_player_views_hide_what_they_must(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, VIEWS))
-
-
-@match_settings(EXAMPLES[6].views)
-@given(rules=rule_sets(6), seed=seeds, style=styles)
-def test_six_player_views_hide_what_they_must(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, VIEWS))
-
-
-@match_settings(EXAMPLES[2].refusals)
-@given(rules=rule_sets(2), seed=seeds, style=styles)
-def test_two_player_illegal_commands_are_refused(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, REFUSALS))
-
-
-@match_settings(EXAMPLES[4].refusals)
-@given(rules=rule_sets(4), seed=seeds, style=styles)
-def test_four_player_illegal_commands_are_refused(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, REFUSALS))
-
-
-@match_settings(EXAMPLES[6].refusals)
-@given(rules=rule_sets(6), seed=seeds, style=styles)
-def test_six_player_illegal_commands_are_refused(rules: RuleSet, seed: int, style: Style) -> None:
-    describe(play_checked_match(rules, seed, style, REFUSALS))
+@pytest.mark.parametrize("players", PLAYERS)
+def test_illegal_commands_are_refused(players: int) -> None:
+    check_matches(players, EXAMPLES[players].refusals, REFUSALS)
 
 
 # --- Perft --------------------------------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""Stored events stay readable: a match recorded with event schema 1 still decodes and replays exactly."""
+"""Stored events stay readable: a match recorded with event schema 1 still decodes and replays exactly, and an
+event of the older schema 0 (the bare message of its kind, no ``Event`` envelope) is upcast, not refused."""
 
 from __future__ import annotations
 
@@ -8,9 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from truco.engine import Card, fold
 from truco.engine import events as ev
-from truco.engine import fold
 from truco.server import codec
+from truco_client.v1 import events_pb2
 
 DATA = Path(__file__).parent / "data"
 
@@ -55,3 +57,30 @@ def test_encoding_today_reproduces_the_stored_bytes() -> None:
     for kind, schema, payload in read_records(DATA / "golden-match-schema1.bin")[:200]:
         event = codec.decode_event(kind, schema, payload)
         assert codec.encode_event(event) == (kind, schema, payload)
+
+
+def as_schema0(payload: bytes) -> bytes:
+    """A schema-1 payload rewritten as schema 0 wrote it: the message of the event's kind alone."""
+    envelope = events_pb2.Event.FromString(payload)
+    kind = envelope.WhichOneof("kind")
+    assert kind is not None
+    inner: bytes = getattr(envelope, kind).SerializeToString()
+    return inner
+
+
+def test_a_schema0_event_is_upcast_to_the_same_event() -> None:
+    """One synthetic schema-0 event: a card played, stored bare."""
+    bare = events_pb2.CardPlayed(seat=1, card=codec.card_to_pb(Card.parse("7o"))).SerializeToString()
+    assert codec.decode_event("CardPlayed", 0, bare) == ev.CardPlayed(1, Card.parse("7o"))
+
+
+def test_the_golden_match_stored_as_schema0_replays_like_schema1() -> None:
+    records = read_records(DATA / "golden-match-schema1.bin")
+    upcast = [codec.decode_event(kind, 0, as_schema0(payload)) for kind, _, payload in records]
+    assert upcast == [codec.decode_event(kind, schema, payload) for kind, schema, payload in records]
+    assert fold(upcast).winner == json.loads((DATA / "golden-match-schema1.json").read_text())["winner"]
+
+
+def test_a_schema0_event_of_an_unknown_kind_is_refused() -> None:
+    with pytest.raises(codec.DecodeError, match="unknown kind 'Nonsense'"):
+        codec.decode_event("Nonsense", 0, b"")

@@ -4,10 +4,18 @@ Every failed call raises a :class:`TrucoError` subclass chosen by the gRPC statu
 stable machine code of the status' ``ErrorInfo`` (``NOT_YOUR_TURN``, ``CARD_NOT_IN_HAND``,
 ``VERSION_CONFLICT``...), empty when the server sent none (a transport failure, say).
 
->>> try:
-...     ...  # await client.submit(name, play("1e"))
-... except IllegalMove as error:
-...     print(error.reason)    # CARD_NOT_IN_HAND
+A refused move, as :func:`error_from_status` reads the status the server sends (``from_rpc_error`` does
+this for every failed call)::
+
+    >>> from google.protobuf import any_pb2
+    >>> detail = any_pb2.Any()
+    >>> _ = detail.Pack(error_details_pb2.ErrorInfo(reason="CARD_NOT_IN_HAND", domain=DOMAIN))
+    >>> status = status_pb2.Status(code=9, message="you do not hold that card", details=[detail])
+    >>> error = error_from_status(grpc.StatusCode.FAILED_PRECONDITION, status.message, status)
+    >>> isinstance(error, IllegalMove), error.reason
+    (True, 'CARD_NOT_IN_HAND')
+
+so a caller writes ``except IllegalMove as error: ... error.reason``.
 """
 
 from __future__ import annotations

@@ -9,7 +9,7 @@ with :data:`EVENT_SCHEMA`; :func:`decode_event` reads every schema version ever 
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from truco.engine import MatchState, seat_view, spectator_view
 from truco.engine import events as ev
@@ -52,10 +52,42 @@ def encode_event(event: ev.Event) -> tuple[str, int, bytes]:
     return type(event).__name__, EVENT_SCHEMA, event_to_pb(event).SerializeToString()
 
 
+_ENVELOPE_FIELDS = {
+    field.message_type.name: field.name
+    for field in events_pb2.Event.DESCRIPTOR.oneofs_by_name["kind"].fields
+    if field.message_type is not None
+}
+"""The ``Event`` oneof field of each event kind (``CardPlayed`` -> ``card_played``)."""
+
+
+def _upcast_schema0(kind: str, payload: bytes) -> bytes:
+    """Schema 0 -> 1. Schema 0 stores the bare message of the event's kind (``events_pb2.CardPlayed``...);
+    schema 1 wraps it in the ``Event`` envelope, whose oneof names the kind and which carries a version."""
+    name = _ENVELOPE_FIELDS.get(kind)
+    if name is None:
+        raise DecodeError(f"stored event of unknown kind {kind!r} (schema 0)")
+    envelope = events_pb2.Event()
+    getattr(envelope, name).MergeFromString(payload)
+    return envelope.SerializeToString()
+
+
+_UPCASTERS: dict[int, Callable[[str, bytes], bytes]] = {0: _upcast_schema0}
+"""For each old schema, the function that rewrites a payload of that schema into the next one."""
+
+
 def decode_event(kind: str, schema: int, payload: bytes) -> ev.Event:
-    """The engine event stored as ``payload``; every schema ever written stays readable."""
-    if schema != EVENT_SCHEMA:
+    """The engine event stored as ``payload``; every schema ever written stays readable.
+
+    An older schema is upcast one step at a time (:data:`_UPCASTERS`) to :data:`EVENT_SCHEMA`, then decoded;
+    a schema this code does not know (a newer server wrote it) is refused, never misread.
+
+    :raises DecodeError: for an unknown schema or a payload that is not an event of ``kind``.
+    """
+    if not 0 <= schema <= EVENT_SCHEMA:
         raise DecodeError(f"stored event {kind} has unknown schema {schema}")
+    while schema < EVENT_SCHEMA:
+        payload = _UPCASTERS[schema](kind, payload)
+        schema += 1
     message = events_pb2.Event()
     message.ParseFromString(payload)
     return event_from_pb(message)
