@@ -62,7 +62,9 @@ MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 MAX_PLAYER_NAME = 64
 AUTOPLAY_PAUSE_SECONDS = 0.005
-"""The autoplayer's pause between two steps, so bot-only matches never crowd out callers."""
+"""The autoplayer's shortest pause between two steps. It also pauses at least as long as the step took, so
+matches between bots only get at most half of the process's time, whatever their number: callers keep the
+rest."""
 SEAT_CACHE_ENTRIES = 50_000
 """Token-to-seat lookups remembered (least recently used forgotten first)."""
 
@@ -436,10 +438,11 @@ class Games:
             self._autoplayer = asyncio.create_task(self._autoplay(), name="truco-autoplayer")
 
     async def _autoplay(self) -> None:
-        """One step per queued game in turn (round robin), a short pause between steps."""
+        """One step per queued game in turn (round robin), then a pause at least as long as the step."""
         while not self.stopping.is_set():
             game_id = await self._autoplay_queue.get()
             self._autoplay_scheduled.discard(game_id)
+            started = time.perf_counter()
             try:
                 await self.autoplay_step(game_id)
             except Exception as error:  # a store outage or a bug: the game resumes when it is next looked at
@@ -449,7 +452,7 @@ class Games:
                     error=repr(error),
                     traceback="".join(traceback.format_exception(error)),
                 )
-            await asyncio.sleep(AUTOPLAY_PAUSE_SECONDS)
+            await asyncio.sleep(max(AUTOPLAY_PAUSE_SECONDS, time.perf_counter() - started))
 
     async def autoplay_step(self, game_id: str) -> bool:
         """Play one step (referee.AUTOMATIC_MOVES_PER_STEP) of a game waiting for bots; True if it moved. Losing
