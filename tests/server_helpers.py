@@ -141,7 +141,9 @@ class InProcessServer:
         require_api_key: bool = False,
         token_key: str = TOKEN_KEY,
         web: bool = False,
+        **options: Any,
     ) -> None:
+        """``options``: any other :class:`ServeConfig` field (clocks, presence, housekeeping...)."""
         self.loop = loop
         # Every test client comes from 127.0.0.1, one anonymous caller: quotas are off unless a test sets them.
         config = ServeConfig(
@@ -155,6 +157,7 @@ class InProcessServer:
             require_api_key=require_api_key,
             token_key=token_key,
             web_port=0 if web else None,
+            **options,
         )
         self.server: Server = loop.run(Server.start(config))
         self._stopping: concurrent.futures.Future[None] | None = None

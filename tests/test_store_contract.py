@@ -42,6 +42,7 @@ from truco.server.store import (
 )
 from truco.server.store import postgres as postgres_backend
 from truco.server.store import sqlite as sqlite_backend
+from truco.server.store.base import now_us
 from truco.server.store.postgres import PostgresStore
 from truco.server.store.sqlite import SQLiteStore
 
@@ -587,6 +588,109 @@ class StoreContract(abc.ABC):
         assert (await store.get_game("g1")).last_seq == 2
 
     # Durability and life cycle.
+
+    # Deadlines, presence and the life of games (turn clocks, abandoned games, retention, rematches).
+
+    async def test_events_keep_their_append_time(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1"), [NewEvent("Started", 1, b"s", None, 111)], None)
+        await store.append("g1", 1, [NewEvent("Moved", 1, b"m", None, 222)], None, b"", False)
+        assert [(e.kind, e.at_us) for e in await store.read("g1")] == [("Started", 111), ("Moved", 222)]
+
+    async def test_due_games_come_from_deadlines_set_by_appends(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await self.game_with_events(store, "early")
+        await self.game_with_events(store, "late")
+        await self.game_with_events(store, "none")
+        await store.append("early", 1, events("E2"), None, b"", False, deadline_us=1_000)
+        await store.append("late", 1, events("E2"), None, b"", False, deadline_us=5_000)
+        assert await replica.due_games(999, 10) == ([], 1_000)
+        assert await replica.due_games(1_000, 10) == (["early"], 5_000)
+        assert await replica.due_games(9_000, 10) == (["early", "late"], None)
+        assert await replica.due_games(9_000, 1) == (["early"], None)
+        await store.append("late", 2, events("E3"), None, b"", True, deadline_us=6_000)  # over: no deadline
+        assert await replica.due_games(9_000, 10) == (["early"], None)
+
+    async def test_set_deadline_is_guarded_by_the_last_seq(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store, "g1", count=2)
+        assert not await store.set_deadline("g1", 1, 10)
+        assert await store.due_games(100, 10) == ([], None)
+        assert await store.set_deadline("g1", 2, 10)
+        assert await store.due_games(100, 10) == (["g1"], None)
+        assert (await store.get_game("g1")).deadline_us == 10
+        assert await store.set_deadline("g1", 2, None)
+        assert await store.due_games(100, 10) == ([], None)
+
+    async def test_claims_and_touches_stamp_the_seat(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1"), [], None)
+        before = (await store.get_game("g1")).seats[0]
+        assert (before.joined_us, before.seen_us) == (0, 0)
+        await store.claim_seat("g1", 0, b"hash-a", "Ana", None)
+        joined = (await store.get_game("g1")).seats[0]
+        assert joined.joined_us > 0 and joined.seen_us >= joined.joined_us
+        await store.touch_seat("g1", 0, joined.seen_us + 5)
+        await store.touch_seat("g1", 0, joined.seen_us + 1)  # an older sighting never goes back in time
+        assert (await store.get_game("g1")).seats[0].seen_us == joined.seen_us + 5
+
+    async def test_close_abandoned_closes_only_games_nobody_joined(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("nobody", "2025-01-01T00:00:00.000000Z"), [], None)
+        await store.create_game(new_game("joined", "2025-01-01T00:00:00.000000Z"), [], None)
+        await store.claim_seat("joined", 1, b"hash", "Ana", None)
+        await store.create_game(new_game("young", "2025-06-01T00:00:00.000000Z"), [], None)
+        await store.create_game(new_game("bots", "2025-01-01T00:00:00.000000Z", ("bot", "bot")), [], None)
+        assert await store.close_abandoned("2025-03-01T00:00:00.000000Z") == ["nobody"]
+        closed = await store.get_game("nobody")
+        assert closed.over and closed.closed and not closed.open
+        assert not (await store.get_game("joined")).closed and not (await store.get_game("young")).over
+        assert [g.game_id for g in (await store.list_open_games(10, None))[0]] == ["young", "joined"]
+        with pytest.raises(SeatUnavailable):
+            await store.claim_seat("nobody", 0, b"hash", "Ana", None)
+        assert await store.close_abandoned("2025-03-01T00:00:00.000000Z") == []
+
+    async def test_delete_games_removes_only_games_that_are_over(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store, "live")
+        await store.claim_seat("live", 0, b"hash", "Ana", None)  # joined: never abandoned
+        await self.game_with_events(store, "finished")
+        await store.claim_seat("finished", 0, b"hash", "Ana", "claim-1")
+        await store.append("finished", 1, events("End"), "move-1", b"ok", True)
+        await store.create_game(new_game("closed", "2025-01-01T00:00:00.000000Z"), [], None)
+        await store.close_abandoned("2025-03-01T00:00:00.000000Z")
+        assert await store.delete_games(now_us() - 60_000_000, 10) == [], "ended less than a minute ago"
+        assert sorted(await store.delete_games(now_us() + 1, 10)) == ["closed", "finished"]
+        for gone in ("closed", "finished"):
+            with pytest.raises(GameNotFound):
+                await store.read(gone)
+        assert kinds(await store.read("live")) == ["E1"]
+        assert await store.delete_games(now_us() + 1, 10) == []
+
+    async def test_the_next_game_is_linked_once(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await store.create_game(new_game("first"), [], None)
+        follower = new_game("second")
+        await store.create_game(
+            GameRecord(
+                follower.game_id,
+                follower.created_at,
+                follower.rules,
+                2,
+                follower.seats,
+                0,
+                False,
+                previous_game="first",
+            ),
+            [],
+            None,
+        )
+        assert await store.link_next_game("first", "second") == "second"
+        assert await replica.link_next_game("first", "other") == "second"
+        assert (await store.get_game("first")).next_game == "second"
+        assert (await store.get_game("second")).previous_game == "first"
+        with pytest.raises(GameNotFound):
+            await store.link_next_game("missing", "second")
 
     async def test_data_survives_closing_and_reopening(self) -> None:
         store = await self.make_store()

@@ -290,6 +290,11 @@ _ENCODERS: dict[type, Callable[[events_pb2.Event, Any], None]] = {
     ),
     ev.HandEnded: _encode_hand_ended,
     ev.MatchEnded: lambda out, e: out.match_ended.CopyFrom(events_pb2.MatchEnded(winner_team=e.winner_team)),
+    ev.ClockExpired: lambda out, e: out.clock_expired.CopyFrom(
+        events_pb2.ClockExpired(seat=e.seat, deadline_us=e.deadline_us, forfeit=e.forfeit)
+    ),
+    ev.SeatLeft: lambda out, e: out.seat_left.CopyFrom(events_pb2.SeatLeft(seat=e.seat)),
+    ev.SeatResumed: lambda out, e: out.seat_resumed.CopyFrom(events_pb2.SeatResumed(seat=e.seat)),
 }
 
 
@@ -349,6 +354,13 @@ def event_from_pb(message: events_pb2.Event) -> ev.Event:
         return ev.HandEnded(_optional(h, "winner_team"), _END_FROM_PB[h.end], h.salt, cards_from_pb(h.order), shown)
     if kind == "match_ended":
         return ev.MatchEnded(message.match_ended.winner_team)
+    if kind == "clock_expired":
+        c = message.clock_expired
+        return ev.ClockExpired(c.seat, c.deadline_us, c.forfeit)
+    if kind == "seat_left":
+        return ev.SeatLeft(message.seat_left.seat)
+    if kind == "seat_resumed":
+        return ev.SeatResumed(message.seat_resumed.seat)
     raise DecodeError(f"stored event has no known kind ({kind!r})")
 
 

@@ -2,6 +2,7 @@
 
 from .cards import CardError, CardLike, card, card_name, card_text, fixed_deal, parse_cards
 from .client import BOT_KINDS, JoinResult, TrucoClient, game_name, new_request_id
+from .clocks import clock_seats, clock_settings, seconds_left, taken_over
 from .commands import (
     answer,
     answer_perros,
@@ -57,6 +58,8 @@ __all__ = [
     "card",
     "card_name",
     "card_text",
+    "clock_seats",
+    "clock_settings",
     "describe",
     "error_from_status",
     "fixed_deal",
@@ -69,7 +72,9 @@ __all__ = [
     "perros",
     "play",
     "quiero",
+    "seconds_left",
     "sena",
     "sena_name",
     "skip_perros",
+    "taken_over",
 ]

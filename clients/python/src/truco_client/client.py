@@ -215,6 +215,7 @@ class TrucoClient:
         request_id: str | None = None,
         *,
         public: bool = False,
+        clock: game_service_pb2.ClockSettings | None = None,
     ) -> game_service_pb2.Game:
         """Create a match; the seats in ``bots`` (seat -> ``"random"`` or ``"heuristic"``) are the server's.
 
@@ -224,6 +225,8 @@ class TrucoClient:
             only when started with ``--allow-fixed-deals``.
         :param request_id: the idempotency key (a fresh random id by default): the same id returns the same game.
         :param public: list the game to every caller in ListGames, not only to this client's API key.
+        :param clock: turn clocks (see :func:`truco_client.clock_settings`); None takes the server's default,
+            ``clock_settings(0)`` asks for none.
         :raises InvalidArgument: for impossible rules or an unknown bot.
         :raises ResourceExhausted: past a quota (reason QUOTA_EXCEEDED; its metadata says which and when to retry).
         """
@@ -240,6 +243,8 @@ class TrucoClient:
             fixed_deals=list(fixed_deals),
             public=public,
         )
+        if clock is not None:
+            request.clock.CopyFrom(clock)
         games, _ = self._stubs()
         response: game_service_pb2.CreateGameResponse = await self._unary(
             games.CreateGame, request, idempotent=True, authed=False
@@ -355,6 +360,46 @@ class TrucoClient:
             token = response.next_page_token
             if not token:
                 return
+
+    async def get_game(self, name: str) -> game_service_pb2.Game:
+        """The game: seats (with presence and takeover), clock settings, phase, scores, rematch links."""
+        games, _ = self._stubs()
+        request = game_service_pb2.GetGameRequest(name=game_name(name))
+        response: game_service_pb2.GetGameResponse = await self._unary(
+            games.GetGame, request, idempotent=True, authed=False
+        )
+        return response.game
+
+    async def leave_game(self, name: str) -> views_pb2.SeatView:
+        """Leave this client's seat: a bot plays it until :meth:`resume_seat`."""
+        games, _ = self._stubs()
+        request = game_service_pb2.LeaveGameRequest(name=game_name(name))
+        response: game_service_pb2.LeaveGameResponse = await self._unary(
+            games.LeaveGame, request, idempotent=True, authed=True
+        )
+        return response.view
+
+    async def resume_seat(self, name: str) -> views_pb2.SeatView:
+        """Take this client's seat back from the bot that played it (after its clock ran out, or a leave)."""
+        games, _ = self._stubs()
+        request = game_service_pb2.ResumeSeatRequest(name=game_name(name))
+        response: game_service_pb2.ResumeSeatResponse = await self._unary(
+            games.ResumeSeat, request, idempotent=True, authed=True
+        )
+        return response.view
+
+    async def rematch(self, name: str) -> game_service_pb2.RematchResponse:
+        """The next game of a finished one (``.game``, ``.seat``): same seats, and this client's token holds
+        its seat there too. Every seat asking gets the same game.
+
+        :raises IllegalMove: GAME_NOT_FINISHED for a game still in play or closed.
+        """
+        games, _ = self._stubs()
+        request = game_service_pb2.RematchRequest(name=game_name(name))
+        response: game_service_pb2.RematchResponse = await self._unary(
+            games.Rematch, request, idempotent=True, authed=True
+        )
+        return response
 
     # --- RulesService ----------------------------------------------------------------------------------------
 

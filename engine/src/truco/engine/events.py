@@ -36,6 +36,8 @@ class HandEnd(enum.Enum):
     MAZO = "MAZO"
     MATCH_ENDED = "MATCH_ENDED"
     """A team reached the target before the hand was decided."""
+    FORFEIT = "FORFEIT"
+    """A team conceded the match (its turn clock ran out) before the hand was decided."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,6 +181,34 @@ class MatchEnded:
     winner_team: int
 
 
+@dataclass(frozen=True, slots=True)
+class ClockExpired:
+    """The referee says ``seat``'s turn clock ran out at ``deadline_us`` (microseconds since the epoch).
+
+    Time is data here: the referee measured it and the engine never reads a clock. With ``forfeit`` the seat's
+    team concedes the match (the hand and the match end next); without it a bot plays the seat from now on
+    (the seat is *away* until :class:`SeatResumed`).
+    """
+
+    seat: int
+    deadline_us: int
+    forfeit: bool
+
+
+@dataclass(frozen=True, slots=True)
+class SeatLeft:
+    """The seat's player left the table: the seat is away (a bot plays it) until :class:`SeatResumed`."""
+
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatResumed:
+    """The seat's player is back: the seat is no longer away."""
+
+    seat: int
+
+
 Event = (
     MatchStarted
     | PerrosCalled
@@ -199,4 +229,7 @@ Event = (
     | PointsScored
     | HandEnded
     | MatchEnded
+    | ClockExpired
+    | SeatLeft
+    | SeatResumed
 )

@@ -20,6 +20,7 @@ from .events import (
     CallDeclined,
     CallMade,
     CardPlayed,
+    ClockExpired,
     EnvidoSettled,
     EnvidoVoided,
     Event,
@@ -34,6 +35,8 @@ from .events import (
     PerrosSkipped,
     PointsScored,
     RoundEnded,
+    SeatLeft,
+    SeatResumed,
     SenaSent,
     WentToMazo,
 )
@@ -151,6 +154,7 @@ class MatchState:
     hands_dealt: int = 0
     hand: HandState | None = None
     winner: int | None = None
+    away: frozenset[int] = frozenset()  # seats a bot plays for their player (clock ran out, or the player left)
 
     def copy(self) -> MatchState:
         """An independent copy (cards, rule sets, plans and dealt hands are immutable and shared)."""
@@ -377,6 +381,19 @@ def _match_ended(state: MatchState, event: MatchEnded) -> None:
     state.phase = Phase.MATCH_OVER
 
 
+def _clock_expired(state: MatchState, event: ClockExpired) -> None:
+    if not event.forfeit:
+        state.away = state.away | {event.seat}
+
+
+def _seat_left(state: MatchState, event: SeatLeft) -> None:
+    state.away = state.away | {event.seat}
+
+
+def _seat_resumed(state: MatchState, event: SeatResumed) -> None:
+    state.away = state.away - {event.seat}
+
+
 _HANDLERS: dict[type, Callable[[MatchState, Any], None]] = {
     MatchStarted: _match_started,
     PerrosCalled: _perros_called,
@@ -397,4 +414,7 @@ _HANDLERS: dict[type, Callable[[MatchState, Any], None]] = {
     PointsScored: _points_scored,
     HandEnded: _hand_ended,
     MatchEnded: _match_ended,
+    ClockExpired: _clock_expired,
+    SeatLeft: _seat_left,
+    SeatResumed: _seat_resumed,
 }

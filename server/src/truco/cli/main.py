@@ -169,6 +169,51 @@ def _parser() -> argparse.ArgumentParser:
         default=os.environ.get("TRUCO_LOG_FORMAT", "json"),
         help="log lines as JSON (default) or for a terminal",
     )
+    clocks = serve.add_argument_group(
+        "turn clocks and the life of games",
+        "Durations are seconds, or a number with s, m, h or d (90s, 10m, 7d). The clock options apply to games "
+        "created without clock settings of their own; a game can ask for none.",
+    )
+    clocks.add_argument(
+        "--clock",
+        type=_duration,
+        default=DEFAULT_CLOCK,
+        metavar="TIME",
+        help=f"time per decision (default {DEFAULT_CLOCK:g}s; 0: no clocks)",
+    )
+    clocks.add_argument(
+        "--clock-reserve",
+        type=_duration,
+        default=DEFAULT_RESERVE,
+        metavar="TIME",
+        help=f"each seat's reserve for the whole match, used once a decision runs over (default {DEFAULT_RESERVE:g}s)",
+    )
+    clocks.add_argument(
+        "--clock-policy",
+        choices=("takeover", "forfeit"),
+        default="takeover",
+        help="when a clock runs out: a bot plays the seat until its player resumes (default), or its team concedes",
+    )
+    clocks.add_argument(
+        "--presence",
+        type=_duration,
+        default=30.0,
+        metavar="TIME",
+        help="a seat is present while it watches the game or called within this time (default 30s)",
+    )
+    clocks.add_argument(
+        "--abandon-after",
+        type=_duration,
+        default=DEFAULT_ABANDON,
+        metavar="TIME",
+        help=f"close games nobody joined within this time (default {DEFAULT_ABANDON:g}s; 0: never)",
+    )
+    clocks.add_argument(
+        "--retention",
+        type=_duration,
+        metavar="TIME",
+        help="remove finished and closed games this long after they ended (default: keep them); live games never",
+    )
     serve.set_defaults(run=_run_serve)
 
     keys = commands.add_parser(
@@ -192,6 +237,21 @@ def _parser() -> argparse.ArgumentParser:
     revoke = key_commands.add_parser("revoke", help="refuse a key from now on")
     revoke.add_argument("key_id", metavar="KEY_ID", help="the key's id (from 'list')")
     keys.set_defaults(run=_run_keys)
+
+    gc = commands.add_parser(
+        "gc",
+        help="remove finished and closed games older than a limit from an event store",
+        description="Removes every game that is over (finished, or closed unplayed) and ended more than "
+        "--older-than ago, with its events. Games still in play are never removed. Safe while servers run.",
+    )
+    gc.add_argument(
+        "--store",
+        default=os.environ.get("TRUCO_STORE", "sqlite:///truco.db"),
+        metavar="URL",
+        help="event store: sqlite:///path/truco.db (default) or postgresql://user:pass@host/db",
+    )
+    gc.add_argument("--older-than", type=_duration, required=True, metavar="TIME", help="e.g. 30d, 12h, 0")
+    gc.set_defaults(run=_run_gc)
 
     play = commands.add_parser(
         "play",
@@ -220,14 +280,47 @@ def _parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--concurrency", type=_positive, default=1, metavar="K", help="games played at once")
     selfplay.add_argument("--target", type=int, choices=VALID_TARGETS, metavar="T", help="points to win (default 30)")
     selfplay.add_argument("--seed", type=int, metavar="S", help="seed the bots' choices")
+    selfplay.add_argument(
+        "--clock",
+        type=_duration,
+        metavar="SECONDS",
+        help="create the games with this decision clock and the takeover policy (default: the server's)",
+    )
+    selfplay.add_argument(
+        "--drop-seat",
+        type=int,
+        metavar="N",
+        help="seat N's client stops acting after its first move, as a player who walks away",
+    )
     selfplay.set_defaults(run=_run_selfplay)
     return parser
+
+
+DEFAULT_CLOCK = 30.0
+"""``truco serve``'s time per decision, in seconds."""
+DEFAULT_RESERVE = 120.0
+"""``truco serve``'s per-match reserve of each seat, in seconds."""
+DEFAULT_ABANDON = 600.0
+"""``truco serve`` closes games nobody joined after this many seconds."""
+_UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 
 def _positive(text: str) -> int:
     value = int(text)
     if value < 1:
         raise argparse.ArgumentTypeError("must be at least 1")
+    return value
+
+
+def _duration(text: str) -> float:
+    """Seconds, or a number with a unit: s, m, h, d."""
+    unit = _UNITS.get(text[-1:].lower())
+    try:
+        value = float(text[:-1] if unit else text) * (unit or 1.0)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a duration: {text!r} (seconds, or 90s, 10m, 12h, 7d)") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError("cannot be negative")
     return value
 
 
@@ -332,7 +425,13 @@ def _run_simulate(args: argparse.Namespace) -> int:
 
 def _run_serve(args: argparse.Namespace) -> int:
     from truco.server.app import ConfigError, ServeConfig, main
+    from truco.server.clocks import ClockSettings
 
+    clock = (
+        ClockSettings.seconds(args.clock, args.clock_reserve, forfeit=args.clock_policy == "forfeit")
+        if args.clock > 0
+        else None
+    )
     limits = Limits.unlimited() if args.no_limits else Limits(
         calls_per_second=args.calls_per_second,
         burst=args.burst,
@@ -355,6 +454,10 @@ def _run_serve(args: argparse.Namespace) -> int:
         log_format=args.log_format,
         require_api_key=args.require_api_key,
         limits=limits,
+        clock=clock,
+        presence_seconds=args.presence,
+        abandon_after=args.abandon_after or None,
+        retention=args.retention,
     )
     try:
         return main(config)
@@ -397,6 +500,27 @@ def _run_keys(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
 
 
+def _run_gc(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from truco.server.lifecycle import collect_garbage
+    from truco.server.store import open_store
+
+    async def run() -> int:
+        store = await open_store(args.store)
+        try:
+            return await collect_garbage(store, args.older_than)
+        finally:
+            await store.close()
+
+    try:
+        removed = asyncio.run(run())
+    except ValueError as error:  # an unknown store URL
+        raise UsageError(str(error)) from None
+    print(f"truco gc: removed {removed} games that ended more than {args.older_than:g}s ago")
+    return 0
+
+
 def _run_play(args: argparse.Namespace) -> int:
     from .play import PlayOptions, run
 
@@ -417,6 +541,9 @@ def _run_play(args: argparse.Namespace) -> int:
 def _run_selfplay(args: argparse.Namespace) -> int:
     from .selfplay import SelfplayOptions, run
 
+    if args.drop_seat is not None and not 0 <= args.drop_seat < args.players:
+        raise UsageError(f"--drop-seat must be 0 to {args.players - 1} with --players {args.players}")
+
     return run(
         SelfplayOptions(
             server=args.server,
@@ -426,5 +553,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
             concurrency=args.concurrency,
             target=args.target,
             seed=args.seed,
+            clock=args.clock,
+            drop_seat=args.drop_seat,
         )
     )

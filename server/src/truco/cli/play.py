@@ -3,6 +3,10 @@
 The rendering is pure: :func:`render_view` turns a seat's view into text, :func:`describe_event` one event
 into a line, :func:`describe_action` one legal action into an option. The loop in :func:`play` watches the
 game, prints what the others do, and asks for a numbered choice when the seat may act.
+
+Turn clocks: the table shows whose clock runs and how long it has left, the prompt counts down (a line at
+:data:`COUNTDOWN_MARKS` seconds left), and when the player's clock runs out (or the server's bot took the seat
+over) typing ``r`` takes the seat back.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ from truco_client import (
     card_name,
     card_text,
     describe,
+    seconds_left,
     sena_name,
 )
 from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, views_pb2
@@ -46,7 +51,10 @@ _ENDS = {
     events_pb2.HAND_END_TRUCO_DECLINED: "truco declined",
     events_pb2.HAND_END_MAZO: "al mazo",
     events_pb2.HAND_END_MATCH_ENDED: "the match ended",
+    events_pb2.HAND_END_FORFEIT: "conceded",
 }
+COUNTDOWN_MARKS = (20, 10, 5)
+"""Seconds left at which the prompt reminds the player of the clock."""
 _STANDINGS = {views_pb2.STANDING_MALAS: "malas", views_pb2.STANDING_BUENAS: "buenas"}
 
 
@@ -103,10 +111,25 @@ def describe_action(command: commands_pb2.Command, muestra: cards_pb2.Card | Non
     return describe(command)
 
 
+def clock_line(public: views_pb2.MatchView, me: int | None, now: float | None = None) -> str | None:
+    """``Clock: your move, 23s left`` (or whose clock runs); None when no clock runs."""
+    left = seconds_left(public, now)
+    if left is None:
+        return None
+    seats = list(public.clock.seats)
+    whose = "your move" if me in seats else ", ".join(seat_label(s, me) for s in seats)
+    return f"Clock: {whose}, {left:.0f}s left"
+
+
 def render_view(
-    view: views_pb2.SeatView, labels: Mapping[int, str] | None = None, *, options: bool = True
+    view: views_pb2.SeatView,
+    labels: Mapping[int, str] | None = None,
+    *,
+    options: bool = True,
+    now: float | None = None,
 ) -> str:
-    """The whole table as one seat sees it: score, hand, muestra and piezas, rounds, calls, cards, numbered options."""
+    """The whole table as one seat sees it: score, hand, muestra and piezas, rounds, calls, cards, the turn
+    clock, numbered options."""
     public = view.public
     me = view.seat
     lines = [score_line(public, me)]
@@ -122,6 +145,9 @@ def render_view(
     if public.to_act and me not in public.to_act:
         waiting = ", ".join(seat_label(s, me, labels) for s in public.to_act)
         lines.append(f"Waiting for {waiting}.")
+    clock = clock_line(public, me, now)
+    if clock is not None:
+        lines.append(clock)
     if options and view.legal_actions:
         muestra = public.hand.muestra if public.HasField("hand") else None
         lines.append("Your options:")
@@ -250,6 +276,19 @@ def describe_event(
         return f"{taken} ({_ENDS.get(over.end, 'ended')}){'. ' + shown if shown else ''}"
     if kind == "match_ended":
         return f"*** Match over: {team_label(event.match_ended.winner_team, me)} wins ***"
+    if kind == "clock_expired":
+        expired = event.clock_expired
+        if expired.forfeit:
+            return f"{who(expired.seat)}: time is up, {team_label(expired.seat % 2, me)} concedes the match"
+        if expired.seat == me:
+            return "Your time is up: a bot plays for you now (type r to take your seat back)"
+        return f"{who(expired.seat)}: time is up, a bot plays the seat"
+    if kind == "seat_left":
+        if event.seat_left.seat == me:
+            return "You left: a bot plays for you (type r to come back)"
+        return f"{who(event.seat_left.seat)} left"
+    if kind == "seat_resumed":
+        return f"{does(event.seat_resumed.seat, 'is back', 'are back')}"
     return None
 
 
@@ -328,6 +367,8 @@ class _Table:
     labels: dict[int, str] = field(default_factory=dict)
     sena_hand: int = -1
     """The hand in which the player sent a seña (a view from before it may still offer one)."""
+    away: bool = False
+    """A bot plays the seat (its clock ran out, or the player left) until the player types r."""
 
 
 def prompt_view(view: views_pb2.SeatView, sena_sent: bool = False) -> views_pb2.SeatView | None:
@@ -393,6 +434,12 @@ async def _loop(
                 return status
             if table.view.public.phase == views_pb2.PHASE_MATCH_OVER:
                 return _finish(table, out)
+            if table.away:
+                status = await _away(client, name, table, reader, events, out)
+                if status is not None:
+                    return status
+                shown_at = None
+                continue
             view = prompt_view(table.view, table.view.public.hand.number == table.sena_hand)
             if view is None or _version(table) < caught_up:
                 try:
@@ -409,11 +456,13 @@ async def _loop(
                 out("")
                 out(render_view(view, table.labels))
                 shown_at = _version(table)
-            out(f"Your move (1-{len(view.legal_actions)}, ? to show the table, q to quit):")
+            left = seconds_left(view.public)
+            timer = f", {left:.0f}s left" if left is not None and view.seat in view.public.clock.seats else ""
+            out(f"Your move (1-{len(view.legal_actions)}, ? to show the table, q to quit{timer}):")
             if typed is None:
                 typed = asyncio.create_task(reader.readline())
             arrival = asyncio.create_task(events.get())
-            done, _ = await asyncio.wait({typed, arrival}, return_when=asyncio.FIRST_COMPLETED)
+            done = await _wait_counting_down(typed, arrival, view, out)
             if arrival in done:
                 status = _apply(arrival.result(), table, out)
                 if status is not None:
@@ -475,6 +524,59 @@ def _version(table: _Table) -> int:
     return table.view.public.version
 
 
+async def _wait_counting_down(
+    typed: asyncio.Task[str | None], arrival: asyncio.Task[object], view: views_pb2.SeatView, out: Callable[[str], None]
+) -> set[asyncio.Task[object]]:
+    """Wait for the player's line or the next event, printing the clock at each of :data:`COUNTDOWN_MARKS`."""
+    waiting: set[asyncio.Task[object]] = {typed, arrival}
+    while True:
+        left = seconds_left(view.public) if view.seat in view.public.clock.seats else None
+        marks = [m for m in COUNTDOWN_MARKS if left is not None and m < left]
+        timeout = left - marks[0] if marks and left is not None else None
+        done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+        if done:
+            return done
+        out(f"  … {marks[0]}s left")
+
+
+async def _away(
+    client: TrucoClient,
+    name: str,
+    table: _Table,
+    reader: _LineReader,
+    events: asyncio.Queue[object],
+    out: Callable[[str], None],
+) -> int | None:
+    """While a bot plays the seat: show what happens, and take the seat back when the player types r."""
+    out("A bot is playing your seat. Type r to take it back, q to quit.")
+    typed = asyncio.create_task(reader.readline())
+    try:
+        while True:
+            arrival = asyncio.create_task(events.get())
+            done, _ = await asyncio.wait({typed, arrival}, return_when=asyncio.FIRST_COMPLETED)
+            if arrival in done:
+                status = _apply(arrival.result(), table, out)
+                if status is not None:
+                    return status
+                if not table.away:
+                    return None
+                continue
+            arrival.cancel()
+            line = typed.result()
+            text = (line or "q").strip().lower()
+            if text in ("q", "quit", "exit"):
+                out(f"Leaving the game (it stays on the server as {name}).")
+                return 0
+            if text in ("r", "resume"):
+                table.view = await client.resume_seat(name)
+                table.away = False
+                out("You are back at the table.")
+                return None
+            typed = asyncio.create_task(reader.readline())
+    finally:
+        typed.cancel()
+
+
 async def _fresh_view(client: TrucoClient, name: str, current: views_pb2.SeatView) -> views_pb2.SeatView:
     response = await client.get_view(name)
     return response.seat if response.HasField("seat") else current
@@ -515,6 +617,15 @@ def _apply(item: object, table: _Table, out: Callable[[str], None]) -> int | Non
         out(f"truco play: lost the game's event stream: {item}")
         return 1
     assert isinstance(item, game_service_pb2.WatchGameResponse)
+    kind = item.event.WhichOneof("kind")
+    me = table.view.seat
+    expired = item.event.clock_expired
+    if (kind == "clock_expired" and expired.seat == me and not expired.forfeit) or (
+        kind == "seat_left" and item.event.seat_left.seat == me
+    ):
+        table.away = True
+    elif kind == "seat_resumed" and item.event.seat_resumed.seat == me:
+        table.away = False
     line = describe_event(item.event, table.view.seat, table.labels)
     if line is not None:
         out(line)
@@ -542,9 +653,11 @@ def run(options: PlayOptions) -> int:
 
 
 __all__: Sequence[str] = [
+    "COUNTDOWN_MARKS",
     "PlayOptions",
     "bot_labels",
     "card_label",
+    "clock_line",
     "describe_action",
     "describe_event",
     "parse_choice",

@@ -7,6 +7,11 @@ channel and connection), watches the game, and when its view offers legal action
 generator: ``--games`` and ``--concurrency`` set the volume, the summary gives moves per second, submit
 latencies and errors by reason.
 
+With ``--clock SECONDS`` the games are created with that decision clock and the takeover policy, and
+``--drop-seat N`` makes seat N's client stop after its first move, as a player who walks away: the server's
+clock runs out and its bot plays the seat. Every other seat whose clock ran out (a slow machine) takes its seat
+back with ResumeSeat. The summary then says how many decisions the server took over.
+
 The bots take the engine's :class:`~truco.engine.SeatView`; :func:`truco.wire.seat_view_from_pb` builds one
 from the protobuf view the seat receives (what the seat may see and nothing more: no engine state is involved).
 """
@@ -23,8 +28,8 @@ from dataclasses import dataclass, field
 
 from truco.bots import make_bot
 from truco.wire import command_from_pb, seat_view_from_pb
-from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict
-from truco_client.v1 import commands_pb2, game_service_pb2, views_pb2
+from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, clock_settings, taken_over
+from truco_client.v1 import commands_pb2, events_pb2, game_service_pb2, views_pb2
 
 SEPARATE_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 """Channel option that keeps each seat's channel on its own connection (grpc shares them by default)."""
@@ -70,6 +75,12 @@ class Stats:
     errors: Counter[str] = field(default_factory=Counter)
     latencies: list[float] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
+    clocked: bool = False
+    takeovers: int = 0
+    """Decisions the server's bot made for seats whose player was gone."""
+    expiries: int = 0
+    """Clocks that ran out."""
+    resumes: int = 0
 
     def error(self, error: TrucoError) -> None:
         self.errors[error.reason or error.code.name] += 1
@@ -84,17 +95,29 @@ class GameResult:
     winner: int | None
     moves: int
     seconds: float
+    takeovers: int = 0
 
 
 class _Seat:
     """One seat's client, its latest view, and the bot that plays it."""
 
-    def __init__(self, client: TrucoClient, name: str, view: views_pb2.SeatView, bot: str, rng: random.Random):
+    def __init__(
+        self,
+        client: TrucoClient,
+        name: str,
+        view: views_pb2.SeatView,
+        bot: str,
+        rng: random.Random,
+        *,
+        drops: bool = False,
+    ):
         self.client = client
         self.name = name
         self.view = view
         self.bot = bot
         self.rng = rng
+        self.drops = drops
+        """Whether this seat's player walks away after its first move."""
         self.moves = 0
         self.sena_hand = -1
         """The number of the hand in which this seat sent its seña."""
@@ -120,8 +143,12 @@ class _Seat:
             while self.view.public.phase != views_pb2.PHASE_MATCH_OVER:
                 while not updates.empty():
                     self._update(updates.get_nowait())
-                if self.view.public.phase == views_pb2.PHASE_MATCH_OVER:
+                if self.view.public.phase == views_pb2.PHASE_MATCH_OVER or (self.drops and self.moves):
                     break
+                if taken_over(self.view.public, self.view.seat):  # our clock ran out: take the seat back
+                    self.view = await self.client.resume_seat(self.name)
+                    stats.resumes += 1
+                    continue
                 actions = playable(self.view, sena_sent=self.view.public.hand.number == self.sena_hand)
                 if actions:
                     await self._act(actions, stats)
@@ -191,8 +218,13 @@ async def play_game(
     rng: random.Random | None = None,
     timeout: float = 10.0,
     game_timeout: float = 600.0,
+    clock: float | None = None,
+    drop_seat: int | None = None,
 ) -> GameResult:
     """Create a game with every seat human, join each seat with its own client, and play it to the end.
+
+    ``clock``: the games' decision clock in seconds (takeover policy); ``drop_seat``: that seat stops after
+    its first move.
 
     :raises TrucoError: from the first seat that failed (the others stop).
     :raises TimeoutError: when the match has not ended after ``game_timeout`` seconds.
@@ -204,11 +236,13 @@ async def play_game(
         rules["target"] = target
     clients = [TrucoClient(server, timeout=timeout, options=SEPARATE_CONNECTION) for _ in range(players)]
     try:
-        game = await clients[0].create_game(rules=rules)
+        settings = clock_settings(clock) if clock is not None else None
+        game = await clients[0].create_game(rules=rules, clock=settings)
         seats = []
         for number, client in enumerate(clients):
             joined = await client.join_game(game.name, seat=number, player_name=f"selfplay-{bot}-{number}")
-            seats.append(_Seat(client, game.name, joined.view, bot, random.Random(rng.random())))
+            rng_seat = random.Random(rng.random())
+            seats.append(_Seat(client, game.name, joined.view, bot, rng_seat, drops=number == drop_seat))
         try:
             async with asyncio.timeout(game_timeout), asyncio.TaskGroup() as group:
                 for seat in seats:
@@ -218,6 +252,11 @@ async def play_game(
         except TimeoutError:
             raise TimeoutError(f"{game.name} did not finish in {game_timeout:g}s") from None
         final = (await clients[0].get_view(game.name)).public
+        async with TrucoClient(server, timeout=timeout) as spectator:  # the whole log, to count the takeovers
+            events = [item.event async for item in spectator.watch(game.name)]
+        takeovers, expiries = count_takeovers(events)
+        stats.takeovers += takeovers
+        stats.expiries += expiries
     finally:
         await asyncio.gather(*(client.close() for client in clients), return_exceptions=True)
     scores = {s.team: s.points for s in final.scores}
@@ -227,7 +266,40 @@ async def play_game(
         winner=final.winner_team if final.HasField("winner_team") else None,
         moves=sum(seat.moves for seat in seats),
         seconds=time.perf_counter() - started,
+        takeovers=takeovers,
     )
+
+
+DECISIONS = (
+    "card_played",
+    "call_made",
+    "call_accepted",
+    "call_declined",
+    "went_to_mazo",
+    "perros_called",
+    "perros_skipped",
+    "perros_answered",
+)
+"""The events that record a seat's own decision."""
+
+
+def count_takeovers(events: Sequence[events_pb2.Event]) -> tuple[int, int]:
+    """(decisions the server's bot made for seats taken over, clocks that ran out) in a game's event log."""
+    away: set[int] = set()
+    decisions = expiries = 0
+    for event in events:
+        kind = event.WhichOneof("kind")
+        if kind == "clock_expired":
+            expiries += 1
+            if not event.clock_expired.forfeit:
+                away.add(event.clock_expired.seat)
+        elif kind == "seat_left":
+            away.add(event.seat_left.seat)
+        elif kind == "seat_resumed":
+            away.discard(event.seat_resumed.seat)
+        elif kind in DECISIONS and getattr(event, kind).seat in away:
+            decisions += 1
+    return decisions, expiries
 
 
 @dataclass(frozen=True)
@@ -243,11 +315,13 @@ class SelfplayOptions:
     seed: int | None = None
     timeout: float = 10.0
     game_timeout: float = 600.0
+    clock: float | None = None
+    drop_seat: int | None = None
 
 
 async def selfplay(options: SelfplayOptions, out: Callable[[str], None] = print) -> tuple[Stats, float]:
     """Play ``options.games`` games, at most ``options.concurrency`` at a time; prints each final score."""
-    stats = Stats()
+    stats = Stats(clocked=options.clock is not None or options.drop_seat is not None)
     rng = random.Random(options.seed)
     limit = asyncio.Semaphore(options.concurrency)
     started = time.perf_counter()
@@ -265,6 +339,8 @@ async def selfplay(options: SelfplayOptions, out: Callable[[str], None] = print)
                     rng=random.Random(seed),
                     timeout=options.timeout,
                     game_timeout=options.game_timeout,
+                    clock=options.clock,
+                    drop_seat=options.drop_seat,
                 )
             except TrucoError as error:
                 stats.error(error)
@@ -280,7 +356,8 @@ async def selfplay(options: SelfplayOptions, out: Callable[[str], None] = print)
             winner = f"team {result.winner} wins" if result.winner is not None else "no winner"
             out(
                 f"game {number} {result.name}: team 0 {result.scores[0]} - team 1 {result.scores[1]}, {winner}"
-                f" ({result.moves} moves, {result.seconds:.2f}s)"
+                f" ({result.moves} moves, {result.seconds:.2f}s"
+                + (f", {result.takeovers} taken over by the server)" if stats.clocked else ")")
             )
 
     await asyncio.gather(*(one(number, rng.random()) for number in range(1, options.games + 1)))
@@ -304,6 +381,11 @@ def format_summary(stats: Stats, seconds: float) -> str:
             "submit    p50 {:.1f} ms, p95 {:.1f} ms, p99 {:.1f} ms".format(
                 *(1000 * _percentile(stats.latencies, f) for f in (0.5, 0.95, 0.99))
             )
+        )
+    if stats.clocked:
+        lines.append(
+            f"takeover  {stats.takeovers} decisions made by the server for absent seats"
+            f" ({stats.expiries} clocks ran out, {stats.resumes} seats resumed)"
         )
     if stats.errors:
         lines.append("errors    " + ", ".join(f"{reason} {count}" for reason, count in stats.errors.most_common()))

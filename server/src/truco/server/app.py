@@ -23,8 +23,10 @@ from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_servi
 
 from . import codec
 from .auth import TokenIssuer
+from .clocks import ClockSettings, Timekeeper
 from .games import Games
 from .keys import ApiKeys
+from .lifecycle import Housekeeper
 from .limits import Admission, AdmissionInterceptor
 from .metrics import Metrics, ObservabilityInterceptor
 from .quotas import Limits
@@ -69,6 +71,19 @@ class ServeConfig:
     limits: Limits = field(default_factory=Limits)
     token_key: str | None = None
     """The secret seat tokens are derived with; None reads ``TRUCO_TOKEN_KEY`` from the environment."""
+    clock: ClockSettings | None = None
+    """Turn clocks of the games created without clock settings; None (the library default): no clocks.
+    ``truco serve`` turns them on (see its --clock options)."""
+    presence_seconds: float = 30.0
+    """A seat is present while it watches the game or called within this many seconds."""
+    abandon_after: float | None = None
+    """Close games in which no seat was joined within this many seconds; None: never."""
+    retention: float | None = None
+    """Remove finished and closed games that ended more than this many seconds ago; None: keep them."""
+    timekeeper_idle: float = 1.0
+    """The longest the timekeeper sleeps without asking the store for due clocks (other replicas' deadlines)."""
+    housekeeping_seconds: float = 30.0
+    """How often abandoned games are closed and old ones removed."""
 
 
 class ConfigError(Exception):
@@ -131,10 +146,24 @@ class Server:
         self.store = store
         self.metrics = metrics
         self.games = Games(
-            store, metrics, codec.submit_reply, allow_fixed_deals=config.allow_fixed_deals, tokens=tokens
+            store,
+            metrics,
+            codec.submit_reply,
+            allow_fixed_deals=config.allow_fixed_deals,
+            tokens=tokens,
+            default_clock=config.clock,
+            presence_seconds=config.presence_seconds,
         )
         # One admission (keys, quotas, caps) for both ports; health and reflection never go through it.
         self.admission = Admission(config.limits, ApiKeys(store), store, require_api_key=config.require_api_key)
+        self.timekeeper = Timekeeper(
+            store,
+            self.games.fire_clock,
+            idle_seconds=config.timekeeper_idle,
+            housekeeping=Housekeeper(store, metrics, config.abandon_after, config.retention),
+            housekeeping_seconds=config.housekeeping_seconds,
+        )
+        self.games.on_deadline = self.timekeeper.wake
         self.health = health.aio.HealthServicer()
         self.grpc = grpc.aio.server(
             # Observability outermost, so refusals are counted and logged like any other answer.
@@ -183,6 +212,7 @@ class Server:
         await server.health.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         await server._check_store()
         server._monitor = asyncio.create_task(server._watch_store())
+        server.timekeeper.start()  # at once: clocks that ran out while no server was up fire now
         return server
 
     def _start_web(self, port: int) -> None:
@@ -221,6 +251,7 @@ class Server:
         get ``grace`` seconds to finish."""
         if self._monitor is not None:
             self._monitor.cancel()
+        await self.timekeeper.stop()
         await self.health.enter_graceful_shutdown()
         self.games.stopping.set()
         web_stopped = self.web.stop() if self.web is not None else asyncio.sleep(0)

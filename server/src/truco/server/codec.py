@@ -9,9 +9,12 @@ with :data:`EVENT_SCHEMA`; :func:`decode_event` reads every schema version ever 
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from truco.engine import MatchState, seat_view, spectator_view
+from google.protobuf import duration_pb2, timestamp_pb2
+
+from truco import wire
+from truco.engine import MatchState, SeatView, SpectatorView, seat_view, spectator_view
 from truco.engine import events as ev
 from truco.engine.views import events_for
 from truco.wire import (
@@ -26,15 +29,14 @@ from truco.wire import (
     event_from_pb,
     event_to_pb,
     hand_view_to_pb,
-    match_view_to_pb,
     phase_to_pb,
     rules_from_pb,
     rules_to_pb,
-    seat_view_to_pb,
     sena_from_pb,
 )
-from truco_client.v1 import events_pb2, game_service_pb2
+from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 
+from .clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
 from .reasons import ServiceFailure, ServiceReason
 from .referee import FixedDeal, Setup
 from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord
@@ -141,7 +143,8 @@ def setup_from_pb(request: game_service_pb2.CreateGameRequest) -> Setup:
         if len(set(cards)) != len(cards):
             raise ServiceFailure(ServiceReason.INVALID_DEAL, f"fixed_deals[{index}]: a card appears twice")
         deals.append((hands, muestra))
-    return Setup(rules, bots, tuple(deals))
+    clock = clock_settings_from_pb(request.clock) if request.HasField("clock") else None
+    return Setup(rules, bots, tuple(deals), clock)
 
 
 def setup_to_bytes(setup: Setup) -> bytes:
@@ -157,6 +160,8 @@ def setup_to_bytes(setup: Setup) -> bytes:
             for hands, muestra in setup.fixed_deals
         ],
     )
+    if setup.clock is not None:
+        message.clock.CopyFrom(clock_settings_to_pb(setup.clock))
     return message.SerializeToString()
 
 
@@ -164,10 +169,16 @@ def setup_from_bytes(data: bytes) -> Setup:
     return setup_from_pb(game_service_pb2.CreateGameRequest.FromString(data))
 
 
-def game_to_pb(record: GameRecord, state: MatchState) -> game_service_pb2.Game:
-    """The game resource: its seats from the store's record, its version and scores from its state."""
+def game_to_pb(
+    record: GameRecord,
+    state: MatchState,
+    clock: ClockSettings | None = None,
+    present: Mapping[int, bool] | None = None,
+) -> game_service_pb2.Game:
+    """The game resource: its seats from the store's record (``present``: who is at the table), its version and
+    scores from its state, its clock settings and rematch links."""
     name = NAME_PREFIX + record.game_id
-    return game_service_pb2.Game(
+    game = game_service_pb2.Game(
         name=name,
         rules=rules_to_pb(state.rules),
         seats=[
@@ -176,6 +187,8 @@ def game_to_pb(record: GameRecord, state: MatchState) -> game_service_pb2.Game:
                 kind=_SEAT_KINDS[s.kind],
                 bot=BOT_KINDS_PB.get(s.bot, game_service_pb2.BOT_KIND_UNSPECIFIED),
                 player_name=s.player_name,
+                present=bool(present and present.get(s.seat)),
+                taken_over=s.seat in state.away,
             )
             for s in record.seats
         ],
@@ -183,7 +196,13 @@ def game_to_pb(record: GameRecord, state: MatchState) -> game_service_pb2.Game:
         phase=phase_to_pb(state.phase),
         scores=match_view_to_pb(spectator_view(state), name).scores,
         public=record.public,
+        previous_game=NAME_PREFIX + record.previous_game if record.previous_game else "",
+        next_game=NAME_PREFIX + record.next_game if record.next_game else "",
+        closed=record.closed,
     )
+    if clock is not None:
+        game.clock.CopyFrom(clock_settings_to_pb(clock))
+    return game
 
 
 def events_to_pb(events: Sequence[tuple[ev.Event, int]]) -> list[events_pb2.Event]:
@@ -192,29 +211,128 @@ def events_to_pb(events: Sequence[tuple[ev.Event, int]]) -> list[events_pb2.Even
 
 
 def submit_reply_to_pb(
-    game_id: str, seat: int, version_before: int, events: Sequence[ev.Event], state: MatchState
+    game_id: str,
+    seat: int,
+    version_before: int,
+    events: Sequence[ev.Event],
+    state: MatchState,
+    clocks: Clocks = NO_CLOCKS,
 ) -> game_service_pb2.SubmitCommandResponse:
     """The answer to ``seat``'s move: the events it caused as that seat may see them and its view after them."""
     return game_service_pb2.SubmitCommandResponse(
         version=state.version,
         events=events_to_pb(events_for(events, seat, version_before)),
-        view=seat_view_to_pb(seat_view(state, seat), NAME_PREFIX + game_id),
+        view=seat_view_to_pb(seat_view(state, seat), NAME_PREFIX + game_id, clocks),
     )
 
 
-def submit_reply(game_id: str, seat: int, version_before: int, events: Sequence[ev.Event], state: MatchState) -> bytes:
+def submit_reply(
+    game_id: str,
+    seat: int,
+    version_before: int,
+    events: Sequence[ev.Event],
+    state: MatchState,
+    clocks: Clocks = NO_CLOCKS,
+) -> bytes:
     """:func:`submit_reply_to_pb`, serialized: the Games' ``encode_reply``, stored with the move for replays."""
-    return submit_reply_to_pb(game_id, seat, version_before, events, state).SerializeToString()
+    return submit_reply_to_pb(game_id, seat, version_before, events, state, clocks).SerializeToString()
+
+
+# --- Views with the clocks ---------------------------------------------------------------------------------------
+
+
+def match_view_to_pb(view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.MatchView:
+    """The public view (:func:`truco.wire.match_view_to_pb`) with the game's clocks at this version."""
+    return add_clocks(wire.match_view_to_pb(view, game), clocks)
+
+
+def seat_view_to_pb(view: SeatView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.SeatView:
+    """The seat's view (:func:`truco.wire.seat_view_to_pb`) with the game's clocks at this version."""
+    out = wire.seat_view_to_pb(view, game)
+    add_clocks(out.public, clocks)
+    return out
+
+
+def add_clocks(view: views_pb2.MatchView, clocks: Clocks) -> views_pb2.MatchView:
+    """``view`` with the running clock and each seat's takeover and reserve (see :class:`Clocks`)."""
+    if clocks.running is not None:
+        running = clocks.running
+        view.clock.CopyFrom(
+            views_pb2.TurnClock(
+                seats=list(running.seats),
+                started=timestamp_to_pb(running.started_us),
+                deadline=timestamp_to_pb(running.deadline_us),
+            )
+        )
+    for seat in clocks.seats:
+        status = view.seats.add(seat=seat.seat, taken_over=seat.taken_over)
+        if seat.reserve_left_us is not None:
+            status.reserve_left.CopyFrom(duration_to_pb(seat.reserve_left_us))
+    return view
+
+
+# --- Clock settings ----------------------------------------------------------------------------------------------
+
+_US = 1_000_000
+_POLICIES = (
+    game_service_pb2.CLOCK_POLICY_UNSPECIFIED,
+    game_service_pb2.CLOCK_POLICY_TAKEOVER,
+    game_service_pb2.CLOCK_POLICY_FORFEIT,
+)
+
+
+def duration_us(message: duration_pb2.Duration) -> int:
+    return message.seconds * _US + message.nanos // 1000
+
+
+def duration_to_pb(us: int) -> duration_pb2.Duration:
+    return duration_pb2.Duration(seconds=us // _US, nanos=(us % _US) * 1000)
+
+
+def timestamp_to_pb(us: int) -> timestamp_pb2.Timestamp:
+    return timestamp_pb2.Timestamp(seconds=us // _US, nanos=(us % _US) * 1000)
+
+
+def clock_settings_from_pb(message: game_service_pb2.ClockSettings) -> ClockSettings | None:
+    """The clock settings a CreateGame asks for; None for a zero decision time (no clocks).
+
+    :raises ServiceFailure: INVALID_CLOCK for negative times, an unknown policy or bot.
+    """
+    decision, reserve = duration_us(message.decision), duration_us(message.reserve)
+    if decision < 0 or reserve < 0:
+        raise ServiceFailure(ServiceReason.INVALID_CLOCK, "clock.decision and clock.reserve cannot be negative")
+    if message.on_expiry not in _POLICIES:
+        raise ServiceFailure(ServiceReason.INVALID_CLOCK, "clock.on_expiry must be TAKEOVER or FORFEIT")
+    if message.takeover_bot and message.takeover_bot not in BOT_KINDS:
+        raise ServiceFailure(ServiceReason.INVALID_CLOCK, "clock.takeover_bot must be RANDOM or HEURISTIC")
+    if decision == 0:
+        return None
+    bot = BOT_KINDS.get(message.takeover_bot, DEFAULT_TAKEOVER_BOT)
+    return ClockSettings(decision, reserve, message.on_expiry == game_service_pb2.CLOCK_POLICY_FORFEIT, bot)
+
+
+def clock_settings_to_pb(settings: ClockSettings) -> game_service_pb2.ClockSettings:
+    message = game_service_pb2.ClockSettings(
+        decision=duration_to_pb(settings.decision_us),
+        on_expiry=game_service_pb2.CLOCK_POLICY_FORFEIT if settings.forfeit else game_service_pb2.CLOCK_POLICY_TAKEOVER,
+        takeover_bot=BOT_KINDS_PB[settings.bot],
+    )
+    if settings.reserve_us:
+        message.reserve.CopyFrom(duration_to_pb(settings.reserve_us))
+    return message
 
 
 __all__ = [
     "EVENT_SCHEMA",
     "DecodeError",
+    "add_clocks",
     "call_from_pb",
     "card_from_pb",
     "card_to_pb",
     "cards_from_pb",
     "cards_to_pb",
+    "clock_settings_from_pb",
+    "clock_settings_to_pb",
     "command_from_pb",
     "command_to_pb",
     "decode_event",

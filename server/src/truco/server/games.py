@@ -16,7 +16,7 @@ import traceback
 import uuid
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
 import structlog
@@ -28,6 +28,7 @@ from truco.engine import (
     SeatCommand,
     SeatView,
     SpectatorView,
+    absence,
     audience,
     event_for,
     evolve,
@@ -40,12 +41,14 @@ from truco.engine import events as ev
 
 from . import codec
 from .auth import BEARER_HINT, TokenIssuer, token_hash
+from .clocks import NO_CLOCKS, ClockBook, Clocks, ClockSettings
 from .metrics import Metrics
 from .reasons import ServiceFailure, ServiceReason
 from .referee import Setup, bots_due, drive
 from .store.base import (
     SEAT_BOT,
     SEAT_OPEN,
+    SEAT_TAKEN,
     AppendResult,
     EventStore,
     GameRecord,
@@ -54,6 +57,7 @@ from .store.base import (
     StoredEvent,
     VersionConflict,
     decode_cursor,
+    now_us,
 )
 
 APPEND_ATTEMPTS = 4
@@ -77,6 +81,7 @@ class Snapshot:
     seq: int
     state: MatchState
     events: tuple[ev.Event, ...]
+    book: ClockBook = field(default_factory=ClockBook)
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,10 +112,13 @@ class Watched:
     version: int
     seat: SeatView | None
     public: SpectatorView
+    clocks: Clocks = NO_CLOCKS
+    """The game's clocks, on the latest event of what was stored (earlier events carry none)."""
 
 
-ReplyEncoder = Callable[[str, int, int, Sequence[ev.Event], MatchState], bytes]
-"""The transport's encoding of the answer to a move: (game id, seat, version before, events, state after)."""
+ReplyEncoder = Callable[[str, int, int, Sequence[ev.Event], MatchState, Clocks], bytes]
+"""The transport's encoding of the answer to a move: (game id, seat, version before, events, state after, the
+clocks after)."""
 
 
 class Games:
@@ -126,6 +134,8 @@ class Games:
         allow_fixed_deals: bool = False,
         cache_size: int = 2048,
         tokens: TokenIssuer | None = None,
+        default_clock: ClockSettings | None = None,
+        presence_seconds: float = 30.0,
     ) -> None:
         self.store = store
         self.tokens = tokens or TokenIssuer()
@@ -143,6 +153,13 @@ class Games:
         self._seat_moves = metrics.commands_applied.labels("seat")
         self._bot_moves = metrics.commands_applied.labels("bot")
         self.stopping = asyncio.Event()
+        self.default_clock = default_clock
+        """The clocks of games created without clock settings of their own (None: none)."""
+        self.presence_us = round(presence_seconds * 1_000_000)
+        self.on_deadline: Callable[[], None] = lambda: None
+        """Called after this server set a game's deadline (the timekeeper's wake-up)."""
+        self._joined: dict[str, dict[int, int]] = {}
+        self._touched: dict[tuple[str, int], int] = {}
 
     # --- Loading ---------------------------------------------------------------------------------------------
 
@@ -158,12 +175,21 @@ class Games:
             self._autoplay_if_due(game_id, cached)
             return cached
         state = cached.state.copy()
-        new_events = []
-        for item in stored:
+        new_events: list[ev.Event] = []
+        book = cached.book
+        setup = cached.setup
+        joined = await self.joined(game_id, (0,)) if setup.clock is not None else {}
+        batch: list[ev.Event] = []
+        for index, item in enumerate(stored):
             event = codec.decode_event(item.kind, item.schema, item.payload)
             evolve(state, event)
             new_events.append(event)
-        snapshot = Snapshot(cached.setup, stored[-1].seq, state, cached.events + tuple(new_events))
+            batch.append(event)
+            # One append shares one time: the clock book advances once per append, after its last event.
+            if index + 1 == len(stored) or stored[index + 1].at_us != item.at_us:
+                book = book.advance(item.at_us, batch, state, setup.playing(state), setup.clock, joined)
+                batch = []
+        snapshot = Snapshot(setup, stored[-1].seq, state, cached.events + tuple(new_events), book)
         self._remember(game_id, snapshot)
         self._autoplay_if_due(game_id, snapshot)
         return snapshot
@@ -212,15 +238,46 @@ class Games:
     # --- Operations --------------------------------------------------------------------------------------------
 
     async def create(
-        self, setup: Setup, request_id: str | None, *, owner: str = "", creator: str = "", public: bool = False
-    ) -> tuple[GameRecord, MatchState]:
-        """A new game (or the one ``request_id`` created before): its record and its state after the referee's
-        first step of deals and bot moves (a match between bots only goes on in the autoplayer). ``owner`` is
-        the creating API key's id ("" anonymous), ``creator`` whom quotas charge, ``public`` lists it to all."""
+        self,
+        setup: Setup,
+        request_id: str | None,
+        *,
+        owner: str = "",
+        creator: str = "",
+        public: bool = False,
+        default_clock: bool = False,
+    ) -> tuple[GameRecord, Snapshot]:
+        """A new game (or the one ``request_id`` created before): its record and its snapshot after the
+        referee's first step of deals and bot moves (a match between bots only goes on in the autoplayer).
+        ``owner`` is the creating API key's id ("" anonymous), ``creator`` whom quotas charge, ``public`` lists
+        it to all; ``default_clock``: the request named no clocks, so the game gets the server's default."""
         if setup.fixed_deals and not self.allow_fixed_deals:
             raise ServiceFailure(
                 ServiceReason.FIXED_DEALS_DISABLED, "scripted deals need a server started with --allow-fixed-deals"
             )
+        if default_clock and setup.clock is None:
+            setup = replace(setup, clock=self.default_clock)
+        seats = tuple(
+            SeatRecord(seat, SEAT_BOT, setup.bots[seat], "", b"")
+            if seat in setup.bots
+            else SeatRecord(seat, SEAT_OPEN, "", "", b"")
+            for seat in range(setup.rules.players)
+        )
+        stored = await self._create(setup, seats, request_id, owner=owner, creator=creator, public=public)
+        return stored, await self.snapshot(stored.game_id)  # snapshot() queues the autoplayer if due
+
+    async def _create(
+        self,
+        setup: Setup,
+        seats: tuple[SeatRecord, ...],
+        request_id: str | None,
+        *,
+        owner: str,
+        creator: str,
+        public: bool,
+        previous_game: str = "",
+    ) -> GameRecord:
+        """Store a new game with ``seats`` and its first events (the start, the deals, bot moves)."""
         state = MatchState()
         events = start_match(setup.rules)
         for event in events:
@@ -228,12 +285,10 @@ class Games:
         automatic, bot_moves = drive(state, setup, self._bot_rng)
         events += automatic
         game_id = uuid.uuid4().hex
-        seats = tuple(
-            SeatRecord(seat, SEAT_BOT, setup.bots[seat], "", b"")
-            if seat in setup.bots
-            else SeatRecord(seat, SEAT_OPEN, "", "", b"")
-            for seat in range(setup.rules.players)
-        )
+        at = now_us()
+        joined = {s.seat: (s.joined_us or 1) if s.kind != SEAT_OPEN else 0 for s in seats}
+        book = ClockBook().advance(at, events, state, setup.playing(state), setup.clock, joined)
+        clock = book.running(setup.clock, joined)
         record = GameRecord(
             game_id=game_id,
             created_at=datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ"),  # sortable, and distinct in practice
@@ -245,15 +300,19 @@ class Games:
             owner=owner,
             creator=creator,
             public=public,
+            previous_game=previous_game,
+            deadline_us=clock.deadline_us if clock is not None else None,
         )
-        stored = await self.store.create_game(record, _records(events), request_id)
+        stored = await self.store.create_game(record, _records(events, at), request_id)
         if stored.game_id == game_id:
             self._bot_moves.inc(bot_moves)
             self.metrics.matches_started.inc()
             self.metrics.events_appended.inc(len(events))
             if state.phase is Phase.MATCH_OVER:
                 self.metrics.matches_finished.inc()
-        return stored, (await self.snapshot(stored.game_id)).state  # snapshot() queues the autoplayer if due
+            if clock is not None:
+                self.on_deadline()
+        return stored
 
     async def join(
         self, game_id: str, seat: int | None, player_name: str, request_id: str | None
@@ -279,7 +338,13 @@ class Games:
                 "key changed: set the same TRUCO_TOKEN_KEY on every replica); the first token still holds the seat",
             )
         self._remember_seat((game_id, digest), taken)
-        return taken, token, await self.snapshot(game_id)
+        self._joined[game_id] = joined_times(claimed)
+        snapshot = await self.snapshot(game_id)
+        # Clocks run at a full table: the last join starts the clock of the decision the match waits for.
+        clock = snapshot.book.running(snapshot.setup.clock, self._joined[game_id])
+        if clock is not None and await self.store.set_deadline(game_id, snapshot.seq, clock.deadline_us):
+            self.on_deadline()
+        return taken, token, snapshot
 
     async def submit(
         self, game_id: str, command: SeatCommand, expected_version: int, request_id: str | None
@@ -308,9 +373,12 @@ class Games:
                     return Replayed(replay)
                 raise
             version_before = snapshot.state.version
-            reply = self.encode_reply(game_id, seat, version_before, events, state)
+            at = now_us()
+            book, deadline = await self._book_after(game_id, snapshot, at, events, state)
+            clocks = book.clocks(state, snapshot.setup.clock, self._joined.get(game_id, {}))
+            reply = self.encode_reply(game_id, seat, version_before, events, state, clocks)
             try:
-                result = await self._append(game_id, snapshot.seq, events, scoped_id, reply, state)
+                result = await self._append(game_id, snapshot.seq, events, scoped_id, reply, state, at, deadline)
             except VersionConflict:
                 if attempt + 1 == APPEND_ATTEMPTS:
                     raise ServiceFailure(
@@ -321,7 +389,7 @@ class Games:
                 return Replayed(result.response)
             self._seat_moves.inc()
             self._bot_moves.inc(bot_moves)
-            after = Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events))
+            after = Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events), book)
             self._remember(game_id, after)
             self._autoplay_if_due(game_id, after)
             return Move(game_id, seat, version_before, tuple(events), state, reply)
@@ -352,16 +420,21 @@ class Games:
         request_id: str | None,
         response: bytes,
         state: MatchState,
+        at_us: int,
+        deadline_us: int | None,
     ) -> AppendResult:
         started = time.perf_counter()
         over = state.phase is Phase.MATCH_OVER
+        records = _records(events, at_us)
         try:
-            result = await self.store.append(game_id, expected_seq, _records(events), request_id, response, over)
+            result = await self.store.append(game_id, expected_seq, records, request_id, response, over, deadline_us)
         finally:
             self.metrics.store_latency.labels("append").observe(time.perf_counter() - started)
         self.metrics.events_appended.inc(len(events))
         if over and any(isinstance(event, ev.MatchEnded) for event in events):
             self.metrics.matches_finished.inc()
+        if deadline_us is not None:
+            self.on_deadline()
         return result
 
     async def watch(
@@ -372,10 +445,15 @@ class Games:
         state = MatchState()
         sent = 0
         stored_at_start: int | None = None
+        if self.presence_us:
+            poll_seconds = min(poll_seconds, self.presence_us / 3_000_000)
         while True:
+            if seat is not None:
+                await self.seen(game_id, seat)  # an open stream keeps its seat present
             snapshot = await self.snapshot(game_id)
             if stored_at_start is None:
                 stored_at_start = len(snapshot.events)
+            batch: list[Watched] = []
             for event in snapshot.events[sent:]:
                 evolve(state, event)
                 sent += 1
@@ -384,12 +462,12 @@ class Games:
                 # before it started; one sent while it runs is new, whatever its version.
                 if visible is None or (sent <= stored_at_start and state.version <= after_version):
                     continue
-                yield Watched(
-                    visible,
-                    state.version,
-                    seat_view(state, seat) if seat is not None else None,
-                    spectator_view(state),
-                )
+                view = seat_view(state, seat) if seat is not None else None
+                batch.append(Watched(visible, state.version, view, spectator_view(state)))
+            if batch:  # the clocks are the latest: the latest view gets them
+                batch[-1] = replace(batch[-1], clocks=await self.clocks(game_id, snapshot))
+            for watched in batch:
+                yield watched
             if state.phase is Phase.MATCH_OVER:
                 return
             if self.stopping.is_set():
@@ -406,7 +484,7 @@ class Games:
 
     async def list_open(
         self, page_size: int, page_token: str, viewer: str | None = None
-    ) -> tuple[list[tuple[GameRecord, MatchState]], str]:
+    ) -> tuple[list[tuple[GameRecord, Snapshot]], str]:
         """A page of games with an open seat that ``viewer`` may see (an API key's id, "" for anonymous callers:
         its own and the public ones; None: all), each with its state, and the next page's token ("" at the
         end)."""
@@ -421,7 +499,158 @@ class Games:
                     ServiceReason.INVALID_PAGE_TOKEN, "page_token must be a next_page_token from ListGames"
                 ) from None
         records, cursor = await self.store.list_open_games(size, page_token or None, viewer)
-        return [(record, (await self.snapshot(record.game_id)).state) for record in records], cursor or ""
+        return [(record, await self.snapshot(record.game_id)) for record in records], cursor or ""
+
+    async def game(self, game_id: str) -> tuple[GameRecord, Snapshot]:
+        """The game's record (seats, links, closed) and its latest snapshot."""
+        record = await self.store.get_game(game_id)
+        return record, await self.snapshot(game_id)
+
+    def present(self, record: GameRecord) -> dict[int, bool]:
+        """Which seats' players are at the table: a bot always; a player seen within the presence window (an
+        open WatchGame stream keeps it seen); never an open seat."""
+        now = now_us()
+        return {
+            s.seat: s.kind == SEAT_BOT or (s.kind == SEAT_TAKEN and now - s.seen_us <= self.presence_us)
+            for s in record.seats
+        }
+
+    # --- Clocks, absent seats and rematches --------------------------------------------------------------------
+
+    async def clocks(self, game_id: str, snapshot: Snapshot) -> Clocks:
+        """The game's clocks at the snapshot, as views show them."""
+        if snapshot.setup.clock is None and not snapshot.state.away:
+            return NO_CLOCKS
+        return snapshot.book.clocks(snapshot.state, snapshot.setup.clock, await self.joined(game_id))
+
+    async def _book_after(
+        self, game_id: str, snapshot: Snapshot, at: int, events: Sequence[ev.Event], state: MatchState
+    ) -> tuple[ClockBook, int | None]:
+        """The clock book after appending ``events`` at ``at``, and the game's next deadline."""
+        setup = snapshot.setup
+        if setup.clock is None:
+            return snapshot.book, None
+        joined = await self.joined(game_id, snapshot.book.waiting)
+        book = snapshot.book.advance(at, events, state, setup.playing(state), setup.clock, joined)
+        joined = await self.joined(game_id, book.waiting)
+        clock = book.running(setup.clock, joined)
+        return book, clock.deadline_us if clock is not None else None
+
+    async def joined(self, game_id: str, seats: Sequence[int] = ()) -> dict[int, int]:
+        """When each seat got its player (0: open), from a cache read again while a seat looks open and the
+        match waits for ``seats`` (a seat once taken stays taken: a full table is never read again)."""
+        known = self._joined.get(game_id)
+        if known is None or (seats and min(known.values(), default=0) == 0):
+            if len(self._joined) > 4 * self._cache_size:
+                self._joined.clear()
+            known = self._joined[game_id] = joined_times(await self.store.get_game(game_id))
+        return known
+
+    async def referee(
+        self,
+        game_id: str,
+        decide: Callable[[MatchState], list[ev.Event]],
+        snapshot: Snapshot | None = None,
+    ) -> Snapshot:
+        """Apply the events ``decide`` returns for the game's state (and the bot moves and deals they trigger)
+        as one append guarded by the snapshot's seq; no events, no append.
+
+        :raises VersionConflict: the game moved on since ``snapshot`` (given by the caller): nothing written.
+        """
+        given = snapshot is not None
+        for _ in range(1 if given else APPEND_ATTEMPTS):
+            current = snapshot if snapshot is not None else await self.snapshot(game_id)
+            state = current.state.copy()
+            events = decide(state)
+            if not events:
+                return current
+            for event in events:
+                evolve(state, event)
+            automatic, bot_moves = drive(state, current.setup, self._bot_rng)
+            events = events + automatic
+            at = now_us()
+            book, deadline = await self._book_after(game_id, current, at, events, state)
+            try:
+                result = await self._append(game_id, current.seq, events, None, b"", state, at, deadline)
+            except VersionConflict:
+                if given:
+                    raise
+                snapshot = None
+                continue
+            self._bot_moves.inc(bot_moves)
+            fresh = Snapshot(current.setup, result.last_seq, state, current.events + tuple(events), book)
+            self._remember(game_id, fresh)
+            self._autoplay_if_due(game_id, fresh)  # every seat away: the bots play on, step by step
+            return fresh
+        raise ServiceFailure(ServiceReason.VERSION_CONFLICT, "the game kept moving: retry")
+
+    async def fire_clock(self, game_id: str) -> bool:
+        """Fire the game's clock if it ran out: True when this call's ClockExpired was the one applied."""
+        snapshot = await self.snapshot(game_id)
+        setup = snapshot.setup
+        clock = snapshot.book.running(setup.clock, await self.joined(game_id, snapshot.book.waiting))
+        if setup.clock is None or clock is None or clock.deadline_us > now_us():
+            # The stored deadline is stale (a move raced it, or the match is over): store the right one.
+            await self.store.set_deadline(game_id, snapshot.seq, clock.deadline_us if clock is not None else None)
+            return False
+        forfeit = setup.clock.forfeit
+        try:
+            await self.referee(
+                game_id,
+                lambda state: absence.expire_clock(state, clock.seats[0], clock.deadline_us, forfeit=forfeit),
+                snapshot,
+            )
+        except VersionConflict:
+            self.metrics.clock_firings.labels("lost").inc()
+            return False
+        self.metrics.clock_firings.labels("forfeit" if forfeit else "takeover").inc()
+        return True
+
+    async def leave(self, game_id: str, seat: int) -> Snapshot:
+        """The seat's player leaves: a bot plays the seat until it resumes (nothing when already away)."""
+        return await self.referee(game_id, lambda state: absence.leave(state, seat))
+
+    async def resume(self, game_id: str, seat: int) -> Snapshot:
+        """The seat's player takes it back from the bot (nothing when it was not taken over)."""
+        return await self.referee(game_id, lambda state: absence.resume(state, seat))
+
+    async def seen(self, game_id: str, seat: int) -> None:
+        """The seat's player called: record its presence (at most a few writes per presence window)."""
+        now = now_us()
+        key = (game_id, seat)
+        if now - self._touched.get(key, 0) < self.presence_us // 4:
+            return
+        if len(self._touched) > 8 * self._cache_size:
+            self._touched.clear()
+        self._touched[key] = now
+        await self.store.touch_seat(game_id, seat, now)
+
+    async def rematch(self, game_id: str) -> tuple[GameRecord, Snapshot]:
+        """The next game of a finished one: the same setup (scripted deals aside) and seats, each player's
+        token holding its seat there too; the games name each other. Every call gets the same next game.
+
+        :raises ServiceFailure: GAME_NOT_FINISHED for a game in play or closed.
+        """
+        record = await self.store.get_game(game_id)
+        if record.closed or not record.over:
+            raise ServiceFailure(ServiceReason.GAME_NOT_FINISHED, "only a finished game has a rematch")
+        if not record.next_game:
+            old = codec.setup_from_bytes(record.rules)
+            now = now_us()
+            seats = tuple(replace(s, joined_us=now if s.kind == SEAT_TAKEN else 0, seen_us=0) for s in record.seats)
+            # The request id makes concurrent rematches (and retries) create one game.
+            created = await self._create(
+                replace(old, fixed_deals=()),
+                seats,
+                f"rematch:{game_id}",
+                owner=record.owner,
+                creator=record.creator,
+                public=record.public,
+                previous_game=game_id,
+            )
+            await self.store.link_next_game(game_id, created.game_id)
+            record = await self.store.get_game(game_id)
+        return await self.game(record.next_game)
 
     # --- The autoplayer: bot-only stretches of a match, played in bounded steps --------------------------------
 
@@ -464,13 +693,15 @@ class Games:
         events, bot_moves = drive(state, snapshot.setup, self._bot_rng)
         if not events:
             return False
+        at = now_us()
+        book, deadline = await self._book_after(game_id, snapshot, at, events, state)
         try:
-            result = await self._append(game_id, snapshot.seq, events, None, b"", state)
+            result = await self._append(game_id, snapshot.seq, events, None, b"", state, at, deadline)
         except VersionConflict:
             await self.snapshot(game_id)  # re-read; queues the game again if it still waits for bots
             return False
         self._bot_moves.inc(bot_moves)
-        after = Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events))
+        after = Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events), book)
         self._remember(game_id, after)
         self._autoplay_if_due(game_id, after)
         return True
@@ -484,10 +715,16 @@ class Games:
                 await self._autoplayer
 
 
-def _records(events: Sequence[ev.Event]) -> list[NewEvent]:
-    """The events as the store keeps them, each with the engine's :func:`~truco.engine.audience`."""
+def joined_times(record: GameRecord) -> dict[int, int]:
+    """When each seat got its player (0: open); bots, and seats joined before clocks existed, count as joined."""
+    return {s.seat: (s.joined_us or 1) if s.kind != SEAT_OPEN else 0 for s in record.seats}
+
+
+def _records(events: Sequence[ev.Event], at_us: int = 0) -> list[NewEvent]:
+    """The events as the store keeps them, each with the engine's :func:`~truco.engine.audience` and the time
+    they were appended (the clocks' data)."""
     out = []
     for event in events:
         kind, schema, payload = codec.encode_event(event)
-        out.append(NewEvent(kind, schema, payload, audience(event)))
+        out.append(NewEvent(kind, schema, payload, audience(event), at_us))
     return out

@@ -51,6 +51,8 @@ class Metrics:
     store_latency: Histogram
     store_up: Gauge
     watchers: Gauge
+    clock_firings: Counter
+    games_removed: Counter
 
     @classmethod
     def create(cls) -> Metrics:
@@ -92,6 +94,19 @@ class Metrics:
             ),
             store_up=Gauge("truco_store_up", "1 while the event store answers, 0 otherwise.", registry=registry),
             watchers=Gauge("truco_watchers", "Open WatchGame streams.", registry=registry),
+            clock_firings=Counter(
+                "truco_clock_firings",
+                "Expired turn clocks this server fired, by outcome: takeover or forfeit when its firing was"
+                " applied, lost when another replica's (or a move) got there first.",
+                ("outcome",),
+                registry=registry,
+            ),
+            games_removed=Counter(
+                "truco_games_removed",
+                "Games closed unplayed (closed) or removed by retention (removed).",
+                ("how",),
+                registry=registry,
+            ),
         )
 
 

@@ -1,6 +1,7 @@
 """The referee: what the server does that no player does. It deals when a deal is due (a deck shuffled by the
 OS's secure random source, or the game's next scripted deal) and moves the server's bots while only bots are
-awaited. Pure of I/O but for the random source; free of gRPC and of the store.
+awaited, a seat taken over (:mod:`truco.engine.absence`) being played by the clock's takeover bot. Pure of
+I/O but for the random source; free of gRPC and of the store.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from truco.engine import (
 )
 from truco.engine import events as ev
 
+from .clocks import DEFAULT_TAKEOVER_BOT, ClockSettings
+
 AUTOMATIC_MOVES_PER_STEP = 48
 """Bot moves and deals applied in one step: after a command, in CreateGame, or by the game application's
 autoplayer. A match between bots only is played in such steps, never inside one request."""
@@ -40,11 +43,21 @@ FixedDeal = tuple[tuple[Hand, ...], Card]
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """What a game was created with, stored with it: rules, bot seats (seat to bot name) and scripted deals."""
+    """What a game was created with, stored with it: rules, bot seats (seat to bot name), scripted deals and
+    turn clocks (None: none)."""
 
     rules: RuleSet
     bots: dict[int, str]
     fixed_deals: tuple[FixedDeal, ...]
+    clock: ClockSettings | None = None
+
+    def playing(self, state: MatchState) -> dict[int, str]:
+        """The seats the server plays now: its bot seats, and the seats taken over (their clock ran out, or
+        their player left) by the clock's takeover bot."""
+        if not state.away:
+            return self.bots
+        bot = self.clock.bot if self.clock is not None else DEFAULT_TAKEOVER_BOT
+        return {**dict.fromkeys(state.away, bot), **self.bots}
 
 
 def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.Event], int]:
@@ -59,10 +72,11 @@ def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.
         if not waiting:
             out += execute(state, deal(state, setup))
             continue
-        if any(seat not in setup.bots for seat in waiting):
+        bots = setup.playing(state)
+        if any(seat not in bots for seat in waiting):
             break  # a human may act: bots never answer for a team in which a human can
         seat = waiting[0]
-        choice: SeatCommand = make_bot(setup.bots[seat]).choose(
+        choice: SeatCommand = make_bot(bots[seat]).choose(
             legal_actions(state, seat), partial(seat_view, state, seat), rng
         )
         out += execute(state, choice)
@@ -74,7 +88,8 @@ def bots_due(state: MatchState, setup: Setup) -> bool:
     """True when the match waits for nobody but the server: a deal, or bots only."""
     if state.phase is Phase.MATCH_OVER:
         return False
-    return all(seat in setup.bots for seat in actors(state))
+    bots = setup.playing(state)
+    return all(seat in bots for seat in actors(state))
 
 
 def deal(state: MatchState, setup: Setup) -> Deal:

@@ -15,16 +15,17 @@ import grpc
 from truco.engine import compare_cards, evaluate_hand, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
 from truco_client.v1 import game_service_pb2 as gs
-from truco_client.v1 import game_service_pb2_grpc, rules_service_pb2_grpc
+from truco_client.v1 import game_service_pb2_grpc, rules_service_pb2_grpc, views_pb2
 from truco_client.v1 import rules_service_pb2 as rs
 
 from . import codec
 from .auth import bearer_token
 from .errors import ServiceError, status_for
-from .games import Games
+from .games import Games, Snapshot
 from .limits import CALLER
 from .metrics import CALLER_SEAT
 from .reasons import ServiceFailure, ServiceReason
+from .store.base import GameRecord
 
 S = TypeVar("S")
 Req = TypeVar("Req")
@@ -76,21 +77,36 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         token = bearer_token(context.invocation_metadata())
         seat = await self.games.caller_seat(game_id, token, required=required)
         CALLER_SEAT.set(seat)
+        if seat is not None:
+            await self.games.seen(game_id, seat)  # presence: the seat's player called
         return seat
+
+    async def _player(self, game_id: str, context: Context[Req, Resp]) -> int:
+        seat = await self._seat(game_id, context, required=True)
+        assert seat is not None
+        return seat
+
+    async def _seat_view(self, game_id: str, seat: int, snapshot: Snapshot) -> views_pb2.SeatView:
+        clocks = await self.games.clocks(game_id, snapshot)
+        return codec.seat_view_to_pb(seat_view(snapshot.state, seat), codec.NAME_PREFIX + game_id, clocks)
+
+    def _game(self, record: GameRecord, snapshot: Snapshot) -> gs.Game:
+        return codec.game_to_pb(record, snapshot.state, snapshot.setup.clock, self.games.present(record))
 
     @reports_errors
     async def CreateGame(
         self, request: gs.CreateGameRequest, context: Context[gs.CreateGameRequest, gs.CreateGameResponse]
     ) -> gs.CreateGameResponse:
         caller = CALLER.get()  # set by the admission of either port (limits.py)
-        record, state = await self.games.create(
+        record, snapshot = await self.games.create(
             codec.setup_from_pb(request),
             request.request_id or None,
             owner=caller.owner,
             creator=caller.subject,
             public=request.public,
+            default_clock=not request.HasField("clock"),
         )
-        return gs.CreateGameResponse(game=codec.game_to_pb(record, state))
+        return gs.CreateGameResponse(game=self._game(record, snapshot))
 
     @reports_errors
     async def JoinGame(
@@ -98,12 +114,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> gs.JoinGameResponse:
         game_id = codec.game_id_from_name(request.name)
         wanted = request.seat if request.HasField("seat") else None
-        seat, token, snapshot = await self.games.join(
-            game_id, wanted, request.player_name, request.request_id or None
-        )
+        seat, token, snapshot = await self.games.join(game_id, wanted, request.player_name, request.request_id or None)
         CALLER_SEAT.set(seat)
-        view = codec.seat_view_to_pb(seat_view(snapshot.state, seat), request.name)
-        return gs.JoinGameResponse(seat=seat, seat_token=token, view=view)
+        return gs.JoinGameResponse(seat=seat, seat_token=token, view=await self._seat_view(game_id, seat, snapshot))
 
     @reports_errors
     async def GetGameView(
@@ -111,11 +124,12 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> gs.GetGameViewResponse:
         game_id = codec.game_id_from_name(request.name)
         seat = await self._seat(game_id, context, required=False)
-        state = (await self.games.snapshot(game_id)).state
-        public = codec.match_view_to_pb(spectator_view(state), request.name)
+        snapshot = await self.games.snapshot(game_id)
+        clocks = await self.games.clocks(game_id, snapshot)
+        public = codec.match_view_to_pb(spectator_view(snapshot.state), request.name, clocks)
         if seat is None:
             return gs.GetGameViewResponse(public=public)
-        view = codec.seat_view_to_pb(seat_view(state, seat), request.name)
+        view = codec.seat_view_to_pb(seat_view(snapshot.state, seat), request.name, clocks)
         return gs.GetGameViewResponse(seat=view, public=public)
 
     @reports_errors
@@ -157,10 +171,15 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self.games.metrics.watchers.inc()
         try:
             async for watched in self.games.watch(game_id, seat, request.after_version):
+                seat_pb = (
+                    codec.seat_view_to_pb(watched.seat, request.name, watched.clocks)
+                    if watched.seat is not None
+                    else None
+                )
                 yield gs.WatchGameResponse(
                     event=codec.event_to_pb(watched.event, watched.version),
-                    seat=codec.seat_view_to_pb(watched.seat, request.name) if watched.seat is not None else None,
-                    public=codec.match_view_to_pb(watched.public, request.name),
+                    seat=seat_pb,
+                    public=codec.match_view_to_pb(watched.public, request.name, watched.clocks),
                 )
         finally:
             self.games.metrics.watchers.dec()
@@ -172,8 +191,42 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         # A caller sees the games of its API key (anonymous callers: the games made without one) and public ones.
         games, cursor = await self.games.list_open(request.page_size, request.page_token, CALLER.get().owner)
         return gs.ListGamesResponse(
-            games=[codec.game_to_pb(record, state) for record, state in games], next_page_token=cursor
+            games=[self._game(record, snapshot) for record, snapshot in games], next_page_token=cursor
         )
+
+    @reports_errors
+    async def GetGame(
+        self, request: gs.GetGameRequest, context: Context[gs.GetGameRequest, gs.GetGameResponse]
+    ) -> gs.GetGameResponse:
+        record, snapshot = await self.games.game(codec.game_id_from_name(request.name))
+        return gs.GetGameResponse(game=self._game(record, snapshot))
+
+    @reports_errors
+    async def LeaveGame(
+        self, request: gs.LeaveGameRequest, context: Context[gs.LeaveGameRequest, gs.LeaveGameResponse]
+    ) -> gs.LeaveGameResponse:
+        game_id = codec.game_id_from_name(request.name)
+        seat = await self._player(game_id, context)
+        snapshot = await self.games.leave(game_id, seat)
+        return gs.LeaveGameResponse(view=await self._seat_view(game_id, seat, snapshot))
+
+    @reports_errors
+    async def ResumeSeat(
+        self, request: gs.ResumeSeatRequest, context: Context[gs.ResumeSeatRequest, gs.ResumeSeatResponse]
+    ) -> gs.ResumeSeatResponse:
+        game_id = codec.game_id_from_name(request.name)
+        seat = await self._player(game_id, context)
+        snapshot = await self.games.resume(game_id, seat)
+        return gs.ResumeSeatResponse(view=await self._seat_view(game_id, seat, snapshot))
+
+    @reports_errors
+    async def Rematch(
+        self, request: gs.RematchRequest, context: Context[gs.RematchRequest, gs.RematchResponse]
+    ) -> gs.RematchResponse:
+        game_id = codec.game_id_from_name(request.name)
+        seat = await self._player(game_id, context)  # only a seat of the finished game may ask
+        record, snapshot = await self.games.rematch(game_id)
+        return gs.RematchResponse(game=self._game(record, snapshot), seat=seat)
 
 
 class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):

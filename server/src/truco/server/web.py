@@ -350,6 +350,26 @@ class GameConnect:
     ) -> gs.ListGamesResponse:
         return await self._observed.unary(self._servicer.ListGames, request, ctx)
 
+    async def get_game(
+        self, request: gs.GetGameRequest, ctx: RequestContext[gs.GetGameRequest, gs.GetGameResponse]
+    ) -> gs.GetGameResponse:
+        return await self._observed.unary(self._servicer.GetGame, request, ctx)
+
+    async def leave_game(
+        self, request: gs.LeaveGameRequest, ctx: RequestContext[gs.LeaveGameRequest, gs.LeaveGameResponse]
+    ) -> gs.LeaveGameResponse:
+        return await self._observed.unary(self._servicer.LeaveGame, request, ctx)
+
+    async def resume_seat(
+        self, request: gs.ResumeSeatRequest, ctx: RequestContext[gs.ResumeSeatRequest, gs.ResumeSeatResponse]
+    ) -> gs.ResumeSeatResponse:
+        return await self._observed.unary(self._servicer.ResumeSeat, request, ctx)
+
+    async def rematch(
+        self, request: gs.RematchRequest, ctx: RequestContext[gs.RematchRequest, gs.RematchResponse]
+    ) -> gs.RematchResponse:
+        return await self._observed.unary(self._servicer.Rematch, request, ctx)
+
 
 _NOT_BUILT = (
     b"<!doctype html><meta charset=utf-8><title>truco</title><p>The web table is not built: run "

@@ -28,6 +28,7 @@ class HandEnd(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     HAND_END_TRUCO_DECLINED: _ClassVar[HandEnd]
     HAND_END_MAZO: _ClassVar[HandEnd]
     HAND_END_MATCH_ENDED: _ClassVar[HandEnd]
+    HAND_END_FORFEIT: _ClassVar[HandEnd]
 SCORE_REASON_UNSPECIFIED: ScoreReason
 SCORE_REASON_ENVIDO: ScoreReason
 SCORE_REASON_ENVIDO_DECLINED: ScoreReason
@@ -41,6 +42,7 @@ HAND_END_ROUNDS: HandEnd
 HAND_END_TRUCO_DECLINED: HandEnd
 HAND_END_MAZO: HandEnd
 HAND_END_MATCH_ENDED: HandEnd
+HAND_END_FORFEIT: HandEnd
 
 class MatchStarted(_message.Message):
     __slots__ = ("rules", "first_dealer")
@@ -212,8 +214,30 @@ class MatchEnded(_message.Message):
     winner_team: int
     def __init__(self, winner_team: _Optional[int] = ...) -> None: ...
 
+class ClockExpired(_message.Message):
+    __slots__ = ("seat", "deadline_us", "forfeit")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_US_FIELD_NUMBER: _ClassVar[int]
+    FORFEIT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    deadline_us: int
+    forfeit: bool
+    def __init__(self, seat: _Optional[int] = ..., deadline_us: _Optional[int] = ..., forfeit: _Optional[bool] = ...) -> None: ...
+
+class SeatLeft(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
+class SeatResumed(_message.Message):
+    __slots__ = ("seat",)
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    def __init__(self, seat: _Optional[int] = ...) -> None: ...
+
 class Event(_message.Message):
-    __slots__ = ("version", "match_started", "perros_called", "perros_skipped", "hand_dealt", "flor_sung", "card_played", "round_ended", "call_made", "call_accepted", "call_declined", "envido_voided", "envido_settled", "flor_settled", "perros_answered", "went_to_mazo", "sena_sent", "points_scored", "hand_ended", "match_ended")
+    __slots__ = ("version", "match_started", "perros_called", "perros_skipped", "hand_dealt", "flor_sung", "card_played", "round_ended", "call_made", "call_accepted", "call_declined", "envido_voided", "envido_settled", "flor_settled", "perros_answered", "went_to_mazo", "sena_sent", "points_scored", "hand_ended", "match_ended", "clock_expired", "seat_left", "seat_resumed")
     VERSION_FIELD_NUMBER: _ClassVar[int]
     MATCH_STARTED_FIELD_NUMBER: _ClassVar[int]
     PERROS_CALLED_FIELD_NUMBER: _ClassVar[int]
@@ -234,6 +258,9 @@ class Event(_message.Message):
     POINTS_SCORED_FIELD_NUMBER: _ClassVar[int]
     HAND_ENDED_FIELD_NUMBER: _ClassVar[int]
     MATCH_ENDED_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_EXPIRED_FIELD_NUMBER: _ClassVar[int]
+    SEAT_LEFT_FIELD_NUMBER: _ClassVar[int]
+    SEAT_RESUMED_FIELD_NUMBER: _ClassVar[int]
     version: int
     match_started: MatchStarted
     perros_called: PerrosCalled
@@ -254,4 +281,7 @@ class Event(_message.Message):
     points_scored: PointsScored
     hand_ended: HandEnded
     match_ended: MatchEnded
-    def __init__(self, version: _Optional[int] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., perros_called: _Optional[_Union[PerrosCalled, _Mapping]] = ..., perros_skipped: _Optional[_Union[PerrosSkipped, _Mapping]] = ..., hand_dealt: _Optional[_Union[HandDealt, _Mapping]] = ..., flor_sung: _Optional[_Union[FlorSung, _Mapping]] = ..., card_played: _Optional[_Union[CardPlayed, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., call_made: _Optional[_Union[CallMade, _Mapping]] = ..., call_accepted: _Optional[_Union[CallAccepted, _Mapping]] = ..., call_declined: _Optional[_Union[CallDeclined, _Mapping]] = ..., envido_voided: _Optional[_Union[EnvidoVoided, _Mapping]] = ..., envido_settled: _Optional[_Union[EnvidoSettled, _Mapping]] = ..., flor_settled: _Optional[_Union[FlorSettled, _Mapping]] = ..., perros_answered: _Optional[_Union[PerrosAnswered, _Mapping]] = ..., went_to_mazo: _Optional[_Union[WentToMazo, _Mapping]] = ..., sena_sent: _Optional[_Union[SenaSent, _Mapping]] = ..., points_scored: _Optional[_Union[PointsScored, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ...) -> None: ...
+    clock_expired: ClockExpired
+    seat_left: SeatLeft
+    seat_resumed: SeatResumed
+    def __init__(self, version: _Optional[int] = ..., match_started: _Optional[_Union[MatchStarted, _Mapping]] = ..., perros_called: _Optional[_Union[PerrosCalled, _Mapping]] = ..., perros_skipped: _Optional[_Union[PerrosSkipped, _Mapping]] = ..., hand_dealt: _Optional[_Union[HandDealt, _Mapping]] = ..., flor_sung: _Optional[_Union[FlorSung, _Mapping]] = ..., card_played: _Optional[_Union[CardPlayed, _Mapping]] = ..., round_ended: _Optional[_Union[RoundEnded, _Mapping]] = ..., call_made: _Optional[_Union[CallMade, _Mapping]] = ..., call_accepted: _Optional[_Union[CallAccepted, _Mapping]] = ..., call_declined: _Optional[_Union[CallDeclined, _Mapping]] = ..., envido_voided: _Optional[_Union[EnvidoVoided, _Mapping]] = ..., envido_settled: _Optional[_Union[EnvidoSettled, _Mapping]] = ..., flor_settled: _Optional[_Union[FlorSettled, _Mapping]] = ..., perros_answered: _Optional[_Union[PerrosAnswered, _Mapping]] = ..., went_to_mazo: _Optional[_Union[WentToMazo, _Mapping]] = ..., sena_sent: _Optional[_Union[SenaSent, _Mapping]] = ..., points_scored: _Optional[_Union[PointsScored, _Mapping]] = ..., hand_ended: _Optional[_Union[HandEnded, _Mapping]] = ..., match_ended: _Optional[_Union[MatchEnded, _Mapping]] = ..., clock_expired: _Optional[_Union[ClockExpired, _Mapping]] = ..., seat_left: _Optional[_Union[SeatLeft, _Mapping]] = ..., seat_resumed: _Optional[_Union[SeatResumed, _Mapping]] = ...) -> None: ...

@@ -1,3 +1,6 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
 from . import cards_pb2 as _cards_pb2
 from . import commands_pb2 as _commands_pb2
 from . import events_pb2 as _events_pb2
@@ -12,6 +15,12 @@ from typing import ClassVar as _ClassVar, Optional as _Optional, Union as _Union
 
 DESCRIPTOR: _descriptor.FileDescriptor
 
+class ClockPolicy(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    CLOCK_POLICY_UNSPECIFIED: _ClassVar[ClockPolicy]
+    CLOCK_POLICY_TAKEOVER: _ClassVar[ClockPolicy]
+    CLOCK_POLICY_FORFEIT: _ClassVar[ClockPolicy]
+
 class SeatKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     SEAT_KIND_UNSPECIFIED: _ClassVar[SeatKind]
@@ -24,6 +33,9 @@ class BotKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     BOT_KIND_UNSPECIFIED: _ClassVar[BotKind]
     BOT_KIND_RANDOM: _ClassVar[BotKind]
     BOT_KIND_HEURISTIC: _ClassVar[BotKind]
+CLOCK_POLICY_UNSPECIFIED: ClockPolicy
+CLOCK_POLICY_TAKEOVER: ClockPolicy
+CLOCK_POLICY_FORFEIT: ClockPolicy
 SEAT_KIND_UNSPECIFIED: SeatKind
 SEAT_KIND_OPEN: SeatKind
 SEAT_KIND_TAKEN: SeatKind
@@ -31,6 +43,18 @@ SEAT_KIND_BOT: SeatKind
 BOT_KIND_UNSPECIFIED: BotKind
 BOT_KIND_RANDOM: BotKind
 BOT_KIND_HEURISTIC: BotKind
+
+class ClockSettings(_message.Message):
+    __slots__ = ("decision", "reserve", "on_expiry", "takeover_bot")
+    DECISION_FIELD_NUMBER: _ClassVar[int]
+    RESERVE_FIELD_NUMBER: _ClassVar[int]
+    ON_EXPIRY_FIELD_NUMBER: _ClassVar[int]
+    TAKEOVER_BOT_FIELD_NUMBER: _ClassVar[int]
+    decision: _duration_pb2.Duration
+    reserve: _duration_pb2.Duration
+    on_expiry: ClockPolicy
+    takeover_bot: BotKind
+    def __init__(self, decision: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., reserve: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., on_expiry: _Optional[_Union[ClockPolicy, str]] = ..., takeover_bot: _Optional[_Union[BotKind, str]] = ...) -> None: ...
 
 class BotSeat(_message.Message):
     __slots__ = ("seat", "kind")
@@ -41,16 +65,20 @@ class BotSeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[BotKind, str]] = ...) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "kind", "bot", "player_name")
+    __slots__ = ("seat", "kind", "bot", "player_name", "present", "taken_over")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
+    PRESENT_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_OVER_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: SeatKind
     bot: BotKind
     player_name: str
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ...) -> None: ...
+    present: bool
+    taken_over: bool
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ..., present: _Optional[bool] = ..., taken_over: _Optional[bool] = ...) -> None: ...
 
 class FixedDeal(_message.Message):
     __slots__ = ("hands", "muestra")
@@ -67,7 +95,7 @@ class DealtHand(_message.Message):
     def __init__(self, cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ...) -> None: ...
 
 class Game(_message.Message):
-    __slots__ = ("name", "rules", "seats", "version", "phase", "scores", "public")
+    __slots__ = ("name", "rules", "seats", "version", "phase", "scores", "public", "clock", "previous_game", "next_game", "closed")
     NAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -75,6 +103,10 @@ class Game(_message.Message):
     PHASE_FIELD_NUMBER: _ClassVar[int]
     SCORES_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
+    PREVIOUS_GAME_FIELD_NUMBER: _ClassVar[int]
+    NEXT_GAME_FIELD_NUMBER: _ClassVar[int]
+    CLOSED_FIELD_NUMBER: _ClassVar[int]
     name: str
     rules: _rules_pb2.RuleSet
     seats: _containers.RepeatedCompositeFieldContainer[SeatInfo]
@@ -82,21 +114,27 @@ class Game(_message.Message):
     phase: _views_pb2.Phase
     scores: _containers.RepeatedCompositeFieldContainer[_views_pb2.TeamScore]
     public: bool
-    def __init__(self, name: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[_views_pb2.Phase, str]] = ..., scores: _Optional[_Iterable[_Union[_views_pb2.TeamScore, _Mapping]]] = ..., public: _Optional[bool] = ...) -> None: ...
+    clock: ClockSettings
+    previous_game: str
+    next_game: str
+    closed: bool
+    def __init__(self, name: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatInfo, _Mapping]]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[_views_pb2.Phase, str]] = ..., scores: _Optional[_Iterable[_Union[_views_pb2.TeamScore, _Mapping]]] = ..., public: _Optional[bool] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ..., previous_game: _Optional[str] = ..., next_game: _Optional[str] = ..., closed: _Optional[bool] = ...) -> None: ...
 
 class CreateGameRequest(_message.Message):
-    __slots__ = ("request_id", "rules", "bots", "fixed_deals", "public")
+    __slots__ = ("request_id", "rules", "bots", "fixed_deals", "public", "clock")
     REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     BOTS_FIELD_NUMBER: _ClassVar[int]
     FIXED_DEALS_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
     request_id: str
     rules: _rules_pb2.RuleSet
     bots: _containers.RepeatedCompositeFieldContainer[BotSeat]
     fixed_deals: _containers.RepeatedCompositeFieldContainer[FixedDeal]
     public: bool
-    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[BotSeat, _Mapping]]] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., public: _Optional[bool] = ...) -> None: ...
+    clock: ClockSettings
+    def __init__(self, request_id: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., bots: _Optional[_Iterable[_Union[BotSeat, _Mapping]]] = ..., fixed_deals: _Optional[_Iterable[_Union[FixedDeal, _Mapping]]] = ..., public: _Optional[bool] = ..., clock: _Optional[_Union[ClockSettings, _Mapping]] = ...) -> None: ...
 
 class CreateGameResponse(_message.Message):
     __slots__ = ("game",)
@@ -209,3 +247,53 @@ class ListGamesResponse(_message.Message):
     games: _containers.RepeatedCompositeFieldContainer[Game]
     next_page_token: str
     def __init__(self, games: _Optional[_Iterable[_Union[Game, _Mapping]]] = ..., next_page_token: _Optional[str] = ...) -> None: ...
+
+class GetGameRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class GetGameResponse(_message.Message):
+    __slots__ = ("game",)
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    game: Game
+    def __init__(self, game: _Optional[_Union[Game, _Mapping]] = ...) -> None: ...
+
+class LeaveGameRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class LeaveGameResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _views_pb2.SeatView
+    def __init__(self, view: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ...) -> None: ...
+
+class ResumeSeatRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class ResumeSeatResponse(_message.Message):
+    __slots__ = ("view",)
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    view: _views_pb2.SeatView
+    def __init__(self, view: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ...) -> None: ...
+
+class RematchRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class RematchResponse(_message.Message):
+    __slots__ = ("game", "seat")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    game: Game
+    seat: int
+    def __init__(self, game: _Optional[_Union[Game, _Mapping]] = ..., seat: _Optional[int] = ...) -> None: ...

@@ -84,6 +84,26 @@ class GameServiceStub:
                 request_serializer=truco_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
                 _registered_method=True)
+        self.GetGame = channel.unary_unary(
+                '/truco.v1.GameService/GetGame',
+                request_serializer=truco_dot_v1_dot_game__service__pb2.GetGameRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_game__service__pb2.GetGameResponse.FromString,
+                _registered_method=True)
+        self.LeaveGame = channel.unary_unary(
+                '/truco.v1.GameService/LeaveGame',
+                request_serializer=truco_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+                _registered_method=True)
+        self.ResumeSeat = channel.unary_unary(
+                '/truco.v1.GameService/ResumeSeat',
+                request_serializer=truco_dot_v1_dot_game__service__pb2.ResumeSeatRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_game__service__pb2.ResumeSeatResponse.FromString,
+                _registered_method=True)
+        self.Rematch = channel.unary_unary(
+                '/truco.v1.GameService/Rematch',
+                request_serializer=truco_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -149,8 +169,40 @@ class GameServiceServicer:
         raise NotImplementedError('Method not implemented!')
 
     def ListGames(self, request, context):
-        """Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        """Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
         or anonymously for a caller without one) and the public ones.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def GetGame(self, request, context):
+        """The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+        and closed games stay readable until the server's retention removes them.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def LeaveGame(self, request, context):
+        """The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def ResumeSeat(self, request, context):
+        """The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+        next decision. A seat that was not taken over is left as it is.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
+    def Rematch(self, request, context):
+        """Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+        finished game is re-joined with the same seat token (and name); the two games name each other
+        (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
         """
         context.set_code(grpc.StatusCode.UNIMPLEMENTED)
         context.set_details('Method not implemented!')
@@ -193,6 +245,26 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.ListGames,
                     request_deserializer=truco_dot_v1_dot_game__service__pb2.ListGamesRequest.FromString,
                     response_serializer=truco_dot_v1_dot_game__service__pb2.ListGamesResponse.SerializeToString,
+            ),
+            'GetGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.GetGame,
+                    request_deserializer=truco_dot_v1_dot_game__service__pb2.GetGameRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_game__service__pb2.GetGameResponse.SerializeToString,
+            ),
+            'LeaveGame': grpc.unary_unary_rpc_method_handler(
+                    servicer.LeaveGame,
+                    request_deserializer=truco_dot_v1_dot_game__service__pb2.LeaveGameRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_game__service__pb2.LeaveGameResponse.SerializeToString,
+            ),
+            'ResumeSeat': grpc.unary_unary_rpc_method_handler(
+                    servicer.ResumeSeat,
+                    request_deserializer=truco_dot_v1_dot_game__service__pb2.ResumeSeatRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_game__service__pb2.ResumeSeatResponse.SerializeToString,
+            ),
+            'Rematch': grpc.unary_unary_rpc_method_handler(
+                    servicer.Rematch,
+                    request_deserializer=truco_dot_v1_dot_game__service__pb2.RematchRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_game__service__pb2.RematchResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -399,6 +471,114 @@ class GameService:
             '/truco.v1.GameService/ListGames',
             truco_dot_v1_dot_game__service__pb2.ListGamesRequest.SerializeToString,
             truco_dot_v1_dot_game__service__pb2.ListGamesResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def GetGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.GameService/GetGame',
+            truco_dot_v1_dot_game__service__pb2.GetGameRequest.SerializeToString,
+            truco_dot_v1_dot_game__service__pb2.GetGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def LeaveGame(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.GameService/LeaveGame',
+            truco_dot_v1_dot_game__service__pb2.LeaveGameRequest.SerializeToString,
+            truco_dot_v1_dot_game__service__pb2.LeaveGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def ResumeSeat(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.GameService/ResumeSeat',
+            truco_dot_v1_dot_game__service__pb2.ResumeSeatRequest.SerializeToString,
+            truco_dot_v1_dot_game__service__pb2.ResumeSeatResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def Rematch(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.GameService/Rematch',
+            truco_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
+            truco_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -1,3 +1,7 @@
+import datetime
+
+from google.protobuf import duration_pb2 as _duration_pb2
+from google.protobuf import timestamp_pb2 as _timestamp_pb2
 from . import cards_pb2 as _cards_pb2
 from . import commands_pb2 as _commands_pb2
 from . import events_pb2 as _events_pb2
@@ -142,7 +146,7 @@ class HandView(_message.Message):
     def __init__(self, number: _Optional[int] = ..., dealer: _Optional[int] = ..., mano: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., pico: _Optional[bool] = ..., muestra: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ..., commitment: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., turn: _Optional[int] = ..., cards_left: _Optional[_Iterable[_Union[CardsLeft, _Mapping]]] = ..., truco_value: _Optional[int] = ..., truco_owner: _Optional[int] = ..., pending: _Optional[_Union[PendingCall, _Mapping]] = ..., envido_chain: _Optional[_Iterable[_Union[_commands_pb2.CallKind, str]]] = ..., envido_closed: _Optional[bool] = ..., envido_winner_seat: _Optional[int] = ..., envido_winner_points: _Optional[int] = ..., flor_sung: _Optional[_Iterable[int]] = ..., flor_chain: _Optional[_Iterable[_Union[_commands_pb2.CallKind, str]]] = ..., flor_winner_seat: _Optional[int] = ..., flor_winner_points: _Optional[int] = ..., perros_by: _Optional[int] = ..., perros_pending: _Optional[bool] = ..., points: _Optional[_Iterable[int]] = ..., ended: _Optional[bool] = ..., winner_team: _Optional[int] = ..., shown: _Optional[_Iterable[_Union[_events_pb2.ShownHand, _Mapping]]] = ..., revealed_order: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., revealed_salt: _Optional[str] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("game", "rules", "version", "phase", "scores", "hand", "to_act", "winner_team")
+    __slots__ = ("game", "rules", "version", "phase", "scores", "hand", "to_act", "winner_team", "clock", "seats")
     GAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -151,6 +155,8 @@ class MatchView(_message.Message):
     HAND_FIELD_NUMBER: _ClassVar[int]
     TO_ACT_FIELD_NUMBER: _ClassVar[int]
     WINNER_TEAM_FIELD_NUMBER: _ClassVar[int]
+    CLOCK_FIELD_NUMBER: _ClassVar[int]
+    SEATS_FIELD_NUMBER: _ClassVar[int]
     game: str
     rules: _rules_pb2.RuleSet
     version: int
@@ -159,7 +165,29 @@ class MatchView(_message.Message):
     hand: HandView
     to_act: _containers.RepeatedScalarFieldContainer[int]
     winner_team: int
-    def __init__(self, game: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., scores: _Optional[_Iterable[_Union[TeamScore, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., to_act: _Optional[_Iterable[int]] = ..., winner_team: _Optional[int] = ...) -> None: ...
+    clock: TurnClock
+    seats: _containers.RepeatedCompositeFieldContainer[SeatStatus]
+    def __init__(self, game: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., scores: _Optional[_Iterable[_Union[TeamScore, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., to_act: _Optional[_Iterable[int]] = ..., winner_team: _Optional[int] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ...) -> None: ...
+
+class TurnClock(_message.Message):
+    __slots__ = ("seats", "started", "deadline")
+    SEATS_FIELD_NUMBER: _ClassVar[int]
+    STARTED_FIELD_NUMBER: _ClassVar[int]
+    DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    seats: _containers.RepeatedScalarFieldContainer[int]
+    started: _timestamp_pb2.Timestamp
+    deadline: _timestamp_pb2.Timestamp
+    def __init__(self, seats: _Optional[_Iterable[int]] = ..., started: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+
+class SeatStatus(_message.Message):
+    __slots__ = ("seat", "taken_over", "reserve_left")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    TAKEN_OVER_FIELD_NUMBER: _ClassVar[int]
+    RESERVE_LEFT_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    taken_over: bool
+    reserve_left: _duration_pb2.Duration
+    def __init__(self, seat: _Optional[int] = ..., taken_over: _Optional[bool] = ..., reserve_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
 
 class SenaReceived(_message.Message):
     __slots__ = ("seat", "sena")

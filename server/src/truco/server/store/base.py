@@ -18,8 +18,8 @@ import contextlib
 import json
 import time
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
-from typing import Protocol
+from dataclasses import dataclass, field
+from typing import Any, Protocol
 
 SEAT_OPEN = "open"
 SEAT_TAKEN = "taken"
@@ -34,6 +34,7 @@ class NewEvent:
     schema: int  #: version of the payload's layout, so old events can still be read
     payload: bytes  #: the serialized event
     audience: int | None  #: None: everyone may see it; 0 or 1: only that team (a seña)
+    at_us: int = 0  #: when the server appended it, in microseconds since the Unix epoch (0: unknown)
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,7 @@ class StoredEvent:
     schema: int
     payload: bytes
     audience: int | None
+    at_us: int = 0  #: when it was appended (microseconds since the epoch; 0 for events stored before clocks)
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,6 +59,9 @@ class SeatRecord:
     bot: str  #: the bot's name ("random", "heuristic") for a bot seat, else ""
     player_name: str  #: the name shown at the table
     token_hash: bytes  #: hash of the player's secret token when taken, else b""
+    # Times, left out of comparisons: two records of one seat are equal whenever they were read.
+    joined_us: int = field(default=0, compare=False)  #: when a player took it (microseconds since the epoch)
+    seen_us: int = field(default=0, compare=False)  #: when its player last called or watched (microseconds)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +74,14 @@ class GameRecord:
     players: int
     seats: tuple[SeatRecord, ...]
     last_seq: int  #: seq of the game's last event; 0 for an empty log
-    over: bool
+    over: bool  #: finished, or closed
     owner: str = ""  #: the id of the API key that created it; "" for a game created anonymously
     creator: str = ""  #: who is charged for it in quotas: ``key:<id>`` or ``peer:<address>``
     public: bool = False  #: listed to every caller in the lobby, not only to its owner
+    closed: bool = False  #: closed unplayed (no seat was joined in time); ``over`` is true too
+    previous_game: str = ""  #: id of the game this one is the rematch of
+    next_game: str = ""  #: id of this game's rematch
+    deadline_us: int | None = None  #: when the referee must act next (a turn clock runs out), if ever
 
     @property
     def open(self) -> bool:
@@ -147,8 +156,10 @@ class EventStore(Protocol):
         request_id: str | None,
         response: bytes,
         over: bool,
+        deadline_us: int | None = None,
     ) -> AppendResult:
-        """Append events after ``expected_last_seq``, record ``response`` under ``request_id``, set ``over``.
+        """Append events after ``expected_last_seq``, record ``response`` under ``request_id``, set ``over``
+        and the game's next ``deadline_us`` (None: none); the first append with ``over`` stamps the end time.
 
         A ``request_id`` already recorded for this game returns the recorded result and appends nothing.
 
@@ -249,6 +260,34 @@ class EventStore(Protocol):
         """
         ...
 
+    async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
+        """Set the game's next deadline if its last seq is still ``last_seq``; False (nothing written) if not."""
+        ...
+
+    async def due_games(self, now_us: int, limit: int) -> tuple[list[str], int | None]:
+        """Up to ``limit`` unfinished games whose deadline is at or before ``now_us`` (earliest first), and the
+        earliest deadline after ``now_us`` (None if no game has one)."""
+        ...
+
+    async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
+        """Record that the seat's player was seen at ``at_us`` (presence)."""
+        ...
+
+    async def link_next_game(self, game_id: str, next_game: str) -> str:
+        """Name ``next_game`` as the game's rematch unless one is named already; the rematch named now."""
+        ...
+
+    async def close_abandoned(self, created_before: str) -> list[str]:
+        """Close the unfinished games created before ``created_before`` (a ``created_at`` string) in which
+        no seat was ever joined while some seat is open: they become over and closed, and are never listed.
+        Returns their ids."""
+        ...
+
+    async def delete_games(self, ended_before_us: int, limit: int) -> list[str]:
+        """Remove up to ``limit`` over (finished or closed) games that ended before ``ended_before_us``, with
+        their events, seats and recorded requests. A game that is not over is never removed. Their ids."""
+        ...
+
     async def ping(self) -> None:
         """Check that the backend answers.
 
@@ -320,15 +359,16 @@ def check_page_size(page_size: int) -> None:
         raise ValueError(f"page_size must be at least 1, got {page_size}")
 
 
-#: One row of a games-with-seats query: the game's columns, then one seat's (None for a game with no seats).
-GameRow = tuple[
-    str, str, bytes, int, int, bool, str, str, bool, int | None, str | None, str | None, str | None, bytes | None
-]
-#: The columns of a GameRow, for a query over ``games g LEFT JOIN seats s``.
 GAME_COLUMNS = (
-    "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, g.owner, g.creator, g.public, "
-    "s.seat, s.kind, s.bot, s.player_name, s.token_hash"
+    "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, g.owner, g.creator, g.public, g.closed, "
+    "g.previous_game, g.next_game, g.deadline_us, s.seat, s.kind, s.bot, s.player_name, s.token_hash, "
+    "s.joined_us, s.seen_us"
 )
+"""The columns of a games-with-seats query (games ``g`` left-joined with seats ``s``), as :data:`GameRow`."""
+
+#: One row of a games-with-seats query: the game's columns, then one seat's (None for a game with no seats).
+GameRow = tuple[Any, ...]
+_GAME_FIELDS = 13
 
 
 def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
@@ -336,9 +376,19 @@ def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
     games: dict[str, tuple[GameRow, list[SeatRecord]]] = {}
     for row in rows:
         _, seats = games.setdefault(row[0], (row, []))
-        seat, kind, bot, player_name, token_hash = row[9:]
+        seat, kind, bot, player_name, token_hash, joined_us, seen_us = row[_GAME_FIELDS:]
         if seat is not None:
-            seats.append(SeatRecord(seat, str(kind), str(bot), str(player_name), bytes(token_hash or b"")))
+            seats.append(
+                SeatRecord(
+                    seat,
+                    str(kind),
+                    str(bot),
+                    str(player_name),
+                    bytes(token_hash or b""),
+                    int(joined_us or 0),
+                    int(seen_us or 0),
+                )
+            )
     return [
         GameRecord(
             game_id=row[0],
@@ -351,9 +401,18 @@ def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
             owner=row[6],
             creator=row[7],
             public=bool(row[8]),
+            closed=bool(row[9]),
+            previous_game=str(row[10] or ""),
+            next_game=str(row[11] or ""),
+            deadline_us=None if row[12] is None else int(row[12]),
         )
         for row, seats in games.values()
     ]
+
+
+def now_us() -> int:
+    """The wall clock in microseconds since the Unix epoch: the time stamped on events, seats and deadlines."""
+    return time.time_ns() // 1000
 
 
 def choose_seat(game: GameRecord, seat: int | None) -> int:

@@ -46,6 +46,7 @@ from .base import (
     choose_seat,
     decode_cursor,
     games_from_rows,
+    now_us,
     page_of,
     wait_until_after,
 )
@@ -121,21 +122,37 @@ MIGRATIONS: tuple[str, ...] = (
         revoked_at text
     );
     """,
+    # 3: turn clocks and the life of a game (times in microseconds since the Unix epoch).
+    """
+    ALTER TABLE events ADD COLUMN at_us bigint NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN closed boolean NOT NULL DEFAULT false;
+    ALTER TABLE games ADD COLUMN previous_game text COLLATE "C" NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN next_game text COLLATE "C" NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN deadline_us bigint;
+    ALTER TABLE games ADD COLUMN ended_us bigint;
+    ALTER TABLE seats ADD COLUMN joined_us bigint NOT NULL DEFAULT 0;
+    ALTER TABLE seats ADD COLUMN seen_us bigint NOT NULL DEFAULT 0;
+    UPDATE games SET ended_us = 0 WHERE over;
+    CREATE INDEX games_deadline ON games (deadline_us) WHERE deadline_us IS NOT NULL AND NOT over;
+    CREATE INDEX games_ended ON games (ended_us) WHERE over;
+    """,
 )
 
 _KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at"
 
 _APPEND = """
 WITH moved AS (
-    UPDATE games SET last_seq = %(last)s, over = %(over)s
+    UPDATE games SET last_seq = %(last)s, over = %(over)s, deadline_us = %(deadline)s,
+        ended_us = CASE WHEN %(over)s AND ended_us IS NULL THEN %(now)s ELSE ended_us END
     WHERE game_id = %(game)s AND last_seq = %(expected)s
     RETURNING game_id
 ), stored AS (
-    INSERT INTO events (game_id, seq, kind, schema, payload, audience)
-    SELECT moved.game_id, e.seq, e.kind, e.schema, e.payload, e.audience
+    INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us)
+    SELECT moved.game_id, e.seq, e.kind, e.schema, e.payload, e.audience, e.at_us
     FROM moved, unnest(
-        %(seqs)s::bigint[], %(kinds)s::text[], %(schemas)s::integer[], %(payloads)s::bytea[], %(audiences)s::smallint[]
-    ) AS e(seq, kind, schema, payload, audience)
+        %(seqs)s::bigint[], %(kinds)s::text[], %(schemas)s::integer[], %(payloads)s::bytea[], %(audiences)s::smallint[],
+        %(ats)s::bigint[]
+    ) AS e(seq, kind, schema, payload, audience, at_us)
 ), recorded AS (
     INSERT INTO append_requests (game_id, request_id, response, last_seq)
     SELECT moved.game_id, %(request)s, %(response)s, %(last)s FROM moved WHERE %(request)s::text IS NOT NULL
@@ -160,7 +177,9 @@ _OPEN_GAMES_QUERY = """
     ) g LEFT JOIN seats s ON s.game_id = g.game_id
     ORDER BY g.created_at DESC, g.game_id DESC, s.seat
 """
-_EVENT_INSERT = "INSERT INTO events (game_id, seq, kind, schema, payload, audience) VALUES (%s, %s, %s, %s, %s, %s)"
+_EVENT_INSERT = (
+    "INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us) VALUES (%s, %s, %s, %s, %s, %s, %s)"
+)
 
 
 class PostgresStore:
@@ -225,10 +244,13 @@ class PostgresStore:
         request_id: str | None,
         response: bytes,
         over: bool,
+        deadline_us: int | None = None,
     ) -> AppendResult:
         try:
             result = await self._run(
-                lambda conn: self._append(conn, game_id, expected_last_seq, events, request_id, response, over),
+                lambda conn: self._append(
+                    conn, game_id, expected_last_seq, events, request_id, response, over, deadline_us
+                ),
                 transaction=False,
             )
         except VersionConflict:
@@ -319,6 +341,84 @@ class PostgresStore:
             self._signals, game_id, after_seq, timeout, lambda: self._run(lambda conn: _last_seq(conn, game_id))
         )
 
+    async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
+        async def work(conn: Conn) -> bool:
+            cur = await conn.execute(
+                "UPDATE games SET deadline_us = %s WHERE game_id = %s AND last_seq = %s AND NOT over",
+                (deadline_us, game_id, last_seq),
+            )
+            return cur.rowcount == 1
+
+        return await self._run(work, transaction=False)
+
+    async def due_games(self, now_us: int, limit: int) -> tuple[list[str], int | None]:
+        async def work(conn: Conn) -> tuple[list[str], int | None]:
+            cur = await conn.execute(
+                "SELECT game_id FROM games WHERE NOT over AND deadline_us IS NOT NULL AND deadline_us <= %s"
+                " ORDER BY deadline_us LIMIT %s",
+                (now_us, limit),
+            )
+            ids = [str(row[0]) for row in await cur.fetchall()]
+            cur = await conn.execute(
+                "SELECT min(deadline_us) FROM games WHERE NOT over AND deadline_us IS NOT NULL AND deadline_us > %s",
+                (now_us,),
+            )
+            row = await cur.fetchone()
+            return ids, (None if row is None or row[0] is None else int(row[0]))
+
+        return await self._run(work, transaction=False)
+
+    async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
+        async def work(conn: Conn) -> None:
+            await conn.execute(
+                "UPDATE seats SET seen_us = %s WHERE game_id = %s AND seat = %s AND seen_us < %s",
+                (at_us, game_id, seat, at_us),
+            )
+
+        await self._run(work, transaction=False)
+
+    async def link_next_game(self, game_id: str, next_game: str) -> str:
+        async def work(conn: Conn) -> str:
+            await conn.execute(
+                "UPDATE games SET next_game = %s WHERE game_id = %s AND next_game = ''", (next_game, game_id)
+            )
+            cur = await conn.execute("SELECT next_game FROM games WHERE game_id = %s", (game_id,))
+            row = await cur.fetchone()
+            if row is None:
+                raise GameNotFound(f"no game {game_id!r}")
+            return str(row[0])
+
+        return await self._run(work)
+
+    async def close_abandoned(self, created_before: str) -> list[str]:
+        async def work(conn: Conn) -> list[str]:
+            cur = await conn.execute(
+                "UPDATE games g SET over = true, closed = true, deadline_us = NULL, ended_us = %s"
+                " WHERE NOT over AND created_at < %s"
+                " AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = %s)"
+                " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = %s)"
+                " RETURNING game_id",
+                (now_us(), created_before, SEAT_TAKEN, SEAT_OPEN),
+            )
+            return [str(row[0]) for row in await cur.fetchall()]
+
+        return await self._run(work)
+
+    async def delete_games(self, ended_before_us: int, limit: int) -> list[str]:
+        async def work(conn: Conn) -> list[str]:
+            cur = await conn.execute(
+                "SELECT game_id FROM games WHERE over AND ended_us < %s ORDER BY ended_us LIMIT %s FOR UPDATE",
+                (ended_before_us, limit),
+            )
+            ids = [str(row[0]) for row in await cur.fetchall()]
+            for table in ("events", "append_requests", "seat_claims", "seats", "games"):
+                await conn.execute(
+                    sql.SQL("DELETE FROM {} WHERE game_id = ANY(%s)").format(sql.Identifier(table)), (ids,)
+                )
+            return ids
+
+        return await self._run(work)
+
     async def ping(self) -> None:
         await self._ensure_schema()
         try:
@@ -396,6 +496,7 @@ class PostgresStore:
         request_id: str | None,
         response: bytes,
         over: bool,
+        deadline_us: int | None = None,
     ) -> AppendResult:
         """One statement: the guarded update of the game's last seq gates the inserts, so a stale append writes
         nothing; a racing writer waits on the row lock and then finds the seq moved. A request id already
@@ -414,6 +515,9 @@ class PostgresStore:
                     "schemas": [e.schema for e in events],
                     "payloads": [e.payload for e in events],
                     "audiences": [e.audience for e in events],
+                    "ats": [e.at_us for e in events],
+                    "deadline": None if over else deadline_us,
+                    "now": now_us(),
                     "request": request_id,
                     "response": response,
                     "channel": self._channel,
@@ -489,7 +593,7 @@ async def _migrate(conn: Conn) -> None:
 async def _insert_game(conn: Conn, game: GameRecord, last_seq: int, request_id: str | None) -> None:
     await conn.execute(
         "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id, owner, creator,"
-        " public) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
+        " public, previous_game, deadline_us, ended_us) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
         (
             game.game_id,
             game.created_at,
@@ -501,12 +605,19 @@ async def _insert_game(conn: Conn, game: GameRecord, last_seq: int, request_id: 
             game.owner,
             game.creator,
             game.public,
+            game.previous_game,
+            None if game.over else game.deadline_us,
+            now_us() if game.over else None,
         ),
     )
     async with conn.cursor() as cur:
         await cur.executemany(
-            "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash) VALUES (%s, %s, %s, %s, %s, %s)",
-            [(game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash) for s in game.seats],
+            "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            [
+                (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us)
+                for s in game.seats
+            ],
         )
 
 
@@ -516,7 +627,10 @@ async def _insert_events(conn: Conn, game_id: str, after_seq: int, events: Seque
     async with conn.cursor() as cur:
         await cur.executemany(
             _EVENT_INSERT,
-            [(game_id, after_seq + i, e.kind, e.schema, e.payload, e.audience) for i, e in enumerate(events, start=1)],
+            [
+                (game_id, after_seq + i, e.kind, e.schema, e.payload, e.audience, e.at_us)
+                for i, e in enumerate(events, start=1)
+            ],
         )
 
 
@@ -553,15 +667,15 @@ async def _recorded_append(conn: Conn, game_id: str, request_id: str) -> AppendR
 
 async def _read(conn: Conn, game_id: str, after_seq: int) -> list[StoredEvent]:
     cur = await conn.execute(
-        "SELECT seq, kind, schema, payload, audience FROM events WHERE game_id = %s AND seq > %s ORDER BY seq",
+        "SELECT seq, kind, schema, payload, audience, at_us FROM events WHERE game_id = %s AND seq > %s ORDER BY seq",
         (game_id, after_seq),
     )
     rows = await cur.fetchall()
     if not rows:
         await _last_seq(conn, game_id)  # raises GameNotFound for an unknown game
     return [
-        StoredEvent(game_id, int(seq), kind, schema, bytes(payload), audience)
-        for seq, kind, schema, payload, audience in rows
+        StoredEvent(game_id, int(seq), kind, schema, bytes(payload), audience, int(at_us))
+        for seq, kind, schema, payload, audience, at_us in rows
     ]
 
 
@@ -582,8 +696,9 @@ async def _claim_seat(
             return await _get_game(conn, game_id), int(claimed[0])
     chosen = choose_seat(await _get_game(conn, game_id), seat)
     await conn.execute(
-        "UPDATE seats SET kind = %s, token_hash = %s, player_name = %s WHERE game_id = %s AND seat = %s AND kind = %s",
-        (SEAT_TAKEN, token_hash, player_name, game_id, chosen, SEAT_OPEN),
+        "UPDATE seats SET kind = %s, token_hash = %s, player_name = %s, joined_us = %s, seen_us = %s"
+        " WHERE game_id = %s AND seat = %s AND kind = %s",
+        (SEAT_TAKEN, token_hash, player_name, now_us(), now_us(), game_id, chosen, SEAT_OPEN),
     )
     if request_id is not None:
         await conn.execute(

@@ -43,6 +43,7 @@ from .base import (
     choose_seat,
     decode_cursor,
     games_from_rows,
+    now_us,
     page_of,
     wait_until_after,
 )
@@ -112,6 +113,20 @@ MIGRATIONS: tuple[str, ...] = (
         revoked_at TEXT
     );
     """,
+    # 3: turn clocks and the life of a game (times in microseconds since the Unix epoch).
+    """
+    ALTER TABLE events ADD COLUMN at_us INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN closed INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE games ADD COLUMN previous_game TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN next_game TEXT NOT NULL DEFAULT '';
+    ALTER TABLE games ADD COLUMN deadline_us INTEGER;
+    ALTER TABLE games ADD COLUMN ended_us INTEGER;
+    ALTER TABLE seats ADD COLUMN joined_us INTEGER NOT NULL DEFAULT 0;
+    ALTER TABLE seats ADD COLUMN seen_us INTEGER NOT NULL DEFAULT 0;
+    UPDATE games SET ended_us = 0 WHERE over = 1;
+    CREATE INDEX games_deadline ON games (deadline_us) WHERE deadline_us IS NOT NULL AND over = 0;
+    CREATE INDEX games_ended ON games (ended_us) WHERE over = 1;
+    """,
 )
 
 _GAME_COLUMNS = GAME_COLUMNS
@@ -129,7 +144,9 @@ _OPEN_GAMES_QUERY = """
     ) g LEFT JOIN seats s ON s.game_id = g.game_id
     ORDER BY g.created_at DESC, g.game_id DESC, s.seat
 """
-_EVENT_INSERT = "INSERT INTO events (game_id, seq, kind, schema, payload, audience) VALUES (?, ?, ?, ?, ?, ?)"
+_EVENT_INSERT = (
+    "INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us) VALUES (?, ?, ?, ?, ?, ?, ?)"
+)
 
 
 class SQLiteStore:
@@ -171,8 +188,11 @@ class SQLiteStore:
         request_id: str | None,
         response: bytes,
         over: bool,
+        deadline_us: int | None = None,
     ) -> AppendResult:
-        result = await self._call(self._append, game_id, expected_last_seq, events, request_id, response, over)
+        result = await self._call(
+            self._append, game_id, expected_last_seq, events, request_id, response, over, deadline_us
+        )
         self._signals.fire(game_id, result.last_seq)
         return result
 
@@ -228,6 +248,24 @@ class SQLiteStore:
             raise StoreUnavailable("the SQLite store is closed")
         self._start_poller()
         await wait_until_after(self._signals, game_id, after_seq, timeout, lambda: self._call(self._last_seq, game_id))
+
+    async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
+        return await self._call(self._set_deadline, game_id, last_seq, deadline_us)
+
+    async def due_games(self, now_us: int, limit: int) -> tuple[list[str], int | None]:
+        return await self._call(self._due_games, now_us, limit)
+
+    async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
+        await self._call(self._touch_seat, game_id, seat, at_us)
+
+    async def link_next_game(self, game_id: str, next_game: str) -> str:
+        return await self._call(self._link_next_game, game_id, next_game)
+
+    async def close_abandoned(self, created_before: str) -> list[str]:
+        return await self._call(self._close_abandoned, created_before)
+
+    async def delete_games(self, ended_before_us: int, limit: int) -> list[str]:
+        return await self._call(self._delete_games, ended_before_us, limit)
 
     async def ping(self) -> None:
         await self._call(self._ping)
@@ -312,6 +350,7 @@ class SQLiteStore:
         request_id: str | None,
         response: bytes,
         over: bool,
+        deadline_us: int | None,
     ) -> AppendResult:
         conn = self._db()
         with _write(conn):
@@ -325,8 +364,10 @@ class SQLiteStore:
             except sqlite3.IntegrityError as exc:
                 raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
             updated = conn.execute(
-                "UPDATE games SET last_seq = ?, over = ? WHERE game_id = ? AND last_seq = ?",
-                (last_seq, int(over), game_id, expected_last_seq),
+                "UPDATE games SET last_seq = ?, over = ?, deadline_us = ?,"
+                " ended_us = CASE WHEN ? AND ended_us IS NULL THEN ? ELSE ended_us END"
+                " WHERE game_id = ? AND last_seq = ?",
+                (last_seq, int(over), None if over else deadline_us, int(over), now_us(), game_id, expected_last_seq),
             )
             if updated.rowcount != 1:
                 raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
@@ -352,7 +393,8 @@ class SQLiteStore:
         rows = (
             self._db()
             .execute(
-                "SELECT seq, kind, schema, payload, audience FROM events WHERE game_id = ? AND seq > ? ORDER BY seq",
+                "SELECT seq, kind, schema, payload, audience, at_us FROM events"
+                " WHERE game_id = ? AND seq > ? ORDER BY seq",
                 (game_id, after_seq),
             )
             .fetchall()
@@ -360,8 +402,8 @@ class SQLiteStore:
         if not rows:
             self._last_seq(game_id)  # raises GameNotFound for an unknown game
         return [
-            StoredEvent(game_id, seq, kind, schema, bytes(payload), audience)
-            for seq, kind, schema, payload, audience in rows
+            StoredEvent(game_id, seq, kind, schema, bytes(payload), audience, at_us)
+            for seq, kind, schema, payload, audience, at_us in rows
         ]
 
     def _get_game(self, game_id: str) -> GameRecord:
@@ -389,9 +431,9 @@ class SQLiteStore:
                     return self._get_game(game_id), int(claimed[0])
             chosen = choose_seat(self._get_game(game_id), seat)
             conn.execute(
-                "UPDATE seats SET kind = ?, token_hash = ?, player_name = ?"
+                "UPDATE seats SET kind = ?, token_hash = ?, player_name = ?, joined_us = ?, seen_us = ?"
                 " WHERE game_id = ? AND seat = ? AND kind = ?",
-                (SEAT_TAKEN, token_hash, player_name, game_id, chosen, SEAT_OPEN),
+                (SEAT_TAKEN, token_hash, player_name, now_us(), now_us(), game_id, chosen, SEAT_OPEN),
             )
             if request_id is not None:
                 conn.execute(
@@ -463,6 +505,73 @@ class SQLiteStore:
         if not found:
             raise ApiKeyNotFound(f"no API key {key_id!r}")
         return found[0]
+
+    def _set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
+        conn = self._db()
+        with _write(conn):
+            updated = conn.execute(
+                "UPDATE games SET deadline_us = ? WHERE game_id = ? AND last_seq = ? AND over = 0",
+                (deadline_us, game_id, last_seq),
+            )
+            return updated.rowcount == 1
+
+    def _due_games(self, now: int, limit: int) -> tuple[list[str], int | None]:
+        conn = self._db()
+        rows = conn.execute(
+            "SELECT game_id FROM games WHERE over = 0 AND deadline_us IS NOT NULL AND deadline_us <= ?"
+            " ORDER BY deadline_us LIMIT ?",
+            (now, limit),
+        ).fetchall()
+        following = conn.execute(
+            "SELECT min(deadline_us) FROM games WHERE over = 0 AND deadline_us IS NOT NULL AND deadline_us > ?", (now,)
+        ).fetchone()
+        return [str(row[0]) for row in rows], (None if following[0] is None else int(following[0]))
+
+    def _touch_seat(self, game_id: str, seat: int, at: int) -> None:
+        conn = self._db()
+        with _write(conn):
+            conn.execute(
+                "UPDATE seats SET seen_us = ? WHERE game_id = ? AND seat = ? AND seen_us < ?", (at, game_id, seat, at)
+            )
+
+    def _link_next_game(self, game_id: str, next_game: str) -> str:
+        conn = self._db()
+        with _write(conn):
+            conn.execute(
+                "UPDATE games SET next_game = ? WHERE game_id = ? AND next_game = ''", (next_game, game_id)
+            )
+            row = conn.execute("SELECT next_game FROM games WHERE game_id = ?", (game_id,)).fetchone()
+            if row is None:
+                raise GameNotFound(f"no game {game_id!r}")
+            return str(row[0])
+
+    def _close_abandoned(self, created_before: str) -> list[str]:
+        conn = self._db()
+        with _write(conn):
+            rows = conn.execute(
+                "SELECT game_id FROM games g WHERE over = 0 AND created_at < ?"
+                " AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = ?)"
+                " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = ?)",
+                (created_before, SEAT_TAKEN, SEAT_OPEN),
+            ).fetchall()
+            ids = [str(row[0]) for row in rows]
+            conn.executemany(
+                "UPDATE games SET over = 1, closed = 1, deadline_us = NULL, ended_us = ? WHERE game_id = ?",
+                [(now_us(), game_id) for game_id in ids],
+            )
+            return ids
+
+    def _delete_games(self, ended_before: int, limit: int) -> list[str]:
+        conn = self._db()
+        with _write(conn):
+            rows = conn.execute(
+                "SELECT game_id FROM games WHERE over = 1 AND ended_us < ? ORDER BY ended_us LIMIT ?",
+                (ended_before, limit),
+            ).fetchall()
+            ids = [(str(row[0]),) for row in rows]
+            for table in ("events", "append_requests", "seat_claims", "seats", "games"):
+                conn.executemany(f"DELETE FROM {table} WHERE game_id = ?", ids)  # table names are constants
+            return [game_id for (game_id,) in ids]
 
     def _data_version(self) -> int:
         return int(self._db().execute("PRAGMA data_version").fetchone()[0])
@@ -547,7 +656,7 @@ def _migrate(conn: sqlite3.Connection) -> None:
 def _insert_game(conn: sqlite3.Connection, game: GameRecord, last_seq: int, request_id: str | None) -> None:
     conn.execute(
         "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id, owner, creator,"
-        " public) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        " public, previous_game, deadline_us, ended_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             game.game_id,
             game.created_at,
@@ -559,18 +668,28 @@ def _insert_game(conn: sqlite3.Connection, game: GameRecord, last_seq: int, requ
             game.owner,
             game.creator,
             int(game.public),
+            game.previous_game,
+            None if game.over else game.deadline_us,
+            now_us() if game.over else None,
         ),
     )
     conn.executemany(
-        "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash) VALUES (?, ?, ?, ?, ?, ?)",
-        [(game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash) for s in game.seats],
+        "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        [
+            (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us)
+            for s in game.seats
+        ],
     )
 
 
 def _event_rows(
     game_id: str, after_seq: int, events: Sequence[NewEvent]
-) -> list[tuple[str, int, str, int, bytes, int | None]]:
-    return [(game_id, after_seq + i, e.kind, e.schema, e.payload, e.audience) for i, e in enumerate(events, start=1)]
+) -> list[tuple[str, int, str, int, bytes, int | None, int]]:
+    return [
+        (game_id, after_seq + i, e.kind, e.schema, e.payload, e.audience, e.at_us)
+        for i, e in enumerate(events, start=1)
+    ]
 
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]

@@ -21,7 +21,7 @@ from connectrpc.protocol import ProtocolType
 from connectrpc.server import ConnectASGIApplication, ConnectWSGIApplication, DEFAULT_READ_MAX_BYTES, Endpoint, EndpointSync
 from pyqwest import Client, SyncClient
 
-from truco_client.v1.game_service_pb2 import CreateGameRequest, CreateGameResponse, GetGameViewRequest, GetGameViewResponse, JoinGameRequest, JoinGameResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, SubmitCommandRequest, SubmitCommandResponse, WatchGameRequest, WatchGameResponse
+from truco_client.v1.game_service_pb2 import CreateGameRequest, CreateGameResponse, GetGameRequest, GetGameResponse, GetGameViewRequest, GetGameViewResponse, JoinGameRequest, JoinGameResponse, LeaveGameRequest, LeaveGameResponse, ListGamesRequest, ListGamesResponse, ListLegalActionsRequest, ListLegalActionsResponse, RematchRequest, RematchResponse, ResumeSeatRequest, ResumeSeatResponse, SubmitCommandRequest, SubmitCommandResponse, WatchGameRequest, WatchGameResponse
 
 if TYPE_CHECKING:
     from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Iterator, Mapping
@@ -95,8 +95,36 @@ class GameService(Protocol):
 
     async def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
-        Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
         or anonymously for a caller without one) and the public ones.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def get_game(self, request: GetGameRequest, ctx: RequestContext[GetGameRequest, GetGameResponse], /) -> GetGameResponse:
+        """
+        The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+        and closed games stay readable until the server's retention removes them.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def leave_game(self, request: LeaveGameRequest, ctx: RequestContext[LeaveGameRequest, LeaveGameResponse], /) -> LeaveGameResponse:
+        """
+        The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def resume_seat(self, request: ResumeSeatRequest, ctx: RequestContext[ResumeSeatRequest, ResumeSeatResponse], /) -> ResumeSeatResponse:
+        """
+        The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+        next decision. A seat that was not taken over is left as it is.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    async def rematch(self, request: RematchRequest, ctx: RequestContext[RematchRequest, RematchResponse], /) -> RematchResponse:
+        """
+        Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+        finished game is re-joined with the same seat token (and name); the two games name each other
+        (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -190,6 +218,50 @@ class GameServiceASGIApplication(ConnectASGIApplication[GameService]):
                         stream_type=StreamType.UNARY,
                     ),
                     function=svc.list_games,
+                ),
+                "/truco.v1.GameService/GetGame": Endpoint.unary(
+                    method=MethodInfo(
+                        name="GetGame",
+                        service_name="truco.v1.GameService",
+                        input=GetGameRequest,
+                        output=GetGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.get_game,
+                ),
+                "/truco.v1.GameService/LeaveGame": Endpoint.unary(
+                    method=MethodInfo(
+                        name="LeaveGame",
+                        service_name="truco.v1.GameService",
+                        input=LeaveGameRequest,
+                        output=LeaveGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.leave_game,
+                ),
+                "/truco.v1.GameService/ResumeSeat": Endpoint.unary(
+                    method=MethodInfo(
+                        name="ResumeSeat",
+                        service_name="truco.v1.GameService",
+                        input=ResumeSeatRequest,
+                        output=ResumeSeatResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.resume_seat,
+                ),
+                "/truco.v1.GameService/Rematch": Endpoint.unary(
+                    method=MethodInfo(
+                        name="Rematch",
+                        service_name="truco.v1.GameService",
+                        input=RematchRequest,
+                        output=RematchResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=svc.rematch,
                 ),
             },
             interceptors=interceptors,
@@ -394,7 +466,7 @@ class GameServiceClient(ConnectClient):
         timeout_ms: int | None = None,
     ) -> ListGamesResponse:
         """
-        Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
         or anonymously for a caller without one) and the public ones.
         """
         return await self.execute_unary(
@@ -404,6 +476,102 @@ class GameServiceClient(ConnectClient):
                 service_name="truco.v1.GameService",
                 input=ListGamesRequest,
                 output=ListGamesResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def get_game(
+        self,
+        request: GetGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetGameResponse:
+        """
+        The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+        and closed games stay readable until the server's retention removes them.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetGame",
+                service_name="truco.v1.GameService",
+                input=GetGameRequest,
+                output=GetGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def leave_game(
+        self,
+        request: LeaveGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> LeaveGameResponse:
+        """
+        The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="LeaveGame",
+                service_name="truco.v1.GameService",
+                input=LeaveGameRequest,
+                output=LeaveGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def resume_seat(
+        self,
+        request: ResumeSeatRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ResumeSeatResponse:
+        """
+        The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+        next decision. A seat that was not taken over is left as it is.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ResumeSeat",
+                service_name="truco.v1.GameService",
+                input=ResumeSeatRequest,
+                output=ResumeSeatResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    async def rematch(
+        self,
+        request: RematchRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> RematchResponse:
+        """
+        Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+        finished game is re-joined with the same seat token (and name); the two games name each other
+        (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+        """
+        return await self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="Rematch",
+                service_name="truco.v1.GameService",
+                input=RematchRequest,
+                output=RematchResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),
@@ -469,8 +637,36 @@ class GameServiceSync(Protocol):
 
     def list_games(self, request: ListGamesRequest, ctx: RequestContext[ListGamesRequest, ListGamesResponse], /) -> ListGamesResponse:
         """
-        Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
         or anonymously for a caller without one) and the public ones.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def get_game(self, request: GetGameRequest, ctx: RequestContext[GetGameRequest, GetGameResponse], /) -> GetGameResponse:
+        """
+        The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+        and closed games stay readable until the server's retention removes them.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def leave_game(self, request: LeaveGameRequest, ctx: RequestContext[LeaveGameRequest, LeaveGameResponse], /) -> LeaveGameResponse:
+        """
+        The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def resume_seat(self, request: ResumeSeatRequest, ctx: RequestContext[ResumeSeatRequest, ResumeSeatResponse], /) -> ResumeSeatResponse:
+        """
+        The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+        next decision. A seat that was not taken over is left as it is.
+        """
+        raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
+
+    def rematch(self, request: RematchRequest, ctx: RequestContext[RematchRequest, RematchResponse], /) -> RematchResponse:
+        """
+        Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+        finished game is re-joined with the same seat token (and name); the two games name each other
+        (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
         """
         raise ConnectError(Code.UNIMPLEMENTED, 'Not implemented')
 
@@ -562,6 +758,50 @@ class GameServiceWSGIApplication(ConnectWSGIApplication):
                         stream_type=StreamType.UNARY,
                     ),
                     function=service.list_games,
+                ),
+                "/truco.v1.GameService/GetGame": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="GetGame",
+                        service_name="truco.v1.GameService",
+                        input=GetGameRequest,
+                        output=GetGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.get_game,
+                ),
+                "/truco.v1.GameService/LeaveGame": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="LeaveGame",
+                        service_name="truco.v1.GameService",
+                        input=LeaveGameRequest,
+                        output=LeaveGameResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.leave_game,
+                ),
+                "/truco.v1.GameService/ResumeSeat": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="ResumeSeat",
+                        service_name="truco.v1.GameService",
+                        input=ResumeSeatRequest,
+                        output=ResumeSeatResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.resume_seat,
+                ),
+                "/truco.v1.GameService/Rematch": EndpointSync.unary(
+                    method=MethodInfo(
+                        name="Rematch",
+                        service_name="truco.v1.GameService",
+                        input=RematchRequest,
+                        output=RematchResponse,
+                        idempotency_level=IdempotencyLevel.UNKNOWN,
+                        stream_type=StreamType.UNARY,
+                    ),
+                    function=service.rematch,
                 ),
             },
             interceptors=interceptors,
@@ -766,7 +1006,7 @@ class GameServiceClientSync(ConnectClientSync):
         timeout_ms: int | None = None,
     ) -> ListGamesResponse:
         """
-        Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+        Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
         or anonymously for a caller without one) and the public ones.
         """
         return self.execute_unary(
@@ -776,6 +1016,102 @@ class GameServiceClientSync(ConnectClientSync):
                 service_name="truco.v1.GameService",
                 input=ListGamesRequest,
                 output=ListGamesResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def get_game(
+        self,
+        request: GetGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> GetGameResponse:
+        """
+        The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+        and closed games stay readable until the server's retention removes them.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="GetGame",
+                service_name="truco.v1.GameService",
+                input=GetGameRequest,
+                output=GetGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def leave_game(
+        self,
+        request: LeaveGameRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> LeaveGameResponse:
+        """
+        The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="LeaveGame",
+                service_name="truco.v1.GameService",
+                input=LeaveGameRequest,
+                output=LeaveGameResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def resume_seat(
+        self,
+        request: ResumeSeatRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> ResumeSeatResponse:
+        """
+        The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+        next decision. A seat that was not taken over is left as it is.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="ResumeSeat",
+                service_name="truco.v1.GameService",
+                input=ResumeSeatRequest,
+                output=ResumeSeatResponse,
+                idempotency_level=IdempotencyLevel.UNKNOWN,
+                stream_type=StreamType.UNARY,
+            ),
+            headers=headers,
+            timeout_ms=timeout_ms,
+        )
+    def rematch(
+        self,
+        request: RematchRequest,
+        *,
+        headers: Headers | Mapping[str, str] | None = None, 
+        timeout_ms: int | None = None,
+    ) -> RematchResponse:
+        """
+        Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+        finished game is re-joined with the same seat token (and name); the two games name each other
+        (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+        """
+        return self.execute_unary(
+            request=request,
+            method=MethodInfo(
+                name="Rematch",
+                service_name="truco.v1.GameService",
+                input=RematchRequest,
+                output=RematchResponse,
                 idempotency_level=IdempotencyLevel.UNKNOWN,
                 stream_type=StreamType.UNARY,
             ),

@@ -1,0 +1,279 @@
+"""Turn clocks: the settings a game is created with, the clock book folded from the event log, and the
+timekeeper that fires expired clocks.
+
+Nothing here lives only in a process. Every stored event carries the time it was appended (``at_us``); the
+:class:`ClockBook` is a fold over the log (one batch of events per append), so any replica rebuilds the same
+clock from the store, and a restarted server loses none. The next deadline of each game is also kept in its
+store record (``deadline_us``, indexed): the :class:`Timekeeper` of every replica asks the store for due
+games and fires them; the firing is an ordinary append guarded by the game's last seq, so when two replicas
+fire one clock, exactly one append is applied and the other finds the game moved on.
+
+The engine never reads a clock: the time a clock ran out enters the log as data, in ``ClockExpired``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+import structlog
+
+from truco.engine import MatchState, Phase, actors
+from truco.engine import events as ev
+
+from .store.base import EventStore, now_us
+
+US = 1_000_000
+DEFAULT_TAKEOVER_BOT = "heuristic"
+
+
+@dataclass(frozen=True, slots=True)
+class ClockSettings:
+    """A game's turn clocks: ``decision_us`` per decision, a per-seat ``reserve_us`` for the whole match, and
+    what expiry does: a ``bot`` takes the seat over, or (``forfeit``) the seat's team concedes."""
+
+    decision_us: int
+    reserve_us: int = 0
+    forfeit: bool = False
+    bot: str = DEFAULT_TAKEOVER_BOT
+
+    @classmethod
+    def seconds(cls, decision: float, reserve: float = 0.0, *, forfeit: bool = False) -> ClockSettings:
+        return cls(round(decision * US), round(reserve * US), forfeit)
+
+
+@dataclass(frozen=True, slots=True)
+class Clock:
+    """The clock running now: the seats it times, when the decision started and when it runs out."""
+
+    seats: tuple[int, ...]
+    started_us: int
+    deadline_us: int
+
+
+@dataclass(frozen=True, slots=True)
+class SeatClock:
+    """What the log says of one seat: whether a bot plays it, and what is left of its reserve (None: none)."""
+
+    seat: int
+    taken_over: bool
+    reserve_left_us: int | None
+
+
+@dataclass(frozen=True, slots=True)
+class Clocks:
+    """The clocks of a game at one version, as views show them: the clock running (if any) and each seat's."""
+
+    running: Clock | None
+    seats: tuple[SeatClock, ...]
+
+
+NO_CLOCKS = Clocks(None, ())
+
+
+@dataclass(frozen=True, slots=True)
+class ClockBook:
+    """What the clocks need from the log: when the last decision started (the last append of public events),
+    which player seats the match has waited for since, and how much of its reserve each seat has used."""
+
+    started_us: int = 0
+    waiting: tuple[int, ...] = ()
+    used_us: tuple[tuple[int, int], ...] = ()
+
+    def used(self, seat: int) -> int:
+        return dict(self.used_us).get(seat, 0)
+
+    def advance(
+        self,
+        at_us: int,
+        events: Sequence[ev.Event],
+        state: MatchState,
+        bots: Mapping[int, str],
+        settings: ClockSettings | None,
+        joined: Mapping[int, int],
+    ) -> ClockBook:
+        """The book after one append of ``events`` at ``at_us`` that left the match in ``state``.
+
+        A decision that took longer than the decision time draws the excess from the reserve of the seat that
+        made it (the first waited-for seat that acted, else the first waited-for seat).
+        """
+        if all(isinstance(event, ev.SenaSent) for event in events):
+            return self  # a seña is not a decision, and rivals must not see it move any clock
+        used = dict(self.used_us)
+        if settings is not None and settings.reserve_us and self.waiting:
+            start = self._start(joined)
+            if start is not None:
+                acted = [getattr(e, "seat", None) for e in events]
+                seat = next((s for s in acted if s in self.waiting), self.waiting[0])
+                excess = at_us - start - settings.decision_us
+                if excess > 0:
+                    used[seat] = min(settings.reserve_us, used.get(seat, 0) + excess)
+        waiting: tuple[int, ...] = ()
+        if state.phase is not Phase.MATCH_OVER:
+            waiting = tuple(s for s in actors(state) if s not in bots and s not in state.away)
+        return ClockBook(at_us, waiting, tuple(sorted(used.items())))
+
+    def _start(self, joined: Mapping[int, int]) -> int | None:
+        """When the current decision's clock started: the last append, or the last join if the table filled up
+        later; None until every seat has a player (clocks run only at a full table)."""
+        times = list(joined.values())
+        if not self.waiting or not times or min(times) == 0:
+            return None
+        return max(self.started_us, *times)
+
+    def running(self, settings: ClockSettings | None, joined: Mapping[int, int]) -> Clock | None:
+        """The clock running now, if any."""
+        if settings is None or not self.waiting:
+            return None
+        start = self._start(joined)
+        if start is None:
+            return None
+        reserve = max(settings.reserve_us - self.used(seat) for seat in self.waiting)
+        return Clock(self.waiting, start, start + settings.decision_us + max(0, reserve))
+
+    def reserve_left(self, settings: ClockSettings | None, seat: int) -> int | None:
+        if settings is None or not settings.reserve_us:
+            return None
+        return max(0, settings.reserve_us - self.used(seat))
+
+    def clocks(self, state: MatchState, settings: ClockSettings | None, joined: Mapping[int, int]) -> Clocks:
+        """What views show: the running clock, and each seat's takeover and reserve (nothing in a game
+        without clocks where no seat was ever taken over)."""
+        if settings is None and not state.away:
+            return NO_CLOCKS
+        seats = tuple(
+            SeatClock(seat, seat in state.away, self.reserve_left(settings, seat))
+            for seat in range(state.rules.players)
+        )
+        return Clocks(self.running(settings, joined), seats)
+
+
+def fold_batches(
+    book: ClockBook,
+    batches: Sequence[tuple[int, Sequence[ev.Event], MatchState]],
+    bots: Mapping[int, str],
+    settings: ClockSettings | None,
+    joined: Mapping[int, int],
+) -> ClockBook:
+    """The book after each (time, events, state after them) batch in turn."""
+    for at_us, events, state in batches:
+        book = book.advance(at_us, events, state, bots, settings, joined)
+    return book
+
+
+# --- The timekeeper -----------------------------------------------------------------------------------------
+
+Fire = Callable[[str], Awaitable[bool]]
+"""Fire a game's clock if it is due: True when this call's firing was applied."""
+
+
+@dataclass
+class TimekeeperStats:
+    fired: int = 0
+    lost: int = 0
+
+
+class Timekeeper:
+    """Fires expired clocks, on every replica: asks the store for due games, fires each (an append guarded by
+    the game's last seq), then sleeps until the next known deadline, at most ``idle_seconds``; a local append
+    that sets an earlier deadline wakes it (:meth:`wake`). Other replicas' deadlines are seen within
+    ``idle_seconds`` (their own timekeepers fire them on time). At start it looks at once: clocks that ran
+    out while no server was up fire then.
+
+    ``housekeeping`` (closing abandoned games, removing old ones) runs every ``housekeeping_seconds``.
+    """
+
+    def __init__(
+        self,
+        store: EventStore,
+        fire: Fire,
+        *,
+        idle_seconds: float = 1.0,
+        housekeeping: Callable[[], Awaitable[None]] | None = None,
+        housekeeping_seconds: float = 30.0,
+        batch: int = 100,
+    ) -> None:
+        self.store = store
+        self.fire = fire
+        self.idle_seconds = idle_seconds
+        self.housekeeping = housekeeping
+        self.housekeeping_seconds = housekeeping_seconds
+        self.batch = batch
+        self.stats = TimekeeperStats()
+        self._wake = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+        self._next_housekeeping = 0.0
+        self._backoff: dict[str, int] = {}
+        self._log = structlog.get_logger("truco.server.clocks")
+
+    def start(self) -> None:
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="truco-timekeeper")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    def wake(self) -> None:
+        """A deadline was set here: look again now."""
+        self._wake.set()
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            try:
+                wait = await self.tick()
+                if self.housekeeping is not None and loop.time() >= self._next_housekeeping:
+                    self._next_housekeeping = loop.time() + self.housekeeping_seconds
+                    await self.housekeeping()
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a store outage: keep trying, the clocks are in the store
+                self._log.warning("timekeeper tick failed", exc_info=True)
+                wait = self.idle_seconds
+            self._wake.clear()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), max(0.0, wait))
+
+    async def tick(self) -> float:
+        """Fire every due clock; the seconds until the next known deadline (at most ``idle_seconds``)."""
+        now = now_us()
+        due, following = await self.store.due_games(now, self.batch)
+        tried = 0
+        for game_id in due:
+            if self._backoff.get(game_id, 0) > now:
+                continue
+            tried += 1
+            try:
+                if await self.fire(game_id):
+                    self.stats.fired += 1
+                else:
+                    self.stats.lost += 1
+                self._backoff.pop(game_id, None)
+            except Exception:  # one broken game must not stop the others' clocks
+                self._log.warning("clock firing failed", game=game_id, exc_info=True)
+                self._backoff[game_id] = now + 5 * US
+        if len(due) == self.batch and tried:
+            return 0.0
+        if len(self._backoff) > 10_000:
+            self._backoff = {g: t for g, t in self._backoff.items() if t > now}
+        if following is None:
+            return self.idle_seconds
+        return min(self.idle_seconds, (following - now_us()) / US)
+
+
+__all__ = [
+    "NO_CLOCKS",
+    "Clock",
+    "ClockBook",
+    "ClockSettings",
+    "Clocks",
+    "SeatClock",
+    "Timekeeper",
+    "fold_batches",
+]

@@ -1,0 +1,531 @@
+"""Matches with real people, end to end over gRPC on SQLite and PostgreSQL: turn clocks, takeover and forfeit,
+players who leave and come back, presence, abandoned and old games, rematches, and clocks fired by any
+replica (exactly once) or after a restart.
+
+Clocks are short (fractions of a second) and every wait polls against a deadline: no test sleeps longer than
+the behaviour it checks needs.
+"""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+import structlog
+from google.protobuf.duration_pb2 import Duration
+
+from truco.server.store import open_store
+from truco_client.v1 import events_pb2, game_service_pb2, rules_pb2, views_pb2
+
+from .server_helpers import (
+    BACKENDS,
+    RPC_TIMEOUT,
+    TRUCO,
+    InProcessServer,
+    LoopThread,
+    Player,
+    Stores,
+    failure_of,
+    join,
+    kind_of,
+    new_id,
+)
+
+TAKEOVER = game_service_pb2.CLOCK_POLICY_TAKEOVER
+FORFEIT = game_service_pb2.CLOCK_POLICY_FORFEIT
+OVER = views_pb2.PHASE_MATCH_OVER
+DECISIONS = {
+    "card_played",
+    "call_made",
+    "call_accepted",
+    "call_declined",
+    "went_to_mazo",
+    "perros_called",
+    "perros_skipped",
+    "perros_answered",
+}
+"""Events that record a seat's decision (the others follow from one, or come from the server)."""
+FAST = {"timekeeper_idle": 0.05}
+"""Test servers look for other replicas' deadlines every 50 ms (the default is a second)."""
+
+
+# --- Fixtures ------------------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def server_loop() -> Iterator[LoopThread]:
+    loop = LoopThread()
+    yield loop
+    loop.close()
+
+
+@pytest.fixture(scope="module", autouse=True)
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """In-process servers log through structlog: send their lines to a file, not to pytest's captured stdout."""
+    path = tmp_path_factory.mktemp("clock-logs") / "in-process-servers.log"
+    saved = structlog.get_config()
+    with path.open("w") as sink:
+        structlog.configure(
+            processors=[structlog.processors.add_log_level, structlog.processors.JSONRenderer()],
+            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+            logger_factory=structlog.PrintLoggerFactory(sink),
+            cache_logger_on_first_use=False,
+        )
+        try:
+            yield path
+        finally:
+            structlog.configure(**saved)
+
+
+@pytest.fixture(scope="module", params=BACKENDS)
+def stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stores]:
+    backend: str = request.param
+    admin = request.getfixturevalue("postgres_url") if backend == "postgres" else None
+    made = Stores(backend, tmp_path_factory.mktemp(f"clocks-{backend}"), admin)
+    yield made
+    made.drop_all()
+
+
+@pytest.fixture(scope="module")
+def server(server_loop: LoopThread, stores: Stores) -> Iterator[InProcessServer]:
+    """The module's server: no default clock (each test's games ask for theirs), a short presence window."""
+    started = InProcessServer(server_loop, stores.new_url(), metrics=True, presence_seconds=1.0, **FAST)
+    yield started
+    started.stop()
+
+
+@pytest.fixture
+def start_server(server_loop: LoopThread) -> Iterator[Callable[..., InProcessServer]]:
+    started: list[InProcessServer] = []
+
+    def start(store: str, **options: Any) -> InProcessServer:
+        started.append(InProcessServer(server_loop, store, **{**FAST, **options}))
+        return started[-1]
+
+    yield start
+    for running in started:
+        running.stop()
+
+
+# --- Helpers -------------------------------------------------------------------------------------------------
+
+
+def seconds(value: float) -> Duration:
+    return Duration(seconds=int(value), nanos=round((value - int(value)) * 1e9))
+
+
+def clock(decision: float, policy: int = TAKEOVER, reserve: float = 0.0) -> game_service_pb2.ClockSettings:
+    settings = game_service_pb2.ClockSettings(decision=seconds(decision), on_expiry=policy)
+    if reserve:
+        settings.reserve.CopyFrom(seconds(reserve))
+    return settings
+
+
+def new_game(
+    address: str,
+    players: int = 2,
+    settings: game_service_pb2.ClockSettings | None = None,
+    bots: tuple[int, ...] = (),
+    target: int = 15,
+) -> game_service_pb2.Game:
+    creator = Player(address)
+    try:
+        request = game_service_pb2.CreateGameRequest(
+            request_id=new_id(),
+            rules=rules_pb2.RuleSet(players=players, target=target),
+            bots=[game_service_pb2.BotSeat(seat=s, kind=game_service_pb2.BOT_KIND_RANDOM) for s in bots],
+        )
+        if settings is not None:
+            request.clock.CopyFrom(settings)
+        return creator.games.CreateGame(request, timeout=RPC_TIMEOUT).game
+    finally:
+        creator.close()
+
+
+def get_game(player: Player, name: str) -> game_service_pb2.Game:
+    return player.games.GetGame(game_service_pb2.GetGameRequest(name=name), timeout=RPC_TIMEOUT).game
+
+
+def resume(player: Player, name: str) -> views_pb2.SeatView:
+    request = game_service_pb2.ResumeSeatRequest(name=name)
+    return player.games.ResumeSeat(request, metadata=player.metadata, timeout=RPC_TIMEOUT).view
+
+
+def leave(player: Player, name: str) -> views_pb2.SeatView:
+    request = game_service_pb2.LeaveGameRequest(name=name)
+    return player.games.LeaveGame(request, metadata=player.metadata, timeout=RPC_TIMEOUT).view
+
+
+def taken_over(public: views_pb2.MatchView, seat: int) -> bool:
+    return any(s.seat == seat and s.taken_over for s in public.seats)
+
+
+def poll(check: Callable[[], Any], timeout: float, what: str, interval: float = 0.02) -> Any:
+    """``check()`` until it returns something truthy (returned), failing after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        result = check()
+        if result:
+            return result
+        if time.monotonic() > deadline:
+            raise AssertionError(f"not {what} within {timeout}s")
+        time.sleep(interval)
+
+
+def over_view(player: Player, name: str, timeout: float = 60.0) -> views_pb2.MatchView:
+    def finished() -> views_pb2.MatchView | None:
+        public = player.view(name).public
+        return public if public.phase == OVER else None
+
+    result: views_pb2.MatchView = poll(finished, timeout, "over")
+    return result
+
+
+def event_log(address: str, name: str) -> list[events_pb2.Event]:
+    """Every event of a finished game, as a spectator's watch delivers them."""
+    spectator = Player(address)
+    try:
+        request = game_service_pb2.WatchGameRequest(name=name)
+        return [item.event for item in spectator.games.WatchGame(request, timeout=RPC_TIMEOUT)]
+    finally:
+        spectator.close()
+
+
+def act(player: Player, name: str) -> bool:
+    """If the seat has something to do, do its first legal action (never a seña); whether it acted."""
+    view = player.seat_view(name)
+    actions = [a for a in view.legal_actions if a.WhichOneof("kind") != "send_sena"]
+    if not actions:
+        return False
+    try:
+        player.submit(name, actions[0], expected_version=view.public.version)
+    except grpc.RpcError as error:  # the clock fired first, or the table moved: look again
+        if failure_of(error).code not in (grpc.StatusCode.ABORTED, grpc.StatusCode.FAILED_PRECONDITION):
+            raise
+    return True
+
+
+def decisions_by(events: list[events_pb2.Event], seat: int, after: int = 0) -> int:
+    count = 0
+    for event in events[after:]:
+        kind = kind_of(event)
+        if kind in DECISIONS and getattr(event, kind).seat == seat:
+            count += 1
+    return count
+
+
+def first_index(events: list[events_pb2.Event], kind: str) -> int:
+    return next(i for i, event in enumerate(events) if kind_of(event) == kind)
+
+
+# --- Clocks --------------------------------------------------------------------------------------------------
+
+
+def test_views_show_whose_clock_runs_and_its_deadline(server: InProcessServer) -> None:
+    game = new_game(server.address, settings=clock(30.0, reserve=60.0))
+    assert game.clock.decision.seconds == 30 and game.clock.reserve.seconds == 60
+    assert game.clock.on_expiry == TAKEOVER
+    first = join(server.address, game.name, 0)
+    public = first.view(game.name).public
+    assert not public.HasField("clock"), "no clock runs while a waited-for seat has no player"
+    before = time.time()
+    second = join(server.address, game.name, 1)
+    public = second.view(game.name).public
+    assert list(public.clock.seats) == list(public.to_act) == [0]
+    started, deadline = public.clock.started.ToMicroseconds() / 1e6, public.clock.deadline.ToMicroseconds() / 1e6
+    assert before - 1 <= started <= time.time() + 1
+    assert deadline - started == pytest.approx(90.0), "decision time plus the whole reserve"
+    assert [(s.seat, s.taken_over, s.reserve_left.seconds) for s in public.seats] == [(0, False, 60), (1, False, 60)]
+    assert first.seat_view(game.name).public.clock.deadline == public.clock.deadline
+
+
+def test_a_seat_that_never_acts_is_taken_over_and_the_match_ends(server: InProcessServer) -> None:
+    game = new_game(server.address, settings=clock(0.25))
+    player = join(server.address, game.name, 0)
+    join(server.address, game.name, 1)  # seat 1 joins and never acts again
+
+    def seat_0_plays() -> bool:
+        view = player.seat_view(game.name)
+        if view.public.phase == OVER:
+            return True
+        if taken_over(view.public, 0):  # a slow machine can run out seat 0's clock too: it comes back
+            resume(player, game.name)
+        else:
+            act(player, game.name)
+        return False
+
+    poll(seat_0_plays, 120.0, "over")
+    events = event_log(server.address, game.name)
+    expired = [e.clock_expired for e in events if kind_of(e) == "clock_expired"]
+    assert 1 in {e.seat for e in expired} and not any(e.forfeit for e in expired)
+    takeover = next(i for i, e in enumerate(events) if kind_of(e) == "clock_expired" and e.clock_expired.seat == 1)
+    assert decisions_by(events, 1, after=takeover) > 0, "the bot played seat 1 after its clock ran out"
+    assert kind_of(events[-1]) == "match_ended"
+    game_now = get_game(player, game.name)
+    assert game_now.phase == OVER and game_now.seats[1].taken_over
+
+
+def test_forfeit_ends_the_match_with_the_rivals_winning(server: InProcessServer) -> None:
+    game = new_game(server.address, players=4, settings=clock(0.25, FORFEIT))
+    players = [join(server.address, game.name, seat) for seat in range(4)]
+    # Seat 0, the mano, never plays: its team (seats 0 and 2) concedes, and team 1 wins.
+    public = over_view(players[1], game.name, timeout=30.0)
+    assert public.winner_team == 1
+    events = event_log(server.address, game.name)
+    kinds = [kind_of(e) for e in events]
+    assert kinds[-3:] == ["clock_expired", "hand_ended", "match_ended"]
+    assert events[-3].clock_expired.seat == 0 and events[-3].clock_expired.forfeit
+    assert events[-2].hand_ended.end == events_pb2.HAND_END_FORFEIT and len(events[-2].hand_ended.order) == 40
+    assert events[-1].match_ended.winner_team == 1
+    assert not any(kind in DECISIONS for kind in kinds), "nobody played: the match was conceded"
+    assert max(s.points for s in public.scores) < 15, "conceded, not played out"
+
+
+def test_a_player_who_comes_back_after_a_takeover_plays_again(server: InProcessServer) -> None:
+    game = new_game(server.address, settings=clock(0.4), target=30)
+    first = join(server.address, game.name, 0)
+    second = join(server.address, game.name, 1)
+    # Seat 0 plays, seat 1 is away until its clock runs out and the bot takes it over.
+    poll(lambda: taken_over(first.view(game.name).public, 1) or (act(first, game.name) and False), 30.0, "taken over")
+    view = resume(second, game.name)
+    assert not taken_over(view.public, 1), "the seat is its player's again"
+    resumed_at = view.public.version
+
+    def both_play() -> bool:
+        for player in (first, second):
+            public = player.view(game.name).public
+            assert public.phase != OVER, "the match ended before seat 1 played again"
+            if taken_over(public, player.seat or 0):
+                resume(player, game.name)
+            elif act(player, game.name) and player is second:
+                return True
+        return False
+
+    poll(both_play, 60.0, "played by seat 1 itself")
+    events = event_log_until(server.address, game.name, resumed_at)
+    kinds = [kind_of(e) for e in events]
+    assert "seat_resumed" in kinds
+    leave(first, game.name)  # and a player who leaves is played by the bot until it resumes
+    public = first.view(game.name).public
+    assert taken_over(public, 0)
+
+
+def event_log_until(address: str, name: str, version: int) -> list[events_pb2.Event]:
+    """The events of a game still in play, up to ``version``."""
+    spectator = Player(address)
+    try:
+        request = game_service_pb2.WatchGameRequest(name=name)
+        out = []
+        stream = spectator.games.WatchGame(request, timeout=RPC_TIMEOUT)
+        for item in stream:
+            out.append(item.event)
+            if item.event.version >= version:
+                stream.cancel()
+                break
+        return out
+    finally:
+        spectator.close()
+
+
+def test_presence_follows_watch_streams_and_recent_calls(server: InProcessServer) -> None:
+    game = new_game(server.address, settings=clock(30.0), players=2)
+    watching = join(server.address, game.name, 0)
+    quiet = join(server.address, game.name, 1)
+    stream = watching.games.WatchGame(
+        game_service_pb2.WatchGameRequest(name=game.name), metadata=watching.metadata, timeout=30
+    )
+    spectator = Player(server.address)
+    try:
+        assert get_game(spectator, game.name).seats[1].present  # it just called
+        # The quiet seat's last call ages out of the presence window; the open stream keeps seat 0 present.
+        poll(lambda: [s.present for s in get_game(spectator, game.name).seats] == [True, False], 15.0, "aged out")
+        quiet.view(game.name)  # any call makes a seat present again
+        assert [s.present for s in get_game(spectator, game.name).seats] == [True, True]
+    finally:
+        stream.cancel()
+        spectator.close()
+
+
+# --- Replicas and restarts -----------------------------------------------------------------------------------
+
+
+def metric(server: InProcessServer, outcome: str) -> float:
+    value = server.server.metrics.clock_firings.labels(outcome)._value.get()
+    return float(value)
+
+
+def test_two_replicas_fire_each_clock_exactly_once(
+    stores: Stores, start_server: Callable[..., InProcessServer]
+) -> None:
+    store = stores.new_url()
+    replicas = [start_server(store), start_server(store)]
+    games = [new_game(replicas[i % 2].address, settings=clock(0.2, FORFEIT)) for i in range(4)]
+    for index, game in enumerate(games):
+        join(replicas[index % 2].address, game.name, 0)
+        join(replicas[(index + 1) % 2].address, game.name, 1)
+    for game in games:
+        public = over_view(Player(replicas[0].address), game.name, timeout=30.0)
+        assert public.winner_team == 1, "seat 0 never acted: its team conceded"
+        expired = [e for e in event_log(replicas[1].address, game.name) if kind_of(e) == "clock_expired"]
+        assert len(expired) == 1, f"{game.name}: {len(expired)} ClockExpired events"
+    applied = sum(metric(r, "forfeit") for r in replicas)
+    assert applied == len(games), "every firing applied was counted once, by the replica that applied it"
+
+
+def test_a_restart_fires_the_clocks_that_ran_out_meanwhile(
+    stores: Stores, start_server: Callable[..., InProcessServer], server_loop: LoopThread
+) -> None:
+    store = stores.new_url()
+    first = start_server(store)
+    game = new_game(first.address, settings=clock(1.5, FORFEIT))
+    join(first.address, game.name, 0)
+    joined = join(first.address, game.name, 1)
+    deadline = joined.view(game.name).public.clock.deadline.ToMicroseconds() / 1e6
+    first.stop()
+
+    async def stored_kinds() -> list[str]:
+        opened = await open_store(store)
+        try:
+            return [event.kind for event in await opened.read(game.name.removeprefix("games/"))]
+        finally:
+            await opened.close()
+
+    assert "ClockExpired" not in server_loop.run(stored_kinds()), "the clock fired before the server stopped"
+    time.sleep(max(0.0, deadline - time.time()))  # the clock runs out while no server is up
+    second = start_server(store)
+    public = over_view(Player(second.address), game.name, timeout=30.0)
+    assert public.winner_team == 1
+    assert server_loop.run(stored_kinds()).count("ClockExpired") == 1
+
+
+# --- The life of a game --------------------------------------------------------------------------------------
+
+
+def test_abandoned_games_are_closed_unlisted_and_still_readable(
+    stores: Stores, start_server: Callable[..., InProcessServer]
+) -> None:
+    store = stores.new_url()
+    lobby = start_server(store)
+    nobody = new_game(lobby.address)
+    somebody = new_game(lobby.address)
+    join(lobby.address, somebody.name, 0)
+    # A replica that closes games nobody joined within 0.3 s (started after the join, so no race with it).
+    server = start_server(store, abandon_after=0.3, housekeeping_seconds=0.05)
+    spectator = Player(server.address)
+    poll(lambda: get_game(spectator, nobody.name).closed, 15.0, "closed")
+    listed = spectator.games.ListGames(game_service_pb2.ListGamesRequest(), timeout=RPC_TIMEOUT).games
+    assert nobody.name not in {g.name for g in listed} and somebody.name in {g.name for g in listed}
+    assert not get_game(spectator, somebody.name).closed, "a game someone joined is never abandoned"
+    assert spectator.view(nobody.name).public.game == nobody.name
+    with pytest.raises(grpc.RpcError) as refused:
+        join(server.address, nobody.name, 1)
+    assert failure_of(refused.value).reason == "SEAT_UNAVAILABLE"
+
+
+def test_retention_removes_only_finished_and_closed_games(
+    stores: Stores, start_server: Callable[..., InProcessServer], server_loop: LoopThread
+) -> None:
+    store = stores.new_url()
+    server = start_server(store)
+    finished = new_game(server.address, bots=(0, 1))  # bots play it to the end at once
+    closed = new_game(server.address)
+    live = new_game(server.address, settings=clock(60.0))
+    join(server.address, live.name, 0)
+    join(server.address, live.name, 1)
+    old_open = new_game(server.address)
+    join(server.address, old_open.name, 0)
+    start_server(store, abandon_after=0.2, housekeeping_seconds=0.05)  # closes the game nobody joined
+    spectator = Player(server.address)
+    poll(lambda: get_game(spectator, closed.name).closed, 15.0, "closed")
+    assert get_game(spectator, finished.name).phase == OVER
+    result = subprocess.run(
+        [str(TRUCO), "gc", "--store", store, "--older-than", "0"], capture_output=True, text=True, timeout=60
+    )
+    assert result.returncode == 0, result.stderr
+    assert "removed 2 games" in result.stdout
+    for gone in (finished, closed):
+        with pytest.raises(grpc.RpcError) as missing:
+            get_game(spectator, gone.name)
+        assert failure_of(missing.value).code == grpc.StatusCode.NOT_FOUND
+    for kept in (live, old_open):
+        assert get_game(spectator, kept.name).name == kept.name
+    assert len(event_log_until(server.address, live.name, 1)) == 1
+
+
+def test_serve_retention_removes_old_finished_games(
+    stores: Stores, start_server: Callable[..., InProcessServer]
+) -> None:
+    server = start_server(stores.new_url(), retention=0.3, housekeeping_seconds=0.05)
+    finished = new_game(server.address, bots=(0, 1))
+    live = new_game(server.address)
+    join(server.address, live.name, 0)
+    spectator = Player(server.address)
+
+    def removed() -> bool:
+        try:
+            get_game(spectator, finished.name)
+        except grpc.RpcError as error:
+            return failure_of(error).code == grpc.StatusCode.NOT_FOUND
+        return False
+
+    poll(removed, 15.0, "removed")
+    assert get_game(spectator, live.name).name == live.name
+
+
+def test_a_rematch_reseats_everyone_with_the_same_tokens(server: InProcessServer) -> None:
+    game = new_game(server.address, players=4, settings=clock(0.2, FORFEIT), bots=(3,))
+    players = [join(server.address, game.name, seat) for seat in range(3)]
+    over_view(players[0], game.name, timeout=30.0)
+    request = game_service_pb2.RematchRequest(name=game.name)
+    response = players[1].games.Rematch(request, metadata=players[1].metadata, timeout=RPC_TIMEOUT)
+    again = players[2].games.Rematch(request, metadata=players[2].metadata, timeout=RPC_TIMEOUT)
+    following = response.game
+    assert again.game.name == following.name and response.seat == 1 and again.seat == 2
+    assert following.name != game.name and following.previous_game == game.name
+    assert get_game(players[0], game.name).next_game == following.name
+    assert following.rules.players == 4 and following.clock == game.clock
+    kinds = [s.kind for s in following.seats]
+    assert kinds == [game_service_pb2.SEAT_KIND_TAKEN] * 3 + [game_service_pb2.SEAT_KIND_BOT]
+    assert [s.player_name for s in following.seats[:3]] == [
+        s.player_name for s in get_game(players[0], game.name).seats[:3]
+    ]
+    for player in players:
+        view = player.seat_view(following.name)  # the same token holds the same seat in the next game
+        assert view.seat == player.seat
+
+
+def test_only_a_finished_game_has_a_rematch(server: InProcessServer) -> None:
+    game = new_game(server.address, settings=clock(60.0, FORFEIT))
+    player = join(server.address, game.name, 0)
+    with pytest.raises(grpc.RpcError) as unfinished:
+        request = game_service_pb2.RematchRequest(name=game.name)
+        player.games.Rematch(request, metadata=player.metadata, timeout=RPC_TIMEOUT)
+    assert failure_of(unfinished.value).reason == "GAME_NOT_FINISHED"
+    with pytest.raises(grpc.RpcError) as spectator:
+        Player(server.address).games.Rematch(request, timeout=RPC_TIMEOUT)
+    assert failure_of(spectator.value).reason == "TOKEN_MISSING"
+
+
+def test_selfplay_finishes_a_match_with_a_dropped_seat(server: InProcessServer) -> None:
+    command = [str(TRUCO), "selfplay", "--server", server.address, "--players", "2", "--games", "1"]
+    command += ["--clock", "0.2", "--drop-seat", "1"]
+    result = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "games     1/1 finished" in result.stdout
+    taken = [line for line in result.stdout.splitlines() if line.startswith("takeover")]
+    assert taken, result.stdout
+    assert int(taken[0].split()[1]) > 0, taken[0]
+
+
+def test_library_servers_have_no_clocks_unless_asked(server: InProcessServer) -> None:
+    game = new_game(server.address)
+    assert not game.HasField("clock")
+    join(server.address, game.name, 0)
+    player = join(server.address, game.name, 1)
+    assert not player.view(game.name).public.HasField("clock")

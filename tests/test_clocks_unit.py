@@ -1,0 +1,179 @@
+"""Turn clocks and absent seats without a server: the engine's absence events, the clock book's arithmetic,
+their wire form, and how ``truco play`` and ``truco selfplay`` read them."""
+
+from __future__ import annotations
+
+import pytest
+
+from truco.cli.play import clock_line, describe_event
+from truco.cli.selfplay import count_takeovers
+from truco.engine import DECK, Game, PlayCard, Reason, RuleSet, RuleViolation, Sena, fold
+from truco.engine import events as ev
+from truco.engine.absence import expire_clock, leave, resume
+from truco.engine.state import Phase
+from truco.server import codec
+from truco.server.clocks import US, ClockBook, ClockSettings
+from truco.server.codec import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
+from truco.server.reasons import ServiceFailure
+from truco_client import clock_settings, seconds_left, taken_over
+from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
+
+SALT = "00" * 16
+
+
+def dealt_game(players: int = 2) -> Game:
+    game = Game(RuleSet(players=players))
+    game.deal(list(DECK), salt=SALT)
+    return game
+
+
+def apply(game: Game, events: list[ev.Event]) -> Game:
+    return Game.from_events([*game.events, *events])
+
+
+# --- The engine --------------------------------------------------------------------------------------------------
+
+
+def test_a_clock_runs_out_only_for_a_seat_the_match_waits_for() -> None:
+    game = dealt_game()
+    assert game.state.phase is Phase.PLAYING
+    with pytest.raises(RuleViolation) as refused:
+        expire_clock(game.state, 1, 5 * US, forfeit=False)  # seat 0 is the mano: seat 1 has no clock running
+    assert refused.value.reason is Reason.NOT_YOUR_TURN
+
+
+def test_takeover_marks_the_seat_away_until_it_resumes() -> None:
+    game = dealt_game()
+    events = expire_clock(game.state, 0, 5 * US, forfeit=False)
+    assert events == [ev.ClockExpired(0, 5 * US, False)]
+    after = apply(game, events)
+    assert after.state.away == frozenset({0}) and after.state.phase is Phase.PLAYING
+    assert after.version == game.version + 1, "a public event: watchers see why the bot moved"
+    assert leave(after.state, 0) == [], "an away seat cannot leave again"
+    back = apply(after, resume(after.state, 0))
+    assert back.state.away == frozenset() and resume(back.state, 0) == []
+    assert fold(back.events) == back.state
+
+
+def test_forfeit_ends_the_hand_and_the_match_for_the_rivals() -> None:
+    game = dealt_game(4)
+    events = expire_clock(game.state, 0, 7 * US, forfeit=True)
+    assert [type(e) for e in events] == [ev.ClockExpired, ev.HandEnded, ev.MatchEnded]
+    ended = events[1]
+    assert isinstance(ended, ev.HandEnded) and ended.end is ev.HandEnd.FORFEIT and ended.winner_team is None
+    assert ended.order == tuple(DECK) and ended.salt == SALT, "the deal is revealed, as at any hand's end"
+    after = apply(game, events)
+    assert after.state.phase is Phase.MATCH_OVER and after.state.winner == 1 and after.state.scores == [0, 0]
+    with pytest.raises(RuleViolation) as refused:
+        expire_clock(after.state, 1, 8 * US, forfeit=True)
+    assert refused.value.reason is Reason.MATCH_OVER
+
+
+def test_leaving_and_coming_back() -> None:
+    game = dealt_game()
+    left = apply(game, leave(game.state, 1))
+    assert left.events[-1] == ev.SeatLeft(1) and left.state.away == frozenset({1})
+    assert apply(left, resume(left.state, 1)).events[-1] == ev.SeatResumed(1)
+
+
+@pytest.mark.parametrize("event", [ev.ClockExpired(3, 1_796_000_000_123_456, True), ev.SeatLeft(2), ev.SeatResumed(5)])
+def test_absence_events_survive_the_store(event: ev.Event) -> None:
+    kind, schema, payload = codec.encode_event(event)
+    assert codec.decode_event(kind, schema, payload) == event
+
+
+# --- The clock book ----------------------------------------------------------------------------------------------
+
+
+def test_the_reserve_pays_for_slow_decisions() -> None:
+    settings = ClockSettings.seconds(1.0, 5.0)
+    joined = {0: 1, 1: 1}
+    game = dealt_game()
+    book = ClockBook().advance(10 * US, game.events, game.state, {}, settings, joined)
+    assert book.waiting == (0,)
+    clock = book.running(settings, joined)
+    assert clock is not None and clock.seats == (0,)
+    assert (clock.started_us, clock.deadline_us) == (10 * US, 16 * US), "decision time plus the whole reserve"
+    events = game.execute(next(a for a in game.legal_actions(0) if isinstance(a, PlayCard)))
+    book = book.advance(13 * US, events, game.state, {}, settings, joined)  # 3 s: 2 s over the decision time
+    assert book.reserve_left(settings, 0) == 3 * US and book.reserve_left(settings, 1) == 5 * US
+    clock = book.running(settings, joined)
+    assert clock is not None and clock.seats == (1,) and clock.deadline_us == 13 * US + US + 5 * US
+
+
+def test_no_clock_runs_until_the_table_is_full_nor_for_bots() -> None:
+    settings = ClockSettings.seconds(1.0)
+    game = dealt_game()
+    book = ClockBook().advance(10 * US, game.events, game.state, {}, settings, {0: 1, 1: 0})
+    assert book.running(settings, {0: 1, 1: 0}) is None, "seat 1 has no player yet"
+    clock = book.running(settings, {0: 1, 1: 12 * US})
+    assert clock is not None and clock.started_us == 12 * US, "the clock starts when the table fills up"
+    bots = ClockBook().advance(10 * US, game.events, game.state, {0: "random"}, settings, {0: 1, 1: 1})
+    assert bots.waiting == () and bots.running(settings, {0: 1, 1: 1}) is None
+    assert ClockBook().advance(10 * US, game.events, game.state, {}, None, {}).running(None, {}) is None
+
+
+def test_a_sena_moves_no_clock() -> None:
+    settings = ClockSettings.seconds(1.0, 5.0)
+    game = dealt_game()
+    book = ClockBook().advance(10 * US, game.events, game.state, {}, settings, {0: 1, 1: 1})
+    sena = [ev.SenaSent(0, next(iter(Sena)))]
+    assert book.advance(20 * US, sena, game.state, {}, settings, {0: 1, 1: 1}) is book
+
+
+def test_clock_settings_on_the_wire() -> None:
+    settings = clock_settings_from_pb(clock_settings(0.25, 30, "forfeit", "random"))
+    assert settings == ClockSettings(250_000, 30 * US, True, "random")
+    assert clock_settings_from_pb(clock_settings_to_pb(settings)) == settings
+    assert clock_settings_from_pb(clock_settings(0)) is None, "a zero decision time: no clocks"
+    with pytest.raises(ServiceFailure, match="negative"):
+        clock_settings_from_pb(game_service_pb2.ClockSettings(decision={"seconds": -1}))
+    with pytest.raises(ValueError):
+        clock_settings(1, policy="sudden death")
+
+
+# --- Clients -----------------------------------------------------------------------------------------------------
+
+
+def clocked_view(seats: list[int], deadline: float) -> views_pb2.MatchView:
+    view = views_pb2.MatchView()
+    view.clock.seats.extend(seats)
+    view.clock.deadline.CopyFrom(timestamp_to_pb(round(deadline * US)))
+    view.seats.add(seat=1, taken_over=True)
+    return view
+
+
+def test_the_sdk_and_truco_play_read_the_clock() -> None:
+    view = clocked_view([0], 1000.0)
+    assert seconds_left(view, now=977.2) == pytest.approx(22.8)
+    assert seconds_left(view, now=1001.0) == 0.0
+    assert seconds_left(views_pb2.MatchView()) is None
+    assert taken_over(view, 1) and not taken_over(view, 0)
+    assert clock_line(view, 0, now=977.2) == "Clock: your move, 23s left"
+    assert clock_line(view, 1, now=990.0) == "Clock: seat 0, 10s left"
+    assert clock_line(views_pb2.MatchView(), 0) is None
+
+
+def test_truco_play_says_why_the_game_went_on() -> None:
+    mine = events_pb2.Event(clock_expired=events_pb2.ClockExpired(seat=0))
+    assert "a bot plays for you" in (describe_event(mine, 0) or "")
+    theirs = events_pb2.Event(clock_expired=events_pb2.ClockExpired(seat=1, forfeit=True))
+    assert describe_event(theirs, 0) == "seat 1: time is up, team 1 (them) concedes the match"
+    assert describe_event(events_pb2.Event(seat_resumed=events_pb2.SeatResumed(seat=0)), 0) == "you are back"
+
+
+def test_selfplay_counts_the_decisions_the_server_took_over() -> None:
+    def played(seat: int) -> events_pb2.Event:
+        return events_pb2.Event(card_played=events_pb2.CardPlayed(seat=seat))
+
+    log = [
+        played(0),
+        events_pb2.Event(clock_expired=events_pb2.ClockExpired(seat=1)),
+        played(1),
+        events_pb2.Event(round_ended=events_pb2.RoundEnded(round=0)),
+        played(0),
+        events_pb2.Event(call_made=events_pb2.CallMade(seat=1)),
+        events_pb2.Event(seat_resumed=events_pb2.SeatResumed(seat=1)),
+        played(1),
+    ]
+    assert count_takeovers(log) == (2, 1)
