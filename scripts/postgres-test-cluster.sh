@@ -4,6 +4,15 @@
 #   scripts/postgres-test-cluster.sh            start one; stdout's last two lines are its directory and its URL
 #                                               (postgresql://postgres@127.0.0.1:PORT/truco_test)
 #   scripts/postgres-test-cluster.sh stop DIR   stop the cluster in DIR and delete DIR
+#   scripts/postgres-test-cluster.sh restart DIR
+#                                               stop the server in DIR (fast: sessions are cut) and start it again
+#                                               on the same port, keeping its data
+#   scripts/postgres-test-cluster.sh halt DIR   stop the server in DIR (fast), keeping DIR and its data
+#   scripts/postgres-test-cluster.sh resume DIR start a halted server again, on the same port
+#
+# PG_FSYNC=on makes the cluster durable (fsync and full_page_writes on, as in production: for benchmarks and the
+# load-balanced cluster of scripts/cluster); by default it runs with fsync=off, since a test cluster is thrown
+# away and creating a database per test is much faster without it.
 #
 # Installs Debian's postgresql package when no initdb is found (needs root). initdb refuses to run as root, so
 # a root caller runs the server as the `postgres` user (or a `truco-pg` system user made for the purpose).
@@ -67,7 +76,8 @@ free_port() {
 }
 
 start() {
-  local bindir user dir port started=
+  local bindir user dir port started= fsync=${PG_FSYNC:-off}
+  case "$fsync" in on | off) ;; *) die "PG_FSYNC must be on or off, not $fsync" ;; esac
   # Parallel test workers (pytest -n) each start a cluster: the install and the user, once, under a lock.
   exec 9>/tmp/truco-postgres-test-cluster.lock
   flock 9
@@ -89,9 +99,9 @@ start() {
   # The port is free when asked but could be taken before the server binds it: try a few.
   for _ in 1 2 3 4 5; do
     port=$(free_port)
-    # fsync off: a test cluster is thrown away, and creating a database per test is much faster without it.
-    if as_user "$user" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
-      -o "-h 127.0.0.1 -p $port -k $dir/socket -c fsync=off" start >&2; then
+    echo "-h 127.0.0.1 -p $port -k $dir/socket -c fsync=$fsync -c full_page_writes=$fsync" >"$dir/options"
+    if as_user "$user" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 -o "$(cat "$dir/options")" \
+      start >&2; then
       started=1
       break
     fi
@@ -117,8 +127,37 @@ stop() {
   log "stopped and deleted $dir"
 }
 
+restart() {
+  local dir=${1:?usage: $0 restart DIR}
+  [ -f "$dir/$MARKER" ] || die "$dir is not a test cluster made by this script"
+  local bindir user
+  bindir=$(find_bindir)
+  user=$(stat -c %U "$dir/data")
+  # pg_ctl restart starts the server again with the options it was started with (postmaster.opts).
+  as_user "$user" "$bindir/pg_ctl" -D "$dir/data" -l "$dir/server.log" -m fast -w -t 60 restart >&2
+  log "restarted $dir"
+}
+
+halt() {
+  local dir=${1:?usage: $0 halt DIR}
+  [ -f "$dir/$MARKER" ] || die "$dir is not a test cluster made by this script"
+  as_user "$(stat -c %U "$dir/data")" "$(find_bindir)/pg_ctl" -D "$dir/data" -m fast -w -t 60 stop >&2
+  log "halted $dir"
+}
+
+resume() {
+  local dir=${1:?usage: $0 resume DIR}
+  [ -f "$dir/$MARKER" ] || die "$dir is not a test cluster made by this script"
+  as_user "$(stat -c %U "$dir/data")" "$(find_bindir)/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -t 60 \
+    -o "$(cat "$dir/options")" start >&2
+  log "resumed $dir"
+}
+
 case "${1:-start}" in
   start) start ;;
   stop) stop "${2:-}" ;;
-  *) die "usage: $0 [start] | stop DIR" ;;
+  restart) restart "${2:-}" ;;
+  halt) halt "${2:-}" ;;
+  resume) resume "${2:-}" ;;
+  *) die "usage: $0 [start] | stop DIR | restart DIR | halt DIR | resume DIR" ;;
 esac

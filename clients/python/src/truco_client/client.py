@@ -12,8 +12,9 @@ One client plays one seat: :meth:`TrucoClient.join_game` remembers the seat toke
 built with ``token=`` starts as that seat; :meth:`TrucoClient.with_token` gives another seat's client on the
 same channel. Without a token the client is a spectator.
 
-Every call has a deadline (``timeout`` seconds). Only UNAVAILABLE is retried, and DEADLINE_EXCEEDED on
-idempotent calls (reads, and the writes that carry a request id, which the server applies once), up to
+Every call has a deadline (``timeout`` seconds). Only UNAVAILABLE is retried, and DEADLINE_EXCEEDED or a
+stream reset by a proxy (INTERNAL from an HTTP/2 RST_STREAM, as nginx sends when the replica behind it dies)
+on idempotent calls (reads, and the writes that carry a request id, which the server applies once), up to
 ``retries`` times with exponential backoff and jitter; a retried write sends the same request id. Failures
 raise the typed errors of :mod:`truco_client.errors`.
 """
@@ -187,6 +188,12 @@ class TrucoClient:
         ceiling = min(self.max_backoff, self.backoff * 2.0**attempt)
         return ceiling / 2 + random.uniform(0, ceiling / 2)
 
+    @staticmethod
+    def _reset_by_proxy(error: grpc.aio.AioRpcError) -> bool:
+        """INTERNAL from an HTTP/2 stream reset, not from the server: a proxy in front (nginx) cut the call because
+        the replica behind it went away. The server's own INTERNAL answers carry no RST_STREAM."""
+        return error.code() is grpc.StatusCode.INTERNAL and "RST_STREAM" in (error.details() or "")
+
     async def _unary(
         self, method: Callable[..., Awaitable[T]], request: object, *, idempotent: bool, authed: bool
     ) -> T:
@@ -198,7 +205,7 @@ class TrucoClient:
             except grpc.aio.AioRpcError as error:
                 code = error.code()
                 retryable = code is grpc.StatusCode.UNAVAILABLE or (
-                    idempotent and code is grpc.StatusCode.DEADLINE_EXCEEDED
+                    idempotent and (code is grpc.StatusCode.DEADLINE_EXCEEDED or self._reset_by_proxy(error))
                 )
                 if not retryable or attempt >= self.retries:
                     raise from_rpc_error(error) from error
@@ -317,7 +324,8 @@ class TrucoClient:
     ) -> AsyncGenerator[game_service_pb2.WatchGameResponse, None]:
         """Each new event of the game, with the caller's view after it, from ``after_version`` on.
 
-        When the stream breaks with UNAVAILABLE (a restart, a dropped connection) it is opened again after
+        When the stream breaks with UNAVAILABLE (a restart, a dropped connection) or is reset by a proxy whose
+        replica went away (INTERNAL with RST_STREAM), it is opened again, wherever the proxy sends it, after
         the last version received, up to ``retries`` times in a row with backoff (the count starts again at
         each message received). The iterator ends when the server ends the stream.
 
@@ -339,7 +347,8 @@ class TrucoClient:
                     yield response
                 return
             except grpc.aio.AioRpcError as error:
-                if error.code() is not grpc.StatusCode.UNAVAILABLE or failures >= self.retries:
+                broken = error.code() is grpc.StatusCode.UNAVAILABLE or self._reset_by_proxy(error)
+                if not broken or failures >= self.retries:
                     raise from_rpc_error(error) from error
             finally:
                 call.cancel()

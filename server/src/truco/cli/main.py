@@ -164,6 +164,14 @@ def _parser() -> argparse.ArgumentParser:
         help="turn every quota off (benchmarks and test suites; never in production)",
     )
     serve.add_argument(
+        "--workers",
+        type=_positive,
+        default=int(os.environ["TRUCO_WORKERS"]) if os.environ.get("TRUCO_WORKERS") else None,
+        metavar="N",
+        help="server processes sharing the port, each with its own event loop (default: one per available core "
+        "on PostgreSQL, 1 on SQLite, which refuses more)",
+    )
+    serve.add_argument(
         "--log-format",
         choices=("json", "console"),
         default=os.environ.get("TRUCO_LOG_FORMAT", "json"),
@@ -291,6 +299,14 @@ def _parser() -> argparse.ArgumentParser:
         type=int,
         metavar="N",
         help="seat N's client stops acting after its first move, as a player who walks away",
+    )
+    selfplay.add_argument(
+        "--retries",
+        type=int,
+        default=4,
+        metavar="R",
+        help="retries of each call on UNAVAILABLE, same request id, backoff up to 3 s (default 4; more rides out "
+        "a longer outage)",
     )
     selfplay.set_defaults(run=_run_selfplay)
     return parser
@@ -426,6 +442,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
 def _run_serve(args: argparse.Namespace) -> int:
     from truco.server.app import ConfigError, ServeConfig, main
     from truco.server.clocks import ClockSettings
+    from truco.server.workers import WorkersError, resolve_workers, serve_workers
 
     clock = (
         ClockSettings.seconds(args.clock, args.clock_reserve, forfeit=args.clock_policy == "forfeit")
@@ -460,7 +477,13 @@ def _run_serve(args: argparse.Namespace) -> int:
         retention=args.retention,
     )
     try:
-        return main(config)
+        workers = resolve_workers(config.store, args.workers)
+    except WorkersError as error:
+        raise UsageError(str(error)) from None
+    try:
+        return main(config) if workers == 1 else serve_workers(config, workers)
+    except WorkersError as error:  # a worker that could not start (its error is logged above)
+        raise UsageError(str(error)) from None
     except (ValueError, ConfigError) as error:  # an unknown store URL, a missing token key
         raise UsageError(str(error)) from None
 
@@ -555,5 +578,6 @@ def _run_selfplay(args: argparse.Namespace) -> int:
             seed=args.seed,
             clock=args.clock,
             drop_seat=args.drop_seat,
+            retries=args.retries,
         )
     )

@@ -220,6 +220,7 @@ async def play_game(
     game_timeout: float = 600.0,
     clock: float | None = None,
     drop_seat: int | None = None,
+    retries: int = 4,
 ) -> GameResult:
     """Create a game with every seat human, join each seat with its own client, and play it to the end.
 
@@ -234,7 +235,9 @@ async def play_game(
     rules: dict[str, int] = {"players": players}
     if target:
         rules["target"] = target
-    clients = [TrucoClient(server, timeout=timeout, options=SEPARATE_CONNECTION) for _ in range(players)]
+    clients = [
+        TrucoClient(server, timeout=timeout, retries=retries, options=SEPARATE_CONNECTION) for _ in range(players)
+    ]
     try:
         settings = clock_settings(clock) if clock is not None else None
         game = await clients[0].create_game(rules=rules, clock=settings)
@@ -317,6 +320,8 @@ class SelfplayOptions:
     game_timeout: float = 600.0
     clock: float | None = None
     drop_seat: int | None = None
+    retries: int = 4
+    """How many times each call is retried on UNAVAILABLE (with the same request id), with backoff up to 3 s."""
 
 
 async def selfplay(options: SelfplayOptions, out: Callable[[str], None] = print) -> tuple[Stats, float]:
@@ -341,6 +346,7 @@ async def selfplay(options: SelfplayOptions, out: Callable[[str], None] = print)
                     game_timeout=options.game_timeout,
                     clock=options.clock,
                     drop_seat=options.drop_seat,
+                    retries=options.retries,
                 )
             except TrucoError as error:
                 stats.error(error)

@@ -92,8 +92,15 @@ class Metrics:
                 buckets=_LATENCY_BUCKETS,
                 registry=registry,
             ),
-            store_up=Gauge("truco_store_up", "1 while the event store answers, 0 otherwise.", registry=registry),
-            watchers=Gauge("truco_watchers", "Open WatchGame streams.", registry=registry),
+            # Under `truco serve --workers N` (Prometheus multiprocess mode) the host reports the lowest store_up
+            # and the sum of watchers over its live workers; with one process these settings change nothing.
+            store_up=Gauge(
+                "truco_store_up",
+                "1 while the event store answers, 0 otherwise.",
+                registry=registry,
+                multiprocess_mode="livemin",
+            ),
+            watchers=Gauge("truco_watchers", "Open WatchGame streams.", registry=registry, multiprocess_mode="livesum"),
             clock_firings=Counter(
                 "truco_clock_firings",
                 "Expired turn clocks this server fired, by outcome: takeover or forfeit when its firing was"
