@@ -41,7 +41,6 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_SCRIPT = ROOT / "scripts" / "postgres-test-cluster.sh"

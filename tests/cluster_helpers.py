@@ -108,9 +108,7 @@ def health(address: str, service: str = "truco.v1.GameService") -> str:
     """The health status a replica answers directly (not through the balancer), or the call's error code."""
     with grpc.insecure_channel(address) as channel:
         try:
-            reply = health_pb2_grpc.HealthStub(channel).Check(
-                health_pb2.HealthCheckRequest(service=service), timeout=2
-            )
+            reply = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(service=service), timeout=2)
         except grpc.RpcError as error:
             return str(error.code().name)  # type: ignore[attr-defined]
     return str(health_pb2.HealthCheckResponse.ServingStatus.Name(reply.status))
@@ -133,9 +131,7 @@ def wait_health(addresses: list[str], status: str, timeout: float) -> float:
 def applied_moves(url: str, game_ids: list[str]) -> int:
     """Moves the store holds for these games: one append_requests row per applied request id."""
     with psycopg.connect(url, connect_timeout=5) as conn:
-        row = conn.execute(
-            "SELECT count(*) FROM append_requests WHERE game_id = ANY(%s)", (game_ids,)
-        ).fetchone()
+        row = conn.execute("SELECT count(*) FROM append_requests WHERE game_id = ANY(%s)", (game_ids,)).fetchone()
         assert row is not None
         return int(row[0])
 

@@ -82,9 +82,7 @@ def replay(events: Sequence[ev.Event]) -> MatchState:
             return reached
         furthest = max(furthest, at)
         stack.append((at, _steps(reached, events, at, players)))
-    raise CorruptMatch(
-        f"event {furthest + 1} ({type(events[furthest]).__name__}) follows from no legal command"
-    )
+    raise CorruptMatch(f"event {furthest + 1} ({type(events[furthest]).__name__}) follows from no legal command")
 
 
 def audit_match(record: GameRecord, stored: Sequence[StoredEvent]) -> MatchState:

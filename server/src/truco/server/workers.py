@@ -37,7 +37,7 @@ import time
 from dataclasses import replace
 from multiprocessing.process import BaseProcess
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import structlog
 
@@ -174,7 +174,7 @@ class Supervisor:
         from prometheus_client.multiprocess import MultiProcessCollector
 
         registry = CollectorRegistry()
-        MultiProcessCollector(registry, path=self.metrics_dir)
+        MultiProcessCollector(registry, path=self.metrics_dir)  # type: ignore[no-untyped-call]
         host = self.config.host.strip("[]") or "::"
         try:
             self._metrics_http, _ = start_http_server(port, addr=host, registry=registry)
@@ -202,7 +202,7 @@ class Supervisor:
             for sentinel in ready:
                 if received:
                     break
-                index = sentinels[int(sentinel)]  # type: ignore[call-overload]
+                index = sentinels[cast(int, sentinel)]
                 dead = self.workers[index]
                 dead.join()
                 self._forget(dead)
@@ -221,7 +221,7 @@ class Supervisor:
         if process.pid is not None:
             from prometheus_client import multiprocess
 
-            multiprocess.mark_process_dead(process.pid, self.metrics_dir)
+            multiprocess.mark_process_dead(process.pid, self.metrics_dir)  # type: ignore[no-untyped-call]
 
     def stop(self) -> None:
         """SIGTERM every worker, wait for their graceful shutdown, SIGKILL any that outlives it."""

@@ -1,0 +1,160 @@
+"""``truco serve --workers N``: N processes on one port, one metrics endpoint, all stopped by one SIGTERM, a dead
+worker started again, and SQLite refused with more than one worker."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from truco.server.workers import WorkersError, available_cores, resolve_workers
+
+from .server_helpers import TRUCO, Stores
+
+LISTENING = re.compile(r"^truco serve: listening on port (\d+) .*(\d+) workers\), metrics on (http://\S+/metrics)")
+
+
+def test_sqlite_refuses_more_than_one_worker(tmp_path: Path) -> None:
+    run = subprocess.run(
+        [str(TRUCO), "serve", "--store", f"sqlite:///{tmp_path}/t.db", "--port", "0", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert run.returncode == 2
+    assert "--workers 2 needs a PostgreSQL store" in run.stderr
+    assert run.stdout == ""
+
+
+def test_the_default_is_one_worker_per_core_on_postgresql_and_one_on_sqlite() -> None:
+    assert resolve_workers("sqlite:///truco.db", None) == 1
+    assert resolve_workers("postgresql://h/db", None) == available_cores() >= 1
+    assert resolve_workers("postgresql://h/db", 3) == 3
+    assert resolve_workers("sqlite:///truco.db", 1) == 1
+    with pytest.raises(WorkersError):
+        resolve_workers("sqlite:///truco.db", 2)
+
+
+class Supervised:
+    """``truco serve --workers 2`` on PostgreSQL, as a child process."""
+
+    def __init__(self, store: str, workdir: Path) -> None:
+        self.stderr = workdir / "serve.stderr"
+        with self.stderr.open("wb") as err:
+            self.process = subprocess.Popen(
+                [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0",
+                 "--workers", "2", "--grace", "5"],
+                stdout=subprocess.PIPE, stderr=err, text=True,
+            )  # fmt: skip
+        assert self.process.stdout is not None
+        line = self.process.stdout.readline()
+        match = LISTENING.match(line)
+        assert match, f"{line!r}\n{self.stderr.read_text()}"
+        self.address = f"127.0.0.1:{match.group(1)}"
+        self.metrics_url = match.group(3)
+
+    def workers(self) -> list[int]:
+        """The worker processes (the supervisor's children but multiprocessing's resource tracker)."""
+        children = Path(f"/proc/{self.process.pid}/task/{self.process.pid}/children").read_text().split()
+        return [int(pid) for pid in children if "resource_tracker" not in _cmdline(int(pid))]
+
+    def metrics(self) -> str:
+        with urllib.request.urlopen(self.metrics_url, timeout=10) as response:
+            text: str = response.read().decode()
+            return text
+
+    def stop(self) -> int:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+        return self.process.wait(30)
+
+
+def _cmdline(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_text().replace("\0", " ")
+    except OSError:
+        return ""
+
+
+def _cpu(pid: int) -> float:
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _check(address: str) -> int:
+    with grpc.insecure_channel(address, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+        stub = health_pb2_grpc.HealthStub(channel)
+        reply = stub.Check(health_pb2.HealthCheckRequest(service="truco.v1.GameService"), timeout=10)
+        return int(reply.status)
+
+
+@pytest.fixture
+def supervised(postgres_url: str, tmp_path: Path) -> Iterator[Supervised]:
+    stores = Stores("postgres", tmp_path, postgres_url)
+    server = Supervised(stores.new_url(), tmp_path)
+    try:
+        yield server
+    finally:
+        server.stop()
+        stores.drop_all()
+
+
+def _value(metrics: str, name: str, *labels: str) -> float:
+    """The sum of the samples of ``name`` that carry every one of ``labels`` (``key="value"``)."""
+    total = 0.0
+    for line in metrics.splitlines():
+        sample, _, value = line.rpartition(" ")
+        if sample.split("{")[0] == name and all(label in sample for label in labels):
+            total += float(value)
+    return total
+
+
+def test_two_workers_share_the_port_and_one_metrics_endpoint_counts_them_all(supervised: Supervised) -> None:
+    workers = supervised.workers()
+    assert len(workers) == 2
+    before = {pid: _cpu(pid) for pid in workers}
+    connections, calls = 24, 20
+    for _ in range(connections):  # each on its own connection: the kernel spreads connections over the workers
+        with grpc.insecure_channel(supervised.address, options=[("grpc.use_local_subchannel_pool", 1)]) as channel:
+            stub = health_pb2_grpc.HealthStub(channel)
+            for _ in range(calls):
+                stub.Check(health_pb2.HealthCheckRequest(service="truco.v1.GameService"), timeout=10)
+    used = {pid: _cpu(pid) - before[pid] for pid in workers}
+    assert all(share > 0.1 * sum(used.values()) for share in used.values()), f"one worker did the work: {used}"
+    metrics = supervised.metrics()
+    handled = _value(metrics, "grpc_server_handled_total", 'grpc_method="Check"', 'grpc_code="OK"')
+    assert handled == connections * calls
+    assert _value(metrics, "truco_store_up") == 1.0
+    assert len(re.findall(r"^truco_store_up ", metrics, re.MULTILINE)) == 1  # one value for the host
+
+
+def test_a_dead_worker_is_started_again(supervised: Supervised) -> None:
+    first, second = supervised.workers()
+    os.kill(first, signal.SIGKILL)
+    deadline = time.monotonic() + 30
+    while True:
+        workers = supervised.workers()
+        if len(workers) == 2 and first not in workers:
+            break
+        assert time.monotonic() < deadline, f"workers now {workers}"
+        time.sleep(0.1)
+    assert second in workers
+    assert all(_check(supervised.address) == health_pb2.HealthCheckResponse.SERVING for _ in range(8))
+
+
+def test_sigterm_stops_every_worker_gracefully(supervised: Supervised) -> None:
+    workers = supervised.workers()
+    assert supervised.stop() == 0
+    assert not [pid for pid in workers if Path(f"/proc/{pid}").exists() and "spawn" in _cmdline(pid)]
+    assert supervised.stderr.read_text().count('"event": "shutdown"') == 3  # the supervisor and each worker
+    with pytest.raises(OSError):
+        urllib.request.urlopen(supervised.metrics_url, timeout=2)
