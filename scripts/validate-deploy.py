@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import math
 import os
 import re
 import shlex
@@ -42,6 +43,8 @@ except ImportError:  # pragma: no cover - reported by main() and skipped by the 
 ROOT = Path(__file__).resolve().parent.parent
 K8S_DIR = Path("deploy") / "k8s"
 KUSTOMIZATION = "kustomization.yaml"
+MONITORING_COMPONENT = "prometheus-operator"
+POSTGRES_PORT = 5432
 EXAMPLE_SECRET = "secret.example.yaml"
 NAMESPACE = "truco"
 GRPC_PORT = 50051
@@ -87,6 +90,10 @@ class Deploy:
     dockerfile: list[Instruction] | None = None
     dockerignore: list[str] | None = None
     load_problems: list[str] = field(default_factory=list)
+    # The optional Prometheus Operator component (deploy/k8s/prometheus-operator): its Kustomization (a
+    # Component) and the manifests it adds, by file name.
+    monitoring_component: Manifest | None = None
+    monitoring: dict[str, list[Manifest]] = field(default_factory=dict)
 
     @property
     def k8s_dir(self) -> Path:
@@ -141,6 +148,18 @@ def load(root: Path = ROOT) -> Deploy:
     dockerfile = root / "Dockerfile"
     if dockerfile.is_file():
         deploy.dockerfile = parse_dockerfile(dockerfile.read_text(encoding="utf-8"))
+    component = deploy.k8s_dir / MONITORING_COMPONENT
+    if component.is_dir():
+        for path in sorted(component.glob("*.yaml")):
+            try:
+                documents = [doc for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")) if doc is not None]
+            except yaml.YAMLError as error:
+                deploy.load_problems.append(f"{path.relative_to(root)}: does not parse: {' '.join(str(error).split())}")
+                continue
+            if path.name == KUSTOMIZATION:
+                deploy.monitoring_component = documents[0] if documents else None
+            else:
+                deploy.monitoring[path.name] = [doc for doc in documents if isinstance(doc, dict)]
     dockerignore = root / ".dockerignore"
     if dockerignore.is_file():
         deploy.dockerignore = [
@@ -546,6 +565,13 @@ def check_server_settings(deploy: Deploy) -> list[str]:
     if _dig(env.get("TRUCO_TOKEN_KEY") or {}, "valueFrom", "secretKeyRef") is None:
         problems.append(f"{me}: env TRUCO_TOKEN_KEY does not come from a Secret (replicas must share one key)")
 
+    workers = _arg_after(args, "--workers")
+    cpu_limit = _cpu_cores(_dig(container, "resources", "limits", "cpu"))
+    if workers is None or not str(workers).isdigit() or int(workers) < 1:
+        problems.append(f"{me}: args give --workers {workers!r}, want a number of worker processes (1 or more)")
+    elif cpu_limit is not None and int(workers) > math.ceil(cpu_limit):
+        problems.append(f"{me}: --workers {workers} is more than the {cpu_limit:g} cores of resources.limits.cpu")
+
     annotations = _dig(server, "spec", "template", "metadata", "annotations") or {}
     if annotations.get("prometheus.io/scrape") != "true" or annotations.get("prometheus.io/port") != str(METRICS_PORT):
         problems.append(f"{me}: pod annotations do not ask Prometheus to scrape port {METRICS_PORT}")
@@ -606,6 +632,134 @@ def check_server_settings(deploy: Deploy) -> list[str]:
         ]
         if not cpu:
             problems.append(f"{_label(hpa)}: no CPU target of 70 % utilisation")
+    return problems
+
+
+def _cpu_cores(quantity: Any) -> float | None:
+    """A Kubernetes CPU quantity ("2", 2, "1500m") in cores; None if absent or unreadable."""
+    text = str(quantity) if quantity is not None else ""
+    try:
+        return int(text[:-1]) / 1000 if text.endswith("m") else float(text)
+    except ValueError:
+        return None
+
+
+def _policy_ports(rule: dict[str, Any]) -> set[Any]:
+    return {port.get("port") for port in rule.get("ports") or [] if isinstance(port, dict)}
+
+
+def _peers_select(peers: Any, labels: dict[str, Any]) -> bool:
+    """Whether a rule's from/to peers admit pods with ``labels`` in the same namespace (no peers: anyone)."""
+    if not peers:
+        return True
+    return any(
+        isinstance(peer, dict)
+        and "namespaceSelector" not in peer
+        and "ipBlock" not in peer
+        and selector_matches(peer.get("podSelector"), labels)
+        for peer in peers
+    )
+
+
+def check_network_policies(deploy: Deploy) -> list[str]:
+    """NetworkPolicies let clients reach the server's gRPC port and Prometheus its metrics port, let the
+    server reach PostgreSQL and DNS when egress is restricted, and let nothing but the server reach the
+    in-cluster PostgreSQL."""
+    policies = deploy.find("NetworkPolicy")
+    server = deploy.server()
+    if not policies:
+        return [f"{K8S_DIR}: no NetworkPolicy"]
+    if server is None:
+        return [f"{K8S_DIR}: no Deployment {SERVER_DEPLOYMENT!r}"]
+    problems: list[str] = []
+    for policy in policies:
+        if not _selected_workloads(deploy, _dig(policy, "spec", "podSelector")):
+            problems.append(f"{_label(policy)}: podSelector selects no workload")
+    server_labels = _pod_labels(server)
+    ports = {p.get("name"): p.get("containerPort") for p in _container_ports(server)}
+    mine = [p for p in policies if selector_matches(_dig(p, "spec", "podSelector"), server_labels)]
+    if not mine:
+        return [*problems, f"{_label(server)}: no NetworkPolicy selects the server pods"]
+    ingress = [rule for p in mine for rule in _dig(p, "spec", "ingress") or []]
+    for name in ("grpc", "metrics"):
+        if not any({name, ports.get(name)} & _policy_ports(rule) for rule in ingress):
+            problems.append(f"{_label(server)}: no NetworkPolicy ingress rule admits port {name} ({ports.get(name)})")
+    for rule in ingress:
+        for port in _policy_ports(rule):
+            if isinstance(port, str) and port not in ports:
+                problems.append(f"{_label(server)}: a NetworkPolicy names port {port!r}, no containerPort of it")
+    grpc_rules = [rule for rule in ingress if {"grpc", GRPC_PORT} & _policy_ports(rule)]
+    if grpc_rules and not any(not rule.get("from") for rule in grpc_rules):
+        problems.append(f"{_label(server)}: gRPC is admitted only from some peers: clients come from anywhere")
+    database = [w for w in _workloads(deploy) if w.get("kind") == "StatefulSet"]
+    if any("Egress" in (_dig(p, "spec", "policyTypes") or []) for p in mine):
+        egress = [rule for p in mine for rule in _dig(p, "spec", "egress") or []]
+        if not any(53 in _policy_ports(rule) for rule in egress):
+            problems.append(f"{_label(server)}: egress is restricted but DNS (port 53) is not allowed")
+        for db in database:
+            if not any(
+                POSTGRES_PORT in _policy_ports(rule) and _peers_select(rule.get("to"), _pod_labels(db))
+                for rule in egress
+            ):
+                problems.append(
+                    f"{_label(server)}: egress is restricted but {_label(db)}:{POSTGRES_PORT} is not allowed"
+                )
+    for db in database:
+        guarding = [p for p in policies if selector_matches(_dig(p, "spec", "podSelector"), _pod_labels(db))]
+        if not guarding:
+            problems.append(f"{_label(db)}: no NetworkPolicy restricts who reaches the database")
+            continue
+        rules = [rule for p in guarding for rule in _dig(p, "spec", "ingress") or []]
+        if not any(POSTGRES_PORT in _policy_ports(r) and _peers_select(r.get("from"), server_labels) for r in rules):
+            problems.append(f"{_label(db)}: the server pods may not reach it on {POSTGRES_PORT}")
+        if any(not r.get("from") for r in rules):
+            problems.append(f"{_label(db)}: a NetworkPolicy admits anyone to the database")
+    return problems
+
+
+def check_service_monitor(deploy: Deploy) -> list[str]:
+    """The optional Prometheus Operator component: a Component listing its files, whose ServiceMonitor scrapes
+    the server's Service on its metrics port in the truco namespace."""
+    where = K8S_DIR / MONITORING_COMPONENT
+    component = deploy.monitoring_component
+    if component is None:
+        return [f"{where}/{KUSTOMIZATION}: missing"]
+    problems: list[str] = []
+    if component.get("kind") != "Component" or component.get("apiVersion") != "kustomize.config.k8s.io/v1alpha1":
+        problems.append(f"{where}/{KUSTOMIZATION}: not a kustomize Component (kustomize.config.k8s.io/v1alpha1)")
+    listed = [str(item) for item in component.get("resources") or []]
+    if sorted(listed) != sorted(deploy.monitoring):
+        problems.append(
+            f"{where}/{KUSTOMIZATION}: lists {sorted(listed)}, the folder holds {sorted(deploy.monitoring)}"
+        )
+    monitors = [o for docs in deploy.monitoring.values() for o in docs if o.get("kind") == "ServiceMonitor"]
+    if not monitors:
+        return [*problems, f"{where}: no ServiceMonitor"]
+    server = deploy.server()
+    for monitor in monitors:
+        me = f"{where}: {_label(monitor)}"
+        if _meta(monitor).get("namespace") != NAMESPACE or NAMESPACE not in (
+            _dig(monitor, "spec", "namespaceSelector", "matchNames") or []
+        ):
+            problems.append(f"{me}: not in, or not looking in, namespace {NAMESPACE!r}")
+        endpoints = _dig(monitor, "spec", "endpoints") or []
+        wanted = {e.get("port") for e in endpoints if isinstance(e, dict)}
+        services = [
+            s
+            for s in deploy.find("Service")
+            if selector_matches(_dig(monitor, "spec", "selector"), _meta(s).get("labels") or {})
+            and wanted & {p.get("name") for p in _dig(s, "spec", "ports") or []}
+        ]
+        if not services:
+            problems.append(f"{me}: selects no Service with a port named {sorted(map(str, wanted))}")
+        for service in services:
+            if server is None or not selector_matches(_dig(service, "spec", "selector"), _pod_labels(server)):
+                problems.append(f"{me}: {_label(service)} is not the server's Service")
+            for port in _dig(service, "spec", "ports") or []:
+                if port.get("name") in wanted and port.get("port") != METRICS_PORT:
+                    problems.append(f"{me}: scrapes {_label(service)} port {port.get('port')}, not {METRICS_PORT}")
+        if any(e.get("path", "/metrics") != "/metrics" for e in endpoints if isinstance(e, dict)):
+            problems.append(f"{me}: an endpoint's path is not /metrics")
     return problems
 
 
@@ -768,6 +922,8 @@ CORE_CHECKS: dict[str, Callable[[Deploy], list[str]]] = {
     "labels and selectors agree": check_selectors,
     "Secret references": check_secret_references,
     "server Deployment settings": check_server_settings,
+    "NetworkPolicies": check_network_policies,
+    "ServiceMonitor (Prometheus Operator component)": check_service_monitor,
     "Dockerfile": check_dockerfile,
     ".dockerignore": check_dockerignore,
 }

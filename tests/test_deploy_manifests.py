@@ -56,6 +56,7 @@ def test_every_manifest_file_is_read(deploy: Any) -> None:
         "service-headless.yaml",
         "pdb.yaml",
         "hpa.yaml",
+        "networkpolicy.yaml",
         "postgres.yaml",
         "secret.example.yaml",
     }
@@ -67,6 +68,8 @@ def test_every_manifest_file_is_read(deploy: Any) -> None:
         ("Service", "truco-headless"),
         ("PodDisruptionBudget", "truco"),
         ("HorizontalPodAutoscaler", "truco"),
+        ("NetworkPolicy", "truco-server"),
+        ("NetworkPolicy", "truco-postgres"),
         ("Service", "truco-postgres"),
         ("StatefulSet", "truco-postgres"),
     }
@@ -241,3 +244,56 @@ def test_the_dockerignore_matcher() -> None:
 def test_a_dockerignore_that_leaves_out_sources(changed: Any) -> None:
     changed.dockerignore = [p for p in changed.dockerignore if p != "!server/"]
     _expect(vd.check_dockerignore, changed, "leaves out server/")
+
+
+def test_workers_must_be_given_and_fit_the_cpu_limit(changed: Any) -> None:
+    container = _server_container(changed)
+    container["args"][container["args"].index("--workers") + 1] = "4"
+    _expect(vd.check_server_settings, changed, "--workers 4 is more than the 2 cores")
+    index = container["args"].index("--workers")
+    del container["args"][index : index + 2]
+    _expect(vd.check_server_settings, changed, "args give --workers None")
+
+
+def test_network_policies_that_block_clients_or_open_the_database(changed: Any) -> None:
+    server = _one(changed, "NetworkPolicy", "truco-server")
+    server["spec"]["ingress"] = [rule for rule in server["spec"]["ingress"] if rule["ports"][0]["port"] != "metrics"]
+    server["spec"]["ingress"][0]["from"] = [{"namespaceSelector": {"matchLabels": {"team": "edge"}}}]
+    server["spec"]["egress"] = [rule for rule in server["spec"]["egress"] if rule["ports"][0]["port"] != 53]
+    database = _one(changed, "NetworkPolicy", "truco-postgres")
+    database["spec"]["ingress"][0]["from"] = []
+    _expect(
+        vd.check_network_policies,
+        changed,
+        "no NetworkPolicy ingress rule admits port metrics",
+        "gRPC is admitted only from some peers",
+        "DNS (port 53) is not allowed",
+        "admits anyone to the database",
+    )
+
+
+def test_a_server_that_may_not_reach_its_database(changed: Any) -> None:
+    server = _one(changed, "NetworkPolicy", "truco-server")
+    server["spec"]["egress"][0]["to"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/name"] = "postgres"
+    database = _one(changed, "NetworkPolicy", "truco-postgres")
+    database["spec"]["ingress"][0]["ports"][0]["port"] = 5433
+    _expect(
+        vd.check_network_policies,
+        changed,
+        "StatefulSet/truco-postgres:5432 is not allowed",
+        "the server pods may not reach it on 5432",
+    )
+
+
+def test_a_service_monitor_that_scrapes_nothing(changed: Any) -> None:
+    (monitor,) = changed.monitoring["servicemonitor.yaml"]
+    monitor["spec"]["endpoints"][0]["port"] = "http-metrics"
+    monitor["spec"]["namespaceSelector"]["matchNames"] = ["default"]
+    changed.monitoring_component["resources"].append("podmonitor.yaml")
+    _expect(
+        vd.check_service_monitor,
+        changed,
+        "selects no Service with a port named ['http-metrics']",
+        "not looking in, namespace 'truco'",
+        "the folder holds ['servicemonitor.yaml']",
+    )
