@@ -9,13 +9,16 @@ functions of ``scripts/cluster.py``. For each topology:
 * ``1x1``: one replica, one worker, clients connect to it directly;
 * ``1x2``: one replica, ``--workers 2`` (two processes on one port, SO_REUSEPORT);
 * ``3x1-nginx``: three replicas of one worker behind nginx (grpc_pass, round robin, upstream keepalive);
+* ``1x1-selfplay``: one replica driven by ``truco selfplay`` instead: every seat of every match a client with
+  its own connection and WatchGame stream, so each move also fans out to the watchers (real play's shape);
 
 ``--processes`` client processes each play ``--matches`` concurrent 2-player matches against a server bot,
 each match on its own connection, in a closed loop (every call a SubmitCommand whose reply carries the next
 view) for ``--seconds``. Measured: moves applied per second (the servers' ``truco_commands_applied_total``: the
 player's move and the bot's reply it triggers), SubmitCommand p50/p99, and per move applied: server CPU (every
 replica's supervisor and workers), nginx CPU, PostgreSQL CPU (the postmaster and all its backends) and WAL bytes
-(``pg_current_wal_lsn``). CPU comes from /proc, so the client processes sharing the machine do not count.
+(``pg_current_wal_lsn``) and database growth. CPU comes from /proc, so the client processes sharing the
+machine do not count.
 
 Writes ``bench/results/cluster.json`` and prints one line per topology. ``--quick`` for a short run.
 """
@@ -41,7 +44,7 @@ from types import ModuleType
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-TOPOLOGIES = ("1x1", "1x2", "3x1-nginx")
+TOPOLOGIES = ("1x1", "1x2", "3x1-nginx", "1x1-selfplay")
 
 
 def _cluster_script() -> ModuleType:
@@ -155,6 +158,30 @@ def moves_applied(metrics_ports: Sequence[int]) -> float:
     return total
 
 
+def database_bytes(url: str) -> int:
+    import psycopg
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CHECKPOINT")
+        row = conn.execute("SELECT pg_database_size(current_database())").fetchone()
+        assert row is not None
+        return int(row[0])
+
+
+def run_selfplay(address: str, games: int) -> list[float]:
+    """``truco selfplay``: every seat a client with its own connection and watch stream (the shape of real
+    play); its p50/p99 submit latencies, as printed."""
+    import subprocess
+
+    truco = Path(sys.executable).with_name("truco")
+    command = [str(truco), "selfplay", "--server", address, "--players", "2", "--games", str(games)]
+    command += ["--concurrency", str(games), "--seed", "1"]
+    output = subprocess.run(command, capture_output=True, text=True, timeout=900, check=True).stdout
+    found = re.search(r"submit\s+p50 ([\d.]+) ms, p95 [\d.]+ ms, p99 ([\d.]+) ms", output)
+    assert found, output
+    return [float(found.group(1)) / 1000, float(found.group(2)) / 1000]
+
+
 def wal_lsn(url: str) -> int:
     import psycopg
 
@@ -174,6 +201,7 @@ def percentile(values: Sequence[float], q: float) -> float:
 
 def bench_topology(state: Any, name: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
     replicas, workers = (3, 1) if name == "3x1-nginx" else (1, 2 if name == "1x2" else 1)
+    selfplay = name.endswith("selfplay")
     state.workers = workers
     state.replicas = []
     started = [cluster.start_replica(state, index) for index in range(replicas)]
@@ -192,10 +220,17 @@ def bench_topology(state: Any, name: str, args: argparse.Namespace, log: Any) ->
         pg_pid = cluster.postgres_pid(state)
         ports = [r.metrics_port for r in started]
         before = (tree_cpu(server_pids), tree_cpu([pg_pid]), tree_cpu([state.nginx_pid]) if nginx else {})
-        applied, wal = moves_applied(ports), wal_lsn(state.postgres_url)
-        log(f"  {name}: {args.processes} processes x {args.matches} matches for {args.seconds:.0f} s")
-        latencies = run_clients(address, args.processes, args.matches, args.seconds)
+        applied, wal, size = moves_applied(ports), wal_lsn(state.postgres_url), database_bytes(state.postgres_url)
+        clock = time.perf_counter()
+        if selfplay:
+            log(f"  {name}: truco selfplay, {args.selfplay_games} concurrent 2-player matches, every seat watching")
+            latencies = run_selfplay(address, args.selfplay_games)
+        else:
+            log(f"  {name}: {args.processes} processes x {args.matches} matches for {args.seconds:.0f} s")
+            latencies = run_clients(address, args.processes, args.matches, args.seconds)
+        seconds = time.perf_counter() - clock
         applied = moves_applied(ports) - applied
+        size = database_bytes(state.postgres_url) - size
         wal = wal_lsn(state.postgres_url) - wal
         server_cpu = cpu_used(before[0], tree_cpu(server_pids))
         pg_cpu = cpu_used(before[1], tree_cpu([pg_pid]))
@@ -207,6 +242,22 @@ def bench_topology(state: Any, name: str, args: argparse.Namespace, log: Any) ->
             cluster.stop_pid(state.nginx_pid, 3, 15, "nginx")  # SIGQUIT: graceful
             state.nginx_pid = 0
     per_move = max(applied, 1.0)
+    if selfplay:  # latencies are selfplay's own p50 and p99; the rates are over the run's wall time
+        return {
+            "replicas": replicas,
+            "workers_per_replica": workers,
+            "through": "direct, truco selfplay (each seat its own connection and WatchGame stream)",
+            "moves_applied_per_second": round(applied / seconds, 1),
+            "submit_p50_ms": round(latencies[0] * 1000, 2),
+            "submit_p99_ms": round(latencies[1] * 1000, 2),
+            "server_cpu_ms_per_move": round(server_cpu / per_move * 1000, 3),
+            "server_cores_busy": round(server_cpu / seconds, 2),
+            "postgres_cpu_ms_per_move": round(pg_cpu / per_move * 1000, 3),
+            "postgres_cores_busy": round(pg_cpu / seconds, 2),
+            "nginx_cpu_ms_per_move": 0.0,
+            "wal_bytes_per_move": round(wal / per_move),
+            "database_bytes_per_move": round(size / per_move),
+        }
     return {
         "replicas": replicas,
         "workers_per_replica": workers,
@@ -221,6 +272,7 @@ def bench_topology(state: Any, name: str, args: argparse.Namespace, log: Any) ->
         "postgres_cores_busy": round(pg_cpu / args.seconds, 2),
         "nginx_cpu_ms_per_move": round(nginx_cpu / per_move * 1000, 3),
         "wal_bytes_per_move": round(wal / per_move),
+        "database_bytes_per_move": round(size / per_move),
     }
 
 
@@ -230,6 +282,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--matches", type=int, default=8, help="concurrent matches per client process")
     parser.add_argument("--seconds", type=float, default=30.0)
     parser.add_argument("--topologies", default=",".join(TOPOLOGIES))
+    parser.add_argument("--selfplay-games", type=int, default=16, help="concurrent matches of the selfplay run")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "cluster.json")
     args = parser.parse_args(argv)
