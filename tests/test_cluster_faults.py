@@ -30,6 +30,9 @@ from .cluster_helpers import (
     wait_health,
 )
 
+# One cluster for the module: under pytest-xdist (--dist=loadgroup) every test of it runs in the same worker.
+pytestmark = pytest.mark.xdist_group("cluster")
+
 cluster_script = load_cluster_script()
 REPLICAS = 3
 GAMES = 16

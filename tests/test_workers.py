@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,7 +21,10 @@ from truco.server.workers import WorkersError, available_cores, resolve_workers
 
 from .server_helpers import TRUCO, Stores
 
-LISTENING = re.compile(r"^truco serve: listening on port (\d+) .*(\d+) workers\), metrics on (http://\S+/metrics)")
+LISTENING = re.compile(
+    r"^truco serve: listening on port (\d+) .*(\d+) workers\), metrics on (http://\S+/metrics), "
+    r"web table and Connect/gRPC-Web on (http://\S+/)$"
+)
 
 
 def test_sqlite_refuses_more_than_one_worker(tmp_path: Path) -> None:
@@ -52,7 +56,7 @@ class Supervised:
         with self.stderr.open("wb") as err:
             self.process = subprocess.Popen(
                 [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0",
-                 "--workers", "2", "--grace", "5"],
+                 "--workers", "2", "--grace", "5", "--web-port", "0"],
                 stdout=subprocess.PIPE, stderr=err, text=True,
             )  # fmt: skip
         assert self.process.stdout is not None
@@ -61,6 +65,7 @@ class Supervised:
         assert match, f"{line!r}\n{self.stderr.read_text()}"
         self.address = f"127.0.0.1:{match.group(1)}"
         self.metrics_url = match.group(3)
+        self.web_url = match.group(4)
 
     def workers(self) -> list[int]:
         """The worker processes (the supervisor's children but multiprocessing's resource tracker)."""
@@ -135,6 +140,16 @@ def test_two_workers_share_the_port_and_one_metrics_endpoint_counts_them_all(sup
     assert handled == connections * calls
     assert _value(metrics, "truco_store_up") == 1.0
     assert len(re.findall(r"^truco_store_up ", metrics, re.MULTILINE)) == 1  # one value for the host
+
+
+def test_the_workers_share_the_web_port_too(supervised: Supervised) -> None:
+    for _ in range(6):  # a new connection each time: whichever worker the kernel picks answers
+        try:
+            with urllib.request.urlopen(supervised.web_url, timeout=10) as response:
+                status = response.status
+        except urllib.error.HTTPError as error:  # 404 when the web table is not built in this checkout
+            status = error.code
+        assert status in (200, 404)
 
 
 def test_a_dead_worker_is_started_again(supervised: Supervised) -> None:

@@ -493,8 +493,13 @@ class WebServer:
 
 
 def _listen(host: str, port: int) -> socket.socket:
+    # SO_REUSEPORT (where there is one), as gRPC binds its port: the workers of `truco serve --workers N` share
+    # the web port too, and the kernel spreads its connections over them.
+    reuse = hasattr(socket, "SO_REUSEPORT")
     address = host.strip("[]")
     if address in ("", "::"):
-        return socket.create_server(("::", port), family=socket.AF_INET6, dualstack_ipv6=True, backlog=128)
+        return socket.create_server(
+            ("::", port), family=socket.AF_INET6, dualstack_ipv6=True, backlog=128, reuse_port=reuse
+        )
     family = socket.AF_INET6 if ":" in address else socket.AF_INET
-    return socket.create_server((address, port), family=family, backlog=128)
+    return socket.create_server((address, port), family=family, backlog=128, reuse_port=reuse)

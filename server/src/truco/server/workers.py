@@ -7,7 +7,8 @@ address. gRPC binds its listening socket with ``SO_REUSEPORT`` on Linux, so the 
 connections over the workers; a gRPC client keeps its connection, so one client talks to one worker, while
 many clients (or a proxy opening several upstream connections) use them all.
 
-* **Port 0**: the first worker picks a free port and the others join it.
+* **Port 0**: the first worker picks a free port and the others join it (the ``--web-port`` too, also shared
+  with ``SO_REUSEPORT``).
 * **Metrics**: one endpoint per host. The workers write their metrics in Prometheus multiprocess mode
   (``PROMETHEUS_MULTIPROC_DIR``, a private temporary directory) and the supervisor alone serves ``/metrics``,
   summing counters and histograms over the workers, ``truco_store_up`` the lowest of the live workers and
@@ -113,7 +114,7 @@ def _worker_main(config: ServeConfig, index: int, ready: multiprocessing.connect
     async def run() -> None:
         configure_logging(config.log_format)
         server = await Server.start(config)
-        ready.send(server.port)
+        ready.send((server.port, server.web.port if server.web is not None else None))
         ready.close()
         await server.wait_for_signal()
 
@@ -138,8 +139,8 @@ class Supervisor:
         self.metrics_port: int | None = None
         self._metrics_http: Any = None
 
-    def _start_worker(self, index: int, config: ServeConfig) -> int:
-        """Start worker ``index``; return the port it listens on once it serves."""
+    def _start_worker(self, index: int, config: ServeConfig) -> tuple[int, int | None]:
+        """Start worker ``index``; return the gRPC and web ports it listens on once it serves."""
         receive, send = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=_worker_main, args=(config, index, send), name=f"truco-worker-{index}", daemon=False
@@ -150,19 +151,20 @@ class Supervisor:
         try:
             if not receive.poll(READY_TIMEOUT_SECONDS):
                 raise WorkersError(f"worker {index} did not start within {READY_TIMEOUT_SECONDS:g} s")
-            port: int = receive.recv()
+            ports: tuple[int, int | None] = receive.recv()
         except EOFError:
             process.join(5)
             raise WorkersError(f"worker {index} exited before serving (status {process.exitcode})") from None
         finally:
             receive.close()
-        return port
+        return ports
 
     def start(self) -> int:
-        """Start every worker and the metrics endpoint; return the port they share."""
+        """Start every worker and the metrics endpoint; return the gRPC port they share."""
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = self.metrics_dir
-        port = self._start_worker(0, self._worker_config())
-        self.config = replace(self.config, port=port)
+        port, web_port = self._start_worker(0, self._worker_config())
+        # The first worker picked any port left at 0; the others join it on the same ports.
+        self.config = replace(self.config, port=port, web_port=web_port)
         for index in range(1, self.count):
             self._start_worker(index, self._worker_config())
         if self.config.metrics_port is not None:
@@ -254,9 +256,11 @@ def serve_workers(config: ServeConfig, workers: int) -> int:
         supervisor.stop()
         raise
     metrics = f", metrics on http://localhost:{supervisor.metrics_port}/metrics" if supervisor.metrics_port else ""
+    web_port = supervisor.config.web_port
+    web = f", web table and Connect/gRPC-Web on http://localhost:{web_port}/" if web_port is not None else ""
     # The first line on standard output names the port, as with one worker, so scripts can start it on port 0.
     print(
-        f"truco serve: listening on port {port} (store {redact(config.store)}, {workers} workers){metrics}",
+        f"truco serve: listening on port {port} (store {redact(config.store)}, {workers} workers){metrics}{web}",
         flush=True,
     )
     supervisor.supervise()
