@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import subprocess
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -22,6 +23,7 @@ from typing import Any
 import pytest
 
 from .cluster_helpers import (
+    ROOT,
     Load,
     assert_exactly_once_and_sound,
     health,
@@ -47,17 +49,27 @@ def _unavailable(reason: str) -> None:
 
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
+    """``scripts/cluster up`` as a user runs it (the command, not its functions); ``scripts/cluster down`` after,
+    which must leave none of the processes it started running."""
     if cluster_script.find_nginx() is None and (os.geteuid() != 0 or shutil.which("apt-get") is None):
         _unavailable("nginx is not installed and cannot be (needs root and apt-get)")
-    directory = tmp_path_factory.mktemp("cluster")
-    try:
-        state = cluster_script.up(directory, REPLICAS, 1)
-    except cluster_script.ClusterError as error:
-        _unavailable(f"scripts/cluster up failed: {error}")
+    directory = tmp_path_factory.mktemp("cluster") / "state"
+    command = [str(ROOT / "scripts" / "cluster"), "--state", str(directory)]
+    up = subprocess.run([*command[:1], "up", "--replicas", str(REPLICAS), *command[1:]], capture_output=True,
+                        text=True, timeout=900)  # fmt: skip
+    if up.returncode != 0:
+        _unavailable(f"scripts/cluster up failed:\n{up.stderr[-3000:]}")
+    state = cluster_script.State.load(directory)
+    assert up.stdout.strip().splitlines()[-1] == state.balancer  # the last line printed is the balancer
     try:
         yield state
     finally:
-        cluster_script.down(directory, keep=True)
+        state = cluster_script.State.load(directory)  # replicas started again by the tests have new pids
+        pids = [r.pid for r in state.replicas] + [state.nginx_pid, cluster_script.postgres_pid(state)]
+        down = subprocess.run([*command[:1], "down", *command[1:]], capture_output=True, text=True, timeout=300)
+        assert down.returncode == 0, down.stderr
+        assert not [pid for pid in pids if cluster_script.alive(pid)], "scripts/cluster down left processes"
+        assert not directory.exists()
 
 
 def _replica(state: Any, index: int) -> Any:
