@@ -138,6 +138,11 @@ class Supervisor:
         self.metrics_dir = tempfile.mkdtemp(prefix="truco-metrics-")
         self.metrics_port: int | None = None
         self._metrics_http: Any = None
+        self.received: list[int] = []
+        """Signals received (SIGTERM, SIGINT): the supervisor stops once it sees one."""
+
+    def _on_signal(self, number: int, _frame: object) -> None:
+        self.received.append(number)
 
     def _start_worker(self, index: int, config: ServeConfig) -> tuple[int, int | None]:
         """Start worker ``index``; return the gRPC and web ports it listens on once it serves."""
@@ -161,6 +166,10 @@ class Supervisor:
 
     def start(self) -> int:
         """Start every worker and the metrics endpoint; return the gRPC port they share."""
+        # From now on SIGTERM and SIGINT are noted, not fatal: one arriving while the workers start (or right
+        # after the port line is printed) still stops them all gracefully in supervise().
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            signal.signal(sig, self._on_signal)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = self.metrics_dir
         port, web_port = self._start_worker(0, self._worker_config())
         # The first worker picked any port left at 0; the others join it on the same ports.
@@ -191,13 +200,7 @@ class Supervisor:
 
     def supervise(self) -> None:
         """Until SIGTERM or SIGINT: start again any worker that dies. Then stop them all."""
-        received: list[int] = []
-
-        def on_signal(number: int, _frame: object) -> None:
-            received.append(number)
-
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            signal.signal(sig, on_signal)
+        received = self.received
         while not received:
             sentinels = {process.sentinel: index for index, process in self.workers.items()}
             ready = multiprocessing.connection.wait(list(sentinels), timeout=0.5)
