@@ -9,7 +9,9 @@
 
 * a PostgreSQL with fsync **on** (``scripts/postgres-test-cluster.sh``, which installs Debian's ``postgresql``
   with apt-get when it is missing);
-* ``--replicas`` server replicas, each ``truco serve --workers N`` on a free port sharing that PostgreSQL;
+* ``--replicas`` server replicas, each ``truco serve --workers N`` on a free port sharing that PostgreSQL and
+  one ``TRUCO_TOKEN_KEY``, with ``--no-limits``: behind nginx every client comes from nginx's address, so
+  per-address quotas would pool all of them (in production, quotas go by API key: ``--require-api-key``);
 * nginx (Debian's ``nginx-light``, installed with apt-get when missing) on ``--port`` (default: a free one),
   balancing every gRPC call round robin over the replicas (``grpc_pass``), with HTTP/2 keepalive connections
   to them and passive failover: a call that cannot reach a replica (refused, reset, no reply) goes to the next
@@ -33,6 +35,7 @@ import argparse
 import contextlib
 import json
 import os
+import secrets
 import shutil
 import signal
 import socket
@@ -87,6 +90,8 @@ class State:
     nginx_pid: int = 0
     nginx_port: int = 0
     workers: int = 1
+    token_key: str = field(default_factory=lambda: secrets.token_urlsafe(32))
+    """TRUCO_TOKEN_KEY of every replica: replicas on one PostgreSQL must issue the same seat tokens."""
 
     @property
     def path(self) -> Path:
@@ -98,6 +103,7 @@ class State:
 
     def save(self) -> None:
         self.path.write_text(json.dumps(asdict(self), indent=2) + "\n")
+        self.path.chmod(0o600)  # it holds the token key
 
     @classmethod
     def load(cls, directory: Path) -> State:
@@ -241,11 +247,12 @@ def start_replica(state: State, index: int, port: int = 0) -> Replica:
     command = [
         truco_command(), "serve", "--store", state.postgres_url, "--host", HOST, "--port", str(port),
         "--metrics-port", "0", "--workers", str(state.workers), "--grace", str(SERVER_GRACE),
-        "--log-format", "json",
+        "--log-format", "json", "--no-limits",
     ]  # fmt: skip
+    env = {**os.environ, "TRUCO_TOKEN_KEY": state.token_key}
     with out_path.open("w") as out, log_path.open("a") as err:
         process = subprocess.Popen(
-            command, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True, cwd=directory
+            command, stdin=subprocess.DEVNULL, stdout=out, stderr=err, start_new_session=True, cwd=directory, env=env
         )
     deadline = time.monotonic() + START_TIMEOUT
     while True:

@@ -19,7 +19,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from truco.server.workers import WorkersError, available_cores, resolve_workers
 
-from .server_helpers import TRUCO, Stores
+from .server_helpers import TOKEN_KEY, TRUCO, Stores
 
 LISTENING = re.compile(
     r"^truco serve: listening on port (\d+) .*(\d+) workers\), metrics on (http://\S+/metrics), "
@@ -37,6 +37,20 @@ def test_sqlite_refuses_more_than_one_worker(tmp_path: Path) -> None:
     assert run.returncode == 2
     assert "--workers 2 needs a PostgreSQL store" in run.stderr
     assert run.stdout == ""
+
+
+def test_workers_without_a_shared_token_key_are_refused_in_one_line() -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TRUCO_TOKEN_KEY"}
+    run = subprocess.run(
+        [str(TRUCO), "serve", "--store", "postgresql://127.0.0.1:1/none", "--port", "0", "--workers", "2"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=env,
+    )
+    assert run.returncode == 2
+    assert "TRUCO_TOKEN_KEY is not set" in run.stderr
+    assert "Traceback" not in run.stderr
 
 
 def test_the_default_is_one_worker_per_core_on_postgresql_and_one_on_sqlite() -> None:
@@ -57,7 +71,7 @@ class Supervised:
             self.process = subprocess.Popen(
                 [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0",
                  "--workers", "2", "--grace", "5", "--web-port", "0"],
-                stdout=subprocess.PIPE, stderr=err, text=True,
+                stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, "TRUCO_TOKEN_KEY": TOKEN_KEY},
             )  # fmt: skip
         assert self.process.stdout is not None
         line = self.process.stdout.readline()

@@ -17,6 +17,8 @@ many clients (or a proxy opening several upstream connections) use them all.
   (health NOT_SERVING, in-flight calls finish within ``--grace``, watchers told to resume); the supervisor
   exits when all have, killing any that outlives the grace by 10 s. A worker that dies unexpectedly is started
   again (at most once a second). Workers get SIGTERM if the supervisor itself dies (``PR_SET_PDEATHSIG``).
+* **Quotas** (``truco.server.limits``) are kept by each worker: a per-key or per-address rate is enforced per
+  worker, so a host allows up to N times it (the open-games quota, counted in the store, is exact).
 * **SQLite**: refused with more than one worker. SQLite's own locking would keep the file consistent, but a
   worker wakes its watchers only for moves it appended itself, so watchers on one worker would not see moves
   made through another; PostgreSQL's ``LISTEN/NOTIFY`` reaches every worker.
@@ -249,9 +251,10 @@ class Supervisor:
 
 def serve_workers(config: ServeConfig, workers: int) -> int:
     """``truco serve --workers N`` with N > 1: start the workers, print the port line, supervise until a signal."""
-    from .app import configure_logging
+    from .app import configure_logging, token_issuer
 
     configure_logging(config.log_format)
+    token_issuer(config)  # a configuration every worker would refuse fails here, in one line (ConfigError)
     supervisor = Supervisor(config, workers)
     try:
         port = supervisor.start()
