@@ -12,6 +12,7 @@ from truco.bots import make_bot
 from truco.cli.simulate import deal_command
 from truco.engine import MatchState, Phase, RuleSet, actors, execute, legal_actions, start_match
 from truco.engine import events as ev
+from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import evolve
 from truco.engine.views import seat_view
 from truco.server import codec
@@ -19,8 +20,12 @@ from truco.server.audit import CorruptMatch, audit_match, replay
 from truco.server.store.base import GameRecord, StoredEvent
 
 
-def played(players: int, seed: int, bots: str = "random", senas: bool = True) -> list[ev.Event]:
-    """Every event of one whole match between bots (señas included when the bots send them)."""
+def played(
+    players: int, seed: int, bots: str = "random", senas: bool = True, clock_at: int | None = None
+) -> list[ev.Event]:
+    """Every event of one whole match between bots (señas included when the bots send them). ``clock_at``: at
+    that action, the acting seat's clock runs out instead (a bot takes the seat over) and it leaves and comes
+    back a little later."""
     rng = random.Random(seed)
     rules = RuleSet(players=players, target=15, senas=senas)
     log: list[ev.Event] = list(start_match(rules))
@@ -34,8 +39,21 @@ def played(players: int, seed: int, bots: str = "random", senas: bool = True) ->
             log += execute(state, deal_command(rng))
             continue
         seat = rng.choice(waiting)
+        if clock_at is not None and len(log) >= clock_at:
+            clock_at = None
+            log += _apply(state, expire_clock(state, seat, 1_800_000_000_000_000, forfeit=False))
+            log += _apply(state, leave(state, 1 - seat % 2))
+            log += _apply(state, resume(state, 1 - seat % 2))
+            log += _apply(state, resume(state, seat))
+            continue
         log += execute(state, bot.choose(legal_actions(state, seat), lambda s=seat: seat_view(state, s), rng))
     return log
+
+
+def _apply(state: MatchState, events: list[ev.Event]) -> list[ev.Event]:
+    for event in events:
+        evolve(state, event)
+    return events
 
 
 def stored(events: list[ev.Event], game_id: str = "g1") -> tuple[GameRecord, list[StoredEvent]]:
@@ -120,3 +138,16 @@ def test_a_gap_in_the_seqs_and_a_record_that_disagrees_are_caught() -> None:
         audit_match(dataclasses.replace(record, last_seq=record.last_seq + 1), items)
     with pytest.raises(CorruptMatch, match="over=False"):
         audit_match(dataclasses.replace(record, over=False), items)
+
+
+def test_what_the_referee_records_replays_and_a_clock_out_of_turn_is_caught() -> None:
+    events = played(2, 12, clock_at=30)
+    kinds = [type(event) for event in events]
+    assert ev.ClockExpired in kinds and ev.SeatLeft in kinds and ev.SeatResumed in kinds
+    assert replay(events).phase is Phase.MATCH_OVER
+    at = kinds.index(ev.ClockExpired)
+    expired = events[at]
+    assert isinstance(expired, ev.ClockExpired)
+    events[at] = dataclasses.replace(expired, seat=1 - expired.seat)  # the match was not waiting for that seat
+    with pytest.raises(CorruptMatch, match=f"event {at + 1} "):
+        replay(events)

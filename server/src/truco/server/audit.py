@@ -2,18 +2,20 @@
 
 The service stores events, not commands. :func:`audit_match` rebuilds the match from its first event and, at
 each point, looks for the command that produces exactly the next stored events: the ``Deal`` named by a
-``HandDealt`` event (its order and salt), or one of the legal actions of some seat. A log that no sequence of
-legal commands produces (an event lost, doubled, reordered or altered, a gap in the seqs, a record that
-disagrees with its log) is reported as a problem. The fault tests run it over every match in the store after
-killing servers and PostgreSQL under load.
+``HandDealt`` event (its order and salt), one of the legal actions of some seat, or what the referee records
+itself (a turn clock that ran out, a seat left or resumed), checked by :mod:`truco.engine.absence`. A log
+that no sequence of legal commands produces (an event lost, doubled, reordered or altered, a gap in the seqs,
+a record that disagrees with its log) is reported as a problem. The fault tests run it over every match in the
+store after killing servers and PostgreSQL under load.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from truco.engine import Deal, MatchState, Phase, execute, legal_actions
+from truco.engine import Deal, MatchState, Phase, RuleViolation, execute, legal_actions
 from truco.engine import events as ev
+from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import evolve
 
 from . import codec
@@ -30,6 +32,8 @@ def _steps(state: MatchState, events: Sequence[ev.Event], position: int, players
     following = events[position]
     if isinstance(following, ev.HandDealt):
         return _producing([Deal(following.order, following.salt)], state, events, position)
+    if isinstance(following, ev.ClockExpired | ev.SeatLeft | ev.SeatResumed):
+        return _referee(following, state, events, position)
     # A command's first event names the seat that sent it: try that seat's actions (the others if none fits).
     seat = getattr(following, "seat", None)
     if isinstance(seat, int):
@@ -53,6 +57,32 @@ def _producing(
             steps.append((len(produced), trial))
     steps.sort(key=lambda step: -step[0])
     return steps
+
+
+def _referee(
+    following: ev.ClockExpired | ev.SeatLeft | ev.SeatResumed,
+    state: MatchState,
+    events: Sequence[ev.Event],
+    position: int,
+) -> list[tuple[int, MatchState]]:
+    """What the referee records on its own (a clock that ran out, a player who left or came back), re-derived by
+    the engine's checks (:mod:`truco.engine.absence`): the clock of a seat the match was not waiting for, say,
+    is refused."""
+    try:
+        if isinstance(following, ev.ClockExpired):
+            produced = expire_clock(state, following.seat, following.deadline_us, forfeit=following.forfeit)
+        elif isinstance(following, ev.SeatLeft):
+            produced = leave(state, following.seat)
+        else:
+            produced = resume(state, following.seat)
+    except RuleViolation:
+        return []
+    if not produced or list(events[position : position + len(produced)]) != produced:
+        return []
+    trial = state.copy()
+    for event in produced:
+        evolve(trial, event)
+    return [(len(produced), trial)]
 
 
 def replay(events: Sequence[ev.Event]) -> MatchState:
