@@ -190,9 +190,13 @@ class TrucoClient:
 
     @staticmethod
     def _reset_by_proxy(error: grpc.aio.AioRpcError) -> bool:
-        """INTERNAL from an HTTP/2 stream reset, not from the server: a proxy in front (nginx) cut the call because
-        the replica behind it went away. The server's own INTERNAL answers carry no RST_STREAM."""
-        return error.code() is grpc.StatusCode.INTERNAL and "RST_STREAM" in (error.details() or "")
+        """INTERNAL or CANCELLED from an HTTP/2 stream reset, not from the server: a proxy in front (nginx) cut the
+        call because the replica behind it went away. The server's own answers, and a cancellation by this
+        client, carry no RST_STREAM."""
+        # nginx resets with INTERNAL_ERROR (an upstream that closed mid-call) or CANCEL (one that went away while
+        # shutting down): gRPC reports INTERNAL or CANCELLED, with the RST_STREAM in the details either way.
+        codes = (grpc.StatusCode.INTERNAL, grpc.StatusCode.CANCELLED)
+        return error.code() in codes and "RST_STREAM" in (error.details() or "")
 
     async def _unary(
         self, method: Callable[..., Awaitable[T]], request: object, *, idempotent: bool, authed: bool
