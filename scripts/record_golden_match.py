@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""Record tests/data/golden-match-schema1.bin: a whole 4-player match (señas, flor, perros included) as stored
-events, so tests/test_stored_events.py proves matches stored today still replay after the proto grows.
+"""Record tests/data/golden-match-schema{N}.bin, N the current codec.EVENT_SCHEMA: a whole 4-player match
+(señas, flor, perros included) as stored events, so tests/test_stored_events.py proves matches stored today still
+replay after the proto grows.
 
 Run once per event schema; never regenerate an existing file (it stands for matches already in stores).
 """

@@ -13,6 +13,7 @@ from truco.engine import (
     CallKind,
     Deal,
     FaltaEnvido,
+    Family,
     GoToMazo,
     HandEnd,
     Phase,
@@ -77,7 +78,7 @@ def test_envido_esta_primero_accepted_then_truco_still_pending() -> None:
     deal(game, [MANO_33, PIE_29], MUESTRA)
     assert call(game, 0, T.TRUCO) == [CallMade(0, T.TRUCO)]
     assert call(game, 1, T.ENVIDO) == [CallMade(1, T.ENVIDO)]  # answered with envido
-    assert public_hand(game).pending == PendingCallView(T.ENVIDO, 1, 1)
+    assert public_hand(game).pending == PendingCallView(T.ENVIDO, 1, 1, 2)
     assert game.actors() == (0,)
     assert refused(game, PlayCard(0, cards("1b")[0])) is Reason.CALL_PENDING
     assert refused(game, Call(1, T.RETRUCO)) is Reason.CALL_PENDING
@@ -87,7 +88,7 @@ def test_envido_esta_primero_accepted_then_truco_still_pending() -> None:
         PointsScored(0, 2, ScoreReason.ENVIDO),
     ]
     # The truco waited: it is still pending against seat 1, who must answer it before anyone plays.
-    assert public_hand(game).pending == PendingCallView(T.TRUCO, 0, 0)
+    assert public_hand(game).pending == PendingCallView(T.TRUCO, 0, 0, 2)
     assert game.actors() == (1,)
     assert refused(game, PlayCard(0, cards("1b")[0])) is Reason.CALL_PENDING
     assert refused(game, Call(1, T.ENVIDO)) is Reason.ENVIDO_CLOSED
@@ -99,7 +100,7 @@ def test_envido_esta_primero_accepted_then_truco_still_pending() -> None:
     events = play(game, 1, "5b")  # 7e beats 5b: two rounds to team 0
     assert events[-2:] == [
         PointsScored(0, 2, ScoreReason.HAND),
-        HandEnded(0, HandEnd.ROUNDS, SALT, hand_of(game).order, ((0, cards(*MANO_33)),)),
+        HandEnded(0, HandEnd.ROUNDS, ((0, cards(*MANO_33)),)),
     ]
     assert game.state.scores == [4, 0]
 
@@ -110,7 +111,7 @@ def test_envido_esta_primero_declined_then_truco_declined() -> None:
     call(game, 0, T.TRUCO)
     call(game, 1, T.ENVIDO)
     assert answer(game, 0, False) == [CallDeclined(0, T.ENVIDO), PointsScored(1, 1, ScoreReason.ENVIDO_DECLINED)]
-    assert public_hand(game).pending == PendingCallView(T.TRUCO, 0, 0)
+    assert public_hand(game).pending == PendingCallView(T.TRUCO, 0, 0, 2)
     events = answer(game, 1, False)
     assert events[:2] == [CallDeclined(1, T.TRUCO), PointsScored(0, 1, ScoreReason.TRUCO_DECLINED)]
     ended = of_type(events, HandEnded)
@@ -215,7 +216,7 @@ def test_envido_esta_primero_voided_by_a_teammates_flor_then_truco_answered() ->
     call(game, 1, T.ENVIDO)
     # Seat 2 (team 0, flor) answers the envido for its team: the flor voids it.
     assert answer(game, 2, True) == [FlorSung(2), EnvidoVoided()]
-    assert public_hand(game).pending == PendingCallView(T.TRUCO, 0, 0)
+    assert public_hand(game).pending == PendingCallView(T.TRUCO, 0, 0, 2)
     assert game.actors() == (1, 3)
     assert answer(game, 3, True) == [CallAccepted(3, T.TRUCO)]
     play(game, 0, "1b")
@@ -271,7 +272,7 @@ def test_falta_envido_value(mode: FaltaEnvido, scores: tuple[int, int], credited
     assert game.state.scores == [scores[0], scores[1] + credited]
     if scores[1] + credited == 30:
         assert events[3:] == [
-            HandEnded(None, HandEnd.MATCH_ENDED, SALT, hand_of(game).order, ((1, cards(*MANO_33)),)),
+            HandEnded(None, HandEnd.MATCH_ENDED, ((1, cards(*MANO_33)),)),
             MatchEnded(1),
         ]
         assert game.state.phase is Phase.MATCH_OVER
@@ -551,15 +552,14 @@ def test_envido_reaching_the_target_ends_the_match_mid_hand() -> None:
     game = game_at((28, 0))
     deal(game, [MANO_33, PIE_29], MUESTRA)
     call(game, 0, T.TRUCO)
-    answer(game, 1, True)
-    call(game, 0, T.ENVIDO)
-    events = answer(game, 1, True)
+    call(game, 1, T.ENVIDO)  # el envido está primero
+    events = answer(game, 0, True)
     order = hand_of(game).order
     assert events == [
-        CallAccepted(1, T.ENVIDO),
+        CallAccepted(0, T.ENVIDO),
         EnvidoSettled(0, 33),
         PointsScored(0, 2, ScoreReason.ENVIDO),
-        HandEnded(None, HandEnd.MATCH_ENDED, SALT, order, ((0, cards(*MANO_33)),)),
+        HandEnded(None, HandEnd.MATCH_ENDED, ((0, cards(*MANO_33)),)),
         MatchEnded(0),
     ]
     assert game.over and game.state.winner == 0 and game.state.phase is Phase.MATCH_OVER
@@ -571,7 +571,7 @@ def test_envido_reaching_the_target_ends_the_match_mid_hand() -> None:
         PlayCard(0, cards("1b")[0]),
         PlayCard(1, cards("3o")[0]),
         Call(0, T.RETRUCO),
-        GoToMazo(1),
+        GoToMazo(0),
         SendSena(0, Sena.MATA_1),
     ):
         assert refused(game, command) is Reason.MATCH_OVER
@@ -611,3 +611,36 @@ def test_match_won_by_a_hand_after_played_hands() -> None:
     assert scored(events) == [(1, 1, ScoreReason.HAND)]  # capped: 2 won, 1 lacking
     assert [(e.winner_team, e.end) for e in of_type(events, HandEnded)] == [(1, HandEnd.ROUNDS)]
     assert game.state.scores == [4, 15] and game.state.winner == 1
+
+
+# --- Envido closed once a truco is accepted (issue 7) -------------------------------------------------------
+
+
+def test_envido_is_closed_once_the_truco_is_accepted() -> None:
+    """truco → quiero → envido is refused (ENVIDO_CLOSED) for both teams, on their turn or answering a retruco;
+    answering the truco with envido before the quiero (el envido está primero) stays legal."""
+    game = new_game()
+    deal(game, [MANO_33, PIE_29], MUESTRA)
+    call(game, 0, T.TRUCO)
+    assert Call(1, T.ENVIDO) in game.legal_actions(1)  # el envido está primero: still open before the quiero
+    assert answer(game, 1, True) == [CallAccepted(1, T.TRUCO)]
+    assert public_hand(game).envido_closed
+    assert refused(game, Call(0, T.ENVIDO)) is Reason.ENVIDO_CLOSED  # the mano, on its turn, no card played
+    assert not any(isinstance(a, Call) and a.call.family is Family.ENVIDO for a in game.legal_actions(0))
+    play(game, 0, "1b")
+    call(game, 1, T.RETRUCO)
+    assert refused(game, Call(0, T.REAL_ENVIDO)) is Reason.ENVIDO_CLOSED  # nor as the answer to the retruco
+    assert not any(isinstance(a, Call) and a.call.family is Family.ENVIDO for a in game.legal_actions(0))
+    assert not scored(game.events)
+
+
+def test_envido_esta_primero_stays_legal_and_the_truco_is_answered_after() -> None:
+    game = new_game()
+    deal(game, [MANO_33, PIE_29], MUESTRA)
+    call(game, 0, T.TRUCO)
+    assert call(game, 1, T.REAL_ENVIDO) == [CallMade(1, T.REAL_ENVIDO)]
+    assert [p.call for p in public_hand(game).pending_calls] == [T.TRUCO, T.REAL_ENVIDO]
+    events = answer(game, 0, True)
+    assert scored(events) == [(0, 3, ScoreReason.ENVIDO)]
+    assert answer(game, 1, True) == [CallAccepted(1, T.TRUCO)]
+    assert refused(game, Call(0, T.ENVIDO)) is Reason.ENVIDO_CLOSED

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from truco.engine import Call, CallKind, FaltaEnvido, GoToMazo, HandEnd, Phase, Reason, ScoreReason
+from truco.engine import Answer, Call, CallKind, FaltaEnvido, GoToMazo, HandEnd, Phase, PlayCard, Reason, ScoreReason
 from truco.engine.events import (
     CallAccepted,
     CallDeclined,
@@ -18,16 +18,15 @@ from truco.engine.events import (
     PointsScored,
     RoundEnded,
 )
+from truco.engine.views import PendingCallView
 
 from .scenario_helpers import (
-    SALT,
     answer,
     call,
     cards,
     concede_hands,
     deal,
     game_at,
-    hand_of,
     new_game,
     of_type,
     play,
@@ -72,11 +71,11 @@ def test_flor_against_flor_unraised_best_flor_takes_three_per_flor() -> None:
     game = new_game()
     deal(game, [FLOR_38, FLOR_37], MUESTRA)
     assert play(game, 0, "5e") == [FlorSung(0), CardPlayed(0, cards("5e")[0])]
-    events = play(game, 1, "4o")  # 5e beats 4o
-    assert events == [
-        FlorSung(1),
-        CardPlayed(1, cards("4o")[0]),
-        RoundEnded(0, 0, 0),
+    events = play(game, 1, "4o")  # 5e beats 4o; the second flor waits for the first singer's answer
+    assert events == [FlorSung(1), CardPlayed(1, cards("4o")[0]), RoundEnded(0, 0, 0), CallMade(1, T.FLOR)]
+    assert game.actors() == (0,)
+    assert answer(game, 0, True) == [  # con flor quiero: the count
+        CallAccepted(0, T.FLOR),
         FlorSettled(0, 38),
         PointsScored(0, 6, ScoreReason.FLOR),
     ]
@@ -88,7 +87,8 @@ def test_flor_against_flor_unraised_the_second_seat_wins() -> None:
     game = new_game()
     deal(game, [FLOR_37_ESPADA, FLOR_38_ORO], MUESTRA)
     play(game, 0, "4e")
-    events = play(game, 1, "7o")
+    assert play(game, 1, "7o")[-1] == CallMade(1, T.FLOR)
+    events = answer(game, 0, True)
     assert events[-2:] == [FlorSettled(1, 38), PointsScored(1, 6, ScoreReason.FLOR)]
 
 
@@ -98,8 +98,9 @@ def test_flor_tie_goes_to_the_seat_nearer_the_mano() -> None:
     assert game.state.plan is not None and game.state.plan.seats == (1, 0)
     deal(game, [FLOR_38_ORO, FLOR_38], MUESTRA)  # seat 1: 7o 6o 5o, seat 0: 7e 6e 5e, both 38
     play(game, 1, "5o")
-    events = play(game, 0, "5e")  # a parda
-    assert events[-3:] == [RoundEnded(0, None, None), FlorSettled(1, 38), PointsScored(1, 6, ScoreReason.FLOR)]
+    assert play(game, 0, "5e")[-2:] == [RoundEnded(0, None, None), CallMade(0, T.FLOR)]  # a parda
+    events = answer(game, 1, True)
+    assert events[-2:] == [FlorSettled(1, 38), PointsScored(1, 6, ScoreReason.FLOR)]
     assert game.state.scores == [0, 7]
 
 
@@ -107,7 +108,8 @@ def test_flor_tie_with_the_mano_on_seat_zero() -> None:
     game = new_game()
     deal(game, [FLOR_38, FLOR_38_ORO], MUESTRA)
     play(game, 0, "7e")
-    events = play(game, 1, "7o")  # 7e beats 7o
+    play(game, 1, "7o")  # 7e beats 7o
+    events = answer(game, 0, True)
     assert events[-2:] == [FlorSettled(0, 38), PointsScored(0, 6, ScoreReason.FLOR)]
 
 
@@ -116,7 +118,8 @@ def test_flor_with_piezas() -> None:
     game = new_game()
     deal(game, [["2o", "4o", "7e"], ["5o", "6c", "7c"]], "1o")
     play(game, 0, "7e")
-    events = play(game, 1, "6c")
+    play(game, 1, "6c")
+    events = answer(game, 0, True)
     assert events[-2:] == [FlorSettled(0, 46), PointsScored(0, 6, ScoreReason.FLOR)]
 
 
@@ -125,10 +128,17 @@ def test_flores_of_four_players_unraised() -> None:
     # Team 0: seat 0 (38) and seat 2 (3b 2b 1b: 26); team 1: seat 1 (37); seat 3 has no flor.
     deal(game, [FLOR_38, FLOR_37, ["3b", "2b", "1b"], ["4e", "12b", "3o"]], MUESTRA)
     play(game, 0, "5e")
-    play(game, 1, "4o")
+    assert play(game, 1, "4o")[-1] == CallMade(1, T.FLOR)  # team 0 answers seat 1's flor
+    assert game.actors() == (0, 2)
+    assert refused(game, PlayCard(2, cards("1b")[0])) is Reason.CALL_PENDING
+    assert answer(game, 2, True) == [  # a teammate answers (singing its own flor first): the count
+        FlorSung(2),
+        CallAccepted(2, T.FLOR),
+        FlorSettled(0, 38),
+        PointsScored(0, 9, ScoreReason.FLOR),
+    ]
     play(game, 2, "1b")
-    events = play(game, 3, "4e")
-    assert events[-3:] == [RoundEnded(0, 0, 2), FlorSettled(0, 38), PointsScored(0, 9, ScoreReason.FLOR)]
+    assert play(game, 3, "4e")[-1] == RoundEnded(0, 0, 2)
     assert public_hand(game).flor_sung == (0, 1, 2)
 
 
@@ -229,15 +239,87 @@ def test_flor_disabled_variant() -> None:
     assert of_type(events, FlorSung) == []
 
 
-def test_flor_raise_opened_after_an_accepted_truco_by_the_first_singer() -> None:
+def test_flor_answered_after_an_accepted_truco_by_the_first_singer() -> None:
     game = new_game()
     deal(game, [FLOR_38, FLOR_37], MUESTRA)
     assert call(game, 0, T.TRUCO) == [FlorSung(0), CallMade(0, T.TRUCO)]
-    assert answer(game, 1, True) == [FlorSung(1), CallAccepted(1, T.TRUCO)]
-    # Seat 0 is still on turn in round 1 and a rival flor is sung: it may open the contest now.
+    # The pie accepts the truco, singing its flor: the mano's team now answers that flor.
+    assert answer(game, 1, True) == [FlorSung(1), CallAccepted(1, T.TRUCO), CallMade(1, T.FLOR)]
     assert _flor_calls(list(game.legal_actions(0))) == set(FLOR_RAISES)
     call(game, 0, T.CONTRA_FLOR)
     assert answer(game, 1, False)[-1] == PointsScored(0, 3, ScoreReason.FLOR_DECLINED)
+
+
+# --- Answering a rival flor (issue 7: rules-decisions "the team that sang first answers it") ----------------
+
+
+def test_first_singer_answers_a_rival_flor_legal_actions_and_view() -> None:
+    """The pie's flor, sung as it plays (even the card that ends round 1), is a call the mano's team answers:
+    con flor quiero or any raise, never no quiero; it shows as the pending call, with its owner and value."""
+    game = new_game()
+    deal(game, [FLOR_38, FLOR_37], MUESTRA)
+    play(game, 0, "5e")
+    assert play(game, 1, "4o")[-2:] == [RoundEnded(0, 0, 0), CallMade(1, T.FLOR)]  # no count yet: it waits
+    hand = public_hand(game)
+    assert hand.pending == PendingCallView(T.FLOR, 1, 1, 6) and hand.pending_calls == (hand.pending,)
+    assert hand.flor_chain == () and hand.turn is None  # no turn while a call waits for its answer
+    assert game.legal_actions(0) == [Answer(0, True, T.FLOR), *(Call(0, k) for k in FLOR_RAISES), GoToMazo(0)]
+    assert game.legal_actions(1) == []
+    assert refused(game, Answer(0, False)) is Reason.FLOR_RAISE_INVALID
+    assert refused(game, PlayCard(0, cards("7e")[0])) is Reason.CALL_PENDING
+    assert refused(game, Answer(0, True, T.TRUCO)) is Reason.CALL_MISMATCH
+
+
+@pytest.mark.parametrize(
+    ("raise_", "accept", "expected"),
+    [
+        (T.CON_FLOR_ENVIDO, True, (0, 8, ScoreReason.FLOR)),  # 3 + 3 + 2, the mano's 38 wins
+        (T.CONTRA_FLOR, True, (0, 9, ScoreReason.FLOR)),
+        (T.CONTRA_FLOR_AL_RESTO, True, (0, 26, ScoreReason.FLOR)),  # 3 + 3 + falta 20
+        (T.CONTRA_FLOR, False, (0, 3, ScoreReason.FLOR_DECLINED)),  # con flor me achico: the raiser's 3
+    ],
+)
+def test_first_singer_raises_a_rival_flor(
+    raise_: CallKind, accept: bool, expected: tuple[int, int, ScoreReason]
+) -> None:
+    game = game_at((0, 10))
+    deal(game, [FLOR_38, FLOR_37], MUESTRA)
+    play(game, 0, "5e")
+    play(game, 1, "4o")
+    assert call(game, 0, raise_) == [CallMade(0, raise_)]
+    assert public_hand(game).flor_chain == (raise_,)
+    assert game.actors() == (1,)
+    events = answer(game, 1, accept)
+    assert scored(events) == [expected]
+    assert public_hand(game).turn == 0  # round 2: the winner of round 1 leads once the flor is settled
+
+
+def test_second_singer_may_raise_as_it_sings_and_the_first_may_re_raise() -> None:
+    game = game_at((0, 10))
+    deal(game, [FLOR_38, FLOR_37], MUESTRA)
+    play(game, 0, "5e")
+    assert call(game, 1, T.CON_FLOR_ENVIDO) == [FlorSung(1), CallMade(1, T.CON_FLOR_ENVIDO)]  # no FLOR call
+    assert call(game, 0, T.CONTRA_FLOR) == [CallMade(0, T.CONTRA_FLOR)]
+    events = answer(game, 1, True)
+    assert scored(events) == [(0, 11, ScoreReason.FLOR)]  # 6 + 2 + 3
+
+
+def test_mazo_by_the_second_singer_asks_no_answer_and_counts_the_flores() -> None:
+    game = new_game()
+    deal(game, [FLOR_38, FLOR_37], MUESTRA)
+    play(game, 0, "5e")
+    events = game.execute(GoToMazo(1))
+    assert of_type(events, CallMade) == []
+    assert scored(events) == [(0, 6, ScoreReason.FLOR), (0, 1, ScoreReason.MAZO)]
+
+
+def test_mazo_answering_a_rival_flor_counts_it() -> None:
+    game = new_game()
+    deal(game, [FLOR_37_ESPADA, FLOR_38_ORO], MUESTRA)
+    play(game, 0, "4e")
+    play(game, 1, "7o")
+    events = game.execute(GoToMazo(0))
+    assert scored(events) == [(1, 6, ScoreReason.FLOR), (1, 1, ScoreReason.MAZO)]
 
 
 def test_four_players_re_raise_by_a_second_flor_pays_each_own_flor() -> None:
@@ -297,7 +379,7 @@ def test_contra_flor_al_resto_value(mode: FaltaEnvido, scores: tuple[int, int], 
     assert game.state.scores == [scores[0], scores[1] + credited]
     if scores[1] + credited == 30:
         shown = ((0, cards(*FLOR_37_ESPADA)), (1, cards(*FLOR_38_ORO)))
-        assert events[3:] == [HandEnded(None, HandEnd.MATCH_ENDED, SALT, hand_of(game).order, shown), MatchEnded(1)]
+        assert events[3:] == [HandEnded(None, HandEnd.MATCH_ENDED, shown), MatchEnded(1)]
         assert game.state.phase is Phase.MATCH_OVER
     else:
         assert events[3:] == []
@@ -311,7 +393,7 @@ def test_flor_counted_at_the_end_of_round_one_can_end_the_match() -> None:
     assert events[2:] == [
         FlorSettled(None, None),
         PointsScored(0, 3, ScoreReason.FLOR),
-        HandEnded(None, HandEnd.MATCH_ENDED, SALT, hand_of(game).order, ((0, cards(*FLOR_38)),)),
+        HandEnded(None, HandEnd.MATCH_ENDED, ((0, cards(*FLOR_38)),)),
         MatchEnded(0),
     ]
     assert game.state.scores == [30, 0] and game.over

@@ -35,7 +35,7 @@ from truco.engine.events import (
     RoundEnded,
 )
 
-from .scenario_helpers import SALT, cards, deal, game_at, hand_of, of_type, play, public_hand, refused, scored
+from .scenario_helpers import SALT, cards, deal, game_at, of_type, play, public_hand, refused, scored
 
 T = CallKind
 MUESTRA = "1c"
@@ -160,7 +160,7 @@ def test_a_punto_falta_won_by_the_dealers_ends_the_match() -> None:
         PerrosAnswered(0, False, True, True),
         EnvidoSettled(1, 33),
         PointsScored(1, 18, ScoreReason.ENVIDO),
-        HandEnded(None, HandEnd.MATCH_ENDED, SALT, hand_of(game).order, ((1, cards(*A_PUNTO[0])),)),
+        HandEnded(None, HandEnd.MATCH_ENDED, ((1, cards(*A_PUNTO[0])),)),
         MatchEnded(1),
     ]
     assert game.state.scores == [4, 30]
@@ -208,7 +208,7 @@ def test_en_ley_se_quiere_against_the_dealers_flor() -> None:
         FlorSung(1),
         FlorSettled(1, 38),
         PointsScored(1, 30 - 6, ScoreReason.FLOR),  # 3 + 3 + 24, capped at the target
-        HandEnded(None, HandEnd.MATCH_ENDED, SALT, hand_of(game).order, shown),
+        HandEnded(None, HandEnd.MATCH_ENDED, shown),
         MatchEnded(1),
     ]
 

@@ -9,6 +9,9 @@ import pytest
 
 from truco.engine import (
     DECK,
+    Answer,
+    Call,
+    CallKind,
     Card,
     Deal,
     GoToMazo,
@@ -19,11 +22,11 @@ from truco.engine import (
     ScoreReason,
     Sena,
     SendSena,
-    commitment,
     deal_hands,
     event_for,
 )
-from truco.engine.events import FlorSung, HandDealt, HandEnded, PointsScored, RoundEnded, SenaSent
+from truco.engine.deal import CardProof, card_salt, deal_commitments, deal_digest, verify
+from truco.engine.events import CardPlayed, FlorSung, HandDealt, HandEnded, PointsScored, RoundEnded, SenaSent
 
 from .scenario_helpers import (
     concede_hands,
@@ -215,60 +218,103 @@ def test_senas_do_not_carry_over_to_the_next_hand() -> None:
 # --- Fair dealing -------------------------------------------------------------------------------------------
 
 
-def _sha256_commitment(order: tuple[Card, ...], salt: str) -> str:
-    """deal.py's documented commitment, computed independently: SHA-256 of salt, ':', the cards by spaces."""
-    return hashlib.sha256(f"{salt}:{' '.join(str(card) for card in order)}".encode("ascii")).hexdigest()
+def _sha256(position: int, card: Card, salt: str) -> str:
+    """deal.py's documented per-card commitment, computed independently: SHA-256 of "position|card|salt"."""
+    return hashlib.sha256(f"{position}|{card}|{salt}".encode("ascii")).hexdigest()
+
+
+def _verifies(commitments: tuple[str, ...], proof: CardProof) -> bool:
+    return _sha256(proof.position, proof.card, proof.salt) == commitments[proof.position]
 
 
 @pytest.mark.parametrize("players", [2, 4, 6])
-def test_commitment_is_revealed_and_verifies_after_the_hand(players: int) -> None:
+def test_per_card_commitments_seats_check_their_own_cards_and_unseen_cards_stay_sealed(players: int) -> None:
     rng = random.Random(players)
     order_list = list(DECK)
     rng.shuffle(order_list)
     order = tuple(order_list)
-    salt = f"{rng.getrandbits(128):032x}"
-    game = new_game(players=players)
-    (dealt,) = of_type(game.deal(order, salt), HandDealt)
-    expected = _sha256_commitment(order, salt)
-    assert dealt.commitment == expected == commitment(order, salt)
-    assert (dealt.order, dealt.salt) == (order, salt)
+    secret = f"{rng.getrandbits(128):032x}"
+    game = new_game(players=players, flor=False)  # no flor: nothing is shown at the mazo below
+    (dealt,) = of_type(game.deal(order, secret), HandDealt)
+    assert (dealt.order, dealt.salt, dealt.commitments) == (order, secret, ())  # recorded: secrets, no projection
     hands, muestra = deal_hands(order, players)
+    salts = [card_salt(secret, k) for k in range(40)]
+    assert len(set(salts)) == 40 and all(len(salt) == 32 for salt in salts)
+    expected = tuple(_sha256(k, card, salts[k]) for k, card in enumerate(order))
     for seat in [*range(players), None]:
         projected = event_for(dealt, seat)
         assert isinstance(projected, HandDealt)
-        assert (projected.order, projected.salt, projected.commitment) == ((), "", expected)
-    for seat in range(players):
+        assert (projected.order, projected.salt, projected.commitments) == ((), "", expected)
+        assert projected.muestra == CardProof(3 * players, muestra, salts[3 * players])
+        own = projected.own
+        if seat is None:
+            assert own == ()
+            continue
+        # Each seat receives its own three cards' proofs, which open the published commitments.
+        assert tuple(p.card for p in own) == hands[seat] and all(_verifies(expected, p) for p in own)
         view = game.view(seat)
+        assert view.own_proofs == own
         hand = view.public.hand
-        assert hand is not None
-        assert (hand.commitment, hand.revealed_order, hand.revealed_salt) == (expected, None, None)
-        assert view.cards == hands[seat] and hand.muestra == muestra
-    spectator_hand = game.spectator_view().hand
-    assert spectator_hand is not None and spectator_hand.revealed_order is None
+        assert hand is not None and hand.commitments == expected and hand.muestra == muestra
+        assert hand.proofs == (projected.muestra,)
+        # Nothing the seat receives holds another seat's card or the salt of a position it does not know.
+        known = {p.position for p in own} | {3 * players}
+        text = repr((projected, view))
+        for k in range(40):
+            if k not in known:
+                assert salts[k] not in text, f"seat {seat} sees the salt of position {k}"
+        for other in range(players):
+            if other != seat:
+                assert not set(hands[other]) & set(view.cards)
 
-    game.execute(GoToMazo(0))
+    # A played card becomes public with its proof; a hand gone to the mazo stays sealed for ever.
+    first_card = hands[0][0]
+    events = game.execute(PlayCard(0, first_card))
+    seen = event_for(events[0], 1, hand_of(game))
+    assert isinstance(seen, CardPlayed) and seen.proof == CardProof(0, first_card, salts[0])
+    assert _verifies(expected, seen.proof)
+    ended_events = game.execute(GoToMazo(1))
+    (ended,) = of_type(ended_events, HandEnded)
+    assert ended.shown == () and event_for(ended, 0, hand_of(game)) == ended  # nothing shown: no proof
+    for seat in [*range(players), None]:
+        view_text = repr(game.view(seat) if seat is not None else game.spectator_view())
+        events_text = repr([event_for(e, seat, hand_of(game)) for e in game.events])
+        for k in range(3 * players):
+            if k == 0 or (seat is not None and k % players == hand_of(game).seats.index(seat)):
+                continue
+            assert salts[k] not in view_text + events_text, f"{seat} could open position {k}"
+        assert "revealed" not in view_text
+
+
+def test_shown_hands_come_with_their_proofs() -> None:
+    game = new_game()
+    deal(game, [["7e", "6e", "1b"], ["5b", "4b", "3o"]], "1c")  # the mano's envido: 33
+    game.execute(Call(0, CallKind.ENVIDO))
+    game.execute(Answer(1, True))
+    game.execute(GoToMazo(0))  # the envido winner's cards are shown, though never played
+    hand = hand_of(game)
     (ended,) = of_type(game.events, HandEnded)
-    assert (ended.order, ended.salt) == (order, salt)
-    assert event_for(ended, 1) == ended
-    for seat in range(players):
-        hand = public_hand(game, seat)
-        assert hand.revealed_order == order and hand.revealed_salt == salt
-        assert _sha256_commitment(hand.revealed_order, hand.revealed_salt) == hand.commitment
-        # The revealed order deals exactly the hands that were played.
-        assert deal_hands(hand.revealed_order, players)[0][seat] == hands[seat]
-    tampered = (order[1], order[0], *order[2:])
-    assert _sha256_commitment(tampered, salt) != expected
+    projected = event_for(ended, None, hand)
+    assert isinstance(projected, HandEnded)
+    commitments = deal_commitments(hand.order, hand.salt)
+    assert [p.card for p in projected.proofs] == list(hand.dealt[0])
+    assert all(verify(commitments[p.position], p) for p in projected.proofs)
+    view_hand = public_hand(game, 1)
+    assert {p.card for p in view_hand.proofs} == {*hand.dealt[0], hand.muestra}
+    assert not {*hand.dealt[1]} & {p.card for p in view_hand.proofs}  # the loser's hand stays sealed
 
 
-def test_each_hand_has_its_own_commitment() -> None:
+def test_each_hand_has_its_own_commitments() -> None:
     game = new_game()
     concede_hands(game, [0])
     first = of_type(game.events, HandDealt)[0]
     second_salt = "0123456789abcdef" * 2
     game.deal(first.order, salt=second_salt)
     second = of_type(game.events, HandDealt)[1]
-    assert second.commitment != first.commitment
-    assert second.commitment == _sha256_commitment(first.order, second_salt)
+    first_seen, second_seen = event_for(first, None), event_for(second, None)
+    assert isinstance(first_seen, HandDealt) and isinstance(second_seen, HandDealt)
+    assert not set(first_seen.commitments) & set(second_seen.commitments)
+    assert second_seen.commitment == deal_digest(second_seen.commitments) != first_seen.commitment
     assert hand_of(game).salt == second_salt
 
 
@@ -285,3 +331,34 @@ def test_malformed_order_is_invalid() -> None:
     with pytest.raises(InvalidCommand) as info:
         game.execute(Deal((*DECK[:39], DECK[0]), "0" * 32))
     assert info.value.reason is Reason.INVALID_DEAL
+
+
+# --- The last hand's summary (issue 7) ------------------------------------------------------------------------
+
+
+def test_the_last_hand_summary_stays_until_the_next_hands_first_action() -> None:
+    """A move that ends a hand also deals the next one in the server: the view keeps how the hand ended (each
+    round's winner, points by reason, the hands shown, the envido winner) until the next hand's first action."""
+    game = new_game()
+    deal(game, [["7e", "6e", "1b"], ["5b", "4b", "3o"]], "1c")  # the mano's envido: 33
+    game.execute(Call(0, CallKind.ENVIDO))
+    game.execute(Answer(1, True, CallKind.ENVIDO))
+    play(game, 0, "1b")
+    play(game, 1, "3o")  # 1b beats 3o
+    assert game.spectator_view().last_hand is None
+    game.execute(Call(0, CallKind.TRUCO))  # seat 0 leads round 2
+    game.execute(GoToMazo(1))  # the truco lapses: the hand is worth 1
+    hands, muestra = plain_hands(2)
+    deal(game, hands, muestra)  # hand 2 is dealt: nobody has acted in it yet
+    summary = game.spectator_view().last_hand
+    assert summary is not None and summary.number == 1
+    assert (summary.winner_team, summary.end, summary.results) == (0, HandEnd.MAZO, (0,))
+    assert summary.scored == ((0, 2, ScoreReason.ENVIDO), (0, 1, ScoreReason.MAZO))
+    assert summary.points == (3, 0) and summary.envido_winner == (0, 33) and summary.flor_winner is None
+    assert summary.shown == ((0, tuple(Card.parse(c) for c in ("7e", "6e", "1b"))),)
+    assert [p.card for p in summary.proofs] == [Card.parse(c) for c in ("7e", "6e", "1b")]
+    assert game.view(1).public.last_hand == summary  # public: every seat sees the same
+    assert public_hand(game).number == 2
+    mano = hand_of(game).mano
+    play(game, mano, str(hand_of(game).unplayed[mano][0]))  # the next hand's first action
+    assert game.spectator_view().last_hand is None

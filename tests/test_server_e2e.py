@@ -28,9 +28,11 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
+from truco_client import verify_proof
 from truco_client.v1 import (
     cards_pb2,
     commands_pb2,
+    events_pb2,
     game_service_pb2,
     rules_pb2,
     rules_service_pb2,
@@ -48,6 +50,7 @@ from .server_helpers import (
     Table,
     answer,
     assert_private,
+    assert_sealed,
     bearer,
     call,
     card,
@@ -68,12 +71,14 @@ from .server_helpers import (
     public_events,
     reconnect,
     replay,
+    sealed_salts,
     sena,
     step,
     text_of,
     texts,
     unchanged,
     wait_until,
+    without_own_proofs,
 )
 
 OK = grpc.StatusCode.OK
@@ -230,7 +235,7 @@ def test_a_whole_match_with_every_seat_on_its_own_channel(
     watchers = [player.watch(table.name) for player in table.players]
     spectating = table.spectator.watch(table.name)
 
-    moves = play_to_end(table)
+    moves = play_to_end(table, rng=random.Random(players))  # random legal moves (no seña): mazos, declines...
 
     final = table.public()
     assert final.phase == MATCH_OVER
@@ -239,13 +244,15 @@ def test_a_whole_match_with_every_seat_on_its_own_channel(
         assert watcher.error is None, watcher.error
     events = spectating.events
     assert [event.version for event in events] == list(range(1, final.version + 1))
-    for watcher in watchers:  # nobody sent a seña: every seat sees the same log as a spectator
-        assert watcher.events == events
+    for watcher in watchers:  # nobody sent a seña: every seat sees the spectator's log, plus its own proofs
+        assert [without_own_proofs(e) for e in watcher.events] == events
     assert kind_of(events[0]) == "match_started"
 
-    # The deals, from the HandEnded events: order and salt hash to each HandDealt commitment.
-    deals = deals_from(events)
+    # The deals, from each seat's own proofs: every proof anyone got opens its HandDealt commitment.
+    deals = deals_from(events, {seat: watcher.events for seat, watcher in enumerate(watchers)})
     assert deals and all(deal.revealed for deal in deals.values())
+    sealed = {seat: sealed_salts(deals, seat) for seat in (None, *range(players))}
+    assert any(sealed.values()), "no card stayed sealed in a whole match: the check proves nothing"
 
     # No view anyone ever received shows another seat's unplayed cards; each seat holds exactly its own.
     for number, move in enumerate(moves):
@@ -257,15 +264,20 @@ def test_a_whole_match_with_every_seat_on_its_own_channel(
             if kind_of(event) == "hand_dealt":
                 assert not event.hand_dealt.order and not event.hand_dealt.salt
         assert_private(move.response.view, move.response.view.public, move.seat, deals, f"view after {number}")
+        assert_sealed(move.spectator, sealed[None], f"spectator before move {number}")
+        assert_sealed(move.before, sealed[move.seat], f"seat {move.seat} before {number}")
+        assert_sealed(move.response, sealed[move.seat], f"seat {move.seat}'s reply to move {number}")
     for seat, watcher in enumerate(watchers):
         for item in watcher.items:
             where = f"seat {seat}'s watch at version {item.event.version}"
             assert item.seat.seat == seat and item.seat.public == item.public, where
             assert_private(item, item.public, seat, deals, where)
             assert_private(item.seat, item.public, seat, deals, where)
+            assert_sealed(item, sealed[seat], where)
     for item in spectating.items:
         assert not item.HasField("seat")
         assert_private(item, item.public, None, deals, f"spectator's watch at version {item.event.version}")
+        assert_sealed(item, sealed[None], f"spectator's watch at version {item.event.version}")
 
     # Each response's events are the log's, at the same versions; its version is its last event's.
     by_version = {event.version: event for event in events}
@@ -273,7 +285,7 @@ def test_a_whole_match_with_every_seat_on_its_own_channel(
         assert move.response.events, "an accepted command produced no event"
         assert move.response.version == move.response.events[-1].version
         for event in move.response.events:
-            assert by_version[event.version] == event
+            assert by_version[event.version] == without_own_proofs(event)
 
     # One team reached the target, the other did not.
     scores = {score.team: score.points for score in final.scores}
@@ -708,7 +720,8 @@ def test_kill_9_mid_match_loses_no_acknowledged_move(
         assert sorted(by_version) == list(range(1, public.version + 1))
         for move in acknowledged:
             for event in move.response.events:
-                assert by_version[event.version] == event, f"acknowledged event {event.version} changed"
+                seen = without_own_proofs(event)
+                assert by_version[event.version] == seen, f"acknowledged event {event.version} changed"
         for player in again.players:  # the tokens survived too
             view = player.seat_view(again.name)
             assert view.public == public
@@ -743,10 +756,14 @@ def test_a_watch_from_zero_delivers_every_event_once_in_order(
     at = kinds.index("sena_sent")
     assert versions[at] == versions[at - 1], "a seña carries the version of the event before it"
     assert versions[:at] + versions[at + 1 :] == list(range(1, version + 1))
-    by_version = {item.event.version: item.event for item in teammate.items if kind_of(item.event) != "sena_sent"}
+    by_version = {
+        item.event.version: without_own_proofs(item.event)
+        for item in teammate.items
+        if kind_of(item.event) != "sena_sent"
+    }
     for move in moves:
         for event in move.response.events:
-            assert by_version[event.version] == event
+            assert by_version[event.version] == without_own_proofs(event)  # each seat gets its own proofs
     teammate.cancel()
 
 
@@ -1413,6 +1430,7 @@ def test_logs_are_json_lines_without_tokens_or_cards(
         watcher = table.players[0].watch(table.name)
         watcher.wait_version(table.version())
         watcher.cancel()
+        salts = {p.salt for player in table.players for p in player.seat_view(table.name).own_proofs}
         assert serving.terminate() == 0
     finally:
         table.close()
@@ -1437,6 +1455,7 @@ def test_logs_are_json_lines_without_tokens_or_cards(
         assert player.token and player.token not in text, "a seat token is in the log"
     assert not CARD_TEXT.findall(text), f"card text in the log: {sorted(set(CARD_TEXT.findall(text)))}"
     assert held and not any(re.search(rf"(?<![0-9A-Za-z]){c}(?![0-9A-Za-z])", text) for c in held)
+    assert salts and not any(salt in text for salt in salts), "a card's fair-deal salt is in the log"
 
 
 # --- 9. RulesService -------------------------------------------------------------------------------------------
@@ -1516,3 +1535,94 @@ def test_the_rules_service_needs_no_token(server: InProcessServer) -> None:
         assert player.rules.EvaluateHand(request, metadata=bearer("whatever"), timeout=10).envido == 37
     finally:
         player.close()
+
+
+# --- Issue 7 over gRPC: envido closed after quiero, a rival flor answered, views without guessing -----------------
+
+FLOR_MUESTRA = "1c"  # piezas 2c 4c 5c 11c 10c: none below; 7e 6e 5e is a flor of 38, 7o 6o 4o one of 37
+FLOR_BY_SEAT = game_service_pb2.FixedDeal(  # named by seat, in any order: the server deals them from the mano
+    seat_hands=[
+        game_service_pb2.SeatHand(seat=1, cards=[card(t) for t in ["7o", "6o", "4o"]]),
+        game_service_pb2.SeatHand(seat=0, cards=[card(t) for t in ["7e", "6e", "5e"]]),
+    ],
+    muestra=card(FLOR_MUESTRA),
+)
+
+
+def answer_to(accept: bool, kind: int) -> commands_pb2.Command:
+    return commands_pb2.Command(answer=commands_pb2.Answer(accept=accept, call=kind))
+
+
+def test_envido_after_quiero_is_refused_and_answers_name_their_call(
+    server: InProcessServer, tables: Callable[..., Table]
+) -> None:
+    table = scripted(tables, server)
+    mano, pie = table.players
+    mano.submit(table.name, call(commands_pb2.CALL_KIND_TRUCO))
+    legal = list(pie.legal(table.name).actions)
+    assert answer_to(True, commands_pb2.CALL_KIND_TRUCO) in legal  # the legal answer names the truco
+    assert call(commands_pb2.CALL_KIND_ENVIDO) in legal  # el envido está primero
+    with unchanged(table):  # a quiero meant for another call is refused
+        failure = fails(lambda: pie.submit(table.name, answer_to(True, commands_pb2.CALL_KIND_ENVIDO)))
+    assert failure.kind == (FAILED_PRECONDITION, "CALL_MISMATCH")
+    reply = pie.submit(table.name, answer_to(True, commands_pb2.CALL_KIND_TRUCO))
+    assert [kind_of(e) for e in reply.events] == ["call_accepted"]
+    assert reply.view.public.hand.envido_closed
+    for seat, player in enumerate(table.players):
+        with unchanged(table):
+            failure = fails(lambda: player.submit(table.name, call(commands_pb2.CALL_KIND_ENVIDO)))  # noqa: B023
+        assert failure.kind[1] == "ENVIDO_CLOSED" or (seat == 1 and failure.kind[1] == "NOT_YOUR_TURN")
+
+
+def test_stack_of_pending_calls_over_grpc(server: InProcessServer, tables: Callable[..., Table]) -> None:
+    table = scripted(tables, server)
+    mano, pie = table.players
+    mano.submit(table.name, call(commands_pb2.CALL_KIND_TRUCO))
+    pie.submit(table.name, call(commands_pb2.CALL_KIND_REAL_ENVIDO))
+    hand = table.public().hand
+    stack = [(p.call, p.seat, p.team, p.value) for p in hand.pending_calls]
+    assert stack == [(commands_pb2.CALL_KIND_TRUCO, 0, 0, 2), (commands_pb2.CALL_KIND_REAL_ENVIDO, 1, 1, 3)]
+    assert hand.pending == hand.pending_calls[-1] and not hand.HasField("turn")
+
+
+def test_rival_flor_answered_and_the_last_hand_summary_over_grpc(
+    server: InProcessServer, tables: Callable[..., Table]
+) -> None:
+    table = tables(server.address, 2, target=TARGET, fixed_deals=[FLOR_BY_SEAT])
+    mano, pie = table.players
+    view = mano.seat_view(table.name)
+    assert texts(view.cards) == ["7e", "6e", "5e"]  # the hands named by seat reached their seats
+    assert all(verify_proof(view.public.hand.commitments, p) for p in view.own_proofs)
+    mano.submit(table.name, play("5e"))
+    reply = pie.submit(table.name, play("4o"))  # sings the second flor: the mano's team answers it
+    assert [kind_of(e) for e in reply.events] == ["flor_sung", "card_played", "round_ended", "call_made"]
+    assert reply.events[-1].call_made.call == commands_pb2.CALL_KIND_FLOR
+    view = mano.seat_view(table.name)
+    pending = view.public.hand.pending
+    assert (pending.call, pending.seat, pending.value) == (commands_pb2.CALL_KIND_FLOR, 1, 6)
+    raises = [commands_pb2.CALL_KIND_CON_FLOR_ENVIDO, commands_pb2.CALL_KIND_CONTRA_FLOR]
+    raises.append(commands_pb2.CALL_KIND_CONTRA_FLOR_AL_RESTO)
+    expected = [answer_to(True, commands_pb2.CALL_KIND_FLOR), *(call(k) for k in raises), mazo()]
+    assert list(view.legal_actions) == expected  # con flor quiero or a raise: never no quiero
+    with unchanged(table):
+        failure = fails(lambda: mano.submit(table.name, answer(False)))
+    assert failure.kind == (FAILED_PRECONDITION, "FLOR_RAISE_INVALID")
+    mano.submit(table.name, call(commands_pb2.CALL_KIND_CONTRA_FLOR))
+    reply = pie.submit(table.name, answer(True))
+    scored = [(e.points_scored.team, e.points_scored.points) for e in reply.events if kind_of(e) == "points_scored"]
+    assert scored == [(0, 9)]  # 3 + 3 + 3: the mano's 38 beats 37
+    reply = mano.submit(table.name, mazo())  # ends hand 1 and deals hand 2 in the same move
+    summary = reply.view.public.last_hand
+    assert summary.number == 1 and summary.winner_team == 1 and summary.end == events_pb2.HAND_END_MAZO
+    assert [r.winner_team for r in summary.rounds] == [0]
+    assert [(s.team, s.points, s.reason) for s in summary.scored] == [
+        (0, 9, events_pb2.SCORE_REASON_FLOR),
+        (1, 1, events_pb2.SCORE_REASON_MAZO),
+    ]
+    assert [s.seat for s in summary.shown] == [0, 1] and summary.flor_winner_seat == 0
+    assert summary.flor_winner_points == 38 and len(summary.proofs) == 6
+    assert reply.view.public.hand.number == 2
+    assert table.public().last_hand == summary  # every client polling the view sees how hand 1 ended
+    new_mano = table.players[table.public().hand.mano]
+    new_mano.submit(table.name, new_mano.seat_view(table.name).legal_actions[0])  # the next hand's first action
+    assert not table.public().HasField("last_hand")

@@ -1,5 +1,7 @@
-"""Stored events stay readable: a match recorded with event schema 1 still decodes and replays exactly, and an
-event of the older schema 0 (the bare message of its kind, no ``Event`` envelope) is upcast, not refused."""
+"""Stored events stay readable: matches recorded with event schemas 1 (whole-deck reveal at the hand's end) and 2
+(per-card commitments) still decode and replay exactly, schema-1 records upcast so that replaying them reveals no
+card the rules keep hidden; an event of the older schema 0 (the bare message of its kind, no ``Event`` envelope)
+is upcast, not refused."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from truco.engine import Card, fold
+from truco.engine import Card, event_for, evolve, fold
 from truco.engine import events as ev
 from truco.server import codec
 from truco_client.v1 import events_pb2
@@ -30,7 +32,7 @@ def read_records(path: Path) -> list[tuple[str, int, bytes]]:
     return records
 
 
-@pytest.mark.parametrize("schema", [1])
+@pytest.mark.parametrize("schema", [1, 2])
 def test_a_match_stored_with_an_old_schema_replays_to_the_same_result(schema: int) -> None:
     records = read_records(DATA / f"golden-match-schema{schema}.bin")
     expected = json.loads((DATA / f"golden-match-schema{schema}.json").read_text())
@@ -53,10 +55,39 @@ def test_an_unknown_schema_is_refused_not_misread() -> None:
 
 
 def test_encoding_today_reproduces_the_stored_bytes() -> None:
-    """Today's encoder writes schema-1 events byte for byte as they were stored: the encoding is stable."""
-    for kind, schema, payload in read_records(DATA / "golden-match-schema1.bin")[:200]:
+    """Today's encoder writes schema-2 events byte for byte as they were stored: the encoding is stable."""
+    for kind, schema, payload in read_records(DATA / "golden-match-schema2.bin"):
         event = codec.decode_event(kind, schema, payload)
         assert codec.encode_event(event) == (kind, schema, payload)
+
+
+def test_schema_one_is_upcast_without_its_reveal() -> None:
+    """Schema-1 events keep their bytes but for the two shapes that changed: HandDealt loses its whole-deck
+    commitment (projections recompute per-card ones from the recorded order and secret) and HandEnded its
+    revealed order and salt, which no projection of an old match shows any more."""
+    records = read_records(DATA / "golden-match-schema1.bin")
+    events = [codec.decode_event(kind, schema, payload) for kind, schema, payload in records]
+    state = fold([])
+    revealed_before = 0
+    for (kind, _schema, payload), event in zip(records, events, strict=True):
+        evolve(state, event)
+        if kind not in ("HandDealt", "HandEnded"):
+            assert codec.encode_event(event) == (kind, codec.EVENT_SCHEMA, payload)
+            continue
+        old = events_pb2.Event.FromString(payload)
+        if kind == "HandEnded":
+            revealed_before += len(old.hand_ended.order)
+            seen = event_for(event, None, state.hand)
+            assert isinstance(seen, ev.HandEnded)
+            message = codec.event_to_pb(seen)
+            assert not message.hand_ended.order and not message.hand_ended.salt
+            assert len(seen.proofs) == sum(len(cards) for _, cards in seen.shown)
+        else:
+            assert isinstance(event, ev.HandDealt) and event.order and event.salt == old.hand_dealt.salt
+            assert old.hand_dealt.commitment and not event.commitment
+            seen = event_for(event, None)
+            assert isinstance(seen, ev.HandDealt) and len(seen.commitments) == 40 and not seen.order
+    assert revealed_before, "the schema-1 match revealed its decks: the upcast has something to drop"
 
 
 def as_schema0(payload: bytes) -> bytes:

@@ -37,8 +37,9 @@ from truco.engine import (
     Suit,
 )
 from truco.engine import events as ev
+from truco.engine.deal import CardProof
 from truco.engine.state import Phase
-from truco.engine.views import HandView, PendingCallView, Standing
+from truco.engine.views import HandSummary, HandView, PendingCallView, Standing
 from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, rules_pb2, views_pb2
 
 
@@ -168,7 +169,10 @@ def command_to_pb(command: SeatCommand) -> commands_pb2.Command:
     if isinstance(command, Call):
         return commands_pb2.Command(call=commands_pb2.MakeCall(call=_CALL_TO_PB[command.call]))
     if isinstance(command, Answer):
-        return commands_pb2.Command(answer=commands_pb2.Answer(accept=command.accept))
+        answer = commands_pb2.Answer(accept=command.accept)
+        if command.call is not None:
+            answer.call = _CALL_TO_PB[command.call]
+        return commands_pb2.Command(answer=answer)
     if isinstance(command, GoToMazo):
         return commands_pb2.Command(go_to_mazo=commands_pb2.GoToMazo())
     if isinstance(command, SendSena):
@@ -190,7 +194,8 @@ def command_from_pb(message: commands_pb2.Command, seat: int) -> SeatCommand:
     if kind == "call":
         return Call(seat, call_from_pb(message.call.call))
     if kind == "answer":
-        return Answer(seat, message.answer.accept)
+        named = message.answer.call
+        return Answer(seat, message.answer.accept, call_from_pb(named) if named else None)
     if kind == "go_to_mazo":
         return GoToMazo(seat)
     if kind == "send_sena":
@@ -235,15 +240,49 @@ def _encode_flor_settled(out: events_pb2.Event, e: ev.FlorSettled) -> None:
         out.flor_settled.points = e.points
 
 
+def proof_to_pb(proof: CardProof) -> events_pb2.CardProof:
+    return events_pb2.CardProof(position=proof.position, card=card_to_pb(proof.card), salt=proof.salt)
+
+
+def proofs_to_pb(proofs: Iterable[CardProof]) -> list[events_pb2.CardProof]:
+    return [proof_to_pb(proof) for proof in proofs]
+
+
+def proofs_from_pb(messages: Iterable[events_pb2.CardProof]) -> tuple[CardProof, ...]:
+    return tuple(CardProof(m.position, card_from_pb(m.card, "proof card"), m.salt) for m in messages)
+
+
+def _encode_hand_dealt(out: events_pb2.Event, e: ev.HandDealt) -> None:
+    message = out.hand_dealt
+    message.number = e.number
+    message.dealer = e.dealer
+    message.seats.extend(e.seats)
+    message.pico = e.pico
+    message.order.extend(cards_to_pb(e.order))  # recorded only: projections blank the secrets
+    message.salt = e.salt
+    message.commitment = e.commitment
+    message.commitments.extend(e.commitments)
+    if e.muestra is not None:
+        message.muestra.CopyFrom(proof_to_pb(e.muestra))
+    message.own.extend(proofs_to_pb(e.own))
+
+
+def _encode_card_played(out: events_pb2.Event, e: ev.CardPlayed) -> None:
+    message = out.card_played
+    message.seat = e.seat
+    message.card.CopyFrom(card_to_pb(e.card))
+    if e.proof is not None:
+        message.proof.CopyFrom(proof_to_pb(e.proof))
+
+
 def _encode_hand_ended(out: events_pb2.Event, e: ev.HandEnded) -> None:
     message = out.hand_ended
     if e.winner_team is not None:
         message.winner_team = e.winner_team
     message.end = _END_TO_PB[e.end]
-    message.salt = e.salt
-    message.order.extend(cards_to_pb(e.order))
     for seat, cards in e.shown:
         message.shown.add(seat=seat, cards=cards_to_pb(cards))
+    message.proofs.extend(proofs_to_pb(e.proofs))
 
 
 _ENCODERS: dict[type, Callable[[events_pb2.Event, Any], None]] = {
@@ -252,19 +291,9 @@ _ENCODERS: dict[type, Callable[[events_pb2.Event, Any], None]] = {
     ),
     ev.PerrosCalled: lambda out, e: out.perros_called.CopyFrom(events_pb2.PerrosCalled(seat=e.seat)),
     ev.PerrosSkipped: lambda out, e: out.perros_skipped.CopyFrom(events_pb2.PerrosSkipped(seat=e.seat)),
-    ev.HandDealt: lambda out, e: out.hand_dealt.CopyFrom(
-        events_pb2.HandDealt(
-            number=e.number,
-            dealer=e.dealer,
-            seats=list(e.seats),
-            pico=e.pico,
-            order=cards_to_pb(e.order),
-            salt=e.salt,
-            commitment=e.commitment,
-        )
-    ),
+    ev.HandDealt: _encode_hand_dealt,
     ev.FlorSung: lambda out, e: out.flor_sung.CopyFrom(events_pb2.FlorSung(seat=e.seat)),
-    ev.CardPlayed: lambda out, e: out.card_played.CopyFrom(events_pb2.CardPlayed(seat=e.seat, card=card_to_pb(e.card))),
+    ev.CardPlayed: _encode_card_played,
     ev.RoundEnded: _encode_round_ended,
     ev.CallMade: lambda out, e: out.call_made.CopyFrom(events_pb2.CallMade(seat=e.seat, call=_CALL_TO_PB[e.call])),
     ev.CallAccepted: lambda out, e: out.call_accepted.CopyFrom(
@@ -317,11 +346,24 @@ def event_from_pb(message: events_pb2.Event) -> ev.Event:
         return ev.PerrosSkipped(message.perros_skipped.seat)
     if kind == "hand_dealt":
         d = message.hand_dealt
-        return ev.HandDealt(d.number, d.dealer, tuple(d.seats), d.pico, cards_from_pb(d.order), d.salt, d.commitment)
+        return ev.HandDealt(
+            d.number,
+            d.dealer,
+            tuple(d.seats),
+            d.pico,
+            cards_from_pb(d.order),
+            d.salt,
+            commitments=tuple(d.commitments),
+            commitment=d.commitment,
+            muestra=proofs_from_pb([d.muestra])[0] if d.HasField("muestra") else None,
+            own=proofs_from_pb(d.own),
+        )
     if kind == "flor_sung":
         return ev.FlorSung(message.flor_sung.seat)
     if kind == "card_played":
-        return ev.CardPlayed(message.card_played.seat, card_from_pb(message.card_played.card))
+        played = message.card_played
+        proof = proofs_from_pb([played.proof])[0] if played.HasField("proof") else None
+        return ev.CardPlayed(played.seat, card_from_pb(played.card), proof)
     if kind == "round_ended":
         r = message.round_ended
         return ev.RoundEnded(r.round, _optional(r, "winner_team"), _optional(r, "winning_seat"))
@@ -351,7 +393,7 @@ def event_from_pb(message: events_pb2.Event) -> ev.Event:
     if kind == "hand_ended":
         h = message.hand_ended
         shown = tuple((s.seat, cards_from_pb(s.cards)) for s in h.shown)
-        return ev.HandEnded(_optional(h, "winner_team"), _END_FROM_PB[h.end], h.salt, cards_from_pb(h.order), shown)
+        return ev.HandEnded(_optional(h, "winner_team"), _END_FROM_PB[h.end], shown, proofs_from_pb(h.proofs))
     if kind == "match_ended":
         return ev.MatchEnded(message.match_ended.winner_team)
     if kind == "clock_expired":
@@ -397,8 +439,9 @@ def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
         points=list(hand.points),
         ended=hand.ended,
         shown=[events_pb2.ShownHand(seat=s, cards=cards_to_pb(c)) for s, c in hand.shown],
-        revealed_order=cards_to_pb(hand.revealed_order or ()),
-        revealed_salt=hand.revealed_salt or "",
+        commitments=hand.commitments,
+        proofs=proofs_to_pb(hand.proofs),
+        pending_calls=[_pending_to_pb(p) for p in hand.pending_calls],
     )
     for index, plays in enumerate(hand.rounds):
         finished = index < len(hand.results)
@@ -413,9 +456,7 @@ def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
     if hand.truco_owner is not None:
         out.truco_owner = hand.truco_owner
     if hand.pending is not None:
-        out.pending.CopyFrom(
-            views_pb2.PendingCall(call=_CALL_TO_PB[hand.pending.call], seat=hand.pending.seat, team=hand.pending.team)
-        )
+        out.pending.CopyFrom(_pending_to_pb(hand.pending))
     if hand.envido_winner is not None:
         out.envido_winner_seat, out.envido_winner_points = hand.envido_winner
     if hand.flor_winner is not None:
@@ -425,6 +466,60 @@ def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
     if hand.winner_team is not None:
         out.winner_team = hand.winner_team
     return out
+
+
+def _pending_to_pb(pending: PendingCallView) -> views_pb2.PendingCall:
+    return views_pb2.PendingCall(
+        call=_CALL_TO_PB[pending.call], seat=pending.seat, team=pending.team, value=pending.value
+    )
+
+
+def _pending_from_pb(message: views_pb2.PendingCall) -> PendingCallView:
+    return PendingCallView(call_from_pb(message.call), message.seat, message.team, message.value)
+
+
+def hand_summary_to_pb(summary: HandSummary) -> views_pb2.HandSummary:
+    out = views_pb2.HandSummary(
+        number=summary.number,
+        rounds=[
+            views_pb2.RoundResult(winner_team=w) if w is not None else views_pb2.RoundResult() for w in summary.results
+        ],
+        points=list(summary.points),
+        scored=[views_pb2.HandScore(team=t, points=p, reason=_SCORE_TO_PB[r]) for t, p, r in summary.scored],
+        shown=[events_pb2.ShownHand(seat=s, cards=cards_to_pb(c)) for s, c in summary.shown],
+        proofs=proofs_to_pb(summary.proofs),
+    )
+    if summary.winner_team is not None:
+        out.winner_team = summary.winner_team
+    if summary.end is not None:
+        out.end = _END_TO_PB[summary.end]
+    if summary.envido_winner is not None:
+        out.envido_winner_seat, out.envido_winner_points = summary.envido_winner
+    if summary.flor_winner is not None:
+        out.flor_winner_seat, out.flor_winner_points = summary.flor_winner
+    return out
+
+
+def hand_summary_from_pb(message: views_pb2.HandSummary) -> HandSummary:
+    """The engine's summary of a protobuf one (the inverse of :func:`hand_summary_to_pb`)."""
+    return HandSummary(
+        number=message.number,
+        winner_team=_optional(message, "winner_team"),
+        end=_END_FROM_PB.get(message.end),
+        results=tuple(_optional(r, "winner_team") for r in message.rounds),
+        points=(message.points[0], message.points[1]) if len(message.points) == 2 else (0, 0),
+        scored=tuple((s.team, s.points, _SCORE_FROM_PB[s.reason]) for s in message.scored),
+        shown=tuple((s.seat, cards_from_pb(s.cards)) for s in message.shown),
+        proofs=proofs_from_pb(message.proofs),
+        envido_winner=(
+            (message.envido_winner_seat, message.envido_winner_points)
+            if message.HasField("envido_winner_seat")
+            else None
+        ),
+        flor_winner=(
+            (message.flor_winner_seat, message.flor_winner_points) if message.HasField("flor_winner_seat") else None
+        ),
+    )
 
 
 def match_view_to_pb(view: SpectatorView, game: str) -> views_pb2.MatchView:
@@ -443,6 +538,8 @@ def match_view_to_pb(view: SpectatorView, game: str) -> views_pb2.MatchView:
         out.hand.CopyFrom(hand_view_to_pb(view.hand))
     if view.winner is not None:
         out.winner_team = view.winner
+    if view.last_hand is not None:
+        out.last_hand.CopyFrom(hand_summary_to_pb(view.last_hand))
     return out
 
 
@@ -454,6 +551,7 @@ def seat_view_to_pb(view: SeatView, game: str) -> views_pb2.SeatView:
         cards=cards_to_pb(view.cards),
         senas=[views_pb2.SenaReceived(seat=s, sena=_SENA_TO_PB[sena]) for s, sena in view.senas],
         legal_actions=[command_to_pb(command) for command in view.legal_actions],
+        own_proofs=proofs_to_pb(view.own_proofs),
     )
     if view.envido is not None:
         out.envido = view.envido
@@ -464,7 +562,7 @@ def seat_view_to_pb(view: SeatView, game: str) -> views_pb2.SeatView:
 
 def hand_view_from_pb(message: views_pb2.HandView) -> HandView:
     """The engine's hand view of a protobuf one (the inverse of :func:`hand_view_to_pb`)."""
-    pending = message.pending
+    stack = tuple(_pending_from_pb(p) for p in message.pending_calls)
     return HandView(
         number=message.number,
         dealer=message.dealer,
@@ -479,11 +577,7 @@ def hand_view_from_pb(message: views_pb2.HandView) -> HandView:
         cards_left=tuple((c.seat, c.count) for c in message.cards_left),
         truco_value=message.truco_value,
         truco_owner=_optional(message, "truco_owner"),
-        pending=(
-            PendingCallView(call_from_pb(pending.call), pending.seat, pending.team)
-            if message.HasField("pending")
-            else None
-        ),
+        pending=_pending_from_pb(message.pending) if message.HasField("pending") else None,
         envido_chain=tuple(call_from_pb(c) for c in message.envido_chain),
         envido_closed=message.envido_closed,
         envido_winner=(
@@ -502,8 +596,9 @@ def hand_view_from_pb(message: views_pb2.HandView) -> HandView:
         ended=message.ended,
         winner_team=_optional(message, "winner_team"),
         shown=tuple((s.seat, cards_from_pb(s.cards)) for s in message.shown),
-        revealed_order=cards_from_pb(message.revealed_order) or None,
-        revealed_salt=message.revealed_salt or None,
+        pending_calls=stack,
+        commitments=tuple(message.commitments),
+        proofs=proofs_from_pb(message.proofs),
     )
 
 
@@ -521,6 +616,7 @@ def match_view_from_pb(message: views_pb2.MatchView) -> SpectatorView:
         to_act=tuple(message.to_act),
         next_dealer=None,
         winner=_optional(message, "winner_team"),
+        last_hand=hand_summary_from_pb(message.last_hand) if message.HasField("last_hand") else None,
     )
 
 
@@ -536,4 +632,5 @@ def seat_view_from_pb(message: views_pb2.SeatView) -> SeatView:
         flor=_optional(message, "flor"),
         senas=tuple((s.seat, sena_from_pb(s.sena)) for s in message.senas),
         legal_actions=tuple(command_from_pb(a, message.seat) for a in message.legal_actions),
+        own_proofs=proofs_from_pb(message.own_proofs),
     )

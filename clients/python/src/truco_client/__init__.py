@@ -32,6 +32,7 @@ from .errors import (
     error_from_status,
     from_rpc_error,
 )
+from .proofs import commitment_of, verify, verify_proof
 
 __version__ = "0.1.0"
 
@@ -60,6 +61,7 @@ __all__ = [
     "card_text",
     "clock_seats",
     "clock_settings",
+    "commitment_of",
     "describe",
     "error_from_status",
     "fixed_deal",
@@ -77,4 +79,6 @@ __all__ = [
     "sena_name",
     "skip_perros",
     "taken_over",
+    "verify",
+    "verify_proof",
 ]

@@ -12,7 +12,7 @@ notation and ``truco.v1.Card``; the rules (piezas, strengths, envido) are the se
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Final
 
 from .v1 import cards_pb2, game_service_pb2
@@ -95,12 +95,22 @@ def card_name(value: CardLike) -> str:
     return f"{rank} de {SUIT_NAMES[pb.suit]}"
 
 
-def fixed_deal(hands: Sequence[str | Iterable[CardLike]], muestra: CardLike) -> game_service_pb2.FixedDeal:
-    """A scripted deal for ``create_game(fixed_deals=...)``: each player's three cards from the mano, and the muestra.
+def fixed_deal(
+    hands: Sequence[str | Iterable[CardLike]] | Mapping[int, str | Iterable[CardLike]], muestra: CardLike
+) -> game_service_pb2.FixedDeal:
+    """A scripted deal for ``create_game(fixed_deals=...)``: each player's three cards, and the muestra. A
+    sequence lists the hands from the mano; a mapping names them by seat (the server orders them).
 
     >>> len(fixed_deal(["1e 2e 3e", "4c 5c 6c"], "7o").hands)
     2
+    >>> [h.seat for h in fixed_deal({1: "1e 2e 3e", 0: "4c 5c 6c"}, "7o").seat_hands]
+    [1, 0]
     """
+    if isinstance(hands, Mapping):
+        return game_service_pb2.FixedDeal(
+            seat_hands=[game_service_pb2.SeatHand(seat=seat, cards=parse_cards(h)) for seat, h in hands.items()],
+            muestra=card(muestra),
+        )
     return game_service_pb2.FixedDeal(
         hands=[game_service_pb2.DealtHand(cards=parse_cards(hand)) for hand in hands], muestra=card(muestra)
     )

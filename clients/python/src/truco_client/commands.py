@@ -56,8 +56,8 @@ def play(value: CardLike) -> Command:
     return Command(play_card=commands_pb2.PlayCard(card=card(value)))
 
 
-def call(kind: str | int) -> Command:
-    """Make a call, by name (``"truco"``, ``"vale cuatro"``, ``"real_envido"``) or ``CallKind`` value.
+def call_value(kind: str | int) -> commands_pb2.CallKind:
+    """The ``CallKind`` of a call name (``"truco"``, ``"vale cuatro"``, ``"real_envido"``) or value.
 
     :raises ValueError: for an unknown call name.
     """
@@ -65,13 +65,29 @@ def call(kind: str | int) -> Command:
         value = CALLS.get(_key(kind))
         if value is None:
             raise ValueError(f"unknown call {kind!r}: one of {', '.join(n.lower() for n in CALLS)}")
-        return Command(call=commands_pb2.MakeCall(call=value))
-    return Command(call=commands_pb2.MakeCall(call=kind))  # type: ignore[arg-type]
+        return value
+    return cast(commands_pb2.CallKind, kind)
 
 
-def answer(accept: bool) -> Command:
-    """Quiero (``True``) or no quiero (``False``) to the call pending against the caller's team."""
-    return Command(answer=commands_pb2.Answer(accept=accept))
+def call(kind: str | int) -> Command:
+    """Make a call, by name (``"truco"``, ``"vale cuatro"``, ``"real_envido"``) or ``CallKind`` value.
+
+    :raises ValueError: for an unknown call name.
+    """
+    return Command(call=commands_pb2.MakeCall(call=call_value(kind)))
+
+
+def answer(accept: bool, call: str | int | None = None) -> Command:
+    """Quiero (``True``) or no quiero (``False``) to the call pending against the caller's team. Naming the
+    ``call`` answered (``"truco"``, ``"flor"``...) makes the server refuse the answer (CALL_MISMATCH) if another
+    call is pending by then; the legal actions of a view always name it.
+
+    :raises ValueError: for an unknown call name.
+    """
+    message = commands_pb2.Answer(accept=accept)
+    if call is not None:
+        message.call = call_value(call)
+    return Command(answer=message)
 
 
 def quiero() -> Command:
@@ -128,7 +144,9 @@ def describe(command: Command) -> str:
     if kind == "call":
         return f"call {call_name(command.call.call)}"
     if kind == "answer":
-        return "quiero" if command.answer.accept else "no quiero"
+        said = "quiero" if command.answer.accept else "no quiero"
+        named = command.answer.call
+        return f"{said} ({call_name(named)})" if named else said
     if kind == "go_to_mazo":
         return "me voy al mazo"
     if kind == "send_sena":

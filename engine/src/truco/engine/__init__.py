@@ -20,7 +20,16 @@ from .commands import (
     SendSena,
     SkipPerros,
 )
-from .deal import commitment, deal_hands, order_for_hands
+from .deal import (
+    CardProof,
+    card_commitment,
+    card_salt,
+    commitment,
+    deal_commitments,
+    deal_hands,
+    order_for_hands,
+    verify,
+)
 from .decide import decide, execute, start_match
 from .errors import CommandError, InvalidCommand, Reason, RuleViolation
 from .evaluation import HandError, HandEvaluation, compare_cards, evaluate_hand
@@ -44,6 +53,7 @@ __all__ = [
     "CallPerros",
     "Card",
     "CardParseError",
+    "CardProof",
     "Command",
     "CommandError",
     "Deal",
@@ -75,9 +85,12 @@ __all__ = [
     "actors",
     "advances_version",
     "audience",
+    "card_commitment",
+    "card_salt",
     "check",
     "commitment",
     "compare_cards",
+    "deal_commitments",
     "deal_hands",
     "decide",
     "envido_points",
@@ -102,5 +115,6 @@ __all__ = [
     "start_match",
     "strength",
     "team_of",
+    "verify",
     "violation",
 ]

@@ -17,7 +17,8 @@ from .tricks import team_of
 
 def expire_clock(state: MatchState, seat: int, deadline_us: int, *, forfeit: bool) -> list[Event]:
     """The events of ``seat``'s clock running out at ``deadline_us``: the seat is taken over by a bot, or
-    (``forfeit``) its team concedes: the hand in play ends undecided, revealing its deal, and the rivals win.
+    (``forfeit``) its team concedes: the hand in play ends undecided (the sung flores shown, no other card), and
+    the rivals win.
 
     :raises RuleViolation: MATCH_OVER when the match is over; NOT_YOUR_TURN when the match is not waiting for
         ``seat`` (its clock cannot be running).
@@ -31,7 +32,7 @@ def expire_clock(state: MatchState, seat: int, deadline_us: int, *, forfeit: boo
         hand = state.hand
         if hand is not None and not hand.ended:
             shown = tuple((s, hand.dealt[s]) for s in hand.seats if s in hand.flor_sung)
-            events.append(HandEnded(None, HandEnd.FORFEIT, hand.salt, hand.order, shown))
+            events.append(HandEnded(None, HandEnd.FORFEIT, shown))
         events.append(MatchEnded(1 - team_of(seat)))
     return events
 

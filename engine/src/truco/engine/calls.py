@@ -32,6 +32,9 @@ class CallKind(enum.Enum):
     CON_FLOR_ENVIDO = "CON_FLOR_ENVIDO"
     CONTRA_FLOR = "CONTRA_FLOR"
     CONTRA_FLOR_AL_RESTO = "CONTRA_FLOR_AL_RESTO"
+    FLOR = "FLOR"
+    """A second team's flor, sung: the team that sang first answers it (con flor quiero, or a raise). Made
+    by the engine when the flor is sung, never sent as a command."""
 
     family: Family
     """The bet the call belongs to (set once below: a plain attribute is read on every command)."""
@@ -52,6 +55,7 @@ _FAMILY = {
     CallKind.CON_FLOR_ENVIDO: Family.FLOR,
     CallKind.CONTRA_FLOR: Family.FLOR,
     CallKind.CONTRA_FLOR_AL_RESTO: Family.FLOR,
+    CallKind.FLOR: Family.FLOR,
 }
 
 for _kind, _family in _FAMILY.items():

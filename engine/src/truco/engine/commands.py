@@ -28,10 +28,16 @@ class Call:
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """Answer the call pending against the seat's team: quiero (``accept``) or no quiero."""
+    """Answer the call pending against the seat's team: quiero (``accept``) or no quiero.
+
+    :ivar call: the call answered. None answers whatever is pending; a call that is not the pending one is
+        refused (``CALL_MISMATCH``), so a client's quiero never accepts another call than the one it showed.
+        Legal actions always name it.
+    """
 
     seat: int
     accept: bool
+    call: CallKind | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,9 +1,13 @@
-"""Dealing from a recorded deck order, and the fair-dealing commitment.
+"""Dealing from a recorded deck order, and the per-card fair-dealing commitment.
 
 The engine never shuffles: the caller brings the deck order (from a cryptographically secure source) and a
-secret salt in a ``Deal`` command, and the order is recorded in the ``HandDealt`` event, so replays need no
-random source. Every seat sees the commitment when the hand is dealt; the order and salt are revealed when
-the hand ends, so anyone can check :func:`commitment` against them.
+secret in a ``Deal`` command, and both are recorded in the ``HandDealt`` event, so replays need no random
+source. Each deck position ``k`` gets its own salt, ``card_salt(secret, k)`` (keyed BLAKE2b: one position's
+salt tells nothing about another's), and its own commitment, ``card_commitment(k, card, salt)``. Every seat
+receives the 40 commitments when the hand is dealt and, privately, the :class:`CardProof` of its own three
+cards; a card's proof becomes public when the card does (the muestra at once, a card when played, a hand
+when the rules show it). Cards never shown keep their salt secret for ever. Anyone checks a proof with
+:func:`verify`.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import hashlib
 import operator
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
 from typing import Final
 
 from .cards import DECK, Card
@@ -23,13 +29,69 @@ _SALT: Final = re.compile(f"[0-9a-f]{{{SALT_HEX_LENGTH}}}")
 
 
 def commitment(order: Sequence[Card], salt: str) -> str:
-    """SHA-256, in hex, of the salt, a colon, and the 40 cards of the deck order joined by spaces.
+    """The whole-deck commitment of schema-1 deals (SHA-256 of the salt, ":" and the 40 cards joined by
+    spaces). Kept to read old records; new deals use the per-card :func:`card_commitment`.
 
     >>> len(commitment(DECK, "00" * 16))
     64
     """
     text = salt + ":" + " ".join(map(_NOTATION, order))
     return hashlib.sha256(text.encode("ascii")).hexdigest()
+
+
+@dataclass(frozen=True, slots=True)
+class CardProof:
+    """What opens one deck position's commitment: its position (0 to 39), its card and its salt."""
+
+    position: int
+    card: Card
+    salt: str
+
+
+def card_salt(secret: str, position: int) -> str:
+    """The salt of deck position ``position``: keyed BLAKE2b-128 of the position (decimal ASCII) under the
+    deal's 16-byte ``secret``, in hex. A pseudorandom function: salts of other positions stay unpredictable.
+
+    >>> card_salt("00" * 16, 0) != card_salt("00" * 16, 1)
+    True
+    """
+    return _card_salt(secret, position)
+
+
+@lru_cache(maxsize=8192)
+def _card_salt(secret: str, position: int) -> str:
+    key = bytes.fromhex(secret)
+    return hashlib.blake2b(str(position).encode("ascii"), key=key, digest_size=16).hexdigest()
+
+
+def card_commitment(position: int, card: Card, salt: str) -> str:
+    """SHA-256, in lowercase hex, of ``"{position}|{card}|{salt}"`` in ASCII (card in notation, e.g. ``7|1e|…``).
+
+    >>> card_commitment(0, DECK[0], "00" * 16) == hashlib.sha256(b"0|1e|" + b"0" * 32).hexdigest()
+    True
+    """
+    return hashlib.sha256(f"{position}|{card}|{salt}".encode("ascii")).hexdigest()
+
+
+def verify(commitment: str, proof: CardProof) -> bool:
+    """Whether ``proof`` opens ``commitment`` (the commitment published for ``proof.position``)."""
+    return card_commitment(proof.position, proof.card, proof.salt) == commitment
+
+
+@lru_cache(maxsize=512)
+def deal_commitments(order: tuple[Card, ...], secret: str) -> tuple[str, ...]:
+    """The 40 per-position commitments of a deal, in deck order (computed once per deal, then cached)."""
+    return tuple(card_commitment(k, card, _card_salt(secret, k)) for k, card in enumerate(order))
+
+
+def deal_digest(commitments: Sequence[str]) -> str:
+    """One short fingerprint of a deal: SHA-256 of its 40 commitments joined by single spaces."""
+    return hashlib.sha256(" ".join(commitments).encode("ascii")).hexdigest()
+
+
+def card_proof(order: Sequence[Card], secret: str, position: int) -> CardProof:
+    """The proof of deck position ``position``: give it only to those who may see that card."""
+    return CardProof(position, order[position], _card_salt(secret, position))
 
 
 def deck_problem(order: Sequence[Card]) -> str | None:
@@ -58,9 +120,7 @@ def deal_hands(order: Sequence[Card], players: int) -> tuple[tuple[tuple[Card, .
     return hands, order[3 * players]
 
 
-def order_for_hands(
-    hands: Sequence[Sequence[Card]], muestra: Card, rest: Sequence[Card] = ()
-) -> tuple[Card, ...]:
+def order_for_hands(hands: Sequence[Sequence[Card]], muestra: Card, rest: Sequence[Card] = ()) -> tuple[Card, ...]:
     """The deck order that deals ``hands`` (from the mano) and ``muestra``; the other cards follow, first
     those of ``rest`` in its order and then the remaining ones in deck order. For scripted deals in tests."""
     players = len(hands)

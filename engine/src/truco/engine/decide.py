@@ -26,7 +26,6 @@ from .commands import (
     SendSena,
     SkipPerros,
 )
-from .deal import commitment
 from .errors import RuleViolation
 from .events import (
     CallAccepted,
@@ -53,14 +52,13 @@ from .events import (
     WentToMazo,
 )
 from .legal import check, sings_flor, violation
-from .rules import FaltaEnvido, RuleSet
+from .rules import RuleSet
 from .state import HandState, MatchState, PendingCall, evolve
 from .tantos import envido_points, flor_points
 from .tricks import hand_winner, round_result, team_of
 from .truco_calls import value_if_declined
 
-PICO_FALTA = 6
-"""In pico a pico the falta envido is worth 6 (and contra flor al resto 6 plus the two flores) (000)."""
+PICO_FALTA = envido.PICO_FALTA
 
 
 def start_match(rules: RuleSet) -> list[Event]:
@@ -97,12 +95,13 @@ class _MatchDecided(Exception):
 class _Referee:
     """Turns one checked command into events, applying each as it is emitted."""
 
-    __slots__ = ("decided", "events", "hand", "state")
+    __slots__ = ("decided", "events", "flor_due", "hand", "state")
 
     def __init__(self, state: MatchState) -> None:
         self.state = state
         self.events: list[Event] = []
         self.decided: tuple[int, HandEnd] | None = None  # the hand's result, once known
+        self.flor_due = False  # a second team's flor was just sung: the first team answers it after the move
         # The hand in play; only a deal replaces it (see _deal). None before the first deal.
         self.hand: HandState = state.hand  # type: ignore[assignment]
 
@@ -119,9 +118,11 @@ class _Referee:
                 _OTHERS[kind](self, command)
             else:
                 seat = command.seat  # type: ignore[union-attr]
-                voided = self.hand.flor_holders and sings_flor(self.hand, seat) and self._sing(seat)
+                voided = self.hand.flor_holders and sings_flor(self.hand, seat) and self._sing(seat, command)
                 if not (voided and kind in _MAY_ANSWER_ENVIDO):  # else the flor voided what the command answered
                     move(self, command)
+                if self.flor_due:
+                    self._challenge_with_flor(seat)
         except _MatchDecided:
             pass
         return self.events
@@ -163,7 +164,6 @@ class _Referee:
                 pico=plan.pico,
                 order=command.order,
                 salt=command.salt,
-                commitment=commitment(command.order, command.salt),
             )
         )
         self.hand = self.state.hand  # type: ignore[assignment]
@@ -180,7 +180,7 @@ class _Referee:
         round_number = len(hand.results)
         self.emit(RoundEnded(round_number, winner_team, leader if winner_team is not None else None))
         if round_number == 0:
-            self._count_flores()
+            self._count_flores(round_end=True)
         winner = hand_winner(hand.results, team_of(hand.mano))
         if winner is not None:
             self._end_hand(winner, HandEnd.ROUNDS, hand.truco_value, ScoreReason.HAND)
@@ -195,6 +195,8 @@ class _Referee:
             family = pending.call.family
             if family is Family.ENVIDO:
                 self._settle_envido_accepted()
+            elif pending.call is CallKind.FLOR:  # con flor quiero: the flores are counted now
+                self._count_flores()
             elif family is Family.FLOR:
                 self._settle_flor_accepted()
         else:
@@ -215,8 +217,9 @@ class _Referee:
         hand = self.hand
         bet = hand.bet_pending
         self.emit(WentToMazo(seat))
-        # A pending envido or flor call counts as declined; a pending truco leaves the value last accepted.
-        if bet is not None:
+        # A pending envido or flor raise counts as declined; a pending truco leaves the value last accepted; a
+        # sung flor awaiting its answer is counted with the others below.
+        if bet is not None and bet.call is not CallKind.FLOR:
             self._decline(seat, bet)
         self._end_hand(1 - team_of(seat), HandEnd.MAZO, self.hand.truco_value, ScoreReason.MAZO)
 
@@ -250,23 +253,39 @@ class _Referee:
         return True
 
     def _falta(self, winner_team: int) -> int:
-        if self.hand.pico:
-            return PICO_FALTA
-        rules, scores = self.state.rules, self.state.scores
-        leader = max(scores)
-        if rules.falta_envido is FaltaEnvido.MATCH_IF_MALAS and leader < rules.buenas_from:
-            return rules.target - scores[winner_team]
-        return rules.target - leader
+        return envido.falta(self.state.rules, self.state.scores, self.hand.pico, winner_team)
 
     # --- Flor -------------------------------------------------------------------------------------------------
 
-    def _sing(self, seat: int) -> bool:
-        """Sing ``seat``'s flor; return whether that voided a pending envido."""
-        voids = self.hand.bet_pending is not None and self.hand.bet_pending.call.family is Family.ENVIDO
+    def _sing(self, seat: int, command: Command) -> bool:
+        """Sing ``seat``'s flor as it acts with ``command``; return whether that voided a pending envido.
+
+        When a rival flor was sung before and no flor bet is under way, the team that sang first owes an answer
+        (con flor quiero or a raise): noted in ``flor_due`` and asked after the command's own move, unless the
+        command raises itself ("the second singer may also raise as it sings") or goes to the mazo."""
+        hand = self.hand
+        voids = hand.bet_pending is not None and hand.bet_pending.call.family is Family.ENVIDO
+        team = team_of(seat)
+        bet = hand.bet_pending
+        self.flor_due = (
+            not hand.flor_chain
+            and (bet is None or bet.call is not CallKind.FLOR)
+            and type(command) not in _NO_FLOR_ANSWER
+            and not (isinstance(command, Call) and command.call.family is Family.FLOR)
+            and any(team_of(other) != team for other in hand.flor_sung)
+        )
         self.emit(FlorSung(seat))
         if voids:
             self.emit(EnvidoVoided())
         return voids
+
+    def _challenge_with_flor(self, seat: int) -> None:
+        """After the move of the seat that sang a second team's flor: its rivals must answer that flor."""
+        self.flor_due = False
+        hand = self.hand
+        if hand.ended or hand.flor_settled or hand.flor_chain:
+            return
+        self.emit(CallMade(seat, CallKind.FLOR))
 
     def _sing_all(self) -> None:
         for seat in self.hand.flor_holders:
@@ -280,10 +299,13 @@ class _Referee:
             key=lambda pair: pair[1],  # flor_holders is in playing order: ties go nearer the mano
         )
 
-    def _count_flores(self) -> None:
-        """Count the flores without raises (end of the first round, or of the hand)."""
+    def _count_flores(self, *, round_end: bool = False) -> None:
+        """Count the flores without raises (con flor quiero, the end of the first round, or of the hand). At the
+        end of the first round a sung flor still awaiting its answer waits for it."""
         hand = self.hand
         if hand.flor_settled or not hand.flor_holders:
+            return
+        if round_end and (self.flor_due or (hand.bet_pending is not None and hand.bet_pending.call is CallKind.FLOR)):
             return
         self._sing_all()
         teams = {team_of(seat) for seat in hand.flor_holders}
@@ -364,7 +386,7 @@ class _Referee:
         if hand.envido_winner is not None:
             shown_seats.add(hand.envido_winner[0])
         shown = tuple((seat, hand.dealt[seat]) for seat in hand.seats if seat in shown_seats)
-        self.emit(HandEnded(winner, end, hand.salt, hand.order, shown))
+        self.emit(HandEnded(winner, end, shown))
 
 
 _Handler = Callable[[_Referee, Any], None]
@@ -380,6 +402,9 @@ _MOVES: dict[type, _Handler] = {
 _MAY_ANSWER_ENVIDO = (Answer, Call)
 """When a flor sung with one of these voids the pending envido, the command (its answer) has nothing left to do:
 an envido raise or answer is absorbed, and a flor holder may not raise an envido in the first place."""
+
+_NO_FLOR_ANSWER = (GoToMazo,)
+"""A second team's flor sung with these asks no answer: the hand is conceded (the flores are counted)."""
 
 _OTHERS: dict[type, _Handler] = {
     Deal: _Referee._deal,

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from typing import Final
 
 from .calls import CallKind
+from .rules import FaltaEnvido, RuleSet
 
 STAKE: Final = {CallKind.ENVIDO: 2, CallKind.REAL_ENVIDO: 3}
 """Points each call adds when accepted; falta envido is valued by the score instead."""
@@ -17,6 +18,9 @@ STAKE: Final = {CallKind.ENVIDO: 2, CallKind.REAL_ENVIDO: 3}
 MAX_COUNT: Final = {CallKind.ENVIDO: 2, CallKind.REAL_ENVIDO: 1, CallKind.FALTA_ENVIDO: 1}
 
 ORDER: Final = (CallKind.ENVIDO, CallKind.REAL_ENVIDO, CallKind.FALTA_ENVIDO)
+
+PICO_FALTA: Final = 6
+"""In pico a pico the falta envido is worth 6 (and contra flor al resto 6 plus the two flores) (000)."""
 
 DECLINED_FIRST_CALL: Final = 1
 """A first call refused pays its caller one point."""
@@ -55,3 +59,14 @@ def declined_value(chain: Sequence[CallKind]) -> int:
     """
     before = chain[:-1]
     return chain_sum(before) if before else DECLINED_FIRST_CALL
+
+
+def falta(rules: RuleSet, scores: Sequence[int], pico: bool, team: int) -> int:
+    """The falta ``team`` takes for an accepted falta envido (or contra flor al resto): 6 in pico a pico, else
+    what the leader needs; under ``MATCH_IF_MALAS`` while the leader is en malas, what ``team`` needs."""
+    if pico:
+        return PICO_FALTA
+    leader = max(scores)
+    if rules.falta_envido is FaltaEnvido.MATCH_IF_MALAS and leader < rules.buenas_from:
+        return rules.target - scores[team]
+    return rules.target - leader

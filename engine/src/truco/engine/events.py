@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .calls import CallKind
 from .cards import Card
+from .deal import CardProof
 from .rules import RuleSet
 from .senas import Sena
 
@@ -58,10 +59,16 @@ class PerrosSkipped:
 
 @dataclass(frozen=True, slots=True)
 class HandDealt:
-    """A hand was dealt. ``order`` and ``salt`` are secret until the hand ends; ``commitment`` is public.
+    """A hand was dealt. As recorded it holds the secret ``order`` and ``salt`` (the deal's secret, from which
+    each position's salt is derived) and leaves the last four fields empty; as a seat or spectator receives
+    it (:func:`truco.engine.views.event_for`) the secrets are blank and the four fields are filled.
 
     :ivar number: 1 for the first hand of the match.
     :ivar seats: the seats that play this hand, from the mano in playing order (two in pico a pico).
+    :ivar commitments: (projection) the 40 per-position commitments, in deck order.
+    :ivar commitment: (projection) their digest, :func:`truco.engine.deal.deal_digest`.
+    :ivar muestra: (projection) the muestra's proof: the muestra is public from the deal.
+    :ivar own: (projection) the receiving seat's own three cards' proofs (empty for spectators and rivals).
     """
 
     number: int
@@ -70,7 +77,10 @@ class HandDealt:
     pico: bool
     order: tuple[Card, ...]
     salt: str
-    commitment: str
+    commitments: tuple[str, ...] = ()
+    commitment: str = ""
+    muestra: CardProof | None = None
+    own: tuple[CardProof, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,8 +90,11 @@ class FlorSung:
 
 @dataclass(frozen=True, slots=True)
 class CardPlayed:
+    """A card was played. ``proof`` (its position and salt) is filled in what seats and spectators receive."""
+
     seat: int
     card: Card
+    proof: CardProof | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,17 +176,17 @@ class PointsScored:
 
 @dataclass(frozen=True, slots=True)
 class HandEnded:
-    """The hand ended. What the rules reveal is revealed here: the salt (so the commitment can be checked
-    against the deck order of the ``HandDealt`` event) and the cards of the envido and flor winners.
+    """The hand ended. What the rules reveal is revealed here: the cards of the envido and flor winners. No
+    other card is revealed: cards never played or shown stay sealed for ever.
 
     :ivar shown: (seat, its three cards) for each seat whose cards the rules show.
+    :ivar proofs: (projection) the proofs of the shown cards, filled in what seats and spectators receive.
     """
 
     winner_team: int | None
     end: HandEnd
-    salt: str
-    order: tuple[Card, ...]
     shown: tuple[tuple[int, tuple[Card, ...]], ...]
+    proofs: tuple[CardProof, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -123,8 +123,8 @@ class _Commands:
     def __init__(self, seats: int) -> None:
         self.play = [{card: PlayCard(seat, card) for card in DECK} for seat in range(seats)]
         self.call = [{kind: Call(seat, kind) for kind in CallKind} for seat in range(seats)]
-        self.accept = [Answer(seat, True) for seat in range(seats)]
-        self.decline = [Answer(seat, False) for seat in range(seats)]
+        self.accept = [{kind: Answer(seat, True, kind) for kind in CallKind} for seat in range(seats)]
+        self.decline = [{kind: Answer(seat, False, kind) for kind in CallKind} for seat in range(seats)]
         self.mazo = [GoToMazo(seat) for seat in range(seats)]
         self.sena = [{sena: SendSena(seat, sena) for sena in Sena} for seat in range(seats)]
         self.perros: list[list[SeatCommand]] = [[CallPerros(seat), SkipPerros(seat)] for seat in range(seats)]
@@ -179,8 +179,9 @@ def _add_turn_actions(actions: list[SeatCommand], hand: HandState, seat: int) ->
 
 
 def _add_answer_actions(actions: list[SeatCommand], hand: HandState, seat: int, pending: PendingCall) -> None:
-    actions.append(_COMMANDS.accept[seat])
-    actions.append(_COMMANDS.decline[seat])
+    actions.append(_COMMANDS.accept[seat][pending.call])
+    if pending.call is not CallKind.FLOR:  # a sung flor is answered with con flor quiero or a raise
+        actions.append(_COMMANDS.decline[seat][pending.call])
     calls = _COMMANDS.call[seat]
     family = pending.call.family
     if family is Family.TRUCO:
@@ -263,7 +264,7 @@ def violation(state: MatchState, command: Command) -> Violation | None:
 _FIELD_TYPES: dict[type, tuple[tuple[str, type], ...]] = {
     PlayCard: (("card", Card),),
     Call: (("call", CallKind),),
-    Answer: (("accept", bool),),
+    Answer: (("accept", bool),),  # and an optional call, checked below
     GoToMazo: (),
     SendSena: (("sena", Sena),),
     CallPerros: (),
@@ -283,13 +284,20 @@ def _check_well_formed(command: object) -> None:
     for name, kind in fields:
         if not isinstance(getattr(command, name), kind):
             raise InvalidCommand(Reason.INVALID_COMMAND, f"{type(command).__name__}.{name} must be a {kind.__name__}")
+    if type(command) is Answer and command.call is not None and not isinstance(command.call, CallKind):
+        raise InvalidCommand(Reason.INVALID_COMMAND, "Answer.call must be a CallKind or None")
 
 
 def _answer_violation(state: MatchState, hand: HandState, seat: int, command: Answer) -> Violation | None:
-    if hand.pending is None:
+    pending = hand.pending
+    if pending is None:
         return Reason.NO_CALL_PENDING, "there is no call to answer"
     if answers_pending(hand, seat) is None:
         return Reason.ANSWER_NOT_YOURS, "your team made this call: the rivals answer it"
+    if command.call is not None and command.call is not pending.call:
+        return Reason.CALL_MISMATCH, f"the call to answer is the {pending.call.spoken}, not the {command.call.spoken}"
+    if pending.call is CallKind.FLOR and not command.accept:
+        return Reason.FLOR_RAISE_INVALID, "a rival flor is answered with con flor quiero or a raise, not declined"
     return None
 
 
@@ -320,6 +328,8 @@ def _play_violation(state: MatchState, hand: HandState, seat: int, command: Play
 
 def _call_violation(state: MatchState, hand: HandState, seat: int, command: Call) -> Violation | None:
     call = command.call
+    if call is CallKind.FLOR:
+        return Reason.FLOR_RAISE_INVALID, "a flor is sung by itself, at its holder's first action: not a call"
     family = call.family
     if family is Family.TRUCO:
         return _truco_violation(hand, seat, call)
@@ -370,6 +380,8 @@ def _envido_violation(hand: HandState, seat: int, call: CallKind) -> Violation |
     if bet is not None:
         return Reason.CALL_PENDING, f"the {bet.call.spoken} must be answered first"
     if not envido_open_for(hand, seat):
+        if hand.truco_owner is not None and not hand.envido_chain:
+            return Reason.ENVIDO_CLOSED, "a truco was accepted: the envido is closed for this hand"
         return Reason.ENVIDO_CLOSED, (
             "the envido is called in the first round, before one's card, once a hand, and never with flor"
         )

@@ -27,6 +27,7 @@ from .events import (
     FlorSettled,
     FlorSung,
     HandDealt,
+    HandEnd,
     HandEnded,
     MatchEnded,
     MatchStarted,
@@ -35,6 +36,7 @@ from .events import (
     PerrosSkipped,
     PointsScored,
     RoundEnded,
+    ScoreReason,
     SeatLeft,
     SeatResumed,
     SenaSent,
@@ -80,9 +82,8 @@ class HandState:
     seats: tuple[int, ...]
     pico: bool
     muestra: Card
-    order: tuple[Card, ...]  # secret until the hand ends
-    salt: str  # secret until the hand ends
-    commitment: str
+    order: tuple[Card, ...]  # secret: only proofs of public cards ever leave (views.py)
+    salt: str  # secret: the deal's secret, from which each position's salt is derived
     dealt: dict[int, tuple[Card, ...]]  # secret: each seat's three cards
     flor_holders: tuple[int, ...]  # secret until sung: seats whose hand has flor (rule set with flor)
     unplayed: dict[int, list[Card]] = field(default_factory=dict)
@@ -108,7 +109,9 @@ class HandState:
     perros_answered: bool = False
     senas: list[tuple[int, Sena]] = field(default_factory=list)
     points: list[int] = field(default_factory=lambda: [0, 0])
+    scored: list[tuple[int, int, ScoreReason]] = field(default_factory=list)  # (team, points, reason)
     ended: bool = False
+    end: HandEnd | None = None
     winner_team: int | None = None
     shown: tuple[tuple[int, tuple[Card, ...]], ...] = ()
 
@@ -137,6 +140,7 @@ class HandState:
         twin.flor_chain = self.flor_chain.copy()
         twin.senas = self.senas.copy()
         twin.points = self.points.copy()
+        twin.scored = self.scored.copy()
         return twin
 
 
@@ -153,6 +157,7 @@ class MatchState:
     perros_by: int | None = None  # perros called for the next deal
     hands_dealt: int = 0
     hand: HandState | None = None
+    last_hand: HandState | None = None  # the last ended hand, until the next hand's first action (never mutated)
     winner: int | None = None
     away: frozenset[int] = frozenset()  # seats a bot plays for their player (clock ran out, or the player left)
 
@@ -225,7 +230,6 @@ def _hand_dealt(state: MatchState, event: HandDealt) -> None:
         muestra=muestra,
         order=event.order,
         salt=event.salt,
-        commitment=event.commitment,
         dealt=dealt,
         flor_holders=tuple(s for s in event.seats if flor and has_flor(dealt[s], muestra)),
         unplayed={seat: list(cards) for seat, cards in dealt.items()},
@@ -245,12 +249,14 @@ def _hand(state: MatchState) -> HandState:
 
 
 def _flor_sung(state: MatchState, event: FlorSung) -> None:
+    state.last_hand = None
     hand = _hand(state)
     hand.flor_sung.append(event.seat)
     hand.envido_closed = True
 
 
 def _card_played(state: MatchState, event: CardPlayed) -> None:
+    state.last_hand = None
     hand = _hand(state)
     hand.acted.add(event.seat)
     hand.unplayed[event.seat].remove(event.card)
@@ -273,6 +279,7 @@ def _round_ended(state: MatchState, event: RoundEnded) -> None:
 
 
 def _call_made(state: MatchState, event: CallMade) -> None:
+    state.last_hand = None
     hand = _hand(state)
     hand.acted.add(event.seat)
     family = event.call.family
@@ -283,22 +290,26 @@ def _call_made(state: MatchState, event: CallMade) -> None:
         hand.envido_chain.append(event.call)
         hand.bet_pending = pending
     else:
-        hand.flor_chain.append(event.call)
+        if event.call is not CallKind.FLOR:  # a sung flor awaits its answer but is no raise of the chain
+            hand.flor_chain.append(event.call)
         hand.bet_pending = pending
 
 
 def _call_accepted(state: MatchState, event: CallAccepted) -> None:
+    state.last_hand = None
     hand = _hand(state)
     hand.acted.add(event.seat)
     if event.call.family is Family.TRUCO:
         hand.truco_value = VALUE_IF_ACCEPTED[event.call]
         hand.truco_owner = team_of(event.seat)
         hand.truco_pending = None
+        hand.envido_closed = True  # once a truco is accepted the envido is closed for the hand
     else:
         hand.bet_pending = None
 
 
 def _call_declined(state: MatchState, event: CallDeclined) -> None:
+    state.last_hand = None
     hand = _hand(state)
     hand.acted.add(event.seat)
     if event.call.family is Family.TRUCO:
@@ -333,6 +344,7 @@ def _flor_settled(state: MatchState, event: FlorSettled) -> None:
 
 
 def _perros_answered(state: MatchState, event: PerrosAnswered) -> None:
+    state.last_hand = None
     hand = _hand(state)
     hand.perros_answered = True
     hand.envido_closed = True
@@ -347,6 +359,7 @@ def _perros_answered(state: MatchState, event: PerrosAnswered) -> None:
 
 
 def _went_to_mazo(state: MatchState, event: WentToMazo) -> None:
+    state.last_hand = None
     hand = _hand(state)
     hand.acted.add(event.seat)
     hand.truco_pending = None
@@ -359,17 +372,21 @@ def _sena_sent(state: MatchState, event: SenaSent) -> None:
 
 def _points_scored(state: MatchState, event: PointsScored) -> None:
     state.scores[event.team] += event.points
-    if state.hand is not None and not state.hand.ended:
-        state.hand.points[event.team] += event.points
+    hand = state.hand
+    if hand is not None and not hand.ended:
+        hand.points[event.team] += event.points
+        hand.scored.append((event.team, event.points, event.reason))
 
 
 def _hand_ended(state: MatchState, event: HandEnded) -> None:
     hand = _hand(state)
     hand.ended = True
+    hand.end = event.end
     hand.winner_team = event.winner_team
     hand.shown = event.shown
     hand.truco_pending = None
     hand.bet_pending = None
+    state.last_hand = hand
     assert state.plan is not None
     if max(state.scores) < state.rules.target:
         state.plan = next_hand(state.rules, state.plan, (state.scores[0], state.scores[1]))

@@ -73,7 +73,7 @@ def play_match(rules: RuleSet, bots: Sequence[Bot], rng: random.Random) -> Match
         else:
             seat = waiting[0] if len(waiting) == 1 else rng.choice(waiting)
             actions = legal_actions(state, seat)
-            choice = bots[seat].choose(actions, partial(seat_view, state, seat), rng)
+            choice = bots[seat].choose(actions, partial(seat_view, state, seat, proofs=False), rng)
             events = execute(state, choice)
             result.actions += 1
             if result.actions > MAX_ACTIONS_PER_MATCH:

@@ -41,9 +41,14 @@ from .reasons import ServiceFailure, ServiceReason
 from .referee import FixedDeal, Setup
 from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord
 
-EVENT_SCHEMA = 1
+EVENT_SCHEMA = 2
 """Version of the stored event encoding. Bump it when an event's meaning changes, and teach decode_event the
-old one: stored matches must replay forever."""
+old one: stored matches must replay forever.
+
+- 0: the bare message of the event's kind.
+- 1: the ``Event`` envelope; the whole-deck commitment, and ``HandEnded`` revealed the deal's order and salt.
+- 2: per-card commitments (derived from the recorded order and secret when projected); ``HandEnded`` reveals
+  nothing but the shown hands."""
 
 
 # --- Stored events -----------------------------------------------------------------------------------------------
@@ -73,7 +78,22 @@ def _upcast_schema0(kind: str, payload: bytes) -> bytes:
     return envelope.SerializeToString()
 
 
-_UPCASTERS: dict[int, Callable[[str, bytes], bytes]] = {0: _upcast_schema0}
+def _upcast_schema1(kind: str, payload: bytes) -> bytes:
+    """Schema 1 -> 2. Schema 1's ``HandDealt.commitment`` hashed the whole deck and its ``HandEnded`` revealed
+    the deal's order and salt to everyone: both are dropped, so a replayed old match follows the per-card scheme
+    (its commitments recomputed from the recorded order and secret) and reveals no card the rules keep hidden."""
+    if kind not in ("HandDealt", "HandEnded"):
+        return payload
+    envelope = events_pb2.Event.FromString(payload)
+    if kind == "HandDealt":
+        envelope.hand_dealt.ClearField("commitment")
+    else:
+        envelope.hand_ended.ClearField("order")
+        envelope.hand_ended.ClearField("salt")
+    return envelope.SerializeToString()
+
+
+_UPCASTERS: dict[int, Callable[[str, bytes], bytes]] = {0: _upcast_schema0, 1: _upcast_schema1}
 """For each old schema, the function that rewrites a payload of that schema into the next one."""
 
 
@@ -133,7 +153,17 @@ def setup_from_pb(request: game_service_pb2.CreateGameRequest) -> Setup:
         bots[bot.seat] = BOT_KINDS[bot.kind]
     deals: list[FixedDeal] = []
     for index, deal in enumerate(request.fixed_deals):
-        hands = tuple(cards_from_pb(h.cards, f"fixed_deals[{index}] card") for h in deal.hands)
+        if deal.hands and deal.seat_hands:
+            raise ServiceFailure(
+                ServiceReason.INVALID_DEAL, f"fixed_deals[{index}]: give the hands from the mano or by seat, not both"
+            )
+        listed = deal.seat_hands or deal.hands
+        hands = tuple(cards_from_pb(h.cards, f"fixed_deals[{index}] card") for h in listed)
+        seats = tuple(h.seat for h in deal.seat_hands)
+        if len(set(seats)) != len(seats) or not all(0 <= seat < rules.players for seat in seats):
+            raise ServiceFailure(
+                ServiceReason.INVALID_DEAL, f"fixed_deals[{index}]: each seat_hands seat once, 0 to {rules.players - 1}"
+            )
         muestra = card_from_pb(deal.muestra, f"fixed_deals[{index}].muestra")
         cards = [card for hand in hands for card in hand] + [muestra]
         if len(hands) not in (2, rules.players) or any(len(hand) != 3 for hand in hands):
@@ -142,7 +172,7 @@ def setup_from_pb(request: game_service_pb2.CreateGameRequest) -> Setup:
             )
         if len(set(cards)) != len(cards):
             raise ServiceFailure(ServiceReason.INVALID_DEAL, f"fixed_deals[{index}]: a card appears twice")
-        deals.append((hands, muestra))
+        deals.append((hands, muestra, seats))
     clock = clock_settings_from_pb(request.clock) if request.HasField("clock") else None
     return Setup(rules, bots, tuple(deals), clock)
 
@@ -154,10 +184,14 @@ def setup_to_bytes(setup: Setup) -> bytes:
         bots=[game_service_pb2.BotSeat(seat=s, kind=BOT_KINDS_PB[k]) for s, k in sorted(setup.bots.items())],
         fixed_deals=[
             game_service_pb2.FixedDeal(
-                hands=[game_service_pb2.DealtHand(cards=cards_to_pb(h)) for h in hands],
+                hands=[] if seats else [game_service_pb2.DealtHand(cards=cards_to_pb(h)) for h in hands],
+                seat_hands=[
+                    game_service_pb2.SeatHand(seat=seat, cards=cards_to_pb(h))
+                    for seat, h in zip(seats, hands if seats else (), strict=True)
+                ],
                 muestra=card_to_pb(muestra),
             )
-            for hands, muestra in setup.fixed_deals
+            for hands, muestra, seats in setup.fixed_deals
         ],
     )
     if setup.clock is not None:
@@ -213,15 +247,16 @@ def events_to_pb(events: Sequence[tuple[ev.Event, int]]) -> list[events_pb2.Even
 def submit_reply_to_pb(
     game_id: str,
     seat: int,
-    version_before: int,
+    before: MatchState,
     events: Sequence[ev.Event],
     state: MatchState,
     clocks: Clocks = NO_CLOCKS,
 ) -> game_service_pb2.SubmitCommandResponse:
-    """The answer to ``seat``'s move: the events it caused as that seat may see them and its view after them."""
+    """The answer to ``seat``'s move from ``before``: the events it caused as that seat may see them (played
+    cards with their proofs) and its view after them."""
     return game_service_pb2.SubmitCommandResponse(
         version=state.version,
-        events=events_to_pb(events_for(events, seat, version_before)),
+        events=events_to_pb(events_for(events, seat, before.version, before.hand)),
         view=seat_view_to_pb(seat_view(state, seat), NAME_PREFIX + game_id, clocks),
     )
 
@@ -229,13 +264,13 @@ def submit_reply_to_pb(
 def submit_reply(
     game_id: str,
     seat: int,
-    version_before: int,
+    before: MatchState,
     events: Sequence[ev.Event],
     state: MatchState,
     clocks: Clocks = NO_CLOCKS,
 ) -> bytes:
     """:func:`submit_reply_to_pb`, serialized: the Games' ``encode_reply``, stored with the move for replays."""
-    return submit_reply_to_pb(game_id, seat, version_before, events, state, clocks).SerializeToString()
+    return submit_reply_to_pb(game_id, seat, before, events, state, clocks).SerializeToString()
 
 
 # --- Views with the clocks ---------------------------------------------------------------------------------------

@@ -116,8 +116,8 @@ class Watched:
     """The game's clocks, on the latest event of what was stored (earlier events carry none)."""
 
 
-ReplyEncoder = Callable[[str, int, int, Sequence[ev.Event], MatchState, Clocks], bytes]
-"""The transport's encoding of the answer to a move: (game id, seat, version before, events, state after, the
+ReplyEncoder = Callable[[str, int, MatchState, Sequence[ev.Event], MatchState, Clocks], bytes]
+"""The transport's encoding of the answer to a move: (game id, seat, state before, events, state after, the
 clocks after)."""
 
 
@@ -376,7 +376,7 @@ class Games:
             at = now_us()
             book, deadline = await self._book_after(game_id, snapshot, at, events, state)
             clocks = book.clocks(state, snapshot.setup.clock, self._joined.get(game_id, {}))
-            reply = self.encode_reply(game_id, seat, version_before, events, state, clocks)
+            reply = self.encode_reply(game_id, seat, snapshot.state, events, state, clocks)
             try:
                 result = await self._append(game_id, snapshot.seq, events, scoped_id, reply, state, at, deadline)
             except VersionConflict:
@@ -457,7 +457,7 @@ class Games:
             for event in snapshot.events[sent:]:
                 evolve(state, event)
                 sent += 1
-                visible = event_for(event, seat)
+                visible = event_for(event, seat, state.hand)  # the hand the event belongs to: proofs
                 # A seña keeps the version of the event before it, so a resumed watch does not repeat one stored
                 # before it started; one sent while it runs is new, whatever its version.
                 if visible is None or (sent <= stored_at_start and state.version <= after_version):

@@ -37,8 +37,9 @@ AUTOMATIC_MOVES_PER_STEP = 48
 autoplayer. A match between bots only is played in such steps, never inside one request."""
 
 Hand = tuple[Card, ...]
-FixedDeal = tuple[tuple[Hand, ...], Card]
-"""A scripted deal: the hands from the mano on (two in a pico a pico hand, or one per player) and the muestra."""
+FixedDeal = tuple[tuple[Hand, ...], Card, tuple[int, ...]]
+"""A scripted deal: the hands (two in a pico a pico hand, or one per player), the muestra, and the seats the
+hands belong to, in the same order (empty: the hands are listed from the mano on)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,7 +78,7 @@ def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.
             break  # a human may act: bots never answer for a team in which a human can
         seat = waiting[0]
         choice: SeatCommand = make_bot(bots[seat]).choose(
-            legal_actions(state, seat), partial(seat_view, state, seat), rng
+            legal_actions(state, seat), partial(seat_view, state, seat, proofs=False), rng
         )
         out += execute(state, choice)
         moves += 1
@@ -101,7 +102,11 @@ def deal(state: MatchState, setup: Setup) -> Deal:
     number = state.hands_dealt
     plan = state.plan
     if number < len(setup.fixed_deals) and plan is not None:
-        hands, muestra = setup.fixed_deals[number]
+        hands, muestra, seats = setup.fixed_deals[number]
+        if seats and set(seats) == set(plan.seats):  # named by seat: put them in playing order, from the mano
+            hands = tuple(hands[seats.index(seat)] for seat in plan.seats)
+        elif seats:
+            hands = ()  # not this hand's seats: deal at random
         if len(hands) == len(plan.seats):
             order = list(order_for_hands(hands, muestra, rest=order))
     return Deal(tuple(order), secrets.token_hex(16))

@@ -85,12 +85,12 @@ class HeuristicBot:
             raise_ = self._bet(actions, envido, flor)
             if raise_ is not None and envido is not None and envido >= ENVIDO_CALL[CallKind.REAL_ENVIDO]:
                 return raise_
-            return Answer(actions[0].seat, envido is not None and envido >= ENVIDO_ACCEPT)
+            return _answer_of(actions, envido is not None and envido >= ENVIDO_ACCEPT)
         if family is Family.FLOR:
             raise_ = _call_of(actions, Family.FLOR)
             if raise_ is not None and flor is not None and flor >= FLOR_RAISE[raise_.call]:
                 return raise_
-            return Answer(actions[0].seat, flor is not None and flor >= FLOR_ACCEPT)
+            return _answer_of(actions, call is CallKind.FLOR or (flor is not None and flor >= FLOR_ACCEPT))
         if envido is not None and envido >= ENVIDO_CALL[CallKind.ENVIDO]:
             primero = _call_of(actions, Family.ENVIDO)
             if primero is not None:
@@ -98,7 +98,7 @@ class HeuristicBot:
         raise_ = _call_of(actions, Family.TRUCO)
         if raise_ is not None and strong >= 3:
             return raise_
-        return Answer(actions[0].seat, strong >= 1)
+        return _answer_of(actions, strong >= 1)
 
     def _bet(self, actions: Sequence[SeatCommand], envido: int | None, flor: int | None) -> Call | None:
         calls = {a.call: a for a in actions if isinstance(a, Call)}
@@ -147,3 +147,10 @@ def _call_of(actions: Sequence[SeatCommand], family: Family) -> Call | None:
         if isinstance(action, Call) and action.call.family is family:
             return action
     return None
+
+
+def _answer_of(actions: Sequence[SeatCommand], accept: bool) -> SeatCommand:
+    """The legal answer (quiero if ``accept``, else no quiero), naming the call it answers; quiero when no
+    quiero is not allowed (a sung flor is not declined)."""
+    answers = [a for a in actions if isinstance(a, Answer)]
+    return next((a for a in answers if a.accept == accept), answers[0])

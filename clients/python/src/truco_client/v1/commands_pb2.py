@@ -25,33 +25,33 @@ _sym_db = _symbol_database.Default()
 from . import cards_pb2 as truco_dot_v1_dot_cards__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17truco/v1/commands.proto\x12\x08truco.v1\x1a\x14truco/v1/cards.proto\"(\n\x08PlayCard\x12\x1c\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Card\",\n\x08MakeCall\x12 \n\x04\x63\x61ll\x18\x01 \x01(\x0e\x32\x12.truco.v1.CallKind\"\x18\n\x06\x41nswer\x12\x0e\n\x06\x61\x63\x63\x65pt\x18\x01 \x01(\x08\"\n\n\x08GoToMazo\"(\n\x08SendSena\x12\x1c\n\x04sena\x18\x01 \x01(\x0e\x32\x0e.truco.v1.Sena\"\x0c\n\nCallPerros\"\x0c\n\nSkipPerros\";\n\x0c\x41nswerPerros\x12\x15\n\raccept_envido\x18\x01 \x01(\x08\x12\x14\n\x0c\x61\x63\x63\x65pt_truco\x18\x02 \x01(\x08\"\xe0\x02\n\x07\x43ommand\x12\'\n\tplay_card\x18\x01 \x01(\x0b\x32\x12.truco.v1.PlayCardH\x00\x12\"\n\x04\x63\x61ll\x18\x02 \x01(\x0b\x32\x12.truco.v1.MakeCallH\x00\x12\"\n\x06\x61nswer\x18\x03 \x01(\x0b\x32\x10.truco.v1.AnswerH\x00\x12(\n\ngo_to_mazo\x18\x04 \x01(\x0b\x32\x12.truco.v1.GoToMazoH\x00\x12\'\n\tsend_sena\x18\x05 \x01(\x0b\x32\x12.truco.v1.SendSenaH\x00\x12+\n\x0b\x63\x61ll_perros\x18\x06 \x01(\x0b\x32\x14.truco.v1.CallPerrosH\x00\x12+\n\x0bskip_perros\x18\x07 \x01(\x0b\x32\x14.truco.v1.SkipPerrosH\x00\x12/\n\ranswer_perros\x18\x08 \x01(\x0b\x32\x16.truco.v1.AnswerPerrosH\x00\x42\x06\n\x04kind*\x97\x02\n\x08\x43\x61llKind\x12\x19\n\x15\x43\x41LL_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43\x41LL_KIND_TRUCO\x10\x01\x12\x15\n\x11\x43\x41LL_KIND_RETRUCO\x10\x02\x12\x19\n\x15\x43\x41LL_KIND_VALE_CUATRO\x10\x03\x12\x14\n\x10\x43\x41LL_KIND_ENVIDO\x10\x04\x12\x19\n\x15\x43\x41LL_KIND_REAL_ENVIDO\x10\x05\x12\x1a\n\x16\x43\x41LL_KIND_FALTA_ENVIDO\x10\x06\x12\x1d\n\x19\x43\x41LL_KIND_CON_FLOR_ENVIDO\x10\x07\x12\x19\n\x15\x43\x41LL_KIND_CONTRA_FLOR\x10\x08\x12\"\n\x1e\x43\x41LL_KIND_CONTRA_FLOR_AL_RESTO\x10\t*\xf2\x01\n\x04Sena\x12\x14\n\x10SENA_UNSPECIFIED\x10\x00\x12\x10\n\x0cSENA_PIEZA_2\x10\x01\x12\x10\n\x0cSENA_PIEZA_4\x10\x02\x12\x10\n\x0cSENA_PIEZA_5\x10\x03\x12\x11\n\rSENA_PIEZA_11\x10\x04\x12\x11\n\rSENA_PIEZA_10\x10\x05\x12\x0f\n\x0bSENA_MATA_1\x10\x06\x12\x0f\n\x0bSENA_MATA_7\x10\x07\x12\x10\n\x0cSENA_CHICA_3\x10\x08\x12\x10\n\x0cSENA_CHICA_2\x10\t\x12\x10\n\x0cSENA_CHICA_1\x10\n\x12\x0f\n\x0bSENA_NEGRAS\x10\x0b\x12\x0f\n\x0bSENA_ENVIDO\x10\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17truco/v1/commands.proto\x12\x08truco.v1\x1a\x14truco/v1/cards.proto\"(\n\x08PlayCard\x12\x1c\n\x04\x63\x61rd\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Card\",\n\x08MakeCall\x12 \n\x04\x63\x61ll\x18\x01 \x01(\x0e\x32\x12.truco.v1.CallKind\":\n\x06\x41nswer\x12\x0e\n\x06\x61\x63\x63\x65pt\x18\x01 \x01(\x08\x12 \n\x04\x63\x61ll\x18\x02 \x01(\x0e\x32\x12.truco.v1.CallKind\"\n\n\x08GoToMazo\"(\n\x08SendSena\x12\x1c\n\x04sena\x18\x01 \x01(\x0e\x32\x0e.truco.v1.Sena\"\x0c\n\nCallPerros\"\x0c\n\nSkipPerros\";\n\x0c\x41nswerPerros\x12\x15\n\raccept_envido\x18\x01 \x01(\x08\x12\x14\n\x0c\x61\x63\x63\x65pt_truco\x18\x02 \x01(\x08\"\xe0\x02\n\x07\x43ommand\x12\'\n\tplay_card\x18\x01 \x01(\x0b\x32\x12.truco.v1.PlayCardH\x00\x12\"\n\x04\x63\x61ll\x18\x02 \x01(\x0b\x32\x12.truco.v1.MakeCallH\x00\x12\"\n\x06\x61nswer\x18\x03 \x01(\x0b\x32\x10.truco.v1.AnswerH\x00\x12(\n\ngo_to_mazo\x18\x04 \x01(\x0b\x32\x12.truco.v1.GoToMazoH\x00\x12\'\n\tsend_sena\x18\x05 \x01(\x0b\x32\x12.truco.v1.SendSenaH\x00\x12+\n\x0b\x63\x61ll_perros\x18\x06 \x01(\x0b\x32\x14.truco.v1.CallPerrosH\x00\x12+\n\x0bskip_perros\x18\x07 \x01(\x0b\x32\x14.truco.v1.SkipPerrosH\x00\x12/\n\ranswer_perros\x18\x08 \x01(\x0b\x32\x16.truco.v1.AnswerPerrosH\x00\x42\x06\n\x04kind*\xab\x02\n\x08\x43\x61llKind\x12\x19\n\x15\x43\x41LL_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x43\x41LL_KIND_TRUCO\x10\x01\x12\x15\n\x11\x43\x41LL_KIND_RETRUCO\x10\x02\x12\x19\n\x15\x43\x41LL_KIND_VALE_CUATRO\x10\x03\x12\x14\n\x10\x43\x41LL_KIND_ENVIDO\x10\x04\x12\x19\n\x15\x43\x41LL_KIND_REAL_ENVIDO\x10\x05\x12\x1a\n\x16\x43\x41LL_KIND_FALTA_ENVIDO\x10\x06\x12\x1d\n\x19\x43\x41LL_KIND_CON_FLOR_ENVIDO\x10\x07\x12\x19\n\x15\x43\x41LL_KIND_CONTRA_FLOR\x10\x08\x12\"\n\x1e\x43\x41LL_KIND_CONTRA_FLOR_AL_RESTO\x10\t\x12\x12\n\x0e\x43\x41LL_KIND_FLOR\x10\n*\xf2\x01\n\x04Sena\x12\x14\n\x10SENA_UNSPECIFIED\x10\x00\x12\x10\n\x0cSENA_PIEZA_2\x10\x01\x12\x10\n\x0cSENA_PIEZA_4\x10\x02\x12\x10\n\x0cSENA_PIEZA_5\x10\x03\x12\x11\n\rSENA_PIEZA_11\x10\x04\x12\x11\n\rSENA_PIEZA_10\x10\x05\x12\x0f\n\x0bSENA_MATA_1\x10\x06\x12\x0f\n\x0bSENA_MATA_7\x10\x07\x12\x10\n\x0cSENA_CHICA_3\x10\x08\x12\x10\n\x0cSENA_CHICA_2\x10\t\x12\x10\n\x0cSENA_CHICA_1\x10\n\x12\x0f\n\x0bSENA_NEGRAS\x10\x0b\x12\x0f\n\x0bSENA_ENVIDO\x10\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'truco.v1.commands_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CALLKIND']._serialized_start=672
-  _globals['_CALLKIND']._serialized_end=951
-  _globals['_SENA']._serialized_start=954
-  _globals['_SENA']._serialized_end=1196
+  _globals['_CALLKIND']._serialized_start=706
+  _globals['_CALLKIND']._serialized_end=1005
+  _globals['_SENA']._serialized_start=1008
+  _globals['_SENA']._serialized_end=1250
   _globals['_PLAYCARD']._serialized_start=59
   _globals['_PLAYCARD']._serialized_end=99
   _globals['_MAKECALL']._serialized_start=101
   _globals['_MAKECALL']._serialized_end=145
   _globals['_ANSWER']._serialized_start=147
-  _globals['_ANSWER']._serialized_end=171
-  _globals['_GOTOMAZO']._serialized_start=173
-  _globals['_GOTOMAZO']._serialized_end=183
-  _globals['_SENDSENA']._serialized_start=185
-  _globals['_SENDSENA']._serialized_end=225
-  _globals['_CALLPERROS']._serialized_start=227
-  _globals['_CALLPERROS']._serialized_end=239
-  _globals['_SKIPPERROS']._serialized_start=241
-  _globals['_SKIPPERROS']._serialized_end=253
-  _globals['_ANSWERPERROS']._serialized_start=255
-  _globals['_ANSWERPERROS']._serialized_end=314
-  _globals['_COMMAND']._serialized_start=317
-  _globals['_COMMAND']._serialized_end=669
+  _globals['_ANSWER']._serialized_end=205
+  _globals['_GOTOMAZO']._serialized_start=207
+  _globals['_GOTOMAZO']._serialized_end=217
+  _globals['_SENDSENA']._serialized_start=219
+  _globals['_SENDSENA']._serialized_end=259
+  _globals['_CALLPERROS']._serialized_start=261
+  _globals['_CALLPERROS']._serialized_end=273
+  _globals['_SKIPPERROS']._serialized_start=275
+  _globals['_SKIPPERROS']._serialized_end=287
+  _globals['_ANSWERPERROS']._serialized_start=289
+  _globals['_ANSWERPERROS']._serialized_end=348
+  _globals['_COMMAND']._serialized_start=351
+  _globals['_COMMAND']._serialized_end=703
 # @@protoc_insertion_point(module_scope)

@@ -19,6 +19,7 @@ class CallKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     CALL_KIND_CON_FLOR_ENVIDO: _ClassVar[CallKind]
     CALL_KIND_CONTRA_FLOR: _ClassVar[CallKind]
     CALL_KIND_CONTRA_FLOR_AL_RESTO: _ClassVar[CallKind]
+    CALL_KIND_FLOR: _ClassVar[CallKind]
 
 class Sena(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
@@ -45,6 +46,7 @@ CALL_KIND_FALTA_ENVIDO: CallKind
 CALL_KIND_CON_FLOR_ENVIDO: CallKind
 CALL_KIND_CONTRA_FLOR: CallKind
 CALL_KIND_CONTRA_FLOR_AL_RESTO: CallKind
+CALL_KIND_FLOR: CallKind
 SENA_UNSPECIFIED: Sena
 SENA_PIEZA_2: Sena
 SENA_PIEZA_4: Sena
@@ -72,10 +74,12 @@ class MakeCall(_message.Message):
     def __init__(self, call: _Optional[_Union[CallKind, str]] = ...) -> None: ...
 
 class Answer(_message.Message):
-    __slots__ = ("accept",)
+    __slots__ = ("accept", "call")
     ACCEPT_FIELD_NUMBER: _ClassVar[int]
+    CALL_FIELD_NUMBER: _ClassVar[int]
     accept: bool
-    def __init__(self, accept: _Optional[bool] = ...) -> None: ...
+    call: CallKind
+    def __init__(self, accept: _Optional[bool] = ..., call: _Optional[_Union[CallKind, str]] = ...) -> None: ...
 
 class GoToMazo(_message.Message):
     __slots__ = ()

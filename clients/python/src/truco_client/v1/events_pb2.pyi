@@ -64,8 +64,18 @@ class PerrosSkipped(_message.Message):
     seat: int
     def __init__(self, seat: _Optional[int] = ...) -> None: ...
 
+class CardProof(_message.Message):
+    __slots__ = ("position", "card", "salt")
+    POSITION_FIELD_NUMBER: _ClassVar[int]
+    CARD_FIELD_NUMBER: _ClassVar[int]
+    SALT_FIELD_NUMBER: _ClassVar[int]
+    position: int
+    card: _cards_pb2.Card
+    salt: str
+    def __init__(self, position: _Optional[int] = ..., card: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ..., salt: _Optional[str] = ...) -> None: ...
+
 class HandDealt(_message.Message):
-    __slots__ = ("number", "dealer", "seats", "pico", "order", "salt", "commitment")
+    __slots__ = ("number", "dealer", "seats", "pico", "order", "salt", "commitment", "commitments", "muestra", "own")
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
@@ -73,6 +83,9 @@ class HandDealt(_message.Message):
     ORDER_FIELD_NUMBER: _ClassVar[int]
     SALT_FIELD_NUMBER: _ClassVar[int]
     COMMITMENT_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENTS_FIELD_NUMBER: _ClassVar[int]
+    MUESTRA_FIELD_NUMBER: _ClassVar[int]
+    OWN_FIELD_NUMBER: _ClassVar[int]
     number: int
     dealer: int
     seats: _containers.RepeatedScalarFieldContainer[int]
@@ -80,7 +93,10 @@ class HandDealt(_message.Message):
     order: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]
     salt: str
     commitment: str
-    def __init__(self, number: _Optional[int] = ..., dealer: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., pico: _Optional[bool] = ..., order: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., salt: _Optional[str] = ..., commitment: _Optional[str] = ...) -> None: ...
+    commitments: _containers.RepeatedScalarFieldContainer[str]
+    muestra: CardProof
+    own: _containers.RepeatedCompositeFieldContainer[CardProof]
+    def __init__(self, number: _Optional[int] = ..., dealer: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., pico: _Optional[bool] = ..., order: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., salt: _Optional[str] = ..., commitment: _Optional[str] = ..., commitments: _Optional[_Iterable[str]] = ..., muestra: _Optional[_Union[CardProof, _Mapping]] = ..., own: _Optional[_Iterable[_Union[CardProof, _Mapping]]] = ...) -> None: ...
 
 class FlorSung(_message.Message):
     __slots__ = ("seat",)
@@ -89,12 +105,14 @@ class FlorSung(_message.Message):
     def __init__(self, seat: _Optional[int] = ...) -> None: ...
 
 class CardPlayed(_message.Message):
-    __slots__ = ("seat", "card")
+    __slots__ = ("seat", "card", "proof")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     CARD_FIELD_NUMBER: _ClassVar[int]
+    PROOF_FIELD_NUMBER: _ClassVar[int]
     seat: int
     card: _cards_pb2.Card
-    def __init__(self, seat: _Optional[int] = ..., card: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ...) -> None: ...
+    proof: CardProof
+    def __init__(self, seat: _Optional[int] = ..., card: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ..., proof: _Optional[_Union[CardProof, _Mapping]] = ...) -> None: ...
 
 class RoundEnded(_message.Message):
     __slots__ = ("round", "winner_team", "winning_seat")
@@ -195,18 +213,20 @@ class ShownHand(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ...) -> None: ...
 
 class HandEnded(_message.Message):
-    __slots__ = ("winner_team", "end", "salt", "order", "shown")
+    __slots__ = ("winner_team", "end", "salt", "order", "shown", "proofs")
     WINNER_TEAM_FIELD_NUMBER: _ClassVar[int]
     END_FIELD_NUMBER: _ClassVar[int]
     SALT_FIELD_NUMBER: _ClassVar[int]
     ORDER_FIELD_NUMBER: _ClassVar[int]
     SHOWN_FIELD_NUMBER: _ClassVar[int]
+    PROOFS_FIELD_NUMBER: _ClassVar[int]
     winner_team: int
     end: HandEnd
     salt: str
     order: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]
     shown: _containers.RepeatedCompositeFieldContainer[ShownHand]
-    def __init__(self, winner_team: _Optional[int] = ..., end: _Optional[_Union[HandEnd, str]] = ..., salt: _Optional[str] = ..., order: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., shown: _Optional[_Iterable[_Union[ShownHand, _Mapping]]] = ...) -> None: ...
+    proofs: _containers.RepeatedCompositeFieldContainer[CardProof]
+    def __init__(self, winner_team: _Optional[int] = ..., end: _Optional[_Union[HandEnd, str]] = ..., salt: _Optional[str] = ..., order: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., shown: _Optional[_Iterable[_Union[ShownHand, _Mapping]]] = ..., proofs: _Optional[_Iterable[_Union[CardProof, _Mapping]]] = ...) -> None: ...
 
 class MatchEnded(_message.Message):
     __slots__ = ("winner_team",)

@@ -81,12 +81,22 @@ class SeatInfo(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ..., present: _Optional[bool] = ..., taken_over: _Optional[bool] = ...) -> None: ...
 
 class FixedDeal(_message.Message):
-    __slots__ = ("hands", "muestra")
+    __slots__ = ("hands", "muestra", "seat_hands")
     HANDS_FIELD_NUMBER: _ClassVar[int]
     MUESTRA_FIELD_NUMBER: _ClassVar[int]
+    SEAT_HANDS_FIELD_NUMBER: _ClassVar[int]
     hands: _containers.RepeatedCompositeFieldContainer[DealtHand]
     muestra: _cards_pb2.Card
-    def __init__(self, hands: _Optional[_Iterable[_Union[DealtHand, _Mapping]]] = ..., muestra: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ...) -> None: ...
+    seat_hands: _containers.RepeatedCompositeFieldContainer[SeatHand]
+    def __init__(self, hands: _Optional[_Iterable[_Union[DealtHand, _Mapping]]] = ..., muestra: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ..., seat_hands: _Optional[_Iterable[_Union[SeatHand, _Mapping]]] = ...) -> None: ...
+
+class SeatHand(_message.Message):
+    __slots__ = ("seat", "cards")
+    SEAT_FIELD_NUMBER: _ClassVar[int]
+    CARDS_FIELD_NUMBER: _ClassVar[int]
+    seat: int
+    cards: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]
+    def __init__(self, seat: _Optional[int] = ..., cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ...) -> None: ...
 
 class DealtHand(_message.Message):
     __slots__ = ("cards",)

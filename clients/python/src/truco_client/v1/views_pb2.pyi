@@ -38,14 +38,16 @@ STANDING_MALAS: Standing
 STANDING_BUENAS: Standing
 
 class PendingCall(_message.Message):
-    __slots__ = ("call", "seat", "team")
+    __slots__ = ("call", "seat", "team", "value")
     CALL_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TEAM_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
     call: _commands_pb2.CallKind
     seat: int
     team: int
-    def __init__(self, call: _Optional[_Union[_commands_pb2.CallKind, str]] = ..., seat: _Optional[int] = ..., team: _Optional[int] = ...) -> None: ...
+    value: int
+    def __init__(self, call: _Optional[_Union[_commands_pb2.CallKind, str]] = ..., seat: _Optional[int] = ..., team: _Optional[int] = ..., value: _Optional[int] = ...) -> None: ...
 
 class Play(_message.Message):
     __slots__ = ("seat", "card")
@@ -84,7 +86,7 @@ class TeamScore(_message.Message):
     def __init__(self, team: _Optional[int] = ..., points: _Optional[int] = ..., standing: _Optional[_Union[Standing, str]] = ...) -> None: ...
 
 class HandView(_message.Message):
-    __slots__ = ("number", "dealer", "mano", "seats", "pico", "muestra", "commitment", "rounds", "turn", "cards_left", "truco_value", "truco_owner", "pending", "envido_chain", "envido_closed", "envido_winner_seat", "envido_winner_points", "flor_sung", "flor_chain", "flor_winner_seat", "flor_winner_points", "perros_by", "perros_pending", "points", "ended", "winner_team", "shown", "revealed_order", "revealed_salt")
+    __slots__ = ("number", "dealer", "mano", "seats", "pico", "muestra", "commitment", "rounds", "turn", "cards_left", "truco_value", "truco_owner", "pending", "envido_chain", "envido_closed", "envido_winner_seat", "envido_winner_points", "flor_sung", "flor_chain", "flor_winner_seat", "flor_winner_points", "perros_by", "perros_pending", "points", "ended", "winner_team", "shown", "revealed_order", "revealed_salt", "commitments", "proofs", "pending_calls")
     NUMBER_FIELD_NUMBER: _ClassVar[int]
     DEALER_FIELD_NUMBER: _ClassVar[int]
     MANO_FIELD_NUMBER: _ClassVar[int]
@@ -114,6 +116,9 @@ class HandView(_message.Message):
     SHOWN_FIELD_NUMBER: _ClassVar[int]
     REVEALED_ORDER_FIELD_NUMBER: _ClassVar[int]
     REVEALED_SALT_FIELD_NUMBER: _ClassVar[int]
+    COMMITMENTS_FIELD_NUMBER: _ClassVar[int]
+    PROOFS_FIELD_NUMBER: _ClassVar[int]
+    PENDING_CALLS_FIELD_NUMBER: _ClassVar[int]
     number: int
     dealer: int
     mano: int
@@ -143,10 +148,57 @@ class HandView(_message.Message):
     shown: _containers.RepeatedCompositeFieldContainer[_events_pb2.ShownHand]
     revealed_order: _containers.RepeatedCompositeFieldContainer[_cards_pb2.Card]
     revealed_salt: str
-    def __init__(self, number: _Optional[int] = ..., dealer: _Optional[int] = ..., mano: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., pico: _Optional[bool] = ..., muestra: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ..., commitment: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., turn: _Optional[int] = ..., cards_left: _Optional[_Iterable[_Union[CardsLeft, _Mapping]]] = ..., truco_value: _Optional[int] = ..., truco_owner: _Optional[int] = ..., pending: _Optional[_Union[PendingCall, _Mapping]] = ..., envido_chain: _Optional[_Iterable[_Union[_commands_pb2.CallKind, str]]] = ..., envido_closed: _Optional[bool] = ..., envido_winner_seat: _Optional[int] = ..., envido_winner_points: _Optional[int] = ..., flor_sung: _Optional[_Iterable[int]] = ..., flor_chain: _Optional[_Iterable[_Union[_commands_pb2.CallKind, str]]] = ..., flor_winner_seat: _Optional[int] = ..., flor_winner_points: _Optional[int] = ..., perros_by: _Optional[int] = ..., perros_pending: _Optional[bool] = ..., points: _Optional[_Iterable[int]] = ..., ended: _Optional[bool] = ..., winner_team: _Optional[int] = ..., shown: _Optional[_Iterable[_Union[_events_pb2.ShownHand, _Mapping]]] = ..., revealed_order: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., revealed_salt: _Optional[str] = ...) -> None: ...
+    commitments: _containers.RepeatedScalarFieldContainer[str]
+    proofs: _containers.RepeatedCompositeFieldContainer[_events_pb2.CardProof]
+    pending_calls: _containers.RepeatedCompositeFieldContainer[PendingCall]
+    def __init__(self, number: _Optional[int] = ..., dealer: _Optional[int] = ..., mano: _Optional[int] = ..., seats: _Optional[_Iterable[int]] = ..., pico: _Optional[bool] = ..., muestra: _Optional[_Union[_cards_pb2.Card, _Mapping]] = ..., commitment: _Optional[str] = ..., rounds: _Optional[_Iterable[_Union[Round, _Mapping]]] = ..., turn: _Optional[int] = ..., cards_left: _Optional[_Iterable[_Union[CardsLeft, _Mapping]]] = ..., truco_value: _Optional[int] = ..., truco_owner: _Optional[int] = ..., pending: _Optional[_Union[PendingCall, _Mapping]] = ..., envido_chain: _Optional[_Iterable[_Union[_commands_pb2.CallKind, str]]] = ..., envido_closed: _Optional[bool] = ..., envido_winner_seat: _Optional[int] = ..., envido_winner_points: _Optional[int] = ..., flor_sung: _Optional[_Iterable[int]] = ..., flor_chain: _Optional[_Iterable[_Union[_commands_pb2.CallKind, str]]] = ..., flor_winner_seat: _Optional[int] = ..., flor_winner_points: _Optional[int] = ..., perros_by: _Optional[int] = ..., perros_pending: _Optional[bool] = ..., points: _Optional[_Iterable[int]] = ..., ended: _Optional[bool] = ..., winner_team: _Optional[int] = ..., shown: _Optional[_Iterable[_Union[_events_pb2.ShownHand, _Mapping]]] = ..., revealed_order: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., revealed_salt: _Optional[str] = ..., commitments: _Optional[_Iterable[str]] = ..., proofs: _Optional[_Iterable[_Union[_events_pb2.CardProof, _Mapping]]] = ..., pending_calls: _Optional[_Iterable[_Union[PendingCall, _Mapping]]] = ...) -> None: ...
+
+class RoundResult(_message.Message):
+    __slots__ = ("winner_team",)
+    WINNER_TEAM_FIELD_NUMBER: _ClassVar[int]
+    winner_team: int
+    def __init__(self, winner_team: _Optional[int] = ...) -> None: ...
+
+class HandScore(_message.Message):
+    __slots__ = ("team", "points", "reason")
+    TEAM_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    team: int
+    points: int
+    reason: _events_pb2.ScoreReason
+    def __init__(self, team: _Optional[int] = ..., points: _Optional[int] = ..., reason: _Optional[_Union[_events_pb2.ScoreReason, str]] = ...) -> None: ...
+
+class HandSummary(_message.Message):
+    __slots__ = ("number", "winner_team", "end", "rounds", "points", "scored", "shown", "proofs", "envido_winner_seat", "envido_winner_points", "flor_winner_seat", "flor_winner_points")
+    NUMBER_FIELD_NUMBER: _ClassVar[int]
+    WINNER_TEAM_FIELD_NUMBER: _ClassVar[int]
+    END_FIELD_NUMBER: _ClassVar[int]
+    ROUNDS_FIELD_NUMBER: _ClassVar[int]
+    POINTS_FIELD_NUMBER: _ClassVar[int]
+    SCORED_FIELD_NUMBER: _ClassVar[int]
+    SHOWN_FIELD_NUMBER: _ClassVar[int]
+    PROOFS_FIELD_NUMBER: _ClassVar[int]
+    ENVIDO_WINNER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    ENVIDO_WINNER_POINTS_FIELD_NUMBER: _ClassVar[int]
+    FLOR_WINNER_SEAT_FIELD_NUMBER: _ClassVar[int]
+    FLOR_WINNER_POINTS_FIELD_NUMBER: _ClassVar[int]
+    number: int
+    winner_team: int
+    end: _events_pb2.HandEnd
+    rounds: _containers.RepeatedCompositeFieldContainer[RoundResult]
+    points: _containers.RepeatedScalarFieldContainer[int]
+    scored: _containers.RepeatedCompositeFieldContainer[HandScore]
+    shown: _containers.RepeatedCompositeFieldContainer[_events_pb2.ShownHand]
+    proofs: _containers.RepeatedCompositeFieldContainer[_events_pb2.CardProof]
+    envido_winner_seat: int
+    envido_winner_points: int
+    flor_winner_seat: int
+    flor_winner_points: int
+    def __init__(self, number: _Optional[int] = ..., winner_team: _Optional[int] = ..., end: _Optional[_Union[_events_pb2.HandEnd, str]] = ..., rounds: _Optional[_Iterable[_Union[RoundResult, _Mapping]]] = ..., points: _Optional[_Iterable[int]] = ..., scored: _Optional[_Iterable[_Union[HandScore, _Mapping]]] = ..., shown: _Optional[_Iterable[_Union[_events_pb2.ShownHand, _Mapping]]] = ..., proofs: _Optional[_Iterable[_Union[_events_pb2.CardProof, _Mapping]]] = ..., envido_winner_seat: _Optional[int] = ..., envido_winner_points: _Optional[int] = ..., flor_winner_seat: _Optional[int] = ..., flor_winner_points: _Optional[int] = ...) -> None: ...
 
 class MatchView(_message.Message):
-    __slots__ = ("game", "rules", "version", "phase", "scores", "hand", "to_act", "winner_team", "clock", "seats")
+    __slots__ = ("game", "rules", "version", "phase", "scores", "hand", "to_act", "winner_team", "clock", "seats", "last_hand")
     GAME_FIELD_NUMBER: _ClassVar[int]
     RULES_FIELD_NUMBER: _ClassVar[int]
     VERSION_FIELD_NUMBER: _ClassVar[int]
@@ -157,6 +209,7 @@ class MatchView(_message.Message):
     WINNER_TEAM_FIELD_NUMBER: _ClassVar[int]
     CLOCK_FIELD_NUMBER: _ClassVar[int]
     SEATS_FIELD_NUMBER: _ClassVar[int]
+    LAST_HAND_FIELD_NUMBER: _ClassVar[int]
     game: str
     rules: _rules_pb2.RuleSet
     version: int
@@ -167,7 +220,8 @@ class MatchView(_message.Message):
     winner_team: int
     clock: TurnClock
     seats: _containers.RepeatedCompositeFieldContainer[SeatStatus]
-    def __init__(self, game: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., scores: _Optional[_Iterable[_Union[TeamScore, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., to_act: _Optional[_Iterable[int]] = ..., winner_team: _Optional[int] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ...) -> None: ...
+    last_hand: HandSummary
+    def __init__(self, game: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., scores: _Optional[_Iterable[_Union[TeamScore, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., to_act: _Optional[_Iterable[int]] = ..., winner_team: _Optional[int] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., last_hand: _Optional[_Union[HandSummary, _Mapping]] = ...) -> None: ...
 
 class TurnClock(_message.Message):
     __slots__ = ("seats", "started", "deadline")
@@ -198,7 +252,7 @@ class SenaReceived(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., sena: _Optional[_Union[_commands_pb2.Sena, str]] = ...) -> None: ...
 
 class SeatView(_message.Message):
-    __slots__ = ("seat", "team", "public", "cards", "envido", "flor", "senas", "legal_actions")
+    __slots__ = ("seat", "team", "public", "cards", "envido", "flor", "senas", "legal_actions", "own_proofs")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TEAM_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_FIELD_NUMBER: _ClassVar[int]
@@ -207,6 +261,7 @@ class SeatView(_message.Message):
     FLOR_FIELD_NUMBER: _ClassVar[int]
     SENAS_FIELD_NUMBER: _ClassVar[int]
     LEGAL_ACTIONS_FIELD_NUMBER: _ClassVar[int]
+    OWN_PROOFS_FIELD_NUMBER: _ClassVar[int]
     seat: int
     team: int
     public: MatchView
@@ -215,4 +270,5 @@ class SeatView(_message.Message):
     flor: int
     senas: _containers.RepeatedCompositeFieldContainer[SenaReceived]
     legal_actions: _containers.RepeatedCompositeFieldContainer[_commands_pb2.Command]
-    def __init__(self, seat: _Optional[int] = ..., team: _Optional[int] = ..., public: _Optional[_Union[MatchView, _Mapping]] = ..., cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., envido: _Optional[int] = ..., flor: _Optional[int] = ..., senas: _Optional[_Iterable[_Union[SenaReceived, _Mapping]]] = ..., legal_actions: _Optional[_Iterable[_Union[_commands_pb2.Command, _Mapping]]] = ...) -> None: ...
+    own_proofs: _containers.RepeatedCompositeFieldContainer[_events_pb2.CardProof]
+    def __init__(self, seat: _Optional[int] = ..., team: _Optional[int] = ..., public: _Optional[_Union[MatchView, _Mapping]] = ..., cards: _Optional[_Iterable[_Union[_cards_pb2.Card, _Mapping]]] = ..., envido: _Optional[int] = ..., flor: _Optional[int] = ..., senas: _Optional[_Iterable[_Union[SenaReceived, _Mapping]]] = ..., legal_actions: _Optional[_Iterable[_Union[_commands_pb2.Command, _Mapping]]] = ..., own_proofs: _Optional[_Iterable[_Union[_events_pb2.CardProof, _Mapping]]] = ...) -> None: ...

@@ -44,7 +44,9 @@ class GameService(Protocol):
     A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
     information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-    stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+    stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+    CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+    rules' codes): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
 
@@ -283,7 +285,9 @@ class GameServiceClient(ConnectClient):
     A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
     information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-    stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+    stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+    CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+    rules' codes): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
 
@@ -586,7 +590,9 @@ class GameServiceSync(Protocol):
     A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
     information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-    stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+    stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+    CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+    rules' codes): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
 
@@ -823,7 +829,9 @@ class GameServiceClientSync(ConnectClientSync):
     A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
     `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
     information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-    stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+    stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+    CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+    rules' codes): INVALID_ARGUMENT for a malformed request,
     FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
     game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
 
