@@ -61,7 +61,7 @@ def test_forfeit_ends_the_hand_and_the_match_for_the_rivals() -> None:
     assert [type(e) for e in events] == [ev.ClockExpired, ev.HandEnded, ev.MatchEnded]
     ended = events[1]
     assert isinstance(ended, ev.HandEnded) and ended.end is ev.HandEnd.FORFEIT and ended.winner_team is None
-    assert ended.order == tuple(DECK) and ended.salt == SALT, "the deal is revealed, as at any hand's end"
+    assert ended.shown == (), "nobody sang a flor: no card is shown, the unplayed hands stay sealed"
     after = apply(game, events)
     assert after.state.phase is Phase.MATCH_OVER and after.state.winner == 1 and after.state.scores == [0, 0]
     with pytest.raises(RuleViolation) as refused:

@@ -660,7 +660,11 @@ def test_the_same_play_sent_twice_at_once_is_played_once(
             public = table.public()
             seat = public.to_act[0]
             view = table.players[seat].seat_view(table.name)
-            command = next(a for a in view.legal_actions if a.HasField("play_card"))
+            plays = [a for a in view.legal_actions if a.HasField("play_card")]
+            if not plays:  # a call to answer first (a rival flor sung): answer it, then race the plays again
+                table.players[seat].submit(table.name, view.legal_actions[0])
+                continue
+            command = plays[0]
             text = text_of(command.play_card.card)
             requests = [(p, p.request(table.name, command, public.version)) for p in (table.players[seat], twins[seat])]
             outcomes = race(requests)
