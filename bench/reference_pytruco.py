@@ -66,6 +66,13 @@ from typing import Any
 EXPECTED_VERSION = "0.1.3"
 MAX_ACTIONS_PER_MATCH = 10_000
 PLAYERS = (["Azul"], ["Rojo"])
+
+
+def teams(players: int) -> tuple[list[str], list[str]]:
+    """pytruco's two teams for a 2- or 4-player match (one or two names each)."""
+    if players == 2:
+        return PLAYERS
+    return [f"Azul{k}" for k in range(players // 2)], [f"Rojo{k}" for k in range(players // 2)]
 EXIT_NO_PYTRUCO = 2
 EXIT_ENGINE_FAILURE = 3
 
@@ -166,9 +173,10 @@ def play_match(
     target: int,
     choose: Callable[[random.Random, list[list[Any]]], Any | None],
     allow_mazo: bool,
+    players: int = 2,
 ) -> tuple[int, int]:
     """Play one whole match with random legal moves; return (actions, hands)."""
-    partida = pt.new_match(target, *PLAYERS, verbose=False)
+    partida = pt.new_match(target, *teams(players), verbose=False)
     actions, hands = 0, 1
     deal = partida.ronda.manos
     while not partida.terminada():
@@ -188,7 +196,7 @@ def play_match(
     return actions, hands
 
 
-def run(pt: Pytruco, args: argparse.Namespace) -> tuple[Totals, float]:
+def run(pt: Pytruco, args: argparse.Namespace, players: int = 2) -> tuple[Totals, float]:
     """Play all matches; return the totals and the wall-clock seconds they took."""
     random.seed(args.seed)  # pytruco deals with the module-level generator
     rng = random.Random(f"moves:{args.seed}")
@@ -197,7 +205,7 @@ def run(pt: Pytruco, args: argparse.Namespace) -> tuple[Totals, float]:
     start = time.perf_counter()
     for number in range(1, args.games + 1):
         try:
-            actions, hands = play_match(pt, rng, args.target, choose, not args.no_mazo)
+            actions, hands = play_match(pt, rng, args.target, choose, not args.no_mazo, players)
         except MatchFailure as exc:
             raise MatchFailure(f"match {number}: {exc}") from exc
         totals.matches += 1

@@ -30,7 +30,7 @@ from .deal import (
     order_for_hands,
     verify,
 )
-from .decide import decide, execute, start_match
+from .decide import decide, execute, execute_legal, start_match
 from .errors import CommandError, InvalidCommand, Reason, RuleViolation
 from .evaluation import HandError, HandEvaluation, compare_cards, evaluate_hand
 from .events import Event, HandEnd, ScoreReason
@@ -100,6 +100,7 @@ __all__ = [
     "events_for",
     "evolve",
     "execute",
+    "execute_legal",
     "find_rule_set",
     "flor_points",
     "fold",

@@ -33,7 +33,7 @@ def random_match(rules: RuleSet, rng: random.Random) -> Game:
             game.deal(order, f"{rng.getrandbits(128):032x}")
             continue
         seat = rng.choice(waiting)
-        game.execute(rng.choice(game.legal_actions(seat)))
+        game.execute_legal(rng.choice(game.legal_actions(seat)))
     raise RuntimeError("a match did not end: this is an engine bug")
 
 

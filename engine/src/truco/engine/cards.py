@@ -6,6 +6,7 @@ Every card is one of 40 interned values, so comparing and hashing cards is cheap
 
 from __future__ import annotations
 
+import contextlib
 import enum
 from collections.abc import Iterable, Sequence
 from typing import Final
@@ -55,14 +56,16 @@ class Card:
         try:
             return _BY_RANK_SUIT[(rank, suit)]
         except (KeyError, TypeError):
+            pass
+        if rank not in RANKS or not isinstance(suit, Suit):
             suit_name = suit.name.lower() if isinstance(suit, Suit) else repr(suit)
-            raise CardParseError(f"there is no {rank!r} of {suit_name} in the 40-card Spanish deck") from None
-
-    @classmethod
-    def _make(cls, rank: int, suit: Suit, index: int) -> Card:
+            raise CardParseError(f"there is no {rank!r} of {suit_name} in the 40-card Spanish deck")
+        # Not interned yet: only while this module builds DECK, once for each of the 40 cards.
         card = object.__new__(cls)
-        card.rank, card.suit, card.index = rank, suit, index
+        card.rank, card.suit = rank, suit
+        card.index = SUITS.index(suit) * len(RANKS) + RANKS.index(rank)
         card._text = f"{rank}{suit.value}"
+        _BY_RANK_SUIT[(rank, suit)] = card
         return card
 
     @staticmethod
@@ -101,6 +104,9 @@ class Card:
     def __lt__(self, other: Card) -> bool:
         return self.index < other.index
 
+    def __hash__(self) -> int:
+        return self.index  # equal cards are one object; compiled, this is C; pure Python uses object's (below)
+
     def __reduce__(self) -> tuple[object, tuple[int, Suit]]:
         return (Card, (self.rank, self.suit))
 
@@ -111,14 +117,15 @@ class Card:
         return self
 
 
+# Pure Python: identity hashing at C speed instead of a Python-level __hash__ call (cards key hot dicts).
+# Compiled by mypyc the type is immutable (TypeError), and its __hash__ above is already C.
+with contextlib.suppress(TypeError):
+    Card.__hash__ = object.__hash__  # type: ignore[method-assign]
+
 _BY_RANK_SUIT: Final[dict[tuple[int, Suit], Card]] = {}
 
-DECK: Final[tuple[Card, ...]] = tuple(
-    Card._make(rank, suit, index=i * len(RANKS) + j) for i, suit in enumerate(SUITS) for j, rank in enumerate(RANKS)
-)
+DECK: Final[tuple[Card, ...]] = tuple(Card(rank, suit) for suit in SUITS for rank in RANKS)
 """The 40 cards, suit-major: espadas 1..12, then bastos, oros, copas."""
-
-_BY_RANK_SUIT.update({(card.rank, card.suit): card for card in DECK})
 
 
 def parse_cards(texts: Iterable[str]) -> tuple[Card, ...]:

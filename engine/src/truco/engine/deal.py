@@ -13,7 +13,6 @@ when the rules show it). Cards never shown keep their salt secret for ever. Anyo
 from __future__ import annotations
 
 import hashlib
-import operator
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -24,7 +23,6 @@ from .cards import DECK, Card
 
 SALT_HEX_LENGTH: Final = 32
 """A salt is 16 random bytes written as 32 lowercase hex digits."""
-_NOTATION: Final = operator.attrgetter("_text")
 _SALT: Final = re.compile(f"[0-9a-f]{{{SALT_HEX_LENGTH}}}")
 
 
@@ -35,7 +33,7 @@ def commitment(order: Sequence[Card], salt: str) -> str:
     >>> len(commitment(DECK, "00" * 16))
     64
     """
-    text = salt + ":" + " ".join(map(_NOTATION, order))
+    text = salt + ":" + " ".join([card._text for card in order])
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 

@@ -88,6 +88,17 @@ def execute(state: MatchState, command: Command) -> list[Event]:
     return _Referee(state).run(command)
 
 
+def execute_legal(state: MatchState, command: Command) -> list[Event]:
+    """:func:`execute` without the check, for a command the caller knows to be legal in ``state``: one of
+    ``legal_actions(state, seat)`` (bots, simulations, the server's bot seats) or a :class:`Deal` it built itself
+    from a permutation of :data:`~truco.engine.cards.DECK` and a 32-hex-digit salt while a deal is awaited.
+
+    The engine does not check it again: anything else (a client's command) must go through :func:`execute`, or
+    the state may be corrupted.
+    """
+    return _Referee(state).run(command)
+
+
 class _MatchDecided(Exception):
     """Internal: a team reached the target; nothing more happens in this match."""
 
@@ -102,8 +113,11 @@ class _Referee:
         self.events: list[Event] = []
         self.decided: tuple[int, HandEnd] | None = None  # the hand's result, once known
         self.flor_due = False  # a second team's flor was just sung: the first team answers it after the move
-        # The hand in play; only a deal replaces it (see _deal). None before the first deal.
-        self.hand: HandState = state.hand  # type: ignore[assignment]
+        # The hand in play; only a deal replaces it (see _deal). Unset before the first deal (compiled by mypyc,
+        # an attribute typed HandState cannot hold None).
+        hand = state.hand
+        if hand is not None:
+            self.hand: HandState = hand
 
     def emit(self, event: Event) -> None:
         evolve(self.state, event)
@@ -166,7 +180,9 @@ class _Referee:
                 salt=command.salt,
             )
         )
-        self.hand = self.state.hand  # type: ignore[assignment]
+        hand = self.state.hand
+        assert hand is not None
+        self.hand = hand
 
     # --- Cards and rounds -------------------------------------------------------------------------------------
 

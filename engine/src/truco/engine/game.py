@@ -12,7 +12,7 @@ from collections.abc import Iterable, Sequence
 
 from .cards import Card
 from .commands import Command, Deal, SeatCommand
-from .decide import execute, start_match
+from .decide import execute, execute_legal, start_match
 from .events import Event
 from .legal import actors, is_legal, legal_actions
 from .rules import RuleSet
@@ -64,6 +64,13 @@ class Game:
         :raises RuleViolation: the rules refuse it now; the game is unchanged.
         """
         events = execute(self.state, command)
+        self.events.extend(events)
+        return events
+
+    def execute_legal(self, command: Command) -> list[Event]:
+        """Apply a command taken from :meth:`legal_actions` of this very state, without checking it again (see
+        :func:`truco.engine.execute_legal`); commands from anywhere else go through :meth:`execute`."""
+        events = execute_legal(self.state, command)
         self.events.extend(events)
         return events
 

@@ -28,6 +28,12 @@ class HandPlan:
     rotation_dealer: int
     pico_left: tuple[tuple[int, int], ...] = ()
 
+    def __copy__(self) -> HandPlan:
+        return self  # immutable: a copy may share it
+
+    def __deepcopy__(self, memo: object) -> HandPlan:
+        return self
+
 
 def full_table(rules: RuleSet, dealer: int) -> HandPlan:
     """A hand for every seat, the mano being the seat after ``dealer``."""

@@ -10,7 +10,7 @@ from __future__ import annotations
 import enum
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import Any
 
 from .calls import CallKind, Family
 from .cards import Card
@@ -72,6 +72,12 @@ class PendingCall:
     def team(self) -> int:
         return team_of(self.seat)
 
+    def __copy__(self) -> PendingCall:
+        return self  # immutable: a copy may share it
+
+    def __deepcopy__(self, memo: object) -> PendingCall:
+        return self
+
 
 @dataclass(slots=True)
 class HandState:
@@ -130,18 +136,42 @@ class HandState:
 
     def copy(self) -> HandState:
         """An independent copy: containers are copied, the immutable values in them (cards, calls) shared."""
-        twin = _shallow_copy(self)
-        twin.unplayed = {seat: cards.copy() for seat, cards in self.unplayed.items()}
-        twin.rounds = [plays.copy() for plays in self.rounds]
-        twin.results = self.results.copy()
-        twin.acted = self.acted.copy()
-        twin.envido_chain = self.envido_chain.copy()
-        twin.flor_sung = self.flor_sung.copy()
-        twin.flor_chain = self.flor_chain.copy()
-        twin.senas = self.senas.copy()
-        twin.points = self.points.copy()
-        twin.scored = self.scored.copy()
-        return twin
+        return HandState(
+            number=self.number,
+            dealer=self.dealer,
+            seats=self.seats,
+            pico=self.pico,
+            muestra=self.muestra,
+            order=self.order,
+            salt=self.salt,
+            dealt=self.dealt,
+            flor_holders=self.flor_holders,
+            unplayed={seat: cards.copy() for seat, cards in self.unplayed.items()},
+            rounds=[plays.copy() for plays in self.rounds],
+            results=self.results.copy(),
+            turn=self.turn,
+            acted=self.acted.copy(),
+            truco_value=self.truco_value,
+            truco_owner=self.truco_owner,
+            truco_pending=self.truco_pending,
+            envido_chain=self.envido_chain.copy(),
+            envido_closed=self.envido_closed,
+            envido_winner=self.envido_winner,
+            flor_sung=self.flor_sung.copy(),
+            flor_chain=self.flor_chain.copy(),
+            flor_settled=self.flor_settled,
+            flor_winner=self.flor_winner,
+            bet_pending=self.bet_pending,
+            perros_by=self.perros_by,
+            perros_answered=self.perros_answered,
+            senas=self.senas.copy(),
+            points=self.points.copy(),
+            scored=self.scored.copy(),
+            ended=self.ended,
+            end=self.end,
+            winner_team=self.winner_team,
+            shown=self.shown,
+        )
 
 
 @dataclass(slots=True)
@@ -163,21 +193,20 @@ class MatchState:
 
     def copy(self) -> MatchState:
         """An independent copy (cards, rule sets, plans and dealt hands are immutable and shared)."""
-        twin = _shallow_copy(self)
-        twin.scores = self.scores.copy()
-        twin.hand = self.hand.copy() if self.hand is not None else None
-        return twin
-
-
-_T = TypeVar("_T", HandState, MatchState)
-
-
-def _shallow_copy(obj: _T) -> _T:
-    """A new object with the same field values (``copy.copy`` is slow on slotted classes)."""
-    twin = object.__new__(type(obj))
-    for name in obj.__slots__:
-        setattr(twin, name, getattr(obj, name))
-    return twin
+        return MatchState(
+            rules=self.rules,
+            version=self.version,
+            events_applied=self.events_applied,
+            phase=self.phase,
+            scores=self.scores.copy(),
+            plan=self.plan,
+            perros_by=self.perros_by,
+            hands_dealt=self.hands_dealt,
+            hand=self.hand.copy() if self.hand is not None else None,
+            last_hand=self.last_hand,
+            winner=self.winner,
+            away=self.away,
+        )
 
 
 def fold(events: list[Event]) -> MatchState:

@@ -19,7 +19,7 @@ from truco.engine import (
     DECK,
     Deal,
     RuleSet,
-    execute,
+    execute_legal,
     legal_actions,
     seat_view,
     start_match,
@@ -69,12 +69,12 @@ def play_match(rules: RuleSet, bots: Sequence[Bot], rng: random.Random) -> Match
     while state.phase is not Phase.MATCH_OVER:
         waiting = actors(state)
         if not waiting:
-            events = execute(state, deal_command(rng))
+            events = execute_legal(state, deal_command(rng))  # a permutation of DECK and a salt: legal as built
         else:
             seat = waiting[0] if len(waiting) == 1 else rng.choice(waiting)
             actions = legal_actions(state, seat)
             choice = bots[seat].choose(actions, partial(seat_view, state, seat, proofs=False), rng)
-            events = execute(state, choice)
+            events = execute_legal(state, choice)  # one of legal_actions: no second check
             result.actions += 1
             if result.actions > MAX_ACTIONS_PER_MATCH:
                 raise RuntimeError("a simulated match did not end: this is an engine bug")

@@ -23,7 +23,7 @@ from truco.engine import (
     RuleSet,
     SeatCommand,
     actors,
-    execute,
+    execute_legal,
     legal_actions,
     order_for_hands,
     seat_view,
@@ -71,7 +71,7 @@ def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.
             break
         waiting = actors(state)
         if not waiting:
-            out += execute(state, deal(state, setup))
+            out += execute_legal(state, deal(state, setup))  # built from DECK here: legal as dealt
             continue
         bots = setup.playing(state)
         if any(seat not in bots for seat in waiting):
@@ -80,7 +80,7 @@ def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.
         choice: SeatCommand = make_bot(bots[seat]).choose(
             legal_actions(state, seat), partial(seat_view, state, seat, proofs=False), rng
         )
-        out += execute(state, choice)
+        out += execute_legal(state, choice)  # one of legal_actions: a bot's move needs no second check
         moves += 1
     return out, moves
 

@@ -1,0 +1,91 @@
+"""The engine's two builds: compiled by mypyc, or pure Python. Both run the same sources, so the engine's tests
+run against both (``./dev test``: the sources in .venv, the compiled wheels in .venv-compiled). These tests check
+that each run is testing the build it claims to, and that the build backend chooses the pure package when asked
+or when it cannot compile.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+import pkgutil
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+import truco.engine
+
+ROOT = Path(__file__).resolve().parents[1]
+BACKENDS = (ROOT / "engine" / "_build" / "truco_build.py", ROOT / "clients" / "bots" / "_build" / "truco_build.py")
+
+
+def module_files(package: str) -> dict[str, str]:
+    """Each module of ``package`` (``__main__`` aside: it always stays Python) and the file it was loaded from."""
+    root = importlib.import_module(package)
+    names = [package] + [f"{package}.{m.name}" for m in pkgutil.iter_modules(root.__path__) if m.name != "__main__"]
+    return {name: str(importlib.import_module(name).__file__) for name in names}
+
+
+def build_of(package: str) -> str:
+    kinds = {"pure" if path.endswith(".py") else "compiled" for path in module_files(package).values()}
+    assert len(kinds) == 1, f"{package} mixes compiled and pure modules: {module_files(package)}"
+    return kinds.pop()
+
+
+@pytest.mark.parametrize("package", ["truco.engine", "truco.bots"])
+def test_every_module_comes_from_one_build_the_expected_one(package: str) -> None:
+    try:
+        importlib.import_module(package)
+    except ImportError:
+        pytest.skip(f"{package} is not installed here")
+    expected = os.environ.get("TRUCO_EXPECT_BUILD")  # set by ./dev test for each of its two runs
+    build = build_of(package)
+    if expected:
+        assert build == expected, f"{package}: expected the {expected} build, found {module_files(package)}"
+
+
+def test_engine_modules_are_all_listed() -> None:
+    """Every engine module is imported by the package (so the build check above sees the compiled ones)."""
+    assert len(module_files("truco.engine")) >= 20
+    assert truco.engine.Card.parse("1e") is truco.engine.DECK[0]
+
+
+def test_the_two_build_backends_are_one_file() -> None:
+    if not all(path.exists() for path in BACKENDS):
+        pytest.skip("the build backends are not in this checkout")
+    assert BACKENDS[0].read_bytes() == BACKENDS[1].read_bytes(), "keep engine/_build and clients/bots/_build equal"
+
+
+@pytest.mark.parametrize(
+    ("why", "env"),
+    [
+        ("asked for", {"TRUCO_PURE": "1", "TRUCO_COMPILED": ""}),
+        ("no usable compiler", {"CC": "/bin/false", "TRUCO_PURE": "", "TRUCO_COMPILED": ""}),
+    ],
+)
+def test_a_wheel_is_pure_python_when_asked_or_unable_to_compile(
+    why: str, env: dict[str, str], tmp_path: Path
+) -> None:
+    """The decision lives in the backend's hooks; setuptools builds the pure wheel without fetching mypy."""
+    pytest.importorskip("setuptools", minversion="77")  # the engine's build requirement (.venv has it)
+    if not (ROOT / "engine" / "setup.py").exists():
+        pytest.skip("needs the repository's engine/")
+    source = tmp_path / "engine"
+    shutil.copytree(ROOT / "engine", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+    built = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-w", str(tmp_path), str(source)],
+        capture_output=True,
+        text=True,
+        env={**os.environ, **env},
+        timeout=300,
+    )
+    assert built.returncode == 0, built.stderr[-3000:]
+    wheels = list(tmp_path.glob("truco_engine-*.whl"))
+    assert len(wheels) == 1 and wheels[0].name.endswith("-py3-none-any.whl"), (why, wheels)
+    names = zipfile.ZipFile(wheels[0]).namelist()
+    assert "truco/engine/decide.py" in names and "truco/engine/py.typed" in names
+    assert not [name for name in names if name.endswith((".so", ".pyd"))], names
