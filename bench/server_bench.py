@@ -13,6 +13,9 @@ For each store it starts ``truco serve`` as a subprocess and measures, at the sa
   time per empty RPC (read from /proc, so the client processes sharing the machine do not count);
 * **long matches**: two joined seats that only play cards, to 60, for ``--long-seconds``: the latency of
   early moves (the first 50 of a match) against late ones (move 300 onwards);
+* **server CPU per RPC kind**: callers in a closed loop on GetGameView and on ListLegalActions (each caller
+  with its own match, a few moves in): the server's CPU per call over its CPU per empty RPC, beside
+  SubmitCommand's (from the moves phase, each call with the bot replies it triggers);
 * **memory per active match**: the server's resident memory grown by ``--memory-matches`` more matches
   kept active (created, joined, a few moves each), divided by their number.
 
@@ -44,6 +47,9 @@ EARLY_MOVES = 50
 LATE_FROM = 300
 TARGET_MOVE_OVER_EMPTY = 3.0
 TARGET_LATE_OVER_EARLY = 1.5
+GOALS_IN_EMPTY_RPCS = {"SubmitCommand": 4.0, "GetGameView": 2.0}
+"""Server CPU per call over an empty RPC's (issue 13); SubmitCommand counts the bot replies it triggers."""
+READ_RPCS = {"views": "GetGameView", "legal": "ListLegalActions"}
 
 
 # --- The server under test ----------------------------------------------------------------------------------------
@@ -204,7 +210,58 @@ async def _empty_rpcs(address: str, concurrency: int, seconds: float) -> dict[st
     return {"latencies": latencies}
 
 
-_WORKERS = {"moves": _play_against_bots, "long": _long_matches, "empty": _empty_rpcs}
+async def _read_rpcs(kind: str, address: str, concurrency: int, seconds: float) -> dict[str, Any]:
+    """``concurrency`` callers, each with its own match against a bot (a few moves in), calling one read RPC
+    (GetGameView or ListLegalActions) with its seat token in a closed loop."""
+    import grpc
+
+    from truco_client.v1 import game_service_pb2 as g
+    from truco_client.v1 import game_service_pb2_grpc as gg
+
+    latencies: list[float] = []
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = gg.GameServiceStub(channel)
+
+        async def caller() -> None:
+            bots = [g.BotSeat(seat=1, kind=g.BOT_KIND_RANDOM)]
+            game = (await stub.CreateGame(g.CreateGameRequest(bots=bots))).game
+            joined = await stub.JoinGame(g.JoinGameRequest(name=game.name, seat=0))
+            metadata = [("authorization", f"Bearer {joined.seat_token}")]
+            view = joined.view
+            for _ in range(3):  # a hand in progress, not a fresh deal
+                if view.public.phase == 4 or not view.legal_actions:
+                    break
+                request = g.SubmitCommandRequest(
+                    name=game.name, expected_version=view.public.version, command=view.legal_actions[0]
+                )
+                view = (await stub.SubmitCommand(request, metadata=metadata)).view
+            await ready.wait()
+            deadline = time.perf_counter() + seconds
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                if kind == "views":
+                    await stub.GetGameView(g.GetGameViewRequest(name=game.name), metadata=metadata)
+                else:
+                    await stub.ListLegalActions(g.ListLegalActionsRequest(name=game.name), metadata=metadata)
+                latencies.append(time.perf_counter() - started)
+
+        ready = asyncio.Event()
+        tasks = [asyncio.ensure_future(caller()) for _ in range(concurrency)]
+        await asyncio.sleep(1.0)  # every caller has its match: the timed loop is the read RPC alone
+        ready.set()
+        await asyncio.gather(*tasks)
+    return {"latencies": latencies}
+
+
+async def _views(address: str, concurrency: int, seconds: float) -> dict[str, Any]:
+    return await _read_rpcs("views", address, concurrency, seconds)
+
+
+async def _legal(address: str, concurrency: int, seconds: float) -> dict[str, Any]:
+    return await _read_rpcs("legal", address, concurrency, seconds)
+
+
+_WORKERS = {"moves": _play_against_bots, "long": _long_matches, "empty": _empty_rpcs, "views": _views, "legal": _legal}
 
 
 def _client(kind: str, address: str, concurrency: int, seconds: float, out: Any) -> None:
@@ -288,6 +345,13 @@ def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any
         log(f"  empty RPC: {concurrency} concurrent callers for {args.seconds:.0f} s")
         empty = run_clients("empty", server.address, args.processes, args.matches, args.seconds)
         empty_cpu = server.cpu_seconds() - cpu
+        reads: dict[str, tuple[dict[str, list[float]], float]] = {}
+        for kind in ("views", "legal"):
+            log(f"  {READ_RPCS[kind]}: {concurrency} concurrent callers for {args.seconds:.0f} s")
+            cpu = server.cpu_seconds()
+            # The callers' setup (a match each, a few moves) is counted too, but is small beside the timed loop.
+            result = run_clients(kind, server.address, args.processes, args.matches, args.seconds)
+            reads[kind] = (result, server.cpu_seconds() - cpu)
         log(f"  long matches: {args.processes} processes x {args.matches} matches for {args.long_seconds:.0f} s")
         long = run_clients("long", server.address, args.processes, args.matches, args.long_seconds)
         log(f"  memory: {args.memory_matches} active matches")
@@ -304,7 +368,28 @@ def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any
     empty_cpu_ms = empty_cpu / max(len(empty["latencies"]), 1) * 1000
     cpu_cost = move_cpu_ms / empty_cpu_ms if empty_cpu_ms else float("inf")
     late_ratio = late_p50 / early_p50 if long["late"] else None
+    submit_cpu_ms = moves_cpu / max(len(moves["latencies"]), 1) * 1000
+    per_kind: dict[str, Any] = {
+        "SubmitCommand (with its bot replies)": {
+            "calls": len(moves["latencies"]),
+            "server_cpu_ms": round(submit_cpu_ms, 3),
+            "cost_in_empty_rpcs": round(submit_cpu_ms / empty_cpu_ms, 2),
+            "goal": GOALS_IN_EMPTY_RPCS["SubmitCommand"],
+        },
+    }
+    for kind, (result, kind_cpu) in reads.items():
+        calls = len(result["latencies"])
+        kind_ms = kind_cpu / max(calls, 1) * 1000
+        per_kind[READ_RPCS[kind]] = {
+            "calls": calls,
+            **summary(result["latencies"], args.seconds),
+            "server_cpu_ms": round(kind_ms, 3),
+            "cost_in_empty_rpcs": round(kind_ms / empty_cpu_ms, 2),
+            "goal": GOALS_IN_EMPTY_RPCS.get(READ_RPCS[kind]),
+        }
+    per_kind["empty RPC (health Check)"] = {"calls": len(empty["latencies"]), "server_cpu_ms": round(empty_cpu_ms, 3)}
     return {
+        "server_cpu_per_rpc_kind": per_kind,
         "concurrency": concurrency,
         "moves": move_stats,
         "empty_rpc": empty_stats,
@@ -385,6 +470,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"by rate, {result['move_cpu_cost_in_empty_rpcs']} by server CPU "
             f"({result['server_cpu_ms_per_move']} ms vs {result['server_cpu_ms_per_empty_rpc']} ms); "
             f"late/early move latency {result['late_over_early']}; {result['memory']['kib_per_match']} KiB per match"
+        )
+        kinds = result["server_cpu_per_rpc_kind"]
+        print(
+            f"{name}: server CPU per call in empty RPCs: "
+            + ", ".join(f"{kind} {v['cost_in_empty_rpcs']}" for kind, v in kinds.items() if "cost_in_empty_rpcs" in v)
         )
     print(f"report: {args.out}")
     return 0
