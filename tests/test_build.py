@@ -89,3 +89,31 @@ def test_a_wheel_is_pure_python_when_asked_or_unable_to_compile(
     names = zipfile.ZipFile(wheels[0]).namelist()
     assert "truco/engine/decide.py" in names and "truco/engine/py.typed" in names
     assert not [name for name in names if name.endswith((".so", ".pyd"))], names
+
+
+def test_state_copies_carry_every_field() -> None:
+    """``MatchState.copy`` and ``HandState.copy`` name their fields one by one (mypyc-compiled classes have no
+    ``__slots__`` to loop over): a field added to the state and forgotten there would make copies differ."""
+    import dataclasses
+    import random
+
+    from truco.engine import DECK, Game, RuleSet
+    from truco.engine.state import HandState, MatchState
+
+    rng = random.Random(3)
+    game = Game(RuleSet(players=4, senas=True))
+    while not game.over and game.state.events_applied < 60:
+        waiting = game.actors()
+        if not waiting:
+            order = list(DECK)
+            rng.shuffle(order)
+            game.deal(order, "ab" * 16)
+            continue
+        game.execute(rng.choice(game.legal_actions(rng.choice(waiting))))
+    state = game.state
+    assert state.hand is not None
+    twin = state.copy()
+    assert twin == state and twin is not state and twin.hand is not state.hand
+    for kind, original, copied in ((MatchState, state, twin), (HandState, state.hand, twin.hand)):
+        for field in dataclasses.fields(kind):
+            assert getattr(copied, field.name) == getattr(original, field.name), f"{kind.__name__}.{field.name}"

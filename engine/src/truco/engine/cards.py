@@ -224,6 +224,11 @@ def envido_value(card: Card, muestra: Card) -> int:
     return _ENVIDO_VALUE[muestra.index][card.index]
 
 
+def pieza_indexes(muestra: Card) -> frozenset[int]:
+    """The :attr:`Card.index` of the five piezas under ``muestra`` (for hot loops)."""
+    return _PIEZA_MASK[muestra.index]
+
+
 def is_pieza(card: Card, muestra: Card) -> bool:
     """Whether ``card`` is one of the five piezas under ``muestra``."""
     return card.index in _PIEZA_MASK[muestra.index]

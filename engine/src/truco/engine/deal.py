@@ -114,8 +114,9 @@ def deal_hands(order: Sequence[Card], players: int) -> tuple[tuple[tuple[Card, .
     Position ``k`` of ``order`` goes to the ``k % players``-th player from the mano, for the first
     ``3 * players`` cards; the next card is the muestra.
     """
-    hands = tuple(tuple(order[k] for k in range(p, 3 * players, players)) for p in range(players))
-    return hands, order[3 * players]
+    dealt = 3 * players
+    hands = tuple([tuple(order[p:dealt:players]) for p in range(players)])
+    return hands, order[dealt]
 
 
 def order_for_hands(hands: Sequence[Sequence[Card]], muestra: Card, rest: Sequence[Card] = ()) -> tuple[Card, ...]:

@@ -159,8 +159,10 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatCommand]:
         pending = answers_pending(hand, seat)
         if pending is not None:
             _add_answer_actions(actions, hand, seat, pending)
-    signs = _COMMANDS.sena[seat]
-    actions += [signs[sena] for sena in allowed_senas(state, hand, seat)]
+    senas = allowed_senas(state, hand, seat)
+    if senas:
+        signs = _COMMANDS.sena[seat]
+        actions += [signs[sena] for sena in senas]
     return actions
 
 

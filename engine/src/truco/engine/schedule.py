@@ -38,7 +38,14 @@ class HandPlan:
 def full_table(rules: RuleSet, dealer: int) -> HandPlan:
     """A hand for every seat, the mano being the seat after ``dealer``."""
     n = rules.players
-    return HandPlan(dealer, tuple((dealer + 1 + k) % n for k in range(n)), False, dealer)
+    key = n * 8 + dealer
+    plan = _FULL_TABLES.get(key)
+    if plan is None:  # plans are immutable: one per table size and dealer
+        plan = _FULL_TABLES[key] = HandPlan(dealer, tuple([(dealer + 1 + k) % n for k in range(n)]), False, dealer)
+    return plan
+
+
+_FULL_TABLES: dict[int, HandPlan] = {}
 
 
 def first_hand(rules: RuleSet, first_dealer: int) -> HandPlan:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from .cards import Card, envido_value, is_pieza
+from .cards import Card, envido_value, is_pieza, pieza_indexes
 
 FLOR_BASE: Final = 20
 """Every flor and every same-suit pair counts 20 on top of its cards."""
@@ -26,13 +26,13 @@ def has_flor(hand: Sequence[Card], muestra: Card) -> bool:
     a, b, c = hand
     if a.suit is b.suit is c.suit:
         return True
-    pieza_count = is_pieza(a, muestra) + is_pieza(b, muestra) + is_pieza(c, muestra)
-    if pieza_count >= 2:
-        return True
-    if pieza_count == 1:
-        others = [card for card in hand if not is_pieza(card, muestra)]
-        return others[0].suit is others[1].suit
-    return False
+    piezas = pieza_indexes(muestra)
+    in_a, in_b, in_c = a.index in piezas, b.index in piezas, c.index in piezas
+    if in_a:
+        return in_b or in_c or b.suit is c.suit  # two piezas, or one and two cards of one suit
+    if in_b:
+        return in_c or a.suit is c.suit
+    return in_c and a.suit is b.suit
 
 
 def envido_points(hand: Sequence[Card], muestra: Card) -> int:

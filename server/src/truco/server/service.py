@@ -12,7 +12,7 @@ from typing import TypeAlias, TypeVar, cast
 
 import grpc
 
-from truco.engine import compare_cards, evaluate_hand, seat_view, spectator_view, strength
+from truco.engine import compare_cards, evaluate_hand, legal_actions, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
 from truco_client.v1 import game_service_pb2 as gs
 from truco_client.v1 import game_service_pb2_grpc, rules_service_pb2_grpc, views_pb2
@@ -126,11 +126,11 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seat = await self._seat(game_id, context, required=False)
         snapshot = await self.games.snapshot(game_id)
         clocks = await self.games.clocks(game_id, snapshot)
-        public = codec.match_view_to_pb(spectator_view(snapshot.state), request.name, clocks)
         if seat is None:
+            public = codec.match_view_to_pb(spectator_view(snapshot.state), request.name, clocks)
             return gs.GetGameViewResponse(public=public)
         view = codec.seat_view_to_pb(seat_view(snapshot.state, seat), request.name, clocks)
-        return gs.GetGameViewResponse(seat=view, public=public)
+        return gs.GetGameViewResponse(seat=view, public=view.public)  # the seat's view holds the public one
 
     @reports_errors
     async def ListLegalActions(
@@ -142,8 +142,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seat = await self._seat(game_id, context, required=True)
         assert seat is not None
         state = (await self.games.snapshot(game_id)).state
-        view = seat_view(state, seat)
-        actions = [codec.command_to_pb(command) for command in view.legal_actions]
+        actions = [codec.command_to_pb(command) for command in legal_actions(state, seat)]
         return gs.ListLegalActionsResponse(version=state.version, actions=actions)
 
     @reports_errors
