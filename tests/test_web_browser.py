@@ -1,0 +1,153 @@
+"""The web table in a real browser: builds web/ (npm ci, vite build), starts ``truco serve`` with its web port
+serving the build, and runs web/e2e/table.test.mjs (node's test runner, playwright-core driving Debian's
+Chromium; no browser download): a whole 2-player match against a bot played by clicking, with a refused move
+showing its reason; a spectator page showing no hidden card; a friend joining by link and receiving a seña.
+Screenshots go to test-artifacts/web/.
+
+What it needs it installs: Debian's chromium package (apt-get) when /usr/bin/chromium is missing, and web/'s
+npm packages (npm ci). Under CI=true a missing tool fails the test instead of skipping it.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import queue
+import re
+import shutil
+import signal
+import subprocess
+import threading
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+WEB = ROOT / "web"
+TRUCO = ROOT / ".venv" / "bin" / "truco"
+CHROMIUM = Path("/usr/bin/chromium")
+ARTIFACTS = ROOT / "test-artifacts" / "web"
+WEB_URL = re.compile(r"Connect/gRPC-Web on http://localhost:(\d+)/")
+IN_CI = os.environ.get("CI") == "true"
+
+
+def _unavailable(why: str) -> None:
+    if IN_CI:
+        pytest.fail(f"browser tests cannot run under CI: {why}")
+    pytest.skip(why)
+
+
+def _run(command: list[str], cwd: Path, timeout: float) -> None:
+    result = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if result.returncode != 0:
+        output = f"{result.stdout[-4000:]}\n{result.stderr[-4000:]}"
+        raise RuntimeError(f"{' '.join(command)} failed ({result.returncode}):\n{output}")
+
+
+def _ensure_chromium() -> None:
+    if CHROMIUM.exists():
+        return
+    if shutil.which("apt-get") is None:
+        _unavailable("no /usr/bin/chromium and no apt-get to install it")
+    env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
+    for command in (["apt-get", "update", "-qq"], ["apt-get", "install", "-y", "-qq", "chromium"]):
+        result = subprocess.run(command, capture_output=True, text=True, timeout=900, env=env)
+        if result.returncode != 0:
+            _unavailable(f"{' '.join(command)} failed: {result.stderr[-2000:]}")
+
+
+def _build_web() -> None:
+    if shutil.which("npm") is None or shutil.which("node") is None:
+        _unavailable("node and npm are needed to build the web table")
+    # Parallel test workers may both get here: one installs and builds while the other waits.
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    with (ROOT / "test-artifacts").joinpath(".web-build.lock").open("a") as lock_file:
+        fcntl.flock(lock_file, fcntl.LOCK_EX)
+        _install_and_build()
+
+
+def _install_and_build() -> None:
+    stamp = WEB / "node_modules" / ".truco-installed"
+    lock = WEB / "package-lock.json"
+    if not stamp.exists() or stamp.stat().st_mtime < lock.stat().st_mtime:
+        _run(["npm", "ci", "--no-audit", "--no-fund"], WEB, 600)
+        stamp.touch()
+    _run(["npm", "run", "build"], WEB, 300)
+
+
+@pytest.fixture(scope="module")
+def web_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    _ensure_chromium()
+    _build_web()
+    work = tmp_path_factory.mktemp("browser")
+    stderr = (work / "serve.stderr").open("wb")
+    command = [
+        str(TRUCO), "serve", "--store", f"sqlite:///{work / 'browser.db'}", "--host", "127.0.0.1", "--port", "0",
+        "--metrics-port", "-1", "--web-port", "0", "--web-assets", str(WEB / "dist"), "--grace", "1",
+    ]  # fmt: skip
+    process = subprocess.Popen(command, cwd=work, stdout=subprocess.PIPE, stderr=stderr, text=True)
+    lines: queue.Queue[str] = queue.Queue()
+    assert process.stdout is not None
+    out = process.stdout
+    threading.Thread(target=lambda: [lines.put(line) for line in out], daemon=True).start()
+    try:
+        first = lines.get(timeout=60)
+    except queue.Empty:
+        first = ""
+    match = WEB_URL.search(first)
+    if match is None:
+        process.kill()
+        raise RuntimeError(f"truco serve did not start: {first!r}\n{(work / 'serve.stderr').read_text()}")
+    yield f"http://127.0.0.1:{match.group(1)}"
+    process.send_signal(signal.SIGTERM)
+    try:
+        process.wait(30)
+    except subprocess.TimeoutExpired:
+        process.kill()
+        process.wait(10)
+    stderr.close()
+
+
+BROWSER_TESTS = (
+    "a whole 2-player match against a bot, by clicking; a refused move shows its reason",
+    "a spectator page shows no hidden card",
+    "a friend joins by link and gets a seña from their partner",
+)
+
+
+def test_the_web_table_in_a_real_browser(web_url: str) -> None:
+    """web/e2e/table.test.mjs, every test of it passing in one run (one build, one server, one Chromium): a
+    whole match by clicking with a refused move's reason shown, a spectator seeing no hidden card, a friend
+    joining by link and receiving a seña. Its screenshots must be there and not blank."""
+    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    for old in ARTIFACTS.glob("*.png"):
+        old.unlink()
+    env = {**os.environ, "TRUCO_WEB_URL": web_url, "TRUCO_ARTIFACTS": str(ARTIFACTS), "CHROMIUM": str(CHROMIUM)}
+    result = subprocess.run(
+        ["node", "--test", "--test-reporter=tap", "e2e/"],
+        cwd=WEB,
+        capture_output=True,
+        text=True,
+        timeout=420,
+        env=env,
+    )
+    output = result.stdout + result.stderr
+    assert result.returncode == 0, output[-8000:]
+    for name in BROWSER_TESTS:
+        assert re.search(rf"^ok \d+ - {re.escape(name)}$", output, re.MULTILINE), f"{name!r} did not pass:\n{output}"
+    assert re.search(rf"^# pass {len(BROWSER_TESTS)}$", output, re.MULTILINE), output[-4000:]
+    assert re.search(r"match over after \d+ clicks", output)
+    shots = ("web-table-refused", "web-table-playing", "web-table-match-over", "web-spectator", "web-sena-received")
+    for shot in shots:
+        assert (ARTIFACTS / f"{shot}.png").stat().st_size > 10_000, shot
+
+
+def test_the_pages_stubs_are_in_sync_with_the_protos(web_url: str, tmp_path: Path) -> None:
+    """web/src/gen is what web/gen.sh (pinned protoc-gen-es) makes of proto/ now."""
+    _run([str(WEB / "gen.sh"), str(tmp_path / "gen")], ROOT, 120)
+    fresh = {p.relative_to(tmp_path / "gen"): p.read_text() for p in (tmp_path / "gen").rglob("*.ts")}
+    committed = {p.relative_to(WEB / "src" / "gen"): p.read_text() for p in (WEB / "src" / "gen").rglob("*.ts")}
+    assert fresh.keys() == committed.keys()
+    stale = sorted(str(path) for path in fresh if fresh[path] != committed[path])
+    assert not stale, f"run web/gen.sh: {stale} differ from what proto/ generates"
