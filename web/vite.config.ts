@@ -1,11 +1,10 @@
 // The web table's build: one page, TypeScript, bundled by Vite into dist/ (served by `truco serve` at / on the
-// web port). The TypeScript SDK (clients/ts, package "truco-client") is bundled with it; the Connect and
-// protobuf runtimes are deduplicated so the SDK and this page share one copy of each.
+// web port), with the Connect and protobuf runtimes deduplicated (one copy of each in the bundle).
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
 
-// The SDK is the local package truco-client (file:../clients/ts, installed as a copy: .npmrc install-links), taken
-// from its TypeScript sources so the page needs no separate SDK build.
+// "truco-client" is the page's own client over its generated stubs (src/sdk.ts, src/gen); pointing this alias
+// (and tsconfig's paths) at the TypeScript SDK of clients/ts moves the page onto that SDK.
 const sdk = fileURLToPath(new URL("./src/sdk.ts", import.meta.url));
 
 export default defineConfig({
