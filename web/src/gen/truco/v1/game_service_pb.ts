@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file truco/v1/game_service.proto.
  */
 export const file_truco_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIrsBCg1DbG9ja1NldHRpbmdzEisKCGRlY2lzaW9uGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoJb25fZXhwaXJ5GAMgASgOMhUudHJ1Y28udjEuQ2xvY2tQb2xpY3kSJwoMdGFrZW92ZXJfYm90GAQgASgOMhEudHJ1Y28udjEuQm90S2luZCI4CgdCb3RTZWF0EgwKBHNlYXQYASABKAUSHwoEa2luZBgCIAEoDjIRLnRydWNvLnYxLkJvdEtpbmQilAEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSIAoEa2luZBgCIAEoDjISLnRydWNvLnYxLlNlYXRLaW5kEh4KA2JvdBgDIAEoDjIRLnRydWNvLnYxLkJvdEtpbmQSEwoLcGxheWVyX25hbWUYBCABKAkSDwoHcHJlc2VudBgFIAEoCBISCgp0YWtlbl9vdmVyGAYgASgIIlAKCUZpeGVkRGVhbBIiCgVoYW5kcxgBIAMoCzITLnRydWNvLnYxLkRlYWx0SGFuZBIfCgdtdWVzdHJhGAIgASgLMg4udHJ1Y28udjEuQ2FyZCIqCglEZWFsdEhhbmQSHQoFY2FyZHMYASADKAsyDi50cnVjby52MS5DYXJkIqECCgRHYW1lEgwKBG5hbWUYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0EiEKBXNlYXRzGAMgAygLMhIudHJ1Y28udjEuU2VhdEluZm8SDwoHdmVyc2lvbhgEIAEoAxIeCgVwaGFzZRgFIAEoDjIPLnRydWNvLnYxLlBoYXNlEiMKBnNjb3JlcxgGIAMoCzITLnRydWNvLnYxLlRlYW1TY29yZRIOCgZwdWJsaWMYByABKAgSJgoFY2xvY2sYCCABKAsyFy50cnVjby52MS5DbG9ja1NldHRpbmdzEhUKDXByZXZpb3VzX2dhbWUYCSABKAkSEQoJbmV4dF9nYW1lGAogASgJEg4KBmNsb3NlZBgLIAEoCCLMAQoRQ3JlYXRlR2FtZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIgCgVydWxlcxgCIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSHwoEYm90cxgDIAMoCzIRLnRydWNvLnYxLkJvdFNlYXQSKAoLZml4ZWRfZGVhbHMYBCADKAsyEy50cnVjby52MS5GaXhlZERlYWwSDgoGcHVibGljGAUgASgIEiYKBWNsb2NrGAYgASgLMhcudHJ1Y28udjEuQ2xvY2tTZXR0aW5ncyIyChJDcmVhdGVHYW1lUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUiZAoPSm9pbkdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIRCgRzZWF0GAMgASgFSACIAQESEwoLcGxheWVyX25hbWUYBCABKAlCBwoFX3NlYXQiVgoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSIAoEdmlldxgDIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IiIKEkdldEdhbWVWaWV3UmVxdWVzdBIMCgRuYW1lGAEgASgJIlwKE0dldEdhbWVWaWV3UmVzcG9uc2USIAoEc2VhdBgBIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3EiMKBnB1YmxpYxgCIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldyInChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIMCgRuYW1lGAEgASgJIk8KGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiIKB2FjdGlvbnMYAiADKAsyES50cnVjby52MS5Db21tYW5kInYKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDEiIKB2NvbW1hbmQYBCABKAsyES50cnVjby52MS5Db21tYW5kImsKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEh8KBmV2ZW50cxgCIAMoCzIPLnRydWNvLnYxLkV2ZW50EiAKBHZpZXcYAyABKAsyEi50cnVjby52MS5TZWF0VmlldyI3ChBXYXRjaEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSFQoNYWZ0ZXJfdmVyc2lvbhgCIAEoAyJ6ChFXYXRjaEdhbWVSZXNwb25zZRIeCgVldmVudBgBIAEoCzIPLnRydWNvLnYxLkV2ZW50EiAKBHNlYXQYAiABKAsyEi50cnVjby52MS5TZWF0VmlldxIjCgZwdWJsaWMYAyABKAsyEy50cnVjby52MS5NYXRjaFZpZXciOQoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJLChFMaXN0R2FtZXNSZXNwb25zZRIdCgVnYW1lcxgBIAMoCzIOLnRydWNvLnYxLkdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIh4KDkdldEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiLwoPR2V0R2FtZVJlc3BvbnNlEhwKBGdhbWUYASABKAsyDi50cnVjby52MS5HYW1lIiAKEExlYXZlR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSI1ChFMZWF2ZUdhbWVSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciIQoRUmVzdW1lU2VhdFJlcXVlc3QSDAoEbmFtZRgBIAEoCSI2ChJSZXN1bWVTZWF0UmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3Ih4KDlJlbWF0Y2hSZXF1ZXN0EgwKBG5hbWUYASABKAkiPQoPUmVtYXRjaFJlc3BvbnNlEhwKBGdhbWUYASABKAsyDi50cnVjby52MS5HYW1lEgwKBHNlYXQYAiABKAUqYAoLQ2xvY2tQb2xpY3kSHAoYQ0xPQ0tfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGQoVQ0xPQ0tfUE9MSUNZX1RBS0VPVkVSEAESGAoUQ0xPQ0tfUE9MSUNZX0ZPUkZFSVQQAiphCghTZWF0S2luZBIZChVTRUFUX0tJTkRfVU5TUEVDSUZJRUQQABISCg5TRUFUX0tJTkRfT1BFThABEhMKD1NFQVRfS0lORF9UQUtFThACEhEKDVNFQVRfS0lORF9CT1QQAypQCgdCb3RLaW5kEhgKFEJPVF9LSU5EX1VOU1BFQ0lGSUVEEAASEwoPQk9UX0tJTkRfUkFORE9NEAESFgoSQk9UX0tJTkRfSEVVUklTVElDEAIyrwYKC0dhbWVTZXJ2aWNlEkcKCkNyZWF0ZUdhbWUSGy50cnVjby52MS5DcmVhdGVHYW1lUmVxdWVzdBocLnRydWNvLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJBCghKb2luR2FtZRIZLnRydWNvLnYxLkpvaW5HYW1lUmVxdWVzdBoaLnRydWNvLnYxLkpvaW5HYW1lUmVzcG9uc2USSgoLR2V0R2FtZVZpZXcSHC50cnVjby52MS5HZXRHYW1lVmlld1JlcXVlc3QaHS50cnVjby52MS5HZXRHYW1lVmlld1Jlc3BvbnNlElkKEExpc3RMZWdhbEFjdGlvbnMSIS50cnVjby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBoiLnRydWNvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJQCg1TdWJtaXRDb21tYW5kEh4udHJ1Y28udjEuU3VibWl0Q29tbWFuZFJlcXVlc3QaHy50cnVjby52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2USRgoJV2F0Y2hHYW1lEhoudHJ1Y28udjEuV2F0Y2hHYW1lUmVxdWVzdBobLnRydWNvLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESRAoJTGlzdEdhbWVzEhoudHJ1Y28udjEuTGlzdEdhbWVzUmVxdWVzdBobLnRydWNvLnYxLkxpc3RHYW1lc1Jlc3BvbnNlEj4KB0dldEdhbWUSGC50cnVjby52MS5HZXRHYW1lUmVxdWVzdBoZLnRydWNvLnYxLkdldEdhbWVSZXNwb25zZRJECglMZWF2ZUdhbWUSGi50cnVjby52MS5MZWF2ZUdhbWVSZXF1ZXN0GhsudHJ1Y28udjEuTGVhdmVHYW1lUmVzcG9uc2USRwoKUmVzdW1lU2VhdBIbLnRydWNvLnYxLlJlc3VtZVNlYXRSZXF1ZXN0GhwudHJ1Y28udjEuUmVzdW1lU2VhdFJlc3BvbnNlEj4KB1JlbWF0Y2gSGC50cnVjby52MS5SZW1hdGNoUmVxdWVzdBoZLnRydWNvLnYxLlJlbWF0Y2hSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_duration, file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
+  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIrsBCg1DbG9ja1NldHRpbmdzEisKCGRlY2lzaW9uGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoJb25fZXhwaXJ5GAMgASgOMhUudHJ1Y28udjEuQ2xvY2tQb2xpY3kSJwoMdGFrZW92ZXJfYm90GAQgASgOMhEudHJ1Y28udjEuQm90S2luZCI4CgdCb3RTZWF0EgwKBHNlYXQYASABKAUSHwoEa2luZBgCIAEoDjIRLnRydWNvLnYxLkJvdEtpbmQilAEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSIAoEa2luZBgCIAEoDjISLnRydWNvLnYxLlNlYXRLaW5kEh4KA2JvdBgDIAEoDjIRLnRydWNvLnYxLkJvdEtpbmQSEwoLcGxheWVyX25hbWUYBCABKAkSDwoHcHJlc2VudBgFIAEoCBISCgp0YWtlbl9vdmVyGAYgASgIIngKCUZpeGVkRGVhbBIiCgVoYW5kcxgBIAMoCzITLnRydWNvLnYxLkRlYWx0SGFuZBIfCgdtdWVzdHJhGAIgASgLMg4udHJ1Y28udjEuQ2FyZBImCgpzZWF0X2hhbmRzGAMgAygLMhIudHJ1Y28udjEuU2VhdEhhbmQiNwoIU2VhdEhhbmQSDAoEc2VhdBgBIAEoBRIdCgVjYXJkcxgCIAMoCzIOLnRydWNvLnYxLkNhcmQiKgoJRGVhbHRIYW5kEh0KBWNhcmRzGAEgAygLMg4udHJ1Y28udjEuQ2FyZCKhAgoER2FtZRIMCgRuYW1lGAEgASgJEiAKBXJ1bGVzGAIgASgLMhEudHJ1Y28udjEuUnVsZVNldBIhCgVzZWF0cxgDIAMoCzISLnRydWNvLnYxLlNlYXRJbmZvEg8KB3ZlcnNpb24YBCABKAMSHgoFcGhhc2UYBSABKA4yDy50cnVjby52MS5QaGFzZRIjCgZzY29yZXMYBiADKAsyEy50cnVjby52MS5UZWFtU2NvcmUSDgoGcHVibGljGAcgASgIEiYKBWNsb2NrGAggASgLMhcudHJ1Y28udjEuQ2xvY2tTZXR0aW5ncxIVCg1wcmV2aW91c19nYW1lGAkgASgJEhEKCW5leHRfZ2FtZRgKIAEoCRIOCgZjbG9zZWQYCyABKAgizAEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0Eh8KBGJvdHMYAyADKAsyES50cnVjby52MS5Cb3RTZWF0EigKC2ZpeGVkX2RlYWxzGAQgAygLMhMudHJ1Y28udjEuRml4ZWREZWFsEg4KBnB1YmxpYxgFIAEoCBImCgVjbG9jaxgGIAEoCzIXLnRydWNvLnYxLkNsb2NrU2V0dGluZ3MiMgoSQ3JlYXRlR2FtZVJlc3BvbnNlEhwKBGdhbWUYASABKAsyDi50cnVjby52MS5HYW1lImQKD0pvaW5HYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAQgASgJQgcKBV9zZWF0IlYKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRISCgpzZWF0X3Rva2VuGAIgASgJEiAKBHZpZXcYAyABKAsyEi50cnVjby52MS5TZWF0VmlldyIiChJHZXRHYW1lVmlld1JlcXVlc3QSDAoEbmFtZRgBIAEoCSJcChNHZXRHYW1lVmlld1Jlc3BvbnNlEiAKBHNlYXQYASABKAsyEi50cnVjby52MS5TZWF0VmlldxIjCgZwdWJsaWMYAiABKAsyEy50cnVjby52MS5NYXRjaFZpZXciJwoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDAoEbmFtZRgBIAEoCSJPChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIiCgdhY3Rpb25zGAIgAygLMhEudHJ1Y28udjEuQ29tbWFuZCJ2ChRTdWJtaXRDb21tYW5kUmVxdWVzdBIMCgRuYW1lGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoAxIiCgdjb21tYW5kGAQgASgLMhEudHJ1Y28udjEuQ29tbWFuZCJrChVTdWJtaXRDb21tYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIfCgZldmVudHMYAiADKAsyDy50cnVjby52MS5FdmVudBIgCgR2aWV3GAMgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciNwoQV2F0Y2hHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJEhUKDWFmdGVyX3ZlcnNpb24YAiABKAMiegoRV2F0Y2hHYW1lUmVzcG9uc2USHgoFZXZlbnQYASABKAsyDy50cnVjby52MS5FdmVudBIgCgRzZWF0GAIgASgLMhIudHJ1Y28udjEuU2VhdFZpZXcSIwoGcHVibGljGAMgASgLMhMudHJ1Y28udjEuTWF0Y2hWaWV3IjkKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiSwoRTGlzdEdhbWVzUmVzcG9uc2USHQoFZ2FtZXMYASADKAsyDi50cnVjby52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIeCg5HZXRHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJIi8KD0dldEdhbWVSZXNwb25zZRIcCgRnYW1lGAEgASgLMg4udHJ1Y28udjEuR2FtZSIgChBMZWF2ZUdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNQoRTGVhdmVHYW1lUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IiEKEVJlc3VtZVNlYXRSZXF1ZXN0EgwKBG5hbWUYASABKAkiNgoSUmVzdW1lU2VhdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi50cnVjby52MS5TZWF0VmlldyIeCg5SZW1hdGNoUmVxdWVzdBIMCgRuYW1lGAEgASgJIj0KD1JlbWF0Y2hSZXNwb25zZRIcCgRnYW1lGAEgASgLMg4udHJ1Y28udjEuR2FtZRIMCgRzZWF0GAIgASgFKmAKC0Nsb2NrUG9saWN5EhwKGENMT0NLX1BPTElDWV9VTlNQRUNJRklFRBAAEhkKFUNMT0NLX1BPTElDWV9UQUtFT1ZFUhABEhgKFENMT0NLX1BPTElDWV9GT1JGRUlUEAIqYQoIU2VhdEtpbmQSGQoVU0VBVF9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOU0VBVF9LSU5EX09QRU4QARITCg9TRUFUX0tJTkRfVEFLRU4QAhIRCg1TRUFUX0tJTkRfQk9UEAMqUAoHQm90S2luZBIYChRCT1RfS0lORF9VTlNQRUNJRklFRBAAEhMKD0JPVF9LSU5EX1JBTkRPTRABEhYKEkJPVF9LSU5EX0hFVVJJU1RJQxACMq8GCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsudHJ1Y28udjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC50cnVjby52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS50cnVjby52MS5Kb2luR2FtZVJlcXVlc3QaGi50cnVjby52MS5Kb2luR2FtZVJlc3BvbnNlEkoKC0dldEdhbWVWaWV3EhwudHJ1Y28udjEuR2V0R2FtZVZpZXdSZXF1ZXN0Gh0udHJ1Y28udjEuR2V0R2FtZVZpZXdSZXNwb25zZRJZChBMaXN0TGVnYWxBY3Rpb25zEiEudHJ1Y28udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIi50cnVjby52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUAoNU3VibWl0Q29tbWFuZBIeLnRydWNvLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0Gh8udHJ1Y28udjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLnRydWNvLnYxLldhdGNoR2FtZVJlcXVlc3QaGy50cnVjby52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUxpc3RHYW1lcxIaLnRydWNvLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy50cnVjby52MS5MaXN0R2FtZXNSZXNwb25zZRI+CgdHZXRHYW1lEhgudHJ1Y28udjEuR2V0R2FtZVJlcXVlc3QaGS50cnVjby52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGVhdmVHYW1lEhoudHJ1Y28udjEuTGVhdmVHYW1lUmVxdWVzdBobLnRydWNvLnYxLkxlYXZlR2FtZVJlc3BvbnNlEkcKClJlc3VtZVNlYXQSGy50cnVjby52MS5SZXN1bWVTZWF0UmVxdWVzdBocLnRydWNvLnYxLlJlc3VtZVNlYXRSZXNwb25zZRI+CgdSZW1hdGNoEhgudHJ1Y28udjEuUmVtYXRjaFJlcXVlc3QaGS50cnVjby52MS5SZW1hdGNoUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_duration, file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
 
 /**
  * Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
@@ -158,7 +158,7 @@ export const SeatInfoSchema: GenMessage<SeatInfo> = /*@__PURE__*/
  */
 export type FixedDeal = Message<"truco.v1.FixedDeal"> & {
   /**
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    *
    * @generated from field: repeated truco.v1.DealtHand hands = 1;
    */
@@ -170,6 +170,14 @@ export type FixedDeal = Message<"truco.v1.FixedDeal"> & {
    * @generated from field: truco.v1.Card muestra = 2;
    */
   muestra?: Card | undefined;
+
+  /**
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   *
+   * @generated from field: repeated truco.v1.SeatHand seat_hands = 3;
+   */
+  seatHands: SeatHand[];
 };
 
 /**
@@ -178,6 +186,34 @@ export type FixedDeal = Message<"truco.v1.FixedDeal"> & {
  */
 export const FixedDealSchema: GenMessage<FixedDeal> = /*@__PURE__*/
   messageDesc(file_truco_v1_game_service, 3);
+
+/**
+ * Three cards of a scripted deal, for a named seat.
+ *
+ * @generated from message truco.v1.SeatHand
+ */
+export type SeatHand = Message<"truco.v1.SeatHand"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Exactly three cards.
+   *
+   * @generated from field: repeated truco.v1.Card cards = 2;
+   */
+  cards: Card[];
+};
+
+/**
+ * Describes the message truco.v1.SeatHand.
+ * Use `create(SeatHandSchema)` to create a new message.
+ */
+export const SeatHandSchema: GenMessage<SeatHand> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 4);
 
 /**
  * Three cards of a scripted deal.
@@ -198,7 +234,7 @@ export type DealtHand = Message<"truco.v1.DealtHand"> & {
  * Use `create(DealtHandSchema)` to create a new message.
  */
 export const DealtHandSchema: GenMessage<DealtHand> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 4);
+  messageDesc(file_truco_v1_game_service, 5);
 
 /**
  * A game (one match).
@@ -290,7 +326,7 @@ export type Game = Message<"truco.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 5);
+  messageDesc(file_truco_v1_game_service, 6);
 
 /**
  * Create a match.
@@ -350,7 +386,7 @@ export type CreateGameRequest = Message<"truco.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 6);
+  messageDesc(file_truco_v1_game_service, 7);
 
 /**
  * The created game.
@@ -371,7 +407,7 @@ export type CreateGameResponse = Message<"truco.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 7);
+  messageDesc(file_truco_v1_game_service, 8);
 
 /**
  * Take a seat.
@@ -416,7 +452,7 @@ export type JoinGameRequest = Message<"truco.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 8);
+  messageDesc(file_truco_v1_game_service, 9);
 
 /**
  * The seat taken.
@@ -452,7 +488,7 @@ export type JoinGameResponse = Message<"truco.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 9);
+  messageDesc(file_truco_v1_game_service, 10);
 
 /**
  * Ask for the caller's view.
@@ -473,7 +509,7 @@ export type GetGameViewRequest = Message<"truco.v1.GetGameViewRequest"> & {
  * Use `create(GetGameViewRequestSchema)` to create a new message.
  */
 export const GetGameViewRequestSchema: GenMessage<GetGameViewRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 10);
+  messageDesc(file_truco_v1_game_service, 11);
 
 /**
  * The caller's view.
@@ -501,7 +537,7 @@ export type GetGameViewResponse = Message<"truco.v1.GetGameViewResponse"> & {
  * Use `create(GetGameViewResponseSchema)` to create a new message.
  */
 export const GetGameViewResponseSchema: GenMessage<GetGameViewResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 11);
+  messageDesc(file_truco_v1_game_service, 12);
 
 /**
  * Ask for the caller's legal actions.
@@ -522,7 +558,7 @@ export type ListLegalActionsRequest = Message<"truco.v1.ListLegalActionsRequest"
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 12);
+  messageDesc(file_truco_v1_game_service, 13);
 
 /**
  * The caller's legal actions.
@@ -550,7 +586,7 @@ export type ListLegalActionsResponse = Message<"truco.v1.ListLegalActionsRespons
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 13);
+  messageDesc(file_truco_v1_game_service, 14);
 
 /**
  * A command for the caller's seat.
@@ -594,7 +630,7 @@ export type SubmitCommandRequest = Message<"truco.v1.SubmitCommandRequest"> & {
  * Use `create(SubmitCommandRequestSchema)` to create a new message.
  */
 export const SubmitCommandRequestSchema: GenMessage<SubmitCommandRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 14);
+  messageDesc(file_truco_v1_game_service, 15);
 
 /**
  * The command's outcome.
@@ -629,7 +665,7 @@ export type SubmitCommandResponse = Message<"truco.v1.SubmitCommandResponse"> & 
  * Use `create(SubmitCommandResponseSchema)` to create a new message.
  */
 export const SubmitCommandResponseSchema: GenMessage<SubmitCommandResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 15);
+  messageDesc(file_truco_v1_game_service, 16);
 
 /**
  * Watch a game.
@@ -657,7 +693,7 @@ export type WatchGameRequest = Message<"truco.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 16);
+  messageDesc(file_truco_v1_game_service, 17);
 
 /**
  * One event, with the caller's view after it.
@@ -694,7 +730,7 @@ export type WatchGameResponse = Message<"truco.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 17);
+  messageDesc(file_truco_v1_game_service, 18);
 
 /**
  * List open games.
@@ -722,7 +758,7 @@ export type ListGamesRequest = Message<"truco.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 18);
+  messageDesc(file_truco_v1_game_service, 19);
 
 /**
  * A page of open games.
@@ -750,7 +786,7 @@ export type ListGamesResponse = Message<"truco.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 19);
+  messageDesc(file_truco_v1_game_service, 20);
 
 /**
  * Ask for a game.
@@ -771,7 +807,7 @@ export type GetGameRequest = Message<"truco.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 20);
+  messageDesc(file_truco_v1_game_service, 21);
 
 /**
  * The game.
@@ -792,7 +828,7 @@ export type GetGameResponse = Message<"truco.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 21);
+  messageDesc(file_truco_v1_game_service, 22);
 
 /**
  * Leave the caller's seat.
@@ -813,7 +849,7 @@ export type LeaveGameRequest = Message<"truco.v1.LeaveGameRequest"> & {
  * Use `create(LeaveGameRequestSchema)` to create a new message.
  */
 export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 22);
+  messageDesc(file_truco_v1_game_service, 23);
 
 /**
  * The seat after leaving.
@@ -834,7 +870,7 @@ export type LeaveGameResponse = Message<"truco.v1.LeaveGameResponse"> & {
  * Use `create(LeaveGameResponseSchema)` to create a new message.
  */
 export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 23);
+  messageDesc(file_truco_v1_game_service, 24);
 
 /**
  * Take the caller's seat back.
@@ -855,7 +891,7 @@ export type ResumeSeatRequest = Message<"truco.v1.ResumeSeatRequest"> & {
  * Use `create(ResumeSeatRequestSchema)` to create a new message.
  */
 export const ResumeSeatRequestSchema: GenMessage<ResumeSeatRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 24);
+  messageDesc(file_truco_v1_game_service, 25);
 
 /**
  * The seat after resuming.
@@ -876,7 +912,7 @@ export type ResumeSeatResponse = Message<"truco.v1.ResumeSeatResponse"> & {
  * Use `create(ResumeSeatResponseSchema)` to create a new message.
  */
 export const ResumeSeatResponseSchema: GenMessage<ResumeSeatResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 25);
+  messageDesc(file_truco_v1_game_service, 26);
 
 /**
  * Ask for the rematch of a finished game.
@@ -897,7 +933,7 @@ export type RematchRequest = Message<"truco.v1.RematchRequest"> & {
  * Use `create(RematchRequestSchema)` to create a new message.
  */
 export const RematchRequestSchema: GenMessage<RematchRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 26);
+  messageDesc(file_truco_v1_game_service, 27);
 
 /**
  * The next game.
@@ -925,7 +961,7 @@ export type RematchResponse = Message<"truco.v1.RematchResponse"> & {
  * Use `create(RematchResponseSchema)` to create a new message.
  */
 export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 27);
+  messageDesc(file_truco_v1_game_service, 28);
 
 /**
  * What happens when a seat's turn clock runs out.
@@ -1042,7 +1078,9 @@ export const BotKindSchema: GenEnum<BotKind> = /*@__PURE__*/
  * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
  * `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
  * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
- * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+ * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+ * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+ * rules' codes): INVALID_ARGUMENT for a malformed request,
  * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
  * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
  *
