@@ -1,0 +1,186 @@
+"""The layering of docs/architecture.md, checked on the source: no package imports one above it; and the engine
+alone, installed into an empty virtual environment, plays a match to its end."""
+
+from __future__ import annotations
+
+import ast
+import re
+import subprocess
+import sys
+import venv
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = {
+    "truco.engine": ROOT / "engine/src/truco/engine",
+    "truco.bots": ROOT / "clients/bots/src/truco/bots",
+    "truco_client": ROOT / "clients/python/src/truco_client",
+    "truco.wire": ROOT / "server/src/truco/wire.py",
+    "truco.server": ROOT / "server/src/truco/server",
+    "truco.cli": ROOT / "server/src/truco/cli",
+}
+GENERATED = ("truco_client.v1", "truco.server.v1")
+"""Code written by protoc and its plugins, which the layering does not govern."""
+
+SERVER_CORE = ("truco.server.games", "truco.server.referee", "truco.server.reasons", "truco.server.auth")
+SERVER_CORE_PACKAGES = ("truco.server.store",)
+WIRE = ("grpc", "google.protobuf", "google.rpc", "truco_client", "truco.wire")
+
+
+def within(name: str, *prefixes: str) -> bool:
+    return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+def refusal(module: str, imported: str) -> str | None:
+    """Why ``module`` may not import ``imported``; None when it may."""
+    stdlib = imported.split(".")[0] in sys.stdlib_module_names or imported == "__future__"
+    if within(module, "truco.engine"):
+        if not (stdlib or within(imported, "truco.engine")):
+            return "the engine imports the standard library and itself only"
+    elif within(module, "truco.bots"):
+        if not (stdlib or within(imported, "truco.engine", "truco.bots")):
+            return "the bots see the engine (a seat's view) and nothing else"
+    elif within(module, "truco_client"):
+        if within(imported, "truco"):
+            return "the SDK never imports truco.*"
+    elif within(module, "truco.wire"):
+        if not (stdlib or within(imported, "truco.engine", "truco_client.v1", "google.protobuf")):
+            return "truco.wire converts engine values to the generated messages only"
+    elif within(module, "truco.server"):
+        if within(imported, "truco.cli"):
+            return "the server never imports the command line"
+        if within(imported, "truco_client") and not within(imported, "truco_client.v1"):
+            return "the server uses the generated stubs (truco_client.v1), not the SDK"
+        core = module in SERVER_CORE or within(module, *SERVER_CORE_PACKAGES)
+        if core and (within(imported, *WIRE) or within(imported, "truco.server.service", "truco.server.errors")):
+            return "the server's core (games, referee, reasons, auth, store) is free of grpc and protobuf"
+    elif within(module, "truco.cli.play", "truco.cli.selfplay") and within(imported, "truco.server"):
+        return "play and selfplay are clients: the SDK and truco.wire, never the server's internals"
+    return None
+
+
+@dataclass(frozen=True)
+class Import:
+    module: str
+    imported: str
+    line: int
+
+
+def imports(module: str, source: str, is_package: bool = False) -> Iterator[Import]:
+    """The absolute names ``source`` (the code of ``module``) imports, relative imports resolved."""
+    package = module if is_package else module.rpartition(".")[0]
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                yield Import(module, alias.name, node.lineno)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")
+                base = base[: len(base) - (node.level - 1)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            yield Import(module, prefix, node.lineno)
+            for alias in node.names:  # a name may be a submodule (from truco.server import codec)
+                if alias.name != "*":
+                    yield Import(module, f"{prefix}.{alias.name}", node.lineno)
+
+
+def source_modules() -> Iterator[tuple[str, Path, bool]]:
+    for name, path in SOURCES.items():
+        if path.is_file():
+            yield name, path, False
+            continue
+        for file in sorted(path.rglob("*.py")):
+            parts = file.relative_to(path).with_suffix("").parts
+            is_package = parts[-1] == "__init__"
+            module = ".".join((name, *parts[:-1]) if is_package else (name, *parts))
+            if not within(module, *GENERATED):
+                yield module, file, is_package
+
+
+def violations() -> list[str]:
+    found = []
+    for module, path, is_package in source_modules():
+        for item in imports(module, path.read_text(), is_package):
+            why = refusal(item.module, item.imported)
+            if why:
+                found.append(f"{path.relative_to(ROOT)}:{item.line}: {module} imports {item.imported}: {why}")
+    return found
+
+
+def test_every_package_imports_only_what_its_layer_may() -> None:
+    modules = [module for module, _, _ in source_modules()]
+    assert {"truco.engine.state", "truco.bots.heuristic", "truco.server.games", "truco.cli.selfplay"} <= set(modules)
+    assert violations() == []
+
+
+@pytest.mark.parametrize(
+    ("module", "source", "broken"),
+    [
+        ("truco.engine.state", "import grpc", "grpc"),
+        ("truco.engine.views", "from truco.server import codec", "truco.server.codec"),
+        ("truco.engine.views", "from truco.bots import make_bot", "truco.bots"),
+        ("truco.bots.heuristic", "from truco.server.games import Games", "truco.server.games"),
+        ("truco.bots.heuristic", "from truco_client import play", "truco_client"),
+        ("truco_client.client", "from truco.engine import Card", "truco.engine"),
+        ("truco.server.service", "from truco_client.errors import TrucoError", "truco_client.errors"),
+        ("truco.server.games", "import grpc", "grpc"),
+        ("truco.server.games", "from .errors import ServiceError", "truco.server.errors"),
+        ("truco.server.store.sqlite", "from google.protobuf import message", "google.protobuf"),
+        ("truco.cli.selfplay", "from truco.server import codec", "truco.server.codec"),
+    ],
+)
+def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str, broken: str) -> None:
+    refused = [item.imported for item in imports(module, source) if refusal(item.module, item.imported)]
+    assert broken in refused
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("truco.engine.views", "from .state import MatchState"),
+        ("truco.bots.heuristic", "from truco.engine import Card"),
+        ("truco.wire", "from truco_client.v1 import cards_pb2"),
+        ("truco.server.service", "from truco_client.v1 import game_service_pb2"),
+        ("truco.server.games", "from .referee import drive"),
+        ("truco.server.games", "from . import codec"),
+        ("truco.cli.main", "from truco.server.app import main"),
+    ],
+)
+def test_what_a_layer_may_import_passes(module: str, source: str) -> None:
+    assert [item for item in imports(module, source) if refusal(item.module, item.imported)] == []
+
+
+def test_the_engine_alone_installs_into_an_empty_venv_and_plays_a_match(tmp_path: Path) -> None:
+    """``pip install ./engine`` with nothing else: the engine has no dependency at all."""
+    env = tmp_path / "venv"
+    venv.create(env, with_pip=True)
+    python = env / "bin" / "python"
+    install = subprocess.run(
+        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check", str(ROOT / "engine")],
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert install.returncode == 0, install.stderr
+    installed = subprocess.run(
+        [python, "-m", "pip", "list", "--format=freeze", "--disable-pip-version-check"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    names = {line.split("==")[0].lower() for line in installed.stdout.split()}
+    assert "truco-engine" in names and not names & {"grpcio", "protobuf", "truco-server", "truco-client"}
+    played = subprocess.run(
+        [python, "-m", "truco.engine", "--players", "2"], capture_output=True, text=True, timeout=300, cwd=tmp_path
+    )
+    assert played.returncode == 0, played.stderr
+    result = re.fullmatch(r"match 1: team ([01]) wins (\d+)-(\d+) in \d+ events\n", played.stdout)
+    assert result, played.stdout
+    winner, scores = int(result[1]), (int(result[2]), int(result[3]))
+    assert scores[winner] == 30 > scores[1 - winner]  # the default target, reached by the winner alone
