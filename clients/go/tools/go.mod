@@ -1,0 +1,14 @@
+// The code generators of scripts/gen-sdks, pinned here (go.sum) so that every machine generates the same code.
+module truco/clients/go/tools
+
+go 1.24.0
+
+tool (
+	google.golang.org/grpc/cmd/protoc-gen-go-grpc
+	google.golang.org/protobuf/cmd/protoc-gen-go
+)
+
+require (
+	google.golang.org/grpc/cmd/protoc-gen-go-grpc v1.6.0 // indirect
+	google.golang.org/protobuf v1.36.12 // indirect
+)

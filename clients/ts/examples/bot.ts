@@ -1,0 +1,163 @@
+/**
+ * An example bot: creates a match against the server's heuristic bots, plays its seats to the end with the SDK,
+ * and tries one illegal card (one not in its hand) on its first turn to show the typed error. Prints one JSON line:
+ *   {"sdk": "ts", "over": true, "scores": [a, b], "illegal_reason": "CARD_NOT_IN_HAND", ...}
+ * and exits 0 only if the match ended and the illegal card was refused with CARD_NOT_IN_HAND.
+ *
+ *   node dist/examples/bot.js ADDRESS                 2 players: this bot in seat 0, a server bot in seat 1
+ *   node dist/examples/bot.js ADDRESS --players 4 --watch
+ *        4 players: this bot plays seats 0 and 2 (a client each), server bots 1 and 3; each seat waits for its turn
+ *        on a WatchGame stream that resumes by itself after a dropped connection or a server restart.
+ *   --target N (points to win), --think-ms N (a pause before each move)
+ */
+import {
+  cardText,
+  deck,
+  IllegalMove,
+  isOver,
+  pickAction,
+  plainBot,
+  play,
+  type SeatView,
+  TrucoClient,
+  TrucoError,
+} from "../src/index.js";
+import { createNodeTransport } from "../src/node.js";
+
+interface Options {
+  address: string;
+  players: number;
+  watch: boolean;
+  target: number;
+  thinkMs: number;
+}
+
+function parseArgs(argv: string[]): Options {
+  const options: Options = { address: "", players: 2, watch: false, target: 0, thinkMs: 0 };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    if (arg === "--players") options.players = Number(argv[++i]);
+    else if (arg === "--watch") options.watch = true;
+    else if (arg === "--target") options.target = Number(argv[++i]);
+    else if (arg === "--think-ms") options.thinkMs = Number(argv[++i]);
+    else if (!options.address && !arg.startsWith("--")) options.address = arg;
+    else throw new Error(`unknown argument ${arg}`);
+  }
+  if (!options.address || ![2, 4].includes(options.players)) {
+    throw new Error("usage: bot ADDRESS [--players 2|4] [--watch] [--target N] [--think-ms N]");
+  }
+  return options;
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const log = (line: string) => process.stderr.write(`bot(ts): ${line}\n`);
+
+/** A card of the deck that is not in the seat's hand: playing it must fail with CARD_NOT_IN_HAND. */
+async function tryIllegalCard(client: TrucoClient, name: string, view: SeatView): Promise<string> {
+  const held = new Set(view.cards.map(cardText));
+  const stranger = deck().find((candidate) => !held.has(cardText(candidate)));
+  if (!stranger) throw new Error("every card is in hand?");
+  try {
+    await client.submit(name, play(stranger), { expectedVersion: view.public?.version ?? 0n });
+    return "ACCEPTED";
+  } catch (error) {
+    if (error instanceof IllegalMove) {
+      log(`illegal ${cardText(stranger)} refused: ${error.reason} (${error.rawMessage})`);
+      return error.reason;
+    }
+    throw error;
+  }
+}
+
+/** Plays one seat by reading its view after each move (the server's bots answer before the reply). */
+async function playByPolling(client: TrucoClient, name: string, first: SeatView, options: Options, state: State): Promise<void> {
+  let view = first;
+  while (!isOver(view)) {
+    if (pickAction(view) === undefined) {
+      await sleep(20);
+      view = await client.seatView(name);
+      continue;
+    }
+    if (!state.illegalReason && view.legalActions.some((action) => action.kind.case === "playCard")) {
+      state.illegalReason = await tryIllegalCard(client, name, view);
+    }
+    if (options.thinkMs) await sleep(options.thinkMs);
+    const turn = await client.playTurn(name, plainBot, { view });
+    state.moves++;
+    view = turn?.response.view ?? (await client.seatView(name));
+  }
+}
+
+/** Plays one seat from a WatchGame stream: a move each time the stream shows the seat legal actions. */
+async function playByWatching(client: TrucoClient, name: string, first: SeatView, options: Options, state: State): Promise<void> {
+  const act = async (view: SeatView) => {
+    if (pickAction(view) === undefined) return;
+    if (!state.illegalReason && view.legalActions.some((action) => action.kind.case === "playCard")) {
+      state.illegalReason = await tryIllegalCard(client, name, view);
+    }
+    if (options.thinkMs) await sleep(options.thinkMs);
+    // playTurn re-reads the view when the game moved on (ABORTED): a stale stream item costs one read.
+    if (await client.playTurn(name, plainBot, { view })) state.moves++;
+  };
+  await act(first);
+  const onResume = (after: bigint, error: TrucoError) => {
+    state.resumes++;
+    log(`seat ${first.seat}: watch broken (${error.code}), resuming after version ${after}`);
+  };
+  for await (const item of client.watch(name, first.public?.version ?? 0n, { onResume })) {
+    if (!item.seat) continue;
+    if (isOver(item.seat)) return;
+    await act(item.seat);
+  }
+}
+
+interface State {
+  illegalReason: string;
+  moves: number;
+  resumes: number;
+}
+
+async function main(): Promise<number> {
+  const options = parseArgs(process.argv.slice(2));
+  const transport = createNodeTransport(options.address);
+  const retries = options.watch ? { retries: 12, maxBackoffMs: 1000 } : {};
+  const creator = new TrucoClient(transport, retries);
+  const bots: Record<number, string> = options.players === 2 ? { 1: "heuristic" } : { 1: "heuristic", 3: "heuristic" };
+  const rules = { players: options.players, ...(options.target ? { target: options.target } : {}) };
+  const game = await creator.createGame({ rules, bots });
+  log(`game ${game.name}`);
+  const seats = options.players === 2 ? [0] : [0, 2];
+  const state: State = { illegalReason: "", moves: 0, resumes: 0 };
+  const clients = await Promise.all(
+    seats.map(async (seat) => {
+      const client = creator.withToken(undefined);
+      const joined = await client.joinGame(game.name, { seat, playerName: `ts bot ${seat}` });
+      return { client, view: joined.view };
+    }),
+  );
+  const playSeat = options.watch ? playByWatching : playByPolling;
+  await Promise.all(clients.map(({ client, view }) => playSeat(client, game.name, view, options, state)));
+  const final = (await clients[0].client.getView(game.name)).public;
+  const scores = [0, 1].map((team) => final?.scores.find((score) => score.team === team)?.points ?? 0);
+  const over = isOver((await clients[0].client.getView(game.name)).seat);
+  const result = {
+    sdk: "ts",
+    over,
+    scores,
+    illegal_reason: state.illegalReason,
+    game: game.name,
+    players: options.players,
+    moves: state.moves,
+    resumes: state.resumes,
+  };
+  console.log(JSON.stringify(result));
+  return over && state.illegalReason === "CARD_NOT_IN_HAND" ? 0 : 1;
+}
+
+main().then(
+  (code) => process.exit(code),
+  (error: unknown) => {
+    log(error instanceof Error ? `${error.name}: ${error.message}\n${(error.cause as Error | undefined)?.stack ?? error.stack}` : String(error));
+    process.exit(2);
+  },
+);

@@ -1,0 +1,351 @@
+/**
+ * A client of the Truco service over any Connect transport: gRPC over HTTP/2 in Node
+ * (`createNodeTransport` from "truco-client/node"), or a browser transport (Connect-Web) for a gateway that
+ * speaks gRPC-Web. This module imports nothing of Node's.
+ *
+ * One client plays one seat: {@link TrucoClient.joinGame} keeps the seat token and sends it, as
+ * `authorization: Bearer <token>`, on every later call. Every call has a deadline; UNAVAILABLE (and
+ * DEADLINE_EXCEEDED, every call here being idempotent) is retried with backoff and jitter, and a retried write
+ * sends the same request id, which the server applies once (so is a CANCELLED the client did not ask for, which
+ * a stopping server sends). Failures reject with the typed errors of
+ * ./errors.ts. {@link TrucoClient.playTurn} re-reads the view on ABORTED; {@link TrucoClient.watch} reopens a
+ * broken stream after the last version it delivered.
+ */
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import { type CallOptions, Code, type Client, createClient, type Transport } from "@connectrpc/connect";
+import { type CardLike, card, parseCards } from "./cards.js";
+import { pickAction } from "./commands.js";
+import { type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
+import type { Command } from "./gen/truco/v1/commands_pb.js";
+import {
+  BotKind,
+  type FixedDeal,
+  type Game,
+  GameService,
+  type GetGameViewResponse,
+  type ListLegalActionsResponse,
+  type SubmitCommandResponse,
+  type WatchGameResponse,
+} from "./gen/truco/v1/game_service_pb.js";
+import type { RuleSetSchema } from "./gen/truco/v1/rules_pb.js";
+import {
+  type CompareCardsResponse,
+  type EvaluateHandResponse,
+  RulesService,
+} from "./gen/truco/v1/rules_service_pb.js";
+import { Phase, type SeatView } from "./gen/truco/v1/views_pb.js";
+
+/** The server's bots by name, for `createGame({ bots: { 1: "heuristic" } })`. */
+export const BOT_KINDS: Readonly<Record<string, BotKind>> = { random: BotKind.RANDOM, heuristic: BotKind.HEURISTIC };
+
+/** How a {@link TrucoClient} calls. */
+export interface ClientOptions {
+  /** A seat token to act as that seat (unset: a spectator until joinGame). */
+  token?: string;
+  /** The deadline of each attempt of a call, in milliseconds (default 10000). */
+  timeoutMs?: number;
+  /** How many times a retryable failure is retried (default 4, so at most 5 attempts). */
+  retries?: number;
+  /** The first retry's delay in milliseconds (default 100); each later one doubles, up to maxBackoffMs. */
+  backoffMs?: number;
+  /** The longest delay between two attempts (default 3000). Each delay is jittered between half and all of it. */
+  maxBackoffMs?: number;
+}
+
+/** A seat taken with {@link TrucoClient.joinGame}. */
+export interface JoinResult {
+  /** The seat (0 .. players-1). */
+  seat: number;
+  /** The seat token; the server cannot show it again. */
+  token: string;
+  /** The seat's view right after joining. */
+  view: SeatView;
+}
+
+/** What {@link TrucoClient.playTurn} did. */
+export interface Turn {
+  /** The command sent. */
+  command: Command;
+  /** The server's reply: the version after it (and any bot moves) and the seat's view. */
+  response: SubmitCommandResponse;
+  /** How many times the game had moved on (ABORTED) and the view was read again first. */
+  conflicts: number;
+}
+
+/** Options of {@link TrucoClient.watch}. */
+export interface WatchOptions {
+  /** Stops the watch (the iterator then ends). */
+  signal?: AbortSignal;
+  /** Called each time a broken stream is reopened, with the version it resumes after. */
+  onResume?: (afterVersion: bigint, error: TrucoError) => void;
+}
+
+/** The resource name `games/{game}`, from it or from the bare id. */
+export function gameName(name: string): string {
+  return name.startsWith("games/") ? name : `games/${name}`;
+}
+
+/** A fresh request id (a UUID4). */
+export function newRequestId(): string {
+  return globalThis.crypto.randomUUID();
+}
+
+/** Whether a view's match is over. */
+export function isOver(view: SeatView | undefined): boolean {
+  return view?.public?.phase === Phase.MATCH_OVER;
+}
+
+/** A client of GameService and RulesService over one Connect transport. */
+export class TrucoClient {
+  readonly games: Client<typeof GameService>;
+  readonly rules: Client<typeof RulesService>;
+  readonly timeoutMs: number;
+  readonly retries: number;
+  readonly backoffMs: number;
+  readonly maxBackoffMs: number;
+  private currentToken: string | undefined;
+
+  constructor(
+    readonly transport: Transport,
+    options: ClientOptions = {},
+  ) {
+    this.games = createClient(GameService, transport);
+    this.rules = createClient(RulesService, transport);
+    this.currentToken = options.token;
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.retries = options.retries ?? 4;
+    this.backoffMs = options.backoffMs ?? 100;
+    this.maxBackoffMs = options.maxBackoffMs ?? 3_000;
+    if (this.timeoutMs <= 0 || this.retries < 0) {
+      throw new RangeError("timeoutMs must be positive and retries 0 or more");
+    }
+  }
+
+  /** The seat token sent with every call, if any. */
+  get token(): string | undefined {
+    return this.currentToken;
+  }
+
+  /** Another client on the same transport acting as the seat of `token` (a spectator for undefined). */
+  withToken(token: string | undefined): TrucoClient {
+    return new TrucoClient(this.transport, {
+      token,
+      timeoutMs: this.timeoutMs,
+      retries: this.retries,
+      backoffMs: this.backoffMs,
+      maxBackoffMs: this.maxBackoffMs,
+    });
+  }
+
+  private headers(): Record<string, string> {
+    return this.currentToken ? { authorization: `Bearer ${this.currentToken}` } : {};
+  }
+
+  private delay(attempt: number): number {
+    const ceiling = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** attempt);
+    return ceiling / 2 + Math.random() * (ceiling / 2);
+  }
+
+  /** Calls `method` with the deadline and the token, retrying UNAVAILABLE and DEADLINE_EXCEEDED. */
+  private async unary<T>(method: (options: CallOptions) => Promise<T>): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        return await method({ timeoutMs: this.timeoutMs, headers: this.headers() });
+      } catch (error) {
+        const failure = toTrucoError(error);
+        // CANCELLED here came from the other side (these calls take no signal): a server stopping mid-call.
+        const retryable = [Code.Unavailable, Code.DeadlineExceeded, Code.Canceled].includes(failure.code);
+        if (!retryable || attempt >= this.retries) {
+          throw failure;
+        }
+      }
+      await sleep(this.delay(attempt));
+    }
+  }
+
+  // --- GameService ---------------------------------------------------------------------------------------------
+
+  /**
+   * Create a match; the seats in `bots` (seat -> "random", "heuristic" or a BotKind) are the server's.
+   * `requestId` is the idempotency key (a fresh UUID by default): the same id returns the same game.
+   */
+  async createGame(
+    options: {
+      rules?: MessageInitShape<typeof RuleSetSchema>;
+      bots?: Readonly<Record<number, string | BotKind>>;
+      fixedDeals?: FixedDeal[];
+      requestId?: string;
+    } = {},
+  ): Promise<Game> {
+    const bots = Object.entries(options.bots ?? {}).map(([seat, kind]) => ({ seat: Number(seat), kind: botKind(kind) }));
+    const requestId = options.requestId ?? newRequestId();
+    const response = await this.unary((call) =>
+      this.games.createGame({ requestId, rules: options.rules ?? {}, bots, fixedDeals: options.fixedDeals ?? [] }, call),
+    );
+    if (!response.game) {
+      throw new Error("CreateGame answered without a game");
+    }
+    return response.game;
+  }
+
+  /** Take a seat (the first open one when `seat` is unset); this client then acts as that seat. */
+  async joinGame(name: string, options: { seat?: number; playerName?: string; requestId?: string } = {}): Promise<JoinResult> {
+    const requestId = options.requestId ?? newRequestId();
+    const response = await this.unary((call) =>
+      this.games.joinGame({ name: gameName(name), requestId, seat: options.seat, playerName: options.playerName ?? "" }, call),
+    );
+    if (!response.view) {
+      throw new Error("JoinGame answered without a view");
+    }
+    this.currentToken = response.seatToken;
+    return { seat: response.seat, token: response.seatToken, view: response.view };
+  }
+
+  /** The caller's view: `.seat` (its seat view, unset for a spectator) and `.public`. */
+  getView(name: string): Promise<GetGameViewResponse> {
+    return this.unary((call) => this.games.getGameView({ name: gameName(name) }, call));
+  }
+
+  /** This seat's view (throws when the client has no seat). */
+  async seatView(name: string): Promise<SeatView> {
+    const response = await this.getView(name);
+    if (!response.seat) {
+      throw new Error("no seat view: this client has no seat token");
+    }
+    return response.seat;
+  }
+
+  /** Exactly the commands the server would accept from this seat now (`.actions`, `.version`). */
+  legalActions(name: string): Promise<ListLegalActionsResponse> {
+    return this.unary((call) => this.games.listLegalActions({ name: gameName(name) }, call));
+  }
+
+  /**
+   * Submit a command for this seat; the reply comes once the move is stored. `expectedVersion` is the version the
+   * command was chosen at (0 skips the check); `requestId` (a fresh UUID by default) is sent unchanged on every
+   * retry. Rejects with IllegalMove (see `reason`), VersionConflict, Unauthenticated...
+   */
+  submit(
+    name: string,
+    command: Command,
+    options: { expectedVersion?: bigint | number; requestId?: string } = {},
+  ): Promise<SubmitCommandResponse> {
+    const requestId = options.requestId ?? newRequestId();
+    const expectedVersion = BigInt(options.expectedVersion ?? 0);
+    return this.unary((call) => this.games.submitCommand({ name: gameName(name), requestId, expectedVersion, command }, call));
+  }
+
+  /**
+   * Choose and submit one command for this seat, at the version it was chosen at. When the game moved on first
+   * (ABORTED) the view is read again and `choose` asked again, up to `attempts` times. Resolves to undefined
+   * when `choose` returns nothing (not this seat's turn, match over).
+   */
+  async playTurn(
+    name: string,
+    choose: (view: SeatView) => Command | undefined = (view) => pickAction(view),
+    options: { view?: SeatView; attempts?: number } = {},
+  ): Promise<Turn | undefined> {
+    let view = options.view ?? (await this.seatView(name));
+    const attempts = options.attempts ?? 10;
+    for (let conflicts = 0; ; conflicts++) {
+      const command = choose(view);
+      if (command === undefined) {
+        return undefined;
+      }
+      try {
+        const response = await this.submit(name, command, { expectedVersion: view.public?.version ?? 0n });
+        return { command, response, conflicts };
+      } catch (error) {
+        if (!(error instanceof VersionConflict) || conflicts + 1 >= attempts) {
+          throw error;
+        }
+      }
+      view = await this.seatView(name);
+    }
+  }
+
+  /**
+   * Each new event of the game with the caller's view after it, from `afterVersion` on. A stream broken by
+   * UNAVAILABLE or a server-side CANCELLED (a restart, a dropped connection) is reopened after the last version delivered, up to `retries`
+   * times in a row with backoff (the count restarts at each message). Ends when the server ends the stream (the
+   * match is over) or `signal` aborts. A watch has no deadline.
+   */
+  async *watch(name: string, afterVersion: bigint | number = 0, options: WatchOptions = {}): AsyncGenerator<WatchGameResponse> {
+    let last = BigInt(afterVersion);
+    let failures = 0;
+    while (!options.signal?.aborted) {
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      options.signal?.addEventListener("abort", stop);
+      try {
+        const stream = this.games.watchGame(
+          { name: gameName(name), afterVersion: last },
+          { headers: this.headers(), signal: controller.signal, timeoutMs: 0 },
+        );
+        for await (const item of stream) {
+          failures = 0;
+          if (item.event && item.event.version > last) {
+            last = item.event.version;
+          }
+          yield item;
+        }
+        return;
+      } catch (error) {
+        if (options.signal?.aborted) {
+          return;
+        }
+        const failure = toTrucoError(error);
+        if ((failure.code !== Code.Unavailable && failure.code !== Code.Canceled) || failures >= this.retries) {
+          throw failure;
+        }
+        options.onResume?.(last, failure);
+      } finally {
+        options.signal?.removeEventListener("abort", stop);
+        controller.abort();
+      }
+      await sleep(this.delay(failures));
+      failures++;
+    }
+  }
+
+  /** Every open game (a seat free, not over), newest first, page after page. */
+  async *listGames(pageSize = 20): AsyncGenerator<Game> {
+    let pageToken = "";
+    do {
+      const token = pageToken;
+      const response = await this.unary((call) => this.games.listGames({ pageSize, pageToken: token }, call));
+      yield* response.games;
+      pageToken = response.nextPageToken;
+    } while (pageToken);
+  }
+
+  // --- RulesService --------------------------------------------------------------------------------------------
+
+  /** Envido, flor and card strengths of three cards under a muestra: `evaluateHand("1o", "2o 7e 3c")`. */
+  evaluateHand(muestra: CardLike, hand: string | CardLike[], withoutFlor = false): Promise<EvaluateHandResponse> {
+    const request = { muestra: card(muestra), cards: parseCards(hand), withoutFlor };
+    return this.unary((call) => this.rules.evaluateHand(request, call));
+  }
+
+  /** Which card wins a round under `muestra`: `.result` is 1 (first), -1 (second) or 0 (parda). */
+  compareCards(muestra: CardLike, first: CardLike, second: CardLike): Promise<CompareCardsResponse> {
+    const request = { muestra: card(muestra), first: card(first), second: card(second) };
+    return this.unary((call) => this.rules.compareCards(request, call));
+  }
+}
+
+function botKind(kind: string | BotKind): BotKind {
+  if (typeof kind !== "string") {
+    return kind;
+  }
+  const found = BOT_KINDS[kind.trim().toLowerCase()];
+  if (found === undefined) {
+    throw new RangeError(`unknown bot ${JSON.stringify(kind)}: one of ${Object.keys(BOT_KINDS).join(", ")}`);
+  }
+  return found;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+

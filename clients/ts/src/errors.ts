@@ -1,0 +1,83 @@
+/**
+ * Typed errors of the Truco service, parsed from the google.rpc.Status the server sends.
+ *
+ * Every failed call rejects with a {@link TrucoError} subclass chosen by the gRPC status code; `reason` is the
+ * stable machine code of the status' `google.rpc.ErrorInfo` (`NOT_YOUR_TURN`, `CARD_NOT_IN_HAND`,
+ * `VERSION_CONFLICT`...), empty when the server sent none (a transport failure, say).
+ */
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+
+/** The ErrorInfo domain of the service's own errors. */
+export const DOMAIN = "truco.v1";
+
+/** A call the server (or the transport) refused. */
+export class TrucoError extends Error {
+  constructor(
+    /** The gRPC status code. */
+    readonly code: Code,
+    /** The ErrorInfo reason, a stable machine code ("" when the server sent no ErrorInfo). */
+    readonly reason: string,
+    /** The human-readable status message. */
+    readonly rawMessage: string,
+    /** The ErrorInfo metadata (extra facts such as the current version), possibly empty. */
+    readonly metadata: Readonly<Record<string, string>> = {},
+    /** The ErrorInfo domain, `truco.v1` for the service's own errors. */
+    readonly domain: string = DOMAIN,
+    options?: { cause?: unknown },
+  ) {
+    super(`${Code[code]}${reason ? ` ${reason}` : ""}: ${rawMessage}`, options);
+    this.name = new.target.name;
+  }
+}
+
+/** INVALID_ARGUMENT: a malformed request (a card that does not exist, an unset command...). */
+export class InvalidArgument extends TrucoError {}
+/** FAILED_PRECONDITION: a well-formed command the rules do not allow now (NOT_YOUR_TURN, CARD_NOT_IN_HAND...). */
+export class IllegalMove extends TrucoError {}
+/** ABORTED: the game moved past `expectedVersion`; nothing changed. Read the view again and choose again. */
+export class VersionConflict extends TrucoError {}
+/** NOT_FOUND: no such game (GAME_NOT_FOUND). */
+export class NotFound extends TrucoError {}
+/** UNAUTHENTICATED: the call needs a seat token (TOKEN_MISSING) or the token is unknown. */
+export class Unauthenticated extends TrucoError {}
+/** PERMISSION_DENIED: the token does not allow this (another game's token, say). */
+export class PermissionDenied extends TrucoError {}
+/** RESOURCE_EXHAUSTED: a limit was reached (seats all taken, too many requests...). */
+export class ResourceExhausted extends TrucoError {}
+/** UNAVAILABLE: the server could not be reached (after the client's retries). */
+export class Unavailable extends TrucoError {}
+/** DEADLINE_EXCEEDED: no answer within the call's deadline (after the client's retries, for idempotent calls). */
+export class DeadlineExceeded extends TrucoError {}
+
+type ErrorClass = new (...args: ConstructorParameters<typeof TrucoError>) => TrucoError;
+
+const CLASSES: Partial<Record<Code, ErrorClass>> = {
+  [Code.InvalidArgument]: InvalidArgument,
+  [Code.FailedPrecondition]: IllegalMove,
+  [Code.Aborted]: VersionConflict,
+  [Code.NotFound]: NotFound,
+  [Code.Unauthenticated]: Unauthenticated,
+  [Code.PermissionDenied]: PermissionDenied,
+  [Code.ResourceExhausted]: ResourceExhausted,
+  [Code.Unavailable]: Unavailable,
+  [Code.DeadlineExceeded]: DeadlineExceeded,
+};
+
+/**
+ * The typed error of a failed call: any thrown value becomes a {@link TrucoError} (a ConnectError keeps its code
+ * and the first `truco.v1` ErrorInfo of its details; an ErrorInfo of another domain is used when there is none).
+ */
+export function toTrucoError(error: unknown): TrucoError {
+  if (error instanceof TrucoError) {
+    return error;
+  }
+  const connect = ConnectError.from(error);
+  const infos = connect.findDetails(ErrorInfoSchema);
+  const info = infos.find((candidate) => candidate.domain === DOMAIN) ?? infos[0];
+  const cls = CLASSES[connect.code] ?? TrucoError;
+  if (info === undefined) {
+    return new cls(connect.code, "", connect.rawMessage, {}, "", { cause: error });
+  }
+  return new cls(connect.code, info.reason, connect.rawMessage, { ...info.metadata }, info.domain, { cause: error });
+}
