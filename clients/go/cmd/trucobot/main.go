@@ -1,0 +1,230 @@
+// Command trucobot is the Go SDK's example bot: it creates a match against the server's heuristic bots, plays
+// its seats to the end, and tries one illegal card (one not in its hand) on its first turn to show the typed
+// error. It prints one JSON line:
+//
+//	{"sdk": "go", "over": true, "scores": [a, b], "illegal_reason": "CARD_NOT_IN_HAND", ...}
+//
+// and exits 0 only if the match ended and the illegal card was refused with CARD_NOT_IN_HAND.
+//
+//	trucobot ADDRESS                      2 players: this bot in seat 0, a server bot in seat 1
+//	trucobot --players 4 --watch ADDRESS  4 players: seats 0 and 2 (a client each), server bots in 1 and 3; each
+//	                                      seat waits for its turn on a WatchGame stream that resumes by itself
+//	--target N (points to win), --think-ms N (a pause before each move)
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	trucov1 "truco/clients/go/gen/truco/v1"
+	"truco/clients/go/truco"
+)
+
+type state struct {
+	mu            sync.Mutex
+	illegalReason string
+	moves         atomic.Int64
+	resumes       atomic.Int64
+}
+
+func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "bot(go): "+format+"\n", args...) }
+
+// tryIllegalCard plays a card of the deck that is not in the hand: the server must refuse it (CARD_NOT_IN_HAND).
+func tryIllegalCard(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView) (string, error) {
+	held := map[string]bool{}
+	for _, card := range view.GetCards() {
+		held[truco.CardText(card)] = true
+	}
+	for _, card := range truco.Deck() {
+		if held[truco.CardText(card)] {
+			continue
+		}
+		_, err := client.Submit(ctx, name, truco.Play(card), view.GetPublic().GetVersion())
+		if err == nil {
+			return "ACCEPTED", nil
+		}
+		if errors.Is(err, truco.ErrIllegalMove) {
+			logf("illegal %s refused: %v", truco.CardText(card), err)
+			return truco.Reason(err), nil
+		}
+		return "", err
+	}
+	return "", errors.New("every card is in hand?")
+}
+
+func (s *state) maybeIllegal(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.illegalReason != "" || !truco.HasLegal(view, truco.PreferPlayCard) {
+		return nil
+	}
+	reason, err := tryIllegalCard(ctx, client, name, view)
+	s.illegalReason = reason
+	return err
+}
+
+func (s *state) act(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView, think time.Duration) (*trucov1.SeatView, error) {
+	if truco.PickAction(view, nil, nil) == nil {
+		return view, nil
+	}
+	if err := s.maybeIllegal(ctx, client, name, view); err != nil {
+		return nil, err
+	}
+	time.Sleep(think)
+	// PlayTurn re-reads the view when the game moved on (ABORTED) and chooses again.
+	turn, err := client.PlayTurn(ctx, name, view, truco.PlainBot)
+	if err != nil || turn == nil {
+		return view, err
+	}
+	s.moves.Add(1)
+	return turn.Response.GetView(), nil
+}
+
+// playByPolling plays one seat by reading its view after each move (the server's bots answer before the reply).
+func (s *state) playByPolling(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView, think time.Duration) error {
+	for !truco.IsOver(view) {
+		if truco.PickAction(view, nil, nil) == nil {
+			time.Sleep(20 * time.Millisecond)
+			var err error
+			if view, err = client.SeatView(ctx, name); err != nil {
+				return err
+			}
+			continue
+		}
+		next, err := s.act(ctx, client, name, view, think)
+		if err != nil {
+			return err
+		}
+		if next == nil || next == view {
+			if next, err = client.SeatView(ctx, name); err != nil {
+				return err
+			}
+		}
+		view = next
+	}
+	return nil
+}
+
+// playByWatching plays one seat from a WatchGame stream: a move each time the stream shows it legal actions.
+func (s *state) playByWatching(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView, think time.Duration) error {
+	if _, err := s.act(ctx, client, name, view, think); err != nil {
+		return err
+	}
+	onResume := func(after int64, err error) {
+		s.resumes.Add(1)
+		logf("seat %d: watch broken (%v), resuming after version %d", view.GetSeat(), err, after)
+	}
+	for item, err := range client.Watch(ctx, name, view.GetPublic().GetVersion(), truco.WatchOptions{OnResume: onResume}) {
+		if err != nil {
+			return err
+		}
+		if item.GetSeat() == nil {
+			continue
+		}
+		if truco.IsOver(item.GetSeat()) {
+			return nil
+		}
+		if _, err := s.act(ctx, client, name, item.GetSeat(), think); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func run() (int, error) {
+	players := flag.Int("players", 2, "2 or 4 players")
+	watch := flag.Bool("watch", false, "wait for turns on a WatchGame stream")
+	target := flag.Int("target", 0, "points to win (0: the server's default)")
+	thinkMs := flag.Int("think-ms", 0, "a pause before each move, in milliseconds")
+	flag.Parse()
+	if flag.NArg() != 1 || (*players != 2 && *players != 4) {
+		return 2, errors.New("usage: trucobot [--players 2|4] [--watch] [--target N] [--think-ms N] ADDRESS")
+	}
+	options := truco.Options{}
+	if *watch {
+		options = truco.Options{Retries: 12, MaxBackoff: time.Second}
+	}
+	creator, err := truco.Dial(flag.Arg(0), options)
+	if err != nil {
+		return 2, err
+	}
+	defer creator.Close()
+	ctx := context.Background()
+	bots := map[int32]trucov1.BotKind{1: trucov1.BotKind_BOT_KIND_HEURISTIC}
+	seats := []int32{0}
+	if *players == 4 {
+		bots[3] = trucov1.BotKind_BOT_KIND_HEURISTIC
+		seats = []int32{0, 2}
+	}
+	rules := &trucov1.RuleSet{Players: int32(*players), Target: int32(*target)}
+	game, err := creator.CreateGame(ctx, truco.CreateOptions{Rules: rules, Bots: bots})
+	if err != nil {
+		return 2, err
+	}
+	logf("game %s", game.GetName())
+	s := &state{}
+	think := time.Duration(*thinkMs) * time.Millisecond
+	errs := make(chan error, len(seats))
+	var first *truco.Client
+	for _, seat := range seats {
+		client := creator.WithToken("")
+		joined, err := client.JoinGame(ctx, game.GetName(), seat, fmt.Sprintf("go bot %d", seat))
+		if err != nil {
+			return 2, err
+		}
+		if first == nil {
+			first = client
+		}
+		go func() {
+			if *watch {
+				errs <- s.playByWatching(ctx, client, game.GetName(), joined.View, think)
+			} else {
+				errs <- s.playByPolling(ctx, client, game.GetName(), joined.View, think)
+			}
+		}()
+	}
+	for range seats {
+		if err := <-errs; err != nil {
+			return 2, err
+		}
+	}
+	final, err := first.SeatView(ctx, game.GetName())
+	if err != nil {
+		return 2, err
+	}
+	scores := []int32{0, 0}
+	for _, score := range final.GetPublic().GetScores() {
+		scores[score.GetTeam()] = score.GetPoints()
+	}
+	result := struct {
+		SDK           string  `json:"sdk"`
+		Over          bool    `json:"over"`
+		Scores        []int32 `json:"scores"`
+		IllegalReason string  `json:"illegal_reason"`
+		Game          string  `json:"game"`
+		Players       int     `json:"players"`
+		Moves         int64   `json:"moves"`
+		Resumes       int64   `json:"resumes"`
+	}{"go", truco.IsOver(final), scores, s.illegalReason, game.GetName(), *players, s.moves.Load(), s.resumes.Load()}
+	line, _ := json.Marshal(result)
+	fmt.Println(string(line))
+	if truco.IsOver(final) && s.illegalReason == "CARD_NOT_IN_HAND" {
+		return 0, nil
+	}
+	return 1, nil
+}
+
+func main() {
+	code, err := run()
+	if err != nil {
+		logf("%v", err)
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,405 @@
+// Package truco is the Go SDK of the Truco Uruguayo service: a thin layer over the generated gRPC stubs
+// (package trucov1, made from proto/ by scripts/gen-sdks).
+//
+// One Client plays one seat: JoinGame keeps the seat token and sends it, as "authorization: Bearer <token>",
+// on every later call. Every call has a deadline (Options.Timeout); UNAVAILABLE, DEADLINE_EXCEEDED and a
+// CANCELLED the caller did not ask for are retried with backoff and jitter, and a retried write sends the same
+// request id, which the server applies once. Failures are *Error values with the ErrorInfo reason. PlayTurn
+// re-reads the view on ABORTED; Watch reopens a broken stream after the last version it delivered.
+package truco
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"iter"
+	mrand "math/rand/v2"
+	"strings"
+	"time"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	trucov1 "truco/clients/go/gen/truco/v1"
+)
+
+// Options say how a Client calls. The zero value of a field takes its default.
+type Options struct {
+	// Token is a seat token to act as that seat ("" : a spectator until JoinGame).
+	Token string
+	// Timeout is the deadline of each attempt of a call (default 10s).
+	Timeout time.Duration
+	// Retries is how many times a retryable failure is retried (default 4; negative: none).
+	Retries int
+	// Backoff is the first retry's delay (default 100ms); each later one doubles, up to MaxBackoff.
+	Backoff time.Duration
+	// MaxBackoff is the longest delay between two attempts (default 3s). Each delay is jittered.
+	MaxBackoff time.Duration
+}
+
+// Client calls GameService and RulesService over one gRPC connection.
+type Client struct {
+	Games   trucov1.GameServiceClient
+	Rules   trucov1.RulesServiceClient
+	conn    grpc.ClientConnInterface
+	closer  func() error
+	options Options
+}
+
+// Dial opens a plaintext connection to address ("host:port") and a client on it; Close closes it. Pass
+// grpc.WithTransportCredentials(...) in dialOptions for TLS.
+func Dial(address string, options Options, dialOptions ...grpc.DialOption) (*Client, error) {
+	dialOptions = append([]grpc.DialOption{grpc.WithTransportCredentials(insecure.NewCredentials())}, dialOptions...)
+	conn, err := grpc.NewClient(address, dialOptions...)
+	if err != nil {
+		return nil, err
+	}
+	client := NewClient(conn, options)
+	client.closer = conn.Close
+	return client, nil
+}
+
+// NewClient makes a client on an existing connection (which the caller closes).
+func NewClient(conn grpc.ClientConnInterface, options Options) *Client {
+	if options.Timeout <= 0 {
+		options.Timeout = 10 * time.Second
+	}
+	if options.Retries == 0 {
+		options.Retries = 4
+	} else if options.Retries < 0 {
+		options.Retries = 0
+	}
+	if options.Backoff <= 0 {
+		options.Backoff = 100 * time.Millisecond
+	}
+	if options.MaxBackoff <= 0 {
+		options.MaxBackoff = 3 * time.Second
+	}
+	return &Client{
+		Games:   trucov1.NewGameServiceClient(conn),
+		Rules:   trucov1.NewRulesServiceClient(conn),
+		conn:    conn,
+		options: options,
+	}
+}
+
+// Close closes the connection Dial opened (nothing for NewClient or WithToken clients).
+func (c *Client) Close() error {
+	if c.closer == nil {
+		return nil
+	}
+	return c.closer()
+}
+
+// Token is the seat token sent with every call, if any.
+func (c *Client) Token() string { return c.options.Token }
+
+// WithToken is another client on the same connection acting as the seat of token ("" : a spectator).
+func (c *Client) WithToken(token string) *Client {
+	options := c.options
+	options.Token = token
+	return NewClient(c.conn, options)
+}
+
+// GameName is the resource name games/{game}, from it or from the bare id.
+func GameName(name string) string {
+	if strings.HasPrefix(name, "games/") {
+		return name
+	}
+	return "games/" + name
+}
+
+// NewRequestID is a fresh request id (a random UUID4).
+func NewRequestID() string {
+	var b [16]byte
+	_, _ = rand.Read(b[:])
+	b[6] = b[6]&0x0f | 0x40
+	b[8] = b[8]&0x3f | 0x80
+	return fmt.Sprintf("%x-%x-%x-%x-%x", b[0:4], b[4:6], b[6:8], b[8:10], b[10:])
+}
+
+// IsOver reports whether the view's match is over.
+func IsOver(view *trucov1.SeatView) bool {
+	return view.GetPublic().GetPhase() == trucov1.Phase_PHASE_MATCH_OVER
+}
+
+func (c *Client) outgoing(ctx context.Context) context.Context {
+	if c.options.Token == "" {
+		return ctx
+	}
+	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.options.Token)
+}
+
+func (c *Client) delay(attempt int) time.Duration {
+	ceiling := c.options.Backoff << attempt
+	if ceiling > c.options.MaxBackoff || ceiling <= 0 {
+		ceiling = c.options.MaxBackoff
+	}
+	return ceiling/2 + time.Duration(mrand.Int64N(int64(ceiling/2)+1))
+}
+
+func retryable(ctx context.Context, code codes.Code) bool {
+	if ctx.Err() != nil {
+		return false
+	}
+	return code == codes.Unavailable || code == codes.DeadlineExceeded || code == codes.Canceled
+}
+
+// unary calls f with the deadline and the token, retrying what retryable allows; the request is built once,
+// so a retried write carries the same request id.
+func unary[T any](c *Client, ctx context.Context, f func(context.Context) (T, error)) (T, error) {
+	for attempt := 0; ; attempt++ {
+		callCtx, cancel := context.WithTimeout(c.outgoing(ctx), c.options.Timeout)
+		result, err := f(callCtx)
+		cancel()
+		if err == nil {
+			return result, nil
+		}
+		failure := FromError(err).(*Error)
+		if !retryable(ctx, failure.Code) || attempt >= c.options.Retries {
+			var zero T
+			return zero, failure
+		}
+		select {
+		case <-ctx.Done():
+			var zero T
+			return zero, FromError(ctx.Err())
+		case <-time.After(c.delay(attempt)):
+		}
+	}
+}
+
+// --- GameService ---------------------------------------------------------------------------------------------
+
+// CreateOptions describe a match to create.
+type CreateOptions struct {
+	// Rules; unset fields take the defaults (nil: all defaults).
+	Rules *trucov1.RuleSet
+	// Bots maps seats to the server bot that plays them.
+	Bots map[int32]trucov1.BotKind
+	// FixedDeals are scripted first deals (accepted only by a server started with --allow-fixed-deals).
+	FixedDeals []*trucov1.FixedDeal
+	// RequestID is the idempotency key ("" : a fresh one): the same id returns the same game.
+	RequestID string
+}
+
+// CreateGame creates a match.
+func (c *Client) CreateGame(ctx context.Context, options CreateOptions) (*trucov1.Game, error) {
+	request := &trucov1.CreateGameRequest{RequestId: options.RequestID, Rules: options.Rules, FixedDeals: options.FixedDeals}
+	if request.RequestId == "" {
+		request.RequestId = NewRequestID()
+	}
+	for seat := int32(0); seat < 8; seat++ {
+		if kind, ok := options.Bots[seat]; ok {
+			request.Bots = append(request.Bots, &trucov1.BotSeat{Seat: seat, Kind: kind})
+		}
+	}
+	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.CreateGameResponse, error) {
+		return c.Games.CreateGame(ctx, request)
+	})
+	return response.GetGame(), err
+}
+
+// JoinResult is a seat taken with JoinGame.
+type JoinResult struct {
+	Seat  int32
+	Token string
+	View  *trucov1.SeatView
+}
+
+// JoinGame takes a seat (seat < 0: the first open one) and makes this client act as that seat.
+func (c *Client) JoinGame(ctx context.Context, name string, seat int32, playerName string) (*JoinResult, error) {
+	request := &trucov1.JoinGameRequest{Name: GameName(name), RequestId: NewRequestID(), PlayerName: playerName}
+	if seat >= 0 {
+		request.Seat = &seat
+	}
+	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.JoinGameResponse, error) {
+		return c.Games.JoinGame(ctx, request)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.options.Token = response.GetSeatToken()
+	return &JoinResult{Seat: response.GetSeat(), Token: response.GetSeatToken(), View: response.GetView()}, nil
+}
+
+// GetView is the caller's view: Seat (unset for a spectator) and Public.
+func (c *Client) GetView(ctx context.Context, name string) (*trucov1.GetGameViewResponse, error) {
+	request := &trucov1.GetGameViewRequest{Name: GameName(name)}
+	return unary(c, ctx, func(ctx context.Context) (*trucov1.GetGameViewResponse, error) {
+		return c.Games.GetGameView(ctx, request)
+	})
+}
+
+// SeatView is this seat's view (an error for a client without a seat token).
+func (c *Client) SeatView(ctx context.Context, name string) (*trucov1.SeatView, error) {
+	response, err := c.GetView(ctx, name)
+	if err != nil {
+		return nil, err
+	}
+	if response.GetSeat() == nil {
+		return nil, errors.New("no seat view: this client has no seat token")
+	}
+	return response.GetSeat(), nil
+}
+
+// LegalActions are exactly the commands the server would accept from this seat now.
+func (c *Client) LegalActions(ctx context.Context, name string) (*trucov1.ListLegalActionsResponse, error) {
+	request := &trucov1.ListLegalActionsRequest{Name: GameName(name)}
+	return unary(c, ctx, func(ctx context.Context) (*trucov1.ListLegalActionsResponse, error) {
+		return c.Games.ListLegalActions(ctx, request)
+	})
+}
+
+// Submit sends a command for this seat, chosen at expectedVersion (0 skips the check), with a fresh request id
+// that every retry repeats. Errors: ErrIllegalMove (see the Reason), ErrVersionConflict, ErrUnauthenticated...
+func (c *Client) Submit(ctx context.Context, name string, command *trucov1.Command, expectedVersion int64) (*trucov1.SubmitCommandResponse, error) {
+	return c.SubmitWithID(ctx, name, command, expectedVersion, NewRequestID())
+}
+
+// SubmitWithID is Submit with the caller's request id (the same id sent again applies the command once).
+func (c *Client) SubmitWithID(ctx context.Context, name string, command *trucov1.Command, expectedVersion int64, requestID string) (*trucov1.SubmitCommandResponse, error) {
+	request := &trucov1.SubmitCommandRequest{Name: GameName(name), RequestId: requestID, ExpectedVersion: expectedVersion, Command: command}
+	return unary(c, ctx, func(ctx context.Context) (*trucov1.SubmitCommandResponse, error) {
+		return c.Games.SubmitCommand(ctx, request)
+	})
+}
+
+// Turn is what PlayTurn did.
+type Turn struct {
+	Command  *trucov1.Command
+	Response *trucov1.SubmitCommandResponse
+	// Conflicts is how many times the game had moved on (ABORTED) and the view was read again first.
+	Conflicts int
+}
+
+// PlayTurn chooses and submits one command at the version it was chosen at. When the game moved on first
+// (ABORTED) it reads the view again and asks choose again (up to 10 times). view may be nil (read first).
+// Returns nil, nil when choose returns nil (not this seat's turn, match over).
+func (c *Client) PlayTurn(ctx context.Context, name string, view *trucov1.SeatView, choose func(*trucov1.SeatView) *trucov1.Command) (*Turn, error) {
+	var err error
+	if view == nil {
+		if view, err = c.SeatView(ctx, name); err != nil {
+			return nil, err
+		}
+	}
+	for conflicts := 0; ; conflicts++ {
+		command := choose(view)
+		if command == nil {
+			return nil, nil
+		}
+		response, err := c.Submit(ctx, name, command, view.GetPublic().GetVersion())
+		if err == nil {
+			return &Turn{Command: command, Response: response, Conflicts: conflicts}, nil
+		}
+		if !errors.Is(err, ErrVersionConflict) || conflicts >= 9 {
+			return nil, err
+		}
+		if view, err = c.SeatView(ctx, name); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// WatchOptions tune Watch.
+type WatchOptions struct {
+	// OnResume is called each time a broken stream is reopened, with the version it resumes after.
+	OnResume func(afterVersion int64, err error)
+}
+
+// Watch yields each new event of the game with the caller's view after it, from afterVersion on. A stream
+// broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after the last
+// version delivered, up to Retries times in a row with backoff. The sequence ends when the server ends the
+// stream (the match is over), ctx is done, or the loop breaks; a final error is yielded with a nil response.
+// A watch has no deadline: cancel ctx to stop it.
+func (c *Client) Watch(ctx context.Context, name string, afterVersion int64, options WatchOptions) iter.Seq2[*trucov1.WatchGameResponse, error] {
+	return func(yield func(*trucov1.WatchGameResponse, error) bool) {
+		last := afterVersion
+		failures := 0
+		for ctx.Err() == nil {
+			streamCtx, cancel := context.WithCancel(c.outgoing(ctx))
+			stream, err := c.Games.WatchGame(streamCtx, &trucov1.WatchGameRequest{Name: GameName(name), AfterVersion: last})
+			for err == nil {
+				var item *trucov1.WatchGameResponse
+				if item, err = stream.Recv(); err != nil {
+					break
+				}
+				failures = 0
+				if v := item.GetEvent().GetVersion(); v > last {
+					last = v
+				}
+				if !yield(item, nil) {
+					cancel()
+					return
+				}
+			}
+			cancel()
+			if errors.Is(err, errEOF()) || ctx.Err() != nil {
+				return
+			}
+			failure := FromError(err).(*Error)
+			if !retryable(ctx, failure.Code) || failures >= c.options.Retries {
+				yield(nil, failure)
+				return
+			}
+			if options.OnResume != nil {
+				options.OnResume(last, failure)
+			}
+			select {
+			case <-ctx.Done():
+				return
+			case <-time.After(c.delay(failures)):
+			}
+			failures++
+		}
+	}
+}
+
+// ListGames yields every open game (a seat free, not over), newest first, page after page.
+func (c *Client) ListGames(ctx context.Context, pageSize int32) iter.Seq2[*trucov1.Game, error] {
+	return func(yield func(*trucov1.Game, error) bool) {
+		token := ""
+		for {
+			request := &trucov1.ListGamesRequest{PageSize: pageSize, PageToken: token}
+			response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.ListGamesResponse, error) {
+				return c.Games.ListGames(ctx, request)
+			})
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, game := range response.GetGames() {
+				if !yield(game, nil) {
+					return
+				}
+			}
+			if token = response.GetNextPageToken(); token == "" {
+				return
+			}
+		}
+	}
+}
+
+// --- RulesService --------------------------------------------------------------------------------------------
+
+// EvaluateHand is the envido, flor and card strengths of three cards under a muestra.
+func (c *Client) EvaluateHand(ctx context.Context, muestra *trucov1.Card, cards []*trucov1.Card, withoutFlor bool) (*trucov1.EvaluateHandResponse, error) {
+	request := &trucov1.EvaluateHandRequest{Muestra: muestra, Cards: cards, WithoutFlor: withoutFlor}
+	return unary(c, ctx, func(ctx context.Context) (*trucov1.EvaluateHandResponse, error) {
+		return c.Rules.EvaluateHand(ctx, request)
+	})
+}
+
+// CompareCards says which card wins a round under a muestra: Result 1 (first), -1 (second) or 0 (parda).
+func (c *Client) CompareCards(ctx context.Context, muestra, first, second *trucov1.Card) (*trucov1.CompareCardsResponse, error) {
+	request := &trucov1.CompareCardsRequest{Muestra: muestra, First: first, Second: second}
+	return unary(c, ctx, func(ctx context.Context) (*trucov1.CompareCardsResponse, error) {
+		return c.Rules.CompareCards(ctx, request)
+	})
+}
+
+func errEOF() error { return io.EOF }
