@@ -120,7 +120,7 @@ interface State {
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
   const transport = createNodeTransport(options.address);
-  const retries = options.watch ? { retries: 12, maxBackoffMs: 1000 } : {};
+  const retries = options.watch ? { retries: 20, maxBackoffMs: 1000 } : {};
   const creator = new TrucoClient(transport, retries);
   const bots: Record<number, string> = options.players === 2 ? { 1: "heuristic" } : { 1: "heuristic", 3: "heuristic" };
   const rules = { players: options.players, ...(options.target ? { target: options.target } : {}) };

@@ -32,7 +32,7 @@ import grpc
 import grpc.aio
 
 from .cards import CardLike, card, parse_cards
-from .errors import from_rpc_error
+from .errors import TrucoError, from_rpc_error
 from .v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
@@ -324,7 +324,12 @@ class TrucoClient:
         return response
 
     async def watch(
-        self, name: str, after_version: int = 0, *, timeout: float | None = None
+        self,
+        name: str,
+        after_version: int = 0,
+        *,
+        timeout: float | None = None,
+        on_resume: Callable[[int, TrucoError], None] | None = None,
     ) -> AsyncGenerator[game_service_pb2.WatchGameResponse, None]:
         """Each new event of the game, with the caller's view after it, from ``after_version`` on.
 
@@ -336,6 +341,8 @@ class TrucoClient:
         The stream has no deadline unless ``timeout`` is given (a watch waits for moves as long as the match
         lasts). Close it early with ``contextlib.aclosing`` or ``await iterator.aclose()``.
 
+        :param on_resume: called each time a broken stream is reopened, with the version it resumes after and
+            the error that broke it.
         :raises NotFound: for an unknown game.
         """
         games, _ = self._stubs()
@@ -354,6 +361,8 @@ class TrucoClient:
                 broken = error.code() is grpc.StatusCode.UNAVAILABLE or self._reset_by_proxy(error)
                 if not broken or failures >= self.retries:
                     raise from_rpc_error(error) from error
+                if on_resume is not None:
+                    on_resume(last, from_rpc_error(error))
             finally:
                 call.cancel()
             await asyncio.sleep(self._delay(failures))

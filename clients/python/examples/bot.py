@@ -1,0 +1,171 @@
+"""The Python SDK's example bot, the same as the TypeScript, Go and Java ones (scripts/sdk-play runs each).
+
+It creates a match against the server's heuristic bots, plays its seats to the end, and tries one illegal card
+(one not in its hand) on its first turn to show the typed error. It prints one JSON line::
+
+    {"sdk": "python", "over": true, "scores": [a, b], "illegal_reason": "CARD_NOT_IN_HAND", ...}
+
+and exits 0 only if the match ended and the illegal card was refused with CARD_NOT_IN_HAND.
+
+    python bot.py ADDRESS                        2 players: this bot in seat 0, a server bot in seat 1
+    python bot.py ADDRESS --players 4 --watch    4 players: seats 0 and 2 (a client each), server bots in 1 and 3;
+                                                 each seat waits for its turn on a WatchGame stream that resumes
+                                                 by itself after a dropped connection or a server restart
+    --target N (points to win), --think-ms N (a pause before each move)
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from contextlib import aclosing
+from dataclasses import dataclass
+
+from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, card_text, play
+from truco_client.v1 import commands_pb2, views_pb2
+
+RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
+DECK = [f"{rank}{suit}" for suit in "eboc" for rank in RANKS]
+DECLINED = (commands_pb2.CALL_KIND_FALTA_ENVIDO, commands_pb2.CALL_KIND_CONTRA_FLOR_AL_RESTO)
+PREFERENCES = ("play_card", "quiero", "skip_perros", "answer_perros", "answer", "call")
+
+
+def log(line: str) -> None:
+    print(f"bot(python): {line}", file=sys.stderr, flush=True)
+
+
+def is_over(view: views_pb2.SeatView) -> bool:
+    return view.public.phase == views_pb2.PHASE_MATCH_OVER
+
+
+def plain_bot(view: views_pb2.SeatView) -> commands_pb2.Command | None:
+    """The example bots' policy: decline a falta envido or contra flor al resto, else play a card, accept calls,
+    deal without perros; the mazo only when nothing else is legal."""
+    actions = list(view.legal_actions)
+    if not actions:
+        return None
+    if view.public.hand.pending.call in DECLINED:
+        for action in actions:
+            if action.WhichOneof("kind") == "answer" and not action.answer.accept:
+                return action
+    for preference in PREFERENCES:
+        for action in actions:
+            kind = action.WhichOneof("kind")
+            if preference == "quiero" and kind == "answer" and action.answer.accept:
+                return action
+            if preference == kind:
+                return action
+    others = [action for action in actions if action.WhichOneof("kind") != "go_to_mazo"]
+    return (others or actions)[0]
+
+
+@dataclass
+class State:
+    illegal_reason: str = ""
+    moves: int = 0
+    resumes: int = 0
+
+
+async def try_illegal_card(client: TrucoClient, name: str, view: views_pb2.SeatView) -> str:
+    held = {card_text(c) for c in view.cards}
+    stranger = next(text for text in DECK if text not in held)
+    try:
+        await client.submit(name, play(stranger), expected_version=view.public.version)
+    except IllegalMove as error:
+        log(f"illegal {stranger} refused: {error}")
+        return error.reason
+    return "ACCEPTED"
+
+
+async def act(client: TrucoClient, name: str, view: views_pb2.SeatView, state: State, think: float) -> None:
+    """One move for the seat, re-reading the view when the game moved on (ABORTED)."""
+    if not view.legal_actions:
+        return
+    if not state.illegal_reason and any(a.WhichOneof("kind") == "play_card" for a in view.legal_actions):
+        state.illegal_reason = await try_illegal_card(client, name, view)
+    await asyncio.sleep(think)
+    for _ in range(10):
+        command = plain_bot(view)
+        if command is None:
+            return
+        try:
+            await client.submit(name, command, expected_version=view.public.version)
+            state.moves += 1
+            return
+        except VersionConflict:
+            view = (await client.get_view(name)).seat
+
+
+async def play_by_polling(client: TrucoClient, name: str, view: views_pb2.SeatView, state: State, think: float) -> None:
+    while not is_over(view):
+        if view.legal_actions:
+            await act(client, name, view, state, think)
+        else:
+            await asyncio.sleep(0.02)
+        view = (await client.get_view(name)).seat
+
+
+async def play_by_watching(
+    client: TrucoClient, name: str, view: views_pb2.SeatView, state: State, think: float
+) -> None:
+    await act(client, name, view, state, think)
+    def resumed(after: int, error: TrucoError) -> None:
+        state.resumes += 1
+        log(f"seat {view.seat}: watch broken ({error.code.name}), resuming after version {after}")
+
+    # The SDK's watch reopens a broken stream after the last version it delivered.
+    async with aclosing(client.watch(name, after_version=view.public.version, on_resume=resumed)) as items:
+        async for item in items:
+            if not item.HasField("seat"):
+                continue
+            if is_over(item.seat):
+                return
+            await act(client, name, item.seat, state, think)
+
+
+async def main() -> int:
+    parser = argparse.ArgumentParser(description="The Python SDK's example bot.")
+    parser.add_argument("address")
+    parser.add_argument("--players", type=int, choices=(2, 4), default=2)
+    parser.add_argument("--watch", action="store_true")
+    parser.add_argument("--target", type=int, default=0)
+    parser.add_argument("--think-ms", type=int, default=0)
+    args = parser.parse_args()
+    # Watching seats ride out a server restart: more retries, and gRPC's reconnect backoff kept short.
+    retries = 20 if args.watch else 4
+    options = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)]
+    async with TrucoClient(args.address, retries=retries, max_backoff=1.0, options=options) as creator:
+        bots = {1: "heuristic"} if args.players == 2 else {1: "heuristic", 3: "heuristic"}
+        rules = {"players": args.players, **({"target": args.target} if args.target else {})}
+        game = await creator.create_game(rules=rules, bots=bots)
+        log(f"game {game.name}")
+        state = State()
+        think = args.think_ms / 1000
+        seats = [0] if args.players == 2 else [0, 2]
+        clients = [creator.with_token(None) for _ in seats]
+        pairs = zip(clients, seats, strict=True)
+        joined = [await c.join_game(game.name, seat=s, player_name=f"python bot {s}") for c, s in pairs]
+        views = [result.view for result in joined]
+        play_seat = play_by_watching if args.watch else play_by_polling
+        await asyncio.gather(*(play_seat(c, game.name, v, state, think) for c, v in zip(clients, views, strict=True)))
+        final = (await clients[0].get_view(game.name)).seat
+        scores = [next((s.points for s in final.public.scores if s.team == team), 0) for team in (0, 1)]
+        over = is_over(final)
+        result = {
+            "sdk": "python",
+            "over": over,
+            "scores": scores,
+            "illegal_reason": state.illegal_reason,
+            "game": game.name,
+            "players": args.players,
+            "moves": state.moves,
+            "resumes": state.resumes,
+        }
+        print(json.dumps(result), flush=True)
+        return 0 if over and state.illegal_reason == "CARD_NOT_IN_HAND" else 1
+
+
+if __name__ == "__main__":
+    sys.exit(asyncio.run(main()))
