@@ -186,12 +186,17 @@ class InProcessServer:
 
 
 class ProcessServer:
-    """``truco serve`` in a child process, on a port it picks (read from the first line it prints)."""
+    """``truco serve`` in a child process, on a port it picks (read from the first line it prints), or on ``port``
+    (a restart on the port a killed server had)."""
 
-    def __init__(self, store: str, workdir: Path, *, allow_fixed_deals: bool = False, grace: float = 2.0) -> None:
+    def __init__(
+        self, store: str, workdir: Path, *, allow_fixed_deals: bool = False, grace: float = 2.0, port: int = 0
+    ) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
+        self.store = store
         self.stderr_path = workdir / f"serve-{uuid.uuid4().hex[:8]}.stderr"
-        command = [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", "0", "--metrics-port", "-1"]
+        command = [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", str(port)]
+        command += ["--metrics-port", "-1"]
         command += ["--grace", str(grace), "--log-format", "json", "--no-limits"]
         if allow_fixed_deals:
             command.append("--allow-fixed-deals")

@@ -1,0 +1,144 @@
+package uy.truco.client;
+
+import com.google.protobuf.Any;
+import com.google.protobuf.InvalidProtocolBufferException;
+import com.google.rpc.ErrorInfo;
+import io.grpc.Status;
+import io.grpc.StatusRuntimeException;
+import io.grpc.protobuf.StatusProto;
+import java.util.Map;
+
+/**
+ * A call the server (or the transport) refused: the gRPC status code and the stable machine code ({@link #reason()})
+ * of the status' {@code google.rpc.ErrorInfo} ({@code NOT_YOUR_TURN}, {@code CARD_NOT_IN_HAND},
+ * {@code VERSION_CONFLICT}...). The subclass says the kind: {@link IllegalMove}, {@link VersionConflict}...
+ */
+public class TrucoException extends RuntimeException {
+  /** The ErrorInfo domain of the service's own errors. */
+  public static final String DOMAIN = "truco.v1";
+
+  private final Status.Code code;
+  private final String reason;
+  private final String statusMessage;
+  private final Map<String, String> metadata;
+  private final String domain;
+
+  public TrucoException(
+      Status.Code code, String reason, String message, Map<String, String> metadata, String domain, Throwable cause) {
+    super(code + (reason.isEmpty() ? "" : " " + reason) + ": " + message, cause);
+    this.code = code;
+    this.reason = reason;
+    this.statusMessage = message;
+    this.metadata = Map.copyOf(metadata);
+    this.domain = domain;
+  }
+
+  /** The gRPC status code. */
+  public Status.Code code() { return code; }
+
+  /** The ErrorInfo reason, a stable machine code ("" when the server sent no ErrorInfo). */
+  public String reason() { return reason; }
+
+  /** The human-readable status message. */
+  public String statusMessage() { return statusMessage; }
+
+  /** The ErrorInfo metadata (extra facts such as the current version), possibly empty. */
+  public Map<String, String> metadata() { return metadata; }
+
+  /** The ErrorInfo domain, truco.v1 for the service's own errors. */
+  public String domain() { return domain; }
+
+  /** INVALID_ARGUMENT: a malformed request. */
+  public static class InvalidArgument extends TrucoException {
+    InvalidArgument(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /** FAILED_PRECONDITION: a well-formed command the rules do not allow now (NOT_YOUR_TURN, CARD_NOT_IN_HAND...). */
+  public static class IllegalMove extends TrucoException {
+    IllegalMove(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /** ABORTED: the game moved past expected_version; nothing changed. Read the view again and choose again. */
+  public static class VersionConflict extends TrucoException {
+    VersionConflict(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /** NOT_FOUND: no such game. */
+  public static class NotFound extends TrucoException {
+    NotFound(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /** UNAUTHENTICATED: the call needs a seat token (TOKEN_MISSING) or the token is unknown. */
+  public static class Unauthenticated extends TrucoException {
+    Unauthenticated(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /** PERMISSION_DENIED: the token does not allow this. */
+  public static class PermissionDenied extends TrucoException {
+    PermissionDenied(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /** RESOURCE_EXHAUSTED: a limit was reached. */
+  public static class ResourceExhausted extends TrucoException {
+    ResourceExhausted(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /** UNAVAILABLE (after the client's retries). */
+  public static class Unavailable extends TrucoException {
+    Unavailable(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /** DEADLINE_EXCEEDED (after the client's retries). */
+  public static class DeadlineExceeded extends TrucoException {
+    DeadlineExceeded(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }
+  }
+
+  /**
+   * The typed error of a failed call, with the first truco.v1 ErrorInfo of its google.rpc.Status (an ErrorInfo of
+   * another domain when there is none). A TrucoException is returned as it is.
+   */
+  public static TrucoException from(Throwable error) {
+    if (error instanceof TrucoException already) {
+      return already;
+    }
+    Status status = Status.fromThrowable(error);
+    ErrorInfo info = null;
+    com.google.rpc.Status rich = error instanceof StatusRuntimeException ? StatusProto.fromThrowable(error) : null;
+    if (rich != null) {
+      for (Any detail : rich.getDetailsList()) {
+        if (!detail.is(ErrorInfo.class)) {
+          continue;
+        }
+        try {
+          ErrorInfo candidate = detail.unpack(ErrorInfo.class);
+          if (DOMAIN.equals(candidate.getDomain())) {
+            info = candidate;
+            break;
+          }
+          if (info == null) {
+            info = candidate;
+          }
+        } catch (InvalidProtocolBufferException ignored) {
+          // a detail that does not parse: keep the code and message
+        }
+      }
+    }
+    Status.Code code = status.getCode();
+    String message = status.getDescription() == null ? "" : status.getDescription();
+    String reason = info == null ? "" : info.getReason();
+    Map<String, String> metadata = info == null ? Map.of() : info.getMetadataMap();
+    String domain = info == null ? "" : info.getDomain();
+    return switch (code) {
+      case INVALID_ARGUMENT -> new InvalidArgument(code, reason, message, metadata, domain, error);
+      case FAILED_PRECONDITION -> new IllegalMove(code, reason, message, metadata, domain, error);
+      case ABORTED -> new VersionConflict(code, reason, message, metadata, domain, error);
+      case NOT_FOUND -> new NotFound(code, reason, message, metadata, domain, error);
+      case UNAUTHENTICATED -> new Unauthenticated(code, reason, message, metadata, domain, error);
+      case PERMISSION_DENIED -> new PermissionDenied(code, reason, message, metadata, domain, error);
+      case RESOURCE_EXHAUSTED -> new ResourceExhausted(code, reason, message, metadata, domain, error);
+      case UNAVAILABLE -> new Unavailable(code, reason, message, metadata, domain, error);
+      case DEADLINE_EXCEEDED -> new DeadlineExceeded(code, reason, message, metadata, domain, error);
+      default -> new TrucoException(code, reason, message, metadata, domain, error);
+    };
+  }
+}

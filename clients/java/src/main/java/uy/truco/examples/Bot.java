@@ -1,0 +1,200 @@
+package uy.truco.examples;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import uy.truco.client.Cards;
+import uy.truco.client.Commands;
+import uy.truco.client.TrucoClient;
+import uy.truco.client.TrucoException;
+import uy.truco.v1.BotKind;
+import uy.truco.v1.Card;
+import uy.truco.v1.Game;
+import uy.truco.v1.RuleSet;
+import uy.truco.v1.SeatView;
+import uy.truco.v1.TeamScore;
+import uy.truco.v1.WatchGameResponse;
+
+/**
+ * The Java SDK's example bot: creates a match against the server's heuristic bots, plays its seats to the end, and
+ * tries one illegal card (one not in its hand) on its first turn to show the typed error. Prints one JSON line
+ * {@code {"sdk": "java", "over": true, "scores": [a, b], "illegal_reason": "CARD_NOT_IN_HAND", ...}} and exits 0
+ * only if the match ended and the illegal card was refused with CARD_NOT_IN_HAND.
+ *
+ * <pre>
+ *   java uy.truco.examples.Bot ADDRESS                        2 players: seat 0, a server bot in seat 1
+ *   java uy.truco.examples.Bot ADDRESS --players 4 --watch    4 players: seats 0 and 2 (a client each), server bots
+ *        in 1 and 3; each seat waits for its turn on a WatchGame stream that resumes by itself
+ *   --target N (points to win), --think-ms N (a pause before each move)
+ * </pre>
+ */
+public final class Bot {
+  private final Object lock = new Object();
+  private volatile String illegalReason = "";
+  private final AtomicInteger moves = new AtomicInteger();
+  private final AtomicInteger resumes = new AtomicInteger();
+  private final long thinkMs;
+
+  private Bot(long thinkMs) {
+    this.thinkMs = thinkMs;
+  }
+
+  private static void log(String line) {
+    System.err.println("bot(java): " + line);
+  }
+
+  /** Plays a card of the deck that is not in the hand: the server must refuse it with CARD_NOT_IN_HAND. */
+  private String tryIllegalCard(TrucoClient client, String name, SeatView view) {
+    Set<String> held = new HashSet<>();
+    view.getCardsList().forEach(card -> held.add(Cards.text(card)));
+    for (Card card : Cards.deck()) {
+      if (held.contains(Cards.text(card))) {
+        continue;
+      }
+      try {
+        client.submit(name, Commands.play(card), view.getPublic().getVersion());
+        return "ACCEPTED";
+      } catch (TrucoException.IllegalMove refused) {
+        log("illegal " + Cards.text(card) + " refused: " + refused.getMessage());
+        return refused.reason();
+      }
+    }
+    throw new IllegalStateException("every card is in hand?");
+  }
+
+  private void act(TrucoClient client, String name, SeatView view) throws InterruptedException {
+    if (Commands.pickAction(view) == null) {
+      return;
+    }
+    synchronized (lock) {
+      if (illegalReason.isEmpty() && Commands.hasLegal(view, Commands.Preference.PLAY_CARD)) {
+        illegalReason = tryIllegalCard(client, name, view);
+      }
+    }
+    Thread.sleep(thinkMs);
+    // playTurn re-reads the view when the game moved on (ABORTED) and chooses again.
+    if (client.playTurn(name, view, Commands::plainBot) != null) {
+      moves.incrementAndGet();
+    }
+  }
+
+  /** Plays one seat by reading its view after each move (the server's bots answer before the reply). */
+  private void playByPolling(TrucoClient client, String name, SeatView first) throws InterruptedException {
+    SeatView view = first;
+    while (!TrucoClient.isOver(view)) {
+      if (Commands.pickAction(view) == null) {
+        Thread.sleep(20);
+      } else {
+        act(client, name, view);
+      }
+      view = client.seatView(name);
+    }
+  }
+
+  /** Plays one seat from a WatchGame stream: a move each time the stream shows it legal actions. */
+  private void playByWatching(TrucoClient client, String name, SeatView first) throws InterruptedException {
+    act(client, name, first);
+    try (TrucoClient.Watch watch = client.watch(name, first.getPublic().getVersion(), (after, error) -> {
+      resumes.incrementAndGet();
+      log("seat " + first.getSeat() + ": watch broken (" + error.code() + "), resuming after version " + after);
+    })) {
+      while (watch.hasNext()) {
+        WatchGameResponse item = watch.next();
+        if (!item.hasSeat()) {
+          continue;
+        }
+        if (TrucoClient.isOver(item.getSeat())) {
+          return;
+        }
+        act(client, name, item.getSeat());
+      }
+    }
+  }
+
+  public static void main(String[] args) throws Exception {
+    String address = null;
+    int players = 2;
+    boolean watch = false;
+    int target = 0;
+    long thinkMs = 0;
+    for (int i = 0; i < args.length; i++) {
+      switch (args[i]) {
+        case "--players" -> players = Integer.parseInt(args[++i]);
+        case "--watch" -> watch = true;
+        case "--target" -> target = Integer.parseInt(args[++i]);
+        case "--think-ms" -> thinkMs = Long.parseLong(args[++i]);
+        default -> address = args[i];
+      }
+    }
+    if (address == null || (players != 2 && players != 4)) {
+      log("usage: Bot ADDRESS [--players 2|4] [--watch] [--target N] [--think-ms N]");
+      System.exit(2);
+    }
+    int code;
+    try {
+      code = new Bot(thinkMs).run(address, players, watch, target);
+    } catch (Exception error) {
+      log(error.toString());
+      code = 2;
+    }
+    System.exit(code);
+  }
+
+  private int run(String address, int players, boolean watch, int target) throws Exception {
+    try (TrucoClient creator = watch ? TrucoClient.connect(address, 20, Duration.ofSeconds(1)) : TrucoClient.connect(address)) {
+      Map<Integer, BotKind> bots = players == 2
+          ? Map.of(1, BotKind.BOT_KIND_HEURISTIC)
+          : Map.of(1, BotKind.BOT_KIND_HEURISTIC, 3, BotKind.BOT_KIND_HEURISTIC);
+      Game game = creator.createGame(RuleSet.newBuilder().setPlayers(players).setTarget(target).build(), bots);
+      String name = game.getName();
+      log("game " + name);
+      List<Integer> seats = players == 2 ? List.of(0) : List.of(0, 2);
+      List<Thread> threads = new ArrayList<>();
+      List<Throwable> failures = new ArrayList<>();
+      TrucoClient first = null;
+      for (int seat : seats) {
+        TrucoClient client = creator.withToken(null);
+        SeatView view = client.joinGame(name, seat, "java bot " + seat).view();
+        first = first == null ? client : first;
+        boolean byWatching = watch;
+        Thread thread = new Thread(() -> {
+          try {
+            if (byWatching) {
+              playByWatching(client, name, view);
+            } else {
+              playByPolling(client, name, view);
+            }
+          } catch (Throwable error) {
+            synchronized (failures) {
+              failures.add(error);
+            }
+          }
+        });
+        thread.start();
+        threads.add(thread);
+      }
+      for (Thread thread : threads) {
+        thread.join();
+      }
+      if (!failures.isEmpty()) {
+        throw new RuntimeException(failures.get(0));
+      }
+      SeatView last = first.seatView(name);
+      int[] scores = new int[2];
+      for (TeamScore score : last.getPublic().getScoresList()) {
+        scores[score.getTeam()] = score.getPoints();
+      }
+      boolean over = TrucoClient.isOver(last);
+      System.out.printf(
+          "{\"sdk\": \"java\", \"over\": %b, \"scores\": [%d, %d], \"illegal_reason\": \"%s\", \"game\": \"%s\", "
+              + "\"players\": %d, \"moves\": %d, \"resumes\": %d}%n",
+          over, scores[0], scores[1], illegalReason, name, players, moves.get(), resumes.get());
+      System.out.flush();
+      return over && illegalReason.equals("CARD_NOT_IN_HAND") ? 0 : 1;
+    }
+  }
+}

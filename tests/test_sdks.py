@@ -1,0 +1,186 @@
+"""The TypeScript, Go, Java and Python SDKs against a real ``truco serve``, through ``scripts/sdk-play``.
+
+Each SDK's example bot plays whole matches: a 2-player match with an illegal card refused with CARD_NOT_IN_HAND
+(the four languages at once, which also builds them: npm ci + tsc, go build, mvn package, on first use), then a
+4-player match whose seats wait for their turns on WatchGame streams while the server is killed (SIGKILL) and
+restarted on the same port and store mid-match: every SDK must resume its streams, retry its calls and finish.
+The SDK code generated from proto/ must be what ``scripts/gen-sdks`` makes now.
+
+Toolchains (node, go, java, mvn) are required: under CI these tests run, never skip.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import queue
+import re
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import grpc
+import pytest
+
+from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, views_pb2
+
+from .server_helpers import ProcessServer
+
+ROOT = Path(__file__).resolve().parent.parent
+SDK_PLAY = ROOT / "scripts" / "sdk-play"
+GEN_SDKS = ROOT / "scripts" / "gen-sdks"
+LANGUAGES = ("ts", "go", "java", "python")
+FIRST_RUN_SECONDS = 1200.0
+"""The first run installs and builds every SDK (npm, Go modules, Maven artifacts) on a clean machine."""
+MATCH_SECONDS = 240.0
+GAME_LINE = re.compile(r"bot\(\w+\): game (games/\S+)")
+
+
+@dataclass
+class BotRun:
+    """One ``scripts/sdk-play`` process, its stderr pumped by a thread so a test can wait for a line."""
+
+    lang: str
+    process: subprocess.Popen[str]
+    stderr: list[str] = field(default_factory=list)
+    lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
+
+    @classmethod
+    def start(cls, lang: str, address: str, *options: str) -> BotRun:
+        process = subprocess.Popen(
+            [str(SDK_PLAY), lang, address, *options],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ},
+        )
+        run = cls(lang, process)
+        threading.Thread(target=run._pump, name=f"sdk-play-{lang}", daemon=True).start()
+        return run
+
+    def _pump(self) -> None:
+        assert self.process.stderr is not None
+        for line in self.process.stderr:
+            self.stderr.append(line)
+            self.lines.put(line)
+        self.lines.put(None)
+
+    def game(self, timeout: float) -> str:
+        """The game the bot created (from its ``game games/...`` line)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                line = self.lines.get(timeout=max(0.0, deadline - time.monotonic()))
+            except queue.Empty:
+                line = None
+            if line is None:
+                raise AssertionError(f"{self.lang}: no game line; stderr:\n{''.join(self.stderr)[-4000:]}")
+            match = GAME_LINE.search(line)
+            if match:
+                return match.group(1)
+
+    def result(self, timeout: float) -> tuple[int, dict[str, object]]:
+        """The exit status and the one JSON line the bot printed."""
+        try:
+            stdout, _ = self.process.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            stdout, _ = self.process.communicate()
+            tail = "".join(self.stderr)[-4000:]
+            raise AssertionError(f"{self.lang}: no result in {timeout} s; stderr:\n{tail}") from None
+        lines = [line for line in stdout.splitlines() if line.strip()]
+        tail = "".join(self.stderr)[-4000:]
+        assert len(lines) == 1, f"{self.lang}: stdout is not one line: {stdout!r}; stderr:\n{tail}"
+        return self.process.returncode, json.loads(lines[0])
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.communicate()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ProcessServer]:
+    running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path)
+    yield running
+    running.kill()
+
+
+def public_view(address: str, name: str) -> views_pb2.MatchView:
+    """The spectator's view of a game (no token)."""
+    with grpc.insecure_channel(address) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        response = stub.GetGameView(game_service_pb2.GetGameViewRequest(name=name), timeout=20)
+        view: views_pb2.MatchView = response.public
+        return view
+
+
+def assert_finished(lang: str, status: int, result: dict[str, object], players: int) -> None:
+    assert result["sdk"] == lang
+    assert result["over"] is True, result
+    assert result["illegal_reason"] == "CARD_NOT_IN_HAND", result
+    assert result["players"] == players, result
+    scores = result["scores"]
+    assert isinstance(scores, list) and len(scores) == 2 and max(scores) >= 30 > min(scores), result
+    assert status == 0, result
+
+
+def test_generated_sdk_code_is_what_the_protos_generate() -> None:
+    result = subprocess.run(
+        [str(GEN_SDKS), "--check"], cwd=ROOT, capture_output=True, text=True, timeout=FIRST_RUN_SECONDS
+    )
+    assert result.returncode == 0, result.stdout + result.stderr[-6000:]
+
+
+def test_each_sdk_plays_a_two_player_match_and_reads_the_illegal_card_reason(server: ProcessServer) -> None:
+    # The four at once: their first builds overlap, and each plays its own game on the one server.
+    runs = [BotRun.start(lang, server.address) for lang in LANGUAGES]
+    try:
+        for run in runs:
+            status, result = run.result(FIRST_RUN_SECONDS)
+            assert_finished(run.lang, status, result, players=2)
+            final = public_view(server.address, str(result["game"]))
+            assert final.phase == views_pb2.PHASE_MATCH_OVER
+            assert [score.points for score in sorted(final.scores, key=lambda s: s.team)] == result["scores"]
+    finally:
+        for run in runs:
+            run.stop()
+
+
+def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_server_restart(
+    tmp_path: Path, server: ProcessServer
+) -> None:
+    # A short pause before each move keeps every match going until the restart.
+    runs = [BotRun.start(lang, server.address, "--players", "4", "--watch", "--think-ms", "40") for lang in LANGUAGES]
+    restarted: ProcessServer | None = None
+    try:
+        games = {run.lang: run.game(FIRST_RUN_SECONDS) for run in runs}
+        deadline = time.monotonic() + MATCH_SECONDS
+        while min(public_view(server.address, name).version for name in games.values()) < 20:
+            assert time.monotonic() < deadline, "the matches did not get going"
+            time.sleep(0.05)
+        before = {lang: public_view(server.address, name) for lang, name in games.items()}
+        assert all(view.phase != views_pb2.PHASE_MATCH_OVER for view in before.values()), "a match ended too soon"
+
+        server.process.send_signal(signal.SIGKILL)
+        server.process.wait(30)
+        restarted = ProcessServer(server.store, tmp_path, port=server.port)
+
+        for run in runs:
+            status, result = run.result(MATCH_SECONDS)
+            assert_finished(run.lang, status, result, players=4)
+            resumes = result["resumes"]
+            assert isinstance(resumes, int) and resumes >= 2, f"{run.lang}: both seats' watches must resume: {result}"
+            final = public_view(restarted.address, games[run.lang])
+            assert final.phase == views_pb2.PHASE_MATCH_OVER
+            assert final.version > before[run.lang].version
+    finally:
+        for run in runs:
+            run.stop()
+        if restarted is not None:
+            restarted.kill()
