@@ -1,7 +1,7 @@
 """The TypeScript, Go, Java and Python SDKs against a real ``truco serve``, through ``scripts/sdk-play``.
 
-Each SDK's example bot plays whole matches: a 2-player match with an illegal card refused with CARD_NOT_IN_HAND
-(the four languages at once, which also builds them: npm ci + tsc, go build, mvn package, on first use), then a
+Each SDK is built first (npm ci + tsc, go build, mvn package: installs on a clean machine, reuses later), then
+its example bot plays whole matches: a 2-player match with an illegal card refused with CARD_NOT_IN_HAND, and a
 4-player match whose seats wait for their turns on WatchGame streams while the server is killed (SIGKILL) and
 restarted on the same port and store mid-match: every SDK must resume its streams, retry its calls and finish.
 The SDK code generated from proto/ must be what ``scripts/gen-sdks`` makes now.
@@ -37,6 +37,7 @@ LANGUAGES = ("ts", "go", "java", "python")
 FIRST_RUN_SECONDS = 1200.0
 """The first run installs and builds every SDK (npm, Go modules, Maven artifacts) on a clean machine."""
 MATCH_SECONDS = 240.0
+OVER = views_pb2.PHASE_MATCH_OVER
 GAME_LINE = re.compile(r"bot\(\w+\): game (games/\S+)")
 
 
@@ -104,6 +105,18 @@ class BotRun:
             self.process.communicate()
 
 
+@pytest.fixture(scope="module")
+def built() -> None:
+    """Every SDK's bot built first (in parallel; sdk-play takes turns on a lock), so the matches start together."""
+    builds = [
+        subprocess.Popen([str(SDK_PLAY), lang, "--build-only"], cwd=ROOT, stderr=subprocess.PIPE, text=True)
+        for lang in LANGUAGES
+    ]
+    for lang, build in zip(LANGUAGES, builds, strict=True):
+        _, stderr = build.communicate(timeout=FIRST_RUN_SECONDS)
+        assert build.returncode == 0, f"{lang} did not build:\n{stderr[-6000:]}"
+
+
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ProcessServer]:
     running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path)
@@ -137,8 +150,10 @@ def test_generated_sdk_code_is_what_the_protos_generate() -> None:
     assert result.returncode == 0, result.stdout + result.stderr[-6000:]
 
 
-def test_each_sdk_plays_a_two_player_match_and_reads_the_illegal_card_reason(server: ProcessServer) -> None:
-    # The four at once: their first builds overlap, and each plays its own game on the one server.
+def test_each_sdk_plays_a_two_player_match_and_reads_the_illegal_card_reason(
+    built: None, server: ProcessServer
+) -> None:
+    # The four at once, each its own game on the one server.
     runs = [BotRun.start(lang, server.address) for lang in LANGUAGES]
     try:
         for run in runs:
@@ -153,10 +168,10 @@ def test_each_sdk_plays_a_two_player_match_and_reads_the_illegal_card_reason(ser
 
 
 def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_server_restart(
-    tmp_path: Path, server: ProcessServer
+    built: None, tmp_path: Path, server: ProcessServer
 ) -> None:
     # A short pause before each move keeps every match going until the restart.
-    runs = [BotRun.start(lang, server.address, "--players", "4", "--watch", "--think-ms", "40") for lang in LANGUAGES]
+    runs = [BotRun.start(lang, server.address, "--players", "4", "--watch", "--think-ms", "150") for lang in LANGUAGES]
     restarted: ProcessServer | None = None
     try:
         games = {run.lang: run.game(FIRST_RUN_SECONDS) for run in runs}
@@ -165,7 +180,8 @@ def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_serv
             assert time.monotonic() < deadline, "the matches did not get going"
             time.sleep(0.05)
         before = {lang: public_view(server.address, name) for lang, name in games.items()}
-        assert all(view.phase != views_pb2.PHASE_MATCH_OVER for view in before.values()), "a match ended too soon"
+        ended = {lang: (v.version, [s.points for s in v.scores]) for lang, v in before.items() if v.phase == OVER}
+        assert not ended, f"matches ended before the restart: {ended}"
 
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(30)

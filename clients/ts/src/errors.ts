@@ -75,9 +75,13 @@ export function toTrucoError(error: unknown): TrucoError {
   const connect = ConnectError.from(error);
   const infos = connect.findDetails(ErrorInfoSchema);
   const info = infos.find((candidate) => candidate.domain === DOMAIN) ?? infos[0];
-  const cls = CLASSES[connect.code] ?? TrucoError;
   if (info === undefined) {
-    return new cls(connect.code, "", connect.rawMessage, {}, "", { cause: error });
+    // The server's ABORTED always carries an ErrorInfo (VERSION_CONFLICT); connect-node reports a connection reset
+    // mid-call (a server gone) as ABORTED without one: that is an UNAVAILABLE, to retry.
+    const code = connect.code === Code.Aborted ? Code.Unavailable : connect.code;
+    const cls = CLASSES[code] ?? TrucoError;
+    return new cls(code, "", connect.rawMessage, {}, "", { cause: error });
   }
+  const cls = CLASSES[connect.code] ?? TrucoError;
   return new cls(connect.code, info.reason, connect.rawMessage, { ...info.metadata }, info.domain, { cause: error });
 }
