@@ -60,6 +60,7 @@ START_TIMEOUT = 60.0
 TOKEN_KEY = "e2e-token-key-shared-by-every-test-server"
 """TRUCO_TOKEN_KEY of the test servers: a server on PostgreSQL refuses to start without one."""
 LISTENING = re.compile(r"^truco serve: listening on port (\d+)")
+WEB_LISTENING = re.compile(r"Connect/gRPC-Web on http://localhost:(\d+)/")
 SUITS = {"e": cards_pb2.SUIT_ESPADA, "b": cards_pb2.SUIT_BASTO, "o": cards_pb2.SUIT_ORO, "c": cards_pb2.SUIT_COPA}
 SUIT_LETTERS = {value: letter for letter, value in SUITS.items()}
 
@@ -190,13 +191,20 @@ class ProcessServer:
     (a restart on the port a killed server had)."""
 
     def __init__(
-        self, store: str, workdir: Path, *, allow_fixed_deals: bool = False, grace: float = 2.0, port: int = 0
+        self,
+        store: str,
+        workdir: Path,
+        *,
+        allow_fixed_deals: bool = False,
+        grace: float = 2.0,
+        port: int = 0,
+        web: bool = False,
     ) -> None:
         workdir.mkdir(parents=True, exist_ok=True)
         self.store = store
         self.stderr_path = workdir / f"serve-{uuid.uuid4().hex[:8]}.stderr"
         command = [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", str(port)]
-        command += ["--metrics-port", "-1"]
+        command += ["--metrics-port", "-1", "--web-port", "0" if web else "-1"]
         command += ["--grace", str(grace), "--log-format", "json", "--no-limits"]
         if allow_fixed_deals:
             command.append("--allow-fixed-deals")
@@ -220,6 +228,9 @@ class ProcessServer:
             self.kill()
             raise RuntimeError(f"truco serve did not start: first line {first!r}; stderr:\n{self.stderr_text()}")
         self.port = int(match.group(1))
+        web_match = WEB_LISTENING.search(first or "")
+        self.web_port = int(web_match.group(1)) if web_match else None
+        """The web port (Connect, gRPC-Web), for a server started with ``web=True``."""
 
     def _pump(self) -> None:
         assert self.process.stdout is not None

@@ -4,6 +4,7 @@ Each SDK is built first (npm ci + tsc, go build, mvn package: installs on a clea
 its example bot plays whole matches: a 2-player match with an illegal card refused with CARD_NOT_IN_HAND, and a
 4-player match whose seats wait for their turns on WatchGame streams while the server is killed (SIGKILL) and
 restarted on the same port and store mid-match: every SDK must resume its streams, retry its calls and finish.
+The TypeScript SDK also plays over the web port's Connect and gRPC-Web protocols, as in a browser.
 The SDK code generated from proto/ must be what ``scripts/gen-sdks`` makes now.
 
 Toolchains (node, go, java, mvn) are required: under CI these tests run, never skip.
@@ -119,7 +120,7 @@ def built() -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ProcessServer]:
-    running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path)
+    running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path, web=True)
     yield running
     running.kill()
 
@@ -200,3 +201,19 @@ def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_serv
             run.stop()
         if restarted is not None:
             restarted.kill()
+
+
+@pytest.mark.parametrize("protocol", ["connect", "grpc-web"])
+def test_the_typescript_sdk_plays_over_the_browser_protocols_of_the_web_port(
+    built: None, server: ProcessServer, protocol: str
+) -> None:
+    # The browser's path: the same client over a Connect or gRPC-Web transport (HTTP/1.1), watch streams included.
+    assert server.web_port is not None
+    address = f"127.0.0.1:{server.web_port}"
+    run = BotRun.start("ts", address, "--players", "4", "--watch", "--protocol", protocol)
+    try:
+        status, result = run.result(MATCH_SECONDS)
+        assert_finished("ts", status, result, players=4)
+        assert public_view(server.address, str(result["game"])).phase == OVER
+    finally:
+        run.stop()

@@ -142,6 +142,14 @@ func (c *Client) delay(attempt int) time.Duration {
 	return ceiling/2 + time.Duration(mrand.Int64N(int64(ceiling/2)+1))
 }
 
+// resetBackoff lets the connection reconnect at once on the next attempt instead of after gRPC's own reconnect
+// backoff (up to two minutes), so a retry reaches a server that has just come back.
+func (c *Client) resetBackoff() {
+	if conn, ok := c.conn.(interface{ ResetConnectBackoff() }); ok {
+		conn.ResetConnectBackoff()
+	}
+}
+
 func retryable(ctx context.Context, code codes.Code) bool {
 	if ctx.Err() != nil {
 		return false
@@ -164,6 +172,7 @@ func unary[T any](c *Client, ctx context.Context, f func(context.Context) (T, er
 			var zero T
 			return zero, failure
 		}
+		c.resetBackoff()
 		select {
 		case <-ctx.Done():
 			var zero T
@@ -349,6 +358,7 @@ func (c *Client) Watch(ctx context.Context, name string, afterVersion int64, opt
 			if options.OnResume != nil {
 				options.OnResume(last, failure)
 			}
+			c.resetBackoff()
 			select {
 			case <-ctx.Done():
 				return

@@ -134,7 +134,7 @@ async def main() -> int:
     parser.add_argument("--think-ms", type=int, default=0)
     args = parser.parse_args()
     # Watching seats ride out a server restart: more retries, and gRPC's reconnect backoff kept short.
-    retries = 20 if args.watch else 4
+    retries = 60 if args.watch else 4
     options = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)]
     async with TrucoClient(args.address, retries=retries, max_backoff=1.0, options=options) as creator:
         bots = {1: "heuristic"} if args.players == 2 else {1: "heuristic", 3: "heuristic"}

@@ -9,6 +9,7 @@
  *        4 players: this bot plays seats 0 and 2 (a client each), server bots 1 and 3; each seat waits for its turn
  *        on a WatchGame stream that resumes by itself after a dropped connection or a server restart.
  *   --target N (points to win), --think-ms N (a pause before each move)
+ *   --protocol connect|grpc-web: talk to the server's web port (truco serve --web-port) the way a browser does
  */
 import {
   cardText,
@@ -22,7 +23,7 @@ import {
   TrucoClient,
   TrucoError,
 } from "../src/index.js";
-import { createNodeTransport } from "../src/node.js";
+import { createNodeTransport, type Protocol } from "../src/node.js";
 
 interface Options {
   address: string;
@@ -30,21 +31,23 @@ interface Options {
   watch: boolean;
   target: number;
   thinkMs: number;
+  protocol: Protocol;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { address: "", players: 2, watch: false, target: 0, thinkMs: 0 };
+  const options: Options = { address: "", players: 2, watch: false, target: 0, thinkMs: 0, protocol: "grpc" };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--players") options.players = Number(argv[++i]);
     else if (arg === "--watch") options.watch = true;
     else if (arg === "--target") options.target = Number(argv[++i]);
     else if (arg === "--think-ms") options.thinkMs = Number(argv[++i]);
+    else if (arg === "--protocol") options.protocol = argv[++i] as Protocol;
     else if (!options.address && !arg.startsWith("--")) options.address = arg;
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!options.address || ![2, 4].includes(options.players)) {
-    throw new Error("usage: bot ADDRESS [--players 2|4] [--watch] [--target N] [--think-ms N]");
+    throw new Error("usage: bot ADDRESS [--players 2|4] [--watch] [--target N] [--think-ms N] [--protocol P]");
   }
   return options;
 }
@@ -119,8 +122,8 @@ interface State {
 
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
-  const transport = createNodeTransport(options.address);
-  const retries = options.watch ? { retries: 20, maxBackoffMs: 1000 } : {};
+  const transport = createNodeTransport(options.address, { protocol: options.protocol });
+  const retries = options.watch ? { retries: 60, maxBackoffMs: 1000 } : {};
   const creator = new TrucoClient(transport, retries);
   const bots: Record<number, string> = options.players === 2 ? { 1: "heuristic" } : { 1: "heuristic", 3: "heuristic" };
   const rules = { players: options.players, ...(options.target ? { target: options.target } : {}) };

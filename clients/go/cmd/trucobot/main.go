@@ -149,7 +149,7 @@ func run() (int, error) {
 	}
 	options := truco.Options{}
 	if *watch {
-		options = truco.Options{Retries: 20, MaxBackoff: time.Second}
+		options = truco.Options{Retries: 60, MaxBackoff: time.Second}
 	}
 	creator, err := truco.Dial(flag.Arg(0), options)
 	if err != nil {

@@ -163,6 +163,8 @@ public final class TrucoClient implements AutoCloseable {
           throw failure;
         }
       }
+      // Reconnect at once on the next attempt rather than after gRPC's own backoff (up to two minutes).
+      channel.resetConnectBackoff();
       sleep(delayMillis(attempt));
     }
   }
@@ -333,6 +335,7 @@ public final class TrucoClient implements AutoCloseable {
           if (onResume != null) {
             onResume.accept(last, failure);
           }
+          channel.resetConnectBackoff();
           sleep(delayMillis(failures));
           failures++;
         }
