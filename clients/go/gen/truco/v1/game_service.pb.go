@@ -374,7 +374,9 @@ type Game struct {
 	// Where the match stands.
 	Phase Phase `protobuf:"varint,5,opt,name=phase,proto3,enum=truco.v1.Phase" json:"phase,omitempty"`
 	// Both teams' scores.
-	Scores        []*TeamScore `protobuf:"bytes,6,rep,name=scores,proto3" json:"scores,omitempty"`
+	Scores []*TeamScore `protobuf:"bytes,6,rep,name=scores,proto3" json:"scores,omitempty"`
+	// Listed by ListGames to every caller, not only to the API key that created it.
+	Public        bool `protobuf:"varint,7,opt,name=public,proto3" json:"public,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -451,10 +453,18 @@ func (x *Game) GetScores() []*TeamScore {
 	return nil
 }
 
+func (x *Game) GetPublic() bool {
+	if x != nil {
+		return x.Public
+	}
+	return false
+}
+
 // Create a match.
 type CreateGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// A client-chosen id (a UUID): the same request id sent again returns the same game.
+	// A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+	// characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
 	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The rules (unset fields take defaults).
 	Rules *RuleSet `protobuf:"bytes,2,opt,name=rules,proto3" json:"rules,omitempty"`
@@ -462,7 +472,10 @@ type CreateGameRequest struct {
 	Bots []*BotSeat `protobuf:"bytes,3,rep,name=bots,proto3" json:"bots,omitempty"`
 	// Scripted deals for the first hands, in order; accepted only by a server started with
 	// --allow-fixed-deals (FAILED_PRECONDITION otherwise). Later hands are dealt at random.
-	FixedDeals    []*FixedDeal `protobuf:"bytes,4,rep,name=fixed_deals,json=fixedDeals,proto3" json:"fixed_deals,omitempty"`
+	FixedDeals []*FixedDeal `protobuf:"bytes,4,rep,name=fixed_deals,json=fixedDeals,proto3" json:"fixed_deals,omitempty"`
+	// List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
+	// created it (or, for a game created without a key, every caller without one) sees it listed.
+	Public        bool `protobuf:"varint,5,opt,name=public,proto3" json:"public,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -525,6 +538,13 @@ func (x *CreateGameRequest) GetFixedDeals() []*FixedDeal {
 	return nil
 }
 
+func (x *CreateGameRequest) GetPublic() bool {
+	if x != nil {
+		return x.Public
+	}
+	return false
+}
+
 // The created game.
 type CreateGameResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -577,11 +597,13 @@ type JoinGameRequest struct {
 	// `games/{game}`.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-	// treat it as a secret; the server logs only a digest of it.
+	// treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+	// + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+	// characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The seat wanted; unset takes the first open seat.
 	Seat *int32 `protobuf:"varint,3,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
-	// A display name (at most 64 characters).
+	// A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
 	PlayerName    string `protobuf:"bytes,4,opt,name=player_name,json=playerName,proto3" json:"player_name,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -918,7 +940,7 @@ type SubmitCommandRequest struct {
 	// `games/{game}`.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-	// the same result.
+	// the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The version the client saw; if the game has moved on the call fails with ABORTED and changes nothing.
 	// 0 skips the check.
@@ -1177,7 +1199,7 @@ type ListGamesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// At most this many (default 20, at most 100).
 	PageSize int32 `protobuf:"varint,1,opt,name=page_size,json=pageSize,proto3" json:"page_size,omitempty"`
-	// From a previous response's next_page_token.
+	// From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
 	PageToken     string `protobuf:"bytes,2,opt,name=page_token,json=pageToken,proto3" json:"page_token,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1300,21 +1322,23 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x05hands\x18\x01 \x03(\v2\x13.truco.v1.DealtHandR\x05hands\x12(\n" +
 	"\amuestra\x18\x02 \x01(\v2\x0e.truco.v1.CardR\amuestra\"1\n" +
 	"\tDealtHand\x12$\n" +
-	"\x05cards\x18\x01 \x03(\v2\x0e.truco.v1.CardR\x05cards\"\xdb\x01\n" +
+	"\x05cards\x18\x01 \x03(\v2\x0e.truco.v1.CardR\x05cards\"\xf3\x01\n" +
 	"\x04Game\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12'\n" +
 	"\x05rules\x18\x02 \x01(\v2\x11.truco.v1.RuleSetR\x05rules\x12(\n" +
 	"\x05seats\x18\x03 \x03(\v2\x12.truco.v1.SeatInfoR\x05seats\x12\x18\n" +
 	"\aversion\x18\x04 \x01(\x03R\aversion\x12%\n" +
 	"\x05phase\x18\x05 \x01(\x0e2\x0f.truco.v1.PhaseR\x05phase\x12+\n" +
-	"\x06scores\x18\x06 \x03(\v2\x13.truco.v1.TeamScoreR\x06scores\"\xb8\x01\n" +
+	"\x06scores\x18\x06 \x03(\v2\x13.truco.v1.TeamScoreR\x06scores\x12\x16\n" +
+	"\x06public\x18\a \x01(\bR\x06public\"\xd0\x01\n" +
 	"\x11CreateGameRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12'\n" +
 	"\x05rules\x18\x02 \x01(\v2\x11.truco.v1.RuleSetR\x05rules\x12%\n" +
 	"\x04bots\x18\x03 \x03(\v2\x11.truco.v1.BotSeatR\x04bots\x124\n" +
 	"\vfixed_deals\x18\x04 \x03(\v2\x13.truco.v1.FixedDealR\n" +
-	"fixedDeals\"8\n" +
+	"fixedDeals\x12\x16\n" +
+	"\x06public\x18\x05 \x01(\bR\x06public\"8\n" +
 	"\x12CreateGameResponse\x12\"\n" +
 	"\x04game\x18\x01 \x01(\v2\x0e.truco.v1.GameR\x04game\"\x87\x01\n" +
 	"\x0fJoinGameRequest\x12\x12\n" +

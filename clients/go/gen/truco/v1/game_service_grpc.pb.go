@@ -40,6 +40,13 @@ const (
 // stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
 // FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
 // game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+//
+// Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+// with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+// API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+// or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+// QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+// (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
 type GameServiceClient interface {
 	// Create a match. Seats listed in `bots` are played by the server; the others are open to JoinGame.
 	CreateGame(ctx context.Context, in *CreateGameRequest, opts ...grpc.CallOption) (*CreateGameResponse, error)
@@ -55,7 +62,8 @@ type GameServiceClient interface {
 	// Stream each new event with the caller's view after it, from `after_version`. Resume after a disconnect
 	// by sending the last version received.
 	WatchGame(ctx context.Context, in *WatchGameRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchGameResponse], error)
-	// Open games (a seat free, not over), newest first, paginated.
+	// Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+	// or anonymously for a caller without one) and the public ones.
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
 }
 
@@ -158,6 +166,13 @@ func (c *gameServiceClient) ListGames(ctx context.Context, in *ListGamesRequest,
 // stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
 // FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
 // game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+//
+// Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+// with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+// API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+// or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+// QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+// (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
 type GameServiceServer interface {
 	// Create a match. Seats listed in `bots` are played by the server; the others are open to JoinGame.
 	CreateGame(context.Context, *CreateGameRequest) (*CreateGameResponse, error)
@@ -173,7 +188,8 @@ type GameServiceServer interface {
 	// Stream each new event with the caller's view after it, from `after_version`. Resume after a disconnect
 	// by sending the last version received.
 	WatchGame(*WatchGameRequest, grpc.ServerStreamingServer[WatchGameResponse]) error
-	// Open games (a seat free, not over), newest first, paginated.
+	// Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+	// or anonymously for a caller without one) and the public ones.
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
 	mustEmbedUnimplementedGameServiceServer()
 }

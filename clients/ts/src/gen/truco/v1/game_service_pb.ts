@@ -20,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file truco/v1/game_service.proto.
  */
 export const file_truco_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIjgKB0JvdFNlYXQSDAoEc2VhdBgBIAEoBRIfCgRraW5kGAIgASgOMhEudHJ1Y28udjEuQm90S2luZCJvCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEiAKBGtpbmQYAiABKA4yEi50cnVjby52MS5TZWF0S2luZBIeCgNib3QYAyABKA4yES50cnVjby52MS5Cb3RLaW5kEhMKC3BsYXllcl9uYW1lGAQgASgJIlAKCUZpeGVkRGVhbBIiCgVoYW5kcxgBIAMoCzITLnRydWNvLnYxLkRlYWx0SGFuZBIfCgdtdWVzdHJhGAIgASgLMg4udHJ1Y28udjEuQ2FyZCIqCglEZWFsdEhhbmQSHQoFY2FyZHMYASADKAsyDi50cnVjby52MS5DYXJkIq8BCgRHYW1lEgwKBG5hbWUYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0EiEKBXNlYXRzGAMgAygLMhIudHJ1Y28udjEuU2VhdEluZm8SDwoHdmVyc2lvbhgEIAEoAxIeCgVwaGFzZRgFIAEoDjIPLnRydWNvLnYxLlBoYXNlEiMKBnNjb3JlcxgGIAMoCzITLnRydWNvLnYxLlRlYW1TY29yZSKUAQoRQ3JlYXRlR2FtZVJlcXVlc3QSEgoKcmVxdWVzdF9pZBgBIAEoCRIgCgVydWxlcxgCIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSHwoEYm90cxgDIAMoCzIRLnRydWNvLnYxLkJvdFNlYXQSKAoLZml4ZWRfZGVhbHMYBCADKAsyEy50cnVjby52MS5GaXhlZERlYWwiMgoSQ3JlYXRlR2FtZVJlc3BvbnNlEhwKBGdhbWUYASABKAsyDi50cnVjby52MS5HYW1lImQKD0pvaW5HYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAQgASgJQgcKBV9zZWF0IlYKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRISCgpzZWF0X3Rva2VuGAIgASgJEiAKBHZpZXcYAyABKAsyEi50cnVjby52MS5TZWF0VmlldyIiChJHZXRHYW1lVmlld1JlcXVlc3QSDAoEbmFtZRgBIAEoCSJcChNHZXRHYW1lVmlld1Jlc3BvbnNlEiAKBHNlYXQYASABKAsyEi50cnVjby52MS5TZWF0VmlldxIjCgZwdWJsaWMYAiABKAsyEy50cnVjby52MS5NYXRjaFZpZXciJwoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDAoEbmFtZRgBIAEoCSJPChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIiCgdhY3Rpb25zGAIgAygLMhEudHJ1Y28udjEuQ29tbWFuZCJ2ChRTdWJtaXRDb21tYW5kUmVxdWVzdBIMCgRuYW1lGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoAxIiCgdjb21tYW5kGAQgASgLMhEudHJ1Y28udjEuQ29tbWFuZCJrChVTdWJtaXRDb21tYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIfCgZldmVudHMYAiADKAsyDy50cnVjby52MS5FdmVudBIgCgR2aWV3GAMgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciNwoQV2F0Y2hHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJEhUKDWFmdGVyX3ZlcnNpb24YAiABKAMiegoRV2F0Y2hHYW1lUmVzcG9uc2USHgoFZXZlbnQYASABKAsyDy50cnVjby52MS5FdmVudBIgCgRzZWF0GAIgASgLMhIudHJ1Y28udjEuU2VhdFZpZXcSIwoGcHVibGljGAMgASgLMhMudHJ1Y28udjEuTWF0Y2hWaWV3IjkKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiSwoRTGlzdEdhbWVzUmVzcG9uc2USHQoFZ2FtZXMYASADKAsyDi50cnVjby52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSphCghTZWF0S2luZBIZChVTRUFUX0tJTkRfVU5TUEVDSUZJRUQQABISCg5TRUFUX0tJTkRfT1BFThABEhMKD1NFQVRfS0lORF9UQUtFThACEhEKDVNFQVRfS0lORF9CT1QQAypQCgdCb3RLaW5kEhgKFEJPVF9LSU5EX1VOU1BFQ0lGSUVEEAASEwoPQk9UX0tJTkRfUkFORE9NEAESFgoSQk9UX0tJTkRfSEVVUklTVElDEAIyoAQKC0dhbWVTZXJ2aWNlEkcKCkNyZWF0ZUdhbWUSGy50cnVjby52MS5DcmVhdGVHYW1lUmVxdWVzdBocLnRydWNvLnYxLkNyZWF0ZUdhbWVSZXNwb25zZRJBCghKb2luR2FtZRIZLnRydWNvLnYxLkpvaW5HYW1lUmVxdWVzdBoaLnRydWNvLnYxLkpvaW5HYW1lUmVzcG9uc2USSgoLR2V0R2FtZVZpZXcSHC50cnVjby52MS5HZXRHYW1lVmlld1JlcXVlc3QaHS50cnVjby52MS5HZXRHYW1lVmlld1Jlc3BvbnNlElkKEExpc3RMZWdhbEFjdGlvbnMSIS50cnVjby52MS5MaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBoiLnRydWNvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRJQCg1TdWJtaXRDb21tYW5kEh4udHJ1Y28udjEuU3VibWl0Q29tbWFuZFJlcXVlc3QaHy50cnVjby52MS5TdWJtaXRDb21tYW5kUmVzcG9uc2USRgoJV2F0Y2hHYW1lEhoudHJ1Y28udjEuV2F0Y2hHYW1lUmVxdWVzdBobLnRydWNvLnYxLldhdGNoR2FtZVJlc3BvbnNlMAESRAoJTGlzdEdhbWVzEhoudHJ1Y28udjEuTGlzdEdhbWVzUmVxdWVzdBobLnRydWNvLnYxLkxpc3RHYW1lc1Jlc3BvbnNlQocBCgt1eS50cnVjby52MUIQR2FtZVNlcnZpY2VQcm90b1ABWiV0cnVjby9jbGllbnRzL2dvL2dlbi90cnVjby92MTt0cnVjb3YxogIDVFhYqgIIVHJ1Y28uVjHKAghUcnVjb1xWMeICFFRydWNvXFYxXEdQQk1ldGFkYXRh6gIJVHJ1Y286OlYxYgZwcm90bzM", [file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
+  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIjgKB0JvdFNlYXQSDAoEc2VhdBgBIAEoBRIfCgRraW5kGAIgASgOMhEudHJ1Y28udjEuQm90S2luZCJvCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEiAKBGtpbmQYAiABKA4yEi50cnVjby52MS5TZWF0S2luZBIeCgNib3QYAyABKA4yES50cnVjby52MS5Cb3RLaW5kEhMKC3BsYXllcl9uYW1lGAQgASgJIlAKCUZpeGVkRGVhbBIiCgVoYW5kcxgBIAMoCzITLnRydWNvLnYxLkRlYWx0SGFuZBIfCgdtdWVzdHJhGAIgASgLMg4udHJ1Y28udjEuQ2FyZCIqCglEZWFsdEhhbmQSHQoFY2FyZHMYASADKAsyDi50cnVjby52MS5DYXJkIr8BCgRHYW1lEgwKBG5hbWUYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0EiEKBXNlYXRzGAMgAygLMhIudHJ1Y28udjEuU2VhdEluZm8SDwoHdmVyc2lvbhgEIAEoAxIeCgVwaGFzZRgFIAEoDjIPLnRydWNvLnYxLlBoYXNlEiMKBnNjb3JlcxgGIAMoCzITLnRydWNvLnYxLlRlYW1TY29yZRIOCgZwdWJsaWMYByABKAgipAEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0Eh8KBGJvdHMYAyADKAsyES50cnVjby52MS5Cb3RTZWF0EigKC2ZpeGVkX2RlYWxzGAQgAygLMhMudHJ1Y28udjEuRml4ZWREZWFsEg4KBnB1YmxpYxgFIAEoCCIyChJDcmVhdGVHYW1lUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUiZAoPSm9pbkdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIRCgRzZWF0GAMgASgFSACIAQESEwoLcGxheWVyX25hbWUYBCABKAlCBwoFX3NlYXQiVgoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSIAoEdmlldxgDIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IiIKEkdldEdhbWVWaWV3UmVxdWVzdBIMCgRuYW1lGAEgASgJIlwKE0dldEdhbWVWaWV3UmVzcG9uc2USIAoEc2VhdBgBIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3EiMKBnB1YmxpYxgCIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldyInChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIMCgRuYW1lGAEgASgJIk8KGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiIKB2FjdGlvbnMYAiADKAsyES50cnVjby52MS5Db21tYW5kInYKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDEiIKB2NvbW1hbmQYBCABKAsyES50cnVjby52MS5Db21tYW5kImsKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEh8KBmV2ZW50cxgCIAMoCzIPLnRydWNvLnYxLkV2ZW50EiAKBHZpZXcYAyABKAsyEi50cnVjby52MS5TZWF0VmlldyI3ChBXYXRjaEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSFQoNYWZ0ZXJfdmVyc2lvbhgCIAEoAyJ6ChFXYXRjaEdhbWVSZXNwb25zZRIeCgVldmVudBgBIAEoCzIPLnRydWNvLnYxLkV2ZW50EiAKBHNlYXQYAiABKAsyEi50cnVjby52MS5TZWF0VmlldxIjCgZwdWJsaWMYAyABKAsyEy50cnVjby52MS5NYXRjaFZpZXciOQoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJLChFMaXN0R2FtZXNSZXNwb25zZRIdCgVnYW1lcxgBIAMoCzIOLnRydWNvLnYxLkdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJKmEKCFNlYXRLaW5kEhkKFVNFQVRfS0lORF9VTlNQRUNJRklFRBAAEhIKDlNFQVRfS0lORF9PUEVOEAESEwoPU0VBVF9LSU5EX1RBS0VOEAISEQoNU0VBVF9LSU5EX0JPVBADKlAKB0JvdEtpbmQSGAoUQk9UX0tJTkRfVU5TUEVDSUZJRUQQABITCg9CT1RfS0lORF9SQU5ET00QARIWChJCT1RfS0lORF9IRVVSSVNUSUMQAjKgBAoLR2FtZVNlcnZpY2USRwoKQ3JlYXRlR2FtZRIbLnRydWNvLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhwudHJ1Y28udjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkEKCEpvaW5HYW1lEhkudHJ1Y28udjEuSm9pbkdhbWVSZXF1ZXN0GhoudHJ1Y28udjEuSm9pbkdhbWVSZXNwb25zZRJKCgtHZXRHYW1lVmlldxIcLnRydWNvLnYxLkdldEdhbWVWaWV3UmVxdWVzdBodLnRydWNvLnYxLkdldEdhbWVWaWV3UmVzcG9uc2USWQoQTGlzdExlZ2FsQWN0aW9ucxIhLnRydWNvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiIudHJ1Y28udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlElAKDVN1Ym1pdENvbW1hbmQSHi50cnVjby52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBofLnRydWNvLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZRJGCglXYXRjaEdhbWUSGi50cnVjby52MS5XYXRjaEdhbWVSZXF1ZXN0GhsudHJ1Y28udjEuV2F0Y2hHYW1lUmVzcG9uc2UwARJECglMaXN0R2FtZXMSGi50cnVjby52MS5MaXN0R2FtZXNSZXF1ZXN0GhsudHJ1Y28udjEuTGlzdEdhbWVzUmVzcG9uc2VChwEKC3V5LnRydWNvLnYxQhBHYW1lU2VydmljZVByb3RvUAFaJXRydWNvL2NsaWVudHMvZ28vZ2VuL3RydWNvL3YxO3RydWNvdjGiAgNUWFiqAghUcnVjby5WMcoCCFRydWNvXFYx4gIUVHJ1Y29cVjFcR1BCTWV0YWRhdGHqAglUcnVjbzo6VjFiBnByb3RvMw", [file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
 
 /**
  * A seat played by the server.
@@ -188,6 +188,13 @@ export type Game = Message<"truco.v1.Game"> & {
    * @generated from field: repeated truco.v1.TeamScore scores = 6;
    */
   scores: TeamScore[];
+
+  /**
+   * Listed by ListGames to every caller, not only to the API key that created it.
+   *
+   * @generated from field: bool public = 7;
+   */
+  public: boolean;
 };
 
 /**
@@ -204,7 +211,8 @@ export const GameSchema: GenMessage<Game> = /*@__PURE__*/
  */
 export type CreateGameRequest = Message<"truco.v1.CreateGameRequest"> & {
   /**
-   * A client-chosen id (a UUID): the same request id sent again returns the same game.
+   * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+   * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
    *
    * @generated from field: string request_id = 1;
    */
@@ -231,6 +239,14 @@ export type CreateGameRequest = Message<"truco.v1.CreateGameRequest"> & {
    * @generated from field: repeated truco.v1.FixedDeal fixed_deals = 4;
    */
   fixedDeals: FixedDeal[];
+
+  /**
+   * List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
+   * created it (or, for a game created without a key, every caller without one) sees it listed.
+   *
+   * @generated from field: bool public = 5;
+   */
+  public: boolean;
 };
 
 /**
@@ -276,7 +292,9 @@ export type JoinGameRequest = Message<"truco.v1.JoinGameRequest"> & {
 
   /**
    * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-   * treat it as a secret; the server logs only a digest of it.
+   * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+   * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+   * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
    *
    * @generated from field: string request_id = 2;
    */
@@ -290,7 +308,7 @@ export type JoinGameRequest = Message<"truco.v1.JoinGameRequest"> & {
   seat?: number | undefined;
 
   /**
-   * A display name (at most 64 characters).
+   * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
    *
    * @generated from field: string player_name = 4;
    */
@@ -453,7 +471,7 @@ export type SubmitCommandRequest = Message<"truco.v1.SubmitCommandRequest"> & {
 
   /**
    * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-   * the same result.
+   * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
    *
    * @generated from field: string request_id = 2;
    */
@@ -596,7 +614,7 @@ export type ListGamesRequest = Message<"truco.v1.ListGamesRequest"> & {
   pageSize: number;
 
   /**
-   * From a previous response's next_page_token.
+   * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
    *
    * @generated from field: string page_token = 2;
    */
@@ -723,6 +741,13 @@ export const BotKindSchema: GenEnum<BotKind> = /*@__PURE__*/
  * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
  * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
  *
+ * Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
+ * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+ * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+ * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+ * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+ * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
+ *
  * @generated from service truco.v1.GameService
  */
 export const GameService: GenService<{
@@ -789,7 +814,8 @@ export const GameService: GenService<{
     output: typeof WatchGameResponseSchema;
   },
   /**
-   * Open games (a seat free, not over), newest first, paginated.
+   * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+   * or anonymously for a caller without one) and the public ones.
    *
    * @generated from rpc truco.v1.GameService.ListGames
    */

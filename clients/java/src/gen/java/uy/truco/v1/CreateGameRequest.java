@@ -61,7 +61,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object requestId_ = "";
   /**
    * <pre>
-   * A client-chosen id (a UUID): the same request id sent again returns the same game.
+   * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+   * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
    * </pre>
    *
    * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -82,7 +83,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * A client-chosen id (a UUID): the same request id sent again returns the same game.
+   * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+   * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
    * </pre>
    *
    * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -268,6 +270,22 @@ private static final long serialVersionUID = 0L;
     return fixedDeals_.get(index);
   }
 
+  public static final int PUBLIC_FIELD_NUMBER = 5;
+  private boolean public_ = false;
+  /**
+   * <pre>
+   * List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
+   * created it (or, for a game created without a key, every caller without one) sees it listed.
+   * </pre>
+   *
+   * <code>bool public = 5 [json_name = "public"];</code>
+   * @return The public.
+   */
+  @java.lang.Override
+  public boolean getPublic() {
+    return public_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -293,6 +311,9 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < fixedDeals_.size(); i++) {
       output.writeMessage(4, fixedDeals_.get(i));
+    }
+    if (public_ != false) {
+      output.writeBool(5, public_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -323,6 +344,10 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
+    if (public_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(5, public_);
+    }
     return size;
   }
   @java.lang.Override
@@ -358,6 +383,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getBotsList())) return false;
     if (!getFixedDealsList()
         .equals(other.getFixedDealsList())) return false;
+    if (getPublic()
+        != other.getPublic()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -383,6 +410,9 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + FIXED_DEALS_FIELD_NUMBER;
       hash = (53 * hash) + getFixedDealsList().hashCode();
     }
+    hash = (37 * hash) + PUBLIC_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getPublic());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -546,6 +576,7 @@ private static final long serialVersionUID = 0L;
         fixedDealsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000008);
+      public_ = false;
       return this;
     }
 
@@ -610,6 +641,9 @@ private static final long serialVersionUID = 0L;
             ? rules_
             : rulesBuilder_.build();
         to_bitField0_ |= 0x00000001;
+      }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.public_ = public_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -686,6 +720,9 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (other.getPublic() != false) {
+        setPublic(other.getPublic());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -750,6 +787,11 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 34
+            case 40: {
+              public_ = input.readBool();
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 40
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -770,7 +812,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object requestId_ = "";
     /**
      * <pre>
-     * A client-chosen id (a UUID): the same request id sent again returns the same game.
+     * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+     * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -790,7 +833,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A client-chosen id (a UUID): the same request id sent again returns the same game.
+     * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+     * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -811,7 +855,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A client-chosen id (a UUID): the same request id sent again returns the same game.
+     * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+     * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -828,7 +873,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A client-chosen id (a UUID): the same request id sent again returns the same game.
+     * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+     * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -842,7 +888,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A client-chosen id (a UUID): the same request id sent again returns the same game.
+     * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+     * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -1656,6 +1703,53 @@ private static final long serialVersionUID = 0L;
         fixedDeals_ = null;
       }
       return fixedDealsBuilder_;
+    }
+
+    private boolean public_ ;
+    /**
+     * <pre>
+     * List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
+     * created it (or, for a game created without a key, every caller without one) sees it listed.
+     * </pre>
+     *
+     * <code>bool public = 5 [json_name = "public"];</code>
+     * @return The public.
+     */
+    @java.lang.Override
+    public boolean getPublic() {
+      return public_;
+    }
+    /**
+     * <pre>
+     * List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
+     * created it (or, for a game created without a key, every caller without one) sees it listed.
+     * </pre>
+     *
+     * <code>bool public = 5 [json_name = "public"];</code>
+     * @param value The public to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPublic(boolean value) {
+
+      public_ = value;
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
+     * created it (or, for a game created without a key, every caller without one) sees it listed.
+     * </pre>
+     *
+     * <code>bool public = 5 [json_name = "public"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPublic() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      public_ = false;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.CreateGameRequest)

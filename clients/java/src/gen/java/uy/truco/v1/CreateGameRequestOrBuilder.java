@@ -12,7 +12,8 @@ public interface CreateGameRequestOrBuilder extends
 
   /**
    * <pre>
-   * A client-chosen id (a UUID): the same request id sent again returns the same game.
+   * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+   * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
    * </pre>
    *
    * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -21,7 +22,8 @@ public interface CreateGameRequestOrBuilder extends
   java.lang.String getRequestId();
   /**
    * <pre>
-   * A client-chosen id (a UUID): the same request id sent again returns the same game.
+   * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
+   * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
    * </pre>
    *
    * <code>string request_id = 1 [json_name = "requestId"];</code>
@@ -149,4 +151,15 @@ public interface CreateGameRequestOrBuilder extends
    */
   uy.truco.v1.FixedDealOrBuilder getFixedDealsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
+   * created it (or, for a game created without a key, every caller without one) sees it listed.
+   * </pre>
+   *
+   * <code>bool public = 5 [json_name = "public"];</code>
+   * @return The public.
+   */
+  boolean getPublic();
 }

@@ -305,6 +305,21 @@ private static final long serialVersionUID = 0L;
     return scores_.get(index);
   }
 
+  public static final int PUBLIC_FIELD_NUMBER = 7;
+  private boolean public_ = false;
+  /**
+   * <pre>
+   * Listed by ListGames to every caller, not only to the API key that created it.
+   * </pre>
+   *
+   * <code>bool public = 7 [json_name = "public"];</code>
+   * @return The public.
+   */
+  @java.lang.Override
+  public boolean getPublic() {
+    return public_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -336,6 +351,9 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < scores_.size(); i++) {
       output.writeMessage(6, scores_.get(i));
+    }
+    if (public_ != false) {
+      output.writeBool(7, public_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -374,6 +392,10 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
+    if (public_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(7, public_);
+    }
     return size;
   }
   @java.lang.Override
@@ -412,6 +434,8 @@ private static final long serialVersionUID = 0L;
     if (phase_ != other.phase_) return false;
     if (!getScoresList()
         .equals(other.getScoresList())) return false;
+    if (getPublic()
+        != other.getPublic()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -442,6 +466,9 @@ private static final long serialVersionUID = 0L;
       hash = (37 * hash) + SCORES_FIELD_NUMBER;
       hash = (53 * hash) + getScoresList().hashCode();
     }
+    hash = (37 * hash) + PUBLIC_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getPublic());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -607,6 +634,7 @@ private static final long serialVersionUID = 0L;
         scoresBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000020);
+      public_ = false;
       return this;
     }
 
@@ -677,6 +705,9 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000010) != 0)) {
         result.phase_ = phase_;
+      }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.public_ = public_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -759,6 +790,9 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (other.getPublic() != false) {
+        setPublic(other.getPublic());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -833,6 +867,11 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 50
+            case 56: {
+              public_ = input.readBool();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 56
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1837,6 +1876,50 @@ private static final long serialVersionUID = 0L;
         scores_ = null;
       }
       return scoresBuilder_;
+    }
+
+    private boolean public_ ;
+    /**
+     * <pre>
+     * Listed by ListGames to every caller, not only to the API key that created it.
+     * </pre>
+     *
+     * <code>bool public = 7 [json_name = "public"];</code>
+     * @return The public.
+     */
+    @java.lang.Override
+    public boolean getPublic() {
+      return public_;
+    }
+    /**
+     * <pre>
+     * Listed by ListGames to every caller, not only to the API key that created it.
+     * </pre>
+     *
+     * <code>bool public = 7 [json_name = "public"];</code>
+     * @param value The public to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPublic(boolean value) {
+
+      public_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Listed by ListGames to every caller, not only to the API key that created it.
+     * </pre>
+     *
+     * <code>bool public = 7 [json_name = "public"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPublic() {
+      bitField0_ = (bitField0_ & ~0x00000040);
+      public_ = false;
+      onChanged();
+      return this;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.Game)

@@ -173,4 +173,14 @@ public interface GameOrBuilder extends
    */
   uy.truco.v1.TeamScoreOrBuilder getScoresOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * Listed by ListGames to every caller, not only to the API key that created it.
+   * </pre>
+   *
+   * <code>bool public = 7 [json_name = "public"];</code>
+   * @return The public.
+   */
+  boolean getPublic();
 }

@@ -11,6 +11,12 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
  * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
  * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+ * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
+ * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+ * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+ * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+ * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+ * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
  * </pre>
  */
 @io.grpc.stub.annotations.GrpcGenerated
@@ -306,6 +312,12 @@ public final class GameServiceGrpc {
    * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+   * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
+   * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+   * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+   * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+   * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+   * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
    * </pre>
    */
   public interface AsyncService {
@@ -374,7 +386,8 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated.
+     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
     default void listGames(uy.truco.v1.ListGamesRequest request,
@@ -393,6 +406,12 @@ public final class GameServiceGrpc {
    * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+   * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
+   * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+   * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+   * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+   * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+   * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
    * </pre>
    */
   public static abstract class GameServiceImplBase
@@ -413,6 +432,12 @@ public final class GameServiceGrpc {
    * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+   * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
+   * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+   * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+   * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+   * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+   * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
    * </pre>
    */
   public static final class GameServiceStub
@@ -498,7 +523,8 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated.
+     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
     public void listGames(uy.truco.v1.ListGamesRequest request,
@@ -518,6 +544,12 @@ public final class GameServiceGrpc {
    * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+   * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
+   * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+   * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+   * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+   * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+   * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
    * </pre>
    */
   public static final class GameServiceBlockingV2Stub
@@ -599,7 +631,8 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated.
+     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
     public uy.truco.v1.ListGamesResponse listGames(uy.truco.v1.ListGamesRequest request) throws io.grpc.StatusException {
@@ -618,6 +651,12 @@ public final class GameServiceGrpc {
    * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+   * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
+   * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+   * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+   * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+   * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+   * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
    * </pre>
    */
   public static final class GameServiceBlockingStub
@@ -698,7 +737,8 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated.
+     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
     public uy.truco.v1.ListGamesResponse listGames(uy.truco.v1.ListGamesRequest request) {
@@ -717,6 +757,12 @@ public final class GameServiceGrpc {
    * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+   * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
+   * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
+   * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
+   * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
+   * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
+   * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
    * </pre>
    */
   public static final class GameServiceFutureStub
@@ -790,7 +836,8 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated.
+     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
     public com.google.common.util.concurrent.ListenableFuture<uy.truco.v1.ListGamesResponse> listGames(

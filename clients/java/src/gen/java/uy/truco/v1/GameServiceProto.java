@@ -142,72 +142,73 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
       "erName\"`\n\tFixedDeal\022)\n\005hands\030\001 \003(\0132\023.tru" +
       "co.v1.DealtHandR\005hands\022(\n\007muestra\030\002 \001(\0132" +
       "\016.truco.v1.CardR\007muestra\"1\n\tDealtHand\022$\n" +
-      "\005cards\030\001 \003(\0132\016.truco.v1.CardR\005cards\"\333\001\n\004" +
+      "\005cards\030\001 \003(\0132\016.truco.v1.CardR\005cards\"\363\001\n\004" +
       "Game\022\022\n\004name\030\001 \001(\tR\004name\022\'\n\005rules\030\002 \001(\0132" +
       "\021.truco.v1.RuleSetR\005rules\022(\n\005seats\030\003 \003(\013" +
       "2\022.truco.v1.SeatInfoR\005seats\022\030\n\007version\030\004" +
       " \001(\003R\007version\022%\n\005phase\030\005 \001(\0162\017.truco.v1." +
       "PhaseR\005phase\022+\n\006scores\030\006 \003(\0132\023.truco.v1." +
-      "TeamScoreR\006scores\"\270\001\n\021CreateGameRequest\022" +
-      "\035\n\nrequest_id\030\001 \001(\tR\trequestId\022\'\n\005rules\030" +
-      "\002 \001(\0132\021.truco.v1.RuleSetR\005rules\022%\n\004bots\030" +
-      "\003 \003(\0132\021.truco.v1.BotSeatR\004bots\0224\n\013fixed_" +
-      "deals\030\004 \003(\0132\023.truco.v1.FixedDealR\nfixedD" +
-      "eals\"8\n\022CreateGameResponse\022\"\n\004game\030\001 \001(\013" +
-      "2\016.truco.v1.GameR\004game\"\207\001\n\017JoinGameReque" +
-      "st\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nrequest_id\030\002 \001" +
-      "(\tR\trequestId\022\027\n\004seat\030\003 \001(\005H\000R\004seat\210\001\001\022\037" +
-      "\n\013player_name\030\004 \001(\tR\nplayerNameB\007\n\005_seat" +
-      "\"m\n\020JoinGameResponse\022\022\n\004seat\030\001 \001(\005R\004seat" +
-      "\022\035\n\nseat_token\030\002 \001(\tR\tseatToken\022&\n\004view\030" +
-      "\003 \001(\0132\022.truco.v1.SeatViewR\004view\"(\n\022GetGa" +
-      "meViewRequest\022\022\n\004name\030\001 \001(\tR\004name\"j\n\023Get" +
-      "GameViewResponse\022&\n\004seat\030\001 \001(\0132\022.truco.v" +
-      "1.SeatViewR\004seat\022+\n\006public\030\002 \001(\0132\023.truco" +
-      ".v1.MatchViewR\006public\"-\n\027ListLegalAction" +
-      "sRequest\022\022\n\004name\030\001 \001(\tR\004name\"a\n\030ListLega" +
-      "lActionsResponse\022\030\n\007version\030\001 \001(\003R\007versi" +
-      "on\022+\n\007actions\030\002 \003(\0132\021.truco.v1.CommandR\007" +
-      "actions\"\241\001\n\024SubmitCommandRequest\022\022\n\004name" +
-      "\030\001 \001(\tR\004name\022\035\n\nrequest_id\030\002 \001(\tR\treques" +
-      "tId\022)\n\020expected_version\030\003 \001(\003R\017expectedV" +
-      "ersion\022+\n\007command\030\004 \001(\0132\021.truco.v1.Comma" +
-      "ndR\007command\"\202\001\n\025SubmitCommandResponse\022\030\n" +
-      "\007version\030\001 \001(\003R\007version\022\'\n\006events\030\002 \003(\0132" +
-      "\017.truco.v1.EventR\006events\022&\n\004view\030\003 \001(\0132\022" +
-      ".truco.v1.SeatViewR\004view\"K\n\020WatchGameReq" +
-      "uest\022\022\n\004name\030\001 \001(\tR\004name\022#\n\rafter_versio" +
-      "n\030\002 \001(\003R\014afterVersion\"\217\001\n\021WatchGameRespo" +
-      "nse\022%\n\005event\030\001 \001(\0132\017.truco.v1.EventR\005eve" +
-      "nt\022&\n\004seat\030\002 \001(\0132\022.truco.v1.SeatViewR\004se" +
-      "at\022+\n\006public\030\003 \001(\0132\023.truco.v1.MatchViewR" +
-      "\006public\"N\n\020ListGamesRequest\022\033\n\tpage_size" +
-      "\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpa" +
-      "geToken\"a\n\021ListGamesResponse\022$\n\005games\030\001 " +
-      "\003(\0132\016.truco.v1.GameR\005games\022&\n\017next_page_" +
-      "token\030\002 \001(\tR\rnextPageToken*a\n\010SeatKind\022\031" +
-      "\n\025SEAT_KIND_UNSPECIFIED\020\000\022\022\n\016SEAT_KIND_O" +
-      "PEN\020\001\022\023\n\017SEAT_KIND_TAKEN\020\002\022\021\n\rSEAT_KIND_" +
-      "BOT\020\003*P\n\007BotKind\022\030\n\024BOT_KIND_UNSPECIFIED" +
-      "\020\000\022\023\n\017BOT_KIND_RANDOM\020\001\022\026\n\022BOT_KIND_HEUR" +
-      "ISTIC\020\0022\240\004\n\013GameService\022G\n\nCreateGame\022\033." +
-      "truco.v1.CreateGameRequest\032\034.truco.v1.Cr" +
-      "eateGameResponse\022A\n\010JoinGame\022\031.truco.v1." +
-      "JoinGameRequest\032\032.truco.v1.JoinGameRespo" +
-      "nse\022J\n\013GetGameView\022\034.truco.v1.GetGameVie" +
-      "wRequest\032\035.truco.v1.GetGameViewResponse\022" +
-      "Y\n\020ListLegalActions\022!.truco.v1.ListLegal" +
-      "ActionsRequest\032\".truco.v1.ListLegalActio" +
-      "nsResponse\022P\n\rSubmitCommand\022\036.truco.v1.S" +
-      "ubmitCommandRequest\032\037.truco.v1.SubmitCom" +
-      "mandResponse\022F\n\tWatchGame\022\032.truco.v1.Wat" +
-      "chGameRequest\032\033.truco.v1.WatchGameRespon" +
-      "se0\001\022D\n\tListGames\022\032.truco.v1.ListGamesRe" +
-      "quest\032\033.truco.v1.ListGamesResponseB\207\001\n\013u" +
-      "y.truco.v1B\020GameServiceProtoP\001Z%truco/cl" +
-      "ients/go/gen/truco/v1;trucov1\242\002\003TXX\252\002\010Tr" +
-      "uco.V1\312\002\010Truco\\V1\342\002\024Truco\\V1\\GPBMetadata" +
-      "\352\002\tTruco::V1b\006proto3"
+      "TeamScoreR\006scores\022\026\n\006public\030\007 \001(\010R\006publi" +
+      "c\"\320\001\n\021CreateGameRequest\022\035\n\nrequest_id\030\001 " +
+      "\001(\tR\trequestId\022\'\n\005rules\030\002 \001(\0132\021.truco.v1" +
+      ".RuleSetR\005rules\022%\n\004bots\030\003 \003(\0132\021.truco.v1" +
+      ".BotSeatR\004bots\0224\n\013fixed_deals\030\004 \003(\0132\023.tr" +
+      "uco.v1.FixedDealR\nfixedDeals\022\026\n\006public\030\005" +
+      " \001(\010R\006public\"8\n\022CreateGameResponse\022\"\n\004ga" +
+      "me\030\001 \001(\0132\016.truco.v1.GameR\004game\"\207\001\n\017JoinG" +
+      "ameRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nreques" +
+      "t_id\030\002 \001(\tR\trequestId\022\027\n\004seat\030\003 \001(\005H\000R\004s" +
+      "eat\210\001\001\022\037\n\013player_name\030\004 \001(\tR\nplayerNameB" +
+      "\007\n\005_seat\"m\n\020JoinGameResponse\022\022\n\004seat\030\001 \001" +
+      "(\005R\004seat\022\035\n\nseat_token\030\002 \001(\tR\tseatToken\022" +
+      "&\n\004view\030\003 \001(\0132\022.truco.v1.SeatViewR\004view\"" +
+      "(\n\022GetGameViewRequest\022\022\n\004name\030\001 \001(\tR\004nam" +
+      "e\"j\n\023GetGameViewResponse\022&\n\004seat\030\001 \001(\0132\022" +
+      ".truco.v1.SeatViewR\004seat\022+\n\006public\030\002 \001(\013" +
+      "2\023.truco.v1.MatchViewR\006public\"-\n\027ListLeg" +
+      "alActionsRequest\022\022\n\004name\030\001 \001(\tR\004name\"a\n\030" +
+      "ListLegalActionsResponse\022\030\n\007version\030\001 \001(" +
+      "\003R\007version\022+\n\007actions\030\002 \003(\0132\021.truco.v1.C" +
+      "ommandR\007actions\"\241\001\n\024SubmitCommandRequest" +
+      "\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nrequest_id\030\002 \001(\t" +
+      "R\trequestId\022)\n\020expected_version\030\003 \001(\003R\017e" +
+      "xpectedVersion\022+\n\007command\030\004 \001(\0132\021.truco." +
+      "v1.CommandR\007command\"\202\001\n\025SubmitCommandRes" +
+      "ponse\022\030\n\007version\030\001 \001(\003R\007version\022\'\n\006event" +
+      "s\030\002 \003(\0132\017.truco.v1.EventR\006events\022&\n\004view" +
+      "\030\003 \001(\0132\022.truco.v1.SeatViewR\004view\"K\n\020Watc" +
+      "hGameRequest\022\022\n\004name\030\001 \001(\tR\004name\022#\n\rafte" +
+      "r_version\030\002 \001(\003R\014afterVersion\"\217\001\n\021WatchG" +
+      "ameResponse\022%\n\005event\030\001 \001(\0132\017.truco.v1.Ev" +
+      "entR\005event\022&\n\004seat\030\002 \001(\0132\022.truco.v1.Seat" +
+      "ViewR\004seat\022+\n\006public\030\003 \001(\0132\023.truco.v1.Ma" +
+      "tchViewR\006public\"N\n\020ListGamesRequest\022\033\n\tp" +
+      "age_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002" +
+      " \001(\tR\tpageToken\"a\n\021ListGamesResponse\022$\n\005" +
+      "games\030\001 \003(\0132\016.truco.v1.GameR\005games\022&\n\017ne" +
+      "xt_page_token\030\002 \001(\tR\rnextPageToken*a\n\010Se" +
+      "atKind\022\031\n\025SEAT_KIND_UNSPECIFIED\020\000\022\022\n\016SEA" +
+      "T_KIND_OPEN\020\001\022\023\n\017SEAT_KIND_TAKEN\020\002\022\021\n\rSE" +
+      "AT_KIND_BOT\020\003*P\n\007BotKind\022\030\n\024BOT_KIND_UNS" +
+      "PECIFIED\020\000\022\023\n\017BOT_KIND_RANDOM\020\001\022\026\n\022BOT_K" +
+      "IND_HEURISTIC\020\0022\240\004\n\013GameService\022G\n\nCreat" +
+      "eGame\022\033.truco.v1.CreateGameRequest\032\034.tru" +
+      "co.v1.CreateGameResponse\022A\n\010JoinGame\022\031.t" +
+      "ruco.v1.JoinGameRequest\032\032.truco.v1.JoinG" +
+      "ameResponse\022J\n\013GetGameView\022\034.truco.v1.Ge" +
+      "tGameViewRequest\032\035.truco.v1.GetGameViewR" +
+      "esponse\022Y\n\020ListLegalActions\022!.truco.v1.L" +
+      "istLegalActionsRequest\032\".truco.v1.ListLe" +
+      "galActionsResponse\022P\n\rSubmitCommand\022\036.tr" +
+      "uco.v1.SubmitCommandRequest\032\037.truco.v1.S" +
+      "ubmitCommandResponse\022F\n\tWatchGame\022\032.truc" +
+      "o.v1.WatchGameRequest\032\033.truco.v1.WatchGa" +
+      "meResponse0\001\022D\n\tListGames\022\032.truco.v1.Lis" +
+      "tGamesRequest\032\033.truco.v1.ListGamesRespon" +
+      "seB\207\001\n\013uy.truco.v1B\020GameServiceProtoP\001Z%" +
+      "truco/clients/go/gen/truco/v1;trucov1\242\002\003" +
+      "TXX\252\002\010Truco.V1\312\002\010Truco\\V1\342\002\024Truco\\V1\\GPB" +
+      "Metadata\352\002\tTruco::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -247,13 +248,13 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_truco_v1_Game_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_Game_descriptor,
-        new java.lang.String[] { "Name", "Rules", "Seats", "Version", "Phase", "Scores", });
+        new java.lang.String[] { "Name", "Rules", "Seats", "Version", "Phase", "Scores", "Public", });
     internal_static_truco_v1_CreateGameRequest_descriptor =
       getDescriptor().getMessageType(5);
     internal_static_truco_v1_CreateGameRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_CreateGameRequest_descriptor,
-        new java.lang.String[] { "RequestId", "Rules", "Bots", "FixedDeals", });
+        new java.lang.String[] { "RequestId", "Rules", "Bots", "FixedDeals", "Public", });
     internal_static_truco_v1_CreateGameResponse_descriptor =
       getDescriptor().getMessageType(6);
     internal_static_truco_v1_CreateGameResponse_fieldAccessorTable = new

@@ -109,7 +109,9 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-   * treat it as a secret; the server logs only a digest of it.
+   * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+   * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+   * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
    * </pre>
    *
    * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -131,7 +133,9 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-   * treat it as a secret; the server logs only a digest of it.
+   * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+   * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+   * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
    * </pre>
    *
    * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -184,7 +188,7 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object playerName_ = "";
   /**
    * <pre>
-   * A display name (at most 64 characters).
+   * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
    * </pre>
    *
    * <code>string player_name = 4 [json_name = "playerName"];</code>
@@ -205,7 +209,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * A display name (at most 64 characters).
+   * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
    * </pre>
    *
    * <code>string player_name = 4 [json_name = "playerName"];</code>
@@ -703,7 +707,9 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-     * treat it as a secret; the server logs only a digest of it.
+     * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+     * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+     * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -724,7 +730,9 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-     * treat it as a secret; the server logs only a digest of it.
+     * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+     * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+     * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -746,7 +754,9 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-     * treat it as a secret; the server logs only a digest of it.
+     * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+     * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+     * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -764,7 +774,9 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-     * treat it as a secret; the server logs only a digest of it.
+     * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+     * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+     * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -779,7 +791,9 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-     * treat it as a secret; the server logs only a digest of it.
+     * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+     * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+     * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -855,7 +869,7 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object playerName_ = "";
     /**
      * <pre>
-     * A display name (at most 64 characters).
+     * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
      * </pre>
      *
      * <code>string player_name = 4 [json_name = "playerName"];</code>
@@ -875,7 +889,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A display name (at most 64 characters).
+     * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
      * </pre>
      *
      * <code>string player_name = 4 [json_name = "playerName"];</code>
@@ -896,7 +910,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A display name (at most 64 characters).
+     * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
      * </pre>
      *
      * <code>string player_name = 4 [json_name = "playerName"];</code>
@@ -913,7 +927,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A display name (at most 64 characters).
+     * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
      * </pre>
      *
      * <code>string player_name = 4 [json_name = "playerName"];</code>
@@ -927,7 +941,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * A display name (at most 64 characters).
+     * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
      * </pre>
      *
      * <code>string player_name = 4 [json_name = "playerName"];</code>

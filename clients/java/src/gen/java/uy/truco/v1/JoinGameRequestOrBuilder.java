@@ -33,7 +33,9 @@ public interface JoinGameRequestOrBuilder extends
   /**
    * <pre>
    * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-   * treat it as a secret; the server logs only a digest of it.
+   * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+   * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+   * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
    * </pre>
    *
    * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -43,7 +45,9 @@ public interface JoinGameRequestOrBuilder extends
   /**
    * <pre>
    * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-   * treat it as a secret; the server logs only a digest of it.
+   * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
+   * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
+   * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
    * </pre>
    *
    * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -73,7 +77,7 @@ public interface JoinGameRequestOrBuilder extends
 
   /**
    * <pre>
-   * A display name (at most 64 characters).
+   * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
    * </pre>
    *
    * <code>string player_name = 4 [json_name = "playerName"];</code>
@@ -82,7 +86,7 @@ public interface JoinGameRequestOrBuilder extends
   java.lang.String getPlayerName();
   /**
    * <pre>
-   * A display name (at most 64 characters).
+   * A display name: at most 64 characters (PLAYER_NAME_TOO_LONG), no control characters (INVALID_PLAYER_NAME).
    * </pre>
    *
    * <code>string player_name = 4 [json_name = "playerName"];</code>

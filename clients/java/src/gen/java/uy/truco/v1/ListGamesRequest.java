@@ -73,7 +73,7 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object pageToken_ = "";
   /**
    * <pre>
-   * From a previous response's next_page_token.
+   * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
    * </pre>
    *
    * <code>string page_token = 2 [json_name = "pageToken"];</code>
@@ -94,7 +94,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * From a previous response's next_page_token.
+   * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
    * </pre>
    *
    * <code>string page_token = 2 [json_name = "pageToken"];</code>
@@ -487,7 +487,7 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object pageToken_ = "";
     /**
      * <pre>
-     * From a previous response's next_page_token.
+     * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
      * </pre>
      *
      * <code>string page_token = 2 [json_name = "pageToken"];</code>
@@ -507,7 +507,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * From a previous response's next_page_token.
+     * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
      * </pre>
      *
      * <code>string page_token = 2 [json_name = "pageToken"];</code>
@@ -528,7 +528,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * From a previous response's next_page_token.
+     * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
      * </pre>
      *
      * <code>string page_token = 2 [json_name = "pageToken"];</code>
@@ -545,7 +545,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * From a previous response's next_page_token.
+     * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
      * </pre>
      *
      * <code>string page_token = 2 [json_name = "pageToken"];</code>
@@ -559,7 +559,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * From a previous response's next_page_token.
+     * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
      * </pre>
      *
      * <code>string page_token = 2 [json_name = "pageToken"];</code>

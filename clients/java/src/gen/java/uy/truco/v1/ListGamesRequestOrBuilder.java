@@ -22,7 +22,7 @@ public interface ListGamesRequestOrBuilder extends
 
   /**
    * <pre>
-   * From a previous response's next_page_token.
+   * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
    * </pre>
    *
    * <code>string page_token = 2 [json_name = "pageToken"];</code>
@@ -31,7 +31,7 @@ public interface ListGamesRequestOrBuilder extends
   java.lang.String getPageToken();
   /**
    * <pre>
-   * From a previous response's next_page_token.
+   * From a previous response's next_page_token (anything else: INVALID_ARGUMENT, INVALID_PAGE_TOKEN).
    * </pre>
    *
    * <code>string page_token = 2 [json_name = "pageToken"];</code>

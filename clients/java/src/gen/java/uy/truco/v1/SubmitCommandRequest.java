@@ -108,7 +108,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-   * the same result.
+   * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
    * </pre>
    *
    * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -130,7 +130,7 @@ private static final long serialVersionUID = 0L;
   /**
    * <pre>
    * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-   * the same result.
+   * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
    * </pre>
    *
    * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -696,7 +696,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-     * the same result.
+     * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -717,7 +717,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-     * the same result.
+     * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -739,7 +739,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-     * the same result.
+     * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -757,7 +757,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-     * the same result.
+     * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -772,7 +772,7 @@ private static final long serialVersionUID = 0L;
     /**
      * <pre>
      * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-     * the same result.
+     * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
      * </pre>
      *
      * <code>string request_id = 2 [json_name = "requestId"];</code>

@@ -33,7 +33,7 @@ public interface SubmitCommandRequestOrBuilder extends
   /**
    * <pre>
    * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-   * the same result.
+   * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
    * </pre>
    *
    * <code>string request_id = 2 [json_name = "requestId"];</code>
@@ -43,7 +43,7 @@ public interface SubmitCommandRequestOrBuilder extends
   /**
    * <pre>
    * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-   * the same result.
+   * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
    * </pre>
    *
    * <code>string request_id = 2 [json_name = "requestId"];</code>
