@@ -31,6 +31,8 @@ import (
 type Options struct {
 	// Token is a seat token to act as that seat ("" : a spectator until JoinGame).
 	Token string
+	// APIKey is the app's API key (truco keys create), sent as x-api-key on every call; servers may require one.
+	APIKey string
 	// Timeout is the deadline of each attempt of a call (default 10s).
 	Timeout time.Duration
 	// Retries is how many times a retryable failure is retried (default 4; negative: none).
@@ -128,6 +130,9 @@ func IsOver(view *trucov1.SeatView) bool {
 }
 
 func (c *Client) outgoing(ctx context.Context) context.Context {
+	if c.options.APIKey != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "x-api-key", c.options.APIKey)
+	}
 	if c.options.Token == "" {
 		return ctx
 	}

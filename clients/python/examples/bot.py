@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import sys
 from contextlib import aclosing
 from dataclasses import dataclass
@@ -111,6 +112,7 @@ async def play_by_watching(
     client: TrucoClient, name: str, view: views_pb2.SeatView, state: State, think: float
 ) -> None:
     await act(client, name, view, state, think)
+
     def resumed(after: int, error: TrucoError) -> None:
         state.resumes += 1
         log(f"seat {view.seat}: watch broken ({error.code.name}), resuming after version {after}")
@@ -136,7 +138,8 @@ async def main() -> int:
     # Watching seats ride out a server restart: more retries, and gRPC's reconnect backoff kept short.
     retries = 60 if args.watch else 4
     options = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)]
-    async with TrucoClient(args.address, retries=retries, max_backoff=1.0, options=options) as creator:
+    api_key = os.environ.get("TRUCO_API_KEY") or None
+    async with TrucoClient(args.address, api_key=api_key, retries=retries, max_backoff=1.0, options=options) as creator:
         bots = {1: "heuristic"} if args.players == 2 else {1: "heuristic", 3: "heuristic"}
         rules = {"players": args.players, **({"target": args.target} if args.target else {})}
         game = await creator.create_game(rules=rules, bots=bots)

@@ -124,7 +124,7 @@ async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
   const transport = createNodeTransport(options.address, { protocol: options.protocol });
   const retries = options.watch ? { retries: 60, maxBackoffMs: 1000 } : {};
-  const creator = new TrucoClient(transport, retries);
+  const creator = new TrucoClient(transport, { ...retries, apiKey: process.env.TRUCO_API_KEY || undefined });
   const bots: Record<number, string> = options.players === 2 ? { 1: "heuristic" } : { 1: "heuristic", 3: "heuristic" };
   const rules = { players: options.players, ...(options.target ? { target: options.target } : {}) };
   const game = await creator.createGame({ rules, bots });

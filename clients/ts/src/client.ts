@@ -42,6 +42,8 @@ export const BOT_KINDS: Readonly<Record<string, BotKind>> = { random: BotKind.RA
 export interface ClientOptions {
   /** A seat token to act as that seat (unset: a spectator until joinGame). */
   token?: string;
+  /** The app's API key (`truco keys create`), sent as `x-api-key` on every call; servers may require one. */
+  apiKey?: string;
   /** The deadline of each attempt of a call, in milliseconds (default 10000). */
   timeoutMs?: number;
   /** How many times a retryable failure is retried (default 4, so at most 5 attempts). */
@@ -103,6 +105,7 @@ export class TrucoClient {
   readonly retries: number;
   readonly backoffMs: number;
   readonly maxBackoffMs: number;
+  readonly apiKey: string | undefined;
   private currentToken: string | undefined;
 
   constructor(
@@ -112,6 +115,7 @@ export class TrucoClient {
     this.games = createClient(GameService, transport);
     this.rules = createClient(RulesService, transport);
     this.currentToken = options.token;
+    this.apiKey = options.apiKey;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retries = options.retries ?? 4;
     this.backoffMs = options.backoffMs ?? 100;
@@ -130,6 +134,7 @@ export class TrucoClient {
   withToken(token: string | undefined): TrucoClient {
     return new TrucoClient(this.transport, {
       token,
+      apiKey: this.apiKey,
       timeoutMs: this.timeoutMs,
       retries: this.retries,
       backoffMs: this.backoffMs,
@@ -138,7 +143,11 @@ export class TrucoClient {
   }
 
   private headers(): Record<string, string> {
-    return this.currentToken ? { authorization: `Bearer ${this.currentToken}` } : {};
+    const headers: Record<string, string> = this.apiKey ? { "x-api-key": this.apiKey } : {};
+    if (this.currentToken) {
+      headers.authorization = `Bearer ${this.currentToken}`;
+    }
+    return headers;
   }
 
   private delay(attempt: number): number {

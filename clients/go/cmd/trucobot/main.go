@@ -151,6 +151,7 @@ func run() (int, error) {
 	if *watch {
 		options = truco.Options{Retries: 60, MaxBackoff: time.Second}
 	}
+	options.APIKey = os.Getenv("TRUCO_API_KEY")
 	creator, err := truco.Dial(flag.Arg(0), options)
 	if err != nil {
 		return 2, err

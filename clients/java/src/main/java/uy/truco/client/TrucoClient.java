@@ -55,10 +55,12 @@ import uy.truco.v1.WatchGameResponse;
 public final class TrucoClient implements AutoCloseable {
   private static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
+  private static final Metadata.Key<String> API_KEY = Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER);
 
   private final ManagedChannel channel;
   private final boolean ownsChannel;
   private volatile String token;
+  private volatile String apiKey;
   private final Duration timeout;
   private final int retries;
   private final Duration backoff;
@@ -96,7 +98,18 @@ public final class TrucoClient implements AutoCloseable {
 
   /** Another client on the same channel acting as the seat of {@code token} (null: a spectator). */
   public TrucoClient withToken(String token) {
-    return new TrucoClient(channel, false, token, timeout, retries, backoff, maxBackoff);
+    TrucoClient other = new TrucoClient(channel, false, token, timeout, retries, backoff, maxBackoff);
+    other.apiKey = apiKey;
+    return other;
+  }
+
+  /**
+   * Sends {@code apiKey} (the app's API key, from {@code truco keys create}) as {@code x-api-key} on every call of
+   * this client and of the clients {@link #withToken} makes from it later; servers may require one. Returns this.
+   */
+  public TrucoClient withApiKey(String apiKey) {
+    this.apiKey = apiKey;
+    return this;
   }
 
   /** The seat token sent with every call, if any. */
@@ -130,6 +143,9 @@ public final class TrucoClient implements AutoCloseable {
     if (token != null && !token.isEmpty()) {
       headers.put(AUTHORIZATION, "Bearer " + token);
     }
+    if (apiKey != null && !apiKey.isEmpty()) {
+      headers.put(API_KEY, apiKey);
+    }
     return headers;
   }
 
@@ -140,7 +156,9 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   private RulesServiceGrpc.RulesServiceBlockingStub rules() {
-    return RulesServiceGrpc.newBlockingStub(channel).withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    return RulesServiceGrpc.newBlockingStub(channel)
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers()))
+        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private long delayMillis(int attempt) {

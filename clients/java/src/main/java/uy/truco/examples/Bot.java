@@ -146,6 +146,7 @@ public final class Bot {
 
   private int run(String address, int players, boolean watch, int target) throws Exception {
     try (TrucoClient creator = watch ? TrucoClient.connect(address, 60, Duration.ofSeconds(1)) : TrucoClient.connect(address)) {
+      creator.withApiKey(System.getenv("TRUCO_API_KEY"));
       Map<Integer, BotKind> bots = players == 2
           ? Map.of(1, BotKind.BOT_KIND_HEURISTIC)
           : Map.of(1, BotKind.BOT_KIND_HEURISTIC, 3, BotKind.BOT_KIND_HEURISTIC);
