@@ -55,6 +55,8 @@ SERVER_REPLICAS = 3
 BASE_IMAGE = "python:3.11-slim"
 # What the image build reads: the four distributions (engine, bots and SDK under clients, server).
 IMAGE_SOURCES = ("engine", "server", "clients")
+BUILD_OUTPUTS = frozenset({"__pycache__", "node_modules"})
+"""Folders of local build output under the image sources (clients/ts's npm install), never what the image needs."""
 
 CLUSTER_SCOPED = {"Namespace", "ClusterRole", "ClusterRoleBinding", "PersistentVolume", "StorageClass"}
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"}
@@ -891,7 +893,9 @@ def check_dockerignore(deploy: Deploy) -> list[str]:
     for source in IMAGE_SOURCES:
         path = deploy.root / source
         files = (
-            [p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts] if path.is_dir() else [path]
+            [p for p in path.rglob("*") if p.is_file() and not BUILD_OUTPUTS.intersection(p.parts)]
+            if path.is_dir()
+            else [path]
         )
         for file in files:
             relative = file.relative_to(deploy.root).as_posix()
