@@ -45,21 +45,25 @@ const (
 	CallKind_CALL_KIND_CONTRA_FLOR CallKind = 8
 	// Contra flor al resto: the falta, plus every flor's 3 points.
 	CallKind_CALL_KIND_CONTRA_FLOR_AL_RESTO CallKind = 9
+	// Flor: a second team's flor, sung (never sent in a command): the team that sang first answers it with
+	// "con flor quiero" (Answer accept, the flores are counted) or a raise.
+	CallKind_CALL_KIND_FLOR CallKind = 10
 )
 
 // Enum value maps for CallKind.
 var (
 	CallKind_name = map[int32]string{
-		0: "CALL_KIND_UNSPECIFIED",
-		1: "CALL_KIND_TRUCO",
-		2: "CALL_KIND_RETRUCO",
-		3: "CALL_KIND_VALE_CUATRO",
-		4: "CALL_KIND_ENVIDO",
-		5: "CALL_KIND_REAL_ENVIDO",
-		6: "CALL_KIND_FALTA_ENVIDO",
-		7: "CALL_KIND_CON_FLOR_ENVIDO",
-		8: "CALL_KIND_CONTRA_FLOR",
-		9: "CALL_KIND_CONTRA_FLOR_AL_RESTO",
+		0:  "CALL_KIND_UNSPECIFIED",
+		1:  "CALL_KIND_TRUCO",
+		2:  "CALL_KIND_RETRUCO",
+		3:  "CALL_KIND_VALE_CUATRO",
+		4:  "CALL_KIND_ENVIDO",
+		5:  "CALL_KIND_REAL_ENVIDO",
+		6:  "CALL_KIND_FALTA_ENVIDO",
+		7:  "CALL_KIND_CON_FLOR_ENVIDO",
+		8:  "CALL_KIND_CONTRA_FLOR",
+		9:  "CALL_KIND_CONTRA_FLOR_AL_RESTO",
+		10: "CALL_KIND_FLOR",
 	}
 	CallKind_value = map[string]int32{
 		"CALL_KIND_UNSPECIFIED":          0,
@@ -72,6 +76,7 @@ var (
 		"CALL_KIND_CON_FLOR_ENVIDO":      7,
 		"CALL_KIND_CONTRA_FLOR":          8,
 		"CALL_KIND_CONTRA_FLOR_AL_RESTO": 9,
+		"CALL_KIND_FLOR":                 10,
 	}
 )
 
@@ -293,7 +298,10 @@ func (x *MakeCall) GetCall() CallKind {
 type Answer struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// True for "quiero", false for "no quiero".
-	Accept        bool `protobuf:"varint,1,opt,name=accept,proto3" json:"accept,omitempty"`
+	Accept bool `protobuf:"varint,1,opt,name=accept,proto3" json:"accept,omitempty"`
+	// The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+	// the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+	Call          CallKind `protobuf:"varint,2,opt,name=call,proto3,enum=truco.v1.CallKind" json:"call,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -333,6 +341,13 @@ func (x *Answer) GetAccept() bool {
 		return x.Accept
 	}
 	return false
+}
+
+func (x *Answer) GetCall() CallKind {
+	if x != nil {
+		return x.Call
+	}
+	return CallKind_CALL_KIND_UNSPECIFIED
 }
 
 // Me voy al mazo: the caller's team concedes the hand; a pending call counts as declined.
@@ -744,9 +759,10 @@ const file_truco_v1_commands_proto_rawDesc = "" +
 	"\bPlayCard\x12\"\n" +
 	"\x04card\x18\x01 \x01(\v2\x0e.truco.v1.CardR\x04card\"2\n" +
 	"\bMakeCall\x12&\n" +
-	"\x04call\x18\x01 \x01(\x0e2\x12.truco.v1.CallKindR\x04call\" \n" +
+	"\x04call\x18\x01 \x01(\x0e2\x12.truco.v1.CallKindR\x04call\"H\n" +
 	"\x06Answer\x12\x16\n" +
-	"\x06accept\x18\x01 \x01(\bR\x06accept\"\n" +
+	"\x06accept\x18\x01 \x01(\bR\x06accept\x12&\n" +
+	"\x04call\x18\x02 \x01(\x0e2\x12.truco.v1.CallKindR\x04call\"\n" +
 	"\n" +
 	"\bGoToMazo\".\n" +
 	"\bSendSena\x12\"\n" +
@@ -770,7 +786,7 @@ const file_truco_v1_commands_proto_rawDesc = "" +
 	"\vskip_perros\x18\a \x01(\v2\x14.truco.v1.SkipPerrosH\x00R\n" +
 	"skipPerros\x12=\n" +
 	"\ranswer_perros\x18\b \x01(\v2\x16.truco.v1.AnswerPerrosH\x00R\fanswerPerrosB\x06\n" +
-	"\x04kind*\x97\x02\n" +
+	"\x04kind*\xab\x02\n" +
 	"\bCallKind\x12\x19\n" +
 	"\x15CALL_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fCALL_KIND_TRUCO\x10\x01\x12\x15\n" +
@@ -781,7 +797,9 @@ const file_truco_v1_commands_proto_rawDesc = "" +
 	"\x16CALL_KIND_FALTA_ENVIDO\x10\x06\x12\x1d\n" +
 	"\x19CALL_KIND_CON_FLOR_ENVIDO\x10\a\x12\x19\n" +
 	"\x15CALL_KIND_CONTRA_FLOR\x10\b\x12\"\n" +
-	"\x1eCALL_KIND_CONTRA_FLOR_AL_RESTO\x10\t*\xf2\x01\n" +
+	"\x1eCALL_KIND_CONTRA_FLOR_AL_RESTO\x10\t\x12\x12\n" +
+	"\x0eCALL_KIND_FLOR\x10\n" +
+	"*\xf2\x01\n" +
 	"\x04Sena\x12\x14\n" +
 	"\x10SENA_UNSPECIFIED\x10\x00\x12\x10\n" +
 	"\fSENA_PIEZA_2\x10\x01\x12\x10\n" +
@@ -830,20 +848,21 @@ var file_truco_v1_commands_proto_goTypes = []any{
 var file_truco_v1_commands_proto_depIdxs = []int32{
 	11, // 0: truco.v1.PlayCard.card:type_name -> truco.v1.Card
 	0,  // 1: truco.v1.MakeCall.call:type_name -> truco.v1.CallKind
-	1,  // 2: truco.v1.SendSena.sena:type_name -> truco.v1.Sena
-	2,  // 3: truco.v1.Command.play_card:type_name -> truco.v1.PlayCard
-	3,  // 4: truco.v1.Command.call:type_name -> truco.v1.MakeCall
-	4,  // 5: truco.v1.Command.answer:type_name -> truco.v1.Answer
-	5,  // 6: truco.v1.Command.go_to_mazo:type_name -> truco.v1.GoToMazo
-	6,  // 7: truco.v1.Command.send_sena:type_name -> truco.v1.SendSena
-	7,  // 8: truco.v1.Command.call_perros:type_name -> truco.v1.CallPerros
-	8,  // 9: truco.v1.Command.skip_perros:type_name -> truco.v1.SkipPerros
-	9,  // 10: truco.v1.Command.answer_perros:type_name -> truco.v1.AnswerPerros
-	11, // [11:11] is the sub-list for method output_type
-	11, // [11:11] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	0,  // 2: truco.v1.Answer.call:type_name -> truco.v1.CallKind
+	1,  // 3: truco.v1.SendSena.sena:type_name -> truco.v1.Sena
+	2,  // 4: truco.v1.Command.play_card:type_name -> truco.v1.PlayCard
+	3,  // 5: truco.v1.Command.call:type_name -> truco.v1.MakeCall
+	4,  // 6: truco.v1.Command.answer:type_name -> truco.v1.Answer
+	5,  // 7: truco.v1.Command.go_to_mazo:type_name -> truco.v1.GoToMazo
+	6,  // 8: truco.v1.Command.send_sena:type_name -> truco.v1.SendSena
+	7,  // 9: truco.v1.Command.call_perros:type_name -> truco.v1.CallPerros
+	8,  // 10: truco.v1.Command.skip_perros:type_name -> truco.v1.SkipPerros
+	9,  // 11: truco.v1.Command.answer_perros:type_name -> truco.v1.AnswerPerros
+	12, // [12:12] is the sub-list for method output_type
+	12, // [12:12] is the sub-list for method input_type
+	12, // [12:12] is the sub-list for extension type_name
+	12, // [12:12] is the sub-list for extension extendee
+	0,  // [0:12] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_commands_proto_init() }

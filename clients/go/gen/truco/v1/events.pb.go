@@ -108,6 +108,8 @@ const (
 	HandEnd_HAND_END_MAZO HandEnd = 3
 	// A team reached the target before the hand was decided.
 	HandEnd_HAND_END_MATCH_ENDED HandEnd = 4
+	// A team conceded the match (its turn clock ran out under the forfeit policy) before the hand was decided.
+	HandEnd_HAND_END_FORFEIT HandEnd = 5
 )
 
 // Enum value maps for HandEnd.
@@ -118,6 +120,7 @@ var (
 		2: "HAND_END_TRUCO_DECLINED",
 		3: "HAND_END_MAZO",
 		4: "HAND_END_MATCH_ENDED",
+		5: "HAND_END_FORFEIT",
 	}
 	HandEnd_value = map[string]int32{
 		"HAND_END_UNSPECIFIED":    0,
@@ -125,6 +128,7 @@ var (
 		"HAND_END_TRUCO_DECLINED": 2,
 		"HAND_END_MAZO":           3,
 		"HAND_END_MATCH_ENDED":    4,
+		"HAND_END_FORFEIT":        5,
 	}
 )
 
@@ -302,8 +306,77 @@ func (x *PerrosSkipped) GetSeat() int32 {
 	return 0
 }
 
-// A hand was dealt. What a seat receives never holds `order` or `salt`: its own cards are in its view, and
-// both are revealed in HandEnded so `commitment` can be checked.
+// One deck position's fair-deal proof: the card dealt there and its salt. SHA-256 of the ASCII text
+// "{position}|{card}|{salt}" (the card in notation: rank then suit letter e/b/o/c, e.g. "7|1e|<salt>"), in
+// lowercase hex, must equal `commitments[position]` of the hand's HandDealt (and HandView). A seat receives the
+// proofs of its own cards when dealt; every other proof is published when its card becomes public (the muestra
+// at the deal, a card when played, a hand shown at the end). A card never shown keeps its salt for ever.
+type CardProof struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The deck position, 0 to 39: position k·n + p is the k-th card of the p-th seat from the mano (n seats in
+	// the hand); 3·n is the muestra.
+	Position int32 `protobuf:"varint,1,opt,name=position,proto3" json:"position,omitempty"`
+	// The card at that position.
+	Card *Card `protobuf:"bytes,2,opt,name=card,proto3" json:"card,omitempty"`
+	// Its salt: 32 lowercase hex digits, secret until the card is public.
+	Salt          string `protobuf:"bytes,3,opt,name=salt,proto3" json:"salt,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CardProof) Reset() {
+	*x = CardProof{}
+	mi := &file_truco_v1_events_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CardProof) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CardProof) ProtoMessage() {}
+
+func (x *CardProof) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_events_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CardProof.ProtoReflect.Descriptor instead.
+func (*CardProof) Descriptor() ([]byte, []int) {
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *CardProof) GetPosition() int32 {
+	if x != nil {
+		return x.Position
+	}
+	return 0
+}
+
+func (x *CardProof) GetCard() *Card {
+	if x != nil {
+		return x.Card
+	}
+	return nil
+}
+
+func (x *CardProof) GetSalt() string {
+	if x != nil {
+		return x.Salt
+	}
+	return ""
+}
+
+// A hand was dealt. What a seat receives never holds `order` or `salt`: it holds the 40 per-card
+// `commitments`, the muestra's proof and, privately, the proofs of the seat's own three cards.
 type HandDealt struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// 1 for the first hand of the match.
@@ -316,17 +389,26 @@ type HandDealt struct {
 	Pico bool `protobuf:"varint,4,opt,name=pico,proto3" json:"pico,omitempty"`
 	// The 40-card deck order (kept by the server; empty in what clients receive).
 	Order []*Card `protobuf:"bytes,5,rep,name=order,proto3" json:"order,omitempty"`
-	// The secret salt (kept by the server; empty in what clients receive).
+	// The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+	// receive).
 	Salt string `protobuf:"bytes,6,opt,name=salt,proto3" json:"salt,omitempty"`
-	// SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
-	Commitment    string `protobuf:"bytes,7,opt,name=commitment,proto3" json:"commitment,omitempty"`
+	// A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+	// stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
+	Commitment string `protobuf:"bytes,7,opt,name=commitment,proto3" json:"commitment,omitempty"`
+	// The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+	Commitments []string `protobuf:"bytes,8,rep,name=commitments,proto3" json:"commitments,omitempty"`
+	// The muestra's proof (the muestra is public from the deal).
+	Muestra *CardProof `protobuf:"bytes,9,opt,name=muestra,proto3" json:"muestra,omitempty"`
+	// The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+	// seats outside the hand.
+	Own           []*CardProof `protobuf:"bytes,10,rep,name=own,proto3" json:"own,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HandDealt) Reset() {
 	*x = HandDealt{}
-	mi := &file_truco_v1_events_proto_msgTypes[3]
+	mi := &file_truco_v1_events_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -338,7 +420,7 @@ func (x *HandDealt) String() string {
 func (*HandDealt) ProtoMessage() {}
 
 func (x *HandDealt) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[3]
+	mi := &file_truco_v1_events_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -351,7 +433,7 @@ func (x *HandDealt) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandDealt.ProtoReflect.Descriptor instead.
 func (*HandDealt) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{3}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *HandDealt) GetNumber() int32 {
@@ -403,6 +485,27 @@ func (x *HandDealt) GetCommitment() string {
 	return ""
 }
 
+func (x *HandDealt) GetCommitments() []string {
+	if x != nil {
+		return x.Commitments
+	}
+	return nil
+}
+
+func (x *HandDealt) GetMuestra() *CardProof {
+	if x != nil {
+		return x.Muestra
+	}
+	return nil
+}
+
+func (x *HandDealt) GetOwn() []*CardProof {
+	if x != nil {
+		return x.Own
+	}
+	return nil
+}
+
 // A seat's flor was sung (automatically, at its first action or when flores are counted).
 type FlorSung struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -414,7 +517,7 @@ type FlorSung struct {
 
 func (x *FlorSung) Reset() {
 	*x = FlorSung{}
-	mi := &file_truco_v1_events_proto_msgTypes[4]
+	mi := &file_truco_v1_events_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -426,7 +529,7 @@ func (x *FlorSung) String() string {
 func (*FlorSung) ProtoMessage() {}
 
 func (x *FlorSung) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[4]
+	mi := &file_truco_v1_events_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -439,7 +542,7 @@ func (x *FlorSung) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlorSung.ProtoReflect.Descriptor instead.
 func (*FlorSung) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{4}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *FlorSung) GetSeat() int32 {
@@ -455,14 +558,16 @@ type CardPlayed struct {
 	// The seat that played.
 	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The card.
-	Card          *Card `protobuf:"bytes,2,opt,name=card,proto3" json:"card,omitempty"`
+	Card *Card `protobuf:"bytes,2,opt,name=card,proto3" json:"card,omitempty"`
+	// The card's proof, now public: it opens the card's commitment in HandDealt.
+	Proof         *CardProof `protobuf:"bytes,3,opt,name=proof,proto3" json:"proof,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CardPlayed) Reset() {
 	*x = CardPlayed{}
-	mi := &file_truco_v1_events_proto_msgTypes[5]
+	mi := &file_truco_v1_events_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -474,7 +579,7 @@ func (x *CardPlayed) String() string {
 func (*CardPlayed) ProtoMessage() {}
 
 func (x *CardPlayed) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[5]
+	mi := &file_truco_v1_events_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -487,7 +592,7 @@ func (x *CardPlayed) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CardPlayed.ProtoReflect.Descriptor instead.
 func (*CardPlayed) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{5}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CardPlayed) GetSeat() int32 {
@@ -500,6 +605,13 @@ func (x *CardPlayed) GetSeat() int32 {
 func (x *CardPlayed) GetCard() *Card {
 	if x != nil {
 		return x.Card
+	}
+	return nil
+}
+
+func (x *CardPlayed) GetProof() *CardProof {
+	if x != nil {
+		return x.Proof
 	}
 	return nil
 }
@@ -519,7 +631,7 @@ type RoundEnded struct {
 
 func (x *RoundEnded) Reset() {
 	*x = RoundEnded{}
-	mi := &file_truco_v1_events_proto_msgTypes[6]
+	mi := &file_truco_v1_events_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -531,7 +643,7 @@ func (x *RoundEnded) String() string {
 func (*RoundEnded) ProtoMessage() {}
 
 func (x *RoundEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[6]
+	mi := &file_truco_v1_events_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -544,7 +656,7 @@ func (x *RoundEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RoundEnded.ProtoReflect.Descriptor instead.
 func (*RoundEnded) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{6}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *RoundEnded) GetRound() int32 {
@@ -581,7 +693,7 @@ type CallMade struct {
 
 func (x *CallMade) Reset() {
 	*x = CallMade{}
-	mi := &file_truco_v1_events_proto_msgTypes[7]
+	mi := &file_truco_v1_events_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -593,7 +705,7 @@ func (x *CallMade) String() string {
 func (*CallMade) ProtoMessage() {}
 
 func (x *CallMade) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[7]
+	mi := &file_truco_v1_events_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -606,7 +718,7 @@ func (x *CallMade) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallMade.ProtoReflect.Descriptor instead.
 func (*CallMade) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{7}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CallMade) GetSeat() int32 {
@@ -636,7 +748,7 @@ type CallAccepted struct {
 
 func (x *CallAccepted) Reset() {
 	*x = CallAccepted{}
-	mi := &file_truco_v1_events_proto_msgTypes[8]
+	mi := &file_truco_v1_events_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +760,7 @@ func (x *CallAccepted) String() string {
 func (*CallAccepted) ProtoMessage() {}
 
 func (x *CallAccepted) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[8]
+	mi := &file_truco_v1_events_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +773,7 @@ func (x *CallAccepted) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallAccepted.ProtoReflect.Descriptor instead.
 func (*CallAccepted) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{8}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CallAccepted) GetSeat() int32 {
@@ -691,7 +803,7 @@ type CallDeclined struct {
 
 func (x *CallDeclined) Reset() {
 	*x = CallDeclined{}
-	mi := &file_truco_v1_events_proto_msgTypes[9]
+	mi := &file_truco_v1_events_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -703,7 +815,7 @@ func (x *CallDeclined) String() string {
 func (*CallDeclined) ProtoMessage() {}
 
 func (x *CallDeclined) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[9]
+	mi := &file_truco_v1_events_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -716,7 +828,7 @@ func (x *CallDeclined) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CallDeclined.ProtoReflect.Descriptor instead.
 func (*CallDeclined) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{9}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CallDeclined) GetSeat() int32 {
@@ -742,7 +854,7 @@ type EnvidoVoided struct {
 
 func (x *EnvidoVoided) Reset() {
 	*x = EnvidoVoided{}
-	mi := &file_truco_v1_events_proto_msgTypes[10]
+	mi := &file_truco_v1_events_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -754,7 +866,7 @@ func (x *EnvidoVoided) String() string {
 func (*EnvidoVoided) ProtoMessage() {}
 
 func (x *EnvidoVoided) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[10]
+	mi := &file_truco_v1_events_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -767,7 +879,7 @@ func (x *EnvidoVoided) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnvidoVoided.ProtoReflect.Descriptor instead.
 func (*EnvidoVoided) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{10}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{11}
 }
 
 // The envido was played: only the winning seat and its points are announced.
@@ -783,7 +895,7 @@ type EnvidoSettled struct {
 
 func (x *EnvidoSettled) Reset() {
 	*x = EnvidoSettled{}
-	mi := &file_truco_v1_events_proto_msgTypes[11]
+	mi := &file_truco_v1_events_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -795,7 +907,7 @@ func (x *EnvidoSettled) String() string {
 func (*EnvidoSettled) ProtoMessage() {}
 
 func (x *EnvidoSettled) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[11]
+	mi := &file_truco_v1_events_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -808,7 +920,7 @@ func (x *EnvidoSettled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use EnvidoSettled.ProtoReflect.Descriptor instead.
 func (*EnvidoSettled) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{11}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *EnvidoSettled) GetWinnerSeat() int32 {
@@ -838,7 +950,7 @@ type FlorSettled struct {
 
 func (x *FlorSettled) Reset() {
 	*x = FlorSettled{}
-	mi := &file_truco_v1_events_proto_msgTypes[12]
+	mi := &file_truco_v1_events_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -850,7 +962,7 @@ func (x *FlorSettled) String() string {
 func (*FlorSettled) ProtoMessage() {}
 
 func (x *FlorSettled) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[12]
+	mi := &file_truco_v1_events_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -863,7 +975,7 @@ func (x *FlorSettled) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FlorSettled.ProtoReflect.Descriptor instead.
 func (*FlorSettled) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{12}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *FlorSettled) GetWinnerSeat() int32 {
@@ -897,7 +1009,7 @@ type PerrosAnswered struct {
 
 func (x *PerrosAnswered) Reset() {
 	*x = PerrosAnswered{}
-	mi := &file_truco_v1_events_proto_msgTypes[13]
+	mi := &file_truco_v1_events_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -909,7 +1021,7 @@ func (x *PerrosAnswered) String() string {
 func (*PerrosAnswered) ProtoMessage() {}
 
 func (x *PerrosAnswered) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[13]
+	mi := &file_truco_v1_events_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -922,7 +1034,7 @@ func (x *PerrosAnswered) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PerrosAnswered.ProtoReflect.Descriptor instead.
 func (*PerrosAnswered) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{13}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *PerrosAnswered) GetSeat() int32 {
@@ -964,7 +1076,7 @@ type WentToMazo struct {
 
 func (x *WentToMazo) Reset() {
 	*x = WentToMazo{}
-	mi := &file_truco_v1_events_proto_msgTypes[14]
+	mi := &file_truco_v1_events_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -976,7 +1088,7 @@ func (x *WentToMazo) String() string {
 func (*WentToMazo) ProtoMessage() {}
 
 func (x *WentToMazo) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[14]
+	mi := &file_truco_v1_events_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -989,7 +1101,7 @@ func (x *WentToMazo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WentToMazo.ProtoReflect.Descriptor instead.
 func (*WentToMazo) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{14}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WentToMazo) GetSeat() int32 {
@@ -1012,7 +1124,7 @@ type SenaSent struct {
 
 func (x *SenaSent) Reset() {
 	*x = SenaSent{}
-	mi := &file_truco_v1_events_proto_msgTypes[15]
+	mi := &file_truco_v1_events_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1024,7 +1136,7 @@ func (x *SenaSent) String() string {
 func (*SenaSent) ProtoMessage() {}
 
 func (x *SenaSent) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[15]
+	mi := &file_truco_v1_events_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1037,7 +1149,7 @@ func (x *SenaSent) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SenaSent.ProtoReflect.Descriptor instead.
 func (*SenaSent) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{15}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SenaSent) GetSeat() int32 {
@@ -1069,7 +1181,7 @@ type PointsScored struct {
 
 func (x *PointsScored) Reset() {
 	*x = PointsScored{}
-	mi := &file_truco_v1_events_proto_msgTypes[16]
+	mi := &file_truco_v1_events_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1081,7 +1193,7 @@ func (x *PointsScored) String() string {
 func (*PointsScored) ProtoMessage() {}
 
 func (x *PointsScored) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[16]
+	mi := &file_truco_v1_events_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1094,7 +1206,7 @@ func (x *PointsScored) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PointsScored.ProtoReflect.Descriptor instead.
 func (*PointsScored) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{16}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *PointsScored) GetTeam() int32 {
@@ -1131,7 +1243,7 @@ type ShownHand struct {
 
 func (x *ShownHand) Reset() {
 	*x = ShownHand{}
-	mi := &file_truco_v1_events_proto_msgTypes[17]
+	mi := &file_truco_v1_events_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1143,7 +1255,7 @@ func (x *ShownHand) String() string {
 func (*ShownHand) ProtoMessage() {}
 
 func (x *ShownHand) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[17]
+	mi := &file_truco_v1_events_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1156,7 +1268,7 @@ func (x *ShownHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ShownHand.ProtoReflect.Descriptor instead.
 func (*ShownHand) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{17}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ShownHand) GetSeat() int32 {
@@ -1173,26 +1285,33 @@ func (x *ShownHand) GetCards() []*Card {
 	return nil
 }
 
-// The hand ended. The deal is revealed: `order` and `salt` must hash to the HandDealt commitment.
+// The hand ended. Only what the rules show is revealed: the envido winner's and the flores' hands, with their
+// proofs. Cards never played or shown stay sealed for ever.
 type HandEnded struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The team that took the hand; unset when the match ended before it was decided.
 	WinnerTeam *int32 `protobuf:"varint,1,opt,name=winner_team,json=winnerTeam,proto3,oneof" json:"winner_team,omitempty"`
 	// How it ended.
 	End HandEnd `protobuf:"varint,2,opt,name=end,proto3,enum=truco.v1.HandEnd" json:"end,omitempty"`
-	// The deal's salt.
+	// Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
+	//
+	// Deprecated: Marked as deprecated in truco/v1/events.proto.
 	Salt string `protobuf:"bytes,3,opt,name=salt,proto3" json:"salt,omitempty"`
-	// The deal's 40-card order.
+	// Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
+	//
+	// Deprecated: Marked as deprecated in truco/v1/events.proto.
 	Order []*Card `protobuf:"bytes,4,rep,name=order,proto3" json:"order,omitempty"`
 	// The hands the rules show: the envido winner's and the flores'.
-	Shown         []*ShownHand `protobuf:"bytes,5,rep,name=shown,proto3" json:"shown,omitempty"`
+	Shown []*ShownHand `protobuf:"bytes,5,rep,name=shown,proto3" json:"shown,omitempty"`
+	// The proofs of the shown cards, in the order of `shown`.
+	Proofs        []*CardProof `protobuf:"bytes,6,rep,name=proofs,proto3" json:"proofs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *HandEnded) Reset() {
 	*x = HandEnded{}
-	mi := &file_truco_v1_events_proto_msgTypes[18]
+	mi := &file_truco_v1_events_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1204,7 +1323,7 @@ func (x *HandEnded) String() string {
 func (*HandEnded) ProtoMessage() {}
 
 func (x *HandEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[18]
+	mi := &file_truco_v1_events_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1217,7 +1336,7 @@ func (x *HandEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HandEnded.ProtoReflect.Descriptor instead.
 func (*HandEnded) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{18}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *HandEnded) GetWinnerTeam() int32 {
@@ -1234,6 +1353,7 @@ func (x *HandEnded) GetEnd() HandEnd {
 	return HandEnd_HAND_END_UNSPECIFIED
 }
 
+// Deprecated: Marked as deprecated in truco/v1/events.proto.
 func (x *HandEnded) GetSalt() string {
 	if x != nil {
 		return x.Salt
@@ -1241,6 +1361,7 @@ func (x *HandEnded) GetSalt() string {
 	return ""
 }
 
+// Deprecated: Marked as deprecated in truco/v1/events.proto.
 func (x *HandEnded) GetOrder() []*Card {
 	if x != nil {
 		return x.Order
@@ -1251,6 +1372,13 @@ func (x *HandEnded) GetOrder() []*Card {
 func (x *HandEnded) GetShown() []*ShownHand {
 	if x != nil {
 		return x.Shown
+	}
+	return nil
+}
+
+func (x *HandEnded) GetProofs() []*CardProof {
+	if x != nil {
+		return x.Proofs
 	}
 	return nil
 }
@@ -1266,7 +1394,7 @@ type MatchEnded struct {
 
 func (x *MatchEnded) Reset() {
 	*x = MatchEnded{}
-	mi := &file_truco_v1_events_proto_msgTypes[19]
+	mi := &file_truco_v1_events_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1278,7 +1406,7 @@ func (x *MatchEnded) String() string {
 func (*MatchEnded) ProtoMessage() {}
 
 func (x *MatchEnded) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[19]
+	mi := &file_truco_v1_events_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1291,12 +1419,170 @@ func (x *MatchEnded) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchEnded.ProtoReflect.Descriptor instead.
 func (*MatchEnded) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{19}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *MatchEnded) GetWinnerTeam() int32 {
 	if x != nil {
 		return x.WinnerTeam
+	}
+	return 0
+}
+
+// A seat's turn clock ran out. The server records why the match went on without that seat's player: under
+// the takeover policy a bot plays the seat from now on (until its player sends ResumeSeat); under the forfeit
+// policy the seat's team concedes the match (HandEnded and MatchEnded follow).
+type ClockExpired struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat whose clock ran out.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// The deadline that passed, in microseconds since the Unix epoch (server time).
+	DeadlineUs int64 `protobuf:"varint,2,opt,name=deadline_us,json=deadlineUs,proto3" json:"deadline_us,omitempty"`
+	// Whether the seat's team conceded the match (forfeit policy); false: a bot took the seat over.
+	Forfeit       bool `protobuf:"varint,3,opt,name=forfeit,proto3" json:"forfeit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClockExpired) Reset() {
+	*x = ClockExpired{}
+	mi := &file_truco_v1_events_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClockExpired) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClockExpired) ProtoMessage() {}
+
+func (x *ClockExpired) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_events_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClockExpired.ProtoReflect.Descriptor instead.
+func (*ClockExpired) Descriptor() ([]byte, []int) {
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *ClockExpired) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *ClockExpired) GetDeadlineUs() int64 {
+	if x != nil {
+		return x.DeadlineUs
+	}
+	return 0
+}
+
+func (x *ClockExpired) GetForfeit() bool {
+	if x != nil {
+		return x.Forfeit
+	}
+	return false
+}
+
+// A seat's player left (LeaveGame): a bot plays the seat until its player sends ResumeSeat.
+type SeatLeft struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat.
+	Seat          int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatLeft) Reset() {
+	*x = SeatLeft{}
+	mi := &file_truco_v1_events_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatLeft) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatLeft) ProtoMessage() {}
+
+func (x *SeatLeft) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_events_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatLeft.ProtoReflect.Descriptor instead.
+func (*SeatLeft) Descriptor() ([]byte, []int) {
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *SeatLeft) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+// A seat's player came back (ResumeSeat): the bot that played the seat stops.
+type SeatResumed struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat.
+	Seat          int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatResumed) Reset() {
+	*x = SeatResumed{}
+	mi := &file_truco_v1_events_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatResumed) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatResumed) ProtoMessage() {}
+
+func (x *SeatResumed) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_events_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatResumed.ProtoReflect.Descriptor instead.
+func (*SeatResumed) Descriptor() ([]byte, []int) {
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *SeatResumed) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
 	}
 	return 0
 }
@@ -1329,6 +1615,9 @@ type Event struct {
 	//	*Event_PointsScored
 	//	*Event_HandEnded
 	//	*Event_MatchEnded
+	//	*Event_ClockExpired
+	//	*Event_SeatLeft
+	//	*Event_SeatResumed
 	Kind          isEvent_Kind `protobuf_oneof:"kind"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1336,7 +1625,7 @@ type Event struct {
 
 func (x *Event) Reset() {
 	*x = Event{}
-	mi := &file_truco_v1_events_proto_msgTypes[20]
+	mi := &file_truco_v1_events_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1348,7 +1637,7 @@ func (x *Event) String() string {
 func (*Event) ProtoMessage() {}
 
 func (x *Event) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_events_proto_msgTypes[20]
+	mi := &file_truco_v1_events_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1361,7 +1650,7 @@ func (x *Event) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Event.ProtoReflect.Descriptor instead.
 func (*Event) Descriptor() ([]byte, []int) {
-	return file_truco_v1_events_proto_rawDescGZIP(), []int{20}
+	return file_truco_v1_events_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *Event) GetVersion() int64 {
@@ -1549,6 +1838,33 @@ func (x *Event) GetMatchEnded() *MatchEnded {
 	return nil
 }
 
+func (x *Event) GetClockExpired() *ClockExpired {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_ClockExpired); ok {
+			return x.ClockExpired
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetSeatLeft() *SeatLeft {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_SeatLeft); ok {
+			return x.SeatLeft
+		}
+	}
+	return nil
+}
+
+func (x *Event) GetSeatResumed() *SeatResumed {
+	if x != nil {
+		if x, ok := x.Kind.(*Event_SeatResumed); ok {
+			return x.SeatResumed
+		}
+	}
+	return nil
+}
+
 type isEvent_Kind interface {
 	isEvent_Kind()
 }
@@ -1648,6 +1964,21 @@ type Event_MatchEnded struct {
 	MatchEnded *MatchEnded `protobuf:"bytes,20,opt,name=match_ended,json=matchEnded,proto3,oneof"`
 }
 
+type Event_ClockExpired struct {
+	// See ClockExpired.
+	ClockExpired *ClockExpired `protobuf:"bytes,21,opt,name=clock_expired,json=clockExpired,proto3,oneof"`
+}
+
+type Event_SeatLeft struct {
+	// See SeatLeft.
+	SeatLeft *SeatLeft `protobuf:"bytes,22,opt,name=seat_left,json=seatLeft,proto3,oneof"`
+}
+
+type Event_SeatResumed struct {
+	// See SeatResumed.
+	SeatResumed *SeatResumed `protobuf:"bytes,23,opt,name=seat_resumed,json=seatResumed,proto3,oneof"`
+}
+
 func (*Event_MatchStarted) isEvent_Kind() {}
 
 func (*Event_PerrosCalled) isEvent_Kind() {}
@@ -1686,6 +2017,12 @@ func (*Event_HandEnded) isEvent_Kind() {}
 
 func (*Event_MatchEnded) isEvent_Kind() {}
 
+func (*Event_ClockExpired) isEvent_Kind() {}
+
+func (*Event_SeatLeft) isEvent_Kind() {}
+
+func (*Event_SeatResumed) isEvent_Kind() {}
+
 var File_truco_v1_events_proto protoreflect.FileDescriptor
 
 const file_truco_v1_events_proto_rawDesc = "" +
@@ -1697,7 +2034,11 @@ const file_truco_v1_events_proto_rawDesc = "" +
 	"\fPerrosCalled\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\"#\n" +
 	"\rPerrosSkipped\x12\x12\n" +
-	"\x04seat\x18\x01 \x01(\x05R\x04seat\"\xbf\x01\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\"_\n" +
+	"\tCardProof\x12\x1a\n" +
+	"\bposition\x18\x01 \x01(\x05R\bposition\x12\"\n" +
+	"\x04card\x18\x02 \x01(\v2\x0e.truco.v1.CardR\x04card\x12\x12\n" +
+	"\x04salt\x18\x03 \x01(\tR\x04salt\"\xb7\x02\n" +
 	"\tHandDealt\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\x05R\x06number\x12\x16\n" +
 	"\x06dealer\x18\x02 \x01(\x05R\x06dealer\x12\x14\n" +
@@ -1707,13 +2048,18 @@ const file_truco_v1_events_proto_rawDesc = "" +
 	"\x04salt\x18\x06 \x01(\tR\x04salt\x12\x1e\n" +
 	"\n" +
 	"commitment\x18\a \x01(\tR\n" +
-	"commitment\"\x1e\n" +
+	"commitment\x12 \n" +
+	"\vcommitments\x18\b \x03(\tR\vcommitments\x12-\n" +
+	"\amuestra\x18\t \x01(\v2\x13.truco.v1.CardProofR\amuestra\x12%\n" +
+	"\x03own\x18\n" +
+	" \x03(\v2\x13.truco.v1.CardProofR\x03own\"\x1e\n" +
 	"\bFlorSung\x12\x12\n" +
-	"\x04seat\x18\x01 \x01(\x05R\x04seat\"D\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\"o\n" +
 	"\n" +
 	"CardPlayed\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\"\n" +
-	"\x04card\x18\x02 \x01(\v2\x0e.truco.v1.CardR\x04card\"\x91\x01\n" +
+	"\x04card\x18\x02 \x01(\v2\x0e.truco.v1.CardR\x04card\x12)\n" +
+	"\x05proof\x18\x03 \x01(\v2\x13.truco.v1.CardProofR\x05proof\"\x91\x01\n" +
 	"\n" +
 	"RoundEnded\x12\x14\n" +
 	"\x05round\x18\x01 \x01(\x05R\x05round\x12$\n" +
@@ -1759,19 +2105,30 @@ const file_truco_v1_events_proto_rawDesc = "" +
 	"\x06reason\x18\x03 \x01(\x0e2\x15.truco.v1.ScoreReasonR\x06reason\"E\n" +
 	"\tShownHand\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12$\n" +
-	"\x05cards\x18\x02 \x03(\v2\x0e.truco.v1.CardR\x05cards\"\xcb\x01\n" +
+	"\x05cards\x18\x02 \x03(\v2\x0e.truco.v1.CardR\x05cards\"\x80\x02\n" +
 	"\tHandEnded\x12$\n" +
 	"\vwinner_team\x18\x01 \x01(\x05H\x00R\n" +
 	"winnerTeam\x88\x01\x01\x12#\n" +
-	"\x03end\x18\x02 \x01(\x0e2\x11.truco.v1.HandEndR\x03end\x12\x12\n" +
-	"\x04salt\x18\x03 \x01(\tR\x04salt\x12$\n" +
-	"\x05order\x18\x04 \x03(\v2\x0e.truco.v1.CardR\x05order\x12)\n" +
-	"\x05shown\x18\x05 \x03(\v2\x13.truco.v1.ShownHandR\x05shownB\x0e\n" +
+	"\x03end\x18\x02 \x01(\x0e2\x11.truco.v1.HandEndR\x03end\x12\x16\n" +
+	"\x04salt\x18\x03 \x01(\tB\x02\x18\x01R\x04salt\x12(\n" +
+	"\x05order\x18\x04 \x03(\v2\x0e.truco.v1.CardB\x02\x18\x01R\x05order\x12)\n" +
+	"\x05shown\x18\x05 \x03(\v2\x13.truco.v1.ShownHandR\x05shown\x12+\n" +
+	"\x06proofs\x18\x06 \x03(\v2\x13.truco.v1.CardProofR\x06proofsB\x0e\n" +
 	"\f_winner_team\"-\n" +
 	"\n" +
 	"MatchEnded\x12\x1f\n" +
 	"\vwinner_team\x18\x01 \x01(\x05R\n" +
-	"winnerTeam\"\x92\t\n" +
+	"winnerTeam\"]\n" +
+	"\fClockExpired\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1f\n" +
+	"\vdeadline_us\x18\x02 \x01(\x03R\n" +
+	"deadlineUs\x12\x18\n" +
+	"\aforfeit\x18\x03 \x01(\bR\aforfeit\"\x1e\n" +
+	"\bSeatLeft\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\"!\n" +
+	"\vSeatResumed\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\"\xc0\n" +
+	"\n" +
 	"\x05Event\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12=\n" +
 	"\rmatch_started\x18\x02 \x01(\v2\x16.truco.v1.MatchStartedH\x00R\fmatchStarted\x12=\n" +
@@ -1799,7 +2156,10 @@ const file_truco_v1_events_proto_rawDesc = "" +
 	"\n" +
 	"hand_ended\x18\x13 \x01(\v2\x13.truco.v1.HandEndedH\x00R\thandEnded\x127\n" +
 	"\vmatch_ended\x18\x14 \x01(\v2\x14.truco.v1.MatchEndedH\x00R\n" +
-	"matchEndedB\x06\n" +
+	"matchEnded\x12=\n" +
+	"\rclock_expired\x18\x15 \x01(\v2\x16.truco.v1.ClockExpiredH\x00R\fclockExpired\x121\n" +
+	"\tseat_left\x18\x16 \x01(\v2\x12.truco.v1.SeatLeftH\x00R\bseatLeft\x12:\n" +
+	"\fseat_resumed\x18\x17 \x01(\v2\x15.truco.v1.SeatResumedH\x00R\vseatResumedB\x06\n" +
 	"\x04kind*\xec\x01\n" +
 	"\vScoreReason\x12\x1c\n" +
 	"\x18SCORE_REASON_UNSPECIFIED\x10\x00\x12\x17\n" +
@@ -1809,13 +2169,14 @@ const file_truco_v1_events_proto_rawDesc = "" +
 	"\x1aSCORE_REASON_FLOR_DECLINED\x10\x04\x12\x15\n" +
 	"\x11SCORE_REASON_HAND\x10\x05\x12\x1f\n" +
 	"\x1bSCORE_REASON_TRUCO_DECLINED\x10\x06\x12\x15\n" +
-	"\x11SCORE_REASON_MAZO\x10\a*\x82\x01\n" +
+	"\x11SCORE_REASON_MAZO\x10\a*\x98\x01\n" +
 	"\aHandEnd\x12\x18\n" +
 	"\x14HAND_END_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fHAND_END_ROUNDS\x10\x01\x12\x1b\n" +
 	"\x17HAND_END_TRUCO_DECLINED\x10\x02\x12\x11\n" +
 	"\rHAND_END_MAZO\x10\x03\x12\x18\n" +
-	"\x14HAND_END_MATCH_ENDED\x10\x04B\x82\x01\n" +
+	"\x14HAND_END_MATCH_ENDED\x10\x04\x12\x14\n" +
+	"\x10HAND_END_FORFEIT\x10\x05B\x82\x01\n" +
 	"\vuy.truco.v1B\vEventsProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
@@ -1831,73 +2192,85 @@ func file_truco_v1_events_proto_rawDescGZIP() []byte {
 }
 
 var file_truco_v1_events_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_truco_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 21)
+var file_truco_v1_events_proto_msgTypes = make([]protoimpl.MessageInfo, 25)
 var file_truco_v1_events_proto_goTypes = []any{
 	(ScoreReason)(0),       // 0: truco.v1.ScoreReason
 	(HandEnd)(0),           // 1: truco.v1.HandEnd
 	(*MatchStarted)(nil),   // 2: truco.v1.MatchStarted
 	(*PerrosCalled)(nil),   // 3: truco.v1.PerrosCalled
 	(*PerrosSkipped)(nil),  // 4: truco.v1.PerrosSkipped
-	(*HandDealt)(nil),      // 5: truco.v1.HandDealt
-	(*FlorSung)(nil),       // 6: truco.v1.FlorSung
-	(*CardPlayed)(nil),     // 7: truco.v1.CardPlayed
-	(*RoundEnded)(nil),     // 8: truco.v1.RoundEnded
-	(*CallMade)(nil),       // 9: truco.v1.CallMade
-	(*CallAccepted)(nil),   // 10: truco.v1.CallAccepted
-	(*CallDeclined)(nil),   // 11: truco.v1.CallDeclined
-	(*EnvidoVoided)(nil),   // 12: truco.v1.EnvidoVoided
-	(*EnvidoSettled)(nil),  // 13: truco.v1.EnvidoSettled
-	(*FlorSettled)(nil),    // 14: truco.v1.FlorSettled
-	(*PerrosAnswered)(nil), // 15: truco.v1.PerrosAnswered
-	(*WentToMazo)(nil),     // 16: truco.v1.WentToMazo
-	(*SenaSent)(nil),       // 17: truco.v1.SenaSent
-	(*PointsScored)(nil),   // 18: truco.v1.PointsScored
-	(*ShownHand)(nil),      // 19: truco.v1.ShownHand
-	(*HandEnded)(nil),      // 20: truco.v1.HandEnded
-	(*MatchEnded)(nil),     // 21: truco.v1.MatchEnded
-	(*Event)(nil),          // 22: truco.v1.Event
-	(*RuleSet)(nil),        // 23: truco.v1.RuleSet
-	(*Card)(nil),           // 24: truco.v1.Card
-	(CallKind)(0),          // 25: truco.v1.CallKind
-	(Sena)(0),              // 26: truco.v1.Sena
+	(*CardProof)(nil),      // 5: truco.v1.CardProof
+	(*HandDealt)(nil),      // 6: truco.v1.HandDealt
+	(*FlorSung)(nil),       // 7: truco.v1.FlorSung
+	(*CardPlayed)(nil),     // 8: truco.v1.CardPlayed
+	(*RoundEnded)(nil),     // 9: truco.v1.RoundEnded
+	(*CallMade)(nil),       // 10: truco.v1.CallMade
+	(*CallAccepted)(nil),   // 11: truco.v1.CallAccepted
+	(*CallDeclined)(nil),   // 12: truco.v1.CallDeclined
+	(*EnvidoVoided)(nil),   // 13: truco.v1.EnvidoVoided
+	(*EnvidoSettled)(nil),  // 14: truco.v1.EnvidoSettled
+	(*FlorSettled)(nil),    // 15: truco.v1.FlorSettled
+	(*PerrosAnswered)(nil), // 16: truco.v1.PerrosAnswered
+	(*WentToMazo)(nil),     // 17: truco.v1.WentToMazo
+	(*SenaSent)(nil),       // 18: truco.v1.SenaSent
+	(*PointsScored)(nil),   // 19: truco.v1.PointsScored
+	(*ShownHand)(nil),      // 20: truco.v1.ShownHand
+	(*HandEnded)(nil),      // 21: truco.v1.HandEnded
+	(*MatchEnded)(nil),     // 22: truco.v1.MatchEnded
+	(*ClockExpired)(nil),   // 23: truco.v1.ClockExpired
+	(*SeatLeft)(nil),       // 24: truco.v1.SeatLeft
+	(*SeatResumed)(nil),    // 25: truco.v1.SeatResumed
+	(*Event)(nil),          // 26: truco.v1.Event
+	(*RuleSet)(nil),        // 27: truco.v1.RuleSet
+	(*Card)(nil),           // 28: truco.v1.Card
+	(CallKind)(0),          // 29: truco.v1.CallKind
+	(Sena)(0),              // 30: truco.v1.Sena
 }
 var file_truco_v1_events_proto_depIdxs = []int32{
-	23, // 0: truco.v1.MatchStarted.rules:type_name -> truco.v1.RuleSet
-	24, // 1: truco.v1.HandDealt.order:type_name -> truco.v1.Card
-	24, // 2: truco.v1.CardPlayed.card:type_name -> truco.v1.Card
-	25, // 3: truco.v1.CallMade.call:type_name -> truco.v1.CallKind
-	25, // 4: truco.v1.CallAccepted.call:type_name -> truco.v1.CallKind
-	25, // 5: truco.v1.CallDeclined.call:type_name -> truco.v1.CallKind
-	26, // 6: truco.v1.SenaSent.sena:type_name -> truco.v1.Sena
-	0,  // 7: truco.v1.PointsScored.reason:type_name -> truco.v1.ScoreReason
-	24, // 8: truco.v1.ShownHand.cards:type_name -> truco.v1.Card
-	1,  // 9: truco.v1.HandEnded.end:type_name -> truco.v1.HandEnd
-	24, // 10: truco.v1.HandEnded.order:type_name -> truco.v1.Card
-	19, // 11: truco.v1.HandEnded.shown:type_name -> truco.v1.ShownHand
-	2,  // 12: truco.v1.Event.match_started:type_name -> truco.v1.MatchStarted
-	3,  // 13: truco.v1.Event.perros_called:type_name -> truco.v1.PerrosCalled
-	4,  // 14: truco.v1.Event.perros_skipped:type_name -> truco.v1.PerrosSkipped
-	5,  // 15: truco.v1.Event.hand_dealt:type_name -> truco.v1.HandDealt
-	6,  // 16: truco.v1.Event.flor_sung:type_name -> truco.v1.FlorSung
-	7,  // 17: truco.v1.Event.card_played:type_name -> truco.v1.CardPlayed
-	8,  // 18: truco.v1.Event.round_ended:type_name -> truco.v1.RoundEnded
-	9,  // 19: truco.v1.Event.call_made:type_name -> truco.v1.CallMade
-	10, // 20: truco.v1.Event.call_accepted:type_name -> truco.v1.CallAccepted
-	11, // 21: truco.v1.Event.call_declined:type_name -> truco.v1.CallDeclined
-	12, // 22: truco.v1.Event.envido_voided:type_name -> truco.v1.EnvidoVoided
-	13, // 23: truco.v1.Event.envido_settled:type_name -> truco.v1.EnvidoSettled
-	14, // 24: truco.v1.Event.flor_settled:type_name -> truco.v1.FlorSettled
-	15, // 25: truco.v1.Event.perros_answered:type_name -> truco.v1.PerrosAnswered
-	16, // 26: truco.v1.Event.went_to_mazo:type_name -> truco.v1.WentToMazo
-	17, // 27: truco.v1.Event.sena_sent:type_name -> truco.v1.SenaSent
-	18, // 28: truco.v1.Event.points_scored:type_name -> truco.v1.PointsScored
-	20, // 29: truco.v1.Event.hand_ended:type_name -> truco.v1.HandEnded
-	21, // 30: truco.v1.Event.match_ended:type_name -> truco.v1.MatchEnded
-	31, // [31:31] is the sub-list for method output_type
-	31, // [31:31] is the sub-list for method input_type
-	31, // [31:31] is the sub-list for extension type_name
-	31, // [31:31] is the sub-list for extension extendee
-	0,  // [0:31] is the sub-list for field type_name
+	27, // 0: truco.v1.MatchStarted.rules:type_name -> truco.v1.RuleSet
+	28, // 1: truco.v1.CardProof.card:type_name -> truco.v1.Card
+	28, // 2: truco.v1.HandDealt.order:type_name -> truco.v1.Card
+	5,  // 3: truco.v1.HandDealt.muestra:type_name -> truco.v1.CardProof
+	5,  // 4: truco.v1.HandDealt.own:type_name -> truco.v1.CardProof
+	28, // 5: truco.v1.CardPlayed.card:type_name -> truco.v1.Card
+	5,  // 6: truco.v1.CardPlayed.proof:type_name -> truco.v1.CardProof
+	29, // 7: truco.v1.CallMade.call:type_name -> truco.v1.CallKind
+	29, // 8: truco.v1.CallAccepted.call:type_name -> truco.v1.CallKind
+	29, // 9: truco.v1.CallDeclined.call:type_name -> truco.v1.CallKind
+	30, // 10: truco.v1.SenaSent.sena:type_name -> truco.v1.Sena
+	0,  // 11: truco.v1.PointsScored.reason:type_name -> truco.v1.ScoreReason
+	28, // 12: truco.v1.ShownHand.cards:type_name -> truco.v1.Card
+	1,  // 13: truco.v1.HandEnded.end:type_name -> truco.v1.HandEnd
+	28, // 14: truco.v1.HandEnded.order:type_name -> truco.v1.Card
+	20, // 15: truco.v1.HandEnded.shown:type_name -> truco.v1.ShownHand
+	5,  // 16: truco.v1.HandEnded.proofs:type_name -> truco.v1.CardProof
+	2,  // 17: truco.v1.Event.match_started:type_name -> truco.v1.MatchStarted
+	3,  // 18: truco.v1.Event.perros_called:type_name -> truco.v1.PerrosCalled
+	4,  // 19: truco.v1.Event.perros_skipped:type_name -> truco.v1.PerrosSkipped
+	6,  // 20: truco.v1.Event.hand_dealt:type_name -> truco.v1.HandDealt
+	7,  // 21: truco.v1.Event.flor_sung:type_name -> truco.v1.FlorSung
+	8,  // 22: truco.v1.Event.card_played:type_name -> truco.v1.CardPlayed
+	9,  // 23: truco.v1.Event.round_ended:type_name -> truco.v1.RoundEnded
+	10, // 24: truco.v1.Event.call_made:type_name -> truco.v1.CallMade
+	11, // 25: truco.v1.Event.call_accepted:type_name -> truco.v1.CallAccepted
+	12, // 26: truco.v1.Event.call_declined:type_name -> truco.v1.CallDeclined
+	13, // 27: truco.v1.Event.envido_voided:type_name -> truco.v1.EnvidoVoided
+	14, // 28: truco.v1.Event.envido_settled:type_name -> truco.v1.EnvidoSettled
+	15, // 29: truco.v1.Event.flor_settled:type_name -> truco.v1.FlorSettled
+	16, // 30: truco.v1.Event.perros_answered:type_name -> truco.v1.PerrosAnswered
+	17, // 31: truco.v1.Event.went_to_mazo:type_name -> truco.v1.WentToMazo
+	18, // 32: truco.v1.Event.sena_sent:type_name -> truco.v1.SenaSent
+	19, // 33: truco.v1.Event.points_scored:type_name -> truco.v1.PointsScored
+	21, // 34: truco.v1.Event.hand_ended:type_name -> truco.v1.HandEnded
+	22, // 35: truco.v1.Event.match_ended:type_name -> truco.v1.MatchEnded
+	23, // 36: truco.v1.Event.clock_expired:type_name -> truco.v1.ClockExpired
+	24, // 37: truco.v1.Event.seat_left:type_name -> truco.v1.SeatLeft
+	25, // 38: truco.v1.Event.seat_resumed:type_name -> truco.v1.SeatResumed
+	39, // [39:39] is the sub-list for method output_type
+	39, // [39:39] is the sub-list for method input_type
+	39, // [39:39] is the sub-list for extension type_name
+	39, // [39:39] is the sub-list for extension extendee
+	0,  // [0:39] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_events_proto_init() }
@@ -1908,10 +2281,10 @@ func file_truco_v1_events_proto_init() {
 	file_truco_v1_cards_proto_init()
 	file_truco_v1_commands_proto_init()
 	file_truco_v1_rules_proto_init()
-	file_truco_v1_events_proto_msgTypes[6].OneofWrappers = []any{}
-	file_truco_v1_events_proto_msgTypes[12].OneofWrappers = []any{}
-	file_truco_v1_events_proto_msgTypes[18].OneofWrappers = []any{}
-	file_truco_v1_events_proto_msgTypes[20].OneofWrappers = []any{
+	file_truco_v1_events_proto_msgTypes[7].OneofWrappers = []any{}
+	file_truco_v1_events_proto_msgTypes[13].OneofWrappers = []any{}
+	file_truco_v1_events_proto_msgTypes[19].OneofWrappers = []any{}
+	file_truco_v1_events_proto_msgTypes[24].OneofWrappers = []any{
 		(*Event_MatchStarted)(nil),
 		(*Event_PerrosCalled)(nil),
 		(*Event_PerrosSkipped)(nil),
@@ -1931,6 +2304,9 @@ func file_truco_v1_events_proto_init() {
 		(*Event_PointsScored)(nil),
 		(*Event_HandEnded)(nil),
 		(*Event_MatchEnded)(nil),
+		(*Event_ClockExpired)(nil),
+		(*Event_SeatLeft)(nil),
+		(*Event_SeatResumed)(nil),
 	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
@@ -1938,7 +2314,7 @@ func file_truco_v1_events_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_truco_v1_events_proto_rawDesc), len(file_truco_v1_events_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   21,
+			NumMessages:   25,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -9,6 +9,7 @@ package trucov1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -20,6 +21,59 @@ const (
 	// Verify that runtime/protoimpl is sufficiently up-to-date.
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
+
+// What happens when a seat's turn clock runs out.
+type ClockPolicy int32
+
+const (
+	// The server's default (takeover).
+	ClockPolicy_CLOCK_POLICY_UNSPECIFIED ClockPolicy = 0
+	// A bot plays the seat from then on (`takeover_bot`), until its player sends ResumeSeat.
+	ClockPolicy_CLOCK_POLICY_TAKEOVER ClockPolicy = 1
+	// The seat's team concedes the match: the rivals win.
+	ClockPolicy_CLOCK_POLICY_FORFEIT ClockPolicy = 2
+)
+
+// Enum value maps for ClockPolicy.
+var (
+	ClockPolicy_name = map[int32]string{
+		0: "CLOCK_POLICY_UNSPECIFIED",
+		1: "CLOCK_POLICY_TAKEOVER",
+		2: "CLOCK_POLICY_FORFEIT",
+	}
+	ClockPolicy_value = map[string]int32{
+		"CLOCK_POLICY_UNSPECIFIED": 0,
+		"CLOCK_POLICY_TAKEOVER":    1,
+		"CLOCK_POLICY_FORFEIT":     2,
+	}
+)
+
+func (x ClockPolicy) Enum() *ClockPolicy {
+	p := new(ClockPolicy)
+	*p = x
+	return p
+}
+
+func (x ClockPolicy) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (ClockPolicy) Descriptor() protoreflect.EnumDescriptor {
+	return file_truco_v1_game_service_proto_enumTypes[0].Descriptor()
+}
+
+func (ClockPolicy) Type() protoreflect.EnumType {
+	return &file_truco_v1_game_service_proto_enumTypes[0]
+}
+
+func (x ClockPolicy) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use ClockPolicy.Descriptor instead.
+func (ClockPolicy) EnumDescriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{0}
+}
 
 // Who plays a seat.
 type SeatKind int32
@@ -62,11 +116,11 @@ func (x SeatKind) String() string {
 }
 
 func (SeatKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_truco_v1_game_service_proto_enumTypes[0].Descriptor()
+	return file_truco_v1_game_service_proto_enumTypes[1].Descriptor()
 }
 
 func (SeatKind) Type() protoreflect.EnumType {
-	return &file_truco_v1_game_service_proto_enumTypes[0]
+	return &file_truco_v1_game_service_proto_enumTypes[1]
 }
 
 func (x SeatKind) Number() protoreflect.EnumNumber {
@@ -75,7 +129,7 @@ func (x SeatKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use SeatKind.Descriptor instead.
 func (SeatKind) EnumDescriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{0}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{1}
 }
 
 // The bots the server can play.
@@ -115,11 +169,11 @@ func (x BotKind) String() string {
 }
 
 func (BotKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_truco_v1_game_service_proto_enumTypes[1].Descriptor()
+	return file_truco_v1_game_service_proto_enumTypes[2].Descriptor()
 }
 
 func (BotKind) Type() protoreflect.EnumType {
-	return &file_truco_v1_game_service_proto_enumTypes[1]
+	return &file_truco_v1_game_service_proto_enumTypes[2]
 }
 
 func (x BotKind) Number() protoreflect.EnumNumber {
@@ -128,7 +182,80 @@ func (x BotKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BotKind.Descriptor instead.
 func (BotKind) EnumDescriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{1}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{2}
+}
+
+// Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
+type ClockSettings struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The time for each decision; zero or unset: the game has no clocks.
+	Decision *durationpb.Duration `protobuf:"bytes,1,opt,name=decision,proto3" json:"decision,omitempty"`
+	// A per-match bank for each seat, drawn on when a decision takes longer than `decision`; unset: none.
+	Reserve *durationpb.Duration `protobuf:"bytes,2,opt,name=reserve,proto3" json:"reserve,omitempty"`
+	// What a running-out clock does.
+	OnExpiry ClockPolicy `protobuf:"varint,3,opt,name=on_expiry,json=onExpiry,proto3,enum=truco.v1.ClockPolicy" json:"on_expiry,omitempty"`
+	// The bot that plays a seat taken over (HEURISTIC when unspecified).
+	TakeoverBot   BotKind `protobuf:"varint,4,opt,name=takeover_bot,json=takeoverBot,proto3,enum=truco.v1.BotKind" json:"takeover_bot,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ClockSettings) Reset() {
+	*x = ClockSettings{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ClockSettings) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ClockSettings) ProtoMessage() {}
+
+func (x *ClockSettings) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ClockSettings.ProtoReflect.Descriptor instead.
+func (*ClockSettings) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *ClockSettings) GetDecision() *durationpb.Duration {
+	if x != nil {
+		return x.Decision
+	}
+	return nil
+}
+
+func (x *ClockSettings) GetReserve() *durationpb.Duration {
+	if x != nil {
+		return x.Reserve
+	}
+	return nil
+}
+
+func (x *ClockSettings) GetOnExpiry() ClockPolicy {
+	if x != nil {
+		return x.OnExpiry
+	}
+	return ClockPolicy_CLOCK_POLICY_UNSPECIFIED
+}
+
+func (x *ClockSettings) GetTakeoverBot() BotKind {
+	if x != nil {
+		return x.TakeoverBot
+	}
+	return BotKind_BOT_KIND_UNSPECIFIED
 }
 
 // A seat played by the server.
@@ -144,7 +271,7 @@ type BotSeat struct {
 
 func (x *BotSeat) Reset() {
 	*x = BotSeat{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[0]
+	mi := &file_truco_v1_game_service_proto_msgTypes[1]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -156,7 +283,7 @@ func (x *BotSeat) String() string {
 func (*BotSeat) ProtoMessage() {}
 
 func (x *BotSeat) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[0]
+	mi := &file_truco_v1_game_service_proto_msgTypes[1]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -169,7 +296,7 @@ func (x *BotSeat) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use BotSeat.ProtoReflect.Descriptor instead.
 func (*BotSeat) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{0}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{1}
 }
 
 func (x *BotSeat) GetSeat() int32 {
@@ -196,14 +323,19 @@ type SeatInfo struct {
 	// The bot kind, for bot seats.
 	Bot BotKind `protobuf:"varint,3,opt,name=bot,proto3,enum=truco.v1.BotKind" json:"bot,omitempty"`
 	// The name the player gave when joining.
-	PlayerName    string `protobuf:"bytes,4,opt,name=player_name,json=playerName,proto3" json:"player_name,omitempty"`
+	PlayerName string `protobuf:"bytes,4,opt,name=player_name,json=playerName,proto3" json:"player_name,omitempty"`
+	// True while the seat's player is at the table: it holds an open WatchGame stream or called within the
+	// server's presence window. Bot seats are always present; open seats never are.
+	Present bool `protobuf:"varint,5,opt,name=present,proto3" json:"present,omitempty"`
+	// True while a bot plays the seat for its player (its clock ran out, or it left).
+	TakenOver     bool `protobuf:"varint,6,opt,name=taken_over,json=takenOver,proto3" json:"taken_over,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SeatInfo) Reset() {
 	*x = SeatInfo{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[1]
+	mi := &file_truco_v1_game_service_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -215,7 +347,7 @@ func (x *SeatInfo) String() string {
 func (*SeatInfo) ProtoMessage() {}
 
 func (x *SeatInfo) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[1]
+	mi := &file_truco_v1_game_service_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -228,7 +360,7 @@ func (x *SeatInfo) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatInfo.ProtoReflect.Descriptor instead.
 func (*SeatInfo) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{1}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SeatInfo) GetSeat() int32 {
@@ -259,20 +391,37 @@ func (x *SeatInfo) GetPlayerName() string {
 	return ""
 }
 
+func (x *SeatInfo) GetPresent() bool {
+	if x != nil {
+		return x.Present
+	}
+	return false
+}
+
+func (x *SeatInfo) GetTakenOver() bool {
+	if x != nil {
+		return x.TakenOver
+	}
+	return false
+}
+
 // One scripted deal: each player's three cards, from the mano in playing order, and the muestra.
 type FixedDeal struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// One entry per player of the hand (two in pico a pico), from the mano.
+	// One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
 	Hands []*DealtHand `protobuf:"bytes,1,rep,name=hands,proto3" json:"hands,omitempty"`
 	// The muestra.
-	Muestra       *Card `protobuf:"bytes,2,opt,name=muestra,proto3" json:"muestra,omitempty"`
+	Muestra *Card `protobuf:"bytes,2,opt,name=muestra,proto3" json:"muestra,omitempty"`
+	// The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+	// mano when it deals). Use either this or `hands`, not both.
+	SeatHands     []*SeatHand `protobuf:"bytes,3,rep,name=seat_hands,json=seatHands,proto3" json:"seat_hands,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *FixedDeal) Reset() {
 	*x = FixedDeal{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[2]
+	mi := &file_truco_v1_game_service_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -284,7 +433,7 @@ func (x *FixedDeal) String() string {
 func (*FixedDeal) ProtoMessage() {}
 
 func (x *FixedDeal) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[2]
+	mi := &file_truco_v1_game_service_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -297,7 +446,7 @@ func (x *FixedDeal) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use FixedDeal.ProtoReflect.Descriptor instead.
 func (*FixedDeal) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{2}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *FixedDeal) GetHands() []*DealtHand {
@@ -314,6 +463,68 @@ func (x *FixedDeal) GetMuestra() *Card {
 	return nil
 }
 
+func (x *FixedDeal) GetSeatHands() []*SeatHand {
+	if x != nil {
+		return x.SeatHands
+	}
+	return nil
+}
+
+// Three cards of a scripted deal, for a named seat.
+type SeatHand struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// Exactly three cards.
+	Cards         []*Card `protobuf:"bytes,2,rep,name=cards,proto3" json:"cards,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatHand) Reset() {
+	*x = SeatHand{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatHand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatHand) ProtoMessage() {}
+
+func (x *SeatHand) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatHand.ProtoReflect.Descriptor instead.
+func (*SeatHand) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *SeatHand) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatHand) GetCards() []*Card {
+	if x != nil {
+		return x.Cards
+	}
+	return nil
+}
+
 // Three cards of a scripted deal.
 type DealtHand struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -325,7 +536,7 @@ type DealtHand struct {
 
 func (x *DealtHand) Reset() {
 	*x = DealtHand{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[3]
+	mi := &file_truco_v1_game_service_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -337,7 +548,7 @@ func (x *DealtHand) String() string {
 func (*DealtHand) ProtoMessage() {}
 
 func (x *DealtHand) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[3]
+	mi := &file_truco_v1_game_service_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -350,7 +561,7 @@ func (x *DealtHand) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DealtHand.ProtoReflect.Descriptor instead.
 func (*DealtHand) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{3}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *DealtHand) GetCards() []*Card {
@@ -376,14 +587,23 @@ type Game struct {
 	// Both teams' scores.
 	Scores []*TeamScore `protobuf:"bytes,6,rep,name=scores,proto3" json:"scores,omitempty"`
 	// Listed by ListGames to every caller, not only to the API key that created it.
-	Public        bool `protobuf:"varint,7,opt,name=public,proto3" json:"public,omitempty"`
+	Public bool `protobuf:"varint,7,opt,name=public,proto3" json:"public,omitempty"`
+	// The game's turn clocks; unset for a game without clocks.
+	Clock *ClockSettings `protobuf:"bytes,8,opt,name=clock,proto3" json:"clock,omitempty"`
+	// The finished game this one is the rematch of (`games/{game}`), if any.
+	PreviousGame string `protobuf:"bytes,9,opt,name=previous_game,json=previousGame,proto3" json:"previous_game,omitempty"`
+	// The rematch of this game (`games/{game}`), once one was asked for.
+	NextGame string `protobuf:"bytes,10,opt,name=next_game,json=nextGame,proto3" json:"next_game,omitempty"`
+	// True when the server closed the game unplayed (no seat was joined in time). A closed game is never
+	// listed and cannot be joined; it stays readable.
+	Closed        bool `protobuf:"varint,11,opt,name=closed,proto3" json:"closed,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Game) Reset() {
 	*x = Game{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[4]
+	mi := &file_truco_v1_game_service_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -395,7 +615,7 @@ func (x *Game) String() string {
 func (*Game) ProtoMessage() {}
 
 func (x *Game) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[4]
+	mi := &file_truco_v1_game_service_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -408,7 +628,7 @@ func (x *Game) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Game.ProtoReflect.Descriptor instead.
 func (*Game) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{4}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *Game) GetName() string {
@@ -460,6 +680,34 @@ func (x *Game) GetPublic() bool {
 	return false
 }
 
+func (x *Game) GetClock() *ClockSettings {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+func (x *Game) GetPreviousGame() string {
+	if x != nil {
+		return x.PreviousGame
+	}
+	return ""
+}
+
+func (x *Game) GetNextGame() string {
+	if x != nil {
+		return x.NextGame
+	}
+	return ""
+}
+
+func (x *Game) GetClosed() bool {
+	if x != nil {
+		return x.Closed
+	}
+	return false
+}
+
 // Create a match.
 type CreateGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -475,14 +723,17 @@ type CreateGameRequest struct {
 	FixedDeals []*FixedDeal `protobuf:"bytes,4,rep,name=fixed_deals,json=fixedDeals,proto3" json:"fixed_deals,omitempty"`
 	// List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
 	// created it (or, for a game created without a key, every caller without one) sees it listed.
-	Public        bool `protobuf:"varint,5,opt,name=public,proto3" json:"public,omitempty"`
+	Public bool `protobuf:"varint,5,opt,name=public,proto3" json:"public,omitempty"`
+	// Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+	// options); set with a zero `decision`: no clocks.
+	Clock         *ClockSettings `protobuf:"bytes,6,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *CreateGameRequest) Reset() {
 	*x = CreateGameRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[5]
+	mi := &file_truco_v1_game_service_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -494,7 +745,7 @@ func (x *CreateGameRequest) String() string {
 func (*CreateGameRequest) ProtoMessage() {}
 
 func (x *CreateGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[5]
+	mi := &file_truco_v1_game_service_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -507,7 +758,7 @@ func (x *CreateGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateGameRequest.ProtoReflect.Descriptor instead.
 func (*CreateGameRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{5}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CreateGameRequest) GetRequestId() string {
@@ -545,6 +796,13 @@ func (x *CreateGameRequest) GetPublic() bool {
 	return false
 }
 
+func (x *CreateGameRequest) GetClock() *ClockSettings {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
 // The created game.
 type CreateGameResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -556,7 +814,7 @@ type CreateGameResponse struct {
 
 func (x *CreateGameResponse) Reset() {
 	*x = CreateGameResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[6]
+	mi := &file_truco_v1_game_service_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -568,7 +826,7 @@ func (x *CreateGameResponse) String() string {
 func (*CreateGameResponse) ProtoMessage() {}
 
 func (x *CreateGameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[6]
+	mi := &file_truco_v1_game_service_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -581,7 +839,7 @@ func (x *CreateGameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateGameResponse.ProtoReflect.Descriptor instead.
 func (*CreateGameResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{6}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CreateGameResponse) GetGame() *Game {
@@ -611,7 +869,7 @@ type JoinGameRequest struct {
 
 func (x *JoinGameRequest) Reset() {
 	*x = JoinGameRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[7]
+	mi := &file_truco_v1_game_service_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -623,7 +881,7 @@ func (x *JoinGameRequest) String() string {
 func (*JoinGameRequest) ProtoMessage() {}
 
 func (x *JoinGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[7]
+	mi := &file_truco_v1_game_service_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -636,7 +894,7 @@ func (x *JoinGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinGameRequest.ProtoReflect.Descriptor instead.
 func (*JoinGameRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{7}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *JoinGameRequest) GetName() string {
@@ -683,7 +941,7 @@ type JoinGameResponse struct {
 
 func (x *JoinGameResponse) Reset() {
 	*x = JoinGameResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[8]
+	mi := &file_truco_v1_game_service_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -695,7 +953,7 @@ func (x *JoinGameResponse) String() string {
 func (*JoinGameResponse) ProtoMessage() {}
 
 func (x *JoinGameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[8]
+	mi := &file_truco_v1_game_service_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -708,7 +966,7 @@ func (x *JoinGameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JoinGameResponse.ProtoReflect.Descriptor instead.
 func (*JoinGameResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{8}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *JoinGameResponse) GetSeat() int32 {
@@ -743,7 +1001,7 @@ type GetGameViewRequest struct {
 
 func (x *GetGameViewRequest) Reset() {
 	*x = GetGameViewRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[9]
+	mi := &file_truco_v1_game_service_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -755,7 +1013,7 @@ func (x *GetGameViewRequest) String() string {
 func (*GetGameViewRequest) ProtoMessage() {}
 
 func (x *GetGameViewRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[9]
+	mi := &file_truco_v1_game_service_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -768,7 +1026,7 @@ func (x *GetGameViewRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameViewRequest.ProtoReflect.Descriptor instead.
 func (*GetGameViewRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{9}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetGameViewRequest) GetName() string {
@@ -791,7 +1049,7 @@ type GetGameViewResponse struct {
 
 func (x *GetGameViewResponse) Reset() {
 	*x = GetGameViewResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[10]
+	mi := &file_truco_v1_game_service_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -803,7 +1061,7 @@ func (x *GetGameViewResponse) String() string {
 func (*GetGameViewResponse) ProtoMessage() {}
 
 func (x *GetGameViewResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[10]
+	mi := &file_truco_v1_game_service_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -816,7 +1074,7 @@ func (x *GetGameViewResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameViewResponse.ProtoReflect.Descriptor instead.
 func (*GetGameViewResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{10}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetGameViewResponse) GetSeat() *SeatView {
@@ -844,7 +1102,7 @@ type ListLegalActionsRequest struct {
 
 func (x *ListLegalActionsRequest) Reset() {
 	*x = ListLegalActionsRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[11]
+	mi := &file_truco_v1_game_service_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -856,7 +1114,7 @@ func (x *ListLegalActionsRequest) String() string {
 func (*ListLegalActionsRequest) ProtoMessage() {}
 
 func (x *ListLegalActionsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[11]
+	mi := &file_truco_v1_game_service_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -869,7 +1127,7 @@ func (x *ListLegalActionsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalActionsRequest.ProtoReflect.Descriptor instead.
 func (*ListLegalActionsRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{11}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListLegalActionsRequest) GetName() string {
@@ -892,7 +1150,7 @@ type ListLegalActionsResponse struct {
 
 func (x *ListLegalActionsResponse) Reset() {
 	*x = ListLegalActionsResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[12]
+	mi := &file_truco_v1_game_service_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -904,7 +1162,7 @@ func (x *ListLegalActionsResponse) String() string {
 func (*ListLegalActionsResponse) ProtoMessage() {}
 
 func (x *ListLegalActionsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[12]
+	mi := &file_truco_v1_game_service_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -917,7 +1175,7 @@ func (x *ListLegalActionsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListLegalActionsResponse.ProtoReflect.Descriptor instead.
 func (*ListLegalActionsResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{12}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListLegalActionsResponse) GetVersion() int64 {
@@ -953,7 +1211,7 @@ type SubmitCommandRequest struct {
 
 func (x *SubmitCommandRequest) Reset() {
 	*x = SubmitCommandRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[13]
+	mi := &file_truco_v1_game_service_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -965,7 +1223,7 @@ func (x *SubmitCommandRequest) String() string {
 func (*SubmitCommandRequest) ProtoMessage() {}
 
 func (x *SubmitCommandRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[13]
+	mi := &file_truco_v1_game_service_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -978,7 +1236,7 @@ func (x *SubmitCommandRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitCommandRequest.ProtoReflect.Descriptor instead.
 func (*SubmitCommandRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{13}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *SubmitCommandRequest) GetName() string {
@@ -1024,7 +1282,7 @@ type SubmitCommandResponse struct {
 
 func (x *SubmitCommandResponse) Reset() {
 	*x = SubmitCommandResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[14]
+	mi := &file_truco_v1_game_service_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1036,7 +1294,7 @@ func (x *SubmitCommandResponse) String() string {
 func (*SubmitCommandResponse) ProtoMessage() {}
 
 func (x *SubmitCommandResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[14]
+	mi := &file_truco_v1_game_service_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1049,7 +1307,7 @@ func (x *SubmitCommandResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitCommandResponse.ProtoReflect.Descriptor instead.
 func (*SubmitCommandResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{14}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *SubmitCommandResponse) GetVersion() int64 {
@@ -1086,7 +1344,7 @@ type WatchGameRequest struct {
 
 func (x *WatchGameRequest) Reset() {
 	*x = WatchGameRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[15]
+	mi := &file_truco_v1_game_service_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1098,7 +1356,7 @@ func (x *WatchGameRequest) String() string {
 func (*WatchGameRequest) ProtoMessage() {}
 
 func (x *WatchGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[15]
+	mi := &file_truco_v1_game_service_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1111,7 +1369,7 @@ func (x *WatchGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchGameRequest.ProtoReflect.Descriptor instead.
 func (*WatchGameRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{15}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *WatchGameRequest) GetName() string {
@@ -1145,7 +1403,7 @@ type WatchGameResponse struct {
 
 func (x *WatchGameResponse) Reset() {
 	*x = WatchGameResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[16]
+	mi := &file_truco_v1_game_service_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1157,7 +1415,7 @@ func (x *WatchGameResponse) String() string {
 func (*WatchGameResponse) ProtoMessage() {}
 
 func (x *WatchGameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[16]
+	mi := &file_truco_v1_game_service_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1170,7 +1428,7 @@ func (x *WatchGameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchGameResponse.ProtoReflect.Descriptor instead.
 func (*WatchGameResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{16}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *WatchGameResponse) GetEvent() *Event {
@@ -1207,7 +1465,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[17]
+	mi := &file_truco_v1_game_service_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1219,7 +1477,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[17]
+	mi := &file_truco_v1_game_service_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1232,7 +1490,7 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{17}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *ListGamesRequest) GetPageSize() int32 {
@@ -1262,7 +1520,7 @@ type ListGamesResponse struct {
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[18]
+	mi := &file_truco_v1_game_service_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1274,7 +1532,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[18]
+	mi := &file_truco_v1_game_service_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1287,7 +1545,7 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{18}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *ListGamesResponse) GetGames() []*Game {
@@ -1304,25 +1562,415 @@ func (x *ListGamesResponse) GetNextPageToken() string {
 	return ""
 }
 
+// Ask for a game.
+type GetGameRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `games/{game}`.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGameRequest) Reset() {
+	*x = GetGameRequest{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGameRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGameRequest) ProtoMessage() {}
+
+func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGameRequest.ProtoReflect.Descriptor instead.
+func (*GetGameRequest) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *GetGameRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// The game.
+type GetGameResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The game.
+	Game          *Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetGameResponse) Reset() {
+	*x = GetGameResponse{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetGameResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetGameResponse) ProtoMessage() {}
+
+func (x *GetGameResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetGameResponse.ProtoReflect.Descriptor instead.
+func (*GetGameResponse) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *GetGameResponse) GetGame() *Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+// Leave the caller's seat.
+type LeaveGameRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `games/{game}`.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveGameRequest) Reset() {
+	*x = LeaveGameRequest{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveGameRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveGameRequest) ProtoMessage() {}
+
+func (x *LeaveGameRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveGameRequest.ProtoReflect.Descriptor instead.
+func (*LeaveGameRequest) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *LeaveGameRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// The seat after leaving.
+type LeaveGameResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat's view (taken over by a bot).
+	View          *SeatView `protobuf:"bytes,1,opt,name=view,proto3" json:"view,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *LeaveGameResponse) Reset() {
+	*x = LeaveGameResponse{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *LeaveGameResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*LeaveGameResponse) ProtoMessage() {}
+
+func (x *LeaveGameResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use LeaveGameResponse.ProtoReflect.Descriptor instead.
+func (*LeaveGameResponse) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *LeaveGameResponse) GetView() *SeatView {
+	if x != nil {
+		return x.View
+	}
+	return nil
+}
+
+// Take the caller's seat back.
+type ResumeSeatRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `games/{game}`.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeSeatRequest) Reset() {
+	*x = ResumeSeatRequest{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[25]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeSeatRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeSeatRequest) ProtoMessage() {}
+
+func (x *ResumeSeatRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[25]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeSeatRequest.ProtoReflect.Descriptor instead.
+func (*ResumeSeatRequest) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{25}
+}
+
+func (x *ResumeSeatRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// The seat after resuming.
+type ResumeSeatResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat's view.
+	View          *SeatView `protobuf:"bytes,1,opt,name=view,proto3" json:"view,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ResumeSeatResponse) Reset() {
+	*x = ResumeSeatResponse{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[26]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ResumeSeatResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ResumeSeatResponse) ProtoMessage() {}
+
+func (x *ResumeSeatResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[26]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ResumeSeatResponse.ProtoReflect.Descriptor instead.
+func (*ResumeSeatResponse) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{26}
+}
+
+func (x *ResumeSeatResponse) GetView() *SeatView {
+	if x != nil {
+		return x.View
+	}
+	return nil
+}
+
+// Ask for the rematch of a finished game.
+type RematchRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `games/{game}` of the finished game.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RematchRequest) Reset() {
+	*x = RematchRequest{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[27]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RematchRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RematchRequest) ProtoMessage() {}
+
+func (x *RematchRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[27]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RematchRequest.ProtoReflect.Descriptor instead.
+func (*RematchRequest) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{27}
+}
+
+func (x *RematchRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// The next game.
+type RematchResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The new game; the caller holds the same seat in it, with the same token.
+	Game *Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// The caller's seat in it.
+	Seat          int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RematchResponse) Reset() {
+	*x = RematchResponse{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[28]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RematchResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RematchResponse) ProtoMessage() {}
+
+func (x *RematchResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[28]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RematchResponse.ProtoReflect.Descriptor instead.
+func (*RematchResponse) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{28}
+}
+
+func (x *RematchResponse) GetGame() *Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+func (x *RematchResponse) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
 var File_truco_v1_game_service_proto protoreflect.FileDescriptor
 
 const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1btruco/v1/game_service.proto\x12\btruco.v1\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"D\n" +
+	"\x1btruco/v1/game_service.proto\x12\btruco.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"\xe5\x01\n" +
+	"\rClockSettings\x125\n" +
+	"\bdecision\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\bdecision\x123\n" +
+	"\areserve\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\areserve\x122\n" +
+	"\ton_expiry\x18\x03 \x01(\x0e2\x15.truco.v1.ClockPolicyR\bonExpiry\x124\n" +
+	"\ftakeover_bot\x18\x04 \x01(\x0e2\x11.truco.v1.BotKindR\vtakeoverBot\"D\n" +
 	"\aBotSeat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12%\n" +
-	"\x04kind\x18\x02 \x01(\x0e2\x11.truco.v1.BotKindR\x04kind\"\x8c\x01\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x11.truco.v1.BotKindR\x04kind\"\xc5\x01\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12&\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x12.truco.v1.SeatKindR\x04kind\x12#\n" +
 	"\x03bot\x18\x03 \x01(\x0e2\x11.truco.v1.BotKindR\x03bot\x12\x1f\n" +
 	"\vplayer_name\x18\x04 \x01(\tR\n" +
-	"playerName\"`\n" +
+	"playerName\x12\x18\n" +
+	"\apresent\x18\x05 \x01(\bR\apresent\x12\x1d\n" +
+	"\n" +
+	"taken_over\x18\x06 \x01(\bR\ttakenOver\"\x93\x01\n" +
 	"\tFixedDeal\x12)\n" +
 	"\x05hands\x18\x01 \x03(\v2\x13.truco.v1.DealtHandR\x05hands\x12(\n" +
-	"\amuestra\x18\x02 \x01(\v2\x0e.truco.v1.CardR\amuestra\"1\n" +
+	"\amuestra\x18\x02 \x01(\v2\x0e.truco.v1.CardR\amuestra\x121\n" +
+	"\n" +
+	"seat_hands\x18\x03 \x03(\v2\x12.truco.v1.SeatHandR\tseatHands\"D\n" +
+	"\bSeatHand\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12$\n" +
+	"\x05cards\x18\x02 \x03(\v2\x0e.truco.v1.CardR\x05cards\"1\n" +
 	"\tDealtHand\x12$\n" +
-	"\x05cards\x18\x01 \x03(\v2\x0e.truco.v1.CardR\x05cards\"\xf3\x01\n" +
+	"\x05cards\x18\x01 \x03(\v2\x0e.truco.v1.CardR\x05cards\"\xfc\x02\n" +
 	"\x04Game\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12'\n" +
 	"\x05rules\x18\x02 \x01(\v2\x11.truco.v1.RuleSetR\x05rules\x12(\n" +
@@ -1330,7 +1978,12 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\aversion\x18\x04 \x01(\x03R\aversion\x12%\n" +
 	"\x05phase\x18\x05 \x01(\x0e2\x0f.truco.v1.PhaseR\x05phase\x12+\n" +
 	"\x06scores\x18\x06 \x03(\v2\x13.truco.v1.TeamScoreR\x06scores\x12\x16\n" +
-	"\x06public\x18\a \x01(\bR\x06public\"\xd0\x01\n" +
+	"\x06public\x18\a \x01(\bR\x06public\x12-\n" +
+	"\x05clock\x18\b \x01(\v2\x17.truco.v1.ClockSettingsR\x05clock\x12#\n" +
+	"\rprevious_game\x18\t \x01(\tR\fpreviousGame\x12\x1b\n" +
+	"\tnext_game\x18\n" +
+	" \x01(\tR\bnextGame\x12\x16\n" +
+	"\x06closed\x18\v \x01(\bR\x06closed\"\xff\x01\n" +
 	"\x11CreateGameRequest\x12\x1d\n" +
 	"\n" +
 	"request_id\x18\x01 \x01(\tR\trequestId\x12'\n" +
@@ -1338,7 +1991,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x04bots\x18\x03 \x03(\v2\x11.truco.v1.BotSeatR\x04bots\x124\n" +
 	"\vfixed_deals\x18\x04 \x03(\v2\x13.truco.v1.FixedDealR\n" +
 	"fixedDeals\x12\x16\n" +
-	"\x06public\x18\x05 \x01(\bR\x06public\"8\n" +
+	"\x06public\x18\x05 \x01(\bR\x06public\x12-\n" +
+	"\x05clock\x18\x06 \x01(\v2\x17.truco.v1.ClockSettingsR\x05clock\"8\n" +
 	"\x12CreateGameResponse\x12\"\n" +
 	"\x04game\x18\x01 \x01(\v2\x0e.truco.v1.GameR\x04game\"\x87\x01\n" +
 	"\x0fJoinGameRequest\x12\x12\n" +
@@ -1387,7 +2041,28 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"page_token\x18\x02 \x01(\tR\tpageToken\"a\n" +
 	"\x11ListGamesResponse\x12$\n" +
 	"\x05games\x18\x01 \x03(\v2\x0e.truco.v1.GameR\x05games\x12&\n" +
-	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken*a\n" +
+	"\x0fnext_page_token\x18\x02 \x01(\tR\rnextPageToken\"$\n" +
+	"\x0eGetGameRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"5\n" +
+	"\x0fGetGameResponse\x12\"\n" +
+	"\x04game\x18\x01 \x01(\v2\x0e.truco.v1.GameR\x04game\"&\n" +
+	"\x10LeaveGameRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\";\n" +
+	"\x11LeaveGameResponse\x12&\n" +
+	"\x04view\x18\x01 \x01(\v2\x12.truco.v1.SeatViewR\x04view\"'\n" +
+	"\x11ResumeSeatRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"<\n" +
+	"\x12ResumeSeatResponse\x12&\n" +
+	"\x04view\x18\x01 \x01(\v2\x12.truco.v1.SeatViewR\x04view\"$\n" +
+	"\x0eRematchRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"I\n" +
+	"\x0fRematchResponse\x12\"\n" +
+	"\x04game\x18\x01 \x01(\v2\x0e.truco.v1.GameR\x04game\x12\x12\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat*`\n" +
+	"\vClockPolicy\x12\x1c\n" +
+	"\x18CLOCK_POLICY_UNSPECIFIED\x10\x00\x12\x19\n" +
+	"\x15CLOCK_POLICY_TAKEOVER\x10\x01\x12\x18\n" +
+	"\x14CLOCK_POLICY_FORFEIT\x10\x02*a\n" +
 	"\bSeatKind\x12\x19\n" +
 	"\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSEAT_KIND_OPEN\x10\x01\x12\x13\n" +
@@ -1396,7 +2071,7 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\aBotKind\x12\x18\n" +
 	"\x14BOT_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fBOT_KIND_RANDOM\x10\x01\x12\x16\n" +
-	"\x12BOT_KIND_HEURISTIC\x10\x022\xa0\x04\n" +
+	"\x12BOT_KIND_HEURISTIC\x10\x022\xaf\x06\n" +
 	"\vGameService\x12G\n" +
 	"\n" +
 	"CreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12A\n" +
@@ -1405,7 +2080,12 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x10ListLegalActions\x12!.truco.v1.ListLegalActionsRequest\x1a\".truco.v1.ListLegalActionsResponse\x12P\n" +
 	"\rSubmitCommand\x12\x1e.truco.v1.SubmitCommandRequest\x1a\x1f.truco.v1.SubmitCommandResponse\x12F\n" +
 	"\tWatchGame\x12\x1a.truco.v1.WatchGameRequest\x1a\x1b.truco.v1.WatchGameResponse0\x01\x12D\n" +
-	"\tListGames\x12\x1a.truco.v1.ListGamesRequest\x1a\x1b.truco.v1.ListGamesResponseB\x87\x01\n" +
+	"\tListGames\x12\x1a.truco.v1.ListGamesRequest\x1a\x1b.truco.v1.ListGamesResponse\x12>\n" +
+	"\aGetGame\x12\x18.truco.v1.GetGameRequest\x1a\x19.truco.v1.GetGameResponse\x12D\n" +
+	"\tLeaveGame\x12\x1a.truco.v1.LeaveGameRequest\x1a\x1b.truco.v1.LeaveGameResponse\x12G\n" +
+	"\n" +
+	"ResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n" +
+	"\aRematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponseB\x87\x01\n" +
 	"\vuy.truco.v1B\x10GameServiceProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
@@ -1420,84 +2100,116 @@ func file_truco_v1_game_service_proto_rawDescGZIP() []byte {
 	return file_truco_v1_game_service_proto_rawDescData
 }
 
-var file_truco_v1_game_service_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_truco_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_truco_v1_game_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_truco_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_truco_v1_game_service_proto_goTypes = []any{
-	(SeatKind)(0),                    // 0: truco.v1.SeatKind
-	(BotKind)(0),                     // 1: truco.v1.BotKind
-	(*BotSeat)(nil),                  // 2: truco.v1.BotSeat
-	(*SeatInfo)(nil),                 // 3: truco.v1.SeatInfo
-	(*FixedDeal)(nil),                // 4: truco.v1.FixedDeal
-	(*DealtHand)(nil),                // 5: truco.v1.DealtHand
-	(*Game)(nil),                     // 6: truco.v1.Game
-	(*CreateGameRequest)(nil),        // 7: truco.v1.CreateGameRequest
-	(*CreateGameResponse)(nil),       // 8: truco.v1.CreateGameResponse
-	(*JoinGameRequest)(nil),          // 9: truco.v1.JoinGameRequest
-	(*JoinGameResponse)(nil),         // 10: truco.v1.JoinGameResponse
-	(*GetGameViewRequest)(nil),       // 11: truco.v1.GetGameViewRequest
-	(*GetGameViewResponse)(nil),      // 12: truco.v1.GetGameViewResponse
-	(*ListLegalActionsRequest)(nil),  // 13: truco.v1.ListLegalActionsRequest
-	(*ListLegalActionsResponse)(nil), // 14: truco.v1.ListLegalActionsResponse
-	(*SubmitCommandRequest)(nil),     // 15: truco.v1.SubmitCommandRequest
-	(*SubmitCommandResponse)(nil),    // 16: truco.v1.SubmitCommandResponse
-	(*WatchGameRequest)(nil),         // 17: truco.v1.WatchGameRequest
-	(*WatchGameResponse)(nil),        // 18: truco.v1.WatchGameResponse
-	(*ListGamesRequest)(nil),         // 19: truco.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),        // 20: truco.v1.ListGamesResponse
-	(*Card)(nil),                     // 21: truco.v1.Card
-	(*RuleSet)(nil),                  // 22: truco.v1.RuleSet
-	(Phase)(0),                       // 23: truco.v1.Phase
-	(*TeamScore)(nil),                // 24: truco.v1.TeamScore
-	(*SeatView)(nil),                 // 25: truco.v1.SeatView
-	(*MatchView)(nil),                // 26: truco.v1.MatchView
-	(*Command)(nil),                  // 27: truco.v1.Command
-	(*Event)(nil),                    // 28: truco.v1.Event
+	(ClockPolicy)(0),                 // 0: truco.v1.ClockPolicy
+	(SeatKind)(0),                    // 1: truco.v1.SeatKind
+	(BotKind)(0),                     // 2: truco.v1.BotKind
+	(*ClockSettings)(nil),            // 3: truco.v1.ClockSettings
+	(*BotSeat)(nil),                  // 4: truco.v1.BotSeat
+	(*SeatInfo)(nil),                 // 5: truco.v1.SeatInfo
+	(*FixedDeal)(nil),                // 6: truco.v1.FixedDeal
+	(*SeatHand)(nil),                 // 7: truco.v1.SeatHand
+	(*DealtHand)(nil),                // 8: truco.v1.DealtHand
+	(*Game)(nil),                     // 9: truco.v1.Game
+	(*CreateGameRequest)(nil),        // 10: truco.v1.CreateGameRequest
+	(*CreateGameResponse)(nil),       // 11: truco.v1.CreateGameResponse
+	(*JoinGameRequest)(nil),          // 12: truco.v1.JoinGameRequest
+	(*JoinGameResponse)(nil),         // 13: truco.v1.JoinGameResponse
+	(*GetGameViewRequest)(nil),       // 14: truco.v1.GetGameViewRequest
+	(*GetGameViewResponse)(nil),      // 15: truco.v1.GetGameViewResponse
+	(*ListLegalActionsRequest)(nil),  // 16: truco.v1.ListLegalActionsRequest
+	(*ListLegalActionsResponse)(nil), // 17: truco.v1.ListLegalActionsResponse
+	(*SubmitCommandRequest)(nil),     // 18: truco.v1.SubmitCommandRequest
+	(*SubmitCommandResponse)(nil),    // 19: truco.v1.SubmitCommandResponse
+	(*WatchGameRequest)(nil),         // 20: truco.v1.WatchGameRequest
+	(*WatchGameResponse)(nil),        // 21: truco.v1.WatchGameResponse
+	(*ListGamesRequest)(nil),         // 22: truco.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),        // 23: truco.v1.ListGamesResponse
+	(*GetGameRequest)(nil),           // 24: truco.v1.GetGameRequest
+	(*GetGameResponse)(nil),          // 25: truco.v1.GetGameResponse
+	(*LeaveGameRequest)(nil),         // 26: truco.v1.LeaveGameRequest
+	(*LeaveGameResponse)(nil),        // 27: truco.v1.LeaveGameResponse
+	(*ResumeSeatRequest)(nil),        // 28: truco.v1.ResumeSeatRequest
+	(*ResumeSeatResponse)(nil),       // 29: truco.v1.ResumeSeatResponse
+	(*RematchRequest)(nil),           // 30: truco.v1.RematchRequest
+	(*RematchResponse)(nil),          // 31: truco.v1.RematchResponse
+	(*durationpb.Duration)(nil),      // 32: google.protobuf.Duration
+	(*Card)(nil),                     // 33: truco.v1.Card
+	(*RuleSet)(nil),                  // 34: truco.v1.RuleSet
+	(Phase)(0),                       // 35: truco.v1.Phase
+	(*TeamScore)(nil),                // 36: truco.v1.TeamScore
+	(*SeatView)(nil),                 // 37: truco.v1.SeatView
+	(*MatchView)(nil),                // 38: truco.v1.MatchView
+	(*Command)(nil),                  // 39: truco.v1.Command
+	(*Event)(nil),                    // 40: truco.v1.Event
 }
 var file_truco_v1_game_service_proto_depIdxs = []int32{
-	1,  // 0: truco.v1.BotSeat.kind:type_name -> truco.v1.BotKind
-	0,  // 1: truco.v1.SeatInfo.kind:type_name -> truco.v1.SeatKind
-	1,  // 2: truco.v1.SeatInfo.bot:type_name -> truco.v1.BotKind
-	5,  // 3: truco.v1.FixedDeal.hands:type_name -> truco.v1.DealtHand
-	21, // 4: truco.v1.FixedDeal.muestra:type_name -> truco.v1.Card
-	21, // 5: truco.v1.DealtHand.cards:type_name -> truco.v1.Card
-	22, // 6: truco.v1.Game.rules:type_name -> truco.v1.RuleSet
-	3,  // 7: truco.v1.Game.seats:type_name -> truco.v1.SeatInfo
-	23, // 8: truco.v1.Game.phase:type_name -> truco.v1.Phase
-	24, // 9: truco.v1.Game.scores:type_name -> truco.v1.TeamScore
-	22, // 10: truco.v1.CreateGameRequest.rules:type_name -> truco.v1.RuleSet
-	2,  // 11: truco.v1.CreateGameRequest.bots:type_name -> truco.v1.BotSeat
-	4,  // 12: truco.v1.CreateGameRequest.fixed_deals:type_name -> truco.v1.FixedDeal
-	6,  // 13: truco.v1.CreateGameResponse.game:type_name -> truco.v1.Game
-	25, // 14: truco.v1.JoinGameResponse.view:type_name -> truco.v1.SeatView
-	25, // 15: truco.v1.GetGameViewResponse.seat:type_name -> truco.v1.SeatView
-	26, // 16: truco.v1.GetGameViewResponse.public:type_name -> truco.v1.MatchView
-	27, // 17: truco.v1.ListLegalActionsResponse.actions:type_name -> truco.v1.Command
-	27, // 18: truco.v1.SubmitCommandRequest.command:type_name -> truco.v1.Command
-	28, // 19: truco.v1.SubmitCommandResponse.events:type_name -> truco.v1.Event
-	25, // 20: truco.v1.SubmitCommandResponse.view:type_name -> truco.v1.SeatView
-	28, // 21: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
-	25, // 22: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
-	26, // 23: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
-	6,  // 24: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
-	7,  // 25: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
-	9,  // 26: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
-	11, // 27: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
-	13, // 28: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
-	15, // 29: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
-	17, // 30: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
-	19, // 31: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
-	8,  // 32: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
-	10, // 33: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
-	12, // 34: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
-	14, // 35: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
-	16, // 36: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
-	18, // 37: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
-	20, // 38: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
-	32, // [32:39] is the sub-list for method output_type
-	25, // [25:32] is the sub-list for method input_type
-	25, // [25:25] is the sub-list for extension type_name
-	25, // [25:25] is the sub-list for extension extendee
-	0,  // [0:25] is the sub-list for field type_name
+	32, // 0: truco.v1.ClockSettings.decision:type_name -> google.protobuf.Duration
+	32, // 1: truco.v1.ClockSettings.reserve:type_name -> google.protobuf.Duration
+	0,  // 2: truco.v1.ClockSettings.on_expiry:type_name -> truco.v1.ClockPolicy
+	2,  // 3: truco.v1.ClockSettings.takeover_bot:type_name -> truco.v1.BotKind
+	2,  // 4: truco.v1.BotSeat.kind:type_name -> truco.v1.BotKind
+	1,  // 5: truco.v1.SeatInfo.kind:type_name -> truco.v1.SeatKind
+	2,  // 6: truco.v1.SeatInfo.bot:type_name -> truco.v1.BotKind
+	8,  // 7: truco.v1.FixedDeal.hands:type_name -> truco.v1.DealtHand
+	33, // 8: truco.v1.FixedDeal.muestra:type_name -> truco.v1.Card
+	7,  // 9: truco.v1.FixedDeal.seat_hands:type_name -> truco.v1.SeatHand
+	33, // 10: truco.v1.SeatHand.cards:type_name -> truco.v1.Card
+	33, // 11: truco.v1.DealtHand.cards:type_name -> truco.v1.Card
+	34, // 12: truco.v1.Game.rules:type_name -> truco.v1.RuleSet
+	5,  // 13: truco.v1.Game.seats:type_name -> truco.v1.SeatInfo
+	35, // 14: truco.v1.Game.phase:type_name -> truco.v1.Phase
+	36, // 15: truco.v1.Game.scores:type_name -> truco.v1.TeamScore
+	3,  // 16: truco.v1.Game.clock:type_name -> truco.v1.ClockSettings
+	34, // 17: truco.v1.CreateGameRequest.rules:type_name -> truco.v1.RuleSet
+	4,  // 18: truco.v1.CreateGameRequest.bots:type_name -> truco.v1.BotSeat
+	6,  // 19: truco.v1.CreateGameRequest.fixed_deals:type_name -> truco.v1.FixedDeal
+	3,  // 20: truco.v1.CreateGameRequest.clock:type_name -> truco.v1.ClockSettings
+	9,  // 21: truco.v1.CreateGameResponse.game:type_name -> truco.v1.Game
+	37, // 22: truco.v1.JoinGameResponse.view:type_name -> truco.v1.SeatView
+	37, // 23: truco.v1.GetGameViewResponse.seat:type_name -> truco.v1.SeatView
+	38, // 24: truco.v1.GetGameViewResponse.public:type_name -> truco.v1.MatchView
+	39, // 25: truco.v1.ListLegalActionsResponse.actions:type_name -> truco.v1.Command
+	39, // 26: truco.v1.SubmitCommandRequest.command:type_name -> truco.v1.Command
+	40, // 27: truco.v1.SubmitCommandResponse.events:type_name -> truco.v1.Event
+	37, // 28: truco.v1.SubmitCommandResponse.view:type_name -> truco.v1.SeatView
+	40, // 29: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
+	37, // 30: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
+	38, // 31: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
+	9,  // 32: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
+	9,  // 33: truco.v1.GetGameResponse.game:type_name -> truco.v1.Game
+	37, // 34: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
+	37, // 35: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
+	9,  // 36: truco.v1.RematchResponse.game:type_name -> truco.v1.Game
+	10, // 37: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
+	12, // 38: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
+	14, // 39: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
+	16, // 40: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
+	18, // 41: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
+	20, // 42: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
+	22, // 43: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
+	24, // 44: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
+	26, // 45: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
+	28, // 46: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
+	30, // 47: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
+	11, // 48: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
+	13, // 49: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
+	15, // 50: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
+	17, // 51: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
+	19, // 52: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
+	21, // 53: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
+	23, // 54: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
+	25, // 55: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
+	27, // 56: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
+	29, // 57: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
+	31, // 58: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
+	48, // [48:59] is the sub-list for method output_type
+	37, // [37:48] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_game_service_proto_init() }
@@ -1510,14 +2222,14 @@ func file_truco_v1_game_service_proto_init() {
 	file_truco_v1_events_proto_init()
 	file_truco_v1_rules_proto_init()
 	file_truco_v1_views_proto_init()
-	file_truco_v1_game_service_proto_msgTypes[7].OneofWrappers = []any{}
+	file_truco_v1_game_service_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_truco_v1_game_service_proto_rawDesc), len(file_truco_v1_game_service_proto_rawDesc)),
-			NumEnums:      2,
-			NumMessages:   19,
+			NumEnums:      3,
+			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

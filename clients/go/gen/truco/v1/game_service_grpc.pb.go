@@ -26,6 +26,10 @@ const (
 	GameService_SubmitCommand_FullMethodName    = "/truco.v1.GameService/SubmitCommand"
 	GameService_WatchGame_FullMethodName        = "/truco.v1.GameService/WatchGame"
 	GameService_ListGames_FullMethodName        = "/truco.v1.GameService/ListGames"
+	GameService_GetGame_FullMethodName          = "/truco.v1.GameService/GetGame"
+	GameService_LeaveGame_FullMethodName        = "/truco.v1.GameService/LeaveGame"
+	GameService_ResumeSeat_FullMethodName       = "/truco.v1.GameService/ResumeSeat"
+	GameService_Rematch_FullMethodName          = "/truco.v1.GameService/Rematch"
 )
 
 // GameServiceClient is the client API for GameService service.
@@ -37,7 +41,9 @@ const (
 // A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
 // `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
 // information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-// stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+// stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+// CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+// rules' codes): INVALID_ARGUMENT for a malformed request,
 // FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
 // game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
 //
@@ -62,9 +68,21 @@ type GameServiceClient interface {
 	// Stream each new event with the caller's view after it, from `after_version`. Resume after a disconnect
 	// by sending the last version received.
 	WatchGame(ctx context.Context, in *WatchGameRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchGameResponse], error)
-	// Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+	// Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
 	// or anonymously for a caller without one) and the public ones.
 	ListGames(ctx context.Context, in *ListGamesRequest, opts ...grpc.CallOption) (*ListGamesResponse, error)
+	// The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+	// and closed games stay readable until the server's retention removes them.
+	GetGame(ctx context.Context, in *GetGameRequest, opts ...grpc.CallOption) (*GetGameResponse, error)
+	// The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+	LeaveGame(ctx context.Context, in *LeaveGameRequest, opts ...grpc.CallOption) (*LeaveGameResponse, error)
+	// The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+	// next decision. A seat that was not taken over is left as it is.
+	ResumeSeat(ctx context.Context, in *ResumeSeatRequest, opts ...grpc.CallOption) (*ResumeSeatResponse, error)
+	// Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+	// finished game is re-joined with the same seat token (and name); the two games name each other
+	// (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+	Rematch(ctx context.Context, in *RematchRequest, opts ...grpc.CallOption) (*RematchResponse, error)
 }
 
 type gameServiceClient struct {
@@ -154,6 +172,46 @@ func (c *gameServiceClient) ListGames(ctx context.Context, in *ListGamesRequest,
 	return out, nil
 }
 
+func (c *gameServiceClient) GetGame(ctx context.Context, in *GetGameRequest, opts ...grpc.CallOption) (*GetGameResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetGameResponse)
+	err := c.cc.Invoke(ctx, GameService_GetGame_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gameServiceClient) LeaveGame(ctx context.Context, in *LeaveGameRequest, opts ...grpc.CallOption) (*LeaveGameResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(LeaveGameResponse)
+	err := c.cc.Invoke(ctx, GameService_LeaveGame_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gameServiceClient) ResumeSeat(ctx context.Context, in *ResumeSeatRequest, opts ...grpc.CallOption) (*ResumeSeatResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ResumeSeatResponse)
+	err := c.cc.Invoke(ctx, GameService_ResumeSeat_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *gameServiceClient) Rematch(ctx context.Context, in *RematchRequest, opts ...grpc.CallOption) (*RematchResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RematchResponse)
+	err := c.cc.Invoke(ctx, GameService_Rematch_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GameServiceServer is the server API for GameService service.
 // All implementations must embed UnimplementedGameServiceServer
 // for forward compatibility.
@@ -163,7 +221,9 @@ func (c *gameServiceClient) ListGames(ctx context.Context, in *ListGamesRequest,
 // A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
 // `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
 // information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-// stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+// stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+// CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+// rules' codes): INVALID_ARGUMENT for a malformed request,
 // FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
 // game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
 //
@@ -188,9 +248,21 @@ type GameServiceServer interface {
 	// Stream each new event with the caller's view after it, from `after_version`. Resume after a disconnect
 	// by sending the last version received.
 	WatchGame(*WatchGameRequest, grpc.ServerStreamingServer[WatchGameResponse]) error
-	// Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+	// Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
 	// or anonymously for a caller without one) and the public ones.
 	ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error)
+	// The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+	// and closed games stay readable until the server's retention removes them.
+	GetGame(context.Context, *GetGameRequest) (*GetGameResponse, error)
+	// The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+	LeaveGame(context.Context, *LeaveGameRequest) (*LeaveGameResponse, error)
+	// The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+	// next decision. A seat that was not taken over is left as it is.
+	ResumeSeat(context.Context, *ResumeSeatRequest) (*ResumeSeatResponse, error)
+	// Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+	// finished game is re-joined with the same seat token (and name); the two games name each other
+	// (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+	Rematch(context.Context, *RematchRequest) (*RematchResponse, error)
 	mustEmbedUnimplementedGameServiceServer()
 }
 
@@ -221,6 +293,18 @@ func (UnimplementedGameServiceServer) WatchGame(*WatchGameRequest, grpc.ServerSt
 }
 func (UnimplementedGameServiceServer) ListGames(context.Context, *ListGamesRequest) (*ListGamesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListGames not implemented")
+}
+func (UnimplementedGameServiceServer) GetGame(context.Context, *GetGameRequest) (*GetGameResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetGame not implemented")
+}
+func (UnimplementedGameServiceServer) LeaveGame(context.Context, *LeaveGameRequest) (*LeaveGameResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method LeaveGame not implemented")
+}
+func (UnimplementedGameServiceServer) ResumeSeat(context.Context, *ResumeSeatRequest) (*ResumeSeatResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ResumeSeat not implemented")
+}
+func (UnimplementedGameServiceServer) Rematch(context.Context, *RematchRequest) (*RematchResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method Rematch not implemented")
 }
 func (UnimplementedGameServiceServer) mustEmbedUnimplementedGameServiceServer() {}
 func (UnimplementedGameServiceServer) testEmbeddedByValue()                     {}
@@ -362,6 +446,78 @@ func _GameService_ListGames_Handler(srv interface{}, ctx context.Context, dec fu
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GameService_GetGame_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetGameRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GameServiceServer).GetGame(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GameService_GetGame_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GameServiceServer).GetGame(ctx, req.(*GetGameRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GameService_LeaveGame_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(LeaveGameRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GameServiceServer).LeaveGame(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GameService_LeaveGame_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GameServiceServer).LeaveGame(ctx, req.(*LeaveGameRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GameService_ResumeSeat_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ResumeSeatRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GameServiceServer).ResumeSeat(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GameService_ResumeSeat_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GameServiceServer).ResumeSeat(ctx, req.(*ResumeSeatRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _GameService_Rematch_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RematchRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GameServiceServer).Rematch(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GameService_Rematch_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GameServiceServer).Rematch(ctx, req.(*RematchRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GameService_ServiceDesc is the grpc.ServiceDesc for GameService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -392,6 +548,22 @@ var GameService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListGames",
 			Handler:    _GameService_ListGames_Handler,
+		},
+		{
+			MethodName: "GetGame",
+			Handler:    _GameService_GetGame_Handler,
+		},
+		{
+			MethodName: "LeaveGame",
+			Handler:    _GameService_LeaveGame_Handler,
+		},
+		{
+			MethodName: "ResumeSeat",
+			Handler:    _GameService_ResumeSeat_Handler,
+		},
+		{
+			MethodName: "Rematch",
+			Handler:    _GameService_Rematch_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -9,6 +9,8 @@ package trucov1
 import (
 	protoreflect "google.golang.org/protobuf/reflect/protoreflect"
 	protoimpl "google.golang.org/protobuf/runtime/protoimpl"
+	durationpb "google.golang.org/protobuf/types/known/durationpb"
+	timestamppb "google.golang.org/protobuf/types/known/timestamppb"
 	reflect "reflect"
 	sync "sync"
 	unsafe "unsafe"
@@ -140,10 +142,14 @@ type PendingCall struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The call.
 	Call CallKind `protobuf:"varint,1,opt,name=call,proto3,enum=truco.v1.CallKind" json:"call,omitempty"`
-	// Who made it.
+	// Who made it (its owner).
 	Seat int32 `protobuf:"varint,2,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The caller's team; the other team answers.
-	Team          int32 `protobuf:"varint,3,opt,name=team,proto3" json:"team,omitempty"`
+	Team int32 `protobuf:"varint,3,opt,name=team,proto3" json:"team,omitempty"`
+	// The points it puts at stake if accepted, from public facts: a grito, what the hand is then worth; an
+	// envido chain, its sum (a falta envido: the falta for the caller's team); a flor call, 3 per flor sung so
+	// far plus the raises (a contra flor al resto: the falta).
+	Value         int32 `protobuf:"varint,4,opt,name=value,proto3" json:"value,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -195,6 +201,13 @@ func (x *PendingCall) GetSeat() int32 {
 func (x *PendingCall) GetTeam() int32 {
 	if x != nil {
 		return x.Team
+	}
+	return 0
+}
+
+func (x *PendingCall) GetValue() int32 {
+	if x != nil {
+		return x.Value
 	}
 	return 0
 }
@@ -464,7 +477,7 @@ type HandView struct {
 	TrucoValue int32 `protobuf:"varint,11,opt,name=truco_value,json=trucoValue,proto3" json:"truco_value,omitempty"`
 	// The team that may raise the truco next; unset while nobody has called.
 	TrucoOwner *int32 `protobuf:"varint,12,opt,name=truco_owner,json=trucoOwner,proto3,oneof" json:"truco_owner,omitempty"`
-	// The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+	// The call to answer first, if any (the top of `pending_calls`).
 	Pending *PendingCall `protobuf:"bytes,13,opt,name=pending,proto3" json:"pending,omitempty"`
 	// The envido calls made, in order.
 	EnvidoChain []CallKind `protobuf:"varint,14,rep,packed,name=envido_chain,json=envidoChain,proto3,enum=truco.v1.CallKind" json:"envido_chain,omitempty"`
@@ -494,10 +507,20 @@ type HandView struct {
 	WinnerTeam *int32 `protobuf:"varint,26,opt,name=winner_team,json=winnerTeam,proto3,oneof" json:"winner_team,omitempty"`
 	// Hands the rules show at the end.
 	Shown []*ShownHand `protobuf:"bytes,27,rep,name=shown,proto3" json:"shown,omitempty"`
-	// The deck order, once the hand has ended.
+	// Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
+	//
+	// Deprecated: Marked as deprecated in truco/v1/views.proto.
 	RevealedOrder []*Card `protobuf:"bytes,28,rep,name=revealed_order,json=revealedOrder,proto3" json:"revealed_order,omitempty"`
-	// The salt, once the hand has ended.
-	RevealedSalt  string `protobuf:"bytes,29,opt,name=revealed_salt,json=revealedSalt,proto3" json:"revealed_salt,omitempty"`
+	// Deprecated, never sent. See `commitments` and `proofs`.
+	//
+	// Deprecated: Marked as deprecated in truco/v1/views.proto.
+	RevealedSalt string `protobuf:"bytes,29,opt,name=revealed_salt,json=revealedSalt,proto3" json:"revealed_salt,omitempty"`
+	// The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+	Commitments []string `protobuf:"bytes,30,rep,name=commitments,proto3" json:"commitments,omitempty"`
+	// The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+	Proofs []*CardProof `protobuf:"bytes,31,rep,name=proofs,proto3" json:"proofs,omitempty"`
+	// Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+	PendingCalls  []*PendingCall `protobuf:"bytes,32,rep,name=pending_calls,json=pendingCalls,proto3" json:"pending_calls,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -721,6 +744,7 @@ func (x *HandView) GetShown() []*ShownHand {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in truco/v1/views.proto.
 func (x *HandView) GetRevealedOrder() []*Card {
 	if x != nil {
 		return x.RevealedOrder
@@ -728,11 +752,289 @@ func (x *HandView) GetRevealedOrder() []*Card {
 	return nil
 }
 
+// Deprecated: Marked as deprecated in truco/v1/views.proto.
 func (x *HandView) GetRevealedSalt() string {
 	if x != nil {
 		return x.RevealedSalt
 	}
 	return ""
+}
+
+func (x *HandView) GetCommitments() []string {
+	if x != nil {
+		return x.Commitments
+	}
+	return nil
+}
+
+func (x *HandView) GetProofs() []*CardProof {
+	if x != nil {
+		return x.Proofs
+	}
+	return nil
+}
+
+func (x *HandView) GetPendingCalls() []*PendingCall {
+	if x != nil {
+		return x.PendingCalls
+	}
+	return nil
+}
+
+// One round of a finished hand.
+type RoundResult struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The team that took it; unset for a parda.
+	WinnerTeam    *int32 `protobuf:"varint,1,opt,name=winner_team,json=winnerTeam,proto3,oneof" json:"winner_team,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RoundResult) Reset() {
+	*x = RoundResult{}
+	mi := &file_truco_v1_views_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RoundResult) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RoundResult) ProtoMessage() {}
+
+func (x *RoundResult) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_views_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RoundResult.ProtoReflect.Descriptor instead.
+func (*RoundResult) Descriptor() ([]byte, []int) {
+	return file_truco_v1_views_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RoundResult) GetWinnerTeam() int32 {
+	if x != nil && x.WinnerTeam != nil {
+		return *x.WinnerTeam
+	}
+	return 0
+}
+
+// Points credited in a hand.
+type HandScore struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// 0 or 1.
+	Team int32 `protobuf:"varint,1,opt,name=team,proto3" json:"team,omitempty"`
+	// How many.
+	Points int32 `protobuf:"varint,2,opt,name=points,proto3" json:"points,omitempty"`
+	// Why.
+	Reason        ScoreReason `protobuf:"varint,3,opt,name=reason,proto3,enum=truco.v1.ScoreReason" json:"reason,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *HandScore) Reset() {
+	*x = HandScore{}
+	mi := &file_truco_v1_views_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandScore) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandScore) ProtoMessage() {}
+
+func (x *HandScore) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_views_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandScore.ProtoReflect.Descriptor instead.
+func (*HandScore) Descriptor() ([]byte, []int) {
+	return file_truco_v1_views_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *HandScore) GetTeam() int32 {
+	if x != nil {
+		return x.Team
+	}
+	return 0
+}
+
+func (x *HandScore) GetPoints() int32 {
+	if x != nil {
+		return x.Points
+	}
+	return 0
+}
+
+func (x *HandScore) GetReason() ScoreReason {
+	if x != nil {
+		return x.Reason
+	}
+	return ScoreReason_SCORE_REASON_UNSPECIFIED
+}
+
+// How the last finished hand ended: kept in the view from its end until the next hand's first action (the move
+// that ends a hand also deals the next one).
+type HandSummary struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The hand's number.
+	Number int32 `protobuf:"varint,1,opt,name=number,proto3" json:"number,omitempty"`
+	// The team that took the hand; unset when the match ended before it was decided.
+	WinnerTeam *int32 `protobuf:"varint,2,opt,name=winner_team,json=winnerTeam,proto3,oneof" json:"winner_team,omitempty"`
+	// How it ended.
+	End HandEnd `protobuf:"varint,3,opt,name=end,proto3,enum=truco.v1.HandEnd" json:"end,omitempty"`
+	// Each round played, in order.
+	Rounds []*RoundResult `protobuf:"bytes,4,rep,name=rounds,proto3" json:"rounds,omitempty"`
+	// Points each team made in the hand (index = team).
+	Points []int32 `protobuf:"varint,5,rep,packed,name=points,proto3" json:"points,omitempty"`
+	// Every credit of the hand, in order, with its reason.
+	Scored []*HandScore `protobuf:"bytes,6,rep,name=scored,proto3" json:"scored,omitempty"`
+	// The hands the rules showed.
+	Shown []*ShownHand `protobuf:"bytes,7,rep,name=shown,proto3" json:"shown,omitempty"`
+	// The proofs of the shown cards.
+	Proofs []*CardProof `protobuf:"bytes,8,rep,name=proofs,proto3" json:"proofs,omitempty"`
+	// The envido's winning seat, if it was played.
+	EnvidoWinnerSeat *int32 `protobuf:"varint,9,opt,name=envido_winner_seat,json=envidoWinnerSeat,proto3,oneof" json:"envido_winner_seat,omitempty"`
+	// The envido winner's points.
+	EnvidoWinnerPoints *int32 `protobuf:"varint,10,opt,name=envido_winner_points,json=envidoWinnerPoints,proto3,oneof" json:"envido_winner_points,omitempty"`
+	// The best flor's seat, if two teams' flores were compared.
+	FlorWinnerSeat *int32 `protobuf:"varint,11,opt,name=flor_winner_seat,json=florWinnerSeat,proto3,oneof" json:"flor_winner_seat,omitempty"`
+	// The best flor's points.
+	FlorWinnerPoints *int32 `protobuf:"varint,12,opt,name=flor_winner_points,json=florWinnerPoints,proto3,oneof" json:"flor_winner_points,omitempty"`
+	unknownFields    protoimpl.UnknownFields
+	sizeCache        protoimpl.SizeCache
+}
+
+func (x *HandSummary) Reset() {
+	*x = HandSummary{}
+	mi := &file_truco_v1_views_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *HandSummary) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*HandSummary) ProtoMessage() {}
+
+func (x *HandSummary) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_views_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use HandSummary.ProtoReflect.Descriptor instead.
+func (*HandSummary) Descriptor() ([]byte, []int) {
+	return file_truco_v1_views_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *HandSummary) GetNumber() int32 {
+	if x != nil {
+		return x.Number
+	}
+	return 0
+}
+
+func (x *HandSummary) GetWinnerTeam() int32 {
+	if x != nil && x.WinnerTeam != nil {
+		return *x.WinnerTeam
+	}
+	return 0
+}
+
+func (x *HandSummary) GetEnd() HandEnd {
+	if x != nil {
+		return x.End
+	}
+	return HandEnd_HAND_END_UNSPECIFIED
+}
+
+func (x *HandSummary) GetRounds() []*RoundResult {
+	if x != nil {
+		return x.Rounds
+	}
+	return nil
+}
+
+func (x *HandSummary) GetPoints() []int32 {
+	if x != nil {
+		return x.Points
+	}
+	return nil
+}
+
+func (x *HandSummary) GetScored() []*HandScore {
+	if x != nil {
+		return x.Scored
+	}
+	return nil
+}
+
+func (x *HandSummary) GetShown() []*ShownHand {
+	if x != nil {
+		return x.Shown
+	}
+	return nil
+}
+
+func (x *HandSummary) GetProofs() []*CardProof {
+	if x != nil {
+		return x.Proofs
+	}
+	return nil
+}
+
+func (x *HandSummary) GetEnvidoWinnerSeat() int32 {
+	if x != nil && x.EnvidoWinnerSeat != nil {
+		return *x.EnvidoWinnerSeat
+	}
+	return 0
+}
+
+func (x *HandSummary) GetEnvidoWinnerPoints() int32 {
+	if x != nil && x.EnvidoWinnerPoints != nil {
+		return *x.EnvidoWinnerPoints
+	}
+	return 0
+}
+
+func (x *HandSummary) GetFlorWinnerSeat() int32 {
+	if x != nil && x.FlorWinnerSeat != nil {
+		return *x.FlorWinnerSeat
+	}
+	return 0
+}
+
+func (x *HandSummary) GetFlorWinnerPoints() int32 {
+	if x != nil && x.FlorWinnerPoints != nil {
+		return *x.FlorWinnerPoints
+	}
+	return 0
 }
 
 // Everything public about a match.
@@ -753,14 +1055,22 @@ type MatchView struct {
 	// The seats the match waits for: the turn, the team that must answer, the perros deciders.
 	ToAct []int32 `protobuf:"varint,7,rep,packed,name=to_act,json=toAct,proto3" json:"to_act,omitempty"`
 	// The winner, once over.
-	WinnerTeam    *int32 `protobuf:"varint,8,opt,name=winner_team,json=winnerTeam,proto3,oneof" json:"winner_team,omitempty"`
+	WinnerTeam *int32 `protobuf:"varint,8,opt,name=winner_team,json=winnerTeam,proto3,oneof" json:"winner_team,omitempty"`
+	// The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+	// match over).
+	Clock *TurnClock `protobuf:"bytes,9,opt,name=clock,proto3" json:"clock,omitempty"`
+	// Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+	// where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+	Seats []*SeatStatus `protobuf:"bytes,10,rep,name=seats,proto3" json:"seats,omitempty"`
+	// How the last finished hand ended, until the next hand's first action.
+	LastHand      *HandSummary `protobuf:"bytes,11,opt,name=last_hand,json=lastHand,proto3" json:"last_hand,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *MatchView) Reset() {
 	*x = MatchView{}
-	mi := &file_truco_v1_views_proto_msgTypes[6]
+	mi := &file_truco_v1_views_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -772,7 +1082,7 @@ func (x *MatchView) String() string {
 func (*MatchView) ProtoMessage() {}
 
 func (x *MatchView) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_views_proto_msgTypes[6]
+	mi := &file_truco_v1_views_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -785,7 +1095,7 @@ func (x *MatchView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use MatchView.ProtoReflect.Descriptor instead.
 func (*MatchView) Descriptor() ([]byte, []int) {
-	return file_truco_v1_views_proto_rawDescGZIP(), []int{6}
+	return file_truco_v1_views_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *MatchView) GetGame() string {
@@ -844,6 +1154,156 @@ func (x *MatchView) GetWinnerTeam() int32 {
 	return 0
 }
 
+func (x *MatchView) GetClock() *TurnClock {
+	if x != nil {
+		return x.Clock
+	}
+	return nil
+}
+
+func (x *MatchView) GetSeats() []*SeatStatus {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *MatchView) GetLastHand() *HandSummary {
+	if x != nil {
+		return x.LastHand
+	}
+	return nil
+}
+
+// The turn clock of the decision the match waits for. Times are the server's: draw a countdown from the
+// difference between `deadline` and the server time a client estimates (or simply from its own clock).
+type TurnClock struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seats whose decision it times (the seats of `to_act` that a player holds).
+	Seats []int32 `protobuf:"varint,1,rep,packed,name=seats,proto3" json:"seats,omitempty"`
+	// When the decision started.
+	Started *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=started,proto3" json:"started,omitempty"`
+	// When it runs out: the per-decision time plus what is left of the seat's per-match reserve.
+	Deadline      *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *TurnClock) Reset() {
+	*x = TurnClock{}
+	mi := &file_truco_v1_views_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *TurnClock) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*TurnClock) ProtoMessage() {}
+
+func (x *TurnClock) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_views_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use TurnClock.ProtoReflect.Descriptor instead.
+func (*TurnClock) Descriptor() ([]byte, []int) {
+	return file_truco_v1_views_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *TurnClock) GetSeats() []int32 {
+	if x != nil {
+		return x.Seats
+	}
+	return nil
+}
+
+func (x *TurnClock) GetStarted() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Started
+	}
+	return nil
+}
+
+func (x *TurnClock) GetDeadline() *timestamppb.Timestamp {
+	if x != nil {
+		return x.Deadline
+	}
+	return nil
+}
+
+// A seat's standing in the game's event log: whether a bot plays it, and its clock reserve.
+type SeatStatus struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The seat.
+	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
+	// True while a bot plays the seat for its player (its clock ran out, or it left); ResumeSeat ends it.
+	TakenOver bool `protobuf:"varint,2,opt,name=taken_over,json=takenOver,proto3" json:"taken_over,omitempty"`
+	// What is left of the seat's per-match clock reserve (unset in games without a reserve).
+	ReserveLeft   *durationpb.Duration `protobuf:"bytes,3,opt,name=reserve_left,json=reserveLeft,proto3" json:"reserve_left,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *SeatStatus) Reset() {
+	*x = SeatStatus{}
+	mi := &file_truco_v1_views_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *SeatStatus) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*SeatStatus) ProtoMessage() {}
+
+func (x *SeatStatus) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_views_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use SeatStatus.ProtoReflect.Descriptor instead.
+func (*SeatStatus) Descriptor() ([]byte, []int) {
+	return file_truco_v1_views_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *SeatStatus) GetSeat() int32 {
+	if x != nil {
+		return x.Seat
+	}
+	return 0
+}
+
+func (x *SeatStatus) GetTakenOver() bool {
+	if x != nil {
+		return x.TakenOver
+	}
+	return false
+}
+
+func (x *SeatStatus) GetReserveLeft() *durationpb.Duration {
+	if x != nil {
+		return x.ReserveLeft
+	}
+	return nil
+}
+
 // A seña received from a teammate.
 type SenaReceived struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -857,7 +1317,7 @@ type SenaReceived struct {
 
 func (x *SenaReceived) Reset() {
 	*x = SenaReceived{}
-	mi := &file_truco_v1_views_proto_msgTypes[7]
+	mi := &file_truco_v1_views_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -869,7 +1329,7 @@ func (x *SenaReceived) String() string {
 func (*SenaReceived) ProtoMessage() {}
 
 func (x *SenaReceived) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_views_proto_msgTypes[7]
+	mi := &file_truco_v1_views_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -882,7 +1342,7 @@ func (x *SenaReceived) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SenaReceived.ProtoReflect.Descriptor instead.
 func (*SenaReceived) Descriptor() ([]byte, []int) {
-	return file_truco_v1_views_proto_rawDescGZIP(), []int{7}
+	return file_truco_v1_views_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *SenaReceived) GetSeat() int32 {
@@ -917,14 +1377,17 @@ type SeatView struct {
 	// Señas received this hand.
 	Senas []*SenaReceived `protobuf:"bytes,7,rep,name=senas,proto3" json:"senas,omitempty"`
 	// Exactly the commands the server would accept from this seat now.
-	LegalActions  []*Command `protobuf:"bytes,8,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	LegalActions []*Command `protobuf:"bytes,8,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
+	// The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+	// the hand's `commitments`. Only this seat receives them.
+	OwnProofs     []*CardProof `protobuf:"bytes,9,rep,name=own_proofs,json=ownProofs,proto3" json:"own_proofs,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
 
 func (x *SeatView) Reset() {
 	*x = SeatView{}
-	mi := &file_truco_v1_views_proto_msgTypes[8]
+	mi := &file_truco_v1_views_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -936,7 +1399,7 @@ func (x *SeatView) String() string {
 func (*SeatView) ProtoMessage() {}
 
 func (x *SeatView) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_views_proto_msgTypes[8]
+	mi := &file_truco_v1_views_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -949,7 +1412,7 @@ func (x *SeatView) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SeatView.ProtoReflect.Descriptor instead.
 func (*SeatView) Descriptor() ([]byte, []int) {
-	return file_truco_v1_views_proto_rawDescGZIP(), []int{8}
+	return file_truco_v1_views_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *SeatView) GetSeat() int32 {
@@ -1008,15 +1471,23 @@ func (x *SeatView) GetLegalActions() []*Command {
 	return nil
 }
 
+func (x *SeatView) GetOwnProofs() []*CardProof {
+	if x != nil {
+		return x.OwnProofs
+	}
+	return nil
+}
+
 var File_truco_v1_views_proto protoreflect.FileDescriptor
 
 const file_truco_v1_views_proto_rawDesc = "" +
 	"\n" +
-	"\x14truco/v1/views.proto\x12\btruco.v1\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\"]\n" +
+	"\x14truco/v1/views.proto\x12\btruco.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x1fgoogle/protobuf/timestamp.proto\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\"s\n" +
 	"\vPendingCall\x12&\n" +
 	"\x04call\x18\x01 \x01(\x0e2\x12.truco.v1.CallKindR\x04call\x12\x12\n" +
 	"\x04seat\x18\x02 \x01(\x05R\x04seat\x12\x12\n" +
-	"\x04team\x18\x03 \x01(\x05R\x04team\">\n" +
+	"\x04team\x18\x03 \x01(\x05R\x04team\x12\x14\n" +
+	"\x05value\x18\x04 \x01(\x05R\x05value\">\n" +
 	"\x04Play\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\"\n" +
 	"\x04card\x18\x02 \x01(\v2\x0e.truco.v1.CardR\x04card\"\x7f\n" +
@@ -1032,7 +1503,8 @@ const file_truco_v1_views_proto_rawDesc = "" +
 	"\tTeamScore\x12\x12\n" +
 	"\x04team\x18\x01 \x01(\x05R\x04team\x12\x16\n" +
 	"\x06points\x18\x02 \x01(\x05R\x06points\x12.\n" +
-	"\bstanding\x18\x03 \x01(\x0e2\x12.truco.v1.StandingR\bstanding\"\xdf\t\n" +
+	"\bstanding\x18\x03 \x01(\x0e2\x12.truco.v1.StandingR\bstanding\"\xf2\n" +
+	"\n" +
 	"\bHandView\x12\x16\n" +
 	"\x06number\x18\x01 \x01(\x05R\x06number\x12\x16\n" +
 	"\x06dealer\x18\x02 \x01(\x05R\x06dealer\x12\x12\n" +
@@ -1068,9 +1540,12 @@ const file_truco_v1_views_proto_rawDesc = "" +
 	"\x05ended\x18\x19 \x01(\bR\x05ended\x12$\n" +
 	"\vwinner_team\x18\x1a \x01(\x05H\aR\n" +
 	"winnerTeam\x88\x01\x01\x12)\n" +
-	"\x05shown\x18\x1b \x03(\v2\x13.truco.v1.ShownHandR\x05shown\x125\n" +
-	"\x0erevealed_order\x18\x1c \x03(\v2\x0e.truco.v1.CardR\rrevealedOrder\x12#\n" +
-	"\rrevealed_salt\x18\x1d \x01(\tR\frevealedSaltB\a\n" +
+	"\x05shown\x18\x1b \x03(\v2\x13.truco.v1.ShownHandR\x05shown\x129\n" +
+	"\x0erevealed_order\x18\x1c \x03(\v2\x0e.truco.v1.CardB\x02\x18\x01R\rrevealedOrder\x12'\n" +
+	"\rrevealed_salt\x18\x1d \x01(\tB\x02\x18\x01R\frevealedSalt\x12 \n" +
+	"\vcommitments\x18\x1e \x03(\tR\vcommitments\x12+\n" +
+	"\x06proofs\x18\x1f \x03(\v2\x13.truco.v1.CardProofR\x06proofs\x12:\n" +
+	"\rpending_calls\x18  \x03(\v2\x15.truco.v1.PendingCallR\fpendingCallsB\a\n" +
 	"\x05_turnB\x0e\n" +
 	"\f_truco_ownerB\x15\n" +
 	"\x13_envido_winner_seatB\x17\n" +
@@ -1079,7 +1554,35 @@ const file_truco_v1_views_proto_rawDesc = "" +
 	"\x13_flor_winner_pointsB\f\n" +
 	"\n" +
 	"_perros_byB\x0e\n" +
-	"\f_winner_team\"\xab\x02\n" +
+	"\f_winner_team\"C\n" +
+	"\vRoundResult\x12$\n" +
+	"\vwinner_team\x18\x01 \x01(\x05H\x00R\n" +
+	"winnerTeam\x88\x01\x01B\x0e\n" +
+	"\f_winner_team\"f\n" +
+	"\tHandScore\x12\x12\n" +
+	"\x04team\x18\x01 \x01(\x05R\x04team\x12\x16\n" +
+	"\x06points\x18\x02 \x01(\x05R\x06points\x12-\n" +
+	"\x06reason\x18\x03 \x01(\x0e2\x15.truco.v1.ScoreReasonR\x06reason\"\xf4\x04\n" +
+	"\vHandSummary\x12\x16\n" +
+	"\x06number\x18\x01 \x01(\x05R\x06number\x12$\n" +
+	"\vwinner_team\x18\x02 \x01(\x05H\x00R\n" +
+	"winnerTeam\x88\x01\x01\x12#\n" +
+	"\x03end\x18\x03 \x01(\x0e2\x11.truco.v1.HandEndR\x03end\x12-\n" +
+	"\x06rounds\x18\x04 \x03(\v2\x15.truco.v1.RoundResultR\x06rounds\x12\x16\n" +
+	"\x06points\x18\x05 \x03(\x05R\x06points\x12+\n" +
+	"\x06scored\x18\x06 \x03(\v2\x13.truco.v1.HandScoreR\x06scored\x12)\n" +
+	"\x05shown\x18\a \x03(\v2\x13.truco.v1.ShownHandR\x05shown\x12+\n" +
+	"\x06proofs\x18\b \x03(\v2\x13.truco.v1.CardProofR\x06proofs\x121\n" +
+	"\x12envido_winner_seat\x18\t \x01(\x05H\x01R\x10envidoWinnerSeat\x88\x01\x01\x125\n" +
+	"\x14envido_winner_points\x18\n" +
+	" \x01(\x05H\x02R\x12envidoWinnerPoints\x88\x01\x01\x12-\n" +
+	"\x10flor_winner_seat\x18\v \x01(\x05H\x03R\x0eflorWinnerSeat\x88\x01\x01\x121\n" +
+	"\x12flor_winner_points\x18\f \x01(\x05H\x04R\x10florWinnerPoints\x88\x01\x01B\x0e\n" +
+	"\f_winner_teamB\x15\n" +
+	"\x13_envido_winner_seatB\x17\n" +
+	"\x15_envido_winner_pointsB\x13\n" +
+	"\x11_flor_winner_seatB\x15\n" +
+	"\x13_flor_winner_points\"\xb6\x03\n" +
 	"\tMatchView\x12\x12\n" +
 	"\x04game\x18\x01 \x01(\tR\x04game\x12'\n" +
 	"\x05rules\x18\x02 \x01(\v2\x11.truco.v1.RuleSetR\x05rules\x12\x18\n" +
@@ -1089,11 +1592,25 @@ const file_truco_v1_views_proto_rawDesc = "" +
 	"\x04hand\x18\x06 \x01(\v2\x12.truco.v1.HandViewR\x04hand\x12\x15\n" +
 	"\x06to_act\x18\a \x03(\x05R\x05toAct\x12$\n" +
 	"\vwinner_team\x18\b \x01(\x05H\x00R\n" +
-	"winnerTeam\x88\x01\x01B\x0e\n" +
-	"\f_winner_team\"F\n" +
+	"winnerTeam\x88\x01\x01\x12)\n" +
+	"\x05clock\x18\t \x01(\v2\x13.truco.v1.TurnClockR\x05clock\x12*\n" +
+	"\x05seats\x18\n" +
+	" \x03(\v2\x14.truco.v1.SeatStatusR\x05seats\x122\n" +
+	"\tlast_hand\x18\v \x01(\v2\x15.truco.v1.HandSummaryR\blastHandB\x0e\n" +
+	"\f_winner_team\"\x8f\x01\n" +
+	"\tTurnClock\x12\x14\n" +
+	"\x05seats\x18\x01 \x03(\x05R\x05seats\x124\n" +
+	"\astarted\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\astarted\x126\n" +
+	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"}\n" +
+	"\n" +
+	"SeatStatus\x12\x12\n" +
+	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1d\n" +
+	"\n" +
+	"taken_over\x18\x02 \x01(\bR\ttakenOver\x12<\n" +
+	"\freserve_left\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\vreserveLeft\"F\n" +
 	"\fSenaReceived\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\"\n" +
-	"\x04sena\x18\x02 \x01(\x0e2\x0e.truco.v1.SenaR\x04sena\"\xb5\x02\n" +
+	"\x04sena\x18\x02 \x01(\x0e2\x0e.truco.v1.SenaR\x04sena\"\xe9\x02\n" +
 	"\bSeatView\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x12\n" +
 	"\x04team\x18\x02 \x01(\x05R\x04team\x12+\n" +
@@ -1102,7 +1619,9 @@ const file_truco_v1_views_proto_rawDesc = "" +
 	"\x06envido\x18\x05 \x01(\x05H\x00R\x06envido\x88\x01\x01\x12\x17\n" +
 	"\x04flor\x18\x06 \x01(\x05H\x01R\x04flor\x88\x01\x01\x12,\n" +
 	"\x05senas\x18\a \x03(\v2\x16.truco.v1.SenaReceivedR\x05senas\x126\n" +
-	"\rlegal_actions\x18\b \x03(\v2\x11.truco.v1.CommandR\flegalActionsB\t\n" +
+	"\rlegal_actions\x18\b \x03(\v2\x11.truco.v1.CommandR\flegalActions\x122\n" +
+	"\n" +
+	"own_proofs\x18\t \x03(\v2\x13.truco.v1.CardProofR\townProofsB\t\n" +
 	"\a_envidoB\a\n" +
 	"\x05_flor*{\n" +
 	"\x05Phase\x12\x15\n" +
@@ -1131,53 +1650,78 @@ func file_truco_v1_views_proto_rawDescGZIP() []byte {
 }
 
 var file_truco_v1_views_proto_enumTypes = make([]protoimpl.EnumInfo, 2)
-var file_truco_v1_views_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_truco_v1_views_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
 var file_truco_v1_views_proto_goTypes = []any{
-	(Phase)(0),           // 0: truco.v1.Phase
-	(Standing)(0),        // 1: truco.v1.Standing
-	(*PendingCall)(nil),  // 2: truco.v1.PendingCall
-	(*Play)(nil),         // 3: truco.v1.Play
-	(*Round)(nil),        // 4: truco.v1.Round
-	(*CardsLeft)(nil),    // 5: truco.v1.CardsLeft
-	(*TeamScore)(nil),    // 6: truco.v1.TeamScore
-	(*HandView)(nil),     // 7: truco.v1.HandView
-	(*MatchView)(nil),    // 8: truco.v1.MatchView
-	(*SenaReceived)(nil), // 9: truco.v1.SenaReceived
-	(*SeatView)(nil),     // 10: truco.v1.SeatView
-	(CallKind)(0),        // 11: truco.v1.CallKind
-	(*Card)(nil),         // 12: truco.v1.Card
-	(*ShownHand)(nil),    // 13: truco.v1.ShownHand
-	(*RuleSet)(nil),      // 14: truco.v1.RuleSet
-	(Sena)(0),            // 15: truco.v1.Sena
-	(*Command)(nil),      // 16: truco.v1.Command
+	(Phase)(0),                    // 0: truco.v1.Phase
+	(Standing)(0),                 // 1: truco.v1.Standing
+	(*PendingCall)(nil),           // 2: truco.v1.PendingCall
+	(*Play)(nil),                  // 3: truco.v1.Play
+	(*Round)(nil),                 // 4: truco.v1.Round
+	(*CardsLeft)(nil),             // 5: truco.v1.CardsLeft
+	(*TeamScore)(nil),             // 6: truco.v1.TeamScore
+	(*HandView)(nil),              // 7: truco.v1.HandView
+	(*RoundResult)(nil),           // 8: truco.v1.RoundResult
+	(*HandScore)(nil),             // 9: truco.v1.HandScore
+	(*HandSummary)(nil),           // 10: truco.v1.HandSummary
+	(*MatchView)(nil),             // 11: truco.v1.MatchView
+	(*TurnClock)(nil),             // 12: truco.v1.TurnClock
+	(*SeatStatus)(nil),            // 13: truco.v1.SeatStatus
+	(*SenaReceived)(nil),          // 14: truco.v1.SenaReceived
+	(*SeatView)(nil),              // 15: truco.v1.SeatView
+	(CallKind)(0),                 // 16: truco.v1.CallKind
+	(*Card)(nil),                  // 17: truco.v1.Card
+	(*ShownHand)(nil),             // 18: truco.v1.ShownHand
+	(*CardProof)(nil),             // 19: truco.v1.CardProof
+	(ScoreReason)(0),              // 20: truco.v1.ScoreReason
+	(HandEnd)(0),                  // 21: truco.v1.HandEnd
+	(*RuleSet)(nil),               // 22: truco.v1.RuleSet
+	(*timestamppb.Timestamp)(nil), // 23: google.protobuf.Timestamp
+	(*durationpb.Duration)(nil),   // 24: google.protobuf.Duration
+	(Sena)(0),                     // 25: truco.v1.Sena
+	(*Command)(nil),               // 26: truco.v1.Command
 }
 var file_truco_v1_views_proto_depIdxs = []int32{
-	11, // 0: truco.v1.PendingCall.call:type_name -> truco.v1.CallKind
-	12, // 1: truco.v1.Play.card:type_name -> truco.v1.Card
+	16, // 0: truco.v1.PendingCall.call:type_name -> truco.v1.CallKind
+	17, // 1: truco.v1.Play.card:type_name -> truco.v1.Card
 	3,  // 2: truco.v1.Round.plays:type_name -> truco.v1.Play
 	1,  // 3: truco.v1.TeamScore.standing:type_name -> truco.v1.Standing
-	12, // 4: truco.v1.HandView.muestra:type_name -> truco.v1.Card
+	17, // 4: truco.v1.HandView.muestra:type_name -> truco.v1.Card
 	4,  // 5: truco.v1.HandView.rounds:type_name -> truco.v1.Round
 	5,  // 6: truco.v1.HandView.cards_left:type_name -> truco.v1.CardsLeft
 	2,  // 7: truco.v1.HandView.pending:type_name -> truco.v1.PendingCall
-	11, // 8: truco.v1.HandView.envido_chain:type_name -> truco.v1.CallKind
-	11, // 9: truco.v1.HandView.flor_chain:type_name -> truco.v1.CallKind
-	13, // 10: truco.v1.HandView.shown:type_name -> truco.v1.ShownHand
-	12, // 11: truco.v1.HandView.revealed_order:type_name -> truco.v1.Card
-	14, // 12: truco.v1.MatchView.rules:type_name -> truco.v1.RuleSet
-	0,  // 13: truco.v1.MatchView.phase:type_name -> truco.v1.Phase
-	6,  // 14: truco.v1.MatchView.scores:type_name -> truco.v1.TeamScore
-	7,  // 15: truco.v1.MatchView.hand:type_name -> truco.v1.HandView
-	15, // 16: truco.v1.SenaReceived.sena:type_name -> truco.v1.Sena
-	8,  // 17: truco.v1.SeatView.public:type_name -> truco.v1.MatchView
-	12, // 18: truco.v1.SeatView.cards:type_name -> truco.v1.Card
-	9,  // 19: truco.v1.SeatView.senas:type_name -> truco.v1.SenaReceived
-	16, // 20: truco.v1.SeatView.legal_actions:type_name -> truco.v1.Command
-	21, // [21:21] is the sub-list for method output_type
-	21, // [21:21] is the sub-list for method input_type
-	21, // [21:21] is the sub-list for extension type_name
-	21, // [21:21] is the sub-list for extension extendee
-	0,  // [0:21] is the sub-list for field type_name
+	16, // 8: truco.v1.HandView.envido_chain:type_name -> truco.v1.CallKind
+	16, // 9: truco.v1.HandView.flor_chain:type_name -> truco.v1.CallKind
+	18, // 10: truco.v1.HandView.shown:type_name -> truco.v1.ShownHand
+	17, // 11: truco.v1.HandView.revealed_order:type_name -> truco.v1.Card
+	19, // 12: truco.v1.HandView.proofs:type_name -> truco.v1.CardProof
+	2,  // 13: truco.v1.HandView.pending_calls:type_name -> truco.v1.PendingCall
+	20, // 14: truco.v1.HandScore.reason:type_name -> truco.v1.ScoreReason
+	21, // 15: truco.v1.HandSummary.end:type_name -> truco.v1.HandEnd
+	8,  // 16: truco.v1.HandSummary.rounds:type_name -> truco.v1.RoundResult
+	9,  // 17: truco.v1.HandSummary.scored:type_name -> truco.v1.HandScore
+	18, // 18: truco.v1.HandSummary.shown:type_name -> truco.v1.ShownHand
+	19, // 19: truco.v1.HandSummary.proofs:type_name -> truco.v1.CardProof
+	22, // 20: truco.v1.MatchView.rules:type_name -> truco.v1.RuleSet
+	0,  // 21: truco.v1.MatchView.phase:type_name -> truco.v1.Phase
+	6,  // 22: truco.v1.MatchView.scores:type_name -> truco.v1.TeamScore
+	7,  // 23: truco.v1.MatchView.hand:type_name -> truco.v1.HandView
+	12, // 24: truco.v1.MatchView.clock:type_name -> truco.v1.TurnClock
+	13, // 25: truco.v1.MatchView.seats:type_name -> truco.v1.SeatStatus
+	10, // 26: truco.v1.MatchView.last_hand:type_name -> truco.v1.HandSummary
+	23, // 27: truco.v1.TurnClock.started:type_name -> google.protobuf.Timestamp
+	23, // 28: truco.v1.TurnClock.deadline:type_name -> google.protobuf.Timestamp
+	24, // 29: truco.v1.SeatStatus.reserve_left:type_name -> google.protobuf.Duration
+	25, // 30: truco.v1.SenaReceived.sena:type_name -> truco.v1.Sena
+	11, // 31: truco.v1.SeatView.public:type_name -> truco.v1.MatchView
+	17, // 32: truco.v1.SeatView.cards:type_name -> truco.v1.Card
+	14, // 33: truco.v1.SeatView.senas:type_name -> truco.v1.SenaReceived
+	26, // 34: truco.v1.SeatView.legal_actions:type_name -> truco.v1.Command
+	19, // 35: truco.v1.SeatView.own_proofs:type_name -> truco.v1.CardProof
+	36, // [36:36] is the sub-list for method output_type
+	36, // [36:36] is the sub-list for method input_type
+	36, // [36:36] is the sub-list for extension type_name
+	36, // [36:36] is the sub-list for extension extendee
+	0,  // [0:36] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_views_proto_init() }
@@ -1193,13 +1737,15 @@ func file_truco_v1_views_proto_init() {
 	file_truco_v1_views_proto_msgTypes[5].OneofWrappers = []any{}
 	file_truco_v1_views_proto_msgTypes[6].OneofWrappers = []any{}
 	file_truco_v1_views_proto_msgTypes[8].OneofWrappers = []any{}
+	file_truco_v1_views_proto_msgTypes[9].OneofWrappers = []any{}
+	file_truco_v1_views_proto_msgTypes[13].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_truco_v1_views_proto_rawDesc), len(file_truco_v1_views_proto_rawDesc)),
 			NumEnums:      2,
-			NumMessages:   9,
+			NumMessages:   14,
 			NumExtensions: 0,
 			NumServices:   0,
 		},

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file truco/v1/events.proto.
  */
 export const file_truco_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("ChV0cnVjby92MS9ldmVudHMucHJvdG8SCHRydWNvLnYxIkYKDE1hdGNoU3RhcnRlZBIgCgVydWxlcxgBIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSFAoMZmlyc3RfZGVhbGVyGAIgASgFIhwKDFBlcnJvc0NhbGxlZBIMCgRzZWF0GAEgASgFIh0KDVBlcnJvc1NraXBwZWQSDAoEc2VhdBgBIAEoBSKJAQoJSGFuZERlYWx0Eg4KBm51bWJlchgBIAEoBRIOCgZkZWFsZXIYAiABKAUSDQoFc2VhdHMYAyADKAUSDAoEcGljbxgEIAEoCBIdCgVvcmRlchgFIAMoCzIOLnRydWNvLnYxLkNhcmQSDAoEc2FsdBgGIAEoCRISCgpjb21taXRtZW50GAcgASgJIhgKCEZsb3JTdW5nEgwKBHNlYXQYASABKAUiOAoKQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEhwKBGNhcmQYAiABKAsyDi50cnVjby52MS5DYXJkInEKClJvdW5kRW5kZWQSDQoFcm91bmQYASABKAUSGAoLd2lubmVyX3RlYW0YAiABKAVIAIgBARIZCgx3aW5uaW5nX3NlYXQYAyABKAVIAYgBAUIOCgxfd2lubmVyX3RlYW1CDwoNX3dpbm5pbmdfc2VhdCI6CghDYWxsTWFkZRIMCgRzZWF0GAEgASgFEiAKBGNhbGwYAiABKA4yEi50cnVjby52MS5DYWxsS2luZCI+CgxDYWxsQWNjZXB0ZWQSDAoEc2VhdBgBIAEoBRIgCgRjYWxsGAIgASgOMhIudHJ1Y28udjEuQ2FsbEtpbmQiPgoMQ2FsbERlY2xpbmVkEgwKBHNlYXQYASABKAUSIAoEY2FsbBgCIAEoDjISLnRydWNvLnYxLkNhbGxLaW5kIg4KDEVudmlkb1ZvaWRlZCI0Cg1FbnZpZG9TZXR0bGVkEhMKC3dpbm5lcl9zZWF0GAEgASgFEg4KBnBvaW50cxgCIAEoBSJXCgtGbG9yU2V0dGxlZBIYCgt3aW5uZXJfc2VhdBgBIAEoBUgAiAEBEhMKBnBvaW50cxgCIAEoBUgBiAEBQg4KDF93aW5uZXJfc2VhdEIJCgdfcG9pbnRzIlsKDlBlcnJvc0Fuc3dlcmVkEgwKBHNlYXQYASABKAUSDgoGZW5fbGV5GAIgASgIEhUKDWFjY2VwdF9lbnZpZG8YAyABKAgSFAoMYWNjZXB0X3RydWNvGAQgASgIIhoKCldlbnRUb01hem8SDAoEc2VhdBgBIAEoBSI2CghTZW5hU2VudBIMCgRzZWF0GAEgASgFEhwKBHNlbmEYAiABKA4yDi50cnVjby52MS5TZW5hIlMKDFBvaW50c1Njb3JlZBIMCgR0ZWFtGAEgASgFEg4KBnBvaW50cxgCIAEoBRIlCgZyZWFzb24YAyABKA4yFS50cnVjby52MS5TY29yZVJlYXNvbiI4CglTaG93bkhhbmQSDAoEc2VhdBgBIAEoBRIdCgVjYXJkcxgCIAMoCzIOLnRydWNvLnYxLkNhcmQipgEKCUhhbmRFbmRlZBIYCgt3aW5uZXJfdGVhbRgBIAEoBUgAiAEBEh4KA2VuZBgCIAEoDjIRLnRydWNvLnYxLkhhbmRFbmQSDAoEc2FsdBgDIAEoCRIdCgVvcmRlchgEIAMoCzIOLnRydWNvLnYxLkNhcmQSIgoFc2hvd24YBSADKAsyEy50cnVjby52MS5TaG93bkhhbmRCDgoMX3dpbm5lcl90ZWFtIiEKCk1hdGNoRW5kZWQSEwoLd2lubmVyX3RlYW0YASABKAUilgcKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAMSLwoNbWF0Y2hfc3RhcnRlZBgCIAEoCzIWLnRydWNvLnYxLk1hdGNoU3RhcnRlZEgAEi8KDXBlcnJvc19jYWxsZWQYAyABKAsyFi50cnVjby52MS5QZXJyb3NDYWxsZWRIABIxCg5wZXJyb3Nfc2tpcHBlZBgEIAEoCzIXLnRydWNvLnYxLlBlcnJvc1NraXBwZWRIABIpCgpoYW5kX2RlYWx0GAUgASgLMhMudHJ1Y28udjEuSGFuZERlYWx0SAASJwoJZmxvcl9zdW5nGAYgASgLMhIudHJ1Y28udjEuRmxvclN1bmdIABIrCgtjYXJkX3BsYXllZBgHIAEoCzIULnRydWNvLnYxLkNhcmRQbGF5ZWRIABIrCgtyb3VuZF9lbmRlZBgIIAEoCzIULnRydWNvLnYxLlJvdW5kRW5kZWRIABInCgljYWxsX21hZGUYCSABKAsyEi50cnVjby52MS5DYWxsTWFkZUgAEi8KDWNhbGxfYWNjZXB0ZWQYCiABKAsyFi50cnVjby52MS5DYWxsQWNjZXB0ZWRIABIvCg1jYWxsX2RlY2xpbmVkGAsgASgLMhYudHJ1Y28udjEuQ2FsbERlY2xpbmVkSAASLwoNZW52aWRvX3ZvaWRlZBgMIAEoCzIWLnRydWNvLnYxLkVudmlkb1ZvaWRlZEgAEjEKDmVudmlkb19zZXR0bGVkGA0gASgLMhcudHJ1Y28udjEuRW52aWRvU2V0dGxlZEgAEi0KDGZsb3Jfc2V0dGxlZBgOIAEoCzIVLnRydWNvLnYxLkZsb3JTZXR0bGVkSAASMwoPcGVycm9zX2Fuc3dlcmVkGA8gASgLMhgudHJ1Y28udjEuUGVycm9zQW5zd2VyZWRIABIsCgx3ZW50X3RvX21hem8YECABKAsyFC50cnVjby52MS5XZW50VG9NYXpvSAASJwoJc2VuYV9zZW50GBEgASgLMhIudHJ1Y28udjEuU2VuYVNlbnRIABIvCg1wb2ludHNfc2NvcmVkGBIgASgLMhYudHJ1Y28udjEuUG9pbnRzU2NvcmVkSAASKQoKaGFuZF9lbmRlZBgTIAEoCzITLnRydWNvLnYxLkhhbmRFbmRlZEgAEisKC21hdGNoX2VuZGVkGBQgASgLMhQudHJ1Y28udjEuTWF0Y2hFbmRlZEgAQgYKBGtpbmQq7AEKC1Njb3JlUmVhc29uEhwKGFNDT1JFX1JFQVNPTl9VTlNQRUNJRklFRBAAEhcKE1NDT1JFX1JFQVNPTl9FTlZJRE8QARIgChxTQ09SRV9SRUFTT05fRU5WSURPX0RFQ0xJTkVEEAISFQoRU0NPUkVfUkVBU09OX0ZMT1IQAxIeChpTQ09SRV9SRUFTT05fRkxPUl9ERUNMSU5FRBAEEhUKEVNDT1JFX1JFQVNPTl9IQU5EEAUSHwobU0NPUkVfUkVBU09OX1RSVUNPX0RFQ0xJTkVEEAYSFQoRU0NPUkVfUkVBU09OX01BWk8QByqCAQoHSGFuZEVuZBIYChRIQU5EX0VORF9VTlNQRUNJRklFRBAAEhMKD0hBTkRfRU5EX1JPVU5EUxABEhsKF0hBTkRfRU5EX1RSVUNPX0RFQ0xJTkVEEAISEQoNSEFORF9FTkRfTUFaTxADEhgKFEhBTkRfRU5EX01BVENIX0VOREVEEARCggEKC3V5LnRydWNvLnYxQgtFdmVudHNQcm90b1ABWiV0cnVjby9jbGllbnRzL2dvL2dlbi90cnVjby92MTt0cnVjb3YxogIDVFhYqgIIVHJ1Y28uVjHKAghUcnVjb1xWMeICFFRydWNvXFYxXEdQQk1ldGFkYXRh6gIJVHJ1Y286OlYxYgZwcm90bzM", [file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_rules]);
+  fileDesc("ChV0cnVjby92MS9ldmVudHMucHJvdG8SCHRydWNvLnYxIkYKDE1hdGNoU3RhcnRlZBIgCgVydWxlcxgBIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSFAoMZmlyc3RfZGVhbGVyGAIgASgFIhwKDFBlcnJvc0NhbGxlZBIMCgRzZWF0GAEgASgFIh0KDVBlcnJvc1NraXBwZWQSDAoEc2VhdBgBIAEoBSJJCglDYXJkUHJvb2YSEAoIcG9zaXRpb24YASABKAUSHAoEY2FyZBgCIAEoCzIOLnRydWNvLnYxLkNhcmQSDAoEc2FsdBgDIAEoCSLmAQoJSGFuZERlYWx0Eg4KBm51bWJlchgBIAEoBRIOCgZkZWFsZXIYAiABKAUSDQoFc2VhdHMYAyADKAUSDAoEcGljbxgEIAEoCBIdCgVvcmRlchgFIAMoCzIOLnRydWNvLnYxLkNhcmQSDAoEc2FsdBgGIAEoCRISCgpjb21taXRtZW50GAcgASgJEhMKC2NvbW1pdG1lbnRzGAggAygJEiQKB211ZXN0cmEYCSABKAsyEy50cnVjby52MS5DYXJkUHJvb2YSIAoDb3duGAogAygLMhMudHJ1Y28udjEuQ2FyZFByb29mIhgKCEZsb3JTdW5nEgwKBHNlYXQYASABKAUiXAoKQ2FyZFBsYXllZBIMCgRzZWF0GAEgASgFEhwKBGNhcmQYAiABKAsyDi50cnVjby52MS5DYXJkEiIKBXByb29mGAMgASgLMhMudHJ1Y28udjEuQ2FyZFByb29mInEKClJvdW5kRW5kZWQSDQoFcm91bmQYASABKAUSGAoLd2lubmVyX3RlYW0YAiABKAVIAIgBARIZCgx3aW5uaW5nX3NlYXQYAyABKAVIAYgBAUIOCgxfd2lubmVyX3RlYW1CDwoNX3dpbm5pbmdfc2VhdCI6CghDYWxsTWFkZRIMCgRzZWF0GAEgASgFEiAKBGNhbGwYAiABKA4yEi50cnVjby52MS5DYWxsS2luZCI+CgxDYWxsQWNjZXB0ZWQSDAoEc2VhdBgBIAEoBRIgCgRjYWxsGAIgASgOMhIudHJ1Y28udjEuQ2FsbEtpbmQiPgoMQ2FsbERlY2xpbmVkEgwKBHNlYXQYASABKAUSIAoEY2FsbBgCIAEoDjISLnRydWNvLnYxLkNhbGxLaW5kIg4KDEVudmlkb1ZvaWRlZCI0Cg1FbnZpZG9TZXR0bGVkEhMKC3dpbm5lcl9zZWF0GAEgASgFEg4KBnBvaW50cxgCIAEoBSJXCgtGbG9yU2V0dGxlZBIYCgt3aW5uZXJfc2VhdBgBIAEoBUgAiAEBEhMKBnBvaW50cxgCIAEoBUgBiAEBQg4KDF93aW5uZXJfc2VhdEIJCgdfcG9pbnRzIlsKDlBlcnJvc0Fuc3dlcmVkEgwKBHNlYXQYASABKAUSDgoGZW5fbGV5GAIgASgIEhUKDWFjY2VwdF9lbnZpZG8YAyABKAgSFAoMYWNjZXB0X3RydWNvGAQgASgIIhoKCldlbnRUb01hem8SDAoEc2VhdBgBIAEoBSI2CghTZW5hU2VudBIMCgRzZWF0GAEgASgFEhwKBHNlbmEYAiABKA4yDi50cnVjby52MS5TZW5hIlMKDFBvaW50c1Njb3JlZBIMCgR0ZWFtGAEgASgFEg4KBnBvaW50cxgCIAEoBRIlCgZyZWFzb24YAyABKA4yFS50cnVjby52MS5TY29yZVJlYXNvbiI4CglTaG93bkhhbmQSDAoEc2VhdBgBIAEoBRIdCgVjYXJkcxgCIAMoCzIOLnRydWNvLnYxLkNhcmQi0wEKCUhhbmRFbmRlZBIYCgt3aW5uZXJfdGVhbRgBIAEoBUgAiAEBEh4KA2VuZBgCIAEoDjIRLnRydWNvLnYxLkhhbmRFbmQSEAoEc2FsdBgDIAEoCUICGAESIQoFb3JkZXIYBCADKAsyDi50cnVjby52MS5DYXJkQgIYARIiCgVzaG93bhgFIAMoCzITLnRydWNvLnYxLlNob3duSGFuZBIjCgZwcm9vZnMYBiADKAsyEy50cnVjby52MS5DYXJkUHJvb2ZCDgoMX3dpbm5lcl90ZWFtIiEKCk1hdGNoRW5kZWQSEwoLd2lubmVyX3RlYW0YASABKAUiQgoMQ2xvY2tFeHBpcmVkEgwKBHNlYXQYASABKAUSEwoLZGVhZGxpbmVfdXMYAiABKAMSDwoHZm9yZmVpdBgDIAEoCCIYCghTZWF0TGVmdBIMCgRzZWF0GAEgASgFIhsKC1NlYXRSZXN1bWVkEgwKBHNlYXQYASABKAUinwgKBUV2ZW50Eg8KB3ZlcnNpb24YASABKAMSLwoNbWF0Y2hfc3RhcnRlZBgCIAEoCzIWLnRydWNvLnYxLk1hdGNoU3RhcnRlZEgAEi8KDXBlcnJvc19jYWxsZWQYAyABKAsyFi50cnVjby52MS5QZXJyb3NDYWxsZWRIABIxCg5wZXJyb3Nfc2tpcHBlZBgEIAEoCzIXLnRydWNvLnYxLlBlcnJvc1NraXBwZWRIABIpCgpoYW5kX2RlYWx0GAUgASgLMhMudHJ1Y28udjEuSGFuZERlYWx0SAASJwoJZmxvcl9zdW5nGAYgASgLMhIudHJ1Y28udjEuRmxvclN1bmdIABIrCgtjYXJkX3BsYXllZBgHIAEoCzIULnRydWNvLnYxLkNhcmRQbGF5ZWRIABIrCgtyb3VuZF9lbmRlZBgIIAEoCzIULnRydWNvLnYxLlJvdW5kRW5kZWRIABInCgljYWxsX21hZGUYCSABKAsyEi50cnVjby52MS5DYWxsTWFkZUgAEi8KDWNhbGxfYWNjZXB0ZWQYCiABKAsyFi50cnVjby52MS5DYWxsQWNjZXB0ZWRIABIvCg1jYWxsX2RlY2xpbmVkGAsgASgLMhYudHJ1Y28udjEuQ2FsbERlY2xpbmVkSAASLwoNZW52aWRvX3ZvaWRlZBgMIAEoCzIWLnRydWNvLnYxLkVudmlkb1ZvaWRlZEgAEjEKDmVudmlkb19zZXR0bGVkGA0gASgLMhcudHJ1Y28udjEuRW52aWRvU2V0dGxlZEgAEi0KDGZsb3Jfc2V0dGxlZBgOIAEoCzIVLnRydWNvLnYxLkZsb3JTZXR0bGVkSAASMwoPcGVycm9zX2Fuc3dlcmVkGA8gASgLMhgudHJ1Y28udjEuUGVycm9zQW5zd2VyZWRIABIsCgx3ZW50X3RvX21hem8YECABKAsyFC50cnVjby52MS5XZW50VG9NYXpvSAASJwoJc2VuYV9zZW50GBEgASgLMhIudHJ1Y28udjEuU2VuYVNlbnRIABIvCg1wb2ludHNfc2NvcmVkGBIgASgLMhYudHJ1Y28udjEuUG9pbnRzU2NvcmVkSAASKQoKaGFuZF9lbmRlZBgTIAEoCzITLnRydWNvLnYxLkhhbmRFbmRlZEgAEisKC21hdGNoX2VuZGVkGBQgASgLMhQudHJ1Y28udjEuTWF0Y2hFbmRlZEgAEi8KDWNsb2NrX2V4cGlyZWQYFSABKAsyFi50cnVjby52MS5DbG9ja0V4cGlyZWRIABInCglzZWF0X2xlZnQYFiABKAsyEi50cnVjby52MS5TZWF0TGVmdEgAEi0KDHNlYXRfcmVzdW1lZBgXIAEoCzIVLnRydWNvLnYxLlNlYXRSZXN1bWVkSABCBgoEa2luZCrsAQoLU2NvcmVSZWFzb24SHAoYU0NPUkVfUkVBU09OX1VOU1BFQ0lGSUVEEAASFwoTU0NPUkVfUkVBU09OX0VOVklETxABEiAKHFNDT1JFX1JFQVNPTl9FTlZJRE9fREVDTElORUQQAhIVChFTQ09SRV9SRUFTT05fRkxPUhADEh4KGlNDT1JFX1JFQVNPTl9GTE9SX0RFQ0xJTkVEEAQSFQoRU0NPUkVfUkVBU09OX0hBTkQQBRIfChtTQ09SRV9SRUFTT05fVFJVQ09fREVDTElORUQQBhIVChFTQ09SRV9SRUFTT05fTUFaTxAHKpgBCgdIYW5kRW5kEhgKFEhBTkRfRU5EX1VOU1BFQ0lGSUVEEAASEwoPSEFORF9FTkRfUk9VTkRTEAESGwoXSEFORF9FTkRfVFJVQ09fREVDTElORUQQAhIRCg1IQU5EX0VORF9NQVpPEAMSGAoUSEFORF9FTkRfTUFUQ0hfRU5ERUQQBBIUChBIQU5EX0VORF9GT1JGRUlUEAVCggEKC3V5LnRydWNvLnYxQgtFdmVudHNQcm90b1ABWiV0cnVjby9jbGllbnRzL2dvL2dlbi90cnVjby92MTt0cnVjb3YxogIDVFhYqgIIVHJ1Y28uVjHKAghUcnVjb1xWMeICFFRydWNvXFYxXEdQQk1ldGFkYXRh6gIJVHJ1Y286OlYxYgZwcm90bzM", [file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_rules]);
 
 /**
  * The match was created with these rules.
@@ -89,8 +89,48 @@ export const PerrosSkippedSchema: GenMessage<PerrosSkipped> = /*@__PURE__*/
   messageDesc(file_truco_v1_events, 2);
 
 /**
- * A hand was dealt. What a seat receives never holds `order` or `salt`: its own cards are in its view, and
- * both are revealed in HandEnded so `commitment` can be checked.
+ * One deck position's fair-deal proof: the card dealt there and its salt. SHA-256 of the ASCII text
+ * "{position}|{card}|{salt}" (the card in notation: rank then suit letter e/b/o/c, e.g. "7|1e|<salt>"), in
+ * lowercase hex, must equal `commitments[position]` of the hand's HandDealt (and HandView). A seat receives the
+ * proofs of its own cards when dealt; every other proof is published when its card becomes public (the muestra
+ * at the deal, a card when played, a hand shown at the end). A card never shown keeps its salt for ever.
+ *
+ * @generated from message truco.v1.CardProof
+ */
+export type CardProof = Message<"truco.v1.CardProof"> & {
+  /**
+   * The deck position, 0 to 39: position k·n + p is the k-th card of the p-th seat from the mano (n seats in
+   * the hand); 3·n is the muestra.
+   *
+   * @generated from field: int32 position = 1;
+   */
+  position: number;
+
+  /**
+   * The card at that position.
+   *
+   * @generated from field: truco.v1.Card card = 2;
+   */
+  card?: Card | undefined;
+
+  /**
+   * Its salt: 32 lowercase hex digits, secret until the card is public.
+   *
+   * @generated from field: string salt = 3;
+   */
+  salt: string;
+};
+
+/**
+ * Describes the message truco.v1.CardProof.
+ * Use `create(CardProofSchema)` to create a new message.
+ */
+export const CardProofSchema: GenMessage<CardProof> = /*@__PURE__*/
+  messageDesc(file_truco_v1_events, 3);
+
+/**
+ * A hand was dealt. What a seat receives never holds `order` or `salt`: it holds the 40 per-card
+ * `commitments`, the muestra's proof and, privately, the proofs of the seat's own three cards.
  *
  * @generated from message truco.v1.HandDealt
  */
@@ -131,18 +171,42 @@ export type HandDealt = Message<"truco.v1.HandDealt"> & {
   order: Card[];
 
   /**
-   * The secret salt (kept by the server; empty in what clients receive).
+   * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+   * receive).
    *
    * @generated from field: string salt = 6;
    */
   salt: string;
 
   /**
-   * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+   * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+   * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
    *
    * @generated from field: string commitment = 7;
    */
   commitment: string;
+
+  /**
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   *
+   * @generated from field: repeated string commitments = 8;
+   */
+  commitments: string[];
+
+  /**
+   * The muestra's proof (the muestra is public from the deal).
+   *
+   * @generated from field: truco.v1.CardProof muestra = 9;
+   */
+  muestra?: CardProof | undefined;
+
+  /**
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   *
+   * @generated from field: repeated truco.v1.CardProof own = 10;
+   */
+  own: CardProof[];
 };
 
 /**
@@ -150,7 +214,7 @@ export type HandDealt = Message<"truco.v1.HandDealt"> & {
  * Use `create(HandDealtSchema)` to create a new message.
  */
 export const HandDealtSchema: GenMessage<HandDealt> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 3);
+  messageDesc(file_truco_v1_events, 4);
 
 /**
  * A seat's flor was sung (automatically, at its first action or when flores are counted).
@@ -171,7 +235,7 @@ export type FlorSung = Message<"truco.v1.FlorSung"> & {
  * Use `create(FlorSungSchema)` to create a new message.
  */
 export const FlorSungSchema: GenMessage<FlorSung> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 4);
+  messageDesc(file_truco_v1_events, 5);
 
 /**
  * A card was played.
@@ -192,6 +256,13 @@ export type CardPlayed = Message<"truco.v1.CardPlayed"> & {
    * @generated from field: truco.v1.Card card = 2;
    */
   card?: Card | undefined;
+
+  /**
+   * The card's proof, now public: it opens the card's commitment in HandDealt.
+   *
+   * @generated from field: truco.v1.CardProof proof = 3;
+   */
+  proof?: CardProof | undefined;
 };
 
 /**
@@ -199,7 +270,7 @@ export type CardPlayed = Message<"truco.v1.CardPlayed"> & {
  * Use `create(CardPlayedSchema)` to create a new message.
  */
 export const CardPlayedSchema: GenMessage<CardPlayed> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 5);
+  messageDesc(file_truco_v1_events, 6);
 
 /**
  * A round ended.
@@ -234,7 +305,7 @@ export type RoundEnded = Message<"truco.v1.RoundEnded"> & {
  * Use `create(RoundEndedSchema)` to create a new message.
  */
 export const RoundEndedSchema: GenMessage<RoundEnded> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 6);
+  messageDesc(file_truco_v1_events, 7);
 
 /**
  * A call was made.
@@ -262,7 +333,7 @@ export type CallMade = Message<"truco.v1.CallMade"> & {
  * Use `create(CallMadeSchema)` to create a new message.
  */
 export const CallMadeSchema: GenMessage<CallMade> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 7);
+  messageDesc(file_truco_v1_events, 8);
 
 /**
  * A call was accepted ("quiero").
@@ -290,7 +361,7 @@ export type CallAccepted = Message<"truco.v1.CallAccepted"> & {
  * Use `create(CallAcceptedSchema)` to create a new message.
  */
 export const CallAcceptedSchema: GenMessage<CallAccepted> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 8);
+  messageDesc(file_truco_v1_events, 9);
 
 /**
  * A call was declined ("no quiero"), or counted as declined by a mazo.
@@ -318,7 +389,7 @@ export type CallDeclined = Message<"truco.v1.CallDeclined"> & {
  * Use `create(CallDeclinedSchema)` to create a new message.
  */
 export const CallDeclinedSchema: GenMessage<CallDeclined> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 9);
+  messageDesc(file_truco_v1_events, 10);
 
 /**
  * A flor voided every envido bet made before it.
@@ -333,7 +404,7 @@ export type EnvidoVoided = Message<"truco.v1.EnvidoVoided"> & {
  * Use `create(EnvidoVoidedSchema)` to create a new message.
  */
 export const EnvidoVoidedSchema: GenMessage<EnvidoVoided> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 10);
+  messageDesc(file_truco_v1_events, 11);
 
 /**
  * The envido was played: only the winning seat and its points are announced.
@@ -361,7 +432,7 @@ export type EnvidoSettled = Message<"truco.v1.EnvidoSettled"> & {
  * Use `create(EnvidoSettledSchema)` to create a new message.
  */
 export const EnvidoSettledSchema: GenMessage<EnvidoSettled> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 11);
+  messageDesc(file_truco_v1_events, 12);
 
 /**
  * The flores of the hand were counted.
@@ -389,7 +460,7 @@ export type FlorSettled = Message<"truco.v1.FlorSettled"> & {
  * Use `create(FlorSettledSchema)` to create a new message.
  */
 export const FlorSettledSchema: GenMessage<FlorSettled> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 12);
+  messageDesc(file_truco_v1_events, 13);
 
 /**
  * The rivals answered the perros.
@@ -431,7 +502,7 @@ export type PerrosAnswered = Message<"truco.v1.PerrosAnswered"> & {
  * Use `create(PerrosAnsweredSchema)` to create a new message.
  */
 export const PerrosAnsweredSchema: GenMessage<PerrosAnswered> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 13);
+  messageDesc(file_truco_v1_events, 14);
 
 /**
  * A seat went to the mazo.
@@ -452,7 +523,7 @@ export type WentToMazo = Message<"truco.v1.WentToMazo"> & {
  * Use `create(WentToMazoSchema)` to create a new message.
  */
 export const WentToMazoSchema: GenMessage<WentToMazo> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 14);
+  messageDesc(file_truco_v1_events, 15);
 
 /**
  * A seña was sent. Only the sender's teammates receive this event.
@@ -480,7 +551,7 @@ export type SenaSent = Message<"truco.v1.SenaSent"> & {
  * Use `create(SenaSentSchema)` to create a new message.
  */
 export const SenaSentSchema: GenMessage<SenaSent> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 15);
+  messageDesc(file_truco_v1_events, 16);
 
 /**
  * Points were credited to a team.
@@ -515,7 +586,7 @@ export type PointsScored = Message<"truco.v1.PointsScored"> & {
  * Use `create(PointsScoredSchema)` to create a new message.
  */
 export const PointsScoredSchema: GenMessage<PointsScored> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 16);
+  messageDesc(file_truco_v1_events, 17);
 
 /**
  * One seat's cards, shown by the rules at the end of a hand.
@@ -543,10 +614,11 @@ export type ShownHand = Message<"truco.v1.ShownHand"> & {
  * Use `create(ShownHandSchema)` to create a new message.
  */
 export const ShownHandSchema: GenMessage<ShownHand> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 17);
+  messageDesc(file_truco_v1_events, 18);
 
 /**
- * The hand ended. The deal is revealed: `order` and `salt` must hash to the HandDealt commitment.
+ * The hand ended. Only what the rules show is revealed: the envido winner's and the flores' hands, with their
+ * proofs. Cards never played or shown stay sealed for ever.
  *
  * @generated from message truco.v1.HandEnded
  */
@@ -566,16 +638,18 @@ export type HandEnded = Message<"truco.v1.HandEnded"> & {
   end: HandEnd;
 
   /**
-   * The deal's salt.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    *
-   * @generated from field: string salt = 3;
+   * @generated from field: string salt = 3 [deprecated = true];
+   * @deprecated
    */
   salt: string;
 
   /**
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    *
-   * @generated from field: repeated truco.v1.Card order = 4;
+   * @generated from field: repeated truco.v1.Card order = 4 [deprecated = true];
+   * @deprecated
    */
   order: Card[];
 
@@ -585,6 +659,13 @@ export type HandEnded = Message<"truco.v1.HandEnded"> & {
    * @generated from field: repeated truco.v1.ShownHand shown = 5;
    */
   shown: ShownHand[];
+
+  /**
+   * The proofs of the shown cards, in the order of `shown`.
+   *
+   * @generated from field: repeated truco.v1.CardProof proofs = 6;
+   */
+  proofs: CardProof[];
 };
 
 /**
@@ -592,7 +673,7 @@ export type HandEnded = Message<"truco.v1.HandEnded"> & {
  * Use `create(HandEndedSchema)` to create a new message.
  */
 export const HandEndedSchema: GenMessage<HandEnded> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 18);
+  messageDesc(file_truco_v1_events, 19);
 
 /**
  * The match ended.
@@ -613,7 +694,86 @@ export type MatchEnded = Message<"truco.v1.MatchEnded"> & {
  * Use `create(MatchEndedSchema)` to create a new message.
  */
 export const MatchEndedSchema: GenMessage<MatchEnded> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 19);
+  messageDesc(file_truco_v1_events, 20);
+
+/**
+ * A seat's turn clock ran out. The server records why the match went on without that seat's player: under
+ * the takeover policy a bot plays the seat from now on (until its player sends ResumeSeat); under the forfeit
+ * policy the seat's team concedes the match (HandEnded and MatchEnded follow).
+ *
+ * @generated from message truco.v1.ClockExpired
+ */
+export type ClockExpired = Message<"truco.v1.ClockExpired"> & {
+  /**
+   * The seat whose clock ran out.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * The deadline that passed, in microseconds since the Unix epoch (server time).
+   *
+   * @generated from field: int64 deadline_us = 2;
+   */
+  deadlineUs: bigint;
+
+  /**
+   * Whether the seat's team conceded the match (forfeit policy); false: a bot took the seat over.
+   *
+   * @generated from field: bool forfeit = 3;
+   */
+  forfeit: boolean;
+};
+
+/**
+ * Describes the message truco.v1.ClockExpired.
+ * Use `create(ClockExpiredSchema)` to create a new message.
+ */
+export const ClockExpiredSchema: GenMessage<ClockExpired> = /*@__PURE__*/
+  messageDesc(file_truco_v1_events, 21);
+
+/**
+ * A seat's player left (LeaveGame): a bot plays the seat until its player sends ResumeSeat.
+ *
+ * @generated from message truco.v1.SeatLeft
+ */
+export type SeatLeft = Message<"truco.v1.SeatLeft"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message truco.v1.SeatLeft.
+ * Use `create(SeatLeftSchema)` to create a new message.
+ */
+export const SeatLeftSchema: GenMessage<SeatLeft> = /*@__PURE__*/
+  messageDesc(file_truco_v1_events, 22);
+
+/**
+ * A seat's player came back (ResumeSeat): the bot that played the seat stops.
+ *
+ * @generated from message truco.v1.SeatResumed
+ */
+export type SeatResumed = Message<"truco.v1.SeatResumed"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message truco.v1.SeatResumed.
+ * Use `create(SeatResumedSchema)` to create a new message.
+ */
+export const SeatResumedSchema: GenMessage<SeatResumed> = /*@__PURE__*/
+  messageDesc(file_truco_v1_events, 23);
 
 /**
  * One event of a match, at its version (the first event is version 1).
@@ -785,6 +945,30 @@ export type Event = Message<"truco.v1.Event"> & {
      */
     value: MatchEnded;
     case: "matchEnded";
+  } | {
+    /**
+     * See ClockExpired.
+     *
+     * @generated from field: truco.v1.ClockExpired clock_expired = 21;
+     */
+    value: ClockExpired;
+    case: "clockExpired";
+  } | {
+    /**
+     * See SeatLeft.
+     *
+     * @generated from field: truco.v1.SeatLeft seat_left = 22;
+     */
+    value: SeatLeft;
+    case: "seatLeft";
+  } | {
+    /**
+     * See SeatResumed.
+     *
+     * @generated from field: truco.v1.SeatResumed seat_resumed = 23;
+     */
+    value: SeatResumed;
+    case: "seatResumed";
   } | { case: undefined; value?: undefined };
 };
 
@@ -793,7 +977,7 @@ export type Event = Message<"truco.v1.Event"> & {
  * Use `create(EventSchema)` to create a new message.
  */
 export const EventSchema: GenMessage<Event> = /*@__PURE__*/
-  messageDesc(file_truco_v1_events, 20);
+  messageDesc(file_truco_v1_events, 24);
 
 /**
  * Why points were credited.
@@ -904,6 +1088,13 @@ export enum HandEnd {
    * @generated from enum value: HAND_END_MATCH_ENDED = 4;
    */
   MATCH_ENDED = 4,
+
+  /**
+   * A team conceded the match (its turn clock ran out under the forfeit policy) before the hand was decided.
+   *
+   * @generated from enum value: HAND_END_FORFEIT = 5;
+   */
+  FORFEIT = 5,
 }
 
 /**

@@ -4,6 +4,8 @@
 
 import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration } from "@bufbuild/protobuf/wkt";
 import type { Card } from "./cards_pb.js";
 import { file_truco_v1_cards } from "./cards_pb.js";
 import type { Command } from "./commands_pb.js";
@@ -20,7 +22,49 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file truco/v1/game_service.proto.
  */
 export const file_truco_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIjgKB0JvdFNlYXQSDAoEc2VhdBgBIAEoBRIfCgRraW5kGAIgASgOMhEudHJ1Y28udjEuQm90S2luZCJvCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEiAKBGtpbmQYAiABKA4yEi50cnVjby52MS5TZWF0S2luZBIeCgNib3QYAyABKA4yES50cnVjby52MS5Cb3RLaW5kEhMKC3BsYXllcl9uYW1lGAQgASgJIlAKCUZpeGVkRGVhbBIiCgVoYW5kcxgBIAMoCzITLnRydWNvLnYxLkRlYWx0SGFuZBIfCgdtdWVzdHJhGAIgASgLMg4udHJ1Y28udjEuQ2FyZCIqCglEZWFsdEhhbmQSHQoFY2FyZHMYASADKAsyDi50cnVjby52MS5DYXJkIr8BCgRHYW1lEgwKBG5hbWUYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0EiEKBXNlYXRzGAMgAygLMhIudHJ1Y28udjEuU2VhdEluZm8SDwoHdmVyc2lvbhgEIAEoAxIeCgVwaGFzZRgFIAEoDjIPLnRydWNvLnYxLlBoYXNlEiMKBnNjb3JlcxgGIAMoCzITLnRydWNvLnYxLlRlYW1TY29yZRIOCgZwdWJsaWMYByABKAgipAEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0Eh8KBGJvdHMYAyADKAsyES50cnVjby52MS5Cb3RTZWF0EigKC2ZpeGVkX2RlYWxzGAQgAygLMhMudHJ1Y28udjEuRml4ZWREZWFsEg4KBnB1YmxpYxgFIAEoCCIyChJDcmVhdGVHYW1lUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUiZAoPSm9pbkdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIRCgRzZWF0GAMgASgFSACIAQESEwoLcGxheWVyX25hbWUYBCABKAlCBwoFX3NlYXQiVgoQSm9pbkdhbWVSZXNwb25zZRIMCgRzZWF0GAEgASgFEhIKCnNlYXRfdG9rZW4YAiABKAkSIAoEdmlldxgDIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IiIKEkdldEdhbWVWaWV3UmVxdWVzdBIMCgRuYW1lGAEgASgJIlwKE0dldEdhbWVWaWV3UmVzcG9uc2USIAoEc2VhdBgBIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3EiMKBnB1YmxpYxgCIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldyInChdMaXN0TGVnYWxBY3Rpb25zUmVxdWVzdBIMCgRuYW1lGAEgASgJIk8KGExpc3RMZWdhbEFjdGlvbnNSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEiIKB2FjdGlvbnMYAiADKAsyES50cnVjby52MS5Db21tYW5kInYKFFN1Ym1pdENvbW1hbmRSZXF1ZXN0EgwKBG5hbWUYASABKAkSEgoKcmVxdWVzdF9pZBgCIAEoCRIYChBleHBlY3RlZF92ZXJzaW9uGAMgASgDEiIKB2NvbW1hbmQYBCABKAsyES50cnVjby52MS5Db21tYW5kImsKFVN1Ym1pdENvbW1hbmRSZXNwb25zZRIPCgd2ZXJzaW9uGAEgASgDEh8KBmV2ZW50cxgCIAMoCzIPLnRydWNvLnYxLkV2ZW50EiAKBHZpZXcYAyABKAsyEi50cnVjby52MS5TZWF0VmlldyI3ChBXYXRjaEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkSFQoNYWZ0ZXJfdmVyc2lvbhgCIAEoAyJ6ChFXYXRjaEdhbWVSZXNwb25zZRIeCgVldmVudBgBIAEoCzIPLnRydWNvLnYxLkV2ZW50EiAKBHNlYXQYAiABKAsyEi50cnVjby52MS5TZWF0VmlldxIjCgZwdWJsaWMYAyABKAsyEy50cnVjby52MS5NYXRjaFZpZXciOQoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJLChFMaXN0R2FtZXNSZXNwb25zZRIdCgVnYW1lcxgBIAMoCzIOLnRydWNvLnYxLkdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJKmEKCFNlYXRLaW5kEhkKFVNFQVRfS0lORF9VTlNQRUNJRklFRBAAEhIKDlNFQVRfS0lORF9PUEVOEAESEwoPU0VBVF9LSU5EX1RBS0VOEAISEQoNU0VBVF9LSU5EX0JPVBADKlAKB0JvdEtpbmQSGAoUQk9UX0tJTkRfVU5TUEVDSUZJRUQQABITCg9CT1RfS0lORF9SQU5ET00QARIWChJCT1RfS0lORF9IRVVSSVNUSUMQAjKgBAoLR2FtZVNlcnZpY2USRwoKQ3JlYXRlR2FtZRIbLnRydWNvLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhwudHJ1Y28udjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkEKCEpvaW5HYW1lEhkudHJ1Y28udjEuSm9pbkdhbWVSZXF1ZXN0GhoudHJ1Y28udjEuSm9pbkdhbWVSZXNwb25zZRJKCgtHZXRHYW1lVmlldxIcLnRydWNvLnYxLkdldEdhbWVWaWV3UmVxdWVzdBodLnRydWNvLnYxLkdldEdhbWVWaWV3UmVzcG9uc2USWQoQTGlzdExlZ2FsQWN0aW9ucxIhLnRydWNvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiIudHJ1Y28udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlElAKDVN1Ym1pdENvbW1hbmQSHi50cnVjby52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBofLnRydWNvLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZRJGCglXYXRjaEdhbWUSGi50cnVjby52MS5XYXRjaEdhbWVSZXF1ZXN0GhsudHJ1Y28udjEuV2F0Y2hHYW1lUmVzcG9uc2UwARJECglMaXN0R2FtZXMSGi50cnVjby52MS5MaXN0R2FtZXNSZXF1ZXN0GhsudHJ1Y28udjEuTGlzdEdhbWVzUmVzcG9uc2VChwEKC3V5LnRydWNvLnYxQhBHYW1lU2VydmljZVByb3RvUAFaJXRydWNvL2NsaWVudHMvZ28vZ2VuL3RydWNvL3YxO3RydWNvdjGiAgNUWFiqAghUcnVjby5WMcoCCFRydWNvXFYx4gIUVHJ1Y29cVjFcR1BCTWV0YWRhdGHqAglUcnVjbzo6VjFiBnByb3RvMw", [file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
+  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIrsBCg1DbG9ja1NldHRpbmdzEisKCGRlY2lzaW9uGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoJb25fZXhwaXJ5GAMgASgOMhUudHJ1Y28udjEuQ2xvY2tQb2xpY3kSJwoMdGFrZW92ZXJfYm90GAQgASgOMhEudHJ1Y28udjEuQm90S2luZCI4CgdCb3RTZWF0EgwKBHNlYXQYASABKAUSHwoEa2luZBgCIAEoDjIRLnRydWNvLnYxLkJvdEtpbmQilAEKCFNlYXRJbmZvEgwKBHNlYXQYASABKAUSIAoEa2luZBgCIAEoDjISLnRydWNvLnYxLlNlYXRLaW5kEh4KA2JvdBgDIAEoDjIRLnRydWNvLnYxLkJvdEtpbmQSEwoLcGxheWVyX25hbWUYBCABKAkSDwoHcHJlc2VudBgFIAEoCBISCgp0YWtlbl9vdmVyGAYgASgIIngKCUZpeGVkRGVhbBIiCgVoYW5kcxgBIAMoCzITLnRydWNvLnYxLkRlYWx0SGFuZBIfCgdtdWVzdHJhGAIgASgLMg4udHJ1Y28udjEuQ2FyZBImCgpzZWF0X2hhbmRzGAMgAygLMhIudHJ1Y28udjEuU2VhdEhhbmQiNwoIU2VhdEhhbmQSDAoEc2VhdBgBIAEoBRIdCgVjYXJkcxgCIAMoCzIOLnRydWNvLnYxLkNhcmQiKgoJRGVhbHRIYW5kEh0KBWNhcmRzGAEgAygLMg4udHJ1Y28udjEuQ2FyZCKhAgoER2FtZRIMCgRuYW1lGAEgASgJEiAKBXJ1bGVzGAIgASgLMhEudHJ1Y28udjEuUnVsZVNldBIhCgVzZWF0cxgDIAMoCzISLnRydWNvLnYxLlNlYXRJbmZvEg8KB3ZlcnNpb24YBCABKAMSHgoFcGhhc2UYBSABKA4yDy50cnVjby52MS5QaGFzZRIjCgZzY29yZXMYBiADKAsyEy50cnVjby52MS5UZWFtU2NvcmUSDgoGcHVibGljGAcgASgIEiYKBWNsb2NrGAggASgLMhcudHJ1Y28udjEuQ2xvY2tTZXR0aW5ncxIVCg1wcmV2aW91c19nYW1lGAkgASgJEhEKCW5leHRfZ2FtZRgKIAEoCRIOCgZjbG9zZWQYCyABKAgizAEKEUNyZWF0ZUdhbWVSZXF1ZXN0EhIKCnJlcXVlc3RfaWQYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0Eh8KBGJvdHMYAyADKAsyES50cnVjby52MS5Cb3RTZWF0EigKC2ZpeGVkX2RlYWxzGAQgAygLMhMudHJ1Y28udjEuRml4ZWREZWFsEg4KBnB1YmxpYxgFIAEoCBImCgVjbG9jaxgGIAEoCzIXLnRydWNvLnYxLkNsb2NrU2V0dGluZ3MiMgoSQ3JlYXRlR2FtZVJlc3BvbnNlEhwKBGdhbWUYASABKAsyDi50cnVjby52MS5HYW1lImQKD0pvaW5HYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSEQoEc2VhdBgDIAEoBUgAiAEBEhMKC3BsYXllcl9uYW1lGAQgASgJQgcKBV9zZWF0IlYKEEpvaW5HYW1lUmVzcG9uc2USDAoEc2VhdBgBIAEoBRISCgpzZWF0X3Rva2VuGAIgASgJEiAKBHZpZXcYAyABKAsyEi50cnVjby52MS5TZWF0VmlldyIiChJHZXRHYW1lVmlld1JlcXVlc3QSDAoEbmFtZRgBIAEoCSJcChNHZXRHYW1lVmlld1Jlc3BvbnNlEiAKBHNlYXQYASABKAsyEi50cnVjby52MS5TZWF0VmlldxIjCgZwdWJsaWMYAiABKAsyEy50cnVjby52MS5NYXRjaFZpZXciJwoXTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QSDAoEbmFtZRgBIAEoCSJPChhMaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIiCgdhY3Rpb25zGAIgAygLMhEudHJ1Y28udjEuQ29tbWFuZCJ2ChRTdWJtaXRDb21tYW5kUmVxdWVzdBIMCgRuYW1lGAEgASgJEhIKCnJlcXVlc3RfaWQYAiABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgDIAEoAxIiCgdjb21tYW5kGAQgASgLMhEudHJ1Y28udjEuQ29tbWFuZCJrChVTdWJtaXRDb21tYW5kUmVzcG9uc2USDwoHdmVyc2lvbhgBIAEoAxIfCgZldmVudHMYAiADKAsyDy50cnVjby52MS5FdmVudBIgCgR2aWV3GAMgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciNwoQV2F0Y2hHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJEhUKDWFmdGVyX3ZlcnNpb24YAiABKAMiegoRV2F0Y2hHYW1lUmVzcG9uc2USHgoFZXZlbnQYASABKAsyDy50cnVjby52MS5FdmVudBIgCgRzZWF0GAIgASgLMhIudHJ1Y28udjEuU2VhdFZpZXcSIwoGcHVibGljGAMgASgLMhMudHJ1Y28udjEuTWF0Y2hWaWV3IjkKEExpc3RHYW1lc1JlcXVlc3QSEQoJcGFnZV9zaXplGAEgASgFEhIKCnBhZ2VfdG9rZW4YAiABKAkiSwoRTGlzdEdhbWVzUmVzcG9uc2USHQoFZ2FtZXMYASADKAsyDi50cnVjby52MS5HYW1lEhcKD25leHRfcGFnZV90b2tlbhgCIAEoCSIeCg5HZXRHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJIi8KD0dldEdhbWVSZXNwb25zZRIcCgRnYW1lGAEgASgLMg4udHJ1Y28udjEuR2FtZSIgChBMZWF2ZUdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiNQoRTGVhdmVHYW1lUmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IiEKEVJlc3VtZVNlYXRSZXF1ZXN0EgwKBG5hbWUYASABKAkiNgoSUmVzdW1lU2VhdFJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi50cnVjby52MS5TZWF0VmlldyIeCg5SZW1hdGNoUmVxdWVzdBIMCgRuYW1lGAEgASgJIj0KD1JlbWF0Y2hSZXNwb25zZRIcCgRnYW1lGAEgASgLMg4udHJ1Y28udjEuR2FtZRIMCgRzZWF0GAIgASgFKmAKC0Nsb2NrUG9saWN5EhwKGENMT0NLX1BPTElDWV9VTlNQRUNJRklFRBAAEhkKFUNMT0NLX1BPTElDWV9UQUtFT1ZFUhABEhgKFENMT0NLX1BPTElDWV9GT1JGRUlUEAIqYQoIU2VhdEtpbmQSGQoVU0VBVF9LSU5EX1VOU1BFQ0lGSUVEEAASEgoOU0VBVF9LSU5EX09QRU4QARITCg9TRUFUX0tJTkRfVEFLRU4QAhIRCg1TRUFUX0tJTkRfQk9UEAMqUAoHQm90S2luZBIYChRCT1RfS0lORF9VTlNQRUNJRklFRBAAEhMKD0JPVF9LSU5EX1JBTkRPTRABEhYKEkJPVF9LSU5EX0hFVVJJU1RJQxACMq8GCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsudHJ1Y28udjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC50cnVjby52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS50cnVjby52MS5Kb2luR2FtZVJlcXVlc3QaGi50cnVjby52MS5Kb2luR2FtZVJlc3BvbnNlEkoKC0dldEdhbWVWaWV3EhwudHJ1Y28udjEuR2V0R2FtZVZpZXdSZXF1ZXN0Gh0udHJ1Y28udjEuR2V0R2FtZVZpZXdSZXNwb25zZRJZChBMaXN0TGVnYWxBY3Rpb25zEiEudHJ1Y28udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIi50cnVjby52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUAoNU3VibWl0Q29tbWFuZBIeLnRydWNvLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0Gh8udHJ1Y28udjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLnRydWNvLnYxLldhdGNoR2FtZVJlcXVlc3QaGy50cnVjby52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUxpc3RHYW1lcxIaLnRydWNvLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy50cnVjby52MS5MaXN0R2FtZXNSZXNwb25zZRI+CgdHZXRHYW1lEhgudHJ1Y28udjEuR2V0R2FtZVJlcXVlc3QaGS50cnVjby52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGVhdmVHYW1lEhoudHJ1Y28udjEuTGVhdmVHYW1lUmVxdWVzdBobLnRydWNvLnYxLkxlYXZlR2FtZVJlc3BvbnNlEkcKClJlc3VtZVNlYXQSGy50cnVjby52MS5SZXN1bWVTZWF0UmVxdWVzdBocLnRydWNvLnYxLlJlc3VtZVNlYXRSZXNwb25zZRI+CgdSZW1hdGNoEhgudHJ1Y28udjEuUmVtYXRjaFJlcXVlc3QaGS50cnVjby52MS5SZW1hdGNoUmVzcG9uc2VChwEKC3V5LnRydWNvLnYxQhBHYW1lU2VydmljZVByb3RvUAFaJXRydWNvL2NsaWVudHMvZ28vZ2VuL3RydWNvL3YxO3RydWNvdjGiAgNUWFiqAghUcnVjby5WMcoCCFRydWNvXFYx4gIUVHJ1Y29cVjFcR1BCTWV0YWRhdGHqAglUcnVjbzo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
+
+/**
+ * Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
+ *
+ * @generated from message truco.v1.ClockSettings
+ */
+export type ClockSettings = Message<"truco.v1.ClockSettings"> & {
+  /**
+   * The time for each decision; zero or unset: the game has no clocks.
+   *
+   * @generated from field: google.protobuf.Duration decision = 1;
+   */
+  decision?: Duration | undefined;
+
+  /**
+   * A per-match bank for each seat, drawn on when a decision takes longer than `decision`; unset: none.
+   *
+   * @generated from field: google.protobuf.Duration reserve = 2;
+   */
+  reserve?: Duration | undefined;
+
+  /**
+   * What a running-out clock does.
+   *
+   * @generated from field: truco.v1.ClockPolicy on_expiry = 3;
+   */
+  onExpiry: ClockPolicy;
+
+  /**
+   * The bot that plays a seat taken over (HEURISTIC when unspecified).
+   *
+   * @generated from field: truco.v1.BotKind takeover_bot = 4;
+   */
+  takeoverBot: BotKind;
+};
+
+/**
+ * Describes the message truco.v1.ClockSettings.
+ * Use `create(ClockSettingsSchema)` to create a new message.
+ */
+export const ClockSettingsSchema: GenMessage<ClockSettings> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 0);
 
 /**
  * A seat played by the server.
@@ -48,7 +92,7 @@ export type BotSeat = Message<"truco.v1.BotSeat"> & {
  * Use `create(BotSeatSchema)` to create a new message.
  */
 export const BotSeatSchema: GenMessage<BotSeat> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 0);
+  messageDesc(file_truco_v1_game_service, 1);
 
 /**
  * A seat of a game.
@@ -83,6 +127,21 @@ export type SeatInfo = Message<"truco.v1.SeatInfo"> & {
    * @generated from field: string player_name = 4;
    */
   playerName: string;
+
+  /**
+   * True while the seat's player is at the table: it holds an open WatchGame stream or called within the
+   * server's presence window. Bot seats are always present; open seats never are.
+   *
+   * @generated from field: bool present = 5;
+   */
+  present: boolean;
+
+  /**
+   * True while a bot plays the seat for its player (its clock ran out, or it left).
+   *
+   * @generated from field: bool taken_over = 6;
+   */
+  takenOver: boolean;
 };
 
 /**
@@ -90,7 +149,7 @@ export type SeatInfo = Message<"truco.v1.SeatInfo"> & {
  * Use `create(SeatInfoSchema)` to create a new message.
  */
 export const SeatInfoSchema: GenMessage<SeatInfo> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 1);
+  messageDesc(file_truco_v1_game_service, 2);
 
 /**
  * One scripted deal: each player's three cards, from the mano in playing order, and the muestra.
@@ -99,7 +158,7 @@ export const SeatInfoSchema: GenMessage<SeatInfo> = /*@__PURE__*/
  */
 export type FixedDeal = Message<"truco.v1.FixedDeal"> & {
   /**
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    *
    * @generated from field: repeated truco.v1.DealtHand hands = 1;
    */
@@ -111,6 +170,14 @@ export type FixedDeal = Message<"truco.v1.FixedDeal"> & {
    * @generated from field: truco.v1.Card muestra = 2;
    */
   muestra?: Card | undefined;
+
+  /**
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   *
+   * @generated from field: repeated truco.v1.SeatHand seat_hands = 3;
+   */
+  seatHands: SeatHand[];
 };
 
 /**
@@ -118,7 +185,35 @@ export type FixedDeal = Message<"truco.v1.FixedDeal"> & {
  * Use `create(FixedDealSchema)` to create a new message.
  */
 export const FixedDealSchema: GenMessage<FixedDeal> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 2);
+  messageDesc(file_truco_v1_game_service, 3);
+
+/**
+ * Three cards of a scripted deal, for a named seat.
+ *
+ * @generated from message truco.v1.SeatHand
+ */
+export type SeatHand = Message<"truco.v1.SeatHand"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * Exactly three cards.
+   *
+   * @generated from field: repeated truco.v1.Card cards = 2;
+   */
+  cards: Card[];
+};
+
+/**
+ * Describes the message truco.v1.SeatHand.
+ * Use `create(SeatHandSchema)` to create a new message.
+ */
+export const SeatHandSchema: GenMessage<SeatHand> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 4);
 
 /**
  * Three cards of a scripted deal.
@@ -139,7 +234,7 @@ export type DealtHand = Message<"truco.v1.DealtHand"> & {
  * Use `create(DealtHandSchema)` to create a new message.
  */
 export const DealtHandSchema: GenMessage<DealtHand> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 3);
+  messageDesc(file_truco_v1_game_service, 5);
 
 /**
  * A game (one match).
@@ -195,6 +290,35 @@ export type Game = Message<"truco.v1.Game"> & {
    * @generated from field: bool public = 7;
    */
   public: boolean;
+
+  /**
+   * The game's turn clocks; unset for a game without clocks.
+   *
+   * @generated from field: truco.v1.ClockSettings clock = 8;
+   */
+  clock?: ClockSettings | undefined;
+
+  /**
+   * The finished game this one is the rematch of (`games/{game}`), if any.
+   *
+   * @generated from field: string previous_game = 9;
+   */
+  previousGame: string;
+
+  /**
+   * The rematch of this game (`games/{game}`), once one was asked for.
+   *
+   * @generated from field: string next_game = 10;
+   */
+  nextGame: string;
+
+  /**
+   * True when the server closed the game unplayed (no seat was joined in time). A closed game is never
+   * listed and cannot be joined; it stays readable.
+   *
+   * @generated from field: bool closed = 11;
+   */
+  closed: boolean;
 };
 
 /**
@@ -202,7 +326,7 @@ export type Game = Message<"truco.v1.Game"> & {
  * Use `create(GameSchema)` to create a new message.
  */
 export const GameSchema: GenMessage<Game> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 4);
+  messageDesc(file_truco_v1_game_service, 6);
 
 /**
  * Create a match.
@@ -247,6 +371,14 @@ export type CreateGameRequest = Message<"truco.v1.CreateGameRequest"> & {
    * @generated from field: bool public = 5;
    */
   public: boolean;
+
+  /**
+   * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+   * options); set with a zero `decision`: no clocks.
+   *
+   * @generated from field: truco.v1.ClockSettings clock = 6;
+   */
+  clock?: ClockSettings | undefined;
 };
 
 /**
@@ -254,7 +386,7 @@ export type CreateGameRequest = Message<"truco.v1.CreateGameRequest"> & {
  * Use `create(CreateGameRequestSchema)` to create a new message.
  */
 export const CreateGameRequestSchema: GenMessage<CreateGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 5);
+  messageDesc(file_truco_v1_game_service, 7);
 
 /**
  * The created game.
@@ -275,7 +407,7 @@ export type CreateGameResponse = Message<"truco.v1.CreateGameResponse"> & {
  * Use `create(CreateGameResponseSchema)` to create a new message.
  */
 export const CreateGameResponseSchema: GenMessage<CreateGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 6);
+  messageDesc(file_truco_v1_game_service, 8);
 
 /**
  * Take a seat.
@@ -320,7 +452,7 @@ export type JoinGameRequest = Message<"truco.v1.JoinGameRequest"> & {
  * Use `create(JoinGameRequestSchema)` to create a new message.
  */
 export const JoinGameRequestSchema: GenMessage<JoinGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 7);
+  messageDesc(file_truco_v1_game_service, 9);
 
 /**
  * The seat taken.
@@ -356,7 +488,7 @@ export type JoinGameResponse = Message<"truco.v1.JoinGameResponse"> & {
  * Use `create(JoinGameResponseSchema)` to create a new message.
  */
 export const JoinGameResponseSchema: GenMessage<JoinGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 8);
+  messageDesc(file_truco_v1_game_service, 10);
 
 /**
  * Ask for the caller's view.
@@ -377,7 +509,7 @@ export type GetGameViewRequest = Message<"truco.v1.GetGameViewRequest"> & {
  * Use `create(GetGameViewRequestSchema)` to create a new message.
  */
 export const GetGameViewRequestSchema: GenMessage<GetGameViewRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 9);
+  messageDesc(file_truco_v1_game_service, 11);
 
 /**
  * The caller's view.
@@ -405,7 +537,7 @@ export type GetGameViewResponse = Message<"truco.v1.GetGameViewResponse"> & {
  * Use `create(GetGameViewResponseSchema)` to create a new message.
  */
 export const GetGameViewResponseSchema: GenMessage<GetGameViewResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 10);
+  messageDesc(file_truco_v1_game_service, 12);
 
 /**
  * Ask for the caller's legal actions.
@@ -426,7 +558,7 @@ export type ListLegalActionsRequest = Message<"truco.v1.ListLegalActionsRequest"
  * Use `create(ListLegalActionsRequestSchema)` to create a new message.
  */
 export const ListLegalActionsRequestSchema: GenMessage<ListLegalActionsRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 11);
+  messageDesc(file_truco_v1_game_service, 13);
 
 /**
  * The caller's legal actions.
@@ -454,7 +586,7 @@ export type ListLegalActionsResponse = Message<"truco.v1.ListLegalActionsRespons
  * Use `create(ListLegalActionsResponseSchema)` to create a new message.
  */
 export const ListLegalActionsResponseSchema: GenMessage<ListLegalActionsResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 12);
+  messageDesc(file_truco_v1_game_service, 14);
 
 /**
  * A command for the caller's seat.
@@ -498,7 +630,7 @@ export type SubmitCommandRequest = Message<"truco.v1.SubmitCommandRequest"> & {
  * Use `create(SubmitCommandRequestSchema)` to create a new message.
  */
 export const SubmitCommandRequestSchema: GenMessage<SubmitCommandRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 13);
+  messageDesc(file_truco_v1_game_service, 15);
 
 /**
  * The command's outcome.
@@ -533,7 +665,7 @@ export type SubmitCommandResponse = Message<"truco.v1.SubmitCommandResponse"> & 
  * Use `create(SubmitCommandResponseSchema)` to create a new message.
  */
 export const SubmitCommandResponseSchema: GenMessage<SubmitCommandResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 14);
+  messageDesc(file_truco_v1_game_service, 16);
 
 /**
  * Watch a game.
@@ -561,7 +693,7 @@ export type WatchGameRequest = Message<"truco.v1.WatchGameRequest"> & {
  * Use `create(WatchGameRequestSchema)` to create a new message.
  */
 export const WatchGameRequestSchema: GenMessage<WatchGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 15);
+  messageDesc(file_truco_v1_game_service, 17);
 
 /**
  * One event, with the caller's view after it.
@@ -598,7 +730,7 @@ export type WatchGameResponse = Message<"truco.v1.WatchGameResponse"> & {
  * Use `create(WatchGameResponseSchema)` to create a new message.
  */
 export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 16);
+  messageDesc(file_truco_v1_game_service, 18);
 
 /**
  * List open games.
@@ -626,7 +758,7 @@ export type ListGamesRequest = Message<"truco.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 17);
+  messageDesc(file_truco_v1_game_service, 19);
 
 /**
  * A page of open games.
@@ -654,7 +786,216 @@ export type ListGamesResponse = Message<"truco.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 18);
+  messageDesc(file_truco_v1_game_service, 20);
+
+/**
+ * Ask for a game.
+ *
+ * @generated from message truco.v1.GetGameRequest
+ */
+export type GetGameRequest = Message<"truco.v1.GetGameRequest"> & {
+  /**
+   * `games/{game}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message truco.v1.GetGameRequest.
+ * Use `create(GetGameRequestSchema)` to create a new message.
+ */
+export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 21);
+
+/**
+ * The game.
+ *
+ * @generated from message truco.v1.GetGameResponse
+ */
+export type GetGameResponse = Message<"truco.v1.GetGameResponse"> & {
+  /**
+   * The game.
+   *
+   * @generated from field: truco.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+};
+
+/**
+ * Describes the message truco.v1.GetGameResponse.
+ * Use `create(GetGameResponseSchema)` to create a new message.
+ */
+export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 22);
+
+/**
+ * Leave the caller's seat.
+ *
+ * @generated from message truco.v1.LeaveGameRequest
+ */
+export type LeaveGameRequest = Message<"truco.v1.LeaveGameRequest"> & {
+  /**
+   * `games/{game}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message truco.v1.LeaveGameRequest.
+ * Use `create(LeaveGameRequestSchema)` to create a new message.
+ */
+export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 23);
+
+/**
+ * The seat after leaving.
+ *
+ * @generated from message truco.v1.LeaveGameResponse
+ */
+export type LeaveGameResponse = Message<"truco.v1.LeaveGameResponse"> & {
+  /**
+   * The seat's view (taken over by a bot).
+   *
+   * @generated from field: truco.v1.SeatView view = 1;
+   */
+  view?: SeatView | undefined;
+};
+
+/**
+ * Describes the message truco.v1.LeaveGameResponse.
+ * Use `create(LeaveGameResponseSchema)` to create a new message.
+ */
+export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 24);
+
+/**
+ * Take the caller's seat back.
+ *
+ * @generated from message truco.v1.ResumeSeatRequest
+ */
+export type ResumeSeatRequest = Message<"truco.v1.ResumeSeatRequest"> & {
+  /**
+   * `games/{game}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message truco.v1.ResumeSeatRequest.
+ * Use `create(ResumeSeatRequestSchema)` to create a new message.
+ */
+export const ResumeSeatRequestSchema: GenMessage<ResumeSeatRequest> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 25);
+
+/**
+ * The seat after resuming.
+ *
+ * @generated from message truco.v1.ResumeSeatResponse
+ */
+export type ResumeSeatResponse = Message<"truco.v1.ResumeSeatResponse"> & {
+  /**
+   * The seat's view.
+   *
+   * @generated from field: truco.v1.SeatView view = 1;
+   */
+  view?: SeatView | undefined;
+};
+
+/**
+ * Describes the message truco.v1.ResumeSeatResponse.
+ * Use `create(ResumeSeatResponseSchema)` to create a new message.
+ */
+export const ResumeSeatResponseSchema: GenMessage<ResumeSeatResponse> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 26);
+
+/**
+ * Ask for the rematch of a finished game.
+ *
+ * @generated from message truco.v1.RematchRequest
+ */
+export type RematchRequest = Message<"truco.v1.RematchRequest"> & {
+  /**
+   * `games/{game}` of the finished game.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+};
+
+/**
+ * Describes the message truco.v1.RematchRequest.
+ * Use `create(RematchRequestSchema)` to create a new message.
+ */
+export const RematchRequestSchema: GenMessage<RematchRequest> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 27);
+
+/**
+ * The next game.
+ *
+ * @generated from message truco.v1.RematchResponse
+ */
+export type RematchResponse = Message<"truco.v1.RematchResponse"> & {
+  /**
+   * The new game; the caller holds the same seat in it, with the same token.
+   *
+   * @generated from field: truco.v1.Game game = 1;
+   */
+  game?: Game | undefined;
+
+  /**
+   * The caller's seat in it.
+   *
+   * @generated from field: int32 seat = 2;
+   */
+  seat: number;
+};
+
+/**
+ * Describes the message truco.v1.RematchResponse.
+ * Use `create(RematchResponseSchema)` to create a new message.
+ */
+export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 28);
+
+/**
+ * What happens when a seat's turn clock runs out.
+ *
+ * @generated from enum truco.v1.ClockPolicy
+ */
+export enum ClockPolicy {
+  /**
+   * The server's default (takeover).
+   *
+   * @generated from enum value: CLOCK_POLICY_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A bot plays the seat from then on (`takeover_bot`), until its player sends ResumeSeat.
+   *
+   * @generated from enum value: CLOCK_POLICY_TAKEOVER = 1;
+   */
+  TAKEOVER = 1,
+
+  /**
+   * The seat's team concedes the match: the rivals win.
+   *
+   * @generated from enum value: CLOCK_POLICY_FORFEIT = 2;
+   */
+  FORFEIT = 2,
+}
+
+/**
+ * Describes the enum truco.v1.ClockPolicy.
+ */
+export const ClockPolicySchema: GenEnum<ClockPolicy> = /*@__PURE__*/
+  enumDesc(file_truco_v1_game_service, 0);
 
 /**
  * Who plays a seat.
@@ -695,7 +1036,7 @@ export enum SeatKind {
  * Describes the enum truco.v1.SeatKind.
  */
 export const SeatKindSchema: GenEnum<SeatKind> = /*@__PURE__*/
-  enumDesc(file_truco_v1_game_service, 0);
+  enumDesc(file_truco_v1_game_service, 1);
 
 /**
  * The bots the server can play.
@@ -729,7 +1070,7 @@ export enum BotKind {
  * Describes the enum truco.v1.BotKind.
  */
 export const BotKindSchema: GenEnum<BotKind> = /*@__PURE__*/
-  enumDesc(file_truco_v1_game_service, 1);
+  enumDesc(file_truco_v1_game_service, 2);
 
 /**
  * Matches of Truco Uruguayo, with the server as the single source of truth.
@@ -737,7 +1078,9 @@ export const BotKindSchema: GenEnum<BotKind> = /*@__PURE__*/
  * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
  * `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
  * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
- * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+ * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+ * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+ * rules' codes): INVALID_ARGUMENT for a malformed request,
  * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
  * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
  *
@@ -814,7 +1157,7 @@ export const GameService: GenService<{
     output: typeof WatchGameResponseSchema;
   },
   /**
-   * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+   * Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
    * or anonymously for a caller without one) and the public ones.
    *
    * @generated from rpc truco.v1.GameService.ListGames
@@ -823,6 +1166,50 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof ListGamesRequestSchema;
     output: typeof ListGamesResponseSchema;
+  },
+  /**
+   * The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+   * and closed games stay readable until the server's retention removes them.
+   *
+   * @generated from rpc truco.v1.GameService.GetGame
+   */
+  getGame: {
+    methodKind: "unary";
+    input: typeof GetGameRequestSchema;
+    output: typeof GetGameResponseSchema;
+  },
+  /**
+   * The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+   *
+   * @generated from rpc truco.v1.GameService.LeaveGame
+   */
+  leaveGame: {
+    methodKind: "unary";
+    input: typeof LeaveGameRequestSchema;
+    output: typeof LeaveGameResponseSchema;
+  },
+  /**
+   * The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+   * next decision. A seat that was not taken over is left as it is.
+   *
+   * @generated from rpc truco.v1.GameService.ResumeSeat
+   */
+  resumeSeat: {
+    methodKind: "unary";
+    input: typeof ResumeSeatRequestSchema;
+    output: typeof ResumeSeatResponseSchema;
+  },
+  /**
+   * Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+   * finished game is re-joined with the same seat token (and name); the two games name each other
+   * (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+   *
+   * @generated from rpc truco.v1.GameService.Rematch
+   */
+  rematch: {
+    methodKind: "unary";
+    input: typeof RematchRequestSchema;
+    output: typeof RematchResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_truco_v1_game_service, 0);

@@ -4,11 +4,13 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Duration, Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_duration, file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Card } from "./cards_pb.js";
 import { file_truco_v1_cards } from "./cards_pb.js";
 import type { CallKind, Command, Sena } from "./commands_pb.js";
 import { file_truco_v1_commands } from "./commands_pb.js";
-import type { ShownHand } from "./events_pb.js";
+import type { CardProof, HandEnd, ScoreReason, ShownHand } from "./events_pb.js";
 import { file_truco_v1_events } from "./events_pb.js";
 import type { RuleSet } from "./rules_pb.js";
 import { file_truco_v1_rules } from "./rules_pb.js";
@@ -18,7 +20,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file truco/v1/views.proto.
  */
 export const file_truco_v1_views: GenFile = /*@__PURE__*/
-  fileDesc("ChR0cnVjby92MS92aWV3cy5wcm90bxIIdHJ1Y28udjEiSwoLUGVuZGluZ0NhbGwSIAoEY2FsbBgBIAEoDjISLnRydWNvLnYxLkNhbGxLaW5kEgwKBHNlYXQYAiABKAUSDAoEdGVhbRgDIAEoBSIyCgRQbGF5EgwKBHNlYXQYASABKAUSHAoEY2FyZBgCIAEoCzIOLnRydWNvLnYxLkNhcmQiYgoFUm91bmQSHQoFcGxheXMYASADKAsyDi50cnVjby52MS5QbGF5EhAKCGZpbmlzaGVkGAIgASgIEhgKC3dpbm5lcl90ZWFtGAMgASgFSACIAQFCDgoMX3dpbm5lcl90ZWFtIigKCUNhcmRzTGVmdBIMCgRzZWF0GAEgASgFEg0KBWNvdW50GAIgASgFIk8KCVRlYW1TY29yZRIMCgR0ZWFtGAEgASgFEg4KBnBvaW50cxgCIAEoBRIkCghzdGFuZGluZxgDIAEoDjISLnRydWNvLnYxLlN0YW5kaW5nIp0HCghIYW5kVmlldxIOCgZudW1iZXIYASABKAUSDgoGZGVhbGVyGAIgASgFEgwKBG1hbm8YAyABKAUSDQoFc2VhdHMYBCADKAUSDAoEcGljbxgFIAEoCBIfCgdtdWVzdHJhGAYgASgLMg4udHJ1Y28udjEuQ2FyZBISCgpjb21taXRtZW50GAcgASgJEh8KBnJvdW5kcxgIIAMoCzIPLnRydWNvLnYxLlJvdW5kEhEKBHR1cm4YCSABKAVIAIgBARInCgpjYXJkc19sZWZ0GAogAygLMhMudHJ1Y28udjEuQ2FyZHNMZWZ0EhMKC3RydWNvX3ZhbHVlGAsgASgFEhgKC3RydWNvX293bmVyGAwgASgFSAGIAQESJgoHcGVuZGluZxgNIAEoCzIVLnRydWNvLnYxLlBlbmRpbmdDYWxsEigKDGVudmlkb19jaGFpbhgOIAMoDjISLnRydWNvLnYxLkNhbGxLaW5kEhUKDWVudmlkb19jbG9zZWQYDyABKAgSHwoSZW52aWRvX3dpbm5lcl9zZWF0GBAgASgFSAKIAQESIQoUZW52aWRvX3dpbm5lcl9wb2ludHMYESABKAVIA4gBARIRCglmbG9yX3N1bmcYEiADKAUSJgoKZmxvcl9jaGFpbhgTIAMoDjISLnRydWNvLnYxLkNhbGxLaW5kEh0KEGZsb3Jfd2lubmVyX3NlYXQYFCABKAVIBIgBARIfChJmbG9yX3dpbm5lcl9wb2ludHMYFSABKAVIBYgBARIWCglwZXJyb3NfYnkYFiABKAVIBogBARIWCg5wZXJyb3NfcGVuZGluZxgXIAEoCBIOCgZwb2ludHMYGCADKAUSDQoFZW5kZWQYGSABKAgSGAoLd2lubmVyX3RlYW0YGiABKAVIB4gBARIiCgVzaG93bhgbIAMoCzITLnRydWNvLnYxLlNob3duSGFuZBImCg5yZXZlYWxlZF9vcmRlchgcIAMoCzIOLnRydWNvLnYxLkNhcmQSFQoNcmV2ZWFsZWRfc2FsdBgdIAEoCUIHCgVfdHVybkIOCgxfdHJ1Y29fb3duZXJCFQoTX2Vudmlkb193aW5uZXJfc2VhdEIXChVfZW52aWRvX3dpbm5lcl9wb2ludHNCEwoRX2Zsb3Jfd2lubmVyX3NlYXRCFQoTX2Zsb3Jfd2lubmVyX3BvaW50c0IMCgpfcGVycm9zX2J5Qg4KDF93aW5uZXJfdGVhbSLtAQoJTWF0Y2hWaWV3EgwKBGdhbWUYASABKAkSIAoFcnVsZXMYAiABKAsyES50cnVjby52MS5SdWxlU2V0Eg8KB3ZlcnNpb24YAyABKAMSHgoFcGhhc2UYBCABKA4yDy50cnVjby52MS5QaGFzZRIjCgZzY29yZXMYBSADKAsyEy50cnVjby52MS5UZWFtU2NvcmUSIAoEaGFuZBgGIAEoCzISLnRydWNvLnYxLkhhbmRWaWV3Eg4KBnRvX2FjdBgHIAMoBRIYCgt3aW5uZXJfdGVhbRgIIAEoBUgAiAEBQg4KDF93aW5uZXJfdGVhbSI6CgxTZW5hUmVjZWl2ZWQSDAoEc2VhdBgBIAEoBRIcCgRzZW5hGAIgASgOMg4udHJ1Y28udjEuU2VuYSL3AQoIU2VhdFZpZXcSDAoEc2VhdBgBIAEoBRIMCgR0ZWFtGAIgASgFEiMKBnB1YmxpYxgDIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldxIdCgVjYXJkcxgEIAMoCzIOLnRydWNvLnYxLkNhcmQSEwoGZW52aWRvGAUgASgFSACIAQESEQoEZmxvchgGIAEoBUgBiAEBEiUKBXNlbmFzGAcgAygLMhYudHJ1Y28udjEuU2VuYVJlY2VpdmVkEigKDWxlZ2FsX2FjdGlvbnMYCCADKAsyES50cnVjby52MS5Db21tYW5kQgkKB19lbnZpZG9CBwoFX2Zsb3IqewoFUGhhc2USFQoRUEhBU0VfVU5TUEVDSUZJRUQQABIZChVQSEFTRV9BV0FJVElOR19QRVJST1MQARIXChNQSEFTRV9BV0FJVElOR19ERUFMEAISEQoNUEhBU0VfUExBWUlORxADEhQKEFBIQVNFX01BVENIX09WRVIQBCpNCghTdGFuZGluZxIYChRTVEFORElOR19VTlNQRUNJRklFRBAAEhIKDlNUQU5ESU5HX01BTEFTEAESEwoPU1RBTkRJTkdfQlVFTkFTEAJCgQEKC3V5LnRydWNvLnYxQgpWaWV3c1Byb3RvUAFaJXRydWNvL2NsaWVudHMvZ28vZ2VuL3RydWNvL3YxO3RydWNvdjGiAgNUWFiqAghUcnVjby5WMcoCCFRydWNvXFYx4gIUVHJ1Y29cVjFcR1BCTWV0YWRhdGHqAglUcnVjbzo6VjFiBnByb3RvMw", [file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules]);
+  fileDesc("ChR0cnVjby92MS92aWV3cy5wcm90bxIIdHJ1Y28udjEiWgoLUGVuZGluZ0NhbGwSIAoEY2FsbBgBIAEoDjISLnRydWNvLnYxLkNhbGxLaW5kEgwKBHNlYXQYAiABKAUSDAoEdGVhbRgDIAEoBRINCgV2YWx1ZRgEIAEoBSIyCgRQbGF5EgwKBHNlYXQYASABKAUSHAoEY2FyZBgCIAEoCzIOLnRydWNvLnYxLkNhcmQiYgoFUm91bmQSHQoFcGxheXMYASADKAsyDi50cnVjby52MS5QbGF5EhAKCGZpbmlzaGVkGAIgASgIEhgKC3dpbm5lcl90ZWFtGAMgASgFSACIAQFCDgoMX3dpbm5lcl90ZWFtIigKCUNhcmRzTGVmdBIMCgRzZWF0GAEgASgFEg0KBWNvdW50GAIgASgFIk8KCVRlYW1TY29yZRIMCgR0ZWFtGAEgASgFEg4KBnBvaW50cxgCIAEoBRIkCghzdGFuZGluZxgDIAEoDjISLnRydWNvLnYxLlN0YW5kaW5nIo0ICghIYW5kVmlldxIOCgZudW1iZXIYASABKAUSDgoGZGVhbGVyGAIgASgFEgwKBG1hbm8YAyABKAUSDQoFc2VhdHMYBCADKAUSDAoEcGljbxgFIAEoCBIfCgdtdWVzdHJhGAYgASgLMg4udHJ1Y28udjEuQ2FyZBISCgpjb21taXRtZW50GAcgASgJEh8KBnJvdW5kcxgIIAMoCzIPLnRydWNvLnYxLlJvdW5kEhEKBHR1cm4YCSABKAVIAIgBARInCgpjYXJkc19sZWZ0GAogAygLMhMudHJ1Y28udjEuQ2FyZHNMZWZ0EhMKC3RydWNvX3ZhbHVlGAsgASgFEhgKC3RydWNvX293bmVyGAwgASgFSAGIAQESJgoHcGVuZGluZxgNIAEoCzIVLnRydWNvLnYxLlBlbmRpbmdDYWxsEigKDGVudmlkb19jaGFpbhgOIAMoDjISLnRydWNvLnYxLkNhbGxLaW5kEhUKDWVudmlkb19jbG9zZWQYDyABKAgSHwoSZW52aWRvX3dpbm5lcl9zZWF0GBAgASgFSAKIAQESIQoUZW52aWRvX3dpbm5lcl9wb2ludHMYESABKAVIA4gBARIRCglmbG9yX3N1bmcYEiADKAUSJgoKZmxvcl9jaGFpbhgTIAMoDjISLnRydWNvLnYxLkNhbGxLaW5kEh0KEGZsb3Jfd2lubmVyX3NlYXQYFCABKAVIBIgBARIfChJmbG9yX3dpbm5lcl9wb2ludHMYFSABKAVIBYgBARIWCglwZXJyb3NfYnkYFiABKAVIBogBARIWCg5wZXJyb3NfcGVuZGluZxgXIAEoCBIOCgZwb2ludHMYGCADKAUSDQoFZW5kZWQYGSABKAgSGAoLd2lubmVyX3RlYW0YGiABKAVIB4gBARIiCgVzaG93bhgbIAMoCzITLnRydWNvLnYxLlNob3duSGFuZBIqCg5yZXZlYWxlZF9vcmRlchgcIAMoCzIOLnRydWNvLnYxLkNhcmRCAhgBEhkKDXJldmVhbGVkX3NhbHQYHSABKAlCAhgBEhMKC2NvbW1pdG1lbnRzGB4gAygJEiMKBnByb29mcxgfIAMoCzITLnRydWNvLnYxLkNhcmRQcm9vZhIsCg1wZW5kaW5nX2NhbGxzGCAgAygLMhUudHJ1Y28udjEuUGVuZGluZ0NhbGxCBwoFX3R1cm5CDgoMX3RydWNvX293bmVyQhUKE19lbnZpZG9fd2lubmVyX3NlYXRCFwoVX2Vudmlkb193aW5uZXJfcG9pbnRzQhMKEV9mbG9yX3dpbm5lcl9zZWF0QhUKE19mbG9yX3dpbm5lcl9wb2ludHNCDAoKX3BlcnJvc19ieUIOCgxfd2lubmVyX3RlYW0iNwoLUm91bmRSZXN1bHQSGAoLd2lubmVyX3RlYW0YASABKAVIAIgBAUIOCgxfd2lubmVyX3RlYW0iUAoJSGFuZFNjb3JlEgwKBHRlYW0YASABKAUSDgoGcG9pbnRzGAIgASgFEiUKBnJlYXNvbhgDIAEoDjIVLnRydWNvLnYxLlNjb3JlUmVhc29uIuwDCgtIYW5kU3VtbWFyeRIOCgZudW1iZXIYASABKAUSGAoLd2lubmVyX3RlYW0YAiABKAVIAIgBARIeCgNlbmQYAyABKA4yES50cnVjby52MS5IYW5kRW5kEiUKBnJvdW5kcxgEIAMoCzIVLnRydWNvLnYxLlJvdW5kUmVzdWx0Eg4KBnBvaW50cxgFIAMoBRIjCgZzY29yZWQYBiADKAsyEy50cnVjby52MS5IYW5kU2NvcmUSIgoFc2hvd24YByADKAsyEy50cnVjby52MS5TaG93bkhhbmQSIwoGcHJvb2ZzGAggAygLMhMudHJ1Y28udjEuQ2FyZFByb29mEh8KEmVudmlkb193aW5uZXJfc2VhdBgJIAEoBUgBiAEBEiEKFGVudmlkb193aW5uZXJfcG9pbnRzGAogASgFSAKIAQESHQoQZmxvcl93aW5uZXJfc2VhdBgLIAEoBUgDiAEBEh8KEmZsb3Jfd2lubmVyX3BvaW50cxgMIAEoBUgEiAEBQg4KDF93aW5uZXJfdGVhbUIVChNfZW52aWRvX3dpbm5lcl9zZWF0QhcKFV9lbnZpZG9fd2lubmVyX3BvaW50c0ITChFfZmxvcl93aW5uZXJfc2VhdEIVChNfZmxvcl93aW5uZXJfcG9pbnRzIuACCglNYXRjaFZpZXcSDAoEZ2FtZRgBIAEoCRIgCgVydWxlcxgCIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSDwoHdmVyc2lvbhgDIAEoAxIeCgVwaGFzZRgEIAEoDjIPLnRydWNvLnYxLlBoYXNlEiMKBnNjb3JlcxgFIAMoCzITLnRydWNvLnYxLlRlYW1TY29yZRIgCgRoYW5kGAYgASgLMhIudHJ1Y28udjEuSGFuZFZpZXcSDgoGdG9fYWN0GAcgAygFEhgKC3dpbm5lcl90ZWFtGAggASgFSACIAQESIgoFY2xvY2sYCSABKAsyEy50cnVjby52MS5UdXJuQ2xvY2sSIwoFc2VhdHMYCiADKAsyFC50cnVjby52MS5TZWF0U3RhdHVzEigKCWxhc3RfaGFuZBgLIAEoCzIVLnRydWNvLnYxLkhhbmRTdW1tYXJ5Qg4KDF93aW5uZXJfdGVhbSJ1CglUdXJuQ2xvY2sSDQoFc2VhdHMYASADKAUSKwoHc3RhcnRlZBgCIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLAoIZGVhZGxpbmUYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIl8KClNlYXRTdGF0dXMSDAoEc2VhdBgBIAEoBRISCgp0YWtlbl9vdmVyGAIgASgIEi8KDHJlc2VydmVfbGVmdBgDIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbiI6CgxTZW5hUmVjZWl2ZWQSDAoEc2VhdBgBIAEoBRIcCgRzZW5hGAIgASgOMg4udHJ1Y28udjEuU2VuYSKgAgoIU2VhdFZpZXcSDAoEc2VhdBgBIAEoBRIMCgR0ZWFtGAIgASgFEiMKBnB1YmxpYxgDIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldxIdCgVjYXJkcxgEIAMoCzIOLnRydWNvLnYxLkNhcmQSEwoGZW52aWRvGAUgASgFSACIAQESEQoEZmxvchgGIAEoBUgBiAEBEiUKBXNlbmFzGAcgAygLMhYudHJ1Y28udjEuU2VuYVJlY2VpdmVkEigKDWxlZ2FsX2FjdGlvbnMYCCADKAsyES50cnVjby52MS5Db21tYW5kEicKCm93bl9wcm9vZnMYCSADKAsyEy50cnVjby52MS5DYXJkUHJvb2ZCCQoHX2Vudmlkb0IHCgVfZmxvcip7CgVQaGFzZRIVChFQSEFTRV9VTlNQRUNJRklFRBAAEhkKFVBIQVNFX0FXQUlUSU5HX1BFUlJPUxABEhcKE1BIQVNFX0FXQUlUSU5HX0RFQUwQAhIRCg1QSEFTRV9QTEFZSU5HEAMSFAoQUEhBU0VfTUFUQ0hfT1ZFUhAEKk0KCFN0YW5kaW5nEhgKFFNUQU5ESU5HX1VOU1BFQ0lGSUVEEAASEgoOU1RBTkRJTkdfTUFMQVMQARITCg9TVEFORElOR19CVUVOQVMQAkKBAQoLdXkudHJ1Y28udjFCClZpZXdzUHJvdG9QAVoldHJ1Y28vY2xpZW50cy9nby9nZW4vdHJ1Y28vdjE7dHJ1Y292MaICA1RYWKoCCFRydWNvLlYxygIIVHJ1Y29cVjHiAhRUcnVjb1xWMVxHUEJNZXRhZGF0YeoCCVRydWNvOjpWMWIGcHJvdG8z", [file_google_protobuf_duration, file_google_protobuf_timestamp, file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules]);
 
 /**
  * A call waiting for an answer.
@@ -34,7 +36,7 @@ export type PendingCall = Message<"truco.v1.PendingCall"> & {
   call: CallKind;
 
   /**
-   * Who made it.
+   * Who made it (its owner).
    *
    * @generated from field: int32 seat = 2;
    */
@@ -46,6 +48,15 @@ export type PendingCall = Message<"truco.v1.PendingCall"> & {
    * @generated from field: int32 team = 3;
    */
   team: number;
+
+  /**
+   * The points it puts at stake if accepted, from public facts: a grito, what the hand is then worth; an
+   * envido chain, its sum (a falta envido: the falta for the caller's team); a flor call, 3 per flor sung so
+   * far plus the raises (a contra flor al resto: the falta).
+   *
+   * @generated from field: int32 value = 4;
+   */
+  value: number;
 };
 
 /**
@@ -272,7 +283,7 @@ export type HandView = Message<"truco.v1.HandView"> & {
   trucoOwner?: number | undefined;
 
   /**
-   * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+   * The call to answer first, if any (the top of `pending_calls`).
    *
    * @generated from field: truco.v1.PendingCall pending = 13;
    */
@@ -377,18 +388,41 @@ export type HandView = Message<"truco.v1.HandView"> & {
   shown: ShownHand[];
 
   /**
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    *
-   * @generated from field: repeated truco.v1.Card revealed_order = 28;
+   * @generated from field: repeated truco.v1.Card revealed_order = 28 [deprecated = true];
+   * @deprecated
    */
   revealedOrder: Card[];
 
   /**
-   * The salt, once the hand has ended.
+   * Deprecated, never sent. See `commitments` and `proofs`.
    *
-   * @generated from field: string revealed_salt = 29;
+   * @generated from field: string revealed_salt = 29 [deprecated = true];
+   * @deprecated
    */
   revealedSalt: string;
+
+  /**
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   *
+   * @generated from field: repeated string commitments = 30;
+   */
+  commitments: string[];
+
+  /**
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   *
+   * @generated from field: repeated truco.v1.CardProof proofs = 31;
+   */
+  proofs: CardProof[];
+
+  /**
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   *
+   * @generated from field: repeated truco.v1.PendingCall pending_calls = 32;
+   */
+  pendingCalls: PendingCall[];
 };
 
 /**
@@ -397,6 +431,161 @@ export type HandView = Message<"truco.v1.HandView"> & {
  */
 export const HandViewSchema: GenMessage<HandView> = /*@__PURE__*/
   messageDesc(file_truco_v1_views, 5);
+
+/**
+ * One round of a finished hand.
+ *
+ * @generated from message truco.v1.RoundResult
+ */
+export type RoundResult = Message<"truco.v1.RoundResult"> & {
+  /**
+   * The team that took it; unset for a parda.
+   *
+   * @generated from field: optional int32 winner_team = 1;
+   */
+  winnerTeam?: number | undefined;
+};
+
+/**
+ * Describes the message truco.v1.RoundResult.
+ * Use `create(RoundResultSchema)` to create a new message.
+ */
+export const RoundResultSchema: GenMessage<RoundResult> = /*@__PURE__*/
+  messageDesc(file_truco_v1_views, 6);
+
+/**
+ * Points credited in a hand.
+ *
+ * @generated from message truco.v1.HandScore
+ */
+export type HandScore = Message<"truco.v1.HandScore"> & {
+  /**
+   * 0 or 1.
+   *
+   * @generated from field: int32 team = 1;
+   */
+  team: number;
+
+  /**
+   * How many.
+   *
+   * @generated from field: int32 points = 2;
+   */
+  points: number;
+
+  /**
+   * Why.
+   *
+   * @generated from field: truco.v1.ScoreReason reason = 3;
+   */
+  reason: ScoreReason;
+};
+
+/**
+ * Describes the message truco.v1.HandScore.
+ * Use `create(HandScoreSchema)` to create a new message.
+ */
+export const HandScoreSchema: GenMessage<HandScore> = /*@__PURE__*/
+  messageDesc(file_truco_v1_views, 7);
+
+/**
+ * How the last finished hand ended: kept in the view from its end until the next hand's first action (the move
+ * that ends a hand also deals the next one).
+ *
+ * @generated from message truco.v1.HandSummary
+ */
+export type HandSummary = Message<"truco.v1.HandSummary"> & {
+  /**
+   * The hand's number.
+   *
+   * @generated from field: int32 number = 1;
+   */
+  number: number;
+
+  /**
+   * The team that took the hand; unset when the match ended before it was decided.
+   *
+   * @generated from field: optional int32 winner_team = 2;
+   */
+  winnerTeam?: number | undefined;
+
+  /**
+   * How it ended.
+   *
+   * @generated from field: truco.v1.HandEnd end = 3;
+   */
+  end: HandEnd;
+
+  /**
+   * Each round played, in order.
+   *
+   * @generated from field: repeated truco.v1.RoundResult rounds = 4;
+   */
+  rounds: RoundResult[];
+
+  /**
+   * Points each team made in the hand (index = team).
+   *
+   * @generated from field: repeated int32 points = 5;
+   */
+  points: number[];
+
+  /**
+   * Every credit of the hand, in order, with its reason.
+   *
+   * @generated from field: repeated truco.v1.HandScore scored = 6;
+   */
+  scored: HandScore[];
+
+  /**
+   * The hands the rules showed.
+   *
+   * @generated from field: repeated truco.v1.ShownHand shown = 7;
+   */
+  shown: ShownHand[];
+
+  /**
+   * The proofs of the shown cards.
+   *
+   * @generated from field: repeated truco.v1.CardProof proofs = 8;
+   */
+  proofs: CardProof[];
+
+  /**
+   * The envido's winning seat, if it was played.
+   *
+   * @generated from field: optional int32 envido_winner_seat = 9;
+   */
+  envidoWinnerSeat?: number | undefined;
+
+  /**
+   * The envido winner's points.
+   *
+   * @generated from field: optional int32 envido_winner_points = 10;
+   */
+  envidoWinnerPoints?: number | undefined;
+
+  /**
+   * The best flor's seat, if two teams' flores were compared.
+   *
+   * @generated from field: optional int32 flor_winner_seat = 11;
+   */
+  florWinnerSeat?: number | undefined;
+
+  /**
+   * The best flor's points.
+   *
+   * @generated from field: optional int32 flor_winner_points = 12;
+   */
+  florWinnerPoints?: number | undefined;
+};
+
+/**
+ * Describes the message truco.v1.HandSummary.
+ * Use `create(HandSummarySchema)` to create a new message.
+ */
+export const HandSummarySchema: GenMessage<HandSummary> = /*@__PURE__*/
+  messageDesc(file_truco_v1_views, 8);
 
 /**
  * Everything public about a match.
@@ -459,6 +648,29 @@ export type MatchView = Message<"truco.v1.MatchView"> & {
    * @generated from field: optional int32 winner_team = 8;
    */
   winnerTeam?: number | undefined;
+
+  /**
+   * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+   * match over).
+   *
+   * @generated from field: truco.v1.TurnClock clock = 9;
+   */
+  clock?: TurnClock | undefined;
+
+  /**
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   *
+   * @generated from field: repeated truco.v1.SeatStatus seats = 10;
+   */
+  seats: SeatStatus[];
+
+  /**
+   * How the last finished hand ended, until the next hand's first action.
+   *
+   * @generated from field: truco.v1.HandSummary last_hand = 11;
+   */
+  lastHand?: HandSummary | undefined;
 };
 
 /**
@@ -466,7 +678,78 @@ export type MatchView = Message<"truco.v1.MatchView"> & {
  * Use `create(MatchViewSchema)` to create a new message.
  */
 export const MatchViewSchema: GenMessage<MatchView> = /*@__PURE__*/
-  messageDesc(file_truco_v1_views, 6);
+  messageDesc(file_truco_v1_views, 9);
+
+/**
+ * The turn clock of the decision the match waits for. Times are the server's: draw a countdown from the
+ * difference between `deadline` and the server time a client estimates (or simply from its own clock).
+ *
+ * @generated from message truco.v1.TurnClock
+ */
+export type TurnClock = Message<"truco.v1.TurnClock"> & {
+  /**
+   * The seats whose decision it times (the seats of `to_act` that a player holds).
+   *
+   * @generated from field: repeated int32 seats = 1;
+   */
+  seats: number[];
+
+  /**
+   * When the decision started.
+   *
+   * @generated from field: google.protobuf.Timestamp started = 2;
+   */
+  started?: Timestamp | undefined;
+
+  /**
+   * When it runs out: the per-decision time plus what is left of the seat's per-match reserve.
+   *
+   * @generated from field: google.protobuf.Timestamp deadline = 3;
+   */
+  deadline?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message truco.v1.TurnClock.
+ * Use `create(TurnClockSchema)` to create a new message.
+ */
+export const TurnClockSchema: GenMessage<TurnClock> = /*@__PURE__*/
+  messageDesc(file_truco_v1_views, 10);
+
+/**
+ * A seat's standing in the game's event log: whether a bot plays it, and its clock reserve.
+ *
+ * @generated from message truco.v1.SeatStatus
+ */
+export type SeatStatus = Message<"truco.v1.SeatStatus"> & {
+  /**
+   * The seat.
+   *
+   * @generated from field: int32 seat = 1;
+   */
+  seat: number;
+
+  /**
+   * True while a bot plays the seat for its player (its clock ran out, or it left); ResumeSeat ends it.
+   *
+   * @generated from field: bool taken_over = 2;
+   */
+  takenOver: boolean;
+
+  /**
+   * What is left of the seat's per-match clock reserve (unset in games without a reserve).
+   *
+   * @generated from field: google.protobuf.Duration reserve_left = 3;
+   */
+  reserveLeft?: Duration | undefined;
+};
+
+/**
+ * Describes the message truco.v1.SeatStatus.
+ * Use `create(SeatStatusSchema)` to create a new message.
+ */
+export const SeatStatusSchema: GenMessage<SeatStatus> = /*@__PURE__*/
+  messageDesc(file_truco_v1_views, 11);
 
 /**
  * A seña received from a teammate.
@@ -494,7 +777,7 @@ export type SenaReceived = Message<"truco.v1.SenaReceived"> & {
  * Use `create(SenaReceivedSchema)` to create a new message.
  */
 export const SenaReceivedSchema: GenMessage<SenaReceived> = /*@__PURE__*/
-  messageDesc(file_truco_v1_views, 7);
+  messageDesc(file_truco_v1_views, 12);
 
 /**
  * What one seat may see: the public view plus its own cards, its teammates' señas and its legal actions.
@@ -557,6 +840,14 @@ export type SeatView = Message<"truco.v1.SeatView"> & {
    * @generated from field: repeated truco.v1.Command legal_actions = 8;
    */
   legalActions: Command[];
+
+  /**
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   *
+   * @generated from field: repeated truco.v1.CardProof own_proofs = 9;
+   */
+  ownProofs: CardProof[];
 };
 
 /**
@@ -564,7 +855,7 @@ export type SeatView = Message<"truco.v1.SeatView"> & {
  * Use `create(SeatViewSchema)` to create a new message.
  */
 export const SeatViewSchema: GenMessage<SeatView> = /*@__PURE__*/
-  messageDesc(file_truco_v1_views, 8);
+  messageDesc(file_truco_v1_views, 13);
 
 /**
  * Where a match stands.

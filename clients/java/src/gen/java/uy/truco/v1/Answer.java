@@ -33,6 +33,7 @@ private static final long serialVersionUID = 0L;
     super(builder);
   }
   private Answer() {
+    call_ = 0;
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -68,6 +69,34 @@ private static final long serialVersionUID = 0L;
     return accept_;
   }
 
+  public static final int CALL_FIELD_NUMBER = 2;
+  private int call_ = 0;
+  /**
+   * <pre>
+   * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+   * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+   * </pre>
+   *
+   * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+   * @return The enum numeric value on the wire for call.
+   */
+  @java.lang.Override public int getCallValue() {
+    return call_;
+  }
+  /**
+   * <pre>
+   * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+   * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+   * </pre>
+   *
+   * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+   * @return The call.
+   */
+  @java.lang.Override public uy.truco.v1.CallKind getCall() {
+    uy.truco.v1.CallKind result = uy.truco.v1.CallKind.forNumber(call_);
+    return result == null ? uy.truco.v1.CallKind.UNRECOGNIZED : result;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -85,6 +114,9 @@ private static final long serialVersionUID = 0L;
     if (accept_ != false) {
       output.writeBool(1, accept_);
     }
+    if (call_ != uy.truco.v1.CallKind.CALL_KIND_UNSPECIFIED.getNumber()) {
+      output.writeEnum(2, call_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -92,6 +124,10 @@ private static final long serialVersionUID = 0L;
     if (accept_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(1, accept_);
+    }
+    if (call_ != uy.truco.v1.CallKind.CALL_KIND_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(2, call_);
     }
     return size;
   }
@@ -119,6 +155,7 @@ private static final long serialVersionUID = 0L;
 
     if (getAccept()
         != other.getAccept()) return false;
+    if (call_ != other.call_) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -133,6 +170,8 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + ACCEPT_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getAccept());
+    hash = (37 * hash) + CALL_FIELD_NUMBER;
+    hash = (53 * hash) + call_;
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -270,6 +309,7 @@ private static final long serialVersionUID = 0L;
       super.clear();
       bitField0_ = 0;
       accept_ = false;
+      call_ = 0;
       return this;
     }
 
@@ -306,6 +346,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000001) != 0)) {
         result.accept_ = accept_;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.call_ = call_;
+      }
     }
 
     @java.lang.Override
@@ -322,6 +365,9 @@ private static final long serialVersionUID = 0L;
       if (other == uy.truco.v1.Answer.getDefaultInstance()) return this;
       if (other.getAccept() != false) {
         setAccept(other.getAccept());
+      }
+      if (other.call_ != 0) {
+        setCallValue(other.getCallValue());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -354,6 +400,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 8
+            case 16: {
+              call_ = input.readEnum();
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 16
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -411,6 +462,83 @@ private static final long serialVersionUID = 0L;
     public Builder clearAccept() {
       bitField0_ = (bitField0_ & ~0x00000001);
       accept_ = false;
+      onChanged();
+      return this;
+    }
+
+    private int call_ = 0;
+    /**
+     * <pre>
+     * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+     * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+     * </pre>
+     *
+     * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+     * @return The enum numeric value on the wire for call.
+     */
+    @java.lang.Override public int getCallValue() {
+      return call_;
+    }
+    /**
+     * <pre>
+     * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+     * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+     * </pre>
+     *
+     * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+     * @param value The enum numeric value on the wire for call to set.
+     * @return This builder for chaining.
+     */
+    public Builder setCallValue(int value) {
+      call_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+     * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+     * </pre>
+     *
+     * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+     * @return The call.
+     */
+    @java.lang.Override
+    public uy.truco.v1.CallKind getCall() {
+      uy.truco.v1.CallKind result = uy.truco.v1.CallKind.forNumber(call_);
+      return result == null ? uy.truco.v1.CallKind.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+     * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+     * </pre>
+     *
+     * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+     * @param value The call to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setCall(uy.truco.v1.CallKind value) {
+      if (value == null) { throw new NullPointerException(); }
+      bitField0_ |= 0x00000002;
+      call_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+     * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+     * </pre>
+     *
+     * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearCall() {
+      bitField0_ = (bitField0_ & ~0x00000002);
+      call_ = 0;
       onChanged();
       return this;
     }

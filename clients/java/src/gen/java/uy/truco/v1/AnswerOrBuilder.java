@@ -19,4 +19,25 @@ public interface AnswerOrBuilder extends
    * @return The accept.
    */
   boolean getAccept();
+
+  /**
+   * <pre>
+   * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+   * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+   * </pre>
+   *
+   * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+   * @return The enum numeric value on the wire for call.
+   */
+  int getCallValue();
+  /**
+   * <pre>
+   * The call answered (legal actions always name it). Unset answers whatever is pending; a call that is not
+   * the pending one is refused with CALL_MISMATCH, so a quiero never accepts another call than the one shown.
+   * </pre>
+   *
+   * <code>.truco.v1.CallKind call = 2 [json_name = "call"];</code>
+   * @return The call.
+   */
+  uy.truco.v1.CallKind getCall();
 }

@@ -95,6 +95,15 @@ public enum CallKind
    * <code>CALL_KIND_CONTRA_FLOR_AL_RESTO = 9;</code>
    */
   CALL_KIND_CONTRA_FLOR_AL_RESTO(9),
+  /**
+   * <pre>
+   * Flor: a second team's flor, sung (never sent in a command): the team that sang first answers it with
+   * "con flor quiero" (Answer accept, the flores are counted) or a raise.
+   * </pre>
+   *
+   * <code>CALL_KIND_FLOR = 10;</code>
+   */
+  CALL_KIND_FLOR(10),
   UNRECOGNIZED(-1),
   ;
 
@@ -187,6 +196,15 @@ public enum CallKind
    * <code>CALL_KIND_CONTRA_FLOR_AL_RESTO = 9;</code>
    */
   public static final int CALL_KIND_CONTRA_FLOR_AL_RESTO_VALUE = 9;
+  /**
+   * <pre>
+   * Flor: a second team's flor, sung (never sent in a command): the team that sang first answers it with
+   * "con flor quiero" (Answer accept, the flores are counted) or a raise.
+   * </pre>
+   *
+   * <code>CALL_KIND_FLOR = 10;</code>
+   */
+  public static final int CALL_KIND_FLOR_VALUE = 10;
 
 
   public final int getNumber() {
@@ -223,6 +241,7 @@ public enum CallKind
       case 7: return CALL_KIND_CON_FLOR_ENVIDO;
       case 8: return CALL_KIND_CONTRA_FLOR;
       case 9: return CALL_KIND_CONTRA_FLOR_AL_RESTO;
+      case 10: return CALL_KIND_FLOR;
       default: return null;
     }
   }

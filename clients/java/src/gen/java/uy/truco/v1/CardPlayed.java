@@ -106,6 +106,44 @@ private static final long serialVersionUID = 0L;
     return card_ == null ? uy.truco.v1.Card.getDefaultInstance() : card_;
   }
 
+  public static final int PROOF_FIELD_NUMBER = 3;
+  private uy.truco.v1.CardProof proof_;
+  /**
+   * <pre>
+   * The card's proof, now public: it opens the card's commitment in HandDealt.
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+   * @return Whether the proof field is set.
+   */
+  @java.lang.Override
+  public boolean hasProof() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * The card's proof, now public: it opens the card's commitment in HandDealt.
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+   * @return The proof.
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProof getProof() {
+    return proof_ == null ? uy.truco.v1.CardProof.getDefaultInstance() : proof_;
+  }
+  /**
+   * <pre>
+   * The card's proof, now public: it opens the card's commitment in HandDealt.
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProofOrBuilder getProofOrBuilder() {
+    return proof_ == null ? uy.truco.v1.CardProof.getDefaultInstance() : proof_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -126,6 +164,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(2, getCard());
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(3, getProof());
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -137,6 +178,10 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(2, getCard());
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(3, getProof());
     }
     return size;
   }
@@ -169,6 +214,11 @@ private static final long serialVersionUID = 0L;
       if (!getCard()
           .equals(other.getCard())) return false;
     }
+    if (hasProof() != other.hasProof()) return false;
+    if (hasProof()) {
+      if (!getProof()
+          .equals(other.getProof())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -185,6 +235,10 @@ private static final long serialVersionUID = 0L;
     if (hasCard()) {
       hash = (37 * hash) + CARD_FIELD_NUMBER;
       hash = (53 * hash) + getCard().hashCode();
+    }
+    if (hasProof()) {
+      hash = (37 * hash) + PROOF_FIELD_NUMBER;
+      hash = (53 * hash) + getProof().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -321,6 +375,7 @@ private static final long serialVersionUID = 0L;
       if (com.google.protobuf.GeneratedMessage
               .alwaysUseFieldBuilders) {
         internalGetCardFieldBuilder();
+        internalGetProofFieldBuilder();
       }
     }
     @java.lang.Override
@@ -332,6 +387,11 @@ private static final long serialVersionUID = 0L;
       if (cardBuilder_ != null) {
         cardBuilder_.dispose();
         cardBuilder_ = null;
+      }
+      proof_ = null;
+      if (proofBuilder_ != null) {
+        proofBuilder_.dispose();
+        proofBuilder_ = null;
       }
       return this;
     }
@@ -376,6 +436,12 @@ private static final long serialVersionUID = 0L;
             : cardBuilder_.build();
         to_bitField0_ |= 0x00000001;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.proof_ = proofBuilder_ == null
+            ? proof_
+            : proofBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -396,6 +462,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasCard()) {
         mergeCard(other.getCard());
+      }
+      if (other.hasProof()) {
+        mergeProof(other.getProof());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -435,6 +504,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 18
+            case 26: {
+              input.readMessage(
+                  internalGetProofFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 26
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -651,6 +727,163 @@ private static final long serialVersionUID = 0L;
         card_ = null;
       }
       return cardBuilder_;
+    }
+
+    private uy.truco.v1.CardProof proof_;
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> proofBuilder_;
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     * @return Whether the proof field is set.
+     */
+    public boolean hasProof() {
+      return ((bitField0_ & 0x00000004) != 0);
+    }
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     * @return The proof.
+     */
+    public uy.truco.v1.CardProof getProof() {
+      if (proofBuilder_ == null) {
+        return proof_ == null ? uy.truco.v1.CardProof.getDefaultInstance() : proof_;
+      } else {
+        return proofBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     */
+    public Builder setProof(uy.truco.v1.CardProof value) {
+      if (proofBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        proof_ = value;
+      } else {
+        proofBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     */
+    public Builder setProof(
+        uy.truco.v1.CardProof.Builder builderForValue) {
+      if (proofBuilder_ == null) {
+        proof_ = builderForValue.build();
+      } else {
+        proofBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     */
+    public Builder mergeProof(uy.truco.v1.CardProof value) {
+      if (proofBuilder_ == null) {
+        if (((bitField0_ & 0x00000004) != 0) &&
+          proof_ != null &&
+          proof_ != uy.truco.v1.CardProof.getDefaultInstance()) {
+          getProofBuilder().mergeFrom(value);
+        } else {
+          proof_ = value;
+        }
+      } else {
+        proofBuilder_.mergeFrom(value);
+      }
+      if (proof_ != null) {
+        bitField0_ |= 0x00000004;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     */
+    public Builder clearProof() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      proof_ = null;
+      if (proofBuilder_ != null) {
+        proofBuilder_.dispose();
+        proofBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder getProofBuilder() {
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return internalGetProofFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     */
+    public uy.truco.v1.CardProofOrBuilder getProofOrBuilder() {
+      if (proofBuilder_ != null) {
+        return proofBuilder_.getMessageOrBuilder();
+      } else {
+        return proof_ == null ?
+            uy.truco.v1.CardProof.getDefaultInstance() : proof_;
+      }
+    }
+    /**
+     * <pre>
+     * The card's proof, now public: it opens the card's commitment in HandDealt.
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> 
+        internalGetProofFieldBuilder() {
+      if (proofBuilder_ == null) {
+        proofBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder>(
+                getProof(),
+                getParentForChildren(),
+                isClean());
+        proof_ = null;
+      }
+      return proofBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.CardPlayed)

@@ -46,4 +46,31 @@ public interface CardPlayedOrBuilder extends
    * <code>.truco.v1.Card card = 2 [json_name = "card"];</code>
    */
   uy.truco.v1.CardOrBuilder getCardOrBuilder();
+
+  /**
+   * <pre>
+   * The card's proof, now public: it opens the card's commitment in HandDealt.
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+   * @return Whether the proof field is set.
+   */
+  boolean hasProof();
+  /**
+   * <pre>
+   * The card's proof, now public: it opens the card's commitment in HandDealt.
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+   * @return The proof.
+   */
+  uy.truco.v1.CardProof getProof();
+  /**
+   * <pre>
+   * The card's proof, now public: it opens the card's commitment in HandDealt.
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof proof = 3 [json_name = "proof"];</code>
+   */
+  uy.truco.v1.CardProofOrBuilder getProofOrBuilder();
 }

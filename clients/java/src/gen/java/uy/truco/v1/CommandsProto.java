@@ -83,8 +83,9 @@ public final class CommandsProto extends com.google.protobuf.GeneratedFile {
       "\n\027truco/v1/commands.proto\022\010truco.v1\032\024tru" +
       "co/v1/cards.proto\".\n\010PlayCard\022\"\n\004card\030\001 " +
       "\001(\0132\016.truco.v1.CardR\004card\"2\n\010MakeCall\022&\n" +
-      "\004call\030\001 \001(\0162\022.truco.v1.CallKindR\004call\" \n" +
-      "\006Answer\022\026\n\006accept\030\001 \001(\010R\006accept\"\n\n\010GoToM" +
+      "\004call\030\001 \001(\0162\022.truco.v1.CallKindR\004call\"H\n" +
+      "\006Answer\022\026\n\006accept\030\001 \001(\010R\006accept\022&\n\004call\030" +
+      "\002 \001(\0162\022.truco.v1.CallKindR\004call\"\n\n\010GoToM" +
       "azo\".\n\010SendSena\022\"\n\004sena\030\001 \001(\0162\016.truco.v1" +
       ".SenaR\004sena\"\014\n\nCallPerros\"\014\n\nSkipPerros\"" +
       "V\n\014AnswerPerros\022#\n\raccept_envido\030\001 \001(\010R\014" +
@@ -100,23 +101,24 @@ public final class CommandsProto extends com.google.protobuf.GeneratedFile {
       "skip_perros\030\007 \001(\0132\024.truco.v1.SkipPerrosH" +
       "\000R\nskipPerros\022=\n\ranswer_perros\030\010 \001(\0132\026.t" +
       "ruco.v1.AnswerPerrosH\000R\014answerPerrosB\006\n\004" +
-      "kind*\227\002\n\010CallKind\022\031\n\025CALL_KIND_UNSPECIFI" +
+      "kind*\253\002\n\010CallKind\022\031\n\025CALL_KIND_UNSPECIFI" +
       "ED\020\000\022\023\n\017CALL_KIND_TRUCO\020\001\022\025\n\021CALL_KIND_R" +
       "ETRUCO\020\002\022\031\n\025CALL_KIND_VALE_CUATRO\020\003\022\024\n\020C" +
       "ALL_KIND_ENVIDO\020\004\022\031\n\025CALL_KIND_REAL_ENVI" +
       "DO\020\005\022\032\n\026CALL_KIND_FALTA_ENVIDO\020\006\022\035\n\031CALL" +
       "_KIND_CON_FLOR_ENVIDO\020\007\022\031\n\025CALL_KIND_CON" +
       "TRA_FLOR\020\010\022\"\n\036CALL_KIND_CONTRA_FLOR_AL_R" +
-      "ESTO\020\t*\362\001\n\004Sena\022\024\n\020SENA_UNSPECIFIED\020\000\022\020\n" +
-      "\014SENA_PIEZA_2\020\001\022\020\n\014SENA_PIEZA_4\020\002\022\020\n\014SEN" +
-      "A_PIEZA_5\020\003\022\021\n\rSENA_PIEZA_11\020\004\022\021\n\rSENA_P" +
-      "IEZA_10\020\005\022\017\n\013SENA_MATA_1\020\006\022\017\n\013SENA_MATA_" +
-      "7\020\007\022\020\n\014SENA_CHICA_3\020\010\022\020\n\014SENA_CHICA_2\020\t\022" +
-      "\020\n\014SENA_CHICA_1\020\n\022\017\n\013SENA_NEGRAS\020\013\022\017\n\013SE" +
-      "NA_ENVIDO\020\014B\204\001\n\013uy.truco.v1B\rCommandsPro" +
-      "toP\001Z%truco/clients/go/gen/truco/v1;truc" +
-      "ov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truco\\V1\342\002\024Truco\\" +
-      "V1\\GPBMetadata\352\002\tTruco::V1b\006proto3"
+      "ESTO\020\t\022\022\n\016CALL_KIND_FLOR\020\n*\362\001\n\004Sena\022\024\n\020S" +
+      "ENA_UNSPECIFIED\020\000\022\020\n\014SENA_PIEZA_2\020\001\022\020\n\014S" +
+      "ENA_PIEZA_4\020\002\022\020\n\014SENA_PIEZA_5\020\003\022\021\n\rSENA_" +
+      "PIEZA_11\020\004\022\021\n\rSENA_PIEZA_10\020\005\022\017\n\013SENA_MA" +
+      "TA_1\020\006\022\017\n\013SENA_MATA_7\020\007\022\020\n\014SENA_CHICA_3\020" +
+      "\010\022\020\n\014SENA_CHICA_2\020\t\022\020\n\014SENA_CHICA_1\020\n\022\017\n" +
+      "\013SENA_NEGRAS\020\013\022\017\n\013SENA_ENVIDO\020\014B\204\001\n\013uy.t" +
+      "ruco.v1B\rCommandsProtoP\001Z%truco/clients/" +
+      "go/gen/truco/v1;trucov1\242\002\003TXX\252\002\010Truco.V1" +
+      "\312\002\010Truco\\V1\342\002\024Truco\\V1\\GPBMetadata\352\002\tTru" +
+      "co::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -140,7 +142,7 @@ public final class CommandsProto extends com.google.protobuf.GeneratedFile {
     internal_static_truco_v1_Answer_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_Answer_descriptor,
-        new java.lang.String[] { "Accept", });
+        new java.lang.String[] { "Accept", "Call", });
     internal_static_truco_v1_GoToMazo_descriptor =
       getDescriptor().getMessageType(3);
     internal_static_truco_v1_GoToMazo_fieldAccessorTable = new

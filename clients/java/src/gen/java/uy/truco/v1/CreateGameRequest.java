@@ -286,6 +286,47 @@ private static final long serialVersionUID = 0L;
     return public_;
   }
 
+  public static final int CLOCK_FIELD_NUMBER = 6;
+  private uy.truco.v1.ClockSettings clock_;
+  /**
+   * <pre>
+   * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+   * options); set with a zero `decision`: no clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+   * @return Whether the clock field is set.
+   */
+  @java.lang.Override
+  public boolean hasClock() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+   * options); set with a zero `decision`: no clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+   * @return The clock.
+   */
+  @java.lang.Override
+  public uy.truco.v1.ClockSettings getClock() {
+    return clock_ == null ? uy.truco.v1.ClockSettings.getDefaultInstance() : clock_;
+  }
+  /**
+   * <pre>
+   * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+   * options); set with a zero `decision`: no clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.ClockSettingsOrBuilder getClockOrBuilder() {
+    return clock_ == null ? uy.truco.v1.ClockSettings.getDefaultInstance() : clock_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -314,6 +355,9 @@ private static final long serialVersionUID = 0L;
     }
     if (public_ != false) {
       output.writeBool(5, public_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(6, getClock());
     }
     getUnknownFields().writeTo(output);
   }
@@ -347,6 +391,10 @@ private static final long serialVersionUID = 0L;
     if (public_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(5, public_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(6, getClock());
     }
     return size;
   }
@@ -385,6 +433,11 @@ private static final long serialVersionUID = 0L;
         .equals(other.getFixedDealsList())) return false;
     if (getPublic()
         != other.getPublic()) return false;
+    if (hasClock() != other.hasClock()) return false;
+    if (hasClock()) {
+      if (!getClock()
+          .equals(other.getClock())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -413,6 +466,10 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + PUBLIC_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getPublic());
+    if (hasClock()) {
+      hash = (37 * hash) + CLOCK_FIELD_NUMBER;
+      hash = (53 * hash) + getClock().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -550,6 +607,7 @@ private static final long serialVersionUID = 0L;
         internalGetRulesFieldBuilder();
         internalGetBotsFieldBuilder();
         internalGetFixedDealsFieldBuilder();
+        internalGetClockFieldBuilder();
       }
     }
     @java.lang.Override
@@ -577,6 +635,11 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x00000008);
       public_ = false;
+      clock_ = null;
+      if (clockBuilder_ != null) {
+        clockBuilder_.dispose();
+        clockBuilder_ = null;
+      }
       return this;
     }
 
@@ -644,6 +707,12 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000010) != 0)) {
         result.public_ = public_;
+      }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.clock_ = clockBuilder_ == null
+            ? clock_
+            : clockBuilder_.build();
+        to_bitField0_ |= 0x00000002;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -723,6 +792,9 @@ private static final long serialVersionUID = 0L;
       if (other.getPublic() != false) {
         setPublic(other.getPublic());
       }
+      if (other.hasClock()) {
+        mergeClock(other.getClock());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -792,6 +864,13 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000010;
               break;
             } // case 40
+            case 50: {
+              input.readMessage(
+                  internalGetClockFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1750,6 +1829,172 @@ private static final long serialVersionUID = 0L;
       public_ = false;
       onChanged();
       return this;
+    }
+
+    private uy.truco.v1.ClockSettings clock_;
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.ClockSettings, uy.truco.v1.ClockSettings.Builder, uy.truco.v1.ClockSettingsOrBuilder> clockBuilder_;
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     * @return Whether the clock field is set.
+     */
+    public boolean hasClock() {
+      return ((bitField0_ & 0x00000020) != 0);
+    }
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     * @return The clock.
+     */
+    public uy.truco.v1.ClockSettings getClock() {
+      if (clockBuilder_ == null) {
+        return clock_ == null ? uy.truco.v1.ClockSettings.getDefaultInstance() : clock_;
+      } else {
+        return clockBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     */
+    public Builder setClock(uy.truco.v1.ClockSettings value) {
+      if (clockBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        clock_ = value;
+      } else {
+        clockBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     */
+    public Builder setClock(
+        uy.truco.v1.ClockSettings.Builder builderForValue) {
+      if (clockBuilder_ == null) {
+        clock_ = builderForValue.build();
+      } else {
+        clockBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     */
+    public Builder mergeClock(uy.truco.v1.ClockSettings value) {
+      if (clockBuilder_ == null) {
+        if (((bitField0_ & 0x00000020) != 0) &&
+          clock_ != null &&
+          clock_ != uy.truco.v1.ClockSettings.getDefaultInstance()) {
+          getClockBuilder().mergeFrom(value);
+        } else {
+          clock_ = value;
+        }
+      } else {
+        clockBuilder_.mergeFrom(value);
+      }
+      if (clock_ != null) {
+        bitField0_ |= 0x00000020;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     */
+    public Builder clearClock() {
+      bitField0_ = (bitField0_ & ~0x00000020);
+      clock_ = null;
+      if (clockBuilder_ != null) {
+        clockBuilder_.dispose();
+        clockBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     */
+    public uy.truco.v1.ClockSettings.Builder getClockBuilder() {
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return internalGetClockFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     */
+    public uy.truco.v1.ClockSettingsOrBuilder getClockOrBuilder() {
+      if (clockBuilder_ != null) {
+        return clockBuilder_.getMessageOrBuilder();
+      } else {
+        return clock_ == null ?
+            uy.truco.v1.ClockSettings.getDefaultInstance() : clock_;
+      }
+    }
+    /**
+     * <pre>
+     * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+     * options); set with a zero `decision`: no clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.ClockSettings, uy.truco.v1.ClockSettings.Builder, uy.truco.v1.ClockSettingsOrBuilder> 
+        internalGetClockFieldBuilder() {
+      if (clockBuilder_ == null) {
+        clockBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.ClockSettings, uy.truco.v1.ClockSettings.Builder, uy.truco.v1.ClockSettingsOrBuilder>(
+                getClock(),
+                getParentForChildren(),
+                isClean());
+        clock_ = null;
+      }
+      return clockBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.CreateGameRequest)

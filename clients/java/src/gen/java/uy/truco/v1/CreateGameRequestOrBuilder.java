@@ -162,4 +162,34 @@ public interface CreateGameRequestOrBuilder extends
    * @return The public.
    */
   boolean getPublic();
+
+  /**
+   * <pre>
+   * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+   * options); set with a zero `decision`: no clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+   * @return Whether the clock field is set.
+   */
+  boolean hasClock();
+  /**
+   * <pre>
+   * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+   * options); set with a zero `decision`: no clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+   * @return The clock.
+   */
+  uy.truco.v1.ClockSettings getClock();
+  /**
+   * <pre>
+   * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
+   * options); set with a zero `decision`: no clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 6 [json_name = "clock"];</code>
+   */
+  uy.truco.v1.ClockSettingsOrBuilder getClockOrBuilder();
 }

@@ -77,6 +77,9 @@ private static final long serialVersionUID = 0L;
     POINTS_SCORED(18),
     HAND_ENDED(19),
     MATCH_ENDED(20),
+    CLOCK_EXPIRED(21),
+    SEAT_LEFT(22),
+    SEAT_RESUMED(23),
     KIND_NOT_SET(0);
     private final int value;
     private KindCase(int value) {
@@ -113,6 +116,9 @@ private static final long serialVersionUID = 0L;
         case 18: return POINTS_SCORED;
         case 19: return HAND_ENDED;
         case 20: return MATCH_ENDED;
+        case 21: return CLOCK_EXPIRED;
+        case 22: return SEAT_LEFT;
+        case 23: return SEAT_RESUMED;
         case 0: return KIND_NOT_SET;
         default: return null;
       }
@@ -960,6 +966,135 @@ private static final long serialVersionUID = 0L;
     return uy.truco.v1.MatchEnded.getDefaultInstance();
   }
 
+  public static final int CLOCK_EXPIRED_FIELD_NUMBER = 21;
+  /**
+   * <pre>
+   * See ClockExpired.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+   * @return Whether the clockExpired field is set.
+   */
+  @java.lang.Override
+  public boolean hasClockExpired() {
+    return kindCase_ == 21;
+  }
+  /**
+   * <pre>
+   * See ClockExpired.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+   * @return The clockExpired.
+   */
+  @java.lang.Override
+  public uy.truco.v1.ClockExpired getClockExpired() {
+    if (kindCase_ == 21) {
+       return (uy.truco.v1.ClockExpired) kind_;
+    }
+    return uy.truco.v1.ClockExpired.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * See ClockExpired.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.ClockExpiredOrBuilder getClockExpiredOrBuilder() {
+    if (kindCase_ == 21) {
+       return (uy.truco.v1.ClockExpired) kind_;
+    }
+    return uy.truco.v1.ClockExpired.getDefaultInstance();
+  }
+
+  public static final int SEAT_LEFT_FIELD_NUMBER = 22;
+  /**
+   * <pre>
+   * See SeatLeft.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+   * @return Whether the seatLeft field is set.
+   */
+  @java.lang.Override
+  public boolean hasSeatLeft() {
+    return kindCase_ == 22;
+  }
+  /**
+   * <pre>
+   * See SeatLeft.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+   * @return The seatLeft.
+   */
+  @java.lang.Override
+  public uy.truco.v1.SeatLeft getSeatLeft() {
+    if (kindCase_ == 22) {
+       return (uy.truco.v1.SeatLeft) kind_;
+    }
+    return uy.truco.v1.SeatLeft.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * See SeatLeft.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.SeatLeftOrBuilder getSeatLeftOrBuilder() {
+    if (kindCase_ == 22) {
+       return (uy.truco.v1.SeatLeft) kind_;
+    }
+    return uy.truco.v1.SeatLeft.getDefaultInstance();
+  }
+
+  public static final int SEAT_RESUMED_FIELD_NUMBER = 23;
+  /**
+   * <pre>
+   * See SeatResumed.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+   * @return Whether the seatResumed field is set.
+   */
+  @java.lang.Override
+  public boolean hasSeatResumed() {
+    return kindCase_ == 23;
+  }
+  /**
+   * <pre>
+   * See SeatResumed.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+   * @return The seatResumed.
+   */
+  @java.lang.Override
+  public uy.truco.v1.SeatResumed getSeatResumed() {
+    if (kindCase_ == 23) {
+       return (uy.truco.v1.SeatResumed) kind_;
+    }
+    return uy.truco.v1.SeatResumed.getDefaultInstance();
+  }
+  /**
+   * <pre>
+   * See SeatResumed.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.SeatResumedOrBuilder getSeatResumedOrBuilder() {
+    if (kindCase_ == 23) {
+       return (uy.truco.v1.SeatResumed) kind_;
+    }
+    return uy.truco.v1.SeatResumed.getDefaultInstance();
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -1033,6 +1168,15 @@ private static final long serialVersionUID = 0L;
     }
     if (kindCase_ == 20) {
       output.writeMessage(20, (uy.truco.v1.MatchEnded) kind_);
+    }
+    if (kindCase_ == 21) {
+      output.writeMessage(21, (uy.truco.v1.ClockExpired) kind_);
+    }
+    if (kindCase_ == 22) {
+      output.writeMessage(22, (uy.truco.v1.SeatLeft) kind_);
+    }
+    if (kindCase_ == 23) {
+      output.writeMessage(23, (uy.truco.v1.SeatResumed) kind_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -1117,6 +1261,18 @@ private static final long serialVersionUID = 0L;
     if (kindCase_ == 20) {
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(20, (uy.truco.v1.MatchEnded) kind_);
+    }
+    if (kindCase_ == 21) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(21, (uy.truco.v1.ClockExpired) kind_);
+    }
+    if (kindCase_ == 22) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(22, (uy.truco.v1.SeatLeft) kind_);
+    }
+    if (kindCase_ == 23) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(23, (uy.truco.v1.SeatResumed) kind_);
     }
     return size;
   }
@@ -1222,6 +1378,18 @@ private static final long serialVersionUID = 0L;
         if (!getMatchEnded()
             .equals(other.getMatchEnded())) return false;
         break;
+      case 21:
+        if (!getClockExpired()
+            .equals(other.getClockExpired())) return false;
+        break;
+      case 22:
+        if (!getSeatLeft()
+            .equals(other.getSeatLeft())) return false;
+        break;
+      case 23:
+        if (!getSeatResumed()
+            .equals(other.getSeatResumed())) return false;
+        break;
       case 0:
       default:
     }
@@ -1315,6 +1483,18 @@ private static final long serialVersionUID = 0L;
       case 20:
         hash = (37 * hash) + MATCH_ENDED_FIELD_NUMBER;
         hash = (53 * hash) + getMatchEnded().hashCode();
+        break;
+      case 21:
+        hash = (37 * hash) + CLOCK_EXPIRED_FIELD_NUMBER;
+        hash = (53 * hash) + getClockExpired().hashCode();
+        break;
+      case 22:
+        hash = (37 * hash) + SEAT_LEFT_FIELD_NUMBER;
+        hash = (53 * hash) + getSeatLeft().hashCode();
+        break;
+      case 23:
+        hash = (37 * hash) + SEAT_RESUMED_FIELD_NUMBER;
+        hash = (53 * hash) + getSeatResumed().hashCode();
         break;
       case 0:
       default:
@@ -1512,6 +1692,15 @@ private static final long serialVersionUID = 0L;
       if (matchEndedBuilder_ != null) {
         matchEndedBuilder_.clear();
       }
+      if (clockExpiredBuilder_ != null) {
+        clockExpiredBuilder_.clear();
+      }
+      if (seatLeftBuilder_ != null) {
+        seatLeftBuilder_.clear();
+      }
+      if (seatResumedBuilder_ != null) {
+        seatResumedBuilder_.clear();
+      }
       kindCase_ = 0;
       kind_ = null;
       return this;
@@ -1632,6 +1821,18 @@ private static final long serialVersionUID = 0L;
           matchEndedBuilder_ != null) {
         result.kind_ = matchEndedBuilder_.build();
       }
+      if (kindCase_ == 21 &&
+          clockExpiredBuilder_ != null) {
+        result.kind_ = clockExpiredBuilder_.build();
+      }
+      if (kindCase_ == 22 &&
+          seatLeftBuilder_ != null) {
+        result.kind_ = seatLeftBuilder_.build();
+      }
+      if (kindCase_ == 23 &&
+          seatResumedBuilder_ != null) {
+        result.kind_ = seatResumedBuilder_.build();
+      }
     }
 
     @java.lang.Override
@@ -1724,6 +1925,18 @@ private static final long serialVersionUID = 0L;
         }
         case MATCH_ENDED: {
           mergeMatchEnded(other.getMatchEnded());
+          break;
+        }
+        case CLOCK_EXPIRED: {
+          mergeClockExpired(other.getClockExpired());
+          break;
+        }
+        case SEAT_LEFT: {
+          mergeSeatLeft(other.getSeatLeft());
+          break;
+        }
+        case SEAT_RESUMED: {
+          mergeSeatResumed(other.getSeatResumed());
           break;
         }
         case KIND_NOT_SET: {
@@ -1894,6 +2107,27 @@ private static final long serialVersionUID = 0L;
               kindCase_ = 20;
               break;
             } // case 162
+            case 170: {
+              input.readMessage(
+                  internalGetClockExpiredFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 21;
+              break;
+            } // case 170
+            case 178: {
+              input.readMessage(
+                  internalGetSeatLeftFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 22;
+              break;
+            } // case 178
+            case 186: {
+              input.readMessage(
+                  internalGetSeatResumedFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              kindCase_ = 23;
+              break;
+            } // case 186
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -5350,6 +5584,540 @@ private static final long serialVersionUID = 0L;
       kindCase_ = 20;
       onChanged();
       return matchEndedBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.ClockExpired, uy.truco.v1.ClockExpired.Builder, uy.truco.v1.ClockExpiredOrBuilder> clockExpiredBuilder_;
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     * @return Whether the clockExpired field is set.
+     */
+    @java.lang.Override
+    public boolean hasClockExpired() {
+      return kindCase_ == 21;
+    }
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     * @return The clockExpired.
+     */
+    @java.lang.Override
+    public uy.truco.v1.ClockExpired getClockExpired() {
+      if (clockExpiredBuilder_ == null) {
+        if (kindCase_ == 21) {
+          return (uy.truco.v1.ClockExpired) kind_;
+        }
+        return uy.truco.v1.ClockExpired.getDefaultInstance();
+      } else {
+        if (kindCase_ == 21) {
+          return clockExpiredBuilder_.getMessage();
+        }
+        return uy.truco.v1.ClockExpired.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     */
+    public Builder setClockExpired(uy.truco.v1.ClockExpired value) {
+      if (clockExpiredBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        clockExpiredBuilder_.setMessage(value);
+      }
+      kindCase_ = 21;
+      return this;
+    }
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     */
+    public Builder setClockExpired(
+        uy.truco.v1.ClockExpired.Builder builderForValue) {
+      if (clockExpiredBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        clockExpiredBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 21;
+      return this;
+    }
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     */
+    public Builder mergeClockExpired(uy.truco.v1.ClockExpired value) {
+      if (clockExpiredBuilder_ == null) {
+        if (kindCase_ == 21 &&
+            kind_ != uy.truco.v1.ClockExpired.getDefaultInstance()) {
+          kind_ = uy.truco.v1.ClockExpired.newBuilder((uy.truco.v1.ClockExpired) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 21) {
+          clockExpiredBuilder_.mergeFrom(value);
+        } else {
+          clockExpiredBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 21;
+      return this;
+    }
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     */
+    public Builder clearClockExpired() {
+      if (clockExpiredBuilder_ == null) {
+        if (kindCase_ == 21) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 21) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        clockExpiredBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     */
+    public uy.truco.v1.ClockExpired.Builder getClockExpiredBuilder() {
+      return internalGetClockExpiredFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     */
+    @java.lang.Override
+    public uy.truco.v1.ClockExpiredOrBuilder getClockExpiredOrBuilder() {
+      if ((kindCase_ == 21) && (clockExpiredBuilder_ != null)) {
+        return clockExpiredBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 21) {
+          return (uy.truco.v1.ClockExpired) kind_;
+        }
+        return uy.truco.v1.ClockExpired.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * See ClockExpired.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.ClockExpired, uy.truco.v1.ClockExpired.Builder, uy.truco.v1.ClockExpiredOrBuilder> 
+        internalGetClockExpiredFieldBuilder() {
+      if (clockExpiredBuilder_ == null) {
+        if (!(kindCase_ == 21)) {
+          kind_ = uy.truco.v1.ClockExpired.getDefaultInstance();
+        }
+        clockExpiredBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.ClockExpired, uy.truco.v1.ClockExpired.Builder, uy.truco.v1.ClockExpiredOrBuilder>(
+                (uy.truco.v1.ClockExpired) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 21;
+      onChanged();
+      return clockExpiredBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.SeatLeft, uy.truco.v1.SeatLeft.Builder, uy.truco.v1.SeatLeftOrBuilder> seatLeftBuilder_;
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     * @return Whether the seatLeft field is set.
+     */
+    @java.lang.Override
+    public boolean hasSeatLeft() {
+      return kindCase_ == 22;
+    }
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     * @return The seatLeft.
+     */
+    @java.lang.Override
+    public uy.truco.v1.SeatLeft getSeatLeft() {
+      if (seatLeftBuilder_ == null) {
+        if (kindCase_ == 22) {
+          return (uy.truco.v1.SeatLeft) kind_;
+        }
+        return uy.truco.v1.SeatLeft.getDefaultInstance();
+      } else {
+        if (kindCase_ == 22) {
+          return seatLeftBuilder_.getMessage();
+        }
+        return uy.truco.v1.SeatLeft.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     */
+    public Builder setSeatLeft(uy.truco.v1.SeatLeft value) {
+      if (seatLeftBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        seatLeftBuilder_.setMessage(value);
+      }
+      kindCase_ = 22;
+      return this;
+    }
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     */
+    public Builder setSeatLeft(
+        uy.truco.v1.SeatLeft.Builder builderForValue) {
+      if (seatLeftBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        seatLeftBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 22;
+      return this;
+    }
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     */
+    public Builder mergeSeatLeft(uy.truco.v1.SeatLeft value) {
+      if (seatLeftBuilder_ == null) {
+        if (kindCase_ == 22 &&
+            kind_ != uy.truco.v1.SeatLeft.getDefaultInstance()) {
+          kind_ = uy.truco.v1.SeatLeft.newBuilder((uy.truco.v1.SeatLeft) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 22) {
+          seatLeftBuilder_.mergeFrom(value);
+        } else {
+          seatLeftBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 22;
+      return this;
+    }
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     */
+    public Builder clearSeatLeft() {
+      if (seatLeftBuilder_ == null) {
+        if (kindCase_ == 22) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 22) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        seatLeftBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     */
+    public uy.truco.v1.SeatLeft.Builder getSeatLeftBuilder() {
+      return internalGetSeatLeftFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     */
+    @java.lang.Override
+    public uy.truco.v1.SeatLeftOrBuilder getSeatLeftOrBuilder() {
+      if ((kindCase_ == 22) && (seatLeftBuilder_ != null)) {
+        return seatLeftBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 22) {
+          return (uy.truco.v1.SeatLeft) kind_;
+        }
+        return uy.truco.v1.SeatLeft.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * See SeatLeft.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.SeatLeft, uy.truco.v1.SeatLeft.Builder, uy.truco.v1.SeatLeftOrBuilder> 
+        internalGetSeatLeftFieldBuilder() {
+      if (seatLeftBuilder_ == null) {
+        if (!(kindCase_ == 22)) {
+          kind_ = uy.truco.v1.SeatLeft.getDefaultInstance();
+        }
+        seatLeftBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.SeatLeft, uy.truco.v1.SeatLeft.Builder, uy.truco.v1.SeatLeftOrBuilder>(
+                (uy.truco.v1.SeatLeft) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 22;
+      onChanged();
+      return seatLeftBuilder_;
+    }
+
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.SeatResumed, uy.truco.v1.SeatResumed.Builder, uy.truco.v1.SeatResumedOrBuilder> seatResumedBuilder_;
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     * @return Whether the seatResumed field is set.
+     */
+    @java.lang.Override
+    public boolean hasSeatResumed() {
+      return kindCase_ == 23;
+    }
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     * @return The seatResumed.
+     */
+    @java.lang.Override
+    public uy.truco.v1.SeatResumed getSeatResumed() {
+      if (seatResumedBuilder_ == null) {
+        if (kindCase_ == 23) {
+          return (uy.truco.v1.SeatResumed) kind_;
+        }
+        return uy.truco.v1.SeatResumed.getDefaultInstance();
+      } else {
+        if (kindCase_ == 23) {
+          return seatResumedBuilder_.getMessage();
+        }
+        return uy.truco.v1.SeatResumed.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     */
+    public Builder setSeatResumed(uy.truco.v1.SeatResumed value) {
+      if (seatResumedBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        kind_ = value;
+        onChanged();
+      } else {
+        seatResumedBuilder_.setMessage(value);
+      }
+      kindCase_ = 23;
+      return this;
+    }
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     */
+    public Builder setSeatResumed(
+        uy.truco.v1.SeatResumed.Builder builderForValue) {
+      if (seatResumedBuilder_ == null) {
+        kind_ = builderForValue.build();
+        onChanged();
+      } else {
+        seatResumedBuilder_.setMessage(builderForValue.build());
+      }
+      kindCase_ = 23;
+      return this;
+    }
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     */
+    public Builder mergeSeatResumed(uy.truco.v1.SeatResumed value) {
+      if (seatResumedBuilder_ == null) {
+        if (kindCase_ == 23 &&
+            kind_ != uy.truco.v1.SeatResumed.getDefaultInstance()) {
+          kind_ = uy.truco.v1.SeatResumed.newBuilder((uy.truco.v1.SeatResumed) kind_)
+              .mergeFrom(value).buildPartial();
+        } else {
+          kind_ = value;
+        }
+        onChanged();
+      } else {
+        if (kindCase_ == 23) {
+          seatResumedBuilder_.mergeFrom(value);
+        } else {
+          seatResumedBuilder_.setMessage(value);
+        }
+      }
+      kindCase_ = 23;
+      return this;
+    }
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     */
+    public Builder clearSeatResumed() {
+      if (seatResumedBuilder_ == null) {
+        if (kindCase_ == 23) {
+          kindCase_ = 0;
+          kind_ = null;
+          onChanged();
+        }
+      } else {
+        if (kindCase_ == 23) {
+          kindCase_ = 0;
+          kind_ = null;
+        }
+        seatResumedBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     */
+    public uy.truco.v1.SeatResumed.Builder getSeatResumedBuilder() {
+      return internalGetSeatResumedFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     */
+    @java.lang.Override
+    public uy.truco.v1.SeatResumedOrBuilder getSeatResumedOrBuilder() {
+      if ((kindCase_ == 23) && (seatResumedBuilder_ != null)) {
+        return seatResumedBuilder_.getMessageOrBuilder();
+      } else {
+        if (kindCase_ == 23) {
+          return (uy.truco.v1.SeatResumed) kind_;
+        }
+        return uy.truco.v1.SeatResumed.getDefaultInstance();
+      }
+    }
+    /**
+     * <pre>
+     * See SeatResumed.
+     * </pre>
+     *
+     * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.SeatResumed, uy.truco.v1.SeatResumed.Builder, uy.truco.v1.SeatResumedOrBuilder> 
+        internalGetSeatResumedFieldBuilder() {
+      if (seatResumedBuilder_ == null) {
+        if (!(kindCase_ == 23)) {
+          kind_ = uy.truco.v1.SeatResumed.getDefaultInstance();
+        }
+        seatResumedBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.SeatResumed, uy.truco.v1.SeatResumed.Builder, uy.truco.v1.SeatResumedOrBuilder>(
+                (uy.truco.v1.SeatResumed) kind_,
+                getParentForChildren(),
+                isClean());
+        kind_ = null;
+      }
+      kindCase_ = 23;
+      onChanged();
+      return seatResumedBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.Event)

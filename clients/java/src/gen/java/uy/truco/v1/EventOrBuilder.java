@@ -533,5 +533,86 @@ public interface EventOrBuilder extends
    */
   uy.truco.v1.MatchEndedOrBuilder getMatchEndedOrBuilder();
 
+  /**
+   * <pre>
+   * See ClockExpired.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+   * @return Whether the clockExpired field is set.
+   */
+  boolean hasClockExpired();
+  /**
+   * <pre>
+   * See ClockExpired.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+   * @return The clockExpired.
+   */
+  uy.truco.v1.ClockExpired getClockExpired();
+  /**
+   * <pre>
+   * See ClockExpired.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockExpired clock_expired = 21 [json_name = "clockExpired"];</code>
+   */
+  uy.truco.v1.ClockExpiredOrBuilder getClockExpiredOrBuilder();
+
+  /**
+   * <pre>
+   * See SeatLeft.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+   * @return Whether the seatLeft field is set.
+   */
+  boolean hasSeatLeft();
+  /**
+   * <pre>
+   * See SeatLeft.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+   * @return The seatLeft.
+   */
+  uy.truco.v1.SeatLeft getSeatLeft();
+  /**
+   * <pre>
+   * See SeatLeft.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatLeft seat_left = 22 [json_name = "seatLeft"];</code>
+   */
+  uy.truco.v1.SeatLeftOrBuilder getSeatLeftOrBuilder();
+
+  /**
+   * <pre>
+   * See SeatResumed.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+   * @return Whether the seatResumed field is set.
+   */
+  boolean hasSeatResumed();
+  /**
+   * <pre>
+   * See SeatResumed.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+   * @return The seatResumed.
+   */
+  uy.truco.v1.SeatResumed getSeatResumed();
+  /**
+   * <pre>
+   * See SeatResumed.
+   * </pre>
+   *
+   * <code>.truco.v1.SeatResumed seat_resumed = 23 [json_name = "seatResumed"];</code>
+   */
+  uy.truco.v1.SeatResumedOrBuilder getSeatResumedOrBuilder();
+
   uy.truco.v1.Event.KindCase getKindCase();
 }

@@ -42,6 +42,11 @@ public final class EventsProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_truco_v1_PerrosSkipped_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_CardProof_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_CardProof_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_truco_v1_HandDealt_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -127,6 +132,21 @@ public final class EventsProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_truco_v1_MatchEnded_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_ClockExpired_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_ClockExpired_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_SeatLeft_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_SeatLeft_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_SeatResumed_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_SeatResumed_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_truco_v1_Event_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -146,88 +166,104 @@ public final class EventsProto extends com.google.protobuf.GeneratedFile {
       "\n\005rules\030\001 \001(\0132\021.truco.v1.RuleSetR\005rules\022" +
       "!\n\014first_dealer\030\002 \001(\005R\013firstDealer\"\"\n\014Pe" +
       "rrosCalled\022\022\n\004seat\030\001 \001(\005R\004seat\"#\n\rPerros" +
-      "Skipped\022\022\n\004seat\030\001 \001(\005R\004seat\"\277\001\n\tHandDeal" +
-      "t\022\026\n\006number\030\001 \001(\005R\006number\022\026\n\006dealer\030\002 \001(" +
-      "\005R\006dealer\022\024\n\005seats\030\003 \003(\005R\005seats\022\022\n\004pico\030" +
-      "\004 \001(\010R\004pico\022$\n\005order\030\005 \003(\0132\016.truco.v1.Ca" +
-      "rdR\005order\022\022\n\004salt\030\006 \001(\tR\004salt\022\036\n\ncommitm" +
-      "ent\030\007 \001(\tR\ncommitment\"\036\n\010FlorSung\022\022\n\004sea" +
-      "t\030\001 \001(\005R\004seat\"D\n\nCardPlayed\022\022\n\004seat\030\001 \001(" +
-      "\005R\004seat\022\"\n\004card\030\002 \001(\0132\016.truco.v1.CardR\004c" +
-      "ard\"\221\001\n\nRoundEnded\022\024\n\005round\030\001 \001(\005R\005round" +
-      "\022$\n\013winner_team\030\002 \001(\005H\000R\nwinnerTeam\210\001\001\022&" +
-      "\n\014winning_seat\030\003 \001(\005H\001R\013winningSeat\210\001\001B\016" +
-      "\n\014_winner_teamB\017\n\r_winning_seat\"F\n\010CallM" +
-      "ade\022\022\n\004seat\030\001 \001(\005R\004seat\022&\n\004call\030\002 \001(\0162\022." +
-      "truco.v1.CallKindR\004call\"J\n\014CallAccepted\022" +
-      "\022\n\004seat\030\001 \001(\005R\004seat\022&\n\004call\030\002 \001(\0162\022.truc" +
-      "o.v1.CallKindR\004call\"J\n\014CallDeclined\022\022\n\004s" +
-      "eat\030\001 \001(\005R\004seat\022&\n\004call\030\002 \001(\0162\022.truco.v1" +
-      ".CallKindR\004call\"\016\n\014EnvidoVoided\"H\n\rEnvid" +
-      "oSettled\022\037\n\013winner_seat\030\001 \001(\005R\nwinnerSea" +
-      "t\022\026\n\006points\030\002 \001(\005R\006points\"k\n\013FlorSettled" +
-      "\022$\n\013winner_seat\030\001 \001(\005H\000R\nwinnerSeat\210\001\001\022\033" +
-      "\n\006points\030\002 \001(\005H\001R\006points\210\001\001B\016\n\014_winner_s" +
-      "eatB\t\n\007_points\"\203\001\n\016PerrosAnswered\022\022\n\004sea" +
-      "t\030\001 \001(\005R\004seat\022\025\n\006en_ley\030\002 \001(\010R\005enLey\022#\n\r" +
-      "accept_envido\030\003 \001(\010R\014acceptEnvido\022!\n\014acc" +
-      "ept_truco\030\004 \001(\010R\013acceptTruco\" \n\nWentToMa" +
-      "zo\022\022\n\004seat\030\001 \001(\005R\004seat\"B\n\010SenaSent\022\022\n\004se" +
-      "at\030\001 \001(\005R\004seat\022\"\n\004sena\030\002 \001(\0162\016.truco.v1." +
-      "SenaR\004sena\"i\n\014PointsScored\022\022\n\004team\030\001 \001(\005" +
-      "R\004team\022\026\n\006points\030\002 \001(\005R\006points\022-\n\006reason" +
-      "\030\003 \001(\0162\025.truco.v1.ScoreReasonR\006reason\"E\n" +
-      "\tShownHand\022\022\n\004seat\030\001 \001(\005R\004seat\022$\n\005cards\030" +
-      "\002 \003(\0132\016.truco.v1.CardR\005cards\"\313\001\n\tHandEnd" +
-      "ed\022$\n\013winner_team\030\001 \001(\005H\000R\nwinnerTeam\210\001\001" +
-      "\022#\n\003end\030\002 \001(\0162\021.truco.v1.HandEndR\003end\022\022\n" +
-      "\004salt\030\003 \001(\tR\004salt\022$\n\005order\030\004 \003(\0132\016.truco" +
-      ".v1.CardR\005order\022)\n\005shown\030\005 \003(\0132\023.truco.v" +
-      "1.ShownHandR\005shownB\016\n\014_winner_team\"-\n\nMa" +
-      "tchEnded\022\037\n\013winner_team\030\001 \001(\005R\nwinnerTea" +
-      "m\"\222\t\n\005Event\022\030\n\007version\030\001 \001(\003R\007version\022=\n" +
-      "\rmatch_started\030\002 \001(\0132\026.truco.v1.MatchSta" +
-      "rtedH\000R\014matchStarted\022=\n\rperros_called\030\003 " +
-      "\001(\0132\026.truco.v1.PerrosCalledH\000R\014perrosCal" +
-      "led\022@\n\016perros_skipped\030\004 \001(\0132\027.truco.v1.P" +
-      "errosSkippedH\000R\rperrosSkipped\0224\n\nhand_de" +
-      "alt\030\005 \001(\0132\023.truco.v1.HandDealtH\000R\thandDe" +
-      "alt\0221\n\tflor_sung\030\006 \001(\0132\022.truco.v1.FlorSu" +
-      "ngH\000R\010florSung\0227\n\013card_played\030\007 \001(\0132\024.tr" +
-      "uco.v1.CardPlayedH\000R\ncardPlayed\0227\n\013round" +
-      "_ended\030\010 \001(\0132\024.truco.v1.RoundEndedH\000R\nro" +
-      "undEnded\0221\n\tcall_made\030\t \001(\0132\022.truco.v1.C" +
-      "allMadeH\000R\010callMade\022=\n\rcall_accepted\030\n \001" +
-      "(\0132\026.truco.v1.CallAcceptedH\000R\014callAccept" +
-      "ed\022=\n\rcall_declined\030\013 \001(\0132\026.truco.v1.Cal" +
-      "lDeclinedH\000R\014callDeclined\022=\n\renvido_void" +
-      "ed\030\014 \001(\0132\026.truco.v1.EnvidoVoidedH\000R\014envi" +
-      "doVoided\022@\n\016envido_settled\030\r \001(\0132\027.truco" +
-      ".v1.EnvidoSettledH\000R\renvidoSettled\022:\n\014fl" +
-      "or_settled\030\016 \001(\0132\025.truco.v1.FlorSettledH" +
-      "\000R\013florSettled\022C\n\017perros_answered\030\017 \001(\0132" +
-      "\030.truco.v1.PerrosAnsweredH\000R\016perrosAnswe" +
-      "red\0228\n\014went_to_mazo\030\020 \001(\0132\024.truco.v1.Wen" +
-      "tToMazoH\000R\nwentToMazo\0221\n\tsena_sent\030\021 \001(\013" +
-      "2\022.truco.v1.SenaSentH\000R\010senaSent\022=\n\rpoin" +
-      "ts_scored\030\022 \001(\0132\026.truco.v1.PointsScoredH" +
-      "\000R\014pointsScored\0224\n\nhand_ended\030\023 \001(\0132\023.tr" +
-      "uco.v1.HandEndedH\000R\thandEnded\0227\n\013match_e" +
-      "nded\030\024 \001(\0132\024.truco.v1.MatchEndedH\000R\nmatc" +
-      "hEndedB\006\n\004kind*\354\001\n\013ScoreReason\022\034\n\030SCORE_" +
-      "REASON_UNSPECIFIED\020\000\022\027\n\023SCORE_REASON_ENV" +
-      "IDO\020\001\022 \n\034SCORE_REASON_ENVIDO_DECLINED\020\002\022" +
-      "\025\n\021SCORE_REASON_FLOR\020\003\022\036\n\032SCORE_REASON_F" +
-      "LOR_DECLINED\020\004\022\025\n\021SCORE_REASON_HAND\020\005\022\037\n" +
-      "\033SCORE_REASON_TRUCO_DECLINED\020\006\022\025\n\021SCORE_" +
-      "REASON_MAZO\020\007*\202\001\n\007HandEnd\022\030\n\024HAND_END_UN" +
-      "SPECIFIED\020\000\022\023\n\017HAND_END_ROUNDS\020\001\022\033\n\027HAND" +
-      "_END_TRUCO_DECLINED\020\002\022\021\n\rHAND_END_MAZO\020\003" +
-      "\022\030\n\024HAND_END_MATCH_ENDED\020\004B\202\001\n\013uy.truco." +
-      "v1B\013EventsProtoP\001Z%truco/clients/go/gen/" +
-      "truco/v1;trucov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truc" +
-      "o\\V1\342\002\024Truco\\V1\\GPBMetadata\352\002\tTruco::V1b" +
-      "\006proto3"
+      "Skipped\022\022\n\004seat\030\001 \001(\005R\004seat\"_\n\tCardProof" +
+      "\022\032\n\010position\030\001 \001(\005R\010position\022\"\n\004card\030\002 \001" +
+      "(\0132\016.truco.v1.CardR\004card\022\022\n\004salt\030\003 \001(\tR\004" +
+      "salt\"\267\002\n\tHandDealt\022\026\n\006number\030\001 \001(\005R\006numb" +
+      "er\022\026\n\006dealer\030\002 \001(\005R\006dealer\022\024\n\005seats\030\003 \003(" +
+      "\005R\005seats\022\022\n\004pico\030\004 \001(\010R\004pico\022$\n\005order\030\005 " +
+      "\003(\0132\016.truco.v1.CardR\005order\022\022\n\004salt\030\006 \001(\t" +
+      "R\004salt\022\036\n\ncommitment\030\007 \001(\tR\ncommitment\022 " +
+      "\n\013commitments\030\010 \003(\tR\013commitments\022-\n\007mues" +
+      "tra\030\t \001(\0132\023.truco.v1.CardProofR\007muestra\022" +
+      "%\n\003own\030\n \003(\0132\023.truco.v1.CardProofR\003own\"\036" +
+      "\n\010FlorSung\022\022\n\004seat\030\001 \001(\005R\004seat\"o\n\nCardPl" +
+      "ayed\022\022\n\004seat\030\001 \001(\005R\004seat\022\"\n\004card\030\002 \001(\0132\016" +
+      ".truco.v1.CardR\004card\022)\n\005proof\030\003 \001(\0132\023.tr" +
+      "uco.v1.CardProofR\005proof\"\221\001\n\nRoundEnded\022\024" +
+      "\n\005round\030\001 \001(\005R\005round\022$\n\013winner_team\030\002 \001(" +
+      "\005H\000R\nwinnerTeam\210\001\001\022&\n\014winning_seat\030\003 \001(\005" +
+      "H\001R\013winningSeat\210\001\001B\016\n\014_winner_teamB\017\n\r_w" +
+      "inning_seat\"F\n\010CallMade\022\022\n\004seat\030\001 \001(\005R\004s" +
+      "eat\022&\n\004call\030\002 \001(\0162\022.truco.v1.CallKindR\004c" +
+      "all\"J\n\014CallAccepted\022\022\n\004seat\030\001 \001(\005R\004seat\022" +
+      "&\n\004call\030\002 \001(\0162\022.truco.v1.CallKindR\004call\"" +
+      "J\n\014CallDeclined\022\022\n\004seat\030\001 \001(\005R\004seat\022&\n\004c" +
+      "all\030\002 \001(\0162\022.truco.v1.CallKindR\004call\"\016\n\014E" +
+      "nvidoVoided\"H\n\rEnvidoSettled\022\037\n\013winner_s" +
+      "eat\030\001 \001(\005R\nwinnerSeat\022\026\n\006points\030\002 \001(\005R\006p" +
+      "oints\"k\n\013FlorSettled\022$\n\013winner_seat\030\001 \001(" +
+      "\005H\000R\nwinnerSeat\210\001\001\022\033\n\006points\030\002 \001(\005H\001R\006po" +
+      "ints\210\001\001B\016\n\014_winner_seatB\t\n\007_points\"\203\001\n\016P" +
+      "errosAnswered\022\022\n\004seat\030\001 \001(\005R\004seat\022\025\n\006en_" +
+      "ley\030\002 \001(\010R\005enLey\022#\n\raccept_envido\030\003 \001(\010R" +
+      "\014acceptEnvido\022!\n\014accept_truco\030\004 \001(\010R\013acc" +
+      "eptTruco\" \n\nWentToMazo\022\022\n\004seat\030\001 \001(\005R\004se" +
+      "at\"B\n\010SenaSent\022\022\n\004seat\030\001 \001(\005R\004seat\022\"\n\004se" +
+      "na\030\002 \001(\0162\016.truco.v1.SenaR\004sena\"i\n\014Points" +
+      "Scored\022\022\n\004team\030\001 \001(\005R\004team\022\026\n\006points\030\002 \001" +
+      "(\005R\006points\022-\n\006reason\030\003 \001(\0162\025.truco.v1.Sc" +
+      "oreReasonR\006reason\"E\n\tShownHand\022\022\n\004seat\030\001" +
+      " \001(\005R\004seat\022$\n\005cards\030\002 \003(\0132\016.truco.v1.Car" +
+      "dR\005cards\"\200\002\n\tHandEnded\022$\n\013winner_team\030\001 " +
+      "\001(\005H\000R\nwinnerTeam\210\001\001\022#\n\003end\030\002 \001(\0162\021.truc" +
+      "o.v1.HandEndR\003end\022\026\n\004salt\030\003 \001(\tB\002\030\001R\004sal" +
+      "t\022(\n\005order\030\004 \003(\0132\016.truco.v1.CardB\002\030\001R\005or" +
+      "der\022)\n\005shown\030\005 \003(\0132\023.truco.v1.ShownHandR" +
+      "\005shown\022+\n\006proofs\030\006 \003(\0132\023.truco.v1.CardPr" +
+      "oofR\006proofsB\016\n\014_winner_team\"-\n\nMatchEnde" +
+      "d\022\037\n\013winner_team\030\001 \001(\005R\nwinnerTeam\"]\n\014Cl" +
+      "ockExpired\022\022\n\004seat\030\001 \001(\005R\004seat\022\037\n\013deadli" +
+      "ne_us\030\002 \001(\003R\ndeadlineUs\022\030\n\007forfeit\030\003 \001(\010" +
+      "R\007forfeit\"\036\n\010SeatLeft\022\022\n\004seat\030\001 \001(\005R\004sea" +
+      "t\"!\n\013SeatResumed\022\022\n\004seat\030\001 \001(\005R\004seat\"\300\n\n" +
+      "\005Event\022\030\n\007version\030\001 \001(\003R\007version\022=\n\rmatc" +
+      "h_started\030\002 \001(\0132\026.truco.v1.MatchStartedH" +
+      "\000R\014matchStarted\022=\n\rperros_called\030\003 \001(\0132\026" +
+      ".truco.v1.PerrosCalledH\000R\014perrosCalled\022@" +
+      "\n\016perros_skipped\030\004 \001(\0132\027.truco.v1.Perros" +
+      "SkippedH\000R\rperrosSkipped\0224\n\nhand_dealt\030\005" +
+      " \001(\0132\023.truco.v1.HandDealtH\000R\thandDealt\0221" +
+      "\n\tflor_sung\030\006 \001(\0132\022.truco.v1.FlorSungH\000R" +
+      "\010florSung\0227\n\013card_played\030\007 \001(\0132\024.truco.v" +
+      "1.CardPlayedH\000R\ncardPlayed\0227\n\013round_ende" +
+      "d\030\010 \001(\0132\024.truco.v1.RoundEndedH\000R\nroundEn" +
+      "ded\0221\n\tcall_made\030\t \001(\0132\022.truco.v1.CallMa" +
+      "deH\000R\010callMade\022=\n\rcall_accepted\030\n \001(\0132\026." +
+      "truco.v1.CallAcceptedH\000R\014callAccepted\022=\n" +
+      "\rcall_declined\030\013 \001(\0132\026.truco.v1.CallDecl" +
+      "inedH\000R\014callDeclined\022=\n\renvido_voided\030\014 " +
+      "\001(\0132\026.truco.v1.EnvidoVoidedH\000R\014envidoVoi" +
+      "ded\022@\n\016envido_settled\030\r \001(\0132\027.truco.v1.E" +
+      "nvidoSettledH\000R\renvidoSettled\022:\n\014flor_se" +
+      "ttled\030\016 \001(\0132\025.truco.v1.FlorSettledH\000R\013fl" +
+      "orSettled\022C\n\017perros_answered\030\017 \001(\0132\030.tru" +
+      "co.v1.PerrosAnsweredH\000R\016perrosAnswered\0228" +
+      "\n\014went_to_mazo\030\020 \001(\0132\024.truco.v1.WentToMa" +
+      "zoH\000R\nwentToMazo\0221\n\tsena_sent\030\021 \001(\0132\022.tr" +
+      "uco.v1.SenaSentH\000R\010senaSent\022=\n\rpoints_sc" +
+      "ored\030\022 \001(\0132\026.truco.v1.PointsScoredH\000R\014po" +
+      "intsScored\0224\n\nhand_ended\030\023 \001(\0132\023.truco.v" +
+      "1.HandEndedH\000R\thandEnded\0227\n\013match_ended\030" +
+      "\024 \001(\0132\024.truco.v1.MatchEndedH\000R\nmatchEnde" +
+      "d\022=\n\rclock_expired\030\025 \001(\0132\026.truco.v1.Cloc" +
+      "kExpiredH\000R\014clockExpired\0221\n\tseat_left\030\026 " +
+      "\001(\0132\022.truco.v1.SeatLeftH\000R\010seatLeft\022:\n\014s" +
+      "eat_resumed\030\027 \001(\0132\025.truco.v1.SeatResumed" +
+      "H\000R\013seatResumedB\006\n\004kind*\354\001\n\013ScoreReason\022" +
+      "\034\n\030SCORE_REASON_UNSPECIFIED\020\000\022\027\n\023SCORE_R" +
+      "EASON_ENVIDO\020\001\022 \n\034SCORE_REASON_ENVIDO_DE" +
+      "CLINED\020\002\022\025\n\021SCORE_REASON_FLOR\020\003\022\036\n\032SCORE" +
+      "_REASON_FLOR_DECLINED\020\004\022\025\n\021SCORE_REASON_" +
+      "HAND\020\005\022\037\n\033SCORE_REASON_TRUCO_DECLINED\020\006\022" +
+      "\025\n\021SCORE_REASON_MAZO\020\007*\230\001\n\007HandEnd\022\030\n\024HA" +
+      "ND_END_UNSPECIFIED\020\000\022\023\n\017HAND_END_ROUNDS\020" +
+      "\001\022\033\n\027HAND_END_TRUCO_DECLINED\020\002\022\021\n\rHAND_E" +
+      "ND_MAZO\020\003\022\030\n\024HAND_END_MATCH_ENDED\020\004\022\024\n\020H" +
+      "AND_END_FORFEIT\020\005B\202\001\n\013uy.truco.v1B\013Event" +
+      "sProtoP\001Z%truco/clients/go/gen/truco/v1;" +
+      "trucov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truco\\V1\342\002\024Tr" +
+      "uco\\V1\\GPBMetadata\352\002\tTruco::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -254,114 +290,138 @@ public final class EventsProto extends com.google.protobuf.GeneratedFile {
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_PerrosSkipped_descriptor,
         new java.lang.String[] { "Seat", });
-    internal_static_truco_v1_HandDealt_descriptor =
+    internal_static_truco_v1_CardProof_descriptor =
       getDescriptor().getMessageType(3);
+    internal_static_truco_v1_CardProof_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_CardProof_descriptor,
+        new java.lang.String[] { "Position", "Card", "Salt", });
+    internal_static_truco_v1_HandDealt_descriptor =
+      getDescriptor().getMessageType(4);
     internal_static_truco_v1_HandDealt_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_HandDealt_descriptor,
-        new java.lang.String[] { "Number", "Dealer", "Seats", "Pico", "Order", "Salt", "Commitment", });
+        new java.lang.String[] { "Number", "Dealer", "Seats", "Pico", "Order", "Salt", "Commitment", "Commitments", "Muestra", "Own", });
     internal_static_truco_v1_FlorSung_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(5);
     internal_static_truco_v1_FlorSung_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_FlorSung_descriptor,
         new java.lang.String[] { "Seat", });
     internal_static_truco_v1_CardPlayed_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(6);
     internal_static_truco_v1_CardPlayed_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_CardPlayed_descriptor,
-        new java.lang.String[] { "Seat", "Card", });
+        new java.lang.String[] { "Seat", "Card", "Proof", });
     internal_static_truco_v1_RoundEnded_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(7);
     internal_static_truco_v1_RoundEnded_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_RoundEnded_descriptor,
         new java.lang.String[] { "Round", "WinnerTeam", "WinningSeat", });
     internal_static_truco_v1_CallMade_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(8);
     internal_static_truco_v1_CallMade_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_CallMade_descriptor,
         new java.lang.String[] { "Seat", "Call", });
     internal_static_truco_v1_CallAccepted_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(9);
     internal_static_truco_v1_CallAccepted_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_CallAccepted_descriptor,
         new java.lang.String[] { "Seat", "Call", });
     internal_static_truco_v1_CallDeclined_descriptor =
-      getDescriptor().getMessageType(9);
+      getDescriptor().getMessageType(10);
     internal_static_truco_v1_CallDeclined_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_CallDeclined_descriptor,
         new java.lang.String[] { "Seat", "Call", });
     internal_static_truco_v1_EnvidoVoided_descriptor =
-      getDescriptor().getMessageType(10);
+      getDescriptor().getMessageType(11);
     internal_static_truco_v1_EnvidoVoided_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_EnvidoVoided_descriptor,
         new java.lang.String[] { });
     internal_static_truco_v1_EnvidoSettled_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(12);
     internal_static_truco_v1_EnvidoSettled_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_EnvidoSettled_descriptor,
         new java.lang.String[] { "WinnerSeat", "Points", });
     internal_static_truco_v1_FlorSettled_descriptor =
-      getDescriptor().getMessageType(12);
+      getDescriptor().getMessageType(13);
     internal_static_truco_v1_FlorSettled_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_FlorSettled_descriptor,
         new java.lang.String[] { "WinnerSeat", "Points", });
     internal_static_truco_v1_PerrosAnswered_descriptor =
-      getDescriptor().getMessageType(13);
+      getDescriptor().getMessageType(14);
     internal_static_truco_v1_PerrosAnswered_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_PerrosAnswered_descriptor,
         new java.lang.String[] { "Seat", "EnLey", "AcceptEnvido", "AcceptTruco", });
     internal_static_truco_v1_WentToMazo_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(15);
     internal_static_truco_v1_WentToMazo_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_WentToMazo_descriptor,
         new java.lang.String[] { "Seat", });
     internal_static_truco_v1_SenaSent_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(16);
     internal_static_truco_v1_SenaSent_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_SenaSent_descriptor,
         new java.lang.String[] { "Seat", "Sena", });
     internal_static_truco_v1_PointsScored_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(17);
     internal_static_truco_v1_PointsScored_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_PointsScored_descriptor,
         new java.lang.String[] { "Team", "Points", "Reason", });
     internal_static_truco_v1_ShownHand_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(18);
     internal_static_truco_v1_ShownHand_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_ShownHand_descriptor,
         new java.lang.String[] { "Seat", "Cards", });
     internal_static_truco_v1_HandEnded_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(19);
     internal_static_truco_v1_HandEnded_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_HandEnded_descriptor,
-        new java.lang.String[] { "WinnerTeam", "End", "Salt", "Order", "Shown", });
+        new java.lang.String[] { "WinnerTeam", "End", "Salt", "Order", "Shown", "Proofs", });
     internal_static_truco_v1_MatchEnded_descriptor =
-      getDescriptor().getMessageType(19);
+      getDescriptor().getMessageType(20);
     internal_static_truco_v1_MatchEnded_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_MatchEnded_descriptor,
         new java.lang.String[] { "WinnerTeam", });
+    internal_static_truco_v1_ClockExpired_descriptor =
+      getDescriptor().getMessageType(21);
+    internal_static_truco_v1_ClockExpired_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_ClockExpired_descriptor,
+        new java.lang.String[] { "Seat", "DeadlineUs", "Forfeit", });
+    internal_static_truco_v1_SeatLeft_descriptor =
+      getDescriptor().getMessageType(22);
+    internal_static_truco_v1_SeatLeft_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_SeatLeft_descriptor,
+        new java.lang.String[] { "Seat", });
+    internal_static_truco_v1_SeatResumed_descriptor =
+      getDescriptor().getMessageType(23);
+    internal_static_truco_v1_SeatResumed_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_SeatResumed_descriptor,
+        new java.lang.String[] { "Seat", });
     internal_static_truco_v1_Event_descriptor =
-      getDescriptor().getMessageType(20);
+      getDescriptor().getMessageType(24);
     internal_static_truco_v1_Event_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_Event_descriptor,
-        new java.lang.String[] { "Version", "MatchStarted", "PerrosCalled", "PerrosSkipped", "HandDealt", "FlorSung", "CardPlayed", "RoundEnded", "CallMade", "CallAccepted", "CallDeclined", "EnvidoVoided", "EnvidoSettled", "FlorSettled", "PerrosAnswered", "WentToMazo", "SenaSent", "PointsScored", "HandEnded", "MatchEnded", "Kind", });
+        new java.lang.String[] { "Version", "MatchStarted", "PerrosCalled", "PerrosSkipped", "HandDealt", "FlorSung", "CardPlayed", "RoundEnded", "CallMade", "CallAccepted", "CallDeclined", "EnvidoVoided", "EnvidoSettled", "FlorSettled", "PerrosAnswered", "WentToMazo", "SenaSent", "PointsScored", "HandEnded", "MatchEnded", "ClockExpired", "SeatLeft", "SeatResumed", "Kind", });
     descriptor.resolveAllFeaturesImmutable();
     uy.truco.v1.CardsProto.getDescriptor();
     uy.truco.v1.CommandsProto.getDescriptor();

@@ -33,6 +33,7 @@ private static final long serialVersionUID = 0L;
   }
   private FixedDeal() {
     hands_ = java.util.Collections.emptyList();
+    seatHands_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -59,7 +60,7 @@ private static final long serialVersionUID = 0L;
   private java.util.List<uy.truco.v1.DealtHand> hands_;
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -70,7 +71,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -82,7 +83,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -93,7 +94,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -104,7 +105,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -153,6 +154,72 @@ private static final long serialVersionUID = 0L;
     return muestra_ == null ? uy.truco.v1.Card.getDefaultInstance() : muestra_;
   }
 
+  public static final int SEAT_HANDS_FIELD_NUMBER = 3;
+  @SuppressWarnings("serial")
+  private java.util.List<uy.truco.v1.SeatHand> seatHands_;
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<uy.truco.v1.SeatHand> getSeatHandsList() {
+    return seatHands_;
+  }
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends uy.truco.v1.SeatHandOrBuilder> 
+      getSeatHandsOrBuilderList() {
+    return seatHands_;
+  }
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  @java.lang.Override
+  public int getSeatHandsCount() {
+    return seatHands_.size();
+  }
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.SeatHand getSeatHands(int index) {
+    return seatHands_.get(index);
+  }
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.SeatHandOrBuilder getSeatHandsOrBuilder(
+      int index) {
+    return seatHands_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -173,6 +240,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000001) != 0)) {
       output.writeMessage(2, getMuestra());
     }
+    for (int i = 0; i < seatHands_.size(); i++) {
+      output.writeMessage(3, seatHands_.get(i));
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -190,6 +260,15 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(2, getMuestra());
     }
+
+        {
+          final int count = seatHands_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(seatHands_.get(i));
+          }
+          size += 1 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -221,6 +300,8 @@ private static final long serialVersionUID = 0L;
       if (!getMuestra()
           .equals(other.getMuestra())) return false;
     }
+    if (!getSeatHandsList()
+        .equals(other.getSeatHandsList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -239,6 +320,10 @@ private static final long serialVersionUID = 0L;
     if (hasMuestra()) {
       hash = (37 * hash) + MUESTRA_FIELD_NUMBER;
       hash = (53 * hash) + getMuestra().hashCode();
+    }
+    if (getSeatHandsCount() > 0) {
+      hash = (37 * hash) + SEAT_HANDS_FIELD_NUMBER;
+      hash = (53 * hash) + getSeatHandsList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -376,6 +461,7 @@ private static final long serialVersionUID = 0L;
               .alwaysUseFieldBuilders) {
         internalGetHandsFieldBuilder();
         internalGetMuestraFieldBuilder();
+        internalGetSeatHandsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -394,6 +480,13 @@ private static final long serialVersionUID = 0L;
         muestraBuilder_.dispose();
         muestraBuilder_ = null;
       }
+      if (seatHandsBuilder_ == null) {
+        seatHands_ = java.util.Collections.emptyList();
+      } else {
+        seatHands_ = null;
+        seatHandsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000004);
       return this;
     }
 
@@ -435,6 +528,15 @@ private static final long serialVersionUID = 0L;
         result.hands_ = hands_;
       } else {
         result.hands_ = handsBuilder_.build();
+      }
+      if (seatHandsBuilder_ == null) {
+        if (((bitField0_ & 0x00000004) != 0)) {
+          seatHands_ = java.util.Collections.unmodifiableList(seatHands_);
+          bitField0_ = (bitField0_ & ~0x00000004);
+        }
+        result.seatHands_ = seatHands_;
+      } else {
+        result.seatHands_ = seatHandsBuilder_.build();
       }
     }
 
@@ -491,6 +593,32 @@ private static final long serialVersionUID = 0L;
       if (other.hasMuestra()) {
         mergeMuestra(other.getMuestra());
       }
+      if (seatHandsBuilder_ == null) {
+        if (!other.seatHands_.isEmpty()) {
+          if (seatHands_.isEmpty()) {
+            seatHands_ = other.seatHands_;
+            bitField0_ = (bitField0_ & ~0x00000004);
+          } else {
+            ensureSeatHandsIsMutable();
+            seatHands_.addAll(other.seatHands_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.seatHands_.isEmpty()) {
+          if (seatHandsBuilder_.isEmpty()) {
+            seatHandsBuilder_.dispose();
+            seatHandsBuilder_ = null;
+            seatHands_ = other.seatHands_;
+            bitField0_ = (bitField0_ & ~0x00000004);
+            seatHandsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetSeatHandsFieldBuilder() : null;
+          } else {
+            seatHandsBuilder_.addAllMessages(other.seatHands_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -537,6 +665,19 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 18
+            case 26: {
+              uy.truco.v1.SeatHand m =
+                  input.readMessage(
+                      uy.truco.v1.SeatHand.parser(),
+                      extensionRegistry);
+              if (seatHandsBuilder_ == null) {
+                ensureSeatHandsIsMutable();
+                seatHands_.add(m);
+              } else {
+                seatHandsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 26
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -568,7 +709,7 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -582,7 +723,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -596,7 +737,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -610,7 +751,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -631,7 +772,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -649,7 +790,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -669,7 +810,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -690,7 +831,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -708,7 +849,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -726,7 +867,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -745,7 +886,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -762,7 +903,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -779,7 +920,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -790,7 +931,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -804,7 +945,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -819,7 +960,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -830,7 +971,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -842,7 +983,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * One entry per player of the hand (two in pico a pico), from the mano.
+     * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
      * </pre>
      *
      * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -1021,6 +1162,336 @@ private static final long serialVersionUID = 0L;
         muestra_ = null;
       }
       return muestraBuilder_;
+    }
+
+    private java.util.List<uy.truco.v1.SeatHand> seatHands_ =
+      java.util.Collections.emptyList();
+    private void ensureSeatHandsIsMutable() {
+      if (!((bitField0_ & 0x00000004) != 0)) {
+        seatHands_ = new java.util.ArrayList<uy.truco.v1.SeatHand>(seatHands_);
+        bitField0_ |= 0x00000004;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.SeatHand, uy.truco.v1.SeatHand.Builder, uy.truco.v1.SeatHandOrBuilder> seatHandsBuilder_;
+
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public java.util.List<uy.truco.v1.SeatHand> getSeatHandsList() {
+      if (seatHandsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(seatHands_);
+      } else {
+        return seatHandsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public int getSeatHandsCount() {
+      if (seatHandsBuilder_ == null) {
+        return seatHands_.size();
+      } else {
+        return seatHandsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public uy.truco.v1.SeatHand getSeatHands(int index) {
+      if (seatHandsBuilder_ == null) {
+        return seatHands_.get(index);
+      } else {
+        return seatHandsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder setSeatHands(
+        int index, uy.truco.v1.SeatHand value) {
+      if (seatHandsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureSeatHandsIsMutable();
+        seatHands_.set(index, value);
+        onChanged();
+      } else {
+        seatHandsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder setSeatHands(
+        int index, uy.truco.v1.SeatHand.Builder builderForValue) {
+      if (seatHandsBuilder_ == null) {
+        ensureSeatHandsIsMutable();
+        seatHands_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        seatHandsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder addSeatHands(uy.truco.v1.SeatHand value) {
+      if (seatHandsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureSeatHandsIsMutable();
+        seatHands_.add(value);
+        onChanged();
+      } else {
+        seatHandsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder addSeatHands(
+        int index, uy.truco.v1.SeatHand value) {
+      if (seatHandsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureSeatHandsIsMutable();
+        seatHands_.add(index, value);
+        onChanged();
+      } else {
+        seatHandsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder addSeatHands(
+        uy.truco.v1.SeatHand.Builder builderForValue) {
+      if (seatHandsBuilder_ == null) {
+        ensureSeatHandsIsMutable();
+        seatHands_.add(builderForValue.build());
+        onChanged();
+      } else {
+        seatHandsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder addSeatHands(
+        int index, uy.truco.v1.SeatHand.Builder builderForValue) {
+      if (seatHandsBuilder_ == null) {
+        ensureSeatHandsIsMutable();
+        seatHands_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        seatHandsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder addAllSeatHands(
+        java.lang.Iterable<? extends uy.truco.v1.SeatHand> values) {
+      if (seatHandsBuilder_ == null) {
+        ensureSeatHandsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, seatHands_);
+        onChanged();
+      } else {
+        seatHandsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder clearSeatHands() {
+      if (seatHandsBuilder_ == null) {
+        seatHands_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000004);
+        onChanged();
+      } else {
+        seatHandsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public Builder removeSeatHands(int index) {
+      if (seatHandsBuilder_ == null) {
+        ensureSeatHandsIsMutable();
+        seatHands_.remove(index);
+        onChanged();
+      } else {
+        seatHandsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public uy.truco.v1.SeatHand.Builder getSeatHandsBuilder(
+        int index) {
+      return internalGetSeatHandsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public uy.truco.v1.SeatHandOrBuilder getSeatHandsOrBuilder(
+        int index) {
+      if (seatHandsBuilder_ == null) {
+        return seatHands_.get(index);  } else {
+        return seatHandsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public java.util.List<? extends uy.truco.v1.SeatHandOrBuilder> 
+         getSeatHandsOrBuilderList() {
+      if (seatHandsBuilder_ != null) {
+        return seatHandsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(seatHands_);
+      }
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public uy.truco.v1.SeatHand.Builder addSeatHandsBuilder() {
+      return internalGetSeatHandsFieldBuilder().addBuilder(
+          uy.truco.v1.SeatHand.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public uy.truco.v1.SeatHand.Builder addSeatHandsBuilder(
+        int index) {
+      return internalGetSeatHandsFieldBuilder().addBuilder(
+          index, uy.truco.v1.SeatHand.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+     * mano when it deals). Use either this or `hands`, not both.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+     */
+    public java.util.List<uy.truco.v1.SeatHand.Builder> 
+         getSeatHandsBuilderList() {
+      return internalGetSeatHandsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.SeatHand, uy.truco.v1.SeatHand.Builder, uy.truco.v1.SeatHandOrBuilder> 
+        internalGetSeatHandsFieldBuilder() {
+      if (seatHandsBuilder_ == null) {
+        seatHandsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            uy.truco.v1.SeatHand, uy.truco.v1.SeatHand.Builder, uy.truco.v1.SeatHandOrBuilder>(
+                seatHands_,
+                ((bitField0_ & 0x00000004) != 0),
+                getParentForChildren(),
+                isClean());
+        seatHands_ = null;
+      }
+      return seatHandsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.FixedDeal)

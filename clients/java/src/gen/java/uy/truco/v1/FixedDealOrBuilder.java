@@ -12,7 +12,7 @@ public interface FixedDealOrBuilder extends
 
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -21,7 +21,7 @@ public interface FixedDealOrBuilder extends
       getHandsList();
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -29,7 +29,7 @@ public interface FixedDealOrBuilder extends
   uy.truco.v1.DealtHand getHands(int index);
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -37,7 +37,7 @@ public interface FixedDealOrBuilder extends
   int getHandsCount();
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -46,7 +46,7 @@ public interface FixedDealOrBuilder extends
       getHandsOrBuilderList();
   /**
    * <pre>
-   * One entry per player of the hand (two in pico a pico), from the mano.
+   * One entry per player of the hand (two in pico a pico), from the mano. Leave empty to use `seat_hands`.
    * </pre>
    *
    * <code>repeated .truco.v1.DealtHand hands = 1 [json_name = "hands"];</code>
@@ -80,4 +80,53 @@ public interface FixedDealOrBuilder extends
    * <code>.truco.v1.Card muestra = 2 [json_name = "muestra"];</code>
    */
   uy.truco.v1.CardOrBuilder getMuestraOrBuilder();
+
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  java.util.List<uy.truco.v1.SeatHand> 
+      getSeatHandsList();
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  uy.truco.v1.SeatHand getSeatHands(int index);
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  int getSeatHandsCount();
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  java.util.List<? extends uy.truco.v1.SeatHandOrBuilder> 
+      getSeatHandsOrBuilderList();
+  /**
+   * <pre>
+   * The hands by seat, in any order: one for each seat that plays the hand (the server orders them from the
+   * mano when it deals). Use either this or `hands`, not both.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatHand seat_hands = 3 [json_name = "seatHands"];</code>
+   */
+  uy.truco.v1.SeatHandOrBuilder getSeatHandsOrBuilder(
+      int index);
 }

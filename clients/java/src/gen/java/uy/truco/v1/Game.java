@@ -36,6 +36,8 @@ private static final long serialVersionUID = 0L;
     seats_ = java.util.Collections.emptyList();
     phase_ = 0;
     scores_ = java.util.Collections.emptyList();
+    previousGame_ = "";
+    nextGame_ = "";
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -320,6 +322,154 @@ private static final long serialVersionUID = 0L;
     return public_;
   }
 
+  public static final int CLOCK_FIELD_NUMBER = 8;
+  private uy.truco.v1.ClockSettings clock_;
+  /**
+   * <pre>
+   * The game's turn clocks; unset for a game without clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+   * @return Whether the clock field is set.
+   */
+  @java.lang.Override
+  public boolean hasClock() {
+    return ((bitField0_ & 0x00000002) != 0);
+  }
+  /**
+   * <pre>
+   * The game's turn clocks; unset for a game without clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+   * @return The clock.
+   */
+  @java.lang.Override
+  public uy.truco.v1.ClockSettings getClock() {
+    return clock_ == null ? uy.truco.v1.ClockSettings.getDefaultInstance() : clock_;
+  }
+  /**
+   * <pre>
+   * The game's turn clocks; unset for a game without clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.ClockSettingsOrBuilder getClockOrBuilder() {
+    return clock_ == null ? uy.truco.v1.ClockSettings.getDefaultInstance() : clock_;
+  }
+
+  public static final int PREVIOUS_GAME_FIELD_NUMBER = 9;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object previousGame_ = "";
+  /**
+   * <pre>
+   * The finished game this one is the rematch of (`games/{game}`), if any.
+   * </pre>
+   *
+   * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+   * @return The previousGame.
+   */
+  @java.lang.Override
+  public java.lang.String getPreviousGame() {
+    java.lang.Object ref = previousGame_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      previousGame_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The finished game this one is the rematch of (`games/{game}`), if any.
+   * </pre>
+   *
+   * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+   * @return The bytes for previousGame.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getPreviousGameBytes() {
+    java.lang.Object ref = previousGame_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      previousGame_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int NEXT_GAME_FIELD_NUMBER = 10;
+  @SuppressWarnings("serial")
+  private volatile java.lang.Object nextGame_ = "";
+  /**
+   * <pre>
+   * The rematch of this game (`games/{game}`), once one was asked for.
+   * </pre>
+   *
+   * <code>string next_game = 10 [json_name = "nextGame"];</code>
+   * @return The nextGame.
+   */
+  @java.lang.Override
+  public java.lang.String getNextGame() {
+    java.lang.Object ref = nextGame_;
+    if (ref instanceof java.lang.String) {
+      return (java.lang.String) ref;
+    } else {
+      com.google.protobuf.ByteString bs = 
+          (com.google.protobuf.ByteString) ref;
+      java.lang.String s = bs.toStringUtf8();
+      nextGame_ = s;
+      return s;
+    }
+  }
+  /**
+   * <pre>
+   * The rematch of this game (`games/{game}`), once one was asked for.
+   * </pre>
+   *
+   * <code>string next_game = 10 [json_name = "nextGame"];</code>
+   * @return The bytes for nextGame.
+   */
+  @java.lang.Override
+  public com.google.protobuf.ByteString
+      getNextGameBytes() {
+    java.lang.Object ref = nextGame_;
+    if (ref instanceof java.lang.String) {
+      com.google.protobuf.ByteString b = 
+          com.google.protobuf.ByteString.copyFromUtf8(
+              (java.lang.String) ref);
+      nextGame_ = b;
+      return b;
+    } else {
+      return (com.google.protobuf.ByteString) ref;
+    }
+  }
+
+  public static final int CLOSED_FIELD_NUMBER = 11;
+  private boolean closed_ = false;
+  /**
+   * <pre>
+   * True when the server closed the game unplayed (no seat was joined in time). A closed game is never
+   * listed and cannot be joined; it stays readable.
+   * </pre>
+   *
+   * <code>bool closed = 11 [json_name = "closed"];</code>
+   * @return The closed.
+   */
+  @java.lang.Override
+  public boolean getClosed() {
+    return closed_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -354,6 +504,18 @@ private static final long serialVersionUID = 0L;
     }
     if (public_ != false) {
       output.writeBool(7, public_);
+    }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      output.writeMessage(8, getClock());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(previousGame_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 9, previousGame_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(nextGame_)) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 10, nextGame_);
+    }
+    if (closed_ != false) {
+      output.writeBool(11, closed_);
     }
     getUnknownFields().writeTo(output);
   }
@@ -396,6 +558,20 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(7, public_);
     }
+    if (((bitField0_ & 0x00000002) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(8, getClock());
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(previousGame_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(9, previousGame_);
+    }
+    if (!com.google.protobuf.GeneratedMessage.isStringEmpty(nextGame_)) {
+      size += com.google.protobuf.GeneratedMessage.computeStringSize(10, nextGame_);
+    }
+    if (closed_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(11, closed_);
+    }
     return size;
   }
   @java.lang.Override
@@ -436,6 +612,17 @@ private static final long serialVersionUID = 0L;
         .equals(other.getScoresList())) return false;
     if (getPublic()
         != other.getPublic()) return false;
+    if (hasClock() != other.hasClock()) return false;
+    if (hasClock()) {
+      if (!getClock()
+          .equals(other.getClock())) return false;
+    }
+    if (!getPreviousGame()
+        .equals(other.getPreviousGame())) return false;
+    if (!getNextGame()
+        .equals(other.getNextGame())) return false;
+    if (getClosed()
+        != other.getClosed()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -469,6 +656,17 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + PUBLIC_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getPublic());
+    if (hasClock()) {
+      hash = (37 * hash) + CLOCK_FIELD_NUMBER;
+      hash = (53 * hash) + getClock().hashCode();
+    }
+    hash = (37 * hash) + PREVIOUS_GAME_FIELD_NUMBER;
+    hash = (53 * hash) + getPreviousGame().hashCode();
+    hash = (37 * hash) + NEXT_GAME_FIELD_NUMBER;
+    hash = (53 * hash) + getNextGame().hashCode();
+    hash = (37 * hash) + CLOSED_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getClosed());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -606,6 +804,7 @@ private static final long serialVersionUID = 0L;
         internalGetRulesFieldBuilder();
         internalGetSeatsFieldBuilder();
         internalGetScoresFieldBuilder();
+        internalGetClockFieldBuilder();
       }
     }
     @java.lang.Override
@@ -635,6 +834,14 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x00000020);
       public_ = false;
+      clock_ = null;
+      if (clockBuilder_ != null) {
+        clockBuilder_.dispose();
+        clockBuilder_ = null;
+      }
+      previousGame_ = "";
+      nextGame_ = "";
+      closed_ = false;
       return this;
     }
 
@@ -708,6 +915,21 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.public_ = public_;
+      }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        result.clock_ = clockBuilder_ == null
+            ? clock_
+            : clockBuilder_.build();
+        to_bitField0_ |= 0x00000002;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.previousGame_ = previousGame_;
+      }
+      if (((from_bitField0_ & 0x00000200) != 0)) {
+        result.nextGame_ = nextGame_;
+      }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.closed_ = closed_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -793,6 +1015,22 @@ private static final long serialVersionUID = 0L;
       if (other.getPublic() != false) {
         setPublic(other.getPublic());
       }
+      if (other.hasClock()) {
+        mergeClock(other.getClock());
+      }
+      if (!other.getPreviousGame().isEmpty()) {
+        previousGame_ = other.previousGame_;
+        bitField0_ |= 0x00000100;
+        onChanged();
+      }
+      if (!other.getNextGame().isEmpty()) {
+        nextGame_ = other.nextGame_;
+        bitField0_ |= 0x00000200;
+        onChanged();
+      }
+      if (other.getClosed() != false) {
+        setClosed(other.getClosed());
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -872,6 +1110,28 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 56
+            case 66: {
+              input.readMessage(
+                  internalGetClockFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000080;
+              break;
+            } // case 66
+            case 74: {
+              previousGame_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
+            case 82: {
+              nextGame_ = input.readStringRequireUtf8();
+              bitField0_ |= 0x00000200;
+              break;
+            } // case 82
+            case 88: {
+              closed_ = input.readBool();
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 88
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1918,6 +2178,394 @@ private static final long serialVersionUID = 0L;
     public Builder clearPublic() {
       bitField0_ = (bitField0_ & ~0x00000040);
       public_ = false;
+      onChanged();
+      return this;
+    }
+
+    private uy.truco.v1.ClockSettings clock_;
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.ClockSettings, uy.truco.v1.ClockSettings.Builder, uy.truco.v1.ClockSettingsOrBuilder> clockBuilder_;
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     * @return Whether the clock field is set.
+     */
+    public boolean hasClock() {
+      return ((bitField0_ & 0x00000080) != 0);
+    }
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     * @return The clock.
+     */
+    public uy.truco.v1.ClockSettings getClock() {
+      if (clockBuilder_ == null) {
+        return clock_ == null ? uy.truco.v1.ClockSettings.getDefaultInstance() : clock_;
+      } else {
+        return clockBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     */
+    public Builder setClock(uy.truco.v1.ClockSettings value) {
+      if (clockBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        clock_ = value;
+      } else {
+        clockBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     */
+    public Builder setClock(
+        uy.truco.v1.ClockSettings.Builder builderForValue) {
+      if (clockBuilder_ == null) {
+        clock_ = builderForValue.build();
+      } else {
+        clockBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     */
+    public Builder mergeClock(uy.truco.v1.ClockSettings value) {
+      if (clockBuilder_ == null) {
+        if (((bitField0_ & 0x00000080) != 0) &&
+          clock_ != null &&
+          clock_ != uy.truco.v1.ClockSettings.getDefaultInstance()) {
+          getClockBuilder().mergeFrom(value);
+        } else {
+          clock_ = value;
+        }
+      } else {
+        clockBuilder_.mergeFrom(value);
+      }
+      if (clock_ != null) {
+        bitField0_ |= 0x00000080;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     */
+    public Builder clearClock() {
+      bitField0_ = (bitField0_ & ~0x00000080);
+      clock_ = null;
+      if (clockBuilder_ != null) {
+        clockBuilder_.dispose();
+        clockBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     */
+    public uy.truco.v1.ClockSettings.Builder getClockBuilder() {
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return internalGetClockFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     */
+    public uy.truco.v1.ClockSettingsOrBuilder getClockOrBuilder() {
+      if (clockBuilder_ != null) {
+        return clockBuilder_.getMessageOrBuilder();
+      } else {
+        return clock_ == null ?
+            uy.truco.v1.ClockSettings.getDefaultInstance() : clock_;
+      }
+    }
+    /**
+     * <pre>
+     * The game's turn clocks; unset for a game without clocks.
+     * </pre>
+     *
+     * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.ClockSettings, uy.truco.v1.ClockSettings.Builder, uy.truco.v1.ClockSettingsOrBuilder> 
+        internalGetClockFieldBuilder() {
+      if (clockBuilder_ == null) {
+        clockBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.ClockSettings, uy.truco.v1.ClockSettings.Builder, uy.truco.v1.ClockSettingsOrBuilder>(
+                getClock(),
+                getParentForChildren(),
+                isClean());
+        clock_ = null;
+      }
+      return clockBuilder_;
+    }
+
+    private java.lang.Object previousGame_ = "";
+    /**
+     * <pre>
+     * The finished game this one is the rematch of (`games/{game}`), if any.
+     * </pre>
+     *
+     * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+     * @return The previousGame.
+     */
+    public java.lang.String getPreviousGame() {
+      java.lang.Object ref = previousGame_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        previousGame_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The finished game this one is the rematch of (`games/{game}`), if any.
+     * </pre>
+     *
+     * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+     * @return The bytes for previousGame.
+     */
+    public com.google.protobuf.ByteString
+        getPreviousGameBytes() {
+      java.lang.Object ref = previousGame_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        previousGame_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The finished game this one is the rematch of (`games/{game}`), if any.
+     * </pre>
+     *
+     * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+     * @param value The previousGame to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPreviousGame(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      previousGame_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The finished game this one is the rematch of (`games/{game}`), if any.
+     * </pre>
+     *
+     * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPreviousGame() {
+      previousGame_ = getDefaultInstance().getPreviousGame();
+      bitField0_ = (bitField0_ & ~0x00000100);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The finished game this one is the rematch of (`games/{game}`), if any.
+     * </pre>
+     *
+     * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+     * @param value The bytes for previousGame to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPreviousGameBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      previousGame_ = value;
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+
+    private java.lang.Object nextGame_ = "";
+    /**
+     * <pre>
+     * The rematch of this game (`games/{game}`), once one was asked for.
+     * </pre>
+     *
+     * <code>string next_game = 10 [json_name = "nextGame"];</code>
+     * @return The nextGame.
+     */
+    public java.lang.String getNextGame() {
+      java.lang.Object ref = nextGame_;
+      if (!(ref instanceof java.lang.String)) {
+        com.google.protobuf.ByteString bs =
+            (com.google.protobuf.ByteString) ref;
+        java.lang.String s = bs.toStringUtf8();
+        nextGame_ = s;
+        return s;
+      } else {
+        return (java.lang.String) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The rematch of this game (`games/{game}`), once one was asked for.
+     * </pre>
+     *
+     * <code>string next_game = 10 [json_name = "nextGame"];</code>
+     * @return The bytes for nextGame.
+     */
+    public com.google.protobuf.ByteString
+        getNextGameBytes() {
+      java.lang.Object ref = nextGame_;
+      if (ref instanceof String) {
+        com.google.protobuf.ByteString b = 
+            com.google.protobuf.ByteString.copyFromUtf8(
+                (java.lang.String) ref);
+        nextGame_ = b;
+        return b;
+      } else {
+        return (com.google.protobuf.ByteString) ref;
+      }
+    }
+    /**
+     * <pre>
+     * The rematch of this game (`games/{game}`), once one was asked for.
+     * </pre>
+     *
+     * <code>string next_game = 10 [json_name = "nextGame"];</code>
+     * @param value The nextGame to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNextGame(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      nextGame_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The rematch of this game (`games/{game}`), once one was asked for.
+     * </pre>
+     *
+     * <code>string next_game = 10 [json_name = "nextGame"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearNextGame() {
+      nextGame_ = getDefaultInstance().getNextGame();
+      bitField0_ = (bitField0_ & ~0x00000200);
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The rematch of this game (`games/{game}`), once one was asked for.
+     * </pre>
+     *
+     * <code>string next_game = 10 [json_name = "nextGame"];</code>
+     * @param value The bytes for nextGame to set.
+     * @return This builder for chaining.
+     */
+    public Builder setNextGameBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      nextGame_ = value;
+      bitField0_ |= 0x00000200;
+      onChanged();
+      return this;
+    }
+
+    private boolean closed_ ;
+    /**
+     * <pre>
+     * True when the server closed the game unplayed (no seat was joined in time). A closed game is never
+     * listed and cannot be joined; it stays readable.
+     * </pre>
+     *
+     * <code>bool closed = 11 [json_name = "closed"];</code>
+     * @return The closed.
+     */
+    @java.lang.Override
+    public boolean getClosed() {
+      return closed_;
+    }
+    /**
+     * <pre>
+     * True when the server closed the game unplayed (no seat was joined in time). A closed game is never
+     * listed and cannot be joined; it stays readable.
+     * </pre>
+     *
+     * <code>bool closed = 11 [json_name = "closed"];</code>
+     * @param value The closed to set.
+     * @return This builder for chaining.
+     */
+    public Builder setClosed(boolean value) {
+
+      closed_ = value;
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True when the server closed the game unplayed (no seat was joined in time). A closed game is never
+     * listed and cannot be joined; it stays readable.
+     * </pre>
+     *
+     * <code>bool closed = 11 [json_name = "closed"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearClosed() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      closed_ = false;
       onChanged();
       return this;
     }

@@ -183,4 +183,82 @@ public interface GameOrBuilder extends
    * @return The public.
    */
   boolean getPublic();
+
+  /**
+   * <pre>
+   * The game's turn clocks; unset for a game without clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+   * @return Whether the clock field is set.
+   */
+  boolean hasClock();
+  /**
+   * <pre>
+   * The game's turn clocks; unset for a game without clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+   * @return The clock.
+   */
+  uy.truco.v1.ClockSettings getClock();
+  /**
+   * <pre>
+   * The game's turn clocks; unset for a game without clocks.
+   * </pre>
+   *
+   * <code>.truco.v1.ClockSettings clock = 8 [json_name = "clock"];</code>
+   */
+  uy.truco.v1.ClockSettingsOrBuilder getClockOrBuilder();
+
+  /**
+   * <pre>
+   * The finished game this one is the rematch of (`games/{game}`), if any.
+   * </pre>
+   *
+   * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+   * @return The previousGame.
+   */
+  java.lang.String getPreviousGame();
+  /**
+   * <pre>
+   * The finished game this one is the rematch of (`games/{game}`), if any.
+   * </pre>
+   *
+   * <code>string previous_game = 9 [json_name = "previousGame"];</code>
+   * @return The bytes for previousGame.
+   */
+  com.google.protobuf.ByteString
+      getPreviousGameBytes();
+
+  /**
+   * <pre>
+   * The rematch of this game (`games/{game}`), once one was asked for.
+   * </pre>
+   *
+   * <code>string next_game = 10 [json_name = "nextGame"];</code>
+   * @return The nextGame.
+   */
+  java.lang.String getNextGame();
+  /**
+   * <pre>
+   * The rematch of this game (`games/{game}`), once one was asked for.
+   * </pre>
+   *
+   * <code>string next_game = 10 [json_name = "nextGame"];</code>
+   * @return The bytes for nextGame.
+   */
+  com.google.protobuf.ByteString
+      getNextGameBytes();
+
+  /**
+   * <pre>
+   * True when the server closed the game unplayed (no seat was joined in time). A closed game is never
+   * listed and cannot be joined; it stays readable.
+   * </pre>
+   *
+   * <code>bool closed = 11 [json_name = "closed"];</code>
+   * @return The closed.
+   */
+  boolean getClosed();
 }

@@ -8,7 +8,9 @@ import static io.grpc.MethodDescriptor.generateFullMethodName;
  * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
  * `authorization: Bearer &lt;token&gt;` metadata; a call without a token is a spectator's and sees only public
  * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
- * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+ * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+ * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+ * rules' codes): INVALID_ARGUMENT for a malformed request,
  * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
  * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
  * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
@@ -244,6 +246,130 @@ public final class GameServiceGrpc {
     return getListGamesMethod;
   }
 
+  private static volatile io.grpc.MethodDescriptor<uy.truco.v1.GetGameRequest,
+      uy.truco.v1.GetGameResponse> getGetGameMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "GetGame",
+      requestType = uy.truco.v1.GetGameRequest.class,
+      responseType = uy.truco.v1.GetGameResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<uy.truco.v1.GetGameRequest,
+      uy.truco.v1.GetGameResponse> getGetGameMethod() {
+    io.grpc.MethodDescriptor<uy.truco.v1.GetGameRequest, uy.truco.v1.GetGameResponse> getGetGameMethod;
+    if ((getGetGameMethod = GameServiceGrpc.getGetGameMethod) == null) {
+      synchronized (GameServiceGrpc.class) {
+        if ((getGetGameMethod = GameServiceGrpc.getGetGameMethod) == null) {
+          GameServiceGrpc.getGetGameMethod = getGetGameMethod =
+              io.grpc.MethodDescriptor.<uy.truco.v1.GetGameRequest, uy.truco.v1.GetGameResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "GetGame"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  uy.truco.v1.GetGameRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  uy.truco.v1.GetGameResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GameServiceMethodDescriptorSupplier("GetGame"))
+              .build();
+        }
+      }
+    }
+    return getGetGameMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<uy.truco.v1.LeaveGameRequest,
+      uy.truco.v1.LeaveGameResponse> getLeaveGameMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "LeaveGame",
+      requestType = uy.truco.v1.LeaveGameRequest.class,
+      responseType = uy.truco.v1.LeaveGameResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<uy.truco.v1.LeaveGameRequest,
+      uy.truco.v1.LeaveGameResponse> getLeaveGameMethod() {
+    io.grpc.MethodDescriptor<uy.truco.v1.LeaveGameRequest, uy.truco.v1.LeaveGameResponse> getLeaveGameMethod;
+    if ((getLeaveGameMethod = GameServiceGrpc.getLeaveGameMethod) == null) {
+      synchronized (GameServiceGrpc.class) {
+        if ((getLeaveGameMethod = GameServiceGrpc.getLeaveGameMethod) == null) {
+          GameServiceGrpc.getLeaveGameMethod = getLeaveGameMethod =
+              io.grpc.MethodDescriptor.<uy.truco.v1.LeaveGameRequest, uy.truco.v1.LeaveGameResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "LeaveGame"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  uy.truco.v1.LeaveGameRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  uy.truco.v1.LeaveGameResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GameServiceMethodDescriptorSupplier("LeaveGame"))
+              .build();
+        }
+      }
+    }
+    return getLeaveGameMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<uy.truco.v1.ResumeSeatRequest,
+      uy.truco.v1.ResumeSeatResponse> getResumeSeatMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "ResumeSeat",
+      requestType = uy.truco.v1.ResumeSeatRequest.class,
+      responseType = uy.truco.v1.ResumeSeatResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<uy.truco.v1.ResumeSeatRequest,
+      uy.truco.v1.ResumeSeatResponse> getResumeSeatMethod() {
+    io.grpc.MethodDescriptor<uy.truco.v1.ResumeSeatRequest, uy.truco.v1.ResumeSeatResponse> getResumeSeatMethod;
+    if ((getResumeSeatMethod = GameServiceGrpc.getResumeSeatMethod) == null) {
+      synchronized (GameServiceGrpc.class) {
+        if ((getResumeSeatMethod = GameServiceGrpc.getResumeSeatMethod) == null) {
+          GameServiceGrpc.getResumeSeatMethod = getResumeSeatMethod =
+              io.grpc.MethodDescriptor.<uy.truco.v1.ResumeSeatRequest, uy.truco.v1.ResumeSeatResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "ResumeSeat"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  uy.truco.v1.ResumeSeatRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  uy.truco.v1.ResumeSeatResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GameServiceMethodDescriptorSupplier("ResumeSeat"))
+              .build();
+        }
+      }
+    }
+    return getResumeSeatMethod;
+  }
+
+  private static volatile io.grpc.MethodDescriptor<uy.truco.v1.RematchRequest,
+      uy.truco.v1.RematchResponse> getRematchMethod;
+
+  @io.grpc.stub.annotations.RpcMethod(
+      fullMethodName = SERVICE_NAME + '/' + "Rematch",
+      requestType = uy.truco.v1.RematchRequest.class,
+      responseType = uy.truco.v1.RematchResponse.class,
+      methodType = io.grpc.MethodDescriptor.MethodType.UNARY)
+  public static io.grpc.MethodDescriptor<uy.truco.v1.RematchRequest,
+      uy.truco.v1.RematchResponse> getRematchMethod() {
+    io.grpc.MethodDescriptor<uy.truco.v1.RematchRequest, uy.truco.v1.RematchResponse> getRematchMethod;
+    if ((getRematchMethod = GameServiceGrpc.getRematchMethod) == null) {
+      synchronized (GameServiceGrpc.class) {
+        if ((getRematchMethod = GameServiceGrpc.getRematchMethod) == null) {
+          GameServiceGrpc.getRematchMethod = getRematchMethod =
+              io.grpc.MethodDescriptor.<uy.truco.v1.RematchRequest, uy.truco.v1.RematchResponse>newBuilder()
+              .setType(io.grpc.MethodDescriptor.MethodType.UNARY)
+              .setFullMethodName(generateFullMethodName(SERVICE_NAME, "Rematch"))
+              .setSampledToLocalTracing(true)
+              .setRequestMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  uy.truco.v1.RematchRequest.getDefaultInstance()))
+              .setResponseMarshaller(io.grpc.protobuf.ProtoUtils.marshaller(
+                  uy.truco.v1.RematchResponse.getDefaultInstance()))
+              .setSchemaDescriptor(new GameServiceMethodDescriptorSupplier("Rematch"))
+              .build();
+        }
+      }
+    }
+    return getRematchMethod;
+  }
+
   /**
    * Creates a new async stub that supports all call types for the service
    */
@@ -309,7 +435,9 @@ public final class GameServiceGrpc {
    * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
    * `authorization: Bearer &lt;token&gt;` metadata; a call without a token is a spectator's and sees only public
    * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+   * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+   * rules' codes): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
    * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
@@ -386,13 +514,57 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
      * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
     default void listGames(uy.truco.v1.ListGamesRequest request,
         io.grpc.stub.StreamObserver<uy.truco.v1.ListGamesResponse> responseObserver) {
       io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getListGamesMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+     * and closed games stay readable until the server's retention removes them.
+     * </pre>
+     */
+    default void getGame(uy.truco.v1.GetGameRequest request,
+        io.grpc.stub.StreamObserver<uy.truco.v1.GetGameResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getGetGameMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+     * </pre>
+     */
+    default void leaveGame(uy.truco.v1.LeaveGameRequest request,
+        io.grpc.stub.StreamObserver<uy.truco.v1.LeaveGameResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getLeaveGameMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+     * next decision. A seat that was not taken over is left as it is.
+     * </pre>
+     */
+    default void resumeSeat(uy.truco.v1.ResumeSeatRequest request,
+        io.grpc.stub.StreamObserver<uy.truco.v1.ResumeSeatResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getResumeSeatMethod(), responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+     * finished game is re-joined with the same seat token (and name); the two games name each other
+     * (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+     * </pre>
+     */
+    default void rematch(uy.truco.v1.RematchRequest request,
+        io.grpc.stub.StreamObserver<uy.truco.v1.RematchResponse> responseObserver) {
+      io.grpc.stub.ServerCalls.asyncUnimplementedUnaryCall(getRematchMethod(), responseObserver);
     }
   }
 
@@ -403,7 +575,9 @@ public final class GameServiceGrpc {
    * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
    * `authorization: Bearer &lt;token&gt;` metadata; a call without a token is a spectator's and sees only public
    * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+   * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+   * rules' codes): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
    * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
@@ -429,7 +603,9 @@ public final class GameServiceGrpc {
    * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
    * `authorization: Bearer &lt;token&gt;` metadata; a call without a token is a spectator's and sees only public
    * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+   * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+   * rules' codes): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
    * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
@@ -523,7 +699,7 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
      * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
@@ -531,6 +707,54 @@ public final class GameServiceGrpc {
         io.grpc.stub.StreamObserver<uy.truco.v1.ListGamesResponse> responseObserver) {
       io.grpc.stub.ClientCalls.asyncUnaryCall(
           getChannel().newCall(getListGamesMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+     * and closed games stay readable until the server's retention removes them.
+     * </pre>
+     */
+    public void getGame(uy.truco.v1.GetGameRequest request,
+        io.grpc.stub.StreamObserver<uy.truco.v1.GetGameResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getGetGameMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+     * </pre>
+     */
+    public void leaveGame(uy.truco.v1.LeaveGameRequest request,
+        io.grpc.stub.StreamObserver<uy.truco.v1.LeaveGameResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getLeaveGameMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+     * next decision. A seat that was not taken over is left as it is.
+     * </pre>
+     */
+    public void resumeSeat(uy.truco.v1.ResumeSeatRequest request,
+        io.grpc.stub.StreamObserver<uy.truco.v1.ResumeSeatResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getResumeSeatMethod(), getCallOptions()), request, responseObserver);
+    }
+
+    /**
+     * <pre>
+     * Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+     * finished game is re-joined with the same seat token (and name); the two games name each other
+     * (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+     * </pre>
+     */
+    public void rematch(uy.truco.v1.RematchRequest request,
+        io.grpc.stub.StreamObserver<uy.truco.v1.RematchResponse> responseObserver) {
+      io.grpc.stub.ClientCalls.asyncUnaryCall(
+          getChannel().newCall(getRematchMethod(), getCallOptions()), request, responseObserver);
     }
   }
 
@@ -541,7 +765,9 @@ public final class GameServiceGrpc {
    * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
    * `authorization: Bearer &lt;token&gt;` metadata; a call without a token is a spectator's and sees only public
    * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+   * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+   * rules' codes): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
    * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
@@ -631,13 +857,57 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
      * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
     public uy.truco.v1.ListGamesResponse listGames(uy.truco.v1.ListGamesRequest request) throws io.grpc.StatusException {
       return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
           getChannel(), getListGamesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+     * and closed games stay readable until the server's retention removes them.
+     * </pre>
+     */
+    public uy.truco.v1.GetGameResponse getGame(uy.truco.v1.GetGameRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getGetGameMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+     * </pre>
+     */
+    public uy.truco.v1.LeaveGameResponse leaveGame(uy.truco.v1.LeaveGameRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getLeaveGameMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+     * next decision. A seat that was not taken over is left as it is.
+     * </pre>
+     */
+    public uy.truco.v1.ResumeSeatResponse resumeSeat(uy.truco.v1.ResumeSeatRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getResumeSeatMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+     * finished game is re-joined with the same seat token (and name); the two games name each other
+     * (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+     * </pre>
+     */
+    public uy.truco.v1.RematchResponse rematch(uy.truco.v1.RematchRequest request) throws io.grpc.StatusException {
+      return io.grpc.stub.ClientCalls.blockingV2UnaryCall(
+          getChannel(), getRematchMethod(), getCallOptions(), request);
     }
   }
 
@@ -648,7 +918,9 @@ public final class GameServiceGrpc {
    * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
    * `authorization: Bearer &lt;token&gt;` metadata; a call without a token is a spectator's and sees only public
    * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+   * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+   * rules' codes): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
    * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
@@ -737,13 +1009,57 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
      * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
     public uy.truco.v1.ListGamesResponse listGames(uy.truco.v1.ListGamesRequest request) {
       return io.grpc.stub.ClientCalls.blockingUnaryCall(
           getChannel(), getListGamesMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+     * and closed games stay readable until the server's retention removes them.
+     * </pre>
+     */
+    public uy.truco.v1.GetGameResponse getGame(uy.truco.v1.GetGameRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getGetGameMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+     * </pre>
+     */
+    public uy.truco.v1.LeaveGameResponse leaveGame(uy.truco.v1.LeaveGameRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getLeaveGameMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+     * next decision. A seat that was not taken over is left as it is.
+     * </pre>
+     */
+    public uy.truco.v1.ResumeSeatResponse resumeSeat(uy.truco.v1.ResumeSeatRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getResumeSeatMethod(), getCallOptions(), request);
+    }
+
+    /**
+     * <pre>
+     * Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+     * finished game is re-joined with the same seat token (and name); the two games name each other
+     * (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+     * </pre>
+     */
+    public uy.truco.v1.RematchResponse rematch(uy.truco.v1.RematchRequest request) {
+      return io.grpc.stub.ClientCalls.blockingUnaryCall(
+          getChannel(), getRematchMethod(), getCallOptions(), request);
     }
   }
 
@@ -754,7 +1070,9 @@ public final class GameServiceGrpc {
    * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
    * `authorization: Bearer &lt;token&gt;` metadata; a call without a token is a spectator's and sees only public
    * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ...): INVALID_ARGUMENT for a malformed request,
+   * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
+   * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
+   * rules' codes): INVALID_ARGUMENT for a malformed request,
    * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
    * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
    * Third-party apps send an API key (from `truco keys create`) as `x-api-key: &lt;key&gt;` metadata. A server started
@@ -836,7 +1154,7 @@ public final class GameServiceGrpc {
 
     /**
      * <pre>
-     * Open games (a seat free, not over), newest first, paginated: the caller's own (created with its API key,
+     * Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
      * or anonymously for a caller without one) and the public ones.
      * </pre>
      */
@@ -844,6 +1162,54 @@ public final class GameServiceGrpc {
         uy.truco.v1.ListGamesRequest request) {
       return io.grpc.stub.ClientCalls.futureUnaryCall(
           getChannel().newCall(getListGamesMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * The game resource: seats (with presence), clock settings, phase, scores, and its rematch links. Finished
+     * and closed games stay readable until the server's retention removes them.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<uy.truco.v1.GetGameResponse> getGame(
+        uy.truco.v1.GetGameRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getGetGameMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * The caller's player leaves its seat: a bot plays it (SeatLeft) until the player sends ResumeSeat.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<uy.truco.v1.LeaveGameResponse> leaveGame(
+        uy.truco.v1.LeaveGameRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getLeaveGameMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * The caller's player takes its seat back from the bot that played it (SeatResumed); the bot stops at the
+     * next decision. A seat that was not taken over is left as it is.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<uy.truco.v1.ResumeSeatResponse> resumeSeat(
+        uy.truco.v1.ResumeSeatRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getResumeSeatMethod(), getCallOptions()), request);
+    }
+
+    /**
+     * <pre>
+     * Start the next match of a finished one: same rules, clock settings, bots and seats. Every seat of the
+     * finished game is re-joined with the same seat token (and name); the two games name each other
+     * (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
+     * </pre>
+     */
+    public com.google.common.util.concurrent.ListenableFuture<uy.truco.v1.RematchResponse> rematch(
+        uy.truco.v1.RematchRequest request) {
+      return io.grpc.stub.ClientCalls.futureUnaryCall(
+          getChannel().newCall(getRematchMethod(), getCallOptions()), request);
     }
   }
 
@@ -854,6 +1220,10 @@ public final class GameServiceGrpc {
   private static final int METHODID_SUBMIT_COMMAND = 4;
   private static final int METHODID_WATCH_GAME = 5;
   private static final int METHODID_LIST_GAMES = 6;
+  private static final int METHODID_GET_GAME = 7;
+  private static final int METHODID_LEAVE_GAME = 8;
+  private static final int METHODID_RESUME_SEAT = 9;
+  private static final int METHODID_REMATCH = 10;
 
   private static final class MethodHandlers<Req, Resp> implements
       io.grpc.stub.ServerCalls.UnaryMethod<Req, Resp>,
@@ -899,6 +1269,22 @@ public final class GameServiceGrpc {
         case METHODID_LIST_GAMES:
           serviceImpl.listGames((uy.truco.v1.ListGamesRequest) request,
               (io.grpc.stub.StreamObserver<uy.truco.v1.ListGamesResponse>) responseObserver);
+          break;
+        case METHODID_GET_GAME:
+          serviceImpl.getGame((uy.truco.v1.GetGameRequest) request,
+              (io.grpc.stub.StreamObserver<uy.truco.v1.GetGameResponse>) responseObserver);
+          break;
+        case METHODID_LEAVE_GAME:
+          serviceImpl.leaveGame((uy.truco.v1.LeaveGameRequest) request,
+              (io.grpc.stub.StreamObserver<uy.truco.v1.LeaveGameResponse>) responseObserver);
+          break;
+        case METHODID_RESUME_SEAT:
+          serviceImpl.resumeSeat((uy.truco.v1.ResumeSeatRequest) request,
+              (io.grpc.stub.StreamObserver<uy.truco.v1.ResumeSeatResponse>) responseObserver);
+          break;
+        case METHODID_REMATCH:
+          serviceImpl.rematch((uy.truco.v1.RematchRequest) request,
+              (io.grpc.stub.StreamObserver<uy.truco.v1.RematchResponse>) responseObserver);
           break;
         default:
           throw new AssertionError();
@@ -967,6 +1353,34 @@ public final class GameServiceGrpc {
               uy.truco.v1.ListGamesRequest,
               uy.truco.v1.ListGamesResponse>(
                 service, METHODID_LIST_GAMES)))
+        .addMethod(
+          getGetGameMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              uy.truco.v1.GetGameRequest,
+              uy.truco.v1.GetGameResponse>(
+                service, METHODID_GET_GAME)))
+        .addMethod(
+          getLeaveGameMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              uy.truco.v1.LeaveGameRequest,
+              uy.truco.v1.LeaveGameResponse>(
+                service, METHODID_LEAVE_GAME)))
+        .addMethod(
+          getResumeSeatMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              uy.truco.v1.ResumeSeatRequest,
+              uy.truco.v1.ResumeSeatResponse>(
+                service, METHODID_RESUME_SEAT)))
+        .addMethod(
+          getRematchMethod(),
+          io.grpc.stub.ServerCalls.asyncUnaryCall(
+            new MethodHandlers<
+              uy.truco.v1.RematchRequest,
+              uy.truco.v1.RematchResponse>(
+                service, METHODID_REMATCH)))
         .build();
   }
 
@@ -1022,6 +1436,10 @@ public final class GameServiceGrpc {
               .addMethod(getSubmitCommandMethod())
               .addMethod(getWatchGameMethod())
               .addMethod(getListGamesMethod())
+              .addMethod(getGetGameMethod())
+              .addMethod(getLeaveGameMethod())
+              .addMethod(getResumeSeatMethod())
+              .addMethod(getRematchMethod())
               .build();
         }
       }

@@ -27,6 +27,11 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
         (com.google.protobuf.ExtensionRegistryLite) registry);
   }
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_ClockSettings_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_ClockSettings_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_truco_v1_BotSeat_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
@@ -41,6 +46,11 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_truco_v1_FixedDeal_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_SeatHand_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_SeatHand_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
     internal_static_truco_v1_DealtHand_descriptor;
   static final 
@@ -121,6 +131,46 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_truco_v1_ListGamesResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_GetGameRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_GetGameRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_GetGameResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_GetGameResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_LeaveGameRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_LeaveGameRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_LeaveGameResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_LeaveGameResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_ResumeSeatRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_ResumeSeatRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_ResumeSeatResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_ResumeSeatResponse_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_RematchRequest_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_RematchRequest_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_RematchResponse_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_RematchResponse_fieldAccessorTable;
 
   public static com.google.protobuf.Descriptors.FileDescriptor
       getDescriptor() {
@@ -131,209 +181,306 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
   static {
     java.lang.String[] descriptorData = {
       "\n\033truco/v1/game_service.proto\022\010truco.v1\032" +
-      "\024truco/v1/cards.proto\032\027truco/v1/commands" +
-      ".proto\032\025truco/v1/events.proto\032\024truco/v1/" +
-      "rules.proto\032\024truco/v1/views.proto\"D\n\007Bot" +
-      "Seat\022\022\n\004seat\030\001 \001(\005R\004seat\022%\n\004kind\030\002 \001(\0162\021" +
-      ".truco.v1.BotKindR\004kind\"\214\001\n\010SeatInfo\022\022\n\004" +
-      "seat\030\001 \001(\005R\004seat\022&\n\004kind\030\002 \001(\0162\022.truco.v" +
-      "1.SeatKindR\004kind\022#\n\003bot\030\003 \001(\0162\021.truco.v1" +
-      ".BotKindR\003bot\022\037\n\013player_name\030\004 \001(\tR\nplay" +
-      "erName\"`\n\tFixedDeal\022)\n\005hands\030\001 \003(\0132\023.tru" +
-      "co.v1.DealtHandR\005hands\022(\n\007muestra\030\002 \001(\0132" +
-      "\016.truco.v1.CardR\007muestra\"1\n\tDealtHand\022$\n" +
-      "\005cards\030\001 \003(\0132\016.truco.v1.CardR\005cards\"\363\001\n\004" +
-      "Game\022\022\n\004name\030\001 \001(\tR\004name\022\'\n\005rules\030\002 \001(\0132" +
-      "\021.truco.v1.RuleSetR\005rules\022(\n\005seats\030\003 \003(\013" +
-      "2\022.truco.v1.SeatInfoR\005seats\022\030\n\007version\030\004" +
-      " \001(\003R\007version\022%\n\005phase\030\005 \001(\0162\017.truco.v1." +
-      "PhaseR\005phase\022+\n\006scores\030\006 \003(\0132\023.truco.v1." +
-      "TeamScoreR\006scores\022\026\n\006public\030\007 \001(\010R\006publi" +
-      "c\"\320\001\n\021CreateGameRequest\022\035\n\nrequest_id\030\001 " +
-      "\001(\tR\trequestId\022\'\n\005rules\030\002 \001(\0132\021.truco.v1" +
-      ".RuleSetR\005rules\022%\n\004bots\030\003 \003(\0132\021.truco.v1" +
-      ".BotSeatR\004bots\0224\n\013fixed_deals\030\004 \003(\0132\023.tr" +
-      "uco.v1.FixedDealR\nfixedDeals\022\026\n\006public\030\005" +
-      " \001(\010R\006public\"8\n\022CreateGameResponse\022\"\n\004ga" +
-      "me\030\001 \001(\0132\016.truco.v1.GameR\004game\"\207\001\n\017JoinG" +
-      "ameRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nreques" +
-      "t_id\030\002 \001(\tR\trequestId\022\027\n\004seat\030\003 \001(\005H\000R\004s" +
-      "eat\210\001\001\022\037\n\013player_name\030\004 \001(\tR\nplayerNameB" +
-      "\007\n\005_seat\"m\n\020JoinGameResponse\022\022\n\004seat\030\001 \001" +
-      "(\005R\004seat\022\035\n\nseat_token\030\002 \001(\tR\tseatToken\022" +
-      "&\n\004view\030\003 \001(\0132\022.truco.v1.SeatViewR\004view\"" +
-      "(\n\022GetGameViewRequest\022\022\n\004name\030\001 \001(\tR\004nam" +
-      "e\"j\n\023GetGameViewResponse\022&\n\004seat\030\001 \001(\0132\022" +
-      ".truco.v1.SeatViewR\004seat\022+\n\006public\030\002 \001(\013" +
-      "2\023.truco.v1.MatchViewR\006public\"-\n\027ListLeg" +
-      "alActionsRequest\022\022\n\004name\030\001 \001(\tR\004name\"a\n\030" +
-      "ListLegalActionsResponse\022\030\n\007version\030\001 \001(" +
-      "\003R\007version\022+\n\007actions\030\002 \003(\0132\021.truco.v1.C" +
-      "ommandR\007actions\"\241\001\n\024SubmitCommandRequest" +
-      "\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nrequest_id\030\002 \001(\t" +
-      "R\trequestId\022)\n\020expected_version\030\003 \001(\003R\017e" +
-      "xpectedVersion\022+\n\007command\030\004 \001(\0132\021.truco." +
-      "v1.CommandR\007command\"\202\001\n\025SubmitCommandRes" +
-      "ponse\022\030\n\007version\030\001 \001(\003R\007version\022\'\n\006event" +
-      "s\030\002 \003(\0132\017.truco.v1.EventR\006events\022&\n\004view" +
-      "\030\003 \001(\0132\022.truco.v1.SeatViewR\004view\"K\n\020Watc" +
-      "hGameRequest\022\022\n\004name\030\001 \001(\tR\004name\022#\n\rafte" +
-      "r_version\030\002 \001(\003R\014afterVersion\"\217\001\n\021WatchG" +
-      "ameResponse\022%\n\005event\030\001 \001(\0132\017.truco.v1.Ev" +
-      "entR\005event\022&\n\004seat\030\002 \001(\0132\022.truco.v1.Seat" +
-      "ViewR\004seat\022+\n\006public\030\003 \001(\0132\023.truco.v1.Ma" +
-      "tchViewR\006public\"N\n\020ListGamesRequest\022\033\n\tp" +
-      "age_size\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002" +
-      " \001(\tR\tpageToken\"a\n\021ListGamesResponse\022$\n\005" +
-      "games\030\001 \003(\0132\016.truco.v1.GameR\005games\022&\n\017ne" +
-      "xt_page_token\030\002 \001(\tR\rnextPageToken*a\n\010Se" +
-      "atKind\022\031\n\025SEAT_KIND_UNSPECIFIED\020\000\022\022\n\016SEA" +
-      "T_KIND_OPEN\020\001\022\023\n\017SEAT_KIND_TAKEN\020\002\022\021\n\rSE" +
-      "AT_KIND_BOT\020\003*P\n\007BotKind\022\030\n\024BOT_KIND_UNS" +
-      "PECIFIED\020\000\022\023\n\017BOT_KIND_RANDOM\020\001\022\026\n\022BOT_K" +
-      "IND_HEURISTIC\020\0022\240\004\n\013GameService\022G\n\nCreat" +
-      "eGame\022\033.truco.v1.CreateGameRequest\032\034.tru" +
-      "co.v1.CreateGameResponse\022A\n\010JoinGame\022\031.t" +
-      "ruco.v1.JoinGameRequest\032\032.truco.v1.JoinG" +
-      "ameResponse\022J\n\013GetGameView\022\034.truco.v1.Ge" +
-      "tGameViewRequest\032\035.truco.v1.GetGameViewR" +
-      "esponse\022Y\n\020ListLegalActions\022!.truco.v1.L" +
-      "istLegalActionsRequest\032\".truco.v1.ListLe" +
-      "galActionsResponse\022P\n\rSubmitCommand\022\036.tr" +
-      "uco.v1.SubmitCommandRequest\032\037.truco.v1.S" +
-      "ubmitCommandResponse\022F\n\tWatchGame\022\032.truc" +
-      "o.v1.WatchGameRequest\032\033.truco.v1.WatchGa" +
-      "meResponse0\001\022D\n\tListGames\022\032.truco.v1.Lis" +
-      "tGamesRequest\032\033.truco.v1.ListGamesRespon" +
-      "seB\207\001\n\013uy.truco.v1B\020GameServiceProtoP\001Z%" +
-      "truco/clients/go/gen/truco/v1;trucov1\242\002\003" +
-      "TXX\252\002\010Truco.V1\312\002\010Truco\\V1\342\002\024Truco\\V1\\GPB" +
-      "Metadata\352\002\tTruco::V1b\006proto3"
+      "\036google/protobuf/duration.proto\032\024truco/v" +
+      "1/cards.proto\032\027truco/v1/commands.proto\032\025" +
+      "truco/v1/events.proto\032\024truco/v1/rules.pr" +
+      "oto\032\024truco/v1/views.proto\"\345\001\n\rClockSetti" +
+      "ngs\0225\n\010decision\030\001 \001(\0132\031.google.protobuf." +
+      "DurationR\010decision\0223\n\007reserve\030\002 \001(\0132\031.go" +
+      "ogle.protobuf.DurationR\007reserve\0222\n\ton_ex" +
+      "piry\030\003 \001(\0162\025.truco.v1.ClockPolicyR\010onExp" +
+      "iry\0224\n\014takeover_bot\030\004 \001(\0162\021.truco.v1.Bot" +
+      "KindR\013takeoverBot\"D\n\007BotSeat\022\022\n\004seat\030\001 \001" +
+      "(\005R\004seat\022%\n\004kind\030\002 \001(\0162\021.truco.v1.BotKin" +
+      "dR\004kind\"\305\001\n\010SeatInfo\022\022\n\004seat\030\001 \001(\005R\004seat" +
+      "\022&\n\004kind\030\002 \001(\0162\022.truco.v1.SeatKindR\004kind" +
+      "\022#\n\003bot\030\003 \001(\0162\021.truco.v1.BotKindR\003bot\022\037\n" +
+      "\013player_name\030\004 \001(\tR\nplayerName\022\030\n\007presen" +
+      "t\030\005 \001(\010R\007present\022\035\n\ntaken_over\030\006 \001(\010R\tta" +
+      "kenOver\"\223\001\n\tFixedDeal\022)\n\005hands\030\001 \003(\0132\023.t" +
+      "ruco.v1.DealtHandR\005hands\022(\n\007muestra\030\002 \001(" +
+      "\0132\016.truco.v1.CardR\007muestra\0221\n\nseat_hands" +
+      "\030\003 \003(\0132\022.truco.v1.SeatHandR\tseatHands\"D\n" +
+      "\010SeatHand\022\022\n\004seat\030\001 \001(\005R\004seat\022$\n\005cards\030\002" +
+      " \003(\0132\016.truco.v1.CardR\005cards\"1\n\tDealtHand" +
+      "\022$\n\005cards\030\001 \003(\0132\016.truco.v1.CardR\005cards\"\374" +
+      "\002\n\004Game\022\022\n\004name\030\001 \001(\tR\004name\022\'\n\005rules\030\002 \001" +
+      "(\0132\021.truco.v1.RuleSetR\005rules\022(\n\005seats\030\003 " +
+      "\003(\0132\022.truco.v1.SeatInfoR\005seats\022\030\n\007versio" +
+      "n\030\004 \001(\003R\007version\022%\n\005phase\030\005 \001(\0162\017.truco." +
+      "v1.PhaseR\005phase\022+\n\006scores\030\006 \003(\0132\023.truco." +
+      "v1.TeamScoreR\006scores\022\026\n\006public\030\007 \001(\010R\006pu" +
+      "blic\022-\n\005clock\030\010 \001(\0132\027.truco.v1.ClockSett" +
+      "ingsR\005clock\022#\n\rprevious_game\030\t \001(\tR\014prev" +
+      "iousGame\022\033\n\tnext_game\030\n \001(\tR\010nextGame\022\026\n" +
+      "\006closed\030\013 \001(\010R\006closed\"\377\001\n\021CreateGameRequ" +
+      "est\022\035\n\nrequest_id\030\001 \001(\tR\trequestId\022\'\n\005ru" +
+      "les\030\002 \001(\0132\021.truco.v1.RuleSetR\005rules\022%\n\004b" +
+      "ots\030\003 \003(\0132\021.truco.v1.BotSeatR\004bots\0224\n\013fi" +
+      "xed_deals\030\004 \003(\0132\023.truco.v1.FixedDealR\nfi" +
+      "xedDeals\022\026\n\006public\030\005 \001(\010R\006public\022-\n\005cloc" +
+      "k\030\006 \001(\0132\027.truco.v1.ClockSettingsR\005clock\"" +
+      "8\n\022CreateGameResponse\022\"\n\004game\030\001 \001(\0132\016.tr" +
+      "uco.v1.GameR\004game\"\207\001\n\017JoinGameRequest\022\022\n" +
+      "\004name\030\001 \001(\tR\004name\022\035\n\nrequest_id\030\002 \001(\tR\tr" +
+      "equestId\022\027\n\004seat\030\003 \001(\005H\000R\004seat\210\001\001\022\037\n\013pla" +
+      "yer_name\030\004 \001(\tR\nplayerNameB\007\n\005_seat\"m\n\020J" +
+      "oinGameResponse\022\022\n\004seat\030\001 \001(\005R\004seat\022\035\n\ns" +
+      "eat_token\030\002 \001(\tR\tseatToken\022&\n\004view\030\003 \001(\013" +
+      "2\022.truco.v1.SeatViewR\004view\"(\n\022GetGameVie" +
+      "wRequest\022\022\n\004name\030\001 \001(\tR\004name\"j\n\023GetGameV" +
+      "iewResponse\022&\n\004seat\030\001 \001(\0132\022.truco.v1.Sea" +
+      "tViewR\004seat\022+\n\006public\030\002 \001(\0132\023.truco.v1.M" +
+      "atchViewR\006public\"-\n\027ListLegalActionsRequ" +
+      "est\022\022\n\004name\030\001 \001(\tR\004name\"a\n\030ListLegalActi" +
+      "onsResponse\022\030\n\007version\030\001 \001(\003R\007version\022+\n" +
+      "\007actions\030\002 \003(\0132\021.truco.v1.CommandR\007actio" +
+      "ns\"\241\001\n\024SubmitCommandRequest\022\022\n\004name\030\001 \001(" +
+      "\tR\004name\022\035\n\nrequest_id\030\002 \001(\tR\trequestId\022)" +
+      "\n\020expected_version\030\003 \001(\003R\017expectedVersio" +
+      "n\022+\n\007command\030\004 \001(\0132\021.truco.v1.CommandR\007c" +
+      "ommand\"\202\001\n\025SubmitCommandResponse\022\030\n\007vers" +
+      "ion\030\001 \001(\003R\007version\022\'\n\006events\030\002 \003(\0132\017.tru" +
+      "co.v1.EventR\006events\022&\n\004view\030\003 \001(\0132\022.truc" +
+      "o.v1.SeatViewR\004view\"K\n\020WatchGameRequest\022" +
+      "\022\n\004name\030\001 \001(\tR\004name\022#\n\rafter_version\030\002 \001" +
+      "(\003R\014afterVersion\"\217\001\n\021WatchGameResponse\022%" +
+      "\n\005event\030\001 \001(\0132\017.truco.v1.EventR\005event\022&\n" +
+      "\004seat\030\002 \001(\0132\022.truco.v1.SeatViewR\004seat\022+\n" +
+      "\006public\030\003 \001(\0132\023.truco.v1.MatchViewR\006publ" +
+      "ic\"N\n\020ListGamesRequest\022\033\n\tpage_size\030\001 \001(" +
+      "\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageTok" +
+      "en\"a\n\021ListGamesResponse\022$\n\005games\030\001 \003(\0132\016" +
+      ".truco.v1.GameR\005games\022&\n\017next_page_token" +
+      "\030\002 \001(\tR\rnextPageToken\"$\n\016GetGameRequest\022" +
+      "\022\n\004name\030\001 \001(\tR\004name\"5\n\017GetGameResponse\022\"" +
+      "\n\004game\030\001 \001(\0132\016.truco.v1.GameR\004game\"&\n\020Le" +
+      "aveGameRequest\022\022\n\004name\030\001 \001(\tR\004name\";\n\021Le" +
+      "aveGameResponse\022&\n\004view\030\001 \001(\0132\022.truco.v1" +
+      ".SeatViewR\004view\"\'\n\021ResumeSeatRequest\022\022\n\004" +
+      "name\030\001 \001(\tR\004name\"<\n\022ResumeSeatResponse\022&" +
+      "\n\004view\030\001 \001(\0132\022.truco.v1.SeatViewR\004view\"$" +
+      "\n\016RematchRequest\022\022\n\004name\030\001 \001(\tR\004name\"I\n\017" +
+      "RematchResponse\022\"\n\004game\030\001 \001(\0132\016.truco.v1" +
+      ".GameR\004game\022\022\n\004seat\030\002 \001(\005R\004seat*`\n\013Clock" +
+      "Policy\022\034\n\030CLOCK_POLICY_UNSPECIFIED\020\000\022\031\n\025" +
+      "CLOCK_POLICY_TAKEOVER\020\001\022\030\n\024CLOCK_POLICY_" +
+      "FORFEIT\020\002*a\n\010SeatKind\022\031\n\025SEAT_KIND_UNSPE" +
+      "CIFIED\020\000\022\022\n\016SEAT_KIND_OPEN\020\001\022\023\n\017SEAT_KIN" +
+      "D_TAKEN\020\002\022\021\n\rSEAT_KIND_BOT\020\003*P\n\007BotKind\022" +
+      "\030\n\024BOT_KIND_UNSPECIFIED\020\000\022\023\n\017BOT_KIND_RA" +
+      "NDOM\020\001\022\026\n\022BOT_KIND_HEURISTIC\020\0022\257\006\n\013GameS" +
+      "ervice\022G\n\nCreateGame\022\033.truco.v1.CreateGa" +
+      "meRequest\032\034.truco.v1.CreateGameResponse\022" +
+      "A\n\010JoinGame\022\031.truco.v1.JoinGameRequest\032\032" +
+      ".truco.v1.JoinGameResponse\022J\n\013GetGameVie" +
+      "w\022\034.truco.v1.GetGameViewRequest\032\035.truco." +
+      "v1.GetGameViewResponse\022Y\n\020ListLegalActio" +
+      "ns\022!.truco.v1.ListLegalActionsRequest\032\"." +
+      "truco.v1.ListLegalActionsResponse\022P\n\rSub" +
+      "mitCommand\022\036.truco.v1.SubmitCommandReque" +
+      "st\032\037.truco.v1.SubmitCommandResponse\022F\n\tW" +
+      "atchGame\022\032.truco.v1.WatchGameRequest\032\033.t" +
+      "ruco.v1.WatchGameResponse0\001\022D\n\tListGames" +
+      "\022\032.truco.v1.ListGamesRequest\032\033.truco.v1." +
+      "ListGamesResponse\022>\n\007GetGame\022\030.truco.v1." +
+      "GetGameRequest\032\031.truco.v1.GetGameRespons" +
+      "e\022D\n\tLeaveGame\022\032.truco.v1.LeaveGameReque" +
+      "st\032\033.truco.v1.LeaveGameResponse\022G\n\nResum" +
+      "eSeat\022\033.truco.v1.ResumeSeatRequest\032\034.tru" +
+      "co.v1.ResumeSeatResponse\022>\n\007Rematch\022\030.tr" +
+      "uco.v1.RematchRequest\032\031.truco.v1.Rematch" +
+      "ResponseB\207\001\n\013uy.truco.v1B\020GameServicePro" +
+      "toP\001Z%truco/clients/go/gen/truco/v1;truc" +
+      "ov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truco\\V1\342\002\024Truco\\" +
+      "V1\\GPBMetadata\352\002\tTruco::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          com.google.protobuf.DurationProto.getDescriptor(),
           uy.truco.v1.CardsProto.getDescriptor(),
           uy.truco.v1.CommandsProto.getDescriptor(),
           uy.truco.v1.EventsProto.getDescriptor(),
           uy.truco.v1.RulesProto.getDescriptor(),
           uy.truco.v1.ViewsProto.getDescriptor(),
         });
-    internal_static_truco_v1_BotSeat_descriptor =
+    internal_static_truco_v1_ClockSettings_descriptor =
       getDescriptor().getMessageType(0);
+    internal_static_truco_v1_ClockSettings_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_ClockSettings_descriptor,
+        new java.lang.String[] { "Decision", "Reserve", "OnExpiry", "TakeoverBot", });
+    internal_static_truco_v1_BotSeat_descriptor =
+      getDescriptor().getMessageType(1);
     internal_static_truco_v1_BotSeat_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_BotSeat_descriptor,
         new java.lang.String[] { "Seat", "Kind", });
     internal_static_truco_v1_SeatInfo_descriptor =
-      getDescriptor().getMessageType(1);
+      getDescriptor().getMessageType(2);
     internal_static_truco_v1_SeatInfo_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_SeatInfo_descriptor,
-        new java.lang.String[] { "Seat", "Kind", "Bot", "PlayerName", });
+        new java.lang.String[] { "Seat", "Kind", "Bot", "PlayerName", "Present", "TakenOver", });
     internal_static_truco_v1_FixedDeal_descriptor =
-      getDescriptor().getMessageType(2);
+      getDescriptor().getMessageType(3);
     internal_static_truco_v1_FixedDeal_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_FixedDeal_descriptor,
-        new java.lang.String[] { "Hands", "Muestra", });
+        new java.lang.String[] { "Hands", "Muestra", "SeatHands", });
+    internal_static_truco_v1_SeatHand_descriptor =
+      getDescriptor().getMessageType(4);
+    internal_static_truco_v1_SeatHand_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_SeatHand_descriptor,
+        new java.lang.String[] { "Seat", "Cards", });
     internal_static_truco_v1_DealtHand_descriptor =
-      getDescriptor().getMessageType(3);
+      getDescriptor().getMessageType(5);
     internal_static_truco_v1_DealtHand_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_DealtHand_descriptor,
         new java.lang.String[] { "Cards", });
     internal_static_truco_v1_Game_descriptor =
-      getDescriptor().getMessageType(4);
+      getDescriptor().getMessageType(6);
     internal_static_truco_v1_Game_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_Game_descriptor,
-        new java.lang.String[] { "Name", "Rules", "Seats", "Version", "Phase", "Scores", "Public", });
+        new java.lang.String[] { "Name", "Rules", "Seats", "Version", "Phase", "Scores", "Public", "Clock", "PreviousGame", "NextGame", "Closed", });
     internal_static_truco_v1_CreateGameRequest_descriptor =
-      getDescriptor().getMessageType(5);
+      getDescriptor().getMessageType(7);
     internal_static_truco_v1_CreateGameRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_CreateGameRequest_descriptor,
-        new java.lang.String[] { "RequestId", "Rules", "Bots", "FixedDeals", "Public", });
+        new java.lang.String[] { "RequestId", "Rules", "Bots", "FixedDeals", "Public", "Clock", });
     internal_static_truco_v1_CreateGameResponse_descriptor =
-      getDescriptor().getMessageType(6);
+      getDescriptor().getMessageType(8);
     internal_static_truco_v1_CreateGameResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_CreateGameResponse_descriptor,
         new java.lang.String[] { "Game", });
     internal_static_truco_v1_JoinGameRequest_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(9);
     internal_static_truco_v1_JoinGameRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_JoinGameRequest_descriptor,
         new java.lang.String[] { "Name", "RequestId", "Seat", "PlayerName", });
     internal_static_truco_v1_JoinGameResponse_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(10);
     internal_static_truco_v1_JoinGameResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_JoinGameResponse_descriptor,
         new java.lang.String[] { "Seat", "SeatToken", "View", });
     internal_static_truco_v1_GetGameViewRequest_descriptor =
-      getDescriptor().getMessageType(9);
+      getDescriptor().getMessageType(11);
     internal_static_truco_v1_GetGameViewRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_GetGameViewRequest_descriptor,
         new java.lang.String[] { "Name", });
     internal_static_truco_v1_GetGameViewResponse_descriptor =
-      getDescriptor().getMessageType(10);
+      getDescriptor().getMessageType(12);
     internal_static_truco_v1_GetGameViewResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_GetGameViewResponse_descriptor,
         new java.lang.String[] { "Seat", "Public", });
     internal_static_truco_v1_ListLegalActionsRequest_descriptor =
-      getDescriptor().getMessageType(11);
+      getDescriptor().getMessageType(13);
     internal_static_truco_v1_ListLegalActionsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_ListLegalActionsRequest_descriptor,
         new java.lang.String[] { "Name", });
     internal_static_truco_v1_ListLegalActionsResponse_descriptor =
-      getDescriptor().getMessageType(12);
+      getDescriptor().getMessageType(14);
     internal_static_truco_v1_ListLegalActionsResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_ListLegalActionsResponse_descriptor,
         new java.lang.String[] { "Version", "Actions", });
     internal_static_truco_v1_SubmitCommandRequest_descriptor =
-      getDescriptor().getMessageType(13);
+      getDescriptor().getMessageType(15);
     internal_static_truco_v1_SubmitCommandRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_SubmitCommandRequest_descriptor,
         new java.lang.String[] { "Name", "RequestId", "ExpectedVersion", "Command", });
     internal_static_truco_v1_SubmitCommandResponse_descriptor =
-      getDescriptor().getMessageType(14);
+      getDescriptor().getMessageType(16);
     internal_static_truco_v1_SubmitCommandResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_SubmitCommandResponse_descriptor,
         new java.lang.String[] { "Version", "Events", "View", });
     internal_static_truco_v1_WatchGameRequest_descriptor =
-      getDescriptor().getMessageType(15);
+      getDescriptor().getMessageType(17);
     internal_static_truco_v1_WatchGameRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_WatchGameRequest_descriptor,
         new java.lang.String[] { "Name", "AfterVersion", });
     internal_static_truco_v1_WatchGameResponse_descriptor =
-      getDescriptor().getMessageType(16);
+      getDescriptor().getMessageType(18);
     internal_static_truco_v1_WatchGameResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_WatchGameResponse_descriptor,
         new java.lang.String[] { "Event", "Seat", "Public", });
     internal_static_truco_v1_ListGamesRequest_descriptor =
-      getDescriptor().getMessageType(17);
+      getDescriptor().getMessageType(19);
     internal_static_truco_v1_ListGamesRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_ListGamesRequest_descriptor,
         new java.lang.String[] { "PageSize", "PageToken", });
     internal_static_truco_v1_ListGamesResponse_descriptor =
-      getDescriptor().getMessageType(18);
+      getDescriptor().getMessageType(20);
     internal_static_truco_v1_ListGamesResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_ListGamesResponse_descriptor,
         new java.lang.String[] { "Games", "NextPageToken", });
+    internal_static_truco_v1_GetGameRequest_descriptor =
+      getDescriptor().getMessageType(21);
+    internal_static_truco_v1_GetGameRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_GetGameRequest_descriptor,
+        new java.lang.String[] { "Name", });
+    internal_static_truco_v1_GetGameResponse_descriptor =
+      getDescriptor().getMessageType(22);
+    internal_static_truco_v1_GetGameResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_GetGameResponse_descriptor,
+        new java.lang.String[] { "Game", });
+    internal_static_truco_v1_LeaveGameRequest_descriptor =
+      getDescriptor().getMessageType(23);
+    internal_static_truco_v1_LeaveGameRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_LeaveGameRequest_descriptor,
+        new java.lang.String[] { "Name", });
+    internal_static_truco_v1_LeaveGameResponse_descriptor =
+      getDescriptor().getMessageType(24);
+    internal_static_truco_v1_LeaveGameResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_LeaveGameResponse_descriptor,
+        new java.lang.String[] { "View", });
+    internal_static_truco_v1_ResumeSeatRequest_descriptor =
+      getDescriptor().getMessageType(25);
+    internal_static_truco_v1_ResumeSeatRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_ResumeSeatRequest_descriptor,
+        new java.lang.String[] { "Name", });
+    internal_static_truco_v1_ResumeSeatResponse_descriptor =
+      getDescriptor().getMessageType(26);
+    internal_static_truco_v1_ResumeSeatResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_ResumeSeatResponse_descriptor,
+        new java.lang.String[] { "View", });
+    internal_static_truco_v1_RematchRequest_descriptor =
+      getDescriptor().getMessageType(27);
+    internal_static_truco_v1_RematchRequest_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_RematchRequest_descriptor,
+        new java.lang.String[] { "Name", });
+    internal_static_truco_v1_RematchResponse_descriptor =
+      getDescriptor().getMessageType(28);
+    internal_static_truco_v1_RematchResponse_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_RematchResponse_descriptor,
+        new java.lang.String[] { "Game", "Seat", });
     descriptor.resolveAllFeaturesImmutable();
+    com.google.protobuf.DurationProto.getDescriptor();
     uy.truco.v1.CardsProto.getDescriptor();
     uy.truco.v1.CommandsProto.getDescriptor();
     uy.truco.v1.EventsProto.getDescriptor();

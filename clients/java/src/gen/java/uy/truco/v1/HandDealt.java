@@ -7,8 +7,8 @@ package uy.truco.v1;
 
 /**
  * <pre>
- * A hand was dealt. What a seat receives never holds `order` or `salt`: its own cards are in its view, and
- * both are revealed in HandEnded so `commitment` can be checked.
+ * A hand was dealt. What a seat receives never holds `order` or `salt`: it holds the 40 per-card
+ * `commitments`, the muestra's proof and, privately, the proofs of the seat's own three cards.
  * </pre>
  *
  * Protobuf type {@code truco.v1.HandDealt}
@@ -37,6 +37,9 @@ private static final long serialVersionUID = 0L;
     order_ = java.util.Collections.emptyList();
     salt_ = "";
     commitment_ = "";
+    commitments_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    own_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -57,6 +60,7 @@ private static final long serialVersionUID = 0L;
             uy.truco.v1.HandDealt.class, uy.truco.v1.HandDealt.Builder.class);
   }
 
+  private int bitField0_;
   public static final int NUMBER_FIELD_NUMBER = 1;
   private int number_ = 0;
   /**
@@ -210,7 +214,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object salt_ = "";
   /**
    * <pre>
-   * The secret salt (kept by the server; empty in what clients receive).
+   * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+   * receive).
    * </pre>
    *
    * <code>string salt = 6 [json_name = "salt"];</code>
@@ -231,7 +236,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The secret salt (kept by the server; empty in what clients receive).
+   * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+   * receive).
    * </pre>
    *
    * <code>string salt = 6 [json_name = "salt"];</code>
@@ -257,7 +263,8 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object commitment_ = "";
   /**
    * <pre>
-   * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+   * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+   * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
    * </pre>
    *
    * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -278,7 +285,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+   * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+   * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
    * </pre>
    *
    * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -297,6 +305,163 @@ private static final long serialVersionUID = 0L;
     } else {
       return (com.google.protobuf.ByteString) ref;
     }
+  }
+
+  public static final int COMMITMENTS_FIELD_NUMBER = 8;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.LazyStringArrayList commitments_ =
+      com.google.protobuf.LazyStringArrayList.emptyList();
+  /**
+   * <pre>
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   * </pre>
+   *
+   * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+   * @return A list containing the commitments.
+   */
+  public com.google.protobuf.ProtocolStringList
+      getCommitmentsList() {
+    return commitments_;
+  }
+  /**
+   * <pre>
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   * </pre>
+   *
+   * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+   * @return The count of commitments.
+   */
+  public int getCommitmentsCount() {
+    return commitments_.size();
+  }
+  /**
+   * <pre>
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   * </pre>
+   *
+   * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+   * @param index The index of the element to return.
+   * @return The commitments at the given index.
+   */
+  public java.lang.String getCommitments(int index) {
+    return commitments_.get(index);
+  }
+  /**
+   * <pre>
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   * </pre>
+   *
+   * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the commitments at the given index.
+   */
+  public com.google.protobuf.ByteString
+      getCommitmentsBytes(int index) {
+    return commitments_.getByteString(index);
+  }
+
+  public static final int MUESTRA_FIELD_NUMBER = 9;
+  private uy.truco.v1.CardProof muestra_;
+  /**
+   * <pre>
+   * The muestra's proof (the muestra is public from the deal).
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+   * @return Whether the muestra field is set.
+   */
+  @java.lang.Override
+  public boolean hasMuestra() {
+    return ((bitField0_ & 0x00000001) != 0);
+  }
+  /**
+   * <pre>
+   * The muestra's proof (the muestra is public from the deal).
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+   * @return The muestra.
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProof getMuestra() {
+    return muestra_ == null ? uy.truco.v1.CardProof.getDefaultInstance() : muestra_;
+  }
+  /**
+   * <pre>
+   * The muestra's proof (the muestra is public from the deal).
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProofOrBuilder getMuestraOrBuilder() {
+    return muestra_ == null ? uy.truco.v1.CardProof.getDefaultInstance() : muestra_;
+  }
+
+  public static final int OWN_FIELD_NUMBER = 10;
+  @SuppressWarnings("serial")
+  private java.util.List<uy.truco.v1.CardProof> own_;
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<uy.truco.v1.CardProof> getOwnList() {
+    return own_;
+  }
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+      getOwnOrBuilderList() {
+    return own_;
+  }
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  @java.lang.Override
+  public int getOwnCount() {
+    return own_.size();
+  }
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProof getOwn(int index) {
+    return own_.get(index);
+  }
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProofOrBuilder getOwnOrBuilder(
+      int index) {
+    return own_.get(index);
   }
 
   private byte memoizedIsInitialized = -1;
@@ -338,6 +503,15 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(commitment_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 7, commitment_);
+    }
+    for (int i = 0; i < commitments_.size(); i++) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 8, commitments_.getRaw(i));
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      output.writeMessage(9, getMuestra());
+    }
+    for (int i = 0; i < own_.size(); i++) {
+      output.writeMessage(10, own_.get(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -384,6 +558,27 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(commitment_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(7, commitment_);
     }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < commitments_.size(); i++) {
+        dataSize += computeStringSizeNoTag(commitments_.getRaw(i));
+      }
+      size += dataSize;
+      size += 1 * getCommitmentsList().size();
+    }
+    if (((bitField0_ & 0x00000001) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(9, getMuestra());
+    }
+
+        {
+          final int count = own_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(own_.get(i));
+          }
+          size += 1 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -422,6 +617,15 @@ private static final long serialVersionUID = 0L;
         .equals(other.getSalt())) return false;
     if (!getCommitment()
         .equals(other.getCommitment())) return false;
+    if (!getCommitmentsList()
+        .equals(other.getCommitmentsList())) return false;
+    if (hasMuestra() != other.hasMuestra()) return false;
+    if (hasMuestra()) {
+      if (!getMuestra()
+          .equals(other.getMuestra())) return false;
+    }
+    if (!getOwnList()
+        .equals(other.getOwnList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -452,6 +656,18 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getSalt().hashCode();
     hash = (37 * hash) + COMMITMENT_FIELD_NUMBER;
     hash = (53 * hash) + getCommitment().hashCode();
+    if (getCommitmentsCount() > 0) {
+      hash = (37 * hash) + COMMITMENTS_FIELD_NUMBER;
+      hash = (53 * hash) + getCommitmentsList().hashCode();
+    }
+    if (hasMuestra()) {
+      hash = (37 * hash) + MUESTRA_FIELD_NUMBER;
+      hash = (53 * hash) + getMuestra().hashCode();
+    }
+    if (getOwnCount() > 0) {
+      hash = (37 * hash) + OWN_FIELD_NUMBER;
+      hash = (53 * hash) + getOwnList().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -551,8 +767,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * A hand was dealt. What a seat receives never holds `order` or `salt`: its own cards are in its view, and
-   * both are revealed in HandEnded so `commitment` can be checked.
+   * A hand was dealt. What a seat receives never holds `order` or `salt`: it holds the 40 per-card
+   * `commitments`, the muestra's proof and, privately, the proofs of the seat's own three cards.
    * </pre>
    *
    * Protobuf type {@code truco.v1.HandDealt}
@@ -576,13 +792,21 @@ private static final long serialVersionUID = 0L;
 
     // Construct using uy.truco.v1.HandDealt.newBuilder()
     private Builder() {
-
+      maybeForceBuilderInitialization();
     }
 
     private Builder(
         com.google.protobuf.GeneratedMessage.BuilderParent parent) {
       super(parent);
-
+      maybeForceBuilderInitialization();
+    }
+    private void maybeForceBuilderInitialization() {
+      if (com.google.protobuf.GeneratedMessage
+              .alwaysUseFieldBuilders) {
+        internalGetOrderFieldBuilder();
+        internalGetMuestraFieldBuilder();
+        internalGetOwnFieldBuilder();
+      }
     }
     @java.lang.Override
     public Builder clear() {
@@ -601,6 +825,20 @@ private static final long serialVersionUID = 0L;
       bitField0_ = (bitField0_ & ~0x00000010);
       salt_ = "";
       commitment_ = "";
+      commitments_ =
+          com.google.protobuf.LazyStringArrayList.emptyList();
+      muestra_ = null;
+      if (muestraBuilder_ != null) {
+        muestraBuilder_.dispose();
+        muestraBuilder_ = null;
+      }
+      if (ownBuilder_ == null) {
+        own_ = java.util.Collections.emptyList();
+      } else {
+        own_ = null;
+        ownBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000200);
       return this;
     }
 
@@ -643,6 +881,15 @@ private static final long serialVersionUID = 0L;
       } else {
         result.order_ = orderBuilder_.build();
       }
+      if (ownBuilder_ == null) {
+        if (((bitField0_ & 0x00000200) != 0)) {
+          own_ = java.util.Collections.unmodifiableList(own_);
+          bitField0_ = (bitField0_ & ~0x00000200);
+        }
+        result.own_ = own_;
+      } else {
+        result.own_ = ownBuilder_.build();
+      }
     }
 
     private void buildPartial0(uy.truco.v1.HandDealt result) {
@@ -666,6 +913,18 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000040) != 0)) {
         result.commitment_ = commitment_;
       }
+      if (((from_bitField0_ & 0x00000080) != 0)) {
+        commitments_.makeImmutable();
+        result.commitments_ = commitments_;
+      }
+      int to_bitField0_ = 0;
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.muestra_ = muestraBuilder_ == null
+            ? muestra_
+            : muestraBuilder_.build();
+        to_bitField0_ |= 0x00000001;
+      }
+      result.bitField0_ |= to_bitField0_;
     }
 
     @java.lang.Override
@@ -735,6 +994,45 @@ private static final long serialVersionUID = 0L;
         commitment_ = other.commitment_;
         bitField0_ |= 0x00000040;
         onChanged();
+      }
+      if (!other.commitments_.isEmpty()) {
+        if (commitments_.isEmpty()) {
+          commitments_ = other.commitments_;
+          bitField0_ |= 0x00000080;
+        } else {
+          ensureCommitmentsIsMutable();
+          commitments_.addAll(other.commitments_);
+        }
+        onChanged();
+      }
+      if (other.hasMuestra()) {
+        mergeMuestra(other.getMuestra());
+      }
+      if (ownBuilder_ == null) {
+        if (!other.own_.isEmpty()) {
+          if (own_.isEmpty()) {
+            own_ = other.own_;
+            bitField0_ = (bitField0_ & ~0x00000200);
+          } else {
+            ensureOwnIsMutable();
+            own_.addAll(other.own_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.own_.isEmpty()) {
+          if (ownBuilder_.isEmpty()) {
+            ownBuilder_.dispose();
+            ownBuilder_ = null;
+            own_ = other.own_;
+            bitField0_ = (bitField0_ & ~0x00000200);
+            ownBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetOwnFieldBuilder() : null;
+          } else {
+            ownBuilder_.addAllMessages(other.own_);
+          }
+        }
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -816,6 +1114,31 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000040;
               break;
             } // case 58
+            case 66: {
+              ensureCommitmentsIsMutable();
+              commitments_.add(input.readStringRequireUtf8());
+              break;
+            } // case 66
+            case 74: {
+              input.readMessage(
+                  internalGetMuestraFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
+            case 82: {
+              uy.truco.v1.CardProof m =
+                  input.readMessage(
+                      uy.truco.v1.CardProof.parser(),
+                      extensionRegistry);
+              if (ownBuilder_ == null) {
+                ensureOwnIsMutable();
+                own_.add(m);
+              } else {
+                ownBuilder_.addMessage(m);
+              }
+              break;
+            } // case 82
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1392,7 +1715,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object salt_ = "";
     /**
      * <pre>
-     * The secret salt (kept by the server; empty in what clients receive).
+     * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+     * receive).
      * </pre>
      *
      * <code>string salt = 6 [json_name = "salt"];</code>
@@ -1412,7 +1736,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The secret salt (kept by the server; empty in what clients receive).
+     * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+     * receive).
      * </pre>
      *
      * <code>string salt = 6 [json_name = "salt"];</code>
@@ -1433,7 +1758,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The secret salt (kept by the server; empty in what clients receive).
+     * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+     * receive).
      * </pre>
      *
      * <code>string salt = 6 [json_name = "salt"];</code>
@@ -1450,7 +1776,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The secret salt (kept by the server; empty in what clients receive).
+     * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+     * receive).
      * </pre>
      *
      * <code>string salt = 6 [json_name = "salt"];</code>
@@ -1464,7 +1791,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The secret salt (kept by the server; empty in what clients receive).
+     * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+     * receive).
      * </pre>
      *
      * <code>string salt = 6 [json_name = "salt"];</code>
@@ -1484,7 +1812,8 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object commitment_ = "";
     /**
      * <pre>
-     * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+     * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+     * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
      * </pre>
      *
      * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -1504,7 +1833,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+     * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+     * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
      * </pre>
      *
      * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -1525,7 +1855,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+     * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+     * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
      * </pre>
      *
      * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -1542,7 +1873,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+     * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+     * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
      * </pre>
      *
      * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -1556,7 +1888,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+     * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+     * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
      * </pre>
      *
      * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -1571,6 +1904,640 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x00000040;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.LazyStringArrayList commitments_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    private void ensureCommitmentsIsMutable() {
+      if (!commitments_.isModifiable()) {
+        commitments_ = new com.google.protobuf.LazyStringArrayList(commitments_);
+      }
+      bitField0_ |= 0x00000080;
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @return A list containing the commitments.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getCommitmentsList() {
+      commitments_.makeImmutable();
+      return commitments_;
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @return The count of commitments.
+     */
+    public int getCommitmentsCount() {
+      return commitments_.size();
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @param index The index of the element to return.
+     * @return The commitments at the given index.
+     */
+    public java.lang.String getCommitments(int index) {
+      return commitments_.get(index);
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the commitments at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getCommitmentsBytes(int index) {
+      return commitments_.getByteString(index);
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @param index The index to set the value at.
+     * @param value The commitments to set.
+     * @return This builder for chaining.
+     */
+    public Builder setCommitments(
+        int index, java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      ensureCommitmentsIsMutable();
+      commitments_.set(index, value);
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @param value The commitments to add.
+     * @return This builder for chaining.
+     */
+    public Builder addCommitments(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      ensureCommitmentsIsMutable();
+      commitments_.add(value);
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @param values The commitments to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllCommitments(
+        java.lang.Iterable<java.lang.String> values) {
+      ensureCommitmentsIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, commitments_);
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearCommitments() {
+      commitments_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+      bitField0_ = (bitField0_ & ~0x00000080);;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+     * </pre>
+     *
+     * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+     * @param value The bytes of the commitments to add.
+     * @return This builder for chaining.
+     */
+    public Builder addCommitmentsBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      ensureCommitmentsIsMutable();
+      commitments_.add(value);
+      bitField0_ |= 0x00000080;
+      onChanged();
+      return this;
+    }
+
+    private uy.truco.v1.CardProof muestra_;
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> muestraBuilder_;
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     * @return Whether the muestra field is set.
+     */
+    public boolean hasMuestra() {
+      return ((bitField0_ & 0x00000100) != 0);
+    }
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     * @return The muestra.
+     */
+    public uy.truco.v1.CardProof getMuestra() {
+      if (muestraBuilder_ == null) {
+        return muestra_ == null ? uy.truco.v1.CardProof.getDefaultInstance() : muestra_;
+      } else {
+        return muestraBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     */
+    public Builder setMuestra(uy.truco.v1.CardProof value) {
+      if (muestraBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        muestra_ = value;
+      } else {
+        muestraBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     */
+    public Builder setMuestra(
+        uy.truco.v1.CardProof.Builder builderForValue) {
+      if (muestraBuilder_ == null) {
+        muestra_ = builderForValue.build();
+      } else {
+        muestraBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     */
+    public Builder mergeMuestra(uy.truco.v1.CardProof value) {
+      if (muestraBuilder_ == null) {
+        if (((bitField0_ & 0x00000100) != 0) &&
+          muestra_ != null &&
+          muestra_ != uy.truco.v1.CardProof.getDefaultInstance()) {
+          getMuestraBuilder().mergeFrom(value);
+        } else {
+          muestra_ = value;
+        }
+      } else {
+        muestraBuilder_.mergeFrom(value);
+      }
+      if (muestra_ != null) {
+        bitField0_ |= 0x00000100;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     */
+    public Builder clearMuestra() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      muestra_ = null;
+      if (muestraBuilder_ != null) {
+        muestraBuilder_.dispose();
+        muestraBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder getMuestraBuilder() {
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return internalGetMuestraFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     */
+    public uy.truco.v1.CardProofOrBuilder getMuestraOrBuilder() {
+      if (muestraBuilder_ != null) {
+        return muestraBuilder_.getMessageOrBuilder();
+      } else {
+        return muestra_ == null ?
+            uy.truco.v1.CardProof.getDefaultInstance() : muestra_;
+      }
+    }
+    /**
+     * <pre>
+     * The muestra's proof (the muestra is public from the deal).
+     * </pre>
+     *
+     * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> 
+        internalGetMuestraFieldBuilder() {
+      if (muestraBuilder_ == null) {
+        muestraBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder>(
+                getMuestra(),
+                getParentForChildren(),
+                isClean());
+        muestra_ = null;
+      }
+      return muestraBuilder_;
+    }
+
+    private java.util.List<uy.truco.v1.CardProof> own_ =
+      java.util.Collections.emptyList();
+    private void ensureOwnIsMutable() {
+      if (!((bitField0_ & 0x00000200) != 0)) {
+        own_ = new java.util.ArrayList<uy.truco.v1.CardProof>(own_);
+        bitField0_ |= 0x00000200;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> ownBuilder_;
+
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public java.util.List<uy.truco.v1.CardProof> getOwnList() {
+      if (ownBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(own_);
+      } else {
+        return ownBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public int getOwnCount() {
+      if (ownBuilder_ == null) {
+        return own_.size();
+      } else {
+        return ownBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public uy.truco.v1.CardProof getOwn(int index) {
+      if (ownBuilder_ == null) {
+        return own_.get(index);
+      } else {
+        return ownBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder setOwn(
+        int index, uy.truco.v1.CardProof value) {
+      if (ownBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureOwnIsMutable();
+        own_.set(index, value);
+        onChanged();
+      } else {
+        ownBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder setOwn(
+        int index, uy.truco.v1.CardProof.Builder builderForValue) {
+      if (ownBuilder_ == null) {
+        ensureOwnIsMutable();
+        own_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        ownBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder addOwn(uy.truco.v1.CardProof value) {
+      if (ownBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureOwnIsMutable();
+        own_.add(value);
+        onChanged();
+      } else {
+        ownBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder addOwn(
+        int index, uy.truco.v1.CardProof value) {
+      if (ownBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureOwnIsMutable();
+        own_.add(index, value);
+        onChanged();
+      } else {
+        ownBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder addOwn(
+        uy.truco.v1.CardProof.Builder builderForValue) {
+      if (ownBuilder_ == null) {
+        ensureOwnIsMutable();
+        own_.add(builderForValue.build());
+        onChanged();
+      } else {
+        ownBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder addOwn(
+        int index, uy.truco.v1.CardProof.Builder builderForValue) {
+      if (ownBuilder_ == null) {
+        ensureOwnIsMutable();
+        own_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        ownBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder addAllOwn(
+        java.lang.Iterable<? extends uy.truco.v1.CardProof> values) {
+      if (ownBuilder_ == null) {
+        ensureOwnIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, own_);
+        onChanged();
+      } else {
+        ownBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder clearOwn() {
+      if (ownBuilder_ == null) {
+        own_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000200);
+        onChanged();
+      } else {
+        ownBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public Builder removeOwn(int index) {
+      if (ownBuilder_ == null) {
+        ensureOwnIsMutable();
+        own_.remove(index);
+        onChanged();
+      } else {
+        ownBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder getOwnBuilder(
+        int index) {
+      return internalGetOwnFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public uy.truco.v1.CardProofOrBuilder getOwnOrBuilder(
+        int index) {
+      if (ownBuilder_ == null) {
+        return own_.get(index);  } else {
+        return ownBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+         getOwnOrBuilderList() {
+      if (ownBuilder_ != null) {
+        return ownBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(own_);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder addOwnBuilder() {
+      return internalGetOwnFieldBuilder().addBuilder(
+          uy.truco.v1.CardProof.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder addOwnBuilder(
+        int index) {
+      return internalGetOwnFieldBuilder().addBuilder(
+          index, uy.truco.v1.CardProof.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+     * seats outside the hand.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+     */
+    public java.util.List<uy.truco.v1.CardProof.Builder> 
+         getOwnBuilderList() {
+      return internalGetOwnFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> 
+        internalGetOwnFieldBuilder() {
+      if (ownBuilder_ == null) {
+        ownBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder>(
+                own_,
+                ((bitField0_ & 0x00000200) != 0),
+                getParentForChildren(),
+                isClean());
+        own_ = null;
+      }
+      return ownBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.HandDealt)

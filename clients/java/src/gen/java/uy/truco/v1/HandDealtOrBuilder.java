@@ -115,7 +115,8 @@ public interface HandDealtOrBuilder extends
 
   /**
    * <pre>
-   * The secret salt (kept by the server; empty in what clients receive).
+   * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+   * receive).
    * </pre>
    *
    * <code>string salt = 6 [json_name = "salt"];</code>
@@ -124,7 +125,8 @@ public interface HandDealtOrBuilder extends
   java.lang.String getSalt();
   /**
    * <pre>
-   * The secret salt (kept by the server; empty in what clients receive).
+   * The deal's secret, from which each position's salt is derived (kept by the server; empty in what clients
+   * receive).
    * </pre>
    *
    * <code>string salt = 6 [json_name = "salt"];</code>
@@ -135,7 +137,8 @@ public interface HandDealtOrBuilder extends
 
   /**
    * <pre>
-   * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+   * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+   * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
    * </pre>
    *
    * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -144,7 +147,8 @@ public interface HandDealtOrBuilder extends
   java.lang.String getCommitment();
   /**
    * <pre>
-   * SHA-256, lowercase hex, of the salt, ":", and the 40 cards of the order in notation joined by spaces.
+   * A fingerprint of the deal: SHA-256, lowercase hex, of the 40 `commitments` joined by single spaces. (Hands
+   * stored before schema 2 hold the old whole-deck hash here on the server; clients always get the fingerprint.)
    * </pre>
    *
    * <code>string commitment = 7 [json_name = "commitment"];</code>
@@ -152,4 +156,121 @@ public interface HandDealtOrBuilder extends
    */
   com.google.protobuf.ByteString
       getCommitmentBytes();
+
+  /**
+   * <pre>
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   * </pre>
+   *
+   * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+   * @return A list containing the commitments.
+   */
+  java.util.List<java.lang.String>
+      getCommitmentsList();
+  /**
+   * <pre>
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   * </pre>
+   *
+   * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+   * @return The count of commitments.
+   */
+  int getCommitmentsCount();
+  /**
+   * <pre>
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   * </pre>
+   *
+   * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+   * @param index The index of the element to return.
+   * @return The commitments at the given index.
+   */
+  java.lang.String getCommitments(int index);
+  /**
+   * <pre>
+   * The commitment of each deck position, 0 to 39 (see CardProof): published before any card is played.
+   * </pre>
+   *
+   * <code>repeated string commitments = 8 [json_name = "commitments"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the commitments at the given index.
+   */
+  com.google.protobuf.ByteString
+      getCommitmentsBytes(int index);
+
+  /**
+   * <pre>
+   * The muestra's proof (the muestra is public from the deal).
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+   * @return Whether the muestra field is set.
+   */
+  boolean hasMuestra();
+  /**
+   * <pre>
+   * The muestra's proof (the muestra is public from the deal).
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+   * @return The muestra.
+   */
+  uy.truco.v1.CardProof getMuestra();
+  /**
+   * <pre>
+   * The muestra's proof (the muestra is public from the deal).
+   * </pre>
+   *
+   * <code>.truco.v1.CardProof muestra = 9 [json_name = "muestra"];</code>
+   */
+  uy.truco.v1.CardProofOrBuilder getMuestraOrBuilder();
+
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  java.util.List<uy.truco.v1.CardProof> 
+      getOwnList();
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  uy.truco.v1.CardProof getOwn(int index);
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  int getOwnCount();
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+      getOwnOrBuilderList();
+  /**
+   * <pre>
+   * The proofs of the receiving seat's own three cards, from its first card on; empty for spectators and for
+   * seats outside the hand.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own = 10 [json_name = "own"];</code>
+   */
+  uy.truco.v1.CardProofOrBuilder getOwnOrBuilder(
+      int index);
 }

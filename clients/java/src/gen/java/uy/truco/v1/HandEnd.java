@@ -55,6 +55,14 @@ public enum HandEnd
    * <code>HAND_END_MATCH_ENDED = 4;</code>
    */
   HAND_END_MATCH_ENDED(4),
+  /**
+   * <pre>
+   * A team conceded the match (its turn clock ran out under the forfeit policy) before the hand was decided.
+   * </pre>
+   *
+   * <code>HAND_END_FORFEIT = 5;</code>
+   */
+  HAND_END_FORFEIT(5),
   UNRECOGNIZED(-1),
   ;
 
@@ -107,6 +115,14 @@ public enum HandEnd
    * <code>HAND_END_MATCH_ENDED = 4;</code>
    */
   public static final int HAND_END_MATCH_ENDED_VALUE = 4;
+  /**
+   * <pre>
+   * A team conceded the match (its turn clock ran out under the forfeit policy) before the hand was decided.
+   * </pre>
+   *
+   * <code>HAND_END_FORFEIT = 5;</code>
+   */
+  public static final int HAND_END_FORFEIT_VALUE = 5;
 
 
   public final int getNumber() {
@@ -138,6 +154,7 @@ public enum HandEnd
       case 2: return HAND_END_TRUCO_DECLINED;
       case 3: return HAND_END_MAZO;
       case 4: return HAND_END_MATCH_ENDED;
+      case 5: return HAND_END_FORFEIT;
       default: return null;
     }
   }

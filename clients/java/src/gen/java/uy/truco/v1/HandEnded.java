@@ -7,7 +7,8 @@ package uy.truco.v1;
 
 /**
  * <pre>
- * The hand ended. The deal is revealed: `order` and `salt` must hash to the HandDealt commitment.
+ * The hand ended. Only what the rules show is revealed: the envido winner's and the flores' hands, with their
+ * proofs. Cards never played or shown stay sealed for ever.
  * </pre>
  *
  * Protobuf type {@code truco.v1.HandEnded}
@@ -36,6 +37,7 @@ private static final long serialVersionUID = 0L;
     salt_ = "";
     order_ = java.util.Collections.emptyList();
     shown_ = java.util.Collections.emptyList();
+    proofs_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -115,14 +117,16 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object salt_ = "";
   /**
    * <pre>
-   * The deal's salt.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>string salt = 3 [json_name = "salt"];</code>
+   * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+   * @deprecated truco.v1.HandEnded.salt is deprecated.
+   *     See truco/v1/events.proto;l=228
    * @return The salt.
    */
   @java.lang.Override
-  public java.lang.String getSalt() {
+  @java.lang.Deprecated public java.lang.String getSalt() {
     java.lang.Object ref = salt_;
     if (ref instanceof java.lang.String) {
       return (java.lang.String) ref;
@@ -136,14 +140,16 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The deal's salt.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>string salt = 3 [json_name = "salt"];</code>
+   * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+   * @deprecated truco.v1.HandEnded.salt is deprecated.
+   *     See truco/v1/events.proto;l=228
    * @return The bytes for salt.
    */
   @java.lang.Override
-  public com.google.protobuf.ByteString
+  @java.lang.Deprecated public com.google.protobuf.ByteString
       getSaltBytes() {
     java.lang.Object ref = salt_;
     if (ref instanceof java.lang.String) {
@@ -162,58 +168,58 @@ private static final long serialVersionUID = 0L;
   private java.util.List<uy.truco.v1.Card> order_;
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
   @java.lang.Override
-  public java.util.List<uy.truco.v1.Card> getOrderList() {
+  @java.lang.Deprecated public java.util.List<uy.truco.v1.Card> getOrderList() {
     return order_;
   }
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
   @java.lang.Override
-  public java.util.List<? extends uy.truco.v1.CardOrBuilder> 
+  @java.lang.Deprecated public java.util.List<? extends uy.truco.v1.CardOrBuilder> 
       getOrderOrBuilderList() {
     return order_;
   }
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
   @java.lang.Override
-  public int getOrderCount() {
+  @java.lang.Deprecated public int getOrderCount() {
     return order_.size();
   }
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
   @java.lang.Override
-  public uy.truco.v1.Card getOrder(int index) {
+  @java.lang.Deprecated public uy.truco.v1.Card getOrder(int index) {
     return order_.get(index);
   }
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
   @java.lang.Override
-  public uy.truco.v1.CardOrBuilder getOrderOrBuilder(
+  @java.lang.Deprecated public uy.truco.v1.CardOrBuilder getOrderOrBuilder(
       int index) {
     return order_.get(index);
   }
@@ -279,6 +285,67 @@ private static final long serialVersionUID = 0L;
     return shown_.get(index);
   }
 
+  public static final int PROOFS_FIELD_NUMBER = 6;
+  @SuppressWarnings("serial")
+  private java.util.List<uy.truco.v1.CardProof> proofs_;
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<uy.truco.v1.CardProof> getProofsList() {
+    return proofs_;
+  }
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+      getProofsOrBuilderList() {
+    return proofs_;
+  }
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public int getProofsCount() {
+    return proofs_.size();
+  }
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProof getProofs(int index) {
+    return proofs_.get(index);
+  }
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProofOrBuilder getProofsOrBuilder(
+      int index) {
+    return proofs_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -307,6 +374,9 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < shown_.size(); i++) {
       output.writeMessage(5, shown_.get(i));
+    }
+    for (int i = 0; i < proofs_.size(); i++) {
+      output.writeMessage(6, proofs_.get(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -338,6 +408,15 @@ private static final long serialVersionUID = 0L;
           for (int i = 0; i < count; i++) {
             size += com.google.protobuf.CodedOutputStream
               .computeMessageSizeNoTag(shown_.get(i));
+          }
+          size += 1 * count;
+        }
+
+        {
+          final int count = proofs_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(proofs_.get(i));
           }
           size += 1 * count;
         }
@@ -377,6 +456,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getOrderList())) return false;
     if (!getShownList()
         .equals(other.getShownList())) return false;
+    if (!getProofsList()
+        .equals(other.getProofsList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -403,6 +484,10 @@ private static final long serialVersionUID = 0L;
     if (getShownCount() > 0) {
       hash = (37 * hash) + SHOWN_FIELD_NUMBER;
       hash = (53 * hash) + getShownList().hashCode();
+    }
+    if (getProofsCount() > 0) {
+      hash = (37 * hash) + PROOFS_FIELD_NUMBER;
+      hash = (53 * hash) + getProofsList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -503,7 +588,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The hand ended. The deal is revealed: `order` and `salt` must hash to the HandDealt commitment.
+   * The hand ended. Only what the rules show is revealed: the envido winner's and the flores' hands, with their
+   * proofs. Cards never played or shown stay sealed for ever.
    * </pre>
    *
    * Protobuf type {@code truco.v1.HandEnded}
@@ -556,6 +642,13 @@ private static final long serialVersionUID = 0L;
         shownBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000010);
+      if (proofsBuilder_ == null) {
+        proofs_ = java.util.Collections.emptyList();
+      } else {
+        proofs_ = null;
+        proofsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000020);
       return this;
     }
 
@@ -606,6 +699,15 @@ private static final long serialVersionUID = 0L;
         result.shown_ = shown_;
       } else {
         result.shown_ = shownBuilder_.build();
+      }
+      if (proofsBuilder_ == null) {
+        if (((bitField0_ & 0x00000020) != 0)) {
+          proofs_ = java.util.Collections.unmodifiableList(proofs_);
+          bitField0_ = (bitField0_ & ~0x00000020);
+        }
+        result.proofs_ = proofs_;
+      } else {
+        result.proofs_ = proofsBuilder_.build();
       }
     }
 
@@ -700,6 +802,32 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (proofsBuilder_ == null) {
+        if (!other.proofs_.isEmpty()) {
+          if (proofs_.isEmpty()) {
+            proofs_ = other.proofs_;
+            bitField0_ = (bitField0_ & ~0x00000020);
+          } else {
+            ensureProofsIsMutable();
+            proofs_.addAll(other.proofs_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.proofs_.isEmpty()) {
+          if (proofsBuilder_.isEmpty()) {
+            proofsBuilder_.dispose();
+            proofsBuilder_ = null;
+            proofs_ = other.proofs_;
+            bitField0_ = (bitField0_ & ~0x00000020);
+            proofsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetProofsFieldBuilder() : null;
+          } else {
+            proofsBuilder_.addAllMessages(other.proofs_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -767,6 +895,19 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 42
+            case 50: {
+              uy.truco.v1.CardProof m =
+                  input.readMessage(
+                      uy.truco.v1.CardProof.parser(),
+                      extensionRegistry);
+              if (proofsBuilder_ == null) {
+                ensureProofsIsMutable();
+                proofs_.add(m);
+              } else {
+                proofsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 50
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -915,13 +1056,15 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object salt_ = "";
     /**
      * <pre>
-     * The deal's salt.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>string salt = 3 [json_name = "salt"];</code>
+     * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+     * @deprecated truco.v1.HandEnded.salt is deprecated.
+     *     See truco/v1/events.proto;l=228
      * @return The salt.
      */
-    public java.lang.String getSalt() {
+    @java.lang.Deprecated public java.lang.String getSalt() {
       java.lang.Object ref = salt_;
       if (!(ref instanceof java.lang.String)) {
         com.google.protobuf.ByteString bs =
@@ -935,13 +1078,15 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's salt.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>string salt = 3 [json_name = "salt"];</code>
+     * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+     * @deprecated truco.v1.HandEnded.salt is deprecated.
+     *     See truco/v1/events.proto;l=228
      * @return The bytes for salt.
      */
-    public com.google.protobuf.ByteString
+    @java.lang.Deprecated public com.google.protobuf.ByteString
         getSaltBytes() {
       java.lang.Object ref = salt_;
       if (ref instanceof String) {
@@ -956,14 +1101,16 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's salt.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>string salt = 3 [json_name = "salt"];</code>
+     * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+     * @deprecated truco.v1.HandEnded.salt is deprecated.
+     *     See truco/v1/events.proto;l=228
      * @param value The salt to set.
      * @return This builder for chaining.
      */
-    public Builder setSalt(
+    @java.lang.Deprecated public Builder setSalt(
         java.lang.String value) {
       if (value == null) { throw new NullPointerException(); }
       salt_ = value;
@@ -973,13 +1120,15 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's salt.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>string salt = 3 [json_name = "salt"];</code>
+     * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+     * @deprecated truco.v1.HandEnded.salt is deprecated.
+     *     See truco/v1/events.proto;l=228
      * @return This builder for chaining.
      */
-    public Builder clearSalt() {
+    @java.lang.Deprecated public Builder clearSalt() {
       salt_ = getDefaultInstance().getSalt();
       bitField0_ = (bitField0_ & ~0x00000004);
       onChanged();
@@ -987,14 +1136,16 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's salt.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>string salt = 3 [json_name = "salt"];</code>
+     * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+     * @deprecated truco.v1.HandEnded.salt is deprecated.
+     *     See truco/v1/events.proto;l=228
      * @param value The bytes for salt to set.
      * @return This builder for chaining.
      */
-    public Builder setSaltBytes(
+    @java.lang.Deprecated public Builder setSaltBytes(
         com.google.protobuf.ByteString value) {
       if (value == null) { throw new NullPointerException(); }
       checkByteStringIsUtf8(value);
@@ -1018,12 +1169,12 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public java.util.List<uy.truco.v1.Card> getOrderList() {
+    @java.lang.Deprecated public java.util.List<uy.truco.v1.Card> getOrderList() {
       if (orderBuilder_ == null) {
         return java.util.Collections.unmodifiableList(order_);
       } else {
@@ -1032,12 +1183,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public int getOrderCount() {
+    @java.lang.Deprecated public int getOrderCount() {
       if (orderBuilder_ == null) {
         return order_.size();
       } else {
@@ -1046,12 +1197,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public uy.truco.v1.Card getOrder(int index) {
+    @java.lang.Deprecated public uy.truco.v1.Card getOrder(int index) {
       if (orderBuilder_ == null) {
         return order_.get(index);
       } else {
@@ -1060,12 +1211,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder setOrder(
+    @java.lang.Deprecated public Builder setOrder(
         int index, uy.truco.v1.Card value) {
       if (orderBuilder_ == null) {
         if (value == null) {
@@ -1081,12 +1232,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder setOrder(
+    @java.lang.Deprecated public Builder setOrder(
         int index, uy.truco.v1.Card.Builder builderForValue) {
       if (orderBuilder_ == null) {
         ensureOrderIsMutable();
@@ -1099,12 +1250,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder addOrder(uy.truco.v1.Card value) {
+    @java.lang.Deprecated public Builder addOrder(uy.truco.v1.Card value) {
       if (orderBuilder_ == null) {
         if (value == null) {
           throw new NullPointerException();
@@ -1119,12 +1270,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder addOrder(
+    @java.lang.Deprecated public Builder addOrder(
         int index, uy.truco.v1.Card value) {
       if (orderBuilder_ == null) {
         if (value == null) {
@@ -1140,12 +1291,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder addOrder(
+    @java.lang.Deprecated public Builder addOrder(
         uy.truco.v1.Card.Builder builderForValue) {
       if (orderBuilder_ == null) {
         ensureOrderIsMutable();
@@ -1158,12 +1309,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder addOrder(
+    @java.lang.Deprecated public Builder addOrder(
         int index, uy.truco.v1.Card.Builder builderForValue) {
       if (orderBuilder_ == null) {
         ensureOrderIsMutable();
@@ -1176,12 +1327,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder addAllOrder(
+    @java.lang.Deprecated public Builder addAllOrder(
         java.lang.Iterable<? extends uy.truco.v1.Card> values) {
       if (orderBuilder_ == null) {
         ensureOrderIsMutable();
@@ -1195,12 +1346,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder clearOrder() {
+    @java.lang.Deprecated public Builder clearOrder() {
       if (orderBuilder_ == null) {
         order_ = java.util.Collections.emptyList();
         bitField0_ = (bitField0_ & ~0x00000008);
@@ -1212,12 +1363,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public Builder removeOrder(int index) {
+    @java.lang.Deprecated public Builder removeOrder(int index) {
       if (orderBuilder_ == null) {
         ensureOrderIsMutable();
         order_.remove(index);
@@ -1229,23 +1380,23 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public uy.truco.v1.Card.Builder getOrderBuilder(
+    @java.lang.Deprecated public uy.truco.v1.Card.Builder getOrderBuilder(
         int index) {
       return internalGetOrderFieldBuilder().getBuilder(index);
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public uy.truco.v1.CardOrBuilder getOrderOrBuilder(
+    @java.lang.Deprecated public uy.truco.v1.CardOrBuilder getOrderOrBuilder(
         int index) {
       if (orderBuilder_ == null) {
         return order_.get(index);  } else {
@@ -1254,12 +1405,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public java.util.List<? extends uy.truco.v1.CardOrBuilder> 
+    @java.lang.Deprecated public java.util.List<? extends uy.truco.v1.CardOrBuilder> 
          getOrderOrBuilderList() {
       if (orderBuilder_ != null) {
         return orderBuilder_.getMessageOrBuilderList();
@@ -1269,35 +1420,35 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public uy.truco.v1.Card.Builder addOrderBuilder() {
+    @java.lang.Deprecated public uy.truco.v1.Card.Builder addOrderBuilder() {
       return internalGetOrderFieldBuilder().addBuilder(
           uy.truco.v1.Card.getDefaultInstance());
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public uy.truco.v1.Card.Builder addOrderBuilder(
+    @java.lang.Deprecated public uy.truco.v1.Card.Builder addOrderBuilder(
         int index) {
       return internalGetOrderFieldBuilder().addBuilder(
           index, uy.truco.v1.Card.getDefaultInstance());
     }
     /**
      * <pre>
-     * The deal's 40-card order.
+     * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+     * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
      */
-    public java.util.List<uy.truco.v1.Card.Builder> 
+    @java.lang.Deprecated public java.util.List<uy.truco.v1.Card.Builder> 
          getOrderBuilderList() {
       return internalGetOrderFieldBuilder().getBuilderList();
     }
@@ -1626,6 +1777,318 @@ private static final long serialVersionUID = 0L;
         shown_ = null;
       }
       return shownBuilder_;
+    }
+
+    private java.util.List<uy.truco.v1.CardProof> proofs_ =
+      java.util.Collections.emptyList();
+    private void ensureProofsIsMutable() {
+      if (!((bitField0_ & 0x00000020) != 0)) {
+        proofs_ = new java.util.ArrayList<uy.truco.v1.CardProof>(proofs_);
+        bitField0_ |= 0x00000020;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> proofsBuilder_;
+
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public java.util.List<uy.truco.v1.CardProof> getProofsList() {
+      if (proofsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(proofs_);
+      } else {
+        return proofsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public int getProofsCount() {
+      if (proofsBuilder_ == null) {
+        return proofs_.size();
+      } else {
+        return proofsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProof getProofs(int index) {
+      if (proofsBuilder_ == null) {
+        return proofs_.get(index);
+      } else {
+        return proofsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder setProofs(
+        int index, uy.truco.v1.CardProof value) {
+      if (proofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureProofsIsMutable();
+        proofs_.set(index, value);
+        onChanged();
+      } else {
+        proofsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder setProofs(
+        int index, uy.truco.v1.CardProof.Builder builderForValue) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        proofs_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        proofsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder addProofs(uy.truco.v1.CardProof value) {
+      if (proofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureProofsIsMutable();
+        proofs_.add(value);
+        onChanged();
+      } else {
+        proofsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder addProofs(
+        int index, uy.truco.v1.CardProof value) {
+      if (proofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureProofsIsMutable();
+        proofs_.add(index, value);
+        onChanged();
+      } else {
+        proofsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder addProofs(
+        uy.truco.v1.CardProof.Builder builderForValue) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        proofs_.add(builderForValue.build());
+        onChanged();
+      } else {
+        proofsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder addProofs(
+        int index, uy.truco.v1.CardProof.Builder builderForValue) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        proofs_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        proofsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder addAllProofs(
+        java.lang.Iterable<? extends uy.truco.v1.CardProof> values) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, proofs_);
+        onChanged();
+      } else {
+        proofsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder clearProofs() {
+      if (proofsBuilder_ == null) {
+        proofs_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000020);
+        onChanged();
+      } else {
+        proofsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public Builder removeProofs(int index) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        proofs_.remove(index);
+        onChanged();
+      } else {
+        proofsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder getProofsBuilder(
+        int index) {
+      return internalGetProofsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProofOrBuilder getProofsOrBuilder(
+        int index) {
+      if (proofsBuilder_ == null) {
+        return proofs_.get(index);  } else {
+        return proofsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+         getProofsOrBuilderList() {
+      if (proofsBuilder_ != null) {
+        return proofsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(proofs_);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder addProofsBuilder() {
+      return internalGetProofsFieldBuilder().addBuilder(
+          uy.truco.v1.CardProof.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder addProofsBuilder(
+        int index) {
+      return internalGetProofsFieldBuilder().addBuilder(
+          index, uy.truco.v1.CardProof.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The proofs of the shown cards, in the order of `shown`.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+     */
+    public java.util.List<uy.truco.v1.CardProof.Builder> 
+         getProofsBuilderList() {
+      return internalGetProofsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> 
+        internalGetProofsFieldBuilder() {
+      if (proofsBuilder_ == null) {
+        proofsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder>(
+                proofs_,
+                ((bitField0_ & 0x00000020) != 0),
+                getParentForChildren(),
+                isClean());
+        proofs_ = null;
+      }
+      return proofsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.HandEnded)

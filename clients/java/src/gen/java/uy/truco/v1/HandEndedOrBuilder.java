@@ -50,66 +50,70 @@ public interface HandEndedOrBuilder extends
 
   /**
    * <pre>
-   * The deal's salt.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>string salt = 3 [json_name = "salt"];</code>
+   * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+   * @deprecated truco.v1.HandEnded.salt is deprecated.
+   *     See truco/v1/events.proto;l=228
    * @return The salt.
    */
-  java.lang.String getSalt();
+  @java.lang.Deprecated java.lang.String getSalt();
   /**
    * <pre>
-   * The deal's salt.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>string salt = 3 [json_name = "salt"];</code>
+   * <code>string salt = 3 [json_name = "salt", deprecated = true];</code>
+   * @deprecated truco.v1.HandEnded.salt is deprecated.
+   *     See truco/v1/events.proto;l=228
    * @return The bytes for salt.
    */
-  com.google.protobuf.ByteString
+  @java.lang.Deprecated com.google.protobuf.ByteString
       getSaltBytes();
 
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
-  java.util.List<uy.truco.v1.Card> 
+  @java.lang.Deprecated java.util.List<uy.truco.v1.Card> 
       getOrderList();
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
-  uy.truco.v1.Card getOrder(int index);
+  @java.lang.Deprecated uy.truco.v1.Card getOrder(int index);
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
-  int getOrderCount();
+  @java.lang.Deprecated int getOrderCount();
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
-  java.util.List<? extends uy.truco.v1.CardOrBuilder> 
+  @java.lang.Deprecated java.util.List<? extends uy.truco.v1.CardOrBuilder> 
       getOrderOrBuilderList();
   /**
    * <pre>
-   * The deal's 40-card order.
+   * Deprecated, never sent: it revealed every card of the deal. Use `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card order = 4 [json_name = "order"];</code>
+   * <code>repeated .truco.v1.Card order = 4 [json_name = "order", deprecated = true];</code>
    */
-  uy.truco.v1.CardOrBuilder getOrderOrBuilder(
+  @java.lang.Deprecated uy.truco.v1.CardOrBuilder getOrderOrBuilder(
       int index);
 
   /**
@@ -154,5 +158,49 @@ public interface HandEndedOrBuilder extends
    * <code>repeated .truco.v1.ShownHand shown = 5 [json_name = "shown"];</code>
    */
   uy.truco.v1.ShownHandOrBuilder getShownOrBuilder(
+      int index);
+
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  java.util.List<uy.truco.v1.CardProof> 
+      getProofsList();
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  uy.truco.v1.CardProof getProofs(int index);
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  int getProofsCount();
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+      getProofsOrBuilderList();
+  /**
+   * <pre>
+   * The proofs of the shown cards, in the order of `shown`.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 6 [json_name = "proofs"];</code>
+   */
+  uy.truco.v1.CardProofOrBuilder getProofsOrBuilder(
       int index);
 }

@@ -43,6 +43,10 @@ private static final long serialVersionUID = 0L;
     shown_ = java.util.Collections.emptyList();
     revealedOrder_ = java.util.Collections.emptyList();
     revealedSalt_ = "";
+    commitments_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    proofs_ = java.util.Collections.emptyList();
+    pendingCalls_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -446,7 +450,7 @@ private static final long serialVersionUID = 0L;
   private uy.truco.v1.PendingCall pending_;
   /**
    * <pre>
-   * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+   * The call to answer first, if any (the top of `pending_calls`).
    * </pre>
    *
    * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -458,7 +462,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+   * The call to answer first, if any (the top of `pending_calls`).
    * </pre>
    *
    * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -470,7 +474,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+   * The call to answer first, if any (the top of `pending_calls`).
    * </pre>
    *
    * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -995,58 +999,58 @@ private static final long serialVersionUID = 0L;
   private java.util.List<uy.truco.v1.Card> revealedOrder_;
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
   @java.lang.Override
-  public java.util.List<uy.truco.v1.Card> getRevealedOrderList() {
+  @java.lang.Deprecated public java.util.List<uy.truco.v1.Card> getRevealedOrderList() {
     return revealedOrder_;
   }
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
   @java.lang.Override
-  public java.util.List<? extends uy.truco.v1.CardOrBuilder> 
+  @java.lang.Deprecated public java.util.List<? extends uy.truco.v1.CardOrBuilder> 
       getRevealedOrderOrBuilderList() {
     return revealedOrder_;
   }
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
   @java.lang.Override
-  public int getRevealedOrderCount() {
+  @java.lang.Deprecated public int getRevealedOrderCount() {
     return revealedOrder_.size();
   }
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
   @java.lang.Override
-  public uy.truco.v1.Card getRevealedOrder(int index) {
+  @java.lang.Deprecated public uy.truco.v1.Card getRevealedOrder(int index) {
     return revealedOrder_.get(index);
   }
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
   @java.lang.Override
-  public uy.truco.v1.CardOrBuilder getRevealedOrderOrBuilder(
+  @java.lang.Deprecated public uy.truco.v1.CardOrBuilder getRevealedOrderOrBuilder(
       int index) {
     return revealedOrder_.get(index);
   }
@@ -1056,14 +1060,16 @@ private static final long serialVersionUID = 0L;
   private volatile java.lang.Object revealedSalt_ = "";
   /**
    * <pre>
-   * The salt, once the hand has ended.
+   * Deprecated, never sent. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+   * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+   * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+   *     See truco/v1/views.proto;l=144
    * @return The revealedSalt.
    */
   @java.lang.Override
-  public java.lang.String getRevealedSalt() {
+  @java.lang.Deprecated public java.lang.String getRevealedSalt() {
     java.lang.Object ref = revealedSalt_;
     if (ref instanceof java.lang.String) {
       return (java.lang.String) ref;
@@ -1077,14 +1083,16 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The salt, once the hand has ended.
+   * Deprecated, never sent. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+   * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+   * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+   *     See truco/v1/views.proto;l=144
    * @return The bytes for revealedSalt.
    */
   @java.lang.Override
-  public com.google.protobuf.ByteString
+  @java.lang.Deprecated public com.google.protobuf.ByteString
       getRevealedSaltBytes() {
     java.lang.Object ref = revealedSalt_;
     if (ref instanceof java.lang.String) {
@@ -1096,6 +1104,181 @@ private static final long serialVersionUID = 0L;
     } else {
       return (com.google.protobuf.ByteString) ref;
     }
+  }
+
+  public static final int COMMITMENTS_FIELD_NUMBER = 30;
+  @SuppressWarnings("serial")
+  private com.google.protobuf.LazyStringArrayList commitments_ =
+      com.google.protobuf.LazyStringArrayList.emptyList();
+  /**
+   * <pre>
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   * </pre>
+   *
+   * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+   * @return A list containing the commitments.
+   */
+  public com.google.protobuf.ProtocolStringList
+      getCommitmentsList() {
+    return commitments_;
+  }
+  /**
+   * <pre>
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   * </pre>
+   *
+   * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+   * @return The count of commitments.
+   */
+  public int getCommitmentsCount() {
+    return commitments_.size();
+  }
+  /**
+   * <pre>
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   * </pre>
+   *
+   * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+   * @param index The index of the element to return.
+   * @return The commitments at the given index.
+   */
+  public java.lang.String getCommitments(int index) {
+    return commitments_.get(index);
+  }
+  /**
+   * <pre>
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   * </pre>
+   *
+   * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the commitments at the given index.
+   */
+  public com.google.protobuf.ByteString
+      getCommitmentsBytes(int index) {
+    return commitments_.getByteString(index);
+  }
+
+  public static final int PROOFS_FIELD_NUMBER = 31;
+  @SuppressWarnings("serial")
+  private java.util.List<uy.truco.v1.CardProof> proofs_;
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<uy.truco.v1.CardProof> getProofsList() {
+    return proofs_;
+  }
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+      getProofsOrBuilderList() {
+    return proofs_;
+  }
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public int getProofsCount() {
+    return proofs_.size();
+  }
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProof getProofs(int index) {
+    return proofs_.get(index);
+  }
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProofOrBuilder getProofsOrBuilder(
+      int index) {
+    return proofs_.get(index);
+  }
+
+  public static final int PENDING_CALLS_FIELD_NUMBER = 32;
+  @SuppressWarnings("serial")
+  private java.util.List<uy.truco.v1.PendingCall> pendingCalls_;
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<uy.truco.v1.PendingCall> getPendingCallsList() {
+    return pendingCalls_;
+  }
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends uy.truco.v1.PendingCallOrBuilder> 
+      getPendingCallsOrBuilderList() {
+    return pendingCalls_;
+  }
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  @java.lang.Override
+  public int getPendingCallsCount() {
+    return pendingCalls_.size();
+  }
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.PendingCall getPendingCalls(int index) {
+    return pendingCalls_.get(index);
+  }
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.PendingCallOrBuilder getPendingCallsOrBuilder(
+      int index) {
+    return pendingCalls_.get(index);
   }
 
   private byte memoizedIsInitialized = -1;
@@ -1219,6 +1402,15 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(revealedSalt_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 29, revealedSalt_);
+    }
+    for (int i = 0; i < commitments_.size(); i++) {
+      com.google.protobuf.GeneratedMessage.writeString(output, 30, commitments_.getRaw(i));
+    }
+    for (int i = 0; i < proofs_.size(); i++) {
+      output.writeMessage(31, proofs_.get(i));
+    }
+    for (int i = 0; i < pendingCalls_.size(); i++) {
+      output.writeMessage(32, pendingCalls_.get(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -1404,6 +1596,32 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(revealedSalt_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(29, revealedSalt_);
     }
+    {
+      int dataSize = 0;
+      for (int i = 0; i < commitments_.size(); i++) {
+        dataSize += computeStringSizeNoTag(commitments_.getRaw(i));
+      }
+      size += dataSize;
+      size += 2 * getCommitmentsList().size();
+    }
+
+        {
+          final int count = proofs_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(proofs_.get(i));
+          }
+          size += 2 * count;
+        }
+
+        {
+          final int count = pendingCalls_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(pendingCalls_.get(i));
+          }
+          size += 2 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -1514,6 +1732,12 @@ private static final long serialVersionUID = 0L;
         .equals(other.getRevealedOrderList())) return false;
     if (!getRevealedSalt()
         .equals(other.getRevealedSalt())) return false;
+    if (!getCommitmentsList()
+        .equals(other.getCommitmentsList())) return false;
+    if (!getProofsList()
+        .equals(other.getProofsList())) return false;
+    if (!getPendingCallsList()
+        .equals(other.getPendingCallsList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -1625,6 +1849,18 @@ private static final long serialVersionUID = 0L;
     }
     hash = (37 * hash) + REVEALED_SALT_FIELD_NUMBER;
     hash = (53 * hash) + getRevealedSalt().hashCode();
+    if (getCommitmentsCount() > 0) {
+      hash = (37 * hash) + COMMITMENTS_FIELD_NUMBER;
+      hash = (53 * hash) + getCommitmentsList().hashCode();
+    }
+    if (getProofsCount() > 0) {
+      hash = (37 * hash) + PROOFS_FIELD_NUMBER;
+      hash = (53 * hash) + getProofsList().hashCode();
+    }
+    if (getPendingCallsCount() > 0) {
+      hash = (37 * hash) + PENDING_CALLS_FIELD_NUMBER;
+      hash = (53 * hash) + getPendingCallsList().hashCode();
+    }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -1765,6 +2001,8 @@ private static final long serialVersionUID = 0L;
         internalGetPendingFieldBuilder();
         internalGetShownFieldBuilder();
         internalGetRevealedOrderFieldBuilder();
+        internalGetProofsFieldBuilder();
+        internalGetPendingCallsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -1832,6 +2070,22 @@ private static final long serialVersionUID = 0L;
       }
       bitField0_ = (bitField0_ & ~0x08000000);
       revealedSalt_ = "";
+      commitments_ =
+          com.google.protobuf.LazyStringArrayList.emptyList();
+      if (proofsBuilder_ == null) {
+        proofs_ = java.util.Collections.emptyList();
+      } else {
+        proofs_ = null;
+        proofsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x40000000);
+      if (pendingCallsBuilder_ == null) {
+        pendingCalls_ = java.util.Collections.emptyList();
+      } else {
+        pendingCalls_ = null;
+        pendingCallsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x80000000);
       return this;
     }
 
@@ -1900,6 +2154,24 @@ private static final long serialVersionUID = 0L;
         result.revealedOrder_ = revealedOrder_;
       } else {
         result.revealedOrder_ = revealedOrderBuilder_.build();
+      }
+      if (proofsBuilder_ == null) {
+        if (((bitField0_ & 0x40000000) != 0)) {
+          proofs_ = java.util.Collections.unmodifiableList(proofs_);
+          bitField0_ = (bitField0_ & ~0x40000000);
+        }
+        result.proofs_ = proofs_;
+      } else {
+        result.proofs_ = proofsBuilder_.build();
+      }
+      if (pendingCallsBuilder_ == null) {
+        if (((bitField0_ & 0x80000000) != 0)) {
+          pendingCalls_ = java.util.Collections.unmodifiableList(pendingCalls_);
+          bitField0_ = (bitField0_ & ~0x80000000);
+        }
+        result.pendingCalls_ = pendingCalls_;
+      } else {
+        result.pendingCalls_ = pendingCallsBuilder_.build();
       }
     }
 
@@ -1999,6 +2271,10 @@ private static final long serialVersionUID = 0L;
       }
       if (((from_bitField0_ & 0x10000000) != 0)) {
         result.revealedSalt_ = revealedSalt_;
+      }
+      if (((from_bitField0_ & 0x20000000) != 0)) {
+        commitments_.makeImmutable();
+        result.commitments_ = commitments_;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -2237,6 +2513,68 @@ private static final long serialVersionUID = 0L;
         revealedSalt_ = other.revealedSalt_;
         bitField0_ |= 0x10000000;
         onChanged();
+      }
+      if (!other.commitments_.isEmpty()) {
+        if (commitments_.isEmpty()) {
+          commitments_ = other.commitments_;
+          bitField0_ |= 0x20000000;
+        } else {
+          ensureCommitmentsIsMutable();
+          commitments_.addAll(other.commitments_);
+        }
+        onChanged();
+      }
+      if (proofsBuilder_ == null) {
+        if (!other.proofs_.isEmpty()) {
+          if (proofs_.isEmpty()) {
+            proofs_ = other.proofs_;
+            bitField0_ = (bitField0_ & ~0x40000000);
+          } else {
+            ensureProofsIsMutable();
+            proofs_.addAll(other.proofs_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.proofs_.isEmpty()) {
+          if (proofsBuilder_.isEmpty()) {
+            proofsBuilder_.dispose();
+            proofsBuilder_ = null;
+            proofs_ = other.proofs_;
+            bitField0_ = (bitField0_ & ~0x40000000);
+            proofsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetProofsFieldBuilder() : null;
+          } else {
+            proofsBuilder_.addAllMessages(other.proofs_);
+          }
+        }
+      }
+      if (pendingCallsBuilder_ == null) {
+        if (!other.pendingCalls_.isEmpty()) {
+          if (pendingCalls_.isEmpty()) {
+            pendingCalls_ = other.pendingCalls_;
+            bitField0_ = (bitField0_ & ~0x80000000);
+          } else {
+            ensurePendingCallsIsMutable();
+            pendingCalls_.addAll(other.pendingCalls_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.pendingCalls_.isEmpty()) {
+          if (pendingCallsBuilder_.isEmpty()) {
+            pendingCallsBuilder_.dispose();
+            pendingCallsBuilder_ = null;
+            pendingCalls_ = other.pendingCalls_;
+            bitField0_ = (bitField0_ & ~0x80000000);
+            pendingCallsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetPendingCallsFieldBuilder() : null;
+          } else {
+            pendingCallsBuilder_.addAllMessages(other.pendingCalls_);
+          }
+        }
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -2500,6 +2838,37 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x10000000;
               break;
             } // case 234
+            case 242: {
+              ensureCommitmentsIsMutable();
+              commitments_.add(input.readStringRequireUtf8());
+              break;
+            } // case 242
+            case 250: {
+              uy.truco.v1.CardProof m =
+                  input.readMessage(
+                      uy.truco.v1.CardProof.parser(),
+                      extensionRegistry);
+              if (proofsBuilder_ == null) {
+                ensureProofsIsMutable();
+                proofs_.add(m);
+              } else {
+                proofsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 250
+            case 258: {
+              uy.truco.v1.PendingCall m =
+                  input.readMessage(
+                      uy.truco.v1.PendingCall.parser(),
+                      extensionRegistry);
+              if (pendingCallsBuilder_ == null) {
+                ensurePendingCallsIsMutable();
+                pendingCalls_.add(m);
+              } else {
+                pendingCallsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 258
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -3839,7 +4208,7 @@ private static final long serialVersionUID = 0L;
         uy.truco.v1.PendingCall, uy.truco.v1.PendingCall.Builder, uy.truco.v1.PendingCallOrBuilder> pendingBuilder_;
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -3850,7 +4219,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -3865,7 +4234,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -3885,7 +4254,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -3903,7 +4272,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -3928,7 +4297,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -3945,7 +4314,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -3957,7 +4326,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -3972,7 +4341,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+     * The call to answer first, if any (the top of `pending_calls`).
      * </pre>
      *
      * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -5381,12 +5750,12 @@ private static final long serialVersionUID = 0L;
 
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public java.util.List<uy.truco.v1.Card> getRevealedOrderList() {
+    @java.lang.Deprecated public java.util.List<uy.truco.v1.Card> getRevealedOrderList() {
       if (revealedOrderBuilder_ == null) {
         return java.util.Collections.unmodifiableList(revealedOrder_);
       } else {
@@ -5395,12 +5764,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public int getRevealedOrderCount() {
+    @java.lang.Deprecated public int getRevealedOrderCount() {
       if (revealedOrderBuilder_ == null) {
         return revealedOrder_.size();
       } else {
@@ -5409,12 +5778,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public uy.truco.v1.Card getRevealedOrder(int index) {
+    @java.lang.Deprecated public uy.truco.v1.Card getRevealedOrder(int index) {
       if (revealedOrderBuilder_ == null) {
         return revealedOrder_.get(index);
       } else {
@@ -5423,12 +5792,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder setRevealedOrder(
+    @java.lang.Deprecated public Builder setRevealedOrder(
         int index, uy.truco.v1.Card value) {
       if (revealedOrderBuilder_ == null) {
         if (value == null) {
@@ -5444,12 +5813,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder setRevealedOrder(
+    @java.lang.Deprecated public Builder setRevealedOrder(
         int index, uy.truco.v1.Card.Builder builderForValue) {
       if (revealedOrderBuilder_ == null) {
         ensureRevealedOrderIsMutable();
@@ -5462,12 +5831,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder addRevealedOrder(uy.truco.v1.Card value) {
+    @java.lang.Deprecated public Builder addRevealedOrder(uy.truco.v1.Card value) {
       if (revealedOrderBuilder_ == null) {
         if (value == null) {
           throw new NullPointerException();
@@ -5482,12 +5851,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder addRevealedOrder(
+    @java.lang.Deprecated public Builder addRevealedOrder(
         int index, uy.truco.v1.Card value) {
       if (revealedOrderBuilder_ == null) {
         if (value == null) {
@@ -5503,12 +5872,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder addRevealedOrder(
+    @java.lang.Deprecated public Builder addRevealedOrder(
         uy.truco.v1.Card.Builder builderForValue) {
       if (revealedOrderBuilder_ == null) {
         ensureRevealedOrderIsMutable();
@@ -5521,12 +5890,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder addRevealedOrder(
+    @java.lang.Deprecated public Builder addRevealedOrder(
         int index, uy.truco.v1.Card.Builder builderForValue) {
       if (revealedOrderBuilder_ == null) {
         ensureRevealedOrderIsMutable();
@@ -5539,12 +5908,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder addAllRevealedOrder(
+    @java.lang.Deprecated public Builder addAllRevealedOrder(
         java.lang.Iterable<? extends uy.truco.v1.Card> values) {
       if (revealedOrderBuilder_ == null) {
         ensureRevealedOrderIsMutable();
@@ -5558,12 +5927,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder clearRevealedOrder() {
+    @java.lang.Deprecated public Builder clearRevealedOrder() {
       if (revealedOrderBuilder_ == null) {
         revealedOrder_ = java.util.Collections.emptyList();
         bitField0_ = (bitField0_ & ~0x08000000);
@@ -5575,12 +5944,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public Builder removeRevealedOrder(int index) {
+    @java.lang.Deprecated public Builder removeRevealedOrder(int index) {
       if (revealedOrderBuilder_ == null) {
         ensureRevealedOrderIsMutable();
         revealedOrder_.remove(index);
@@ -5592,23 +5961,23 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public uy.truco.v1.Card.Builder getRevealedOrderBuilder(
+    @java.lang.Deprecated public uy.truco.v1.Card.Builder getRevealedOrderBuilder(
         int index) {
       return internalGetRevealedOrderFieldBuilder().getBuilder(index);
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public uy.truco.v1.CardOrBuilder getRevealedOrderOrBuilder(
+    @java.lang.Deprecated public uy.truco.v1.CardOrBuilder getRevealedOrderOrBuilder(
         int index) {
       if (revealedOrderBuilder_ == null) {
         return revealedOrder_.get(index);  } else {
@@ -5617,12 +5986,12 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public java.util.List<? extends uy.truco.v1.CardOrBuilder> 
+    @java.lang.Deprecated public java.util.List<? extends uy.truco.v1.CardOrBuilder> 
          getRevealedOrderOrBuilderList() {
       if (revealedOrderBuilder_ != null) {
         return revealedOrderBuilder_.getMessageOrBuilderList();
@@ -5632,35 +6001,35 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public uy.truco.v1.Card.Builder addRevealedOrderBuilder() {
+    @java.lang.Deprecated public uy.truco.v1.Card.Builder addRevealedOrderBuilder() {
       return internalGetRevealedOrderFieldBuilder().addBuilder(
           uy.truco.v1.Card.getDefaultInstance());
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public uy.truco.v1.Card.Builder addRevealedOrderBuilder(
+    @java.lang.Deprecated public uy.truco.v1.Card.Builder addRevealedOrderBuilder(
         int index) {
       return internalGetRevealedOrderFieldBuilder().addBuilder(
           index, uy.truco.v1.Card.getDefaultInstance());
     }
     /**
      * <pre>
-     * The deck order, once the hand has ended.
+     * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+     * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
      */
-    public java.util.List<uy.truco.v1.Card.Builder> 
+    @java.lang.Deprecated public java.util.List<uy.truco.v1.Card.Builder> 
          getRevealedOrderBuilderList() {
       return internalGetRevealedOrderFieldBuilder().getBuilderList();
     }
@@ -5682,13 +6051,15 @@ private static final long serialVersionUID = 0L;
     private java.lang.Object revealedSalt_ = "";
     /**
      * <pre>
-     * The salt, once the hand has ended.
+     * Deprecated, never sent. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+     * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+     * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+     *     See truco/v1/views.proto;l=144
      * @return The revealedSalt.
      */
-    public java.lang.String getRevealedSalt() {
+    @java.lang.Deprecated public java.lang.String getRevealedSalt() {
       java.lang.Object ref = revealedSalt_;
       if (!(ref instanceof java.lang.String)) {
         com.google.protobuf.ByteString bs =
@@ -5702,13 +6073,15 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The salt, once the hand has ended.
+     * Deprecated, never sent. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+     * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+     * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+     *     See truco/v1/views.proto;l=144
      * @return The bytes for revealedSalt.
      */
-    public com.google.protobuf.ByteString
+    @java.lang.Deprecated public com.google.protobuf.ByteString
         getRevealedSaltBytes() {
       java.lang.Object ref = revealedSalt_;
       if (ref instanceof String) {
@@ -5723,14 +6096,16 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The salt, once the hand has ended.
+     * Deprecated, never sent. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+     * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+     * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+     *     See truco/v1/views.proto;l=144
      * @param value The revealedSalt to set.
      * @return This builder for chaining.
      */
-    public Builder setRevealedSalt(
+    @java.lang.Deprecated public Builder setRevealedSalt(
         java.lang.String value) {
       if (value == null) { throw new NullPointerException(); }
       revealedSalt_ = value;
@@ -5740,13 +6115,15 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The salt, once the hand has ended.
+     * Deprecated, never sent. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+     * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+     * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+     *     See truco/v1/views.proto;l=144
      * @return This builder for chaining.
      */
-    public Builder clearRevealedSalt() {
+    @java.lang.Deprecated public Builder clearRevealedSalt() {
       revealedSalt_ = getDefaultInstance().getRevealedSalt();
       bitField0_ = (bitField0_ & ~0x10000000);
       onChanged();
@@ -5754,14 +6131,16 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The salt, once the hand has ended.
+     * Deprecated, never sent. See `commitments` and `proofs`.
      * </pre>
      *
-     * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+     * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+     * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+     *     See truco/v1/views.proto;l=144
      * @param value The bytes for revealedSalt to set.
      * @return This builder for chaining.
      */
-    public Builder setRevealedSaltBytes(
+    @java.lang.Deprecated public Builder setRevealedSaltBytes(
         com.google.protobuf.ByteString value) {
       if (value == null) { throw new NullPointerException(); }
       checkByteStringIsUtf8(value);
@@ -5769,6 +6148,777 @@ private static final long serialVersionUID = 0L;
       bitField0_ |= 0x10000000;
       onChanged();
       return this;
+    }
+
+    private com.google.protobuf.LazyStringArrayList commitments_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+    private void ensureCommitmentsIsMutable() {
+      if (!commitments_.isModifiable()) {
+        commitments_ = new com.google.protobuf.LazyStringArrayList(commitments_);
+      }
+      bitField0_ |= 0x20000000;
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @return A list containing the commitments.
+     */
+    public com.google.protobuf.ProtocolStringList
+        getCommitmentsList() {
+      commitments_.makeImmutable();
+      return commitments_;
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @return The count of commitments.
+     */
+    public int getCommitmentsCount() {
+      return commitments_.size();
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @param index The index of the element to return.
+     * @return The commitments at the given index.
+     */
+    public java.lang.String getCommitments(int index) {
+      return commitments_.get(index);
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @param index The index of the value to return.
+     * @return The bytes of the commitments at the given index.
+     */
+    public com.google.protobuf.ByteString
+        getCommitmentsBytes(int index) {
+      return commitments_.getByteString(index);
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @param index The index to set the value at.
+     * @param value The commitments to set.
+     * @return This builder for chaining.
+     */
+    public Builder setCommitments(
+        int index, java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      ensureCommitmentsIsMutable();
+      commitments_.set(index, value);
+      bitField0_ |= 0x20000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @param value The commitments to add.
+     * @return This builder for chaining.
+     */
+    public Builder addCommitments(
+        java.lang.String value) {
+      if (value == null) { throw new NullPointerException(); }
+      ensureCommitmentsIsMutable();
+      commitments_.add(value);
+      bitField0_ |= 0x20000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @param values The commitments to add.
+     * @return This builder for chaining.
+     */
+    public Builder addAllCommitments(
+        java.lang.Iterable<java.lang.String> values) {
+      ensureCommitmentsIsMutable();
+      com.google.protobuf.AbstractMessageLite.Builder.addAll(
+          values, commitments_);
+      bitField0_ |= 0x20000000;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearCommitments() {
+      commitments_ =
+        com.google.protobuf.LazyStringArrayList.emptyList();
+      bitField0_ = (bitField0_ & ~0x20000000);;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+     * </pre>
+     *
+     * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+     * @param value The bytes of the commitments to add.
+     * @return This builder for chaining.
+     */
+    public Builder addCommitmentsBytes(
+        com.google.protobuf.ByteString value) {
+      if (value == null) { throw new NullPointerException(); }
+      checkByteStringIsUtf8(value);
+      ensureCommitmentsIsMutable();
+      commitments_.add(value);
+      bitField0_ |= 0x20000000;
+      onChanged();
+      return this;
+    }
+
+    private java.util.List<uy.truco.v1.CardProof> proofs_ =
+      java.util.Collections.emptyList();
+    private void ensureProofsIsMutable() {
+      if (!((bitField0_ & 0x40000000) != 0)) {
+        proofs_ = new java.util.ArrayList<uy.truco.v1.CardProof>(proofs_);
+        bitField0_ |= 0x40000000;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> proofsBuilder_;
+
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public java.util.List<uy.truco.v1.CardProof> getProofsList() {
+      if (proofsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(proofs_);
+      } else {
+        return proofsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public int getProofsCount() {
+      if (proofsBuilder_ == null) {
+        return proofs_.size();
+      } else {
+        return proofsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProof getProofs(int index) {
+      if (proofsBuilder_ == null) {
+        return proofs_.get(index);
+      } else {
+        return proofsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder setProofs(
+        int index, uy.truco.v1.CardProof value) {
+      if (proofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureProofsIsMutable();
+        proofs_.set(index, value);
+        onChanged();
+      } else {
+        proofsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder setProofs(
+        int index, uy.truco.v1.CardProof.Builder builderForValue) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        proofs_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        proofsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder addProofs(uy.truco.v1.CardProof value) {
+      if (proofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureProofsIsMutable();
+        proofs_.add(value);
+        onChanged();
+      } else {
+        proofsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder addProofs(
+        int index, uy.truco.v1.CardProof value) {
+      if (proofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureProofsIsMutable();
+        proofs_.add(index, value);
+        onChanged();
+      } else {
+        proofsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder addProofs(
+        uy.truco.v1.CardProof.Builder builderForValue) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        proofs_.add(builderForValue.build());
+        onChanged();
+      } else {
+        proofsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder addProofs(
+        int index, uy.truco.v1.CardProof.Builder builderForValue) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        proofs_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        proofsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder addAllProofs(
+        java.lang.Iterable<? extends uy.truco.v1.CardProof> values) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, proofs_);
+        onChanged();
+      } else {
+        proofsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder clearProofs() {
+      if (proofsBuilder_ == null) {
+        proofs_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x40000000);
+        onChanged();
+      } else {
+        proofsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public Builder removeProofs(int index) {
+      if (proofsBuilder_ == null) {
+        ensureProofsIsMutable();
+        proofs_.remove(index);
+        onChanged();
+      } else {
+        proofsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder getProofsBuilder(
+        int index) {
+      return internalGetProofsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProofOrBuilder getProofsOrBuilder(
+        int index) {
+      if (proofsBuilder_ == null) {
+        return proofs_.get(index);  } else {
+        return proofsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+         getProofsOrBuilderList() {
+      if (proofsBuilder_ != null) {
+        return proofsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(proofs_);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder addProofsBuilder() {
+      return internalGetProofsFieldBuilder().addBuilder(
+          uy.truco.v1.CardProof.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder addProofsBuilder(
+        int index) {
+      return internalGetProofsFieldBuilder().addBuilder(
+          index, uy.truco.v1.CardProof.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+     */
+    public java.util.List<uy.truco.v1.CardProof.Builder> 
+         getProofsBuilderList() {
+      return internalGetProofsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> 
+        internalGetProofsFieldBuilder() {
+      if (proofsBuilder_ == null) {
+        proofsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder>(
+                proofs_,
+                ((bitField0_ & 0x40000000) != 0),
+                getParentForChildren(),
+                isClean());
+        proofs_ = null;
+      }
+      return proofsBuilder_;
+    }
+
+    private java.util.List<uy.truco.v1.PendingCall> pendingCalls_ =
+      java.util.Collections.emptyList();
+    private void ensurePendingCallsIsMutable() {
+      if (!((bitField0_ & 0x80000000) != 0)) {
+        pendingCalls_ = new java.util.ArrayList<uy.truco.v1.PendingCall>(pendingCalls_);
+        bitField0_ |= 0x80000000;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.PendingCall, uy.truco.v1.PendingCall.Builder, uy.truco.v1.PendingCallOrBuilder> pendingCallsBuilder_;
+
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public java.util.List<uy.truco.v1.PendingCall> getPendingCallsList() {
+      if (pendingCallsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(pendingCalls_);
+      } else {
+        return pendingCallsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public int getPendingCallsCount() {
+      if (pendingCallsBuilder_ == null) {
+        return pendingCalls_.size();
+      } else {
+        return pendingCallsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public uy.truco.v1.PendingCall getPendingCalls(int index) {
+      if (pendingCallsBuilder_ == null) {
+        return pendingCalls_.get(index);
+      } else {
+        return pendingCallsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder setPendingCalls(
+        int index, uy.truco.v1.PendingCall value) {
+      if (pendingCallsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensurePendingCallsIsMutable();
+        pendingCalls_.set(index, value);
+        onChanged();
+      } else {
+        pendingCallsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder setPendingCalls(
+        int index, uy.truco.v1.PendingCall.Builder builderForValue) {
+      if (pendingCallsBuilder_ == null) {
+        ensurePendingCallsIsMutable();
+        pendingCalls_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        pendingCallsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder addPendingCalls(uy.truco.v1.PendingCall value) {
+      if (pendingCallsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensurePendingCallsIsMutable();
+        pendingCalls_.add(value);
+        onChanged();
+      } else {
+        pendingCallsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder addPendingCalls(
+        int index, uy.truco.v1.PendingCall value) {
+      if (pendingCallsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensurePendingCallsIsMutable();
+        pendingCalls_.add(index, value);
+        onChanged();
+      } else {
+        pendingCallsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder addPendingCalls(
+        uy.truco.v1.PendingCall.Builder builderForValue) {
+      if (pendingCallsBuilder_ == null) {
+        ensurePendingCallsIsMutable();
+        pendingCalls_.add(builderForValue.build());
+        onChanged();
+      } else {
+        pendingCallsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder addPendingCalls(
+        int index, uy.truco.v1.PendingCall.Builder builderForValue) {
+      if (pendingCallsBuilder_ == null) {
+        ensurePendingCallsIsMutable();
+        pendingCalls_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        pendingCallsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder addAllPendingCalls(
+        java.lang.Iterable<? extends uy.truco.v1.PendingCall> values) {
+      if (pendingCallsBuilder_ == null) {
+        ensurePendingCallsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, pendingCalls_);
+        onChanged();
+      } else {
+        pendingCallsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder clearPendingCalls() {
+      if (pendingCallsBuilder_ == null) {
+        pendingCalls_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x80000000);
+        onChanged();
+      } else {
+        pendingCallsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public Builder removePendingCalls(int index) {
+      if (pendingCallsBuilder_ == null) {
+        ensurePendingCallsIsMutable();
+        pendingCalls_.remove(index);
+        onChanged();
+      } else {
+        pendingCallsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public uy.truco.v1.PendingCall.Builder getPendingCallsBuilder(
+        int index) {
+      return internalGetPendingCallsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public uy.truco.v1.PendingCallOrBuilder getPendingCallsOrBuilder(
+        int index) {
+      if (pendingCallsBuilder_ == null) {
+        return pendingCalls_.get(index);  } else {
+        return pendingCallsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public java.util.List<? extends uy.truco.v1.PendingCallOrBuilder> 
+         getPendingCallsOrBuilderList() {
+      if (pendingCallsBuilder_ != null) {
+        return pendingCallsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(pendingCalls_);
+      }
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public uy.truco.v1.PendingCall.Builder addPendingCallsBuilder() {
+      return internalGetPendingCallsFieldBuilder().addBuilder(
+          uy.truco.v1.PendingCall.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public uy.truco.v1.PendingCall.Builder addPendingCallsBuilder(
+        int index) {
+      return internalGetPendingCallsFieldBuilder().addBuilder(
+          index, uy.truco.v1.PendingCall.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+     */
+    public java.util.List<uy.truco.v1.PendingCall.Builder> 
+         getPendingCallsBuilderList() {
+      return internalGetPendingCallsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.PendingCall, uy.truco.v1.PendingCall.Builder, uy.truco.v1.PendingCallOrBuilder> 
+        internalGetPendingCallsFieldBuilder() {
+      if (pendingCallsBuilder_ == null) {
+        pendingCallsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            uy.truco.v1.PendingCall, uy.truco.v1.PendingCall.Builder, uy.truco.v1.PendingCallOrBuilder>(
+                pendingCalls_,
+                ((bitField0_ & 0x80000000) != 0),
+                getParentForChildren(),
+                isClean());
+        pendingCalls_ = null;
+      }
+      return pendingCallsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.HandView)

@@ -264,7 +264,7 @@ public interface HandViewOrBuilder extends
 
   /**
    * <pre>
-   * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+   * The call to answer first, if any (the top of `pending_calls`).
    * </pre>
    *
    * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -273,7 +273,7 @@ public interface HandViewOrBuilder extends
   boolean hasPending();
   /**
    * <pre>
-   * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+   * The call to answer first, if any (the top of `pending_calls`).
    * </pre>
    *
    * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -282,7 +282,7 @@ public interface HandViewOrBuilder extends
   uy.truco.v1.PendingCall getPending();
   /**
    * <pre>
-   * The call waiting for an answer, if any (an envido or flor call waits on top of a truco).
+   * The call to answer first, if any (the top of `pending_calls`).
    * </pre>
    *
    * <code>.truco.v1.PendingCall pending = 13 [json_name = "pending"];</code>
@@ -635,65 +635,198 @@ public interface HandViewOrBuilder extends
 
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
-  java.util.List<uy.truco.v1.Card> 
+  @java.lang.Deprecated java.util.List<uy.truco.v1.Card> 
       getRevealedOrderList();
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
-  uy.truco.v1.Card getRevealedOrder(int index);
+  @java.lang.Deprecated uy.truco.v1.Card getRevealedOrder(int index);
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
-  int getRevealedOrderCount();
+  @java.lang.Deprecated int getRevealedOrderCount();
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
-  java.util.List<? extends uy.truco.v1.CardOrBuilder> 
+  @java.lang.Deprecated java.util.List<? extends uy.truco.v1.CardOrBuilder> 
       getRevealedOrderOrBuilderList();
   /**
    * <pre>
-   * The deck order, once the hand has ended.
+   * Deprecated, never sent: it revealed every card of the deal. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder"];</code>
+   * <code>repeated .truco.v1.Card revealed_order = 28 [json_name = "revealedOrder", deprecated = true];</code>
    */
-  uy.truco.v1.CardOrBuilder getRevealedOrderOrBuilder(
+  @java.lang.Deprecated uy.truco.v1.CardOrBuilder getRevealedOrderOrBuilder(
       int index);
 
   /**
    * <pre>
-   * The salt, once the hand has ended.
+   * Deprecated, never sent. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+   * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+   * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+   *     See truco/v1/views.proto;l=144
    * @return The revealedSalt.
    */
-  java.lang.String getRevealedSalt();
+  @java.lang.Deprecated java.lang.String getRevealedSalt();
   /**
    * <pre>
-   * The salt, once the hand has ended.
+   * Deprecated, never sent. See `commitments` and `proofs`.
    * </pre>
    *
-   * <code>string revealed_salt = 29 [json_name = "revealedSalt"];</code>
+   * <code>string revealed_salt = 29 [json_name = "revealedSalt", deprecated = true];</code>
+   * @deprecated truco.v1.HandView.revealed_salt is deprecated.
+   *     See truco/v1/views.proto;l=144
    * @return The bytes for revealedSalt.
    */
-  com.google.protobuf.ByteString
+  @java.lang.Deprecated com.google.protobuf.ByteString
       getRevealedSaltBytes();
+
+  /**
+   * <pre>
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   * </pre>
+   *
+   * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+   * @return A list containing the commitments.
+   */
+  java.util.List<java.lang.String>
+      getCommitmentsList();
+  /**
+   * <pre>
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   * </pre>
+   *
+   * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+   * @return The count of commitments.
+   */
+  int getCommitmentsCount();
+  /**
+   * <pre>
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   * </pre>
+   *
+   * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+   * @param index The index of the element to return.
+   * @return The commitments at the given index.
+   */
+  java.lang.String getCommitments(int index);
+  /**
+   * <pre>
+   * The deal's 40 per-position commitments (see CardProof); `commitment` is their fingerprint.
+   * </pre>
+   *
+   * <code>repeated string commitments = 30 [json_name = "commitments"];</code>
+   * @param index The index of the value to return.
+   * @return The bytes of the commitments at the given index.
+   */
+  com.google.protobuf.ByteString
+      getCommitmentsBytes(int index);
+
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  java.util.List<uy.truco.v1.CardProof> 
+      getProofsList();
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  uy.truco.v1.CardProof getProofs(int index);
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  int getProofsCount();
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+      getProofsOrBuilderList();
+  /**
+   * <pre>
+   * The proofs of every public card so far: the muestra, the cards played, and the hands shown once over.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof proofs = 31 [json_name = "proofs"];</code>
+   */
+  uy.truco.v1.CardProofOrBuilder getProofsOrBuilder(
+      int index);
+
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  java.util.List<uy.truco.v1.PendingCall> 
+      getPendingCallsList();
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  uy.truco.v1.PendingCall getPendingCalls(int index);
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  int getPendingCallsCount();
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  java.util.List<? extends uy.truco.v1.PendingCallOrBuilder> 
+      getPendingCallsOrBuilderList();
+  /**
+   * <pre>
+   * Every call awaiting an answer, bottom first: a grito, then an envido or flor call waiting on top of it.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.PendingCall pending_calls = 32 [json_name = "pendingCalls"];</code>
+   */
+  uy.truco.v1.PendingCallOrBuilder getPendingCallsOrBuilder(
+      int index);
 }

@@ -36,6 +36,7 @@ private static final long serialVersionUID = 0L;
     phase_ = 0;
     scores_ = java.util.Collections.emptyList();
     toAct_ = emptyIntList();
+    seats_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -351,6 +352,151 @@ private static final long serialVersionUID = 0L;
     return winnerTeam_;
   }
 
+  public static final int CLOCK_FIELD_NUMBER = 9;
+  private uy.truco.v1.TurnClock clock_;
+  /**
+   * <pre>
+   * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+   * match over).
+   * </pre>
+   *
+   * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+   * @return Whether the clock field is set.
+   */
+  @java.lang.Override
+  public boolean hasClock() {
+    return ((bitField0_ & 0x00000008) != 0);
+  }
+  /**
+   * <pre>
+   * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+   * match over).
+   * </pre>
+   *
+   * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+   * @return The clock.
+   */
+  @java.lang.Override
+  public uy.truco.v1.TurnClock getClock() {
+    return clock_ == null ? uy.truco.v1.TurnClock.getDefaultInstance() : clock_;
+  }
+  /**
+   * <pre>
+   * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+   * match over).
+   * </pre>
+   *
+   * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.TurnClockOrBuilder getClockOrBuilder() {
+    return clock_ == null ? uy.truco.v1.TurnClock.getDefaultInstance() : clock_;
+  }
+
+  public static final int SEATS_FIELD_NUMBER = 10;
+  @SuppressWarnings("serial")
+  private java.util.List<uy.truco.v1.SeatStatus> seats_;
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<uy.truco.v1.SeatStatus> getSeatsList() {
+    return seats_;
+  }
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends uy.truco.v1.SeatStatusOrBuilder> 
+      getSeatsOrBuilderList() {
+    return seats_;
+  }
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  @java.lang.Override
+  public int getSeatsCount() {
+    return seats_.size();
+  }
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.SeatStatus getSeats(int index) {
+    return seats_.get(index);
+  }
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.SeatStatusOrBuilder getSeatsOrBuilder(
+      int index) {
+    return seats_.get(index);
+  }
+
+  public static final int LAST_HAND_FIELD_NUMBER = 11;
+  private uy.truco.v1.HandSummary lastHand_;
+  /**
+   * <pre>
+   * How the last finished hand ended, until the next hand's first action.
+   * </pre>
+   *
+   * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+   * @return Whether the lastHand field is set.
+   */
+  @java.lang.Override
+  public boolean hasLastHand() {
+    return ((bitField0_ & 0x00000010) != 0);
+  }
+  /**
+   * <pre>
+   * How the last finished hand ended, until the next hand's first action.
+   * </pre>
+   *
+   * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+   * @return The lastHand.
+   */
+  @java.lang.Override
+  public uy.truco.v1.HandSummary getLastHand() {
+    return lastHand_ == null ? uy.truco.v1.HandSummary.getDefaultInstance() : lastHand_;
+  }
+  /**
+   * <pre>
+   * How the last finished hand ended, until the next hand's first action.
+   * </pre>
+   *
+   * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.HandSummaryOrBuilder getLastHandOrBuilder() {
+    return lastHand_ == null ? uy.truco.v1.HandSummary.getDefaultInstance() : lastHand_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -393,6 +539,15 @@ private static final long serialVersionUID = 0L;
     }
     if (((bitField0_ & 0x00000004) != 0)) {
       output.writeInt32(8, winnerTeam_);
+    }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      output.writeMessage(9, getClock());
+    }
+    for (int i = 0; i < seats_.size(); i++) {
+      output.writeMessage(10, seats_.get(i));
+    }
+    if (((bitField0_ & 0x00000010) != 0)) {
+      output.writeMessage(11, getLastHand());
     }
     getUnknownFields().writeTo(output);
   }
@@ -444,6 +599,23 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeInt32Size(8, winnerTeam_);
     }
+    if (((bitField0_ & 0x00000008) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(9, getClock());
+    }
+
+        {
+          final int count = seats_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(seats_.get(i));
+          }
+          size += 1 * count;
+        }
+    if (((bitField0_ & 0x00000010) != 0)) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeMessageSize(11, getLastHand());
+    }
     return size;
   }
   @java.lang.Override
@@ -492,6 +664,18 @@ private static final long serialVersionUID = 0L;
       if (getWinnerTeam()
           != other.getWinnerTeam()) return false;
     }
+    if (hasClock() != other.hasClock()) return false;
+    if (hasClock()) {
+      if (!getClock()
+          .equals(other.getClock())) return false;
+    }
+    if (!getSeatsList()
+        .equals(other.getSeatsList())) return false;
+    if (hasLastHand() != other.hasLastHand()) return false;
+    if (hasLastHand()) {
+      if (!getLastHand()
+          .equals(other.getLastHand())) return false;
+    }
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -529,6 +713,18 @@ private static final long serialVersionUID = 0L;
     if (hasWinnerTeam()) {
       hash = (37 * hash) + WINNER_TEAM_FIELD_NUMBER;
       hash = (53 * hash) + getWinnerTeam();
+    }
+    if (hasClock()) {
+      hash = (37 * hash) + CLOCK_FIELD_NUMBER;
+      hash = (53 * hash) + getClock().hashCode();
+    }
+    if (getSeatsCount() > 0) {
+      hash = (37 * hash) + SEATS_FIELD_NUMBER;
+      hash = (53 * hash) + getSeatsList().hashCode();
+    }
+    if (hasLastHand()) {
+      hash = (37 * hash) + LAST_HAND_FIELD_NUMBER;
+      hash = (53 * hash) + getLastHand().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -667,6 +863,9 @@ private static final long serialVersionUID = 0L;
         internalGetRulesFieldBuilder();
         internalGetScoresFieldBuilder();
         internalGetHandFieldBuilder();
+        internalGetClockFieldBuilder();
+        internalGetSeatsFieldBuilder();
+        internalGetLastHandFieldBuilder();
       }
     }
     @java.lang.Override
@@ -695,6 +894,23 @@ private static final long serialVersionUID = 0L;
       }
       toAct_ = emptyIntList();
       winnerTeam_ = 0;
+      clock_ = null;
+      if (clockBuilder_ != null) {
+        clockBuilder_.dispose();
+        clockBuilder_ = null;
+      }
+      if (seatsBuilder_ == null) {
+        seats_ = java.util.Collections.emptyList();
+      } else {
+        seats_ = null;
+        seatsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000200);
+      lastHand_ = null;
+      if (lastHandBuilder_ != null) {
+        lastHandBuilder_.dispose();
+        lastHandBuilder_ = null;
+      }
       return this;
     }
 
@@ -737,6 +953,15 @@ private static final long serialVersionUID = 0L;
       } else {
         result.scores_ = scoresBuilder_.build();
       }
+      if (seatsBuilder_ == null) {
+        if (((bitField0_ & 0x00000200) != 0)) {
+          seats_ = java.util.Collections.unmodifiableList(seats_);
+          bitField0_ = (bitField0_ & ~0x00000200);
+        }
+        result.seats_ = seats_;
+      } else {
+        result.seats_ = seatsBuilder_.build();
+      }
     }
 
     private void buildPartial0(uy.truco.v1.MatchView result) {
@@ -770,6 +995,18 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000080) != 0)) {
         result.winnerTeam_ = winnerTeam_;
         to_bitField0_ |= 0x00000004;
+      }
+      if (((from_bitField0_ & 0x00000100) != 0)) {
+        result.clock_ = clockBuilder_ == null
+            ? clock_
+            : clockBuilder_.build();
+        to_bitField0_ |= 0x00000008;
+      }
+      if (((from_bitField0_ & 0x00000400) != 0)) {
+        result.lastHand_ = lastHandBuilder_ == null
+            ? lastHand_
+            : lastHandBuilder_.build();
+        to_bitField0_ |= 0x00000010;
       }
       result.bitField0_ |= to_bitField0_;
     }
@@ -842,6 +1079,38 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasWinnerTeam()) {
         setWinnerTeam(other.getWinnerTeam());
+      }
+      if (other.hasClock()) {
+        mergeClock(other.getClock());
+      }
+      if (seatsBuilder_ == null) {
+        if (!other.seats_.isEmpty()) {
+          if (seats_.isEmpty()) {
+            seats_ = other.seats_;
+            bitField0_ = (bitField0_ & ~0x00000200);
+          } else {
+            ensureSeatsIsMutable();
+            seats_.addAll(other.seats_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.seats_.isEmpty()) {
+          if (seatsBuilder_.isEmpty()) {
+            seatsBuilder_.dispose();
+            seatsBuilder_ = null;
+            seats_ = other.seats_;
+            bitField0_ = (bitField0_ & ~0x00000200);
+            seatsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetSeatsFieldBuilder() : null;
+          } else {
+            seatsBuilder_.addAllMessages(other.seats_);
+          }
+        }
+      }
+      if (other.hasLastHand()) {
+        mergeLastHand(other.getLastHand());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -932,6 +1201,33 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000080;
               break;
             } // case 64
+            case 74: {
+              input.readMessage(
+                  internalGetClockFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000100;
+              break;
+            } // case 74
+            case 82: {
+              uy.truco.v1.SeatStatus m =
+                  input.readMessage(
+                      uy.truco.v1.SeatStatus.parser(),
+                      extensionRegistry);
+              if (seatsBuilder_ == null) {
+                ensureSeatsIsMutable();
+                seats_.add(m);
+              } else {
+                seatsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 82
+            case 90: {
+              input.readMessage(
+                  internalGetLastHandFieldBuilder().getBuilder(),
+                  extensionRegistry);
+              bitField0_ |= 0x00000400;
+              break;
+            } // case 90
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -1949,6 +2245,659 @@ private static final long serialVersionUID = 0L;
       winnerTeam_ = 0;
       onChanged();
       return this;
+    }
+
+    private uy.truco.v1.TurnClock clock_;
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.TurnClock, uy.truco.v1.TurnClock.Builder, uy.truco.v1.TurnClockOrBuilder> clockBuilder_;
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     * @return Whether the clock field is set.
+     */
+    public boolean hasClock() {
+      return ((bitField0_ & 0x00000100) != 0);
+    }
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     * @return The clock.
+     */
+    public uy.truco.v1.TurnClock getClock() {
+      if (clockBuilder_ == null) {
+        return clock_ == null ? uy.truco.v1.TurnClock.getDefaultInstance() : clock_;
+      } else {
+        return clockBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     */
+    public Builder setClock(uy.truco.v1.TurnClock value) {
+      if (clockBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        clock_ = value;
+      } else {
+        clockBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     */
+    public Builder setClock(
+        uy.truco.v1.TurnClock.Builder builderForValue) {
+      if (clockBuilder_ == null) {
+        clock_ = builderForValue.build();
+      } else {
+        clockBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     */
+    public Builder mergeClock(uy.truco.v1.TurnClock value) {
+      if (clockBuilder_ == null) {
+        if (((bitField0_ & 0x00000100) != 0) &&
+          clock_ != null &&
+          clock_ != uy.truco.v1.TurnClock.getDefaultInstance()) {
+          getClockBuilder().mergeFrom(value);
+        } else {
+          clock_ = value;
+        }
+      } else {
+        clockBuilder_.mergeFrom(value);
+      }
+      if (clock_ != null) {
+        bitField0_ |= 0x00000100;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     */
+    public Builder clearClock() {
+      bitField0_ = (bitField0_ & ~0x00000100);
+      clock_ = null;
+      if (clockBuilder_ != null) {
+        clockBuilder_.dispose();
+        clockBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     */
+    public uy.truco.v1.TurnClock.Builder getClockBuilder() {
+      bitField0_ |= 0x00000100;
+      onChanged();
+      return internalGetClockFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     */
+    public uy.truco.v1.TurnClockOrBuilder getClockOrBuilder() {
+      if (clockBuilder_ != null) {
+        return clockBuilder_.getMessageOrBuilder();
+      } else {
+        return clock_ == null ?
+            uy.truco.v1.TurnClock.getDefaultInstance() : clock_;
+      }
+    }
+    /**
+     * <pre>
+     * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+     * match over).
+     * </pre>
+     *
+     * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.TurnClock, uy.truco.v1.TurnClock.Builder, uy.truco.v1.TurnClockOrBuilder> 
+        internalGetClockFieldBuilder() {
+      if (clockBuilder_ == null) {
+        clockBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.TurnClock, uy.truco.v1.TurnClock.Builder, uy.truco.v1.TurnClockOrBuilder>(
+                getClock(),
+                getParentForChildren(),
+                isClean());
+        clock_ = null;
+      }
+      return clockBuilder_;
+    }
+
+    private java.util.List<uy.truco.v1.SeatStatus> seats_ =
+      java.util.Collections.emptyList();
+    private void ensureSeatsIsMutable() {
+      if (!((bitField0_ & 0x00000200) != 0)) {
+        seats_ = new java.util.ArrayList<uy.truco.v1.SeatStatus>(seats_);
+        bitField0_ |= 0x00000200;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.SeatStatus, uy.truco.v1.SeatStatus.Builder, uy.truco.v1.SeatStatusOrBuilder> seatsBuilder_;
+
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public java.util.List<uy.truco.v1.SeatStatus> getSeatsList() {
+      if (seatsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(seats_);
+      } else {
+        return seatsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public int getSeatsCount() {
+      if (seatsBuilder_ == null) {
+        return seats_.size();
+      } else {
+        return seatsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public uy.truco.v1.SeatStatus getSeats(int index) {
+      if (seatsBuilder_ == null) {
+        return seats_.get(index);
+      } else {
+        return seatsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder setSeats(
+        int index, uy.truco.v1.SeatStatus value) {
+      if (seatsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureSeatsIsMutable();
+        seats_.set(index, value);
+        onChanged();
+      } else {
+        seatsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder setSeats(
+        int index, uy.truco.v1.SeatStatus.Builder builderForValue) {
+      if (seatsBuilder_ == null) {
+        ensureSeatsIsMutable();
+        seats_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        seatsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder addSeats(uy.truco.v1.SeatStatus value) {
+      if (seatsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureSeatsIsMutable();
+        seats_.add(value);
+        onChanged();
+      } else {
+        seatsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder addSeats(
+        int index, uy.truco.v1.SeatStatus value) {
+      if (seatsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureSeatsIsMutable();
+        seats_.add(index, value);
+        onChanged();
+      } else {
+        seatsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder addSeats(
+        uy.truco.v1.SeatStatus.Builder builderForValue) {
+      if (seatsBuilder_ == null) {
+        ensureSeatsIsMutable();
+        seats_.add(builderForValue.build());
+        onChanged();
+      } else {
+        seatsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder addSeats(
+        int index, uy.truco.v1.SeatStatus.Builder builderForValue) {
+      if (seatsBuilder_ == null) {
+        ensureSeatsIsMutable();
+        seats_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        seatsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder addAllSeats(
+        java.lang.Iterable<? extends uy.truco.v1.SeatStatus> values) {
+      if (seatsBuilder_ == null) {
+        ensureSeatsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, seats_);
+        onChanged();
+      } else {
+        seatsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder clearSeats() {
+      if (seatsBuilder_ == null) {
+        seats_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000200);
+        onChanged();
+      } else {
+        seatsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public Builder removeSeats(int index) {
+      if (seatsBuilder_ == null) {
+        ensureSeatsIsMutable();
+        seats_.remove(index);
+        onChanged();
+      } else {
+        seatsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public uy.truco.v1.SeatStatus.Builder getSeatsBuilder(
+        int index) {
+      return internalGetSeatsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public uy.truco.v1.SeatStatusOrBuilder getSeatsOrBuilder(
+        int index) {
+      if (seatsBuilder_ == null) {
+        return seats_.get(index);  } else {
+        return seatsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public java.util.List<? extends uy.truco.v1.SeatStatusOrBuilder> 
+         getSeatsOrBuilderList() {
+      if (seatsBuilder_ != null) {
+        return seatsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(seats_);
+      }
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public uy.truco.v1.SeatStatus.Builder addSeatsBuilder() {
+      return internalGetSeatsFieldBuilder().addBuilder(
+          uy.truco.v1.SeatStatus.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public uy.truco.v1.SeatStatus.Builder addSeatsBuilder(
+        int index) {
+      return internalGetSeatsFieldBuilder().addBuilder(
+          index, uy.truco.v1.SeatStatus.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+     * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+     * </pre>
+     *
+     * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+     */
+    public java.util.List<uy.truco.v1.SeatStatus.Builder> 
+         getSeatsBuilderList() {
+      return internalGetSeatsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.SeatStatus, uy.truco.v1.SeatStatus.Builder, uy.truco.v1.SeatStatusOrBuilder> 
+        internalGetSeatsFieldBuilder() {
+      if (seatsBuilder_ == null) {
+        seatsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            uy.truco.v1.SeatStatus, uy.truco.v1.SeatStatus.Builder, uy.truco.v1.SeatStatusOrBuilder>(
+                seats_,
+                ((bitField0_ & 0x00000200) != 0),
+                getParentForChildren(),
+                isClean());
+        seats_ = null;
+      }
+      return seatsBuilder_;
+    }
+
+    private uy.truco.v1.HandSummary lastHand_;
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.HandSummary, uy.truco.v1.HandSummary.Builder, uy.truco.v1.HandSummaryOrBuilder> lastHandBuilder_;
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     * @return Whether the lastHand field is set.
+     */
+    public boolean hasLastHand() {
+      return ((bitField0_ & 0x00000400) != 0);
+    }
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     * @return The lastHand.
+     */
+    public uy.truco.v1.HandSummary getLastHand() {
+      if (lastHandBuilder_ == null) {
+        return lastHand_ == null ? uy.truco.v1.HandSummary.getDefaultInstance() : lastHand_;
+      } else {
+        return lastHandBuilder_.getMessage();
+      }
+    }
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     */
+    public Builder setLastHand(uy.truco.v1.HandSummary value) {
+      if (lastHandBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        lastHand_ = value;
+      } else {
+        lastHandBuilder_.setMessage(value);
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     */
+    public Builder setLastHand(
+        uy.truco.v1.HandSummary.Builder builderForValue) {
+      if (lastHandBuilder_ == null) {
+        lastHand_ = builderForValue.build();
+      } else {
+        lastHandBuilder_.setMessage(builderForValue.build());
+      }
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     */
+    public Builder mergeLastHand(uy.truco.v1.HandSummary value) {
+      if (lastHandBuilder_ == null) {
+        if (((bitField0_ & 0x00000400) != 0) &&
+          lastHand_ != null &&
+          lastHand_ != uy.truco.v1.HandSummary.getDefaultInstance()) {
+          getLastHandBuilder().mergeFrom(value);
+        } else {
+          lastHand_ = value;
+        }
+      } else {
+        lastHandBuilder_.mergeFrom(value);
+      }
+      if (lastHand_ != null) {
+        bitField0_ |= 0x00000400;
+        onChanged();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     */
+    public Builder clearLastHand() {
+      bitField0_ = (bitField0_ & ~0x00000400);
+      lastHand_ = null;
+      if (lastHandBuilder_ != null) {
+        lastHandBuilder_.dispose();
+        lastHandBuilder_ = null;
+      }
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     */
+    public uy.truco.v1.HandSummary.Builder getLastHandBuilder() {
+      bitField0_ |= 0x00000400;
+      onChanged();
+      return internalGetLastHandFieldBuilder().getBuilder();
+    }
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     */
+    public uy.truco.v1.HandSummaryOrBuilder getLastHandOrBuilder() {
+      if (lastHandBuilder_ != null) {
+        return lastHandBuilder_.getMessageOrBuilder();
+      } else {
+        return lastHand_ == null ?
+            uy.truco.v1.HandSummary.getDefaultInstance() : lastHand_;
+      }
+    }
+    /**
+     * <pre>
+     * How the last finished hand ended, until the next hand's first action.
+     * </pre>
+     *
+     * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+     */
+    private com.google.protobuf.SingleFieldBuilder<
+        uy.truco.v1.HandSummary, uy.truco.v1.HandSummary.Builder, uy.truco.v1.HandSummaryOrBuilder> 
+        internalGetLastHandFieldBuilder() {
+      if (lastHandBuilder_ == null) {
+        lastHandBuilder_ = new com.google.protobuf.SingleFieldBuilder<
+            uy.truco.v1.HandSummary, uy.truco.v1.HandSummary.Builder, uy.truco.v1.HandSummaryOrBuilder>(
+                getLastHand(),
+                getParentForChildren(),
+                isClean());
+        lastHand_ = null;
+      }
+      return lastHandBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.MatchView)

@@ -204,4 +204,110 @@ public interface MatchViewOrBuilder extends
    * @return The winnerTeam.
    */
   int getWinnerTeam();
+
+  /**
+   * <pre>
+   * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+   * match over).
+   * </pre>
+   *
+   * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+   * @return Whether the clock field is set.
+   */
+  boolean hasClock();
+  /**
+   * <pre>
+   * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+   * match over).
+   * </pre>
+   *
+   * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+   * @return The clock.
+   */
+  uy.truco.v1.TurnClock getClock();
+  /**
+   * <pre>
+   * The turn clock now running; unset when none runs (a game without clocks, a seat not yet joined, the
+   * match over).
+   * </pre>
+   *
+   * <code>.truco.v1.TurnClock clock = 9 [json_name = "clock"];</code>
+   */
+  uy.truco.v1.TurnClockOrBuilder getClockOrBuilder();
+
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  java.util.List<uy.truco.v1.SeatStatus> 
+      getSeatsList();
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  uy.truco.v1.SeatStatus getSeats(int index);
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  int getSeatsCount();
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  java.util.List<? extends uy.truco.v1.SeatStatusOrBuilder> 
+      getSeatsOrBuilderList();
+  /**
+   * <pre>
+   * Each seat's clock reserve and whether a bot plays it, in seat order (empty in games without clocks
+   * where no seat was ever taken over). Whether a player is connected is in the Game's seats (GetGame).
+   * </pre>
+   *
+   * <code>repeated .truco.v1.SeatStatus seats = 10 [json_name = "seats"];</code>
+   */
+  uy.truco.v1.SeatStatusOrBuilder getSeatsOrBuilder(
+      int index);
+
+  /**
+   * <pre>
+   * How the last finished hand ended, until the next hand's first action.
+   * </pre>
+   *
+   * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+   * @return Whether the lastHand field is set.
+   */
+  boolean hasLastHand();
+  /**
+   * <pre>
+   * How the last finished hand ended, until the next hand's first action.
+   * </pre>
+   *
+   * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+   * @return The lastHand.
+   */
+  uy.truco.v1.HandSummary getLastHand();
+  /**
+   * <pre>
+   * How the last finished hand ended, until the next hand's first action.
+   * </pre>
+   *
+   * <code>.truco.v1.HandSummary last_hand = 11 [json_name = "lastHand"];</code>
+   */
+  uy.truco.v1.HandSummaryOrBuilder getLastHandOrBuilder();
 }

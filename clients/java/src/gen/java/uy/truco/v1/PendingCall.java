@@ -83,7 +83,7 @@ private static final long serialVersionUID = 0L;
   private int seat_ = 0;
   /**
    * <pre>
-   * Who made it.
+   * Who made it (its owner).
    * </pre>
    *
    * <code>int32 seat = 2 [json_name = "seat"];</code>
@@ -109,6 +109,23 @@ private static final long serialVersionUID = 0L;
     return team_;
   }
 
+  public static final int VALUE_FIELD_NUMBER = 4;
+  private int value_ = 0;
+  /**
+   * <pre>
+   * The points it puts at stake if accepted, from public facts: a grito, what the hand is then worth; an
+   * envido chain, its sum (a falta envido: the falta for the caller's team); a flor call, 3 per flor sung so
+   * far plus the raises (a contra flor al resto: the falta).
+   * </pre>
+   *
+   * <code>int32 value = 4 [json_name = "value"];</code>
+   * @return The value.
+   */
+  @java.lang.Override
+  public int getValue() {
+    return value_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -132,6 +149,9 @@ private static final long serialVersionUID = 0L;
     if (team_ != 0) {
       output.writeInt32(3, team_);
     }
+    if (value_ != 0) {
+      output.writeInt32(4, value_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -147,6 +167,10 @@ private static final long serialVersionUID = 0L;
     if (team_ != 0) {
       size += com.google.protobuf.CodedOutputStream
         .computeInt32Size(3, team_);
+    }
+    if (value_ != 0) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt32Size(4, value_);
     }
     return size;
   }
@@ -177,6 +201,8 @@ private static final long serialVersionUID = 0L;
         != other.getSeat()) return false;
     if (getTeam()
         != other.getTeam()) return false;
+    if (getValue()
+        != other.getValue()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -194,6 +220,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getSeat();
     hash = (37 * hash) + TEAM_FIELD_NUMBER;
     hash = (53 * hash) + getTeam();
+    hash = (37 * hash) + VALUE_FIELD_NUMBER;
+    hash = (53 * hash) + getValue();
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -332,6 +360,7 @@ private static final long serialVersionUID = 0L;
       call_ = 0;
       seat_ = 0;
       team_ = 0;
+      value_ = 0;
       return this;
     }
 
@@ -374,6 +403,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000004) != 0)) {
         result.team_ = team_;
       }
+      if (((from_bitField0_ & 0x00000008) != 0)) {
+        result.value_ = value_;
+      }
     }
 
     @java.lang.Override
@@ -396,6 +428,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getTeam() != 0) {
         setTeam(other.getTeam());
+      }
+      if (other.getValue() != 0) {
+        setValue(other.getValue());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -438,6 +473,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 24
+            case 32: {
+              value_ = input.readInt32();
+              bitField0_ |= 0x00000008;
+              break;
+            } // case 32
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -530,7 +570,7 @@ private static final long serialVersionUID = 0L;
     private int seat_ ;
     /**
      * <pre>
-     * Who made it.
+     * Who made it (its owner).
      * </pre>
      *
      * <code>int32 seat = 2 [json_name = "seat"];</code>
@@ -542,7 +582,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who made it.
+     * Who made it (its owner).
      * </pre>
      *
      * <code>int32 seat = 2 [json_name = "seat"];</code>
@@ -558,7 +598,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * Who made it.
+     * Who made it (its owner).
      * </pre>
      *
      * <code>int32 seat = 2 [json_name = "seat"];</code>
@@ -611,6 +651,56 @@ private static final long serialVersionUID = 0L;
     public Builder clearTeam() {
       bitField0_ = (bitField0_ & ~0x00000004);
       team_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private int value_ ;
+    /**
+     * <pre>
+     * The points it puts at stake if accepted, from public facts: a grito, what the hand is then worth; an
+     * envido chain, its sum (a falta envido: the falta for the caller's team); a flor call, 3 per flor sung so
+     * far plus the raises (a contra flor al resto: the falta).
+     * </pre>
+     *
+     * <code>int32 value = 4 [json_name = "value"];</code>
+     * @return The value.
+     */
+    @java.lang.Override
+    public int getValue() {
+      return value_;
+    }
+    /**
+     * <pre>
+     * The points it puts at stake if accepted, from public facts: a grito, what the hand is then worth; an
+     * envido chain, its sum (a falta envido: the falta for the caller's team); a flor call, 3 per flor sung so
+     * far plus the raises (a contra flor al resto: the falta).
+     * </pre>
+     *
+     * <code>int32 value = 4 [json_name = "value"];</code>
+     * @param value The value to set.
+     * @return This builder for chaining.
+     */
+    public Builder setValue(int value) {
+
+      value_ = value;
+      bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The points it puts at stake if accepted, from public facts: a grito, what the hand is then worth; an
+     * envido chain, its sum (a falta envido: the falta for the caller's team); a flor call, 3 per flor sung so
+     * far plus the raises (a contra flor al resto: the falta).
+     * </pre>
+     *
+     * <code>int32 value = 4 [json_name = "value"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearValue() {
+      bitField0_ = (bitField0_ & ~0x00000008);
+      value_ = 0;
       onChanged();
       return this;
     }

@@ -31,7 +31,7 @@ public interface PendingCallOrBuilder extends
 
   /**
    * <pre>
-   * Who made it.
+   * Who made it (its owner).
    * </pre>
    *
    * <code>int32 seat = 2 [json_name = "seat"];</code>
@@ -48,4 +48,16 @@ public interface PendingCallOrBuilder extends
    * @return The team.
    */
   int getTeam();
+
+  /**
+   * <pre>
+   * The points it puts at stake if accepted, from public facts: a grito, what the hand is then worth; an
+   * envido chain, its sum (a falta envido: the falta for the caller's team); a flor call, 3 per flor sung so
+   * far plus the raises (a contra flor al resto: the falta).
+   * </pre>
+   *
+   * <code>int32 value = 4 [json_name = "value"];</code>
+   * @return The value.
+   */
+  int getValue();
 }

@@ -169,6 +169,37 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int PRESENT_FIELD_NUMBER = 5;
+  private boolean present_ = false;
+  /**
+   * <pre>
+   * True while the seat's player is at the table: it holds an open WatchGame stream or called within the
+   * server's presence window. Bot seats are always present; open seats never are.
+   * </pre>
+   *
+   * <code>bool present = 5 [json_name = "present"];</code>
+   * @return The present.
+   */
+  @java.lang.Override
+  public boolean getPresent() {
+    return present_;
+  }
+
+  public static final int TAKEN_OVER_FIELD_NUMBER = 6;
+  private boolean takenOver_ = false;
+  /**
+   * <pre>
+   * True while a bot plays the seat for its player (its clock ran out, or it left).
+   * </pre>
+   *
+   * <code>bool taken_over = 6 [json_name = "takenOver"];</code>
+   * @return The takenOver.
+   */
+  @java.lang.Override
+  public boolean getTakenOver() {
+    return takenOver_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -195,6 +226,12 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(playerName_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 4, playerName_);
     }
+    if (present_ != false) {
+      output.writeBool(5, present_);
+    }
+    if (takenOver_ != false) {
+      output.writeBool(6, takenOver_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -213,6 +250,14 @@ private static final long serialVersionUID = 0L;
     }
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(playerName_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(4, playerName_);
+    }
+    if (present_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(5, present_);
+    }
+    if (takenOver_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(6, takenOver_);
     }
     return size;
   }
@@ -244,6 +289,10 @@ private static final long serialVersionUID = 0L;
     if (bot_ != other.bot_) return false;
     if (!getPlayerName()
         .equals(other.getPlayerName())) return false;
+    if (getPresent()
+        != other.getPresent()) return false;
+    if (getTakenOver()
+        != other.getTakenOver()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -263,6 +312,12 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + bot_;
     hash = (37 * hash) + PLAYER_NAME_FIELD_NUMBER;
     hash = (53 * hash) + getPlayerName().hashCode();
+    hash = (37 * hash) + PRESENT_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getPresent());
+    hash = (37 * hash) + TAKEN_OVER_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getTakenOver());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -402,6 +457,8 @@ private static final long serialVersionUID = 0L;
       kind_ = 0;
       bot_ = 0;
       playerName_ = "";
+      present_ = false;
+      takenOver_ = false;
       return this;
     }
 
@@ -447,6 +504,12 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.playerName_ = playerName_;
       }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.present_ = present_;
+      }
+      if (((from_bitField0_ & 0x00000020) != 0)) {
+        result.takenOver_ = takenOver_;
+      }
     }
 
     @java.lang.Override
@@ -474,6 +537,12 @@ private static final long serialVersionUID = 0L;
         playerName_ = other.playerName_;
         bitField0_ |= 0x00000008;
         onChanged();
+      }
+      if (other.getPresent() != false) {
+        setPresent(other.getPresent());
+      }
+      if (other.getTakenOver() != false) {
+        setTakenOver(other.getTakenOver());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -521,6 +590,16 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000008;
               break;
             } // case 34
+            case 40: {
+              present_ = input.readBool();
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 40
+            case 48: {
+              takenOver_ = input.readBool();
+              bitField0_ |= 0x00000020;
+              break;
+            } // case 48
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -814,6 +893,97 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       playerName_ = value;
       bitField0_ |= 0x00000008;
+      onChanged();
+      return this;
+    }
+
+    private boolean present_ ;
+    /**
+     * <pre>
+     * True while the seat's player is at the table: it holds an open WatchGame stream or called within the
+     * server's presence window. Bot seats are always present; open seats never are.
+     * </pre>
+     *
+     * <code>bool present = 5 [json_name = "present"];</code>
+     * @return The present.
+     */
+    @java.lang.Override
+    public boolean getPresent() {
+      return present_;
+    }
+    /**
+     * <pre>
+     * True while the seat's player is at the table: it holds an open WatchGame stream or called within the
+     * server's presence window. Bot seats are always present; open seats never are.
+     * </pre>
+     *
+     * <code>bool present = 5 [json_name = "present"];</code>
+     * @param value The present to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPresent(boolean value) {
+
+      present_ = value;
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True while the seat's player is at the table: it holds an open WatchGame stream or called within the
+     * server's presence window. Bot seats are always present; open seats never are.
+     * </pre>
+     *
+     * <code>bool present = 5 [json_name = "present"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPresent() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      present_ = false;
+      onChanged();
+      return this;
+    }
+
+    private boolean takenOver_ ;
+    /**
+     * <pre>
+     * True while a bot plays the seat for its player (its clock ran out, or it left).
+     * </pre>
+     *
+     * <code>bool taken_over = 6 [json_name = "takenOver"];</code>
+     * @return The takenOver.
+     */
+    @java.lang.Override
+    public boolean getTakenOver() {
+      return takenOver_;
+    }
+    /**
+     * <pre>
+     * True while a bot plays the seat for its player (its clock ran out, or it left).
+     * </pre>
+     *
+     * <code>bool taken_over = 6 [json_name = "takenOver"];</code>
+     * @param value The takenOver to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTakenOver(boolean value) {
+
+      takenOver_ = value;
+      bitField0_ |= 0x00000020;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * True while a bot plays the seat for its player (its clock ran out, or it left).
+     * </pre>
+     *
+     * <code>bool taken_over = 6 [json_name = "takenOver"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearTakenOver() {
+      bitField0_ = (bitField0_ & ~0x00000020);
+      takenOver_ = false;
       onChanged();
       return this;
     }

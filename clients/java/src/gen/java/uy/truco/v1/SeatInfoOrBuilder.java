@@ -77,4 +77,25 @@ public interface SeatInfoOrBuilder extends
    */
   com.google.protobuf.ByteString
       getPlayerNameBytes();
+
+  /**
+   * <pre>
+   * True while the seat's player is at the table: it holds an open WatchGame stream or called within the
+   * server's presence window. Bot seats are always present; open seats never are.
+   * </pre>
+   *
+   * <code>bool present = 5 [json_name = "present"];</code>
+   * @return The present.
+   */
+  boolean getPresent();
+
+  /**
+   * <pre>
+   * True while a bot plays the seat for its player (its clock ran out, or it left).
+   * </pre>
+   *
+   * <code>bool taken_over = 6 [json_name = "takenOver"];</code>
+   * @return The takenOver.
+   */
+  boolean getTakenOver();
 }

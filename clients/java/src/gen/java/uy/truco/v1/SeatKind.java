@@ -151,7 +151,7 @@ public enum SeatKind
   }
   public static com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return uy.truco.v1.GameServiceProto.getDescriptor().getEnumType(0);
+    return uy.truco.v1.GameServiceProto.getDescriptor().getEnumType(1);
   }
 
   private static final SeatKind[] VALUES = values();

@@ -35,6 +35,7 @@ private static final long serialVersionUID = 0L;
     cards_ = java.util.Collections.emptyList();
     senas_ = java.util.Collections.emptyList();
     legalActions_ = java.util.Collections.emptyList();
+    ownProofs_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -361,6 +362,72 @@ private static final long serialVersionUID = 0L;
     return legalActions_.get(index);
   }
 
+  public static final int OWN_PROOFS_FIELD_NUMBER = 9;
+  @SuppressWarnings("serial")
+  private java.util.List<uy.truco.v1.CardProof> ownProofs_;
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<uy.truco.v1.CardProof> getOwnProofsList() {
+    return ownProofs_;
+  }
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+      getOwnProofsOrBuilderList() {
+    return ownProofs_;
+  }
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  @java.lang.Override
+  public int getOwnProofsCount() {
+    return ownProofs_.size();
+  }
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProof getOwnProofs(int index) {
+    return ownProofs_.get(index);
+  }
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.CardProofOrBuilder getOwnProofsOrBuilder(
+      int index) {
+    return ownProofs_.get(index);
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -398,6 +465,9 @@ private static final long serialVersionUID = 0L;
     }
     for (int i = 0; i < legalActions_.size(); i++) {
       output.writeMessage(8, legalActions_.get(i));
+    }
+    for (int i = 0; i < ownProofs_.size(); i++) {
+      output.writeMessage(9, ownProofs_.get(i));
     }
     getUnknownFields().writeTo(output);
   }
@@ -450,6 +520,15 @@ private static final long serialVersionUID = 0L;
           }
           size += 1 * count;
         }
+
+        {
+          final int count = ownProofs_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(ownProofs_.get(i));
+          }
+          size += 1 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -499,6 +578,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getSenasList())) return false;
     if (!getLegalActionsList()
         .equals(other.getLegalActionsList())) return false;
+    if (!getOwnProofsList()
+        .equals(other.getOwnProofsList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -537,6 +618,10 @@ private static final long serialVersionUID = 0L;
     if (getLegalActionsCount() > 0) {
       hash = (37 * hash) + LEGAL_ACTIONS_FIELD_NUMBER;
       hash = (53 * hash) + getLegalActionsList().hashCode();
+    }
+    if (getOwnProofsCount() > 0) {
+      hash = (37 * hash) + OWN_PROOFS_FIELD_NUMBER;
+      hash = (53 * hash) + getOwnProofsList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -676,6 +761,7 @@ private static final long serialVersionUID = 0L;
         internalGetCardsFieldBuilder();
         internalGetSenasFieldBuilder();
         internalGetLegalActionsFieldBuilder();
+        internalGetOwnProofsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -712,6 +798,13 @@ private static final long serialVersionUID = 0L;
         legalActionsBuilder_.clear();
       }
       bitField0_ = (bitField0_ & ~0x00000080);
+      if (ownProofsBuilder_ == null) {
+        ownProofs_ = java.util.Collections.emptyList();
+      } else {
+        ownProofs_ = null;
+        ownProofsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000100);
       return this;
     }
 
@@ -771,6 +864,15 @@ private static final long serialVersionUID = 0L;
         result.legalActions_ = legalActions_;
       } else {
         result.legalActions_ = legalActionsBuilder_.build();
+      }
+      if (ownProofsBuilder_ == null) {
+        if (((bitField0_ & 0x00000100) != 0)) {
+          ownProofs_ = java.util.Collections.unmodifiableList(ownProofs_);
+          bitField0_ = (bitField0_ & ~0x00000100);
+        }
+        result.ownProofs_ = ownProofs_;
+      } else {
+        result.ownProofs_ = ownProofsBuilder_.build();
       }
     }
 
@@ -905,6 +1007,32 @@ private static final long serialVersionUID = 0L;
           }
         }
       }
+      if (ownProofsBuilder_ == null) {
+        if (!other.ownProofs_.isEmpty()) {
+          if (ownProofs_.isEmpty()) {
+            ownProofs_ = other.ownProofs_;
+            bitField0_ = (bitField0_ & ~0x00000100);
+          } else {
+            ensureOwnProofsIsMutable();
+            ownProofs_.addAll(other.ownProofs_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.ownProofs_.isEmpty()) {
+          if (ownProofsBuilder_.isEmpty()) {
+            ownProofsBuilder_.dispose();
+            ownProofsBuilder_ = null;
+            ownProofs_ = other.ownProofs_;
+            bitField0_ = (bitField0_ & ~0x00000100);
+            ownProofsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetOwnProofsFieldBuilder() : null;
+          } else {
+            ownProofsBuilder_.addAllMessages(other.ownProofs_);
+          }
+        }
+      }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
       return this;
@@ -997,6 +1125,19 @@ private static final long serialVersionUID = 0L;
               }
               break;
             } // case 66
+            case 74: {
+              uy.truco.v1.CardProof m =
+                  input.readMessage(
+                      uy.truco.v1.CardProof.parser(),
+                      extensionRegistry);
+              if (ownProofsBuilder_ == null) {
+                ensureOwnProofsIsMutable();
+                ownProofs_.add(m);
+              } else {
+                ownProofsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 74
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -2305,6 +2446,336 @@ private static final long serialVersionUID = 0L;
         legalActions_ = null;
       }
       return legalActionsBuilder_;
+    }
+
+    private java.util.List<uy.truco.v1.CardProof> ownProofs_ =
+      java.util.Collections.emptyList();
+    private void ensureOwnProofsIsMutable() {
+      if (!((bitField0_ & 0x00000100) != 0)) {
+        ownProofs_ = new java.util.ArrayList<uy.truco.v1.CardProof>(ownProofs_);
+        bitField0_ |= 0x00000100;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> ownProofsBuilder_;
+
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public java.util.List<uy.truco.v1.CardProof> getOwnProofsList() {
+      if (ownProofsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(ownProofs_);
+      } else {
+        return ownProofsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public int getOwnProofsCount() {
+      if (ownProofsBuilder_ == null) {
+        return ownProofs_.size();
+      } else {
+        return ownProofsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public uy.truco.v1.CardProof getOwnProofs(int index) {
+      if (ownProofsBuilder_ == null) {
+        return ownProofs_.get(index);
+      } else {
+        return ownProofsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder setOwnProofs(
+        int index, uy.truco.v1.CardProof value) {
+      if (ownProofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureOwnProofsIsMutable();
+        ownProofs_.set(index, value);
+        onChanged();
+      } else {
+        ownProofsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder setOwnProofs(
+        int index, uy.truco.v1.CardProof.Builder builderForValue) {
+      if (ownProofsBuilder_ == null) {
+        ensureOwnProofsIsMutable();
+        ownProofs_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        ownProofsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder addOwnProofs(uy.truco.v1.CardProof value) {
+      if (ownProofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureOwnProofsIsMutable();
+        ownProofs_.add(value);
+        onChanged();
+      } else {
+        ownProofsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder addOwnProofs(
+        int index, uy.truco.v1.CardProof value) {
+      if (ownProofsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureOwnProofsIsMutable();
+        ownProofs_.add(index, value);
+        onChanged();
+      } else {
+        ownProofsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder addOwnProofs(
+        uy.truco.v1.CardProof.Builder builderForValue) {
+      if (ownProofsBuilder_ == null) {
+        ensureOwnProofsIsMutable();
+        ownProofs_.add(builderForValue.build());
+        onChanged();
+      } else {
+        ownProofsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder addOwnProofs(
+        int index, uy.truco.v1.CardProof.Builder builderForValue) {
+      if (ownProofsBuilder_ == null) {
+        ensureOwnProofsIsMutable();
+        ownProofs_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        ownProofsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder addAllOwnProofs(
+        java.lang.Iterable<? extends uy.truco.v1.CardProof> values) {
+      if (ownProofsBuilder_ == null) {
+        ensureOwnProofsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, ownProofs_);
+        onChanged();
+      } else {
+        ownProofsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder clearOwnProofs() {
+      if (ownProofsBuilder_ == null) {
+        ownProofs_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000100);
+        onChanged();
+      } else {
+        ownProofsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public Builder removeOwnProofs(int index) {
+      if (ownProofsBuilder_ == null) {
+        ensureOwnProofsIsMutable();
+        ownProofs_.remove(index);
+        onChanged();
+      } else {
+        ownProofsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder getOwnProofsBuilder(
+        int index) {
+      return internalGetOwnProofsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public uy.truco.v1.CardProofOrBuilder getOwnProofsOrBuilder(
+        int index) {
+      if (ownProofsBuilder_ == null) {
+        return ownProofs_.get(index);  } else {
+        return ownProofsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+         getOwnProofsOrBuilderList() {
+      if (ownProofsBuilder_ != null) {
+        return ownProofsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(ownProofs_);
+      }
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder addOwnProofsBuilder() {
+      return internalGetOwnProofsFieldBuilder().addBuilder(
+          uy.truco.v1.CardProof.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public uy.truco.v1.CardProof.Builder addOwnProofsBuilder(
+        int index) {
+      return internalGetOwnProofsFieldBuilder().addBuilder(
+          index, uy.truco.v1.CardProof.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+     * the hand's `commitments`. Only this seat receives them.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+     */
+    public java.util.List<uy.truco.v1.CardProof.Builder> 
+         getOwnProofsBuilderList() {
+      return internalGetOwnProofsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder> 
+        internalGetOwnProofsFieldBuilder() {
+      if (ownProofsBuilder_ == null) {
+        ownProofsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            uy.truco.v1.CardProof, uy.truco.v1.CardProof.Builder, uy.truco.v1.CardProofOrBuilder>(
+                ownProofs_,
+                ((bitField0_ & 0x00000100) != 0),
+                getParentForChildren(),
+                isClean());
+        ownProofs_ = null;
+      }
+      return ownProofsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.SeatView)

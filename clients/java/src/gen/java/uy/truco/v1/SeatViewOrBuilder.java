@@ -226,4 +226,53 @@ public interface SeatViewOrBuilder extends
    */
   uy.truco.v1.CommandOrBuilder getLegalActionsOrBuilder(
       int index);
+
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  java.util.List<uy.truco.v1.CardProof> 
+      getOwnProofsList();
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  uy.truco.v1.CardProof getOwnProofs(int index);
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  int getOwnProofsCount();
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  java.util.List<? extends uy.truco.v1.CardProofOrBuilder> 
+      getOwnProofsOrBuilderList();
+  /**
+   * <pre>
+   * The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
+   * the hand's `commitments`. Only this seat receives them.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.CardProof own_proofs = 9 [json_name = "ownProofs"];</code>
+   */
+  uy.truco.v1.CardProofOrBuilder getOwnProofsOrBuilder(
+      int index);
 }

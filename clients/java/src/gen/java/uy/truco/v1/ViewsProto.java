@@ -57,10 +57,35 @@ public final class ViewsProto extends com.google.protobuf.GeneratedFile {
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_truco_v1_HandView_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_RoundResult_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_RoundResult_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_HandScore_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_HandScore_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_HandSummary_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_HandSummary_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
     internal_static_truco_v1_MatchView_descriptor;
   static final 
     com.google.protobuf.GeneratedMessage.FieldAccessorTable
       internal_static_truco_v1_MatchView_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_TurnClock_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_TurnClock_fieldAccessorTable;
+  static final com.google.protobuf.Descriptors.Descriptor
+    internal_static_truco_v1_SeatStatus_descriptor;
+  static final 
+    com.google.protobuf.GeneratedMessage.FieldAccessorTable
+      internal_static_truco_v1_SeatStatus_fieldAccessorTable;
   static final com.google.protobuf.Descriptors.Descriptor
     internal_static_truco_v1_SenaReceived_descriptor;
   static final 
@@ -80,82 +105,121 @@ public final class ViewsProto extends com.google.protobuf.GeneratedFile {
       descriptor;
   static {
     java.lang.String[] descriptorData = {
-      "\n\024truco/v1/views.proto\022\010truco.v1\032\024truco/" +
-      "v1/cards.proto\032\027truco/v1/commands.proto\032" +
-      "\025truco/v1/events.proto\032\024truco/v1/rules.p" +
-      "roto\"]\n\013PendingCall\022&\n\004call\030\001 \001(\0162\022.truc" +
-      "o.v1.CallKindR\004call\022\022\n\004seat\030\002 \001(\005R\004seat\022" +
-      "\022\n\004team\030\003 \001(\005R\004team\">\n\004Play\022\022\n\004seat\030\001 \001(" +
-      "\005R\004seat\022\"\n\004card\030\002 \001(\0132\016.truco.v1.CardR\004c" +
-      "ard\"\177\n\005Round\022$\n\005plays\030\001 \003(\0132\016.truco.v1.P" +
-      "layR\005plays\022\032\n\010finished\030\002 \001(\010R\010finished\022$" +
-      "\n\013winner_team\030\003 \001(\005H\000R\nwinnerTeam\210\001\001B\016\n\014" +
-      "_winner_team\"5\n\tCardsLeft\022\022\n\004seat\030\001 \001(\005R" +
-      "\004seat\022\024\n\005count\030\002 \001(\005R\005count\"g\n\tTeamScore" +
-      "\022\022\n\004team\030\001 \001(\005R\004team\022\026\n\006points\030\002 \001(\005R\006po" +
-      "ints\022.\n\010standing\030\003 \001(\0162\022.truco.v1.Standi" +
-      "ngR\010standing\"\337\t\n\010HandView\022\026\n\006number\030\001 \001(" +
-      "\005R\006number\022\026\n\006dealer\030\002 \001(\005R\006dealer\022\022\n\004man" +
-      "o\030\003 \001(\005R\004mano\022\024\n\005seats\030\004 \003(\005R\005seats\022\022\n\004p" +
-      "ico\030\005 \001(\010R\004pico\022(\n\007muestra\030\006 \001(\0132\016.truco" +
-      ".v1.CardR\007muestra\022\036\n\ncommitment\030\007 \001(\tR\nc" +
-      "ommitment\022\'\n\006rounds\030\010 \003(\0132\017.truco.v1.Rou" +
-      "ndR\006rounds\022\027\n\004turn\030\t \001(\005H\000R\004turn\210\001\001\0222\n\nc" +
-      "ards_left\030\n \003(\0132\023.truco.v1.CardsLeftR\tca" +
-      "rdsLeft\022\037\n\013truco_value\030\013 \001(\005R\ntrucoValue" +
-      "\022$\n\013truco_owner\030\014 \001(\005H\001R\ntrucoOwner\210\001\001\022/" +
-      "\n\007pending\030\r \001(\0132\025.truco.v1.PendingCallR\007" +
-      "pending\0225\n\014envido_chain\030\016 \003(\0162\022.truco.v1" +
-      ".CallKindR\013envidoChain\022#\n\renvido_closed\030" +
-      "\017 \001(\010R\014envidoClosed\0221\n\022envido_winner_sea" +
-      "t\030\020 \001(\005H\002R\020envidoWinnerSeat\210\001\001\0225\n\024envido" +
-      "_winner_points\030\021 \001(\005H\003R\022envidoWinnerPoin" +
-      "ts\210\001\001\022\033\n\tflor_sung\030\022 \003(\005R\010florSung\0221\n\nfl" +
-      "or_chain\030\023 \003(\0162\022.truco.v1.CallKindR\tflor" +
-      "Chain\022-\n\020flor_winner_seat\030\024 \001(\005H\004R\016florW" +
-      "innerSeat\210\001\001\0221\n\022flor_winner_points\030\025 \001(\005" +
-      "H\005R\020florWinnerPoints\210\001\001\022 \n\tperros_by\030\026 \001" +
-      "(\005H\006R\010perrosBy\210\001\001\022%\n\016perros_pending\030\027 \001(" +
-      "\010R\rperrosPending\022\026\n\006points\030\030 \003(\005R\006points" +
-      "\022\024\n\005ended\030\031 \001(\010R\005ended\022$\n\013winner_team\030\032 " +
-      "\001(\005H\007R\nwinnerTeam\210\001\001\022)\n\005shown\030\033 \003(\0132\023.tr" +
-      "uco.v1.ShownHandR\005shown\0225\n\016revealed_orde" +
-      "r\030\034 \003(\0132\016.truco.v1.CardR\rrevealedOrder\022#" +
-      "\n\rrevealed_salt\030\035 \001(\tR\014revealedSaltB\007\n\005_" +
-      "turnB\016\n\014_truco_ownerB\025\n\023_envido_winner_s" +
-      "eatB\027\n\025_envido_winner_pointsB\023\n\021_flor_wi" +
-      "nner_seatB\025\n\023_flor_winner_pointsB\014\n\n_per" +
-      "ros_byB\016\n\014_winner_team\"\253\002\n\tMatchView\022\022\n\004" +
-      "game\030\001 \001(\tR\004game\022\'\n\005rules\030\002 \001(\0132\021.truco." +
-      "v1.RuleSetR\005rules\022\030\n\007version\030\003 \001(\003R\007vers" +
-      "ion\022%\n\005phase\030\004 \001(\0162\017.truco.v1.PhaseR\005pha" +
-      "se\022+\n\006scores\030\005 \003(\0132\023.truco.v1.TeamScoreR" +
-      "\006scores\022&\n\004hand\030\006 \001(\0132\022.truco.v1.HandVie" +
-      "wR\004hand\022\025\n\006to_act\030\007 \003(\005R\005toAct\022$\n\013winner" +
-      "_team\030\010 \001(\005H\000R\nwinnerTeam\210\001\001B\016\n\014_winner_" +
-      "team\"F\n\014SenaReceived\022\022\n\004seat\030\001 \001(\005R\004seat" +
-      "\022\"\n\004sena\030\002 \001(\0162\016.truco.v1.SenaR\004sena\"\265\002\n" +
-      "\010SeatView\022\022\n\004seat\030\001 \001(\005R\004seat\022\022\n\004team\030\002 " +
-      "\001(\005R\004team\022+\n\006public\030\003 \001(\0132\023.truco.v1.Mat" +
-      "chViewR\006public\022$\n\005cards\030\004 \003(\0132\016.truco.v1" +
-      ".CardR\005cards\022\033\n\006envido\030\005 \001(\005H\000R\006envido\210\001" +
-      "\001\022\027\n\004flor\030\006 \001(\005H\001R\004flor\210\001\001\022,\n\005senas\030\007 \003(" +
-      "\0132\026.truco.v1.SenaReceivedR\005senas\0226\n\rlega" +
-      "l_actions\030\010 \003(\0132\021.truco.v1.CommandR\014lega" +
-      "lActionsB\t\n\007_envidoB\007\n\005_flor*{\n\005Phase\022\025\n" +
-      "\021PHASE_UNSPECIFIED\020\000\022\031\n\025PHASE_AWAITING_P" +
-      "ERROS\020\001\022\027\n\023PHASE_AWAITING_DEAL\020\002\022\021\n\rPHAS" +
-      "E_PLAYING\020\003\022\024\n\020PHASE_MATCH_OVER\020\004*M\n\010Sta" +
-      "nding\022\030\n\024STANDING_UNSPECIFIED\020\000\022\022\n\016STAND" +
-      "ING_MALAS\020\001\022\023\n\017STANDING_BUENAS\020\002B\201\001\n\013uy." +
-      "truco.v1B\nViewsProtoP\001Z%truco/clients/go" +
-      "/gen/truco/v1;trucov1\242\002\003TXX\252\002\010Truco.V1\312\002" +
-      "\010Truco\\V1\342\002\024Truco\\V1\\GPBMetadata\352\002\tTruco" +
-      "::V1b\006proto3"
+      "\n\024truco/v1/views.proto\022\010truco.v1\032\036google" +
+      "/protobuf/duration.proto\032\037google/protobu" +
+      "f/timestamp.proto\032\024truco/v1/cards.proto\032" +
+      "\027truco/v1/commands.proto\032\025truco/v1/event" +
+      "s.proto\032\024truco/v1/rules.proto\"s\n\013Pending" +
+      "Call\022&\n\004call\030\001 \001(\0162\022.truco.v1.CallKindR\004" +
+      "call\022\022\n\004seat\030\002 \001(\005R\004seat\022\022\n\004team\030\003 \001(\005R\004" +
+      "team\022\024\n\005value\030\004 \001(\005R\005value\">\n\004Play\022\022\n\004se" +
+      "at\030\001 \001(\005R\004seat\022\"\n\004card\030\002 \001(\0132\016.truco.v1." +
+      "CardR\004card\"\177\n\005Round\022$\n\005plays\030\001 \003(\0132\016.tru" +
+      "co.v1.PlayR\005plays\022\032\n\010finished\030\002 \001(\010R\010fin" +
+      "ished\022$\n\013winner_team\030\003 \001(\005H\000R\nwinnerTeam" +
+      "\210\001\001B\016\n\014_winner_team\"5\n\tCardsLeft\022\022\n\004seat" +
+      "\030\001 \001(\005R\004seat\022\024\n\005count\030\002 \001(\005R\005count\"g\n\tTe" +
+      "amScore\022\022\n\004team\030\001 \001(\005R\004team\022\026\n\006points\030\002 " +
+      "\001(\005R\006points\022.\n\010standing\030\003 \001(\0162\022.truco.v1" +
+      ".StandingR\010standing\"\362\n\n\010HandView\022\026\n\006numb" +
+      "er\030\001 \001(\005R\006number\022\026\n\006dealer\030\002 \001(\005R\006dealer" +
+      "\022\022\n\004mano\030\003 \001(\005R\004mano\022\024\n\005seats\030\004 \003(\005R\005sea" +
+      "ts\022\022\n\004pico\030\005 \001(\010R\004pico\022(\n\007muestra\030\006 \001(\0132" +
+      "\016.truco.v1.CardR\007muestra\022\036\n\ncommitment\030\007" +
+      " \001(\tR\ncommitment\022\'\n\006rounds\030\010 \003(\0132\017.truco" +
+      ".v1.RoundR\006rounds\022\027\n\004turn\030\t \001(\005H\000R\004turn\210" +
+      "\001\001\0222\n\ncards_left\030\n \003(\0132\023.truco.v1.CardsL" +
+      "eftR\tcardsLeft\022\037\n\013truco_value\030\013 \001(\005R\ntru" +
+      "coValue\022$\n\013truco_owner\030\014 \001(\005H\001R\ntrucoOwn" +
+      "er\210\001\001\022/\n\007pending\030\r \001(\0132\025.truco.v1.Pendin" +
+      "gCallR\007pending\0225\n\014envido_chain\030\016 \003(\0162\022.t" +
+      "ruco.v1.CallKindR\013envidoChain\022#\n\renvido_" +
+      "closed\030\017 \001(\010R\014envidoClosed\0221\n\022envido_win" +
+      "ner_seat\030\020 \001(\005H\002R\020envidoWinnerSeat\210\001\001\0225\n" +
+      "\024envido_winner_points\030\021 \001(\005H\003R\022envidoWin" +
+      "nerPoints\210\001\001\022\033\n\tflor_sung\030\022 \003(\005R\010florSun" +
+      "g\0221\n\nflor_chain\030\023 \003(\0162\022.truco.v1.CallKin" +
+      "dR\tflorChain\022-\n\020flor_winner_seat\030\024 \001(\005H\004" +
+      "R\016florWinnerSeat\210\001\001\0221\n\022flor_winner_point" +
+      "s\030\025 \001(\005H\005R\020florWinnerPoints\210\001\001\022 \n\tperros" +
+      "_by\030\026 \001(\005H\006R\010perrosBy\210\001\001\022%\n\016perros_pendi" +
+      "ng\030\027 \001(\010R\rperrosPending\022\026\n\006points\030\030 \003(\005R" +
+      "\006points\022\024\n\005ended\030\031 \001(\010R\005ended\022$\n\013winner_" +
+      "team\030\032 \001(\005H\007R\nwinnerTeam\210\001\001\022)\n\005shown\030\033 \003" +
+      "(\0132\023.truco.v1.ShownHandR\005shown\0229\n\016reveal" +
+      "ed_order\030\034 \003(\0132\016.truco.v1.CardB\002\030\001R\rreve" +
+      "aledOrder\022\'\n\rrevealed_salt\030\035 \001(\tB\002\030\001R\014re" +
+      "vealedSalt\022 \n\013commitments\030\036 \003(\tR\013commitm" +
+      "ents\022+\n\006proofs\030\037 \003(\0132\023.truco.v1.CardProo" +
+      "fR\006proofs\022:\n\rpending_calls\030  \003(\0132\025.truco" +
+      ".v1.PendingCallR\014pendingCallsB\007\n\005_turnB\016" +
+      "\n\014_truco_ownerB\025\n\023_envido_winner_seatB\027\n" +
+      "\025_envido_winner_pointsB\023\n\021_flor_winner_s" +
+      "eatB\025\n\023_flor_winner_pointsB\014\n\n_perros_by" +
+      "B\016\n\014_winner_team\"C\n\013RoundResult\022$\n\013winne" +
+      "r_team\030\001 \001(\005H\000R\nwinnerTeam\210\001\001B\016\n\014_winner" +
+      "_team\"f\n\tHandScore\022\022\n\004team\030\001 \001(\005R\004team\022\026" +
+      "\n\006points\030\002 \001(\005R\006points\022-\n\006reason\030\003 \001(\0162\025" +
+      ".truco.v1.ScoreReasonR\006reason\"\364\004\n\013HandSu" +
+      "mmary\022\026\n\006number\030\001 \001(\005R\006number\022$\n\013winner_" +
+      "team\030\002 \001(\005H\000R\nwinnerTeam\210\001\001\022#\n\003end\030\003 \001(\016" +
+      "2\021.truco.v1.HandEndR\003end\022-\n\006rounds\030\004 \003(\013" +
+      "2\025.truco.v1.RoundResultR\006rounds\022\026\n\006point" +
+      "s\030\005 \003(\005R\006points\022+\n\006scored\030\006 \003(\0132\023.truco." +
+      "v1.HandScoreR\006scored\022)\n\005shown\030\007 \003(\0132\023.tr" +
+      "uco.v1.ShownHandR\005shown\022+\n\006proofs\030\010 \003(\0132" +
+      "\023.truco.v1.CardProofR\006proofs\0221\n\022envido_w" +
+      "inner_seat\030\t \001(\005H\001R\020envidoWinnerSeat\210\001\001\022" +
+      "5\n\024envido_winner_points\030\n \001(\005H\002R\022envidoW" +
+      "innerPoints\210\001\001\022-\n\020flor_winner_seat\030\013 \001(\005" +
+      "H\003R\016florWinnerSeat\210\001\001\0221\n\022flor_winner_poi" +
+      "nts\030\014 \001(\005H\004R\020florWinnerPoints\210\001\001B\016\n\014_win" +
+      "ner_teamB\025\n\023_envido_winner_seatB\027\n\025_envi" +
+      "do_winner_pointsB\023\n\021_flor_winner_seatB\025\n" +
+      "\023_flor_winner_points\"\266\003\n\tMatchView\022\022\n\004ga" +
+      "me\030\001 \001(\tR\004game\022\'\n\005rules\030\002 \001(\0132\021.truco.v1" +
+      ".RuleSetR\005rules\022\030\n\007version\030\003 \001(\003R\007versio" +
+      "n\022%\n\005phase\030\004 \001(\0162\017.truco.v1.PhaseR\005phase" +
+      "\022+\n\006scores\030\005 \003(\0132\023.truco.v1.TeamScoreR\006s" +
+      "cores\022&\n\004hand\030\006 \001(\0132\022.truco.v1.HandViewR" +
+      "\004hand\022\025\n\006to_act\030\007 \003(\005R\005toAct\022$\n\013winner_t" +
+      "eam\030\010 \001(\005H\000R\nwinnerTeam\210\001\001\022)\n\005clock\030\t \001(" +
+      "\0132\023.truco.v1.TurnClockR\005clock\022*\n\005seats\030\n" +
+      " \003(\0132\024.truco.v1.SeatStatusR\005seats\0222\n\tlas" +
+      "t_hand\030\013 \001(\0132\025.truco.v1.HandSummaryR\010las" +
+      "tHandB\016\n\014_winner_team\"\217\001\n\tTurnClock\022\024\n\005s" +
+      "eats\030\001 \003(\005R\005seats\0224\n\007started\030\002 \001(\0132\032.goo" +
+      "gle.protobuf.TimestampR\007started\0226\n\010deadl" +
+      "ine\030\003 \001(\0132\032.google.protobuf.TimestampR\010d" +
+      "eadline\"}\n\nSeatStatus\022\022\n\004seat\030\001 \001(\005R\004sea" +
+      "t\022\035\n\ntaken_over\030\002 \001(\010R\ttakenOver\022<\n\014rese" +
+      "rve_left\030\003 \001(\0132\031.google.protobuf.Duratio" +
+      "nR\013reserveLeft\"F\n\014SenaReceived\022\022\n\004seat\030\001" +
+      " \001(\005R\004seat\022\"\n\004sena\030\002 \001(\0162\016.truco.v1.Sena" +
+      "R\004sena\"\351\002\n\010SeatView\022\022\n\004seat\030\001 \001(\005R\004seat\022" +
+      "\022\n\004team\030\002 \001(\005R\004team\022+\n\006public\030\003 \001(\0132\023.tr" +
+      "uco.v1.MatchViewR\006public\022$\n\005cards\030\004 \003(\0132" +
+      "\016.truco.v1.CardR\005cards\022\033\n\006envido\030\005 \001(\005H\000" +
+      "R\006envido\210\001\001\022\027\n\004flor\030\006 \001(\005H\001R\004flor\210\001\001\022,\n\005" +
+      "senas\030\007 \003(\0132\026.truco.v1.SenaReceivedR\005sen" +
+      "as\0226\n\rlegal_actions\030\010 \003(\0132\021.truco.v1.Com" +
+      "mandR\014legalActions\0222\n\nown_proofs\030\t \003(\0132\023" +
+      ".truco.v1.CardProofR\townProofsB\t\n\007_envid" +
+      "oB\007\n\005_flor*{\n\005Phase\022\025\n\021PHASE_UNSPECIFIED" +
+      "\020\000\022\031\n\025PHASE_AWAITING_PERROS\020\001\022\027\n\023PHASE_A" +
+      "WAITING_DEAL\020\002\022\021\n\rPHASE_PLAYING\020\003\022\024\n\020PHA" +
+      "SE_MATCH_OVER\020\004*M\n\010Standing\022\030\n\024STANDING_" +
+      "UNSPECIFIED\020\000\022\022\n\016STANDING_MALAS\020\001\022\023\n\017STA" +
+      "NDING_BUENAS\020\002B\201\001\n\013uy.truco.v1B\nViewsPro" +
+      "toP\001Z%truco/clients/go/gen/truco/v1;truc" +
+      "ov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truco\\V1\342\002\024Truco\\" +
+      "V1\\GPBMetadata\352\002\tTruco::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
         new com.google.protobuf.Descriptors.FileDescriptor[] {
+          com.google.protobuf.DurationProto.getDescriptor(),
+          com.google.protobuf.TimestampProto.getDescriptor(),
           uy.truco.v1.CardsProto.getDescriptor(),
           uy.truco.v1.CommandsProto.getDescriptor(),
           uy.truco.v1.EventsProto.getDescriptor(),
@@ -166,7 +230,7 @@ public final class ViewsProto extends com.google.protobuf.GeneratedFile {
     internal_static_truco_v1_PendingCall_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_PendingCall_descriptor,
-        new java.lang.String[] { "Call", "Seat", "Team", });
+        new java.lang.String[] { "Call", "Seat", "Team", "Value", });
     internal_static_truco_v1_Play_descriptor =
       getDescriptor().getMessageType(1);
     internal_static_truco_v1_Play_fieldAccessorTable = new
@@ -196,26 +260,58 @@ public final class ViewsProto extends com.google.protobuf.GeneratedFile {
     internal_static_truco_v1_HandView_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_HandView_descriptor,
-        new java.lang.String[] { "Number", "Dealer", "Mano", "Seats", "Pico", "Muestra", "Commitment", "Rounds", "Turn", "CardsLeft", "TrucoValue", "TrucoOwner", "Pending", "EnvidoChain", "EnvidoClosed", "EnvidoWinnerSeat", "EnvidoWinnerPoints", "FlorSung", "FlorChain", "FlorWinnerSeat", "FlorWinnerPoints", "PerrosBy", "PerrosPending", "Points", "Ended", "WinnerTeam", "Shown", "RevealedOrder", "RevealedSalt", });
-    internal_static_truco_v1_MatchView_descriptor =
+        new java.lang.String[] { "Number", "Dealer", "Mano", "Seats", "Pico", "Muestra", "Commitment", "Rounds", "Turn", "CardsLeft", "TrucoValue", "TrucoOwner", "Pending", "EnvidoChain", "EnvidoClosed", "EnvidoWinnerSeat", "EnvidoWinnerPoints", "FlorSung", "FlorChain", "FlorWinnerSeat", "FlorWinnerPoints", "PerrosBy", "PerrosPending", "Points", "Ended", "WinnerTeam", "Shown", "RevealedOrder", "RevealedSalt", "Commitments", "Proofs", "PendingCalls", });
+    internal_static_truco_v1_RoundResult_descriptor =
       getDescriptor().getMessageType(6);
+    internal_static_truco_v1_RoundResult_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_RoundResult_descriptor,
+        new java.lang.String[] { "WinnerTeam", });
+    internal_static_truco_v1_HandScore_descriptor =
+      getDescriptor().getMessageType(7);
+    internal_static_truco_v1_HandScore_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_HandScore_descriptor,
+        new java.lang.String[] { "Team", "Points", "Reason", });
+    internal_static_truco_v1_HandSummary_descriptor =
+      getDescriptor().getMessageType(8);
+    internal_static_truco_v1_HandSummary_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_HandSummary_descriptor,
+        new java.lang.String[] { "Number", "WinnerTeam", "End", "Rounds", "Points", "Scored", "Shown", "Proofs", "EnvidoWinnerSeat", "EnvidoWinnerPoints", "FlorWinnerSeat", "FlorWinnerPoints", });
+    internal_static_truco_v1_MatchView_descriptor =
+      getDescriptor().getMessageType(9);
     internal_static_truco_v1_MatchView_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_MatchView_descriptor,
-        new java.lang.String[] { "Game", "Rules", "Version", "Phase", "Scores", "Hand", "ToAct", "WinnerTeam", });
+        new java.lang.String[] { "Game", "Rules", "Version", "Phase", "Scores", "Hand", "ToAct", "WinnerTeam", "Clock", "Seats", "LastHand", });
+    internal_static_truco_v1_TurnClock_descriptor =
+      getDescriptor().getMessageType(10);
+    internal_static_truco_v1_TurnClock_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_TurnClock_descriptor,
+        new java.lang.String[] { "Seats", "Started", "Deadline", });
+    internal_static_truco_v1_SeatStatus_descriptor =
+      getDescriptor().getMessageType(11);
+    internal_static_truco_v1_SeatStatus_fieldAccessorTable = new
+      com.google.protobuf.GeneratedMessage.FieldAccessorTable(
+        internal_static_truco_v1_SeatStatus_descriptor,
+        new java.lang.String[] { "Seat", "TakenOver", "ReserveLeft", });
     internal_static_truco_v1_SenaReceived_descriptor =
-      getDescriptor().getMessageType(7);
+      getDescriptor().getMessageType(12);
     internal_static_truco_v1_SenaReceived_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_SenaReceived_descriptor,
         new java.lang.String[] { "Seat", "Sena", });
     internal_static_truco_v1_SeatView_descriptor =
-      getDescriptor().getMessageType(8);
+      getDescriptor().getMessageType(13);
     internal_static_truco_v1_SeatView_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_SeatView_descriptor,
-        new java.lang.String[] { "Seat", "Team", "Public", "Cards", "Envido", "Flor", "Senas", "LegalActions", });
+        new java.lang.String[] { "Seat", "Team", "Public", "Cards", "Envido", "Flor", "Senas", "LegalActions", "OwnProofs", });
     descriptor.resolveAllFeaturesImmutable();
+    com.google.protobuf.DurationProto.getDescriptor();
+    com.google.protobuf.TimestampProto.getDescriptor();
     uy.truco.v1.CardsProto.getDescriptor();
     uy.truco.v1.CommandsProto.getDescriptor();
     uy.truco.v1.EventsProto.getDescriptor();
