@@ -3,9 +3,12 @@
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
 
-// "truco-client" is the page's own client over its generated stubs (src/sdk.ts, src/gen); pointing this alias
-// (and tsconfig's paths) at the TypeScript SDK of clients/ts moves the page onto that SDK.
-const sdk = fileURLToPath(new URL("./src/sdk.ts", import.meta.url));
+// "truco-client" is the project's TypeScript SDK, compiled from its sources in clients/ts/src (its main entry
+// imports nothing of Node's), so a fresh clone builds the page with web/'s `npm ci` alone: no build of clients/ts
+// first. Its imports of @bufbuild/protobuf and @connectrpc/connect resolve, through `dedupe`, to web/'s own copies
+// (the same pinned versions as clients/ts/package.json) even when clients/ts/node_modules exists; tsconfig.json's
+// paths do the same for tsc.
+const sdk = fileURLToPath(new URL("../clients/ts/src/index.ts", import.meta.url));
 
 export default defineConfig({
   base: "./",

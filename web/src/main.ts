@@ -1,6 +1,6 @@
 // The web table: create a game against the server's bots or join one by link, then play it through the legal
-// actions the server lists, with live updates from WatchGame. Everything goes through "truco-client" (src/sdk.ts
-// over the stubs in src/gen) over the Connect protocol to the web port that served this page.
+// actions the server lists, with live updates from WatchGame. Everything goes through "truco-client" (the project's
+// TypeScript SDK, compiled from clients/ts/src) over the Connect protocol to the web port that served this page.
 import { createConnectTransport } from "@connectrpc/connect-web";
 import {
   type Card,
