@@ -55,8 +55,9 @@ SERVER_REPLICAS = 3
 BASE_IMAGE = "python:3.11-slim"
 # What the image build reads: the four distributions (engine, bots and SDK under clients, server).
 IMAGE_SOURCES = ("engine", "server", "clients")
-BUILD_OUTPUTS = frozenset({"__pycache__", "node_modules"})
-"""Folders of local build output under the image sources (clients/ts's npm install), never what the image needs."""
+BUILD_OUTPUTS = frozenset({"__pycache__", "node_modules", ".mypy_cache", "build", "dist", "target"})
+"""Folders of local build output and caches under the image sources (npm installs, setuptools' and Maven's build
+folders, the SDK's dist/, mypy's cache), never what the image needs."""
 
 CLUSTER_SCOPED = {"Namespace", "ClusterRole", "ClusterRoleBinding", "PersistentVolume", "StorageClass"}
 WORKLOAD_KINDS = {"Deployment", "StatefulSet", "DaemonSet", "ReplicaSet"}
