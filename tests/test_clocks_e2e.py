@@ -287,8 +287,13 @@ def test_forfeit_ends_the_match_with_the_rivals_winning(server: InProcessServer)
     assert max(s.points for s in public.scores) < 15, "conceded, not played out"
 
 
-def test_a_player_who_comes_back_after_a_takeover_plays_again(server: InProcessServer) -> None:
-    game = new_game(server.address, settings=clock(0.4), target=30)
+def test_a_player_who_comes_back_after_a_takeover_plays_again(
+    stores: Stores, start_server: Callable[..., InProcessServer]
+) -> None:
+    # A server of its own, and a clock long enough that a loaded machine does not take the seat over again
+    # before its player's next turn comes.
+    server = start_server(stores.new_url(), presence_seconds=1.0)
+    game = new_game(server.address, settings=clock(1.0), target=30)
     first = join(server.address, game.name, 0)
     second = join(server.address, game.name, 1)
     # Seat 0 plays, seat 1 is away until its clock runs out and the bot takes it over.
@@ -512,7 +517,10 @@ def test_only_a_finished_game_has_a_rematch(server: InProcessServer) -> None:
     assert failure_of(spectator.value).reason == "TOKEN_MISSING"
 
 
-def test_selfplay_finishes_a_match_with_a_dropped_seat(server: InProcessServer) -> None:
+def test_selfplay_finishes_a_match_with_a_dropped_seat(
+    stores: Stores, start_server: Callable[..., InProcessServer]
+) -> None:
+    server = start_server(stores.new_url(), presence_seconds=1.0)  # its own server: no other test's games or clocks
     command = [str(TRUCO), "selfplay", "--server", server.address, "--players", "2", "--games", "1"]
     command += ["--clock", "0.2", "--drop-seat", "1"]
     result = subprocess.run(command, capture_output=True, text=True, timeout=300)
