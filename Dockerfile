@@ -1,31 +1,57 @@
-# The Truco Uruguayo rules service: `truco serve`, gRPC on 50051, Prometheus metrics on 9090 (/metrics).
+# The Truco Uruguayo rules service: `truco serve`, gRPC on 50051, Connect/gRPC-Web/HTTP and the web table on 8080,
+# Prometheus metrics on 9090 (/metrics).
 #
 #   docker build -t truco:0.1.0 .
-#   docker run --rm -p 50051:50051 -p 9090:9090 -v truco-data:/data --stop-timeout 30 truco:0.1.0
+#   docker run --rm -p 50051:50051 -p 8080:8080 -p 9090:9090 -v truco-data:/data --stop-timeout 30 truco:0.1.0
 #
 # How to run, scale out and deploy it: deploy/README.md.
 
-# --- build: install the project and its dependencies into a virtual environment -----------------------------
+# --- web: the web table (web/, TypeScript + Vite, on the TypeScript SDK of clients/ts) built into static files ---
+FROM node:22-slim AS web
+
+WORKDIR /src
+
+# web/'s `npm ci` is all the build installs: vite.config.ts compiles the SDK from clients/ts/src itself.
+COPY clients/ts/ clients/ts/
+COPY web/ web/
+
+RUN npm --prefix web ci --no-audit --no-fund \
+    && npm --prefix web run build \
+    && test -f web/dist/index.html
+
+# --- build: the project in a virtual environment, the engine and the bots compiled by mypyc ---------------------
 FROM python:3.11-slim AS build
 
 ENV PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PIP_NO_CACHE_DIR=1 \
     PYTHONDONTWRITEBYTECODE=1
 
+# A C compiler, for this stage only: mypyc turns the engine and the bots into C extensions (the Python headers
+# come with the base image). The runtime stage gets the compiled modules, which need only the C library.
+# Unpinned on purpose: the versions are whatever the base image's Debian release ships.
+# hadolint ignore=DL3008
+RUN apt-get update \
+    && apt-get install --yes --no-install-recommends gcc libc6-dev \
+    && rm -rf /var/lib/apt/lists/*
+
 WORKDIR /src
 
-# Only the four distributions (the .dockerignore keeps the rest, and caches, out of the context).
+# Only the four distributions (the .dockerignore keeps the rest, and build output and caches, out of the context).
 COPY engine/ engine/
 COPY server/ server/
 COPY clients/ clients/
 
-# Every dependency ships manylinux wheels (grpcio, psycopg[binary]): no compiler needed. pip byte-compiles
-# the installed modules here, so the read-only root filesystem of the final image never needs to.
+# TRUCO_COMPILED=1: the engine's and the bots' build backend (engine/_build/truco_build.py) compiles them with
+# mypyc, and fails instead of quietly shipping pure Python if it cannot. Every other dependency ships manylinux
+# wheels (grpcio, psycopg[binary]). pip byte-compiles the installed modules here, so the read-only root
+# filesystem of the final image never needs to. The last two lines fail the build unless `truco` runs and
+# every module of the engine and the bots is a compiled extension.
 RUN python -m venv /opt/venv \
-    && /opt/venv/bin/pip install --no-cache-dir ./engine ./clients/bots ./clients/python ./server \
-    && /opt/venv/bin/truco --version
+    && TRUCO_COMPILED=1 /opt/venv/bin/pip install --no-cache-dir ./engine ./clients/bots ./clients/python ./server \
+    && /opt/venv/bin/truco --version \
+    && /opt/venv/bin/python -m truco.cli.builds --require compiled
 
-# --- runtime: the virtual environment only, as a non-root user ----------------------------------------------
+# --- runtime: the virtual environment and the web table only, as a non-root user; no compiler --------------------
 FROM python:3.11-slim
 
 LABEL org.opencontainers.image.title="truco" \
@@ -40,10 +66,13 @@ RUN groupadd --system --gid 10001 truco \
     && chown truco:truco /data
 
 COPY --from=build /opt/venv /opt/venv
+COPY --from=web /src/web/dist /opt/truco/web
 
+# TRUCO_WEB_ASSETS: the web table `truco serve --web-port` serves at / (the default of --web-assets).
 ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
+    TRUCO_WEB_ASSETS=/opt/truco/web \
     TRUCO_HEALTHCHECK_ADDR=127.0.0.1:50051
 
 # The SQLite store of a single replica (the default below); scaled out, --store points at PostgreSQL instead.
@@ -53,7 +82,9 @@ WORKDIR /data
 
 USER 10001:10001
 
-EXPOSE 50051 9090
+# 50051 gRPC; 8080 Connect, gRPC-Web and gRPC over HTTP/1.1 and HTTP/2 (browsers, curl) and the web table at /;
+# 9090 Prometheus metrics.
+EXPOSE 50051 8080 9090
 
 # grpc.health.v1 Check of the overall service (""): NOT_SERVING while the store is unreachable or while
 # shutting down. Set TRUCO_HEALTHCHECK_ADDR when the server is started on another --port.
@@ -64,5 +95,7 @@ HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
 # `docker stop -t 30` / `docker run --stop-timeout 30` (Docker's default is 10 s).
 STOPSIGNAL SIGTERM
 
+# A page served from another origin that calls the web port needs that origin allowed: add
+# `--cors-origin https://app.example.com` (repeatable) to the arguments. The web table at / needs nothing.
 ENTRYPOINT ["truco", "serve"]
-CMD ["--store", "sqlite:////data/truco.db", "--port", "50051", "--metrics-port", "9090"]
+CMD ["--store", "sqlite:////data/truco.db", "--port", "50051", "--web-port", "8080", "--metrics-port", "9090"]

@@ -46,11 +46,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
 
 
+class _Version(argparse.Action):
+    """``truco --version``: the version, and whether the engine and the bots run compiled or as pure Python
+    (looked up only when asked, so other commands do not import every module for it)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str = argparse.SUPPRESS, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, help=str(kwargs.get("help")))
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from .builds import describe
+
+        parser.exit(message=f"truco {__version__} ({describe()})\n")
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="truco", description="Truco Uruguayo (truco con muestra): rules engine and tools."
     )
-    parser.add_argument("--version", action="version", version=f"truco {__version__}")
+    parser.add_argument("--version", action=_Version, help="show the version and the engine's build, and exit")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     evaluate = commands.add_parser(
@@ -126,8 +139,10 @@ def _parser() -> argparse.ArgumentParser:
     )
     serve.add_argument(
         "--web-assets",
+        default=os.environ.get("TRUCO_WEB_ASSETS") or None,
         metavar="DIR",
-        help="the built web table to serve at / on the web port (default: web/dist of this checkout)",
+        help="the built web table to serve at / on the web port (default: $TRUCO_WEB_ASSETS, which the container "
+        "image sets, else web/dist of this checkout)",
     )
     serve.add_argument(
         "--allow-fixed-deals",
