@@ -6,8 +6,10 @@
 Needs PyYAML. The core checks (the ones tests/test_deploy_manifests.py runs) need nothing else: every YAML
 parses, every manifest names its apiVersion, kind and name, kustomization.yaml lists every manifest (and not
 the example Secret), Service target ports exist on the pods they select, the probes use the gRPC port, labels
-and selectors agree between the Deployment, the Services, the PodDisruptionBudget and the autoscaler, and the
-Dockerfile runs `truco serve` as a non-root user with the right ports, health check and stop signal.
+and selectors agree between the Deployment, the Services, the PodDisruptionBudget and the autoscaler, the three
+ports (gRPC 50051, web 8080, metrics 9090) agree between the Dockerfile, the Deployment, the Service and the
+NetworkPolicy, and the Dockerfile compiles the engine in its build stage (and fails if it ends up pure Python),
+builds the web table, and runs `truco serve` as a non-root user with no compiler, health check and stop signal.
 
 Three more checks run when their tool is there, and are reported as skipped otherwise:
   - the `kubernetes` Python client: every manifest is read into its typed model, and any field the model does
@@ -48,14 +50,25 @@ POSTGRES_PORT = 5432
 EXAMPLE_SECRET = "secret.example.yaml"
 NAMESPACE = "truco"
 GRPC_PORT = 50051
+WEB_PORT = 8080  # Connect, gRPC-Web and gRPC over HTTP/1.1 and HTTP/2 (browsers, curl) and the web table at /
 METRICS_PORT = 9090
 SERVER_DEPLOYMENT = "truco"
 SERVER_GRACE_SECONDS = 20  # the server's own grace period for in-flight calls after SIGTERM
 SERVER_REPLICAS = 3
 BASE_IMAGE = "python:3.11-slim"
-# What the image build reads: the four distributions (engine, bots and SDK under clients, server).
-IMAGE_SOURCES = ("engine", "server", "clients")
-BUILD_OUTPUTS = frozenset({"__pycache__", "node_modules", ".mypy_cache", "build", "dist", "target"})
+WEB_BUILD_IMAGE = "node:"
+"""The web table's build stage runs on Node.js (any node: image); the Python stages share BASE_IMAGE, so the
+virtual environment built in one runs in the other."""
+# What the image build reads: the four distributions (engine, bots and SDK under clients, server) and the web
+# table's sources (web, built with clients/ts).
+IMAGE_SOURCES = ("engine", "server", "clients", "web")
+COMPILED_CHECK = "truco.cli.builds --require compiled"
+"""The build stage's check that the engine and the bots were compiled (the build fails if they are pure)."""
+WEB_ASSETS_ENV = "TRUCO_WEB_ASSETS"
+COMPILERS = ("build-essential", "gcc", "clang")
+BUILD_OUTPUTS = frozenset(
+    {"__pycache__", "node_modules", ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "target"}
+)
 """Folders of local build output and caches under the image sources (npm installs, setuptools' and Maven's build
 folders, the SDK's dist/, mypy's cache), never what the image needs."""
 
@@ -540,8 +553,10 @@ def check_server_settings(deploy: Deploy) -> list[str]:
     container = containers[0]
     spec = _pod_spec(server)
     ports = {p.get("name"): p.get("containerPort") for p in container.get("ports") or []}
-    if ports.get("grpc") != GRPC_PORT or ports.get("metrics") != METRICS_PORT:
-        problems.append(f"{me}: container ports are {ports}, want grpc {GRPC_PORT} and metrics {METRICS_PORT}")
+    if ports.get("grpc") != GRPC_PORT or ports.get("web") != WEB_PORT or ports.get("metrics") != METRICS_PORT:
+        problems.append(
+            f"{me}: container ports are {ports}, want grpc {GRPC_PORT}, web {WEB_PORT} and metrics {METRICS_PORT}"
+        )
     if _dig(server, "spec", "replicas") != SERVER_REPLICAS:
         problems.append(f"{me}: replicas is {_dig(server, 'spec', 'replicas')}, want {SERVER_REPLICAS}")
 
@@ -553,6 +568,8 @@ def check_server_settings(deploy: Deploy) -> list[str]:
         problems.append(f"{me}: args give --port {_arg_after(args, '--port')}, want {GRPC_PORT}")
     if _arg_after(args, "--metrics-port") != str(METRICS_PORT):
         problems.append(f"{me}: args give --metrics-port {_arg_after(args, '--metrics-port')}, want {METRICS_PORT}")
+    if _arg_after(args, "--web-port") != str(WEB_PORT):
+        problems.append(f"{me}: args give --web-port {_arg_after(args, '--web-port')}, want {WEB_PORT}")
     store = _arg_after(args, "--store")
     variable = re.fullmatch(r"\$\((\w+)\)", store or "")
     if variable is None or variable.group(1) not in env:
@@ -615,11 +632,17 @@ def check_server_settings(deploy: Deploy) -> list[str]:
     for service in deploy.find("Service"):
         if not selector_matches(_dig(service, "spec", "selector"), _pod_labels(server)):
             continue
-        for port in _dig(service, "spec", "ports") or []:
+        service_ports = _dig(service, "spec", "ports") or []
+        for port in service_ports:
             if port.get("port") == GRPC_PORT and (
                 port.get("name") != "grpc" or port.get("appProtocol") != "kubernetes.io/h2c"
             ):
                 problems.append(f"{_label(service)}: port {GRPC_PORT} is not named grpc with appProtocol h2c")
+        if _dig(service, "spec", "clusterIP") != "None" and not any(
+            port.get("name") == "web" and port.get("port") == WEB_PORT and port.get("targetPort") in ("web", WEB_PORT)
+            for port in service_ports
+        ):
+            problems.append(f"{_label(service)}: no port web {WEB_PORT} for browsers and curl (targetPort web)")
     for pdb in deploy.find("PodDisruptionBudget"):
         minimum = _dig(pdb, "spec", "minAvailable")
         if not isinstance(minimum, int) or minimum >= SERVER_REPLICAS:
@@ -684,16 +707,17 @@ def check_network_policies(deploy: Deploy) -> list[str]:
     if not mine:
         return [*problems, f"{_label(server)}: no NetworkPolicy selects the server pods"]
     ingress = [rule for p in mine for rule in _dig(p, "spec", "ingress") or []]
-    for name in ("grpc", "metrics"):
+    for name in ("grpc", "web", "metrics"):
         if not any({name, ports.get(name)} & _policy_ports(rule) for rule in ingress):
             problems.append(f"{_label(server)}: no NetworkPolicy ingress rule admits port {name} ({ports.get(name)})")
     for rule in ingress:
         for port in _policy_ports(rule):
             if isinstance(port, str) and port not in ports:
                 problems.append(f"{_label(server)}: a NetworkPolicy names port {port!r}, no containerPort of it")
-    grpc_rules = [rule for rule in ingress if {"grpc", GRPC_PORT} & _policy_ports(rule)]
-    if grpc_rules and not any(not rule.get("from") for rule in grpc_rules):
-        problems.append(f"{_label(server)}: gRPC is admitted only from some peers: clients come from anywhere")
+    for name, number, what in (("grpc", GRPC_PORT, "gRPC"), ("web", WEB_PORT, "the web port")):
+        rules = [rule for rule in ingress if {name, number} & _policy_ports(rule)]
+        if rules and not any(not rule.get("from") for rule in rules):
+            problems.append(f"{_label(server)}: {what} is admitted only from some peers: clients come from anywhere")
     database = [w for w in _workloads(deploy) if w.get("kind") == "StatefulSet"]
     if any("Egress" in (_dig(p, "spec", "policyTypes") or []) for p in mine):
         egress = [rule for p in mine for rule in _dig(p, "spec", "egress") or []]
@@ -772,22 +796,49 @@ def _image_user(deploy: Deploy) -> str | None:
     return users[-1].partition(":")[0] if users else None
 
 
+def _stage_name(stage: list[Instruction]) -> str | None:
+    words = stage[0].text.split()
+    return words[2] if len(words) == 3 and words[1].upper() == "AS" else None
+
+
+def _copy_from(instruction: Instruction) -> str | None:
+    match = re.search(r"--from=(\S+)", instruction.text)
+    return match.group(1) if match else None
+
+
+def _env(stage: list[Instruction]) -> dict[str, str]:
+    """The ENV settings of a stage (``ENV A=1 B=2`` and the old ``ENV A 1``), the last one winning."""
+    values: dict[str, str] = {}
+    for instruction in stage:
+        if instruction.keyword != "ENV":
+            continue
+        words = shlex.split(instruction.text)
+        if words and "=" not in words[0]:
+            values[words[0]] = " ".join(words[1:])
+            continue
+        for word in words:
+            key, _, value = word.partition("=")
+            values[key] = value
+    return values
+
+
 def check_dockerfile(deploy: Deploy) -> list[str]:
-    """Multi-stage on python:3.11-slim; the final stage runs `truco serve` as non-root with ports, health check
-    and stop signal."""
+    """Multi-stage: the web table built on Node.js, the engine and bots compiled by mypyc in a python:3.11-slim
+    build stage that fails if they end up pure, and a python:3.11-slim final stage without a compiler that runs
+    `truco serve` as non-root with its three ports, the web table, health check and stop signal."""
     if deploy.dockerfile is None:
         return ["Dockerfile: missing"]
     problems: list[str] = []
     stages = _stages(deploy.dockerfile)
     if len(stages) < 2:
         problems.append(f"Dockerfile: {len(stages)} stage(s), want a multi-stage build")
-    for stage in stages:
-        image = stage[0].text.split()[0]
-        if image != BASE_IMAGE:
-            problems.append(f"Dockerfile:{stage[0].line}: FROM {image}, want {BASE_IMAGE}")
     if not stages:
         return [*problems, "Dockerfile: no FROM"]
     final = stages[-1]
+    images = [stage[0].text.split()[0] for stage in stages]
+    for stage, image in zip(stages, images, strict=True):
+        if image != BASE_IMAGE and not (stage is not final and image.startswith(WEB_BUILD_IMAGE)):
+            problems.append(f"Dockerfile:{stage[0].line}: FROM {image}, want {BASE_IMAGE} (or node: to build web/)")
 
     def last(keyword: str) -> Instruction | None:
         found = [i for i in final if i.keyword == keyword]
@@ -797,7 +848,7 @@ def check_dockerfile(deploy: Deploy) -> list[str]:
     if user is None or user.text.partition(":")[0] in {"root", "0", ""}:
         problems.append("Dockerfile: the final stage has no non-root USER")
     exposed = {word.partition("/")[0] for i in final if i.keyword == "EXPOSE" for word in i.text.split()}
-    for port in (GRPC_PORT, METRICS_PORT):
+    for port in (GRPC_PORT, WEB_PORT, METRICS_PORT):
         if str(port) not in exposed:
             problems.append(f"Dockerfile: does not EXPOSE {port}")
     healthcheck = last("HEALTHCHECK")
@@ -816,28 +867,92 @@ def check_dockerfile(deploy: Deploy) -> list[str]:
         problems.append('Dockerfile: ENTRYPOINT is not the exec form ["truco", "serve"]')
     cmd = last("CMD")
     cmd_args = (cmd.exec_form() if cmd else None) or []
-    if _arg_after(cmd_args, "--port") != str(GRPC_PORT) or _arg_after(cmd_args, "--metrics-port") != str(METRICS_PORT):
-        problems.append(f"Dockerfile: CMD does not default to --port {GRPC_PORT} --metrics-port {METRICS_PORT}")
+    if (
+        _arg_after(cmd_args, "--port") != str(GRPC_PORT)
+        or _arg_after(cmd_args, "--web-port") != str(WEB_PORT)
+        or _arg_after(cmd_args, "--metrics-port") != str(METRICS_PORT)
+    ):
+        wanted = f"--port {GRPC_PORT} --web-port {WEB_PORT} --metrics-port {METRICS_PORT}"
+        problems.append(f"Dockerfile: CMD does not default to {wanted}")
     store = _arg_after(cmd_args, "--store") or ""
     volumes = " ".join(i.text for i in final if i.keyword == "VOLUME")
     if not store.startswith("sqlite:") or "/data" not in volumes:
         problems.append("Dockerfile: CMD's default store is not SQLite on the /data volume")
 
-    installs = [i for stage in stages for i in stage if i.keyword == "RUN" and "pip install" in i.text]
+    # The build stage: a C compiler, the four distributions installed with TRUCO_COMPILED=1, and the check that
+    # fails the build if the engine or the bots are pure Python after all.
     distributions = ("./engine", "./clients/bots", "./clients/python", "./server")
-    if not any("--no-cache-dir" in i.text and all(d in i.text.split() for d in distributions) for i in installs):
+    builders = [
+        stage
+        for stage in stages
+        if any(
+            i.keyword == "RUN" and "pip install" in i.text and all(d in i.text.split() for d in distributions)
+            for i in stage
+        )
+    ]
+    installs = [i for stage in builders for i in stage if i.keyword == "RUN" and "pip install" in i.text]
+    if not any("--no-cache-dir" in i.text for i in installs):
         problems.append(f"Dockerfile: no `pip install --no-cache-dir {' '.join(distributions)}`")
+    for stage in builders:
+        runs = " ".join(i.text for i in stage if i.keyword == "RUN")
+        if stage is final:
+            problems.append("Dockerfile: the final stage installs the project: build it in a stage of its own")
+        if not re.search(r"apt-get install\b[^&;]*\b(" + "|".join(COMPILERS) + r")\b", runs):
+            problems.append(
+                f"Dockerfile:{stage[0].line}: the build stage installs no C compiler ({' or '.join(COMPILERS)}): "
+                "mypyc cannot compile the engine"
+            )
+        if _env(stage).get("TRUCO_COMPILED") != "1" and not any(
+            "TRUCO_COMPILED=1" in i.text for i in stage if i.keyword == "RUN" and "pip install" in i.text
+        ):
+            problems.append(
+                f"Dockerfile:{stage[0].line}: the install does not set TRUCO_COMPILED=1 (a missing compiler would "
+                "quietly give a pure engine)"
+            )
+        if COMPILED_CHECK not in runs:
+            problems.append(
+                f"Dockerfile:{stage[0].line}: the build stage never runs `python -m {COMPILED_CHECK}`, so a pure "
+                "engine would not fail the build"
+            )
+        if "TRUCO_PURE" in runs or "TRUCO_PURE" in _env(stage):
+            problems.append(f"Dockerfile:{stage[0].line}: the build stage sets TRUCO_PURE (a pure engine)")
+    final_runs = " ".join(i.text for i in final if i.keyword == "RUN")
+    if re.search(r"\b(apt-get|apt|apk)\b[^&;]*\binstall\b", final_runs):
+        problems.append("Dockerfile: the final stage installs system packages: it needs none (no compiler)")
+    copied_from = {_copy_from(i): i for i in final if i.keyword == "COPY" and _copy_from(i)}
+    builder_names = {_stage_name(stage) for stage in builders}
+    if not any(name in builder_names and "/opt/venv" in i.text for name, i in copied_from.items()):
+        problems.append("Dockerfile: the final stage does not copy /opt/venv from the build stage")
+
+    # The web table: built by npm in a stage of its own and copied where TRUCO_WEB_ASSETS points.
+    web_stages = [
+        stage
+        for stage in stages
+        if any(i.keyword == "RUN" and "npm" in i.text and "run build" in i.text for i in stage)
+    ]
+    web_names = {_stage_name(stage) for stage in web_stages}
+    web_copies = [i for name, i in copied_from.items() if name in web_names]
+    assets = _env(final).get(WEB_ASSETS_ENV)
+    if not web_stages:
+        problems.append("Dockerfile: no stage builds the web table (`npm ... run build` in web/)")
+    elif not web_copies:
+        problems.append("Dockerfile: the final stage does not copy the built web table from its stage")
+    elif not assets or not any(shlex.split(i.text)[-1].rstrip("/") == assets.rstrip("/") for i in web_copies):
+        problems.append(
+            f"Dockerfile: ENV {WEB_ASSETS_ENV} ({assets!r}) is not where the final stage copies the web table"
+        )
+
     for stage in stages:
         for instruction in stage:
             if instruction.keyword in {"COPY", "ADD"} and "--from=" not in instruction.text:
                 for source in _copy_sources(instruction):
                     top = source.strip("./").split("/")[0] if source not in {".", "./"} else "."
                     if top not in IMAGE_SOURCES:
-                        problems.append(f"Dockerfile:{instruction.line}: copies {source}, not only what pip needs")
+                        problems.append(f"Dockerfile:{instruction.line}: copies {source}, not only what builds need")
                     elif not (deploy.root / source).exists():
                         problems.append(f"Dockerfile:{instruction.line}: copies {source}, which does not exist")
     copied = {
-        source.strip("/")
+        source.strip("/").split("/")[0]
         for stage in stages
         for i in stage
         if i.keyword == "COPY" and "--from=" not in i.text
@@ -845,7 +960,7 @@ def check_dockerfile(deploy: Deploy) -> list[str]:
     }
     for needed in IMAGE_SOURCES:
         if needed not in copied:
-            problems.append(f"Dockerfile: does not copy {needed}, which the pip install needs")
+            problems.append(f"Dockerfile: does not copy {needed}, which the build needs")
     return problems
 
 
@@ -887,7 +1002,8 @@ def _dockerignore_regex(pattern: str) -> re.Pattern[str]:
 
 
 def check_dockerignore(deploy: Deploy) -> list[str]:
-    """.dockerignore keeps every source file pip needs in the context, and caches, .git and .venv out."""
+    """.dockerignore keeps every source file the build needs in the context, and build output, caches, .git and
+    .venv out."""
     if deploy.dockerignore is None:
         return [".dockerignore: missing"]
     problems: list[str] = []
@@ -900,7 +1016,7 @@ def check_dockerignore(deploy: Deploy) -> list[str]:
         )
         for file in files:
             relative = file.relative_to(deploy.root).as_posix()
-            if relative.endswith((".pyc", ".db")) or ".egg-info" in relative:
+            if relative.endswith((".pyc", ".so", ".db")) or ".egg-info" in relative:
                 continue
             if dockerignore_excludes(deploy.dockerignore, relative):
                 problems.append(f".dockerignore: leaves out {relative}, which the image build needs")
@@ -908,10 +1024,21 @@ def check_dockerignore(deploy: Deploy) -> list[str]:
     for junk in (
         ".git/config",
         ".venv/bin/python",
+        ".venv-compiled/bin/python",
         "engine/__pycache__/game.cpython-311.pyc",
         "truco_uruguayo.egg-info/PKG-INFO",
         "tests/test_cards.py",
         "truco.db",
+        # Build output and caches inside the sources: mypyc's (a stale build/ or .so would end up in the
+        # image's wheels), setuptools', npm's and Vite's.
+        "engine/build/lib.linux-x86_64-cpython-311/truco_engine__mypyc.cpython-311-x86_64-linux-gnu.so",
+        "engine/.mypy_cache/3.11/truco/engine/game.data.json",
+        "engine/src/truco/engine/game.cpython-311-x86_64-linux-gnu.so",
+        "clients/bots/build/temp.linux-x86_64-cpython-311/build/__native_truco_bots.o",
+        "web/node_modules/vite/package.json",
+        "web/dist/index.html",
+        "clients/ts/node_modules/@bufbuild/protobuf/package.json",
+        "test-artifacts/web/match.png",
     ):
         if not dockerignore_excludes(deploy.dockerignore, junk):
             problems.append(f".dockerignore: lets {junk} into the build context")

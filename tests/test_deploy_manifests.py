@@ -213,9 +213,86 @@ def test_a_dockerfile_that_runs_as_root_or_lacks_its_contract(changed: Any) -> N
         "no non-root USER",
         "no STOPSIGNAL SIGTERM",
         "ENTRYPOINT is not the exec form",
+        "does not EXPOSE 8080",
         "does not EXPOSE 9090",
         "no HEALTHCHECK",
     )
+
+
+def _install(d: Any) -> Any:
+    """The build stage's RUN that installs the four distributions."""
+    (install,) = [i for i in d.dockerfile if i.keyword == "RUN" and "pip install" in i.text]
+    return install
+
+
+def test_a_dockerfile_whose_engine_could_quietly_end_up_pure(changed: Any) -> None:
+    changed.dockerfile = [i for i in changed.dockerfile if not (i.keyword == "RUN" and "apt-get install" in i.text)]
+    install = _install(changed)
+    install.text = install.text.replace("TRUCO_COMPILED=1 ", "").replace(vd.COMPILED_CHECK, "truco.cli.builds")
+    _expect(
+        vd.check_dockerfile,
+        changed,
+        "the build stage installs no C compiler",
+        "does not set TRUCO_COMPILED=1",
+        f"never runs `python -m {vd.COMPILED_CHECK}`",
+    )
+
+
+def test_a_dockerfile_that_asks_for_the_pure_engine(changed: Any) -> None:
+    install = _install(changed)
+    install.text = install.text.replace("TRUCO_COMPILED=1", "TRUCO_PURE=1")
+    _expect(vd.check_dockerfile, changed, "does not set TRUCO_COMPILED=1", "sets TRUCO_PURE")
+
+
+def test_a_runtime_stage_with_a_compiler_or_without_the_build_stage_venv(changed: Any) -> None:
+    changed.dockerfile.append(
+        vd.Instruction("RUN", "apt-get update && apt-get install --yes --no-install-recommends gcc", 999)
+    )
+    changed.dockerfile = [i for i in changed.dockerfile if not (i.keyword == "COPY" and "/opt/venv" in i.text)]
+    _expect(
+        vd.check_dockerfile,
+        changed,
+        "the final stage installs system packages",
+        "does not copy /opt/venv from the build stage",
+    )
+
+
+def test_a_dockerfile_without_the_web_table_or_its_port(changed: Any) -> None:
+    cmd = [i for i in changed.dockerfile if i.keyword == "CMD"][-1]
+    cmd.text = cmd.text.replace('"--web-port", "8080", ', "")
+    env = [i for i in changed.dockerfile if i.keyword == "ENV" and vd.WEB_ASSETS_ENV in i.text][-1]
+    env.text = env.text.replace("/opt/truco/web", "/opt/web")
+    _expect(
+        vd.check_dockerfile,
+        changed,
+        "CMD does not default to --port 50051 --web-port 8080 --metrics-port 9090",
+        "ENV TRUCO_WEB_ASSETS ('/opt/web') is not where the final stage copies the web table",
+    )
+    changed.dockerfile = [i for i in changed.dockerfile if not (i.keyword == "RUN" and "npm" in i.text)]
+    _expect(vd.check_dockerfile, changed, "no stage builds the web table")
+
+
+def test_a_deployment_that_does_not_expose_the_web_port(changed: Any) -> None:
+    container = _server_container(changed)
+    container["ports"] = [port for port in container["ports"] if port["name"] != "web"]
+    index = container["args"].index("--web-port")
+    del container["args"][index : index + 2]
+    service = _one(changed, "Service", "truco")
+    service["spec"]["ports"] = [port for port in service["spec"]["ports"] if port["name"] != "web"]
+    _expect(
+        vd.check_server_settings,
+        changed,
+        "want grpc 50051, web 8080 and metrics 9090",
+        "args give --web-port None, want 8080",
+        "Service/truco: no port web 8080",
+    )
+
+
+def test_a_network_policy_that_keeps_browsers_out(changed: Any) -> None:
+    server = _one(changed, "NetworkPolicy", "truco-server")
+    for rule in server["spec"]["ingress"]:
+        rule["ports"] = [port for port in rule["ports"] if port["port"] != "web"]
+    _expect(vd.check_network_policies, changed, "no NetworkPolicy ingress rule admits port web (8080)")
 
 
 def test_the_dockerfile_parser_joins_continuations_and_drops_comments() -> None:
@@ -242,8 +319,19 @@ def test_the_dockerignore_matcher() -> None:
 
 
 def test_a_dockerignore_that_leaves_out_sources(changed: Any) -> None:
-    changed.dockerignore = [p for p in changed.dockerignore if p != "!server/"]
-    _expect(vd.check_dockerignore, changed, "leaves out server/")
+    changed.dockerignore = [p for p in changed.dockerignore if p not in ("!server/", "!web/")]
+    _expect(vd.check_dockerignore, changed, "leaves out server/", "leaves out web/")
+
+
+def test_a_dockerignore_that_lets_build_output_in(changed: Any) -> None:
+    changed.dockerignore = [p for p in changed.dockerignore if p not in ("**/build", "**/*.so", "**/node_modules")]
+    _expect(
+        vd.check_dockerignore,
+        changed,
+        "lets engine/build/lib.linux-x86_64-cpython-311/truco_engine__mypyc",
+        "lets engine/src/truco/engine/game.cpython-311-x86_64-linux-gnu.so",
+        "lets web/node_modules/vite/package.json",
+    )
 
 
 def test_workers_must_be_given_and_fit_the_cpu_limit(changed: Any) -> None:
