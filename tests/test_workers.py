@@ -7,6 +7,7 @@ import os
 import re
 import signal
 import subprocess
+import sys
 import time
 import urllib.error
 import urllib.request
@@ -17,7 +18,16 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from truco.server.workers import WorkersError, available_cores, resolve_workers
+from truco.server.workers import (
+    METRICS_DIR_PREFIX,
+    METRICS_OWNER_FILE,
+    WorkersError,
+    available_cores,
+    make_metrics_dir,
+    process_identity,
+    remove_stale_metrics_dirs,
+    resolve_workers,
+)
 
 from .server_helpers import TOKEN_KEY, TRUCO, Stores
 
@@ -65,13 +75,16 @@ def test_the_default_is_one_worker_per_core_on_postgresql_and_one_on_sqlite() ->
 class Supervised:
     """``truco serve --workers 2`` on PostgreSQL, as a child process."""
 
-    def __init__(self, store: str, workdir: Path) -> None:
-        self.stderr = workdir / "serve.stderr"
+    def __init__(self, store: str, workdir: Path, tmpdir: Path | None = None, name: str = "serve") -> None:
+        self.stderr = workdir / f"{name}.stderr"
+        env = {**os.environ, "TRUCO_TOKEN_KEY": TOKEN_KEY}
+        if tmpdir is not None:  # where the supervisor keeps its metrics directory (tempfile reads TMPDIR)
+            env["TMPDIR"] = str(tmpdir)
         with self.stderr.open("wb") as err:
             self.process = subprocess.Popen(
                 [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", "0", "--metrics-port", "0",
                  "--workers", "2", "--grace", "5", "--web-port", "0"],
-                stdout=subprocess.PIPE, stderr=err, text=True, env={**os.environ, "TRUCO_TOKEN_KEY": TOKEN_KEY},
+                stdout=subprocess.PIPE, stderr=err, text=True, env=env,
             )  # fmt: skip
         assert self.process.stdout is not None
         line = self.process.stdout.readline()
@@ -187,3 +200,83 @@ def test_sigterm_stops_every_worker_gracefully(supervised: Supervised) -> None:
     assert supervised.stderr.read_text().count('"event": "shutdown"') == 3  # the supervisor and each worker
     with pytest.raises(OSError):
         urllib.request.urlopen(supervised.metrics_url, timeout=2)
+
+
+def _metrics_dirs(base: Path) -> list[Path]:
+    return sorted(base.glob(METRICS_DIR_PREFIX + "*"))
+
+
+def test_a_killed_supervisors_metrics_directory_is_removed_by_the_next_one(postgres_url: str, tmp_path: Path) -> None:
+    """SIGKILL leaves the supervisor no chance to remove its Prometheus multiprocess directory; the next
+    supervisor to start finds its owner gone and removes it (a live supervisor's directory stays)."""
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    stores = Stores("postgres", tmp_path, postgres_url)
+    url = stores.new_url()
+    killed = Supervised(url, tmp_path, tmp, name="killed")
+    try:
+        workers = killed.workers()
+        (left,) = _metrics_dirs(tmp)
+        assert (left / METRICS_OWNER_FILE).read_text().split()[0] == str(killed.process.pid)
+        killed.process.kill()
+        killed.process.wait(10)
+        deadline = time.monotonic() + 30  # its workers get SIGTERM from the kernel (PR_SET_PDEATHSIG) and stop
+        while [pid for pid in workers if Path(f"/proc/{pid}").exists() and "spawn" in _cmdline(pid)]:
+            assert time.monotonic() < deadline, "the killed supervisor's workers are still running"
+            time.sleep(0.1)
+        assert _metrics_dirs(tmp) == [left]  # left behind
+        running = Supervised(url, tmp_path, tmp, name="running")
+        try:
+            (mine,) = _metrics_dirs(tmp)
+            assert mine != left and not left.exists()
+            assert _value(running.metrics(), "truco_store_up") == 1.0  # its own directory works
+            assert "removed the metrics directories of supervisors no longer running" in running.stderr.read_text()
+        finally:
+            assert running.stop() == 0
+        assert _metrics_dirs(tmp) == []  # a supervisor stopped by SIGTERM removes its own
+    finally:
+        killed.stop()
+        stores.drop_all()
+
+
+def test_only_metrics_directories_whose_owner_is_gone_are_stale(tmp_path: Path) -> None:
+    live = Path(make_metrics_dir(str(tmp_path)))  # owned by this test's process, which runs
+    assert (live / METRICS_OWNER_FILE).read_text().split() == (process_identity(os.getpid()) or "").split()
+
+    child = subprocess.Popen([sys.executable, "-c", "import sys; sys.stdin.read()"], stdin=subprocess.PIPE)
+    identity = process_identity(child.pid)
+    assert identity is not None and identity.split()[0] == str(child.pid)
+    assert child.stdin is not None
+    child.stdin.close()
+    child.wait(10)
+    assert process_identity(child.pid) is None
+
+    def owned(name: str, owner: str) -> Path:
+        path = tmp_path / f"{METRICS_DIR_PREFIX}{name}"
+        path.mkdir()
+        (path / METRICS_OWNER_FILE).write_text(owner + "\n")
+        (path / "counter_1234.db").write_bytes(b"\0" * 64)
+        return path
+
+    dead = owned("dead", identity)
+    # The same pid as a running process but another start time: a supervisor that was pid 1 in a container
+    # restarted since (its /tmp an emptyDir that outlived it), now pid 1 again.
+    own_pid, own_start = (process_identity(os.getpid()) or "").split()
+    reused = owned("reused", f"{own_pid} {int(own_start) - 100}")
+    # Without an owner file nothing proves the owner dead: being made this instant (the owner file comes next),
+    # or by an older version of the supervisor, which may still run. Left alone, however old.
+    unowned = tmp_path / f"{METRICS_DIR_PREFIX}unowned"
+    unowned.mkdir()
+    long_ago = time.time() - 86400
+    os.utime(unowned, (long_ago, long_ago))
+    garbled = owned("garbled", "not a pid")
+    other = owned("other", identity)  # dead owner, but another name: not a metrics directory
+    other = other.rename(tmp_path / "other-dir")
+    a_file = tmp_path / f"{METRICS_DIR_PREFIX}file"
+    a_file.write_text("not a directory")
+
+    removed = remove_stale_metrics_dirs(str(tmp_path))
+    assert sorted(removed) == sorted(str(path) for path in (dead, reused))
+    assert not dead.exists() and not reused.exists()
+    assert live.is_dir() and unowned.is_dir() and garbled.is_dir() and other.is_dir() and a_file.is_file()
+    assert remove_stale_metrics_dirs(str(tmp_path)) == []

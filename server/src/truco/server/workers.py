@@ -12,7 +12,11 @@ many clients (or a proxy opening several upstream connections) use them all.
 * **Metrics**: one endpoint per host. The workers write their metrics in Prometheus multiprocess mode
   (``PROMETHEUS_MULTIPROC_DIR``, a private temporary directory) and the supervisor alone serves ``/metrics``,
   summing counters and histograms over the workers, ``truco_store_up`` the lowest of the live workers and
-  ``truco_watchers`` the sum of the live workers.
+  ``truco_watchers`` the sum of the live workers. The directory (``$TMPDIR/truco-metrics-*``) is removed when
+  the supervisor stops; one left by a supervisor that was SIGKILLed (or OOM-killed) is removed by the next
+  supervisor that starts: each directory names its owner (pid and start time) in a file, and one whose owner
+  is no longer running is stale (one without an owner file is left alone). In a container whose ``/tmp``
+  outlives restarts (a Kubernetes ``emptyDir``), this keeps dead supervisors' files from piling up.
 * **Signals**: SIGTERM (or SIGINT) to the supervisor is passed to every worker, which shuts down gracefully
   (health NOT_SERVING, in-flight calls finish within ``--grace``, watchers told to resume); the supervisor
   exits when all have, killing any that outlives the grace by 10 s. A worker that dies unexpectedly is started
@@ -52,6 +56,9 @@ KILL_MARGIN_SECONDS = 10.0
 """How long past ``--grace`` the supervisor waits for its workers before SIGKILL."""
 READY_TIMEOUT_SECONDS = 120.0
 _PR_SET_PDEATHSIG = 1
+METRICS_DIR_PREFIX = "truco-metrics-"
+METRICS_OWNER_FILE = "owner"
+"""The file in a metrics directory naming the supervisor that owns it: ``<pid> <start time>``."""
 
 
 class WorkersError(Exception):
@@ -124,6 +131,75 @@ def _worker_main(config: ServeConfig, index: int, ready: multiprocessing.connect
         asyncio.run(run())
 
 
+# --- The metrics directory ------------------------------------------------------------------------------------
+
+
+def process_identity(pid: int) -> str | None:
+    """``<pid> <start time>`` of a running process, None if there is none with that pid. The start time (in
+    clock ticks since boot, from /proc) tells a process from a later one that got the same pid: the supervisor
+    of a restarted container is pid 1 again. Without /proc, the pid alone."""
+    if Path("/proc/self/stat").exists():
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            return None
+        fields = stat.rpartition(")")[2].split()
+        return f"{pid} {fields[19]}" if len(fields) > 19 else None  # field 22 of proc(5), after pid and comm
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return None
+    except PermissionError:
+        pass  # someone else's process, running
+    return str(pid)
+
+
+def make_metrics_dir(base: str | None = None) -> str:
+    """A new private metrics directory under ``base`` (default: the temporary directory), owned by this
+    process: its owner file names this process, written whole or not at all."""
+    path = tempfile.mkdtemp(prefix=METRICS_DIR_PREFIX, dir=base)
+    owner = process_identity(os.getpid()) or str(os.getpid())
+    partial = os.path.join(path, f".{METRICS_OWNER_FILE}.tmp")
+    with open(partial, "w", encoding="ascii") as out:
+        out.write(owner + "\n")
+    os.replace(partial, os.path.join(path, METRICS_OWNER_FILE))
+    return path
+
+
+def _is_stale(path: Path) -> bool:
+    """Whether the supervisor named in the directory's owner file is gone. A directory without a readable owner
+    file is never stale: its owner may be writing the file this instant, or be a supervisor of an older version
+    (which wrote none) still running; nothing proves it dead."""
+    try:
+        owner = (path / METRICS_OWNER_FILE).read_text(encoding="ascii").split()
+    except (OSError, UnicodeDecodeError):
+        return False
+    if not owner or not owner[0].isdigit():
+        return False
+    return process_identity(int(owner[0])) != " ".join(owner)
+
+
+def remove_stale_metrics_dirs(base: str | None = None) -> list[str]:
+    """Remove the metrics directories under ``base`` (default: the temporary directory) whose supervisor is no
+    longer running (killed before it could remove its own); only this user's, never a live supervisor's.
+    Returns the directories removed."""
+    root = Path(base if base is not None else tempfile.gettempdir())
+    removed: list[str] = []
+    uid = os.getuid() if hasattr(os, "getuid") else None
+    for path in sorted(root.glob(METRICS_DIR_PREFIX + "*")):
+        try:
+            info = path.lstat()
+        except OSError:
+            continue
+        if not path.is_dir() or path.is_symlink() or (uid is not None and info.st_uid != uid):
+            continue
+        if _is_stale(path):
+            shutil.rmtree(path, ignore_errors=True)
+            if not path.exists():
+                removed.append(str(path))
+    return removed
+
+
 # --- The supervisor --------------------------------------------------------------------------------------------
 
 
@@ -137,7 +213,10 @@ class Supervisor:
         self.workers: dict[int, BaseProcess] = {}
         self.stopping = False
         self.log = structlog.get_logger("truco.server.supervisor")
-        self.metrics_dir = tempfile.mkdtemp(prefix="truco-metrics-")
+        stale = remove_stale_metrics_dirs()
+        if stale:
+            self.log.info("removed the metrics directories of supervisors no longer running", directories=stale)
+        self.metrics_dir = make_metrics_dir()
         self.metrics_port: int | None = None
         self._metrics_http: Any = None
         self.received: list[int] = []
