@@ -48,6 +48,26 @@ def test_every_module_comes_from_one_build_the_expected_one(package: str) -> Non
         assert build == expected, f"{package}: expected the {expected} build, found {module_files(package)}"
 
 
+def test_the_build_report_names_the_build_and_fails_on_the_other() -> None:
+    """The build report (server/src/truco/cli/builds.py, ``--require compiled``) is what fails the container
+    image's build on a pure engine, and what ``truco --version`` says. Run here as a script by path, so the
+    compiled run of these tests (whose venv holds the engine and the bots only) checks it too. (This module must
+    not name the server's or the command's packages in dotted form: ./dev test would leave it out of that run.)"""
+    expected = os.environ.get("TRUCO_EXPECT_BUILD") or build_of("truco.engine")
+    other = "pure" if expected == "compiled" else "compiled"
+    script = ROOT / "server" / "src" / "truco" / "cli" / "builds.py"
+    if not script.exists():
+        pytest.skip("the build report is not in this checkout")
+    words = {"compiled": "compiled by mypyc", "pure": "pure Python"}
+    same = subprocess.run([sys.executable, str(script), "--require", expected], capture_output=True, text=True)
+    assert same.returncode == 0, same.stderr
+    assert same.stdout.strip() == f"engine {words[expected]}, bots {words[expected]}"
+    wrong = subprocess.run([sys.executable, str(script), "--require", other], capture_output=True, text=True)
+    assert wrong.returncode == 1
+    assert f"truco.engine is {expected}, not {other}" in wrong.stderr
+    assert f"truco.bots is {expected}, not {other}" in wrong.stderr
+
+
 def test_engine_modules_are_all_listed() -> None:
     """Every engine module is imported by the package (so the build check above sees the compiled ones)."""
     assert len(module_files("truco.engine")) >= 20

@@ -56,7 +56,8 @@ class _Version(argparse.Action):
     def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
         from .builds import describe
 
-        parser.exit(message=f"truco {__version__} ({describe()})\n")
+        print(f"truco {__version__} ({describe()})")  # on standard output, as argparse's own version action
+        parser.exit()
 
 
 def _parser() -> argparse.ArgumentParser:
