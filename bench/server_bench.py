@@ -19,6 +19,11 @@ For each store it starts ``truco serve`` as a subprocess and measures, at the sa
 * **memory per active match**: the server's resident memory grown by ``--memory-matches`` more matches
   kept active (created, joined, a few moves each), divided by their number.
 
+Each store is measured with the server on each engine build of ``--engines``: ``pure`` (the editable sources of
+.venv, as ``./dev serve`` runs them) and ``compiled`` (the mypyc-compiled engine and bots, as ``pip install``
+and the Docker image ship them: .venv-compiled from ``scripts/compiled-venv``, with the SDK and the server
+installed into it from the sources).
+
 Writes ``bench/results/server.json`` and prints a summary. ``--quick`` for a short run.
 """
 
@@ -56,9 +61,9 @@ READ_RPCS = {"views": "GetGameView", "legal": "ListLegalActions"}
 
 
 class ServerProcess:
-    def __init__(self, store: str) -> None:
+    def __init__(self, store: str, truco: Path = TRUCO) -> None:
         self.process = subprocess.Popen(
-            [str(TRUCO), "serve", "--store", store, "--port", "0", "--metrics-port", "0", "--no-limits"],
+            [str(truco), "serve", "--store", store, "--port", "0", "--metrics-port", "0", "--no-limits"],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -333,8 +338,8 @@ def memory_per_match(server: ServerProcess, count: int) -> dict[str, float]:
     }
 
 
-def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any]:
-    server = ServerProcess(store)
+def bench_store(store: str, args: argparse.Namespace, log: Any, truco: Path = TRUCO) -> dict[str, Any]:
+    server = ServerProcess(store, truco)
     try:
         concurrency = args.processes * args.matches
         log(f"  moves: {args.processes} processes x {args.matches} matches against a bot for {args.seconds:.0f} s")
@@ -411,6 +416,37 @@ def bench_store(store: str, args: argparse.Namespace, log: Any) -> dict[str, Any
     }
 
 
+def truco_command(engine: str) -> Path:
+    """The ``truco`` command of a venv whose server runs the ``engine`` build ("pure" or "compiled")."""
+    if engine == "pure":
+        return TRUCO
+    python = Path(
+        subprocess.run(
+            [str(ROOT / "scripts" / "compiled-venv")], check=True, capture_output=True, text=True
+        ).stdout.strip()
+    )
+    if not python.is_absolute():
+        python = ROOT / python
+    if not python.with_name("truco").exists():  # compiled-venv holds the engine and bots: add the SDK and server
+        subprocess.run(
+            [
+                str(python),
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "-e",
+                str(ROOT / "clients" / "python"),
+                "-e",
+                str(ROOT / "server"),
+            ],
+            check=True,
+        )
+    check = "import truco.engine.cards as m, sys; sys.exit(m.__file__.endswith('.py'))"
+    subprocess.run([str(python), "-c", check], check=True)  # the engine there is the compiled one
+    return python.with_name("truco")
+
+
 def start_postgres() -> tuple[str, str]:
     """(url, cluster dir) of a throwaway PostgreSQL from the project's own script."""
     output = (
@@ -431,6 +467,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--long-seconds", type=float, default=120.0, help="length of the long-match phase")
     parser.add_argument("--memory-matches", type=int, default=1000)
     parser.add_argument("--stores", default="sqlite,postgresql")
+    parser.add_argument("--engines", default="pure,compiled", help="the server's engine builds to measure")
     parser.add_argument("--quick", action="store_true")
     parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "server.json")
     args = parser.parse_args(argv)
@@ -444,38 +481,46 @@ def main(argv: Sequence[str] | None = None) -> int:
         "date": time.strftime("%Y-%m-%d"),
         "machine": {"python": platform.python_version(), "cores": os.cpu_count(), "load_average": os.getloadavg()},
         "setup": {"processes": args.processes, "matches_per_process": args.matches, "seconds": args.seconds},
-        "stores": {},
+        "engines": {},
     }
+    engines = {engine: truco_command(engine) for engine in args.engines.split(",")}
     with tempfile.TemporaryDirectory() as tmp:
         for store in args.stores.split(","):
-            log(f"{store}:")
-            if store == "sqlite":
-                report["stores"]["sqlite"] = bench_store(f"sqlite:///{tmp}/bench.db", args, log)
-            else:
-                url, cluster = start_postgres()
-                try:
-                    report["stores"]["postgresql"] = bench_store(url, args, log)
-                finally:
+            url, cluster = (f"sqlite:///{tmp}/bench.db", "") if store == "sqlite" else start_postgres()
+            try:
+                for engine, truco in engines.items():
+                    log(f"{store}, {engine} engine:")
+                    if store == "sqlite":
+                        url = f"sqlite:///{tmp}/bench-{engine}.db"
+                    result = bench_store(url, args, log, truco)
+                    report["engines"].setdefault(engine, {"stores": {}})["stores"][store] = result
+            finally:
+                if cluster:
                     subprocess.run(
                         ["bash", str(ROOT / "scripts" / "postgres-test-cluster.sh"), "stop", cluster], check=False
                     )
+    report["machine"]["load_average_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
-    for name, result in report["stores"].items():
-        moves, empty = result["moves"], result["empty_rpc"]
-        print(
-            f"{name}: {result['moves_applied_per_second']} moves/s in {moves['per_second']} SubmitCommand/s "
-            f"(p50 {moves['p50_ms']} ms, p99 {moves['p99_ms']} ms); "
-            f"empty RPC {empty['per_second']}/s; a move costs {result['move_cost_in_empty_rpcs']} empty RPCs "
-            f"by rate, {result['move_cpu_cost_in_empty_rpcs']} by server CPU "
-            f"({result['server_cpu_ms_per_move']} ms vs {result['server_cpu_ms_per_empty_rpc']} ms); "
-            f"late/early move latency {result['late_over_early']}; {result['memory']['kib_per_match']} KiB per match"
-        )
-        kinds = result["server_cpu_per_rpc_kind"]
-        print(
-            f"{name}: server CPU per call in empty RPCs: "
-            + ", ".join(f"{kind} {v['cost_in_empty_rpcs']}" for kind, v in kinds.items() if "cost_in_empty_rpcs" in v)
-        )
+    for engine, runs in report["engines"].items():
+        for name, result in runs["stores"].items():
+            moves, empty = result["moves"], result["empty_rpc"]
+            print(
+                f"{name} ({engine} engine): {result['moves_applied_per_second']} moves/s in {moves['per_second']} "
+                f"SubmitCommand/s (p50 {moves['p50_ms']} ms, p99 {moves['p99_ms']} ms); "
+                f"empty RPC {empty['per_second']}/s; a move costs {result['move_cost_in_empty_rpcs']} empty RPCs "
+                f"by rate, {result['move_cpu_cost_in_empty_rpcs']} by server CPU "
+                f"({result['server_cpu_ms_per_move']} ms vs {result['server_cpu_ms_per_empty_rpc']} ms); "
+                f"late/early move latency {result['late_over_early']}; "
+                f"{result['memory']['kib_per_match']} KiB per match"
+            )
+            kinds = result["server_cpu_per_rpc_kind"]
+            print(
+                f"{name} ({engine} engine): server CPU per call in empty RPCs: "
+                + ", ".join(
+                    f"{kind} {v['cost_in_empty_rpcs']}" for kind, v in kinds.items() if "cost_in_empty_rpcs" in v
+                )
+            )
     print(f"report: {args.out}")
     return 0
 

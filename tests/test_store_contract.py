@@ -279,6 +279,72 @@ class StoreContract(abc.ABC):
         assert list(results) == [AppendResult(2, b"response-1")] * 2
         assert kinds(await store.read("g1")) == ["E1", "Played"]
 
+    async def test_concurrent_appends_stand_or_fall_alone(self) -> None:
+        """Appends arriving together (one group commit on SQLite) each get their own outcome: a stale one, one
+        to an unknown game and a retried request id do not take the others down or in."""
+        store = await self.open()
+        for game in ("g1", "g2", "g3", "g4"):
+            await self.game_with_events(store, game)
+        outcomes = await asyncio.gather(
+            store.append("g1", 1, events("G1"), "r1", b"g1", False),
+            store.append("g2", 1, events("G2"), None, b"g2", False),
+            store.append("g2", 1, events("G2-late"), None, b"late", False),  # the same seq: loses to the one above
+            store.append("g3", 7, events("Stale"), None, b"stale", False),
+            store.append("nope", 1, events("Nowhere"), None, b"", False),
+            store.append("g4", 1, events("G4"), None, b"g4", True),
+            store.append("g1", 1, events("G1"), "r1", b"g1-retry", False),  # a retry: the first answer again
+            return_exceptions=True,
+        )
+        assert outcomes[0] == AppendResult(2, b"g1")
+        assert outcomes[1] == AppendResult(2, b"g2")
+        assert isinstance(outcomes[2], VersionConflict)
+        assert isinstance(outcomes[3], VersionConflict)
+        assert isinstance(outcomes[4], GameNotFound)
+        assert outcomes[5] == AppendResult(2, b"g4")
+        assert outcomes[6] == AppendResult(2, b"g1")
+        assert kinds(await store.read("g1")) == ["E1", "G1"]
+        assert kinds(await store.read("g2")) == ["E1", "G2"]
+        assert kinds(await store.read("g3")) == ["E1"]
+        assert (await store.get_game("g4")).over
+
+    async def test_a_cancelled_append_leaves_the_others_answered(self) -> None:
+        store = await self.open()
+        for game in ("g1", "g2", "g3"):
+            await self.game_with_events(store, game)
+        first = asyncio.ensure_future(store.append("g1", 1, events("Cancelled"), None, b"", False))
+        others = asyncio.gather(
+            store.append("g2", 1, events("G2"), None, b"g2", False),
+            store.append("g3", 1, events("G3"), None, b"g3", False),
+        )
+        first.cancel()
+        assert await others == [AppendResult(2, b"g2"), AppendResult(2, b"g3")]
+        with contextlib.suppress(asyncio.CancelledError):
+            await first
+        # A cancelled caller may or may not have been appended (as over a network): never half of it.
+        assert kinds(await store.read("g1")) in (["E1"], ["E1", "Cancelled"])
+
+    async def test_a_read_sees_at_once_what_another_replica_appended(self) -> None:
+        """Read-your-writes across replicas: a client whose move another server acknowledged reads it here at
+        once, without waiting for any notification."""
+        store, replica = await self.open(), await self.open()
+        await self.game_with_events(store)
+        assert await store.read("g1", 1) == []
+        for seq in range(1, 6):
+            await replica.append("g1", seq, events(f"Far{seq}"), None, b"", False)
+            assert kinds(await store.read("g1", seq)) == [f"Far{seq}"]
+            assert await store.read("g1", seq + 1) == []
+
+    async def test_a_read_sees_at_once_what_another_process_appended(self) -> None:
+        store = await self.open()
+        await self.game_with_events(store)
+        assert await store.read("g1", 1) == []
+        child = await asyncio.create_subprocess_exec(
+            sys.executable, "-c", APPEND_FROM_ANOTHER_PROCESS, self.url, "g1", "1", stderr=asyncio.subprocess.PIPE
+        )
+        _, stderr = await child.communicate()
+        assert child.returncode == 0, stderr.decode()
+        assert kinds(await store.read("g1", 1)) == ["SentFromAfar"]
+
     async def test_append_sets_the_over_flag(self) -> None:
         store = await self.open()
         await self.game_with_events(store)
@@ -756,6 +822,61 @@ class TestSQLiteStore(StoreContract):
         await self.game_with_events(store)
         await store.append("g1", 1, events("E2"), "req", b"r", False)
         assert kinds(await store.read("g1")) == ["E1", "E2"]
+
+    async def test_appends_waiting_together_share_one_commit(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        store = await self.open()
+        assert isinstance(store, SQLiteStore)
+        for game in range(12):
+            await self.game_with_events(store, f"g{game}")
+        batches: list[int] = []
+        commit_batch = SQLiteStore._append_batch
+
+        def counted(self: SQLiteStore, requests: Sequence[sqlite_backend._AppendRequest]) -> list[object]:
+            batches.append(len(requests))
+            return commit_batch(self, requests)  # type: ignore[return-value]
+
+        monkeypatch.setattr(SQLiteStore, "_append_batch", counted)
+        results = await asyncio.gather(
+            *(store.append(f"g{game}", 1, events(f"M{game}"), None, b"", False) for game in range(12))
+        )
+        assert [r.last_seq for r in results] == [2] * 12
+        assert sum(batches) == 12
+        assert len(batches) < 12, batches  # the first commit goes alone; those queued meanwhile go together
+
+    async def test_a_read_with_nothing_new_does_not_go_to_the_worker(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        store = await self.open()
+        assert isinstance(store, SQLiteStore)
+        await self.game_with_events(store, count=2)
+        worker_reads: list[int] = []
+        read = SQLiteStore._read
+
+        def counted(self: SQLiteStore, game_id: str, after_seq: int) -> list[StoredEvent]:
+            worker_reads.append(after_seq)
+            return read(self, game_id, after_seq)
+
+        monkeypatch.setattr(SQLiteStore, "_read", counted)
+        assert await store.read("g1", 2) == []
+        assert worker_reads == []
+        assert kinds(await store.read("g1", 1)) == ["E2"]
+        assert worker_reads == [1]
+        with pytest.raises(GameNotFound):
+            await store.read("nope", 3)
+
+    async def test_a_writer_holding_the_lock_does_not_stall_a_read(self) -> None:
+        """WAL readers never wait for writers: another process in the middle of a write transaction (holding
+        the write lock) does not hold up the read's check on the event loop, nor change what it sees."""
+        store = await self.open()
+        await self.game_with_events(store)
+        writer = sqlite3.connect(self.url.removeprefix("sqlite:///"), isolation_level=None)
+        try:
+            writer.execute("BEGIN IMMEDIATE")
+            writer.execute("UPDATE games SET last_seq = 9 WHERE game_id = 'g1'")
+            started = time.monotonic()
+            assert await store.read("g1", 1) == []
+            assert time.monotonic() - started < sqlite_backend.BUSY_TIMEOUT_MS / 1000
+            writer.execute("ROLLBACK")
+        finally:
+            writer.close()
 
     async def test_a_file_that_cannot_be_opened_is_unavailable(self, tmp_path: Path) -> None:
         with pytest.raises(StoreUnavailable, match="unable to open"):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Callable, Iterable, Sequence
+from functools import lru_cache
 from typing import Any, TypeVar, cast
 
 from google.protobuf.internal.enum_type_wrapper import EnumTypeWrapper
@@ -117,6 +118,12 @@ def rules_to_pb(rules: RuleSet) -> rules_pb2.RuleSet:
     )
 
 
+@lru_cache(maxsize=64)
+def _rules_pb(rules: RuleSet) -> rules_pb2.RuleSet:
+    """:func:`rules_to_pb`, shared: to be copied, never changed (every view carries its match's rules)."""
+    return rules_to_pb(rules)
+
+
 def rules_from_pb(message: rules_pb2.RuleSet) -> RuleSet:
     """A rule set from a request; unset fields take the defaults. :raises DecodeError: for impossible rules."""
     defaults = RuleSet()
@@ -186,6 +193,17 @@ def command_to_pb(command: SeatCommand) -> commands_pb2.Command:
     )
 
 
+@lru_cache(maxsize=4096)
+def _shared_command_pb(command: SeatCommand) -> commands_pb2.Command:
+    return command_to_pb(command)
+
+
+def commands_to_pb(commands: Iterable[SeatCommand]) -> list[commands_pb2.Command]:
+    """The messages of ``commands``, for a repeated field to copy (``extend``), never to change: each command's
+    message is built once and shared (a seat's legal actions are the same few hundred commands all match long)."""
+    return [_shared_command_pb(command) for command in commands]
+
+
 def command_from_pb(message: commands_pb2.Command, seat: int) -> SeatCommand:
     """The engine command ``message`` asks for on behalf of ``seat``. :raises DecodeError: if malformed."""
     kind = message.WhichOneof("kind")
@@ -219,9 +237,15 @@ _END_FROM_PB: dict[int, ev.HandEnd] = {value: end for end, value in _END_TO_PB.i
 
 def event_to_pb(event: ev.Event, version: int = 0) -> events_pb2.Event:
     """The protobuf of an engine event, whole (hidden fields included: project it before sending)."""
-    out = events_pb2.Event(version=version)
-    _ENCODERS[type(event)](out, event)
+    out = events_pb2.Event()
+    fill_event(out, event, version)
     return out
+
+
+def fill_event(out: events_pb2.Event, event: ev.Event, version: int = 0) -> None:
+    """Write :func:`event_to_pb` of ``event`` into the empty message ``out``, in place."""
+    out.version = version
+    _ENCODERS[type(event)](out, event)
 
 
 def _encode_round_ended(out: events_pb2.Event, e: ev.RoundEnded) -> None:
@@ -244,8 +268,14 @@ def proof_to_pb(proof: CardProof) -> events_pb2.CardProof:
     return events_pb2.CardProof(position=proof.position, card=card_to_pb(proof.card), salt=proof.salt)
 
 
+@lru_cache(maxsize=2048)
+def _shared_proof_pb(proof: CardProof) -> events_pb2.CardProof:
+    return proof_to_pb(proof)
+
+
 def proofs_to_pb(proofs: Iterable[CardProof]) -> list[events_pb2.CardProof]:
-    return [proof_to_pb(proof) for proof in proofs]
+    """The messages of ``proofs``, for a repeated field to copy, never to change (shared, like commands')."""
+    return [_shared_proof_pb(proof) for proof in proofs]
 
 
 def proofs_from_pb(messages: Iterable[events_pb2.CardProof]) -> tuple[CardProof, ...]:
@@ -421,33 +451,40 @@ def phase_to_pb(phase: Phase) -> views_pb2.Phase:
 
 
 def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
-    out = views_pb2.HandView(
-        number=hand.number,
-        dealer=hand.dealer,
-        mano=hand.mano,
-        seats=list(hand.seats),
-        pico=hand.pico,
-        muestra=card_to_pb(hand.muestra),
-        commitment=hand.commitment,
-        cards_left=[views_pb2.CardsLeft(seat=s, count=n) for s, n in hand.cards_left],
-        truco_value=hand.truco_value,
-        envido_chain=[_CALL_TO_PB[c] for c in hand.envido_chain],
-        envido_closed=hand.envido_closed,
-        flor_sung=list(hand.flor_sung),
-        flor_chain=[_CALL_TO_PB[c] for c in hand.flor_chain],
-        perros_pending=hand.perros_pending,
-        points=list(hand.points),
-        ended=hand.ended,
-        shown=[events_pb2.ShownHand(seat=s, cards=cards_to_pb(c)) for s, c in hand.shown],
-        commitments=hand.commitments,
-        proofs=proofs_to_pb(hand.proofs),
-        pending_calls=[_pending_to_pb(p) for p in hand.pending_calls],
-    )
+    out = views_pb2.HandView()
+    fill_hand_view(out, hand)
+    return out
+
+
+def fill_hand_view(out: views_pb2.HandView, hand: HandView) -> None:
+    """Write ``hand`` into the empty message ``out`` (in place: a view is built where it is sent, never copied)."""
+    out.number = hand.number
+    out.dealer = hand.dealer
+    out.mano = hand.mano
+    out.seats.extend(hand.seats)
+    out.pico = hand.pico
+    out.muestra.CopyFrom(card_to_pb(hand.muestra))
+    out.commitment = hand.commitment
+    for seat, count in hand.cards_left:
+        out.cards_left.add(seat=seat, count=count)
+    out.truco_value = hand.truco_value
+    out.envido_chain.extend([_CALL_TO_PB[c] for c in hand.envido_chain])
+    out.envido_closed = hand.envido_closed
+    out.flor_sung.extend(hand.flor_sung)
+    out.flor_chain.extend([_CALL_TO_PB[c] for c in hand.flor_chain])
+    out.perros_pending = hand.perros_pending
+    out.points.extend(hand.points)
+    out.ended = hand.ended
+    for seat, cards in hand.shown:
+        out.shown.add(seat=seat, cards=cards_to_pb(cards))
+    out.commitments.extend(hand.commitments)
+    out.proofs.extend(proofs_to_pb(hand.proofs))
+    out.pending_calls.extend([_pending_to_pb(p) for p in hand.pending_calls])
     for index, plays in enumerate(hand.rounds):
         finished = index < len(hand.results)
-        round_pb = out.rounds.add(
-            plays=[views_pb2.Play(seat=s, card=card_to_pb(c)) for s, c in plays], finished=finished
-        )
+        round_pb = out.rounds.add(finished=finished)
+        for seat, card in plays:
+            round_pb.plays.add(seat=seat, card=card_to_pb(card))
         winner = hand.results[index] if finished else None
         if winner is not None:
             round_pb.winner_team = winner
@@ -465,7 +502,6 @@ def hand_view_to_pb(hand: HandView) -> views_pb2.HandView:
         out.perros_by = hand.perros_by
     if hand.winner_team is not None:
         out.winner_team = hand.winner_team
-    return out
 
 
 def _pending_to_pb(pending: PendingCallView) -> views_pb2.PendingCall:
@@ -523,41 +559,48 @@ def hand_summary_from_pb(message: views_pb2.HandSummary) -> HandSummary:
 
 
 def match_view_to_pb(view: SpectatorView, game: str) -> views_pb2.MatchView:
-    out = views_pb2.MatchView(
-        game=game,
-        rules=rules_to_pb(view.rules),
-        version=view.version,
-        phase=phase_to_pb(view.phase),
-        scores=[
-            views_pb2.TeamScore(team=t, points=view.scores[t], standing=_STANDING_TO_PB[view.standings[t]])
-            for t in (0, 1)
-        ],
-        to_act=list(view.to_act),
-    )
+    out = views_pb2.MatchView()
+    fill_match_view(out, view, game)
+    return out
+
+
+def fill_match_view(out: views_pb2.MatchView, view: SpectatorView, game: str) -> None:
+    """Write the public view of ``game`` into the empty message ``out``, in place."""
+    out.game = game
+    out.rules.CopyFrom(_rules_pb(view.rules))
+    out.version = view.version
+    out.phase = phase_to_pb(view.phase)
+    for team in (0, 1):
+        out.scores.add(team=team, points=view.scores[team], standing=_STANDING_TO_PB[view.standings[team]])
+    out.to_act.extend(view.to_act)
     if view.hand is not None:
-        out.hand.CopyFrom(hand_view_to_pb(view.hand))
+        fill_hand_view(out.hand, view.hand)
     if view.winner is not None:
         out.winner_team = view.winner
     if view.last_hand is not None:
         out.last_hand.CopyFrom(hand_summary_to_pb(view.last_hand))
-    return out
 
 
 def seat_view_to_pb(view: SeatView, game: str) -> views_pb2.SeatView:
-    out = views_pb2.SeatView(
-        seat=view.seat,
-        team=view.team,
-        public=match_view_to_pb(view.public, game),
-        cards=cards_to_pb(view.cards),
-        senas=[views_pb2.SenaReceived(seat=s, sena=_SENA_TO_PB[sena]) for s, sena in view.senas],
-        legal_actions=[command_to_pb(command) for command in view.legal_actions],
-        own_proofs=proofs_to_pb(view.own_proofs),
-    )
+    out = views_pb2.SeatView()
+    fill_seat_view(out, view, game)
+    return out
+
+
+def fill_seat_view(out: views_pb2.SeatView, view: SeatView, game: str) -> None:
+    """Write ``view``, the seat's view of ``game``, into the empty message ``out``, in place."""
+    out.seat = view.seat
+    out.team = view.team
+    fill_match_view(out.public, view.public, game)
+    out.cards.extend(cards_to_pb(view.cards))
+    for seat, sena in view.senas:
+        out.senas.add(seat=seat, sena=_SENA_TO_PB[sena])
+    out.legal_actions.extend(commands_to_pb(view.legal_actions))
+    out.own_proofs.extend(proofs_to_pb(view.own_proofs))
     if view.envido is not None:
         out.envido = view.envido
     if view.flor is not None:
         out.flor = view.flor
-    return out
 
 
 def hand_view_from_pb(message: views_pb2.HandView) -> HandView:

@@ -169,6 +169,10 @@ Fire = Callable[[str], Awaitable[bool]]
 """Fire a game's clock if it is due: True when this call's firing was applied."""
 
 
+LOOKING = 2**63
+"""The timekeeper's next look while it is looking: every deadline set meanwhile wakes it again."""
+
+
 @dataclass
 class TimekeeperStats:
     fired: int = 0
@@ -206,6 +210,8 @@ class Timekeeper:
         self._task: asyncio.Task[None] | None = None
         self._next_housekeeping = 0.0
         self._backoff: dict[str, int] = {}
+        self._next_look_us = LOOKING
+        """When the timekeeper looks next (LOOKING: it is looking, or about to)."""
         self._log = structlog.get_logger("truco.server.clocks")
 
     def start(self) -> None:
@@ -219,13 +225,17 @@ class Timekeeper:
                 await self._task
             self._task = None
 
-    def wake(self) -> None:
-        """A deadline was set here: look again now."""
-        self._wake.set()
+    def wake(self, deadline_us: int | None = None) -> None:
+        """A deadline was set here: look again now if it falls before the next look (None: look again now).
+        Turn clocks run for seconds while the timekeeper looks at least every ``idle_seconds``, so most moves
+        wake nothing (a store query per move would cost more than the move's own append)."""
+        if deadline_us is None or deadline_us < self._next_look_us:
+            self._wake.set()
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
+            self._wake.clear()  # before looking: a deadline set while it looks makes it look again at once
             try:
                 wait = await self.tick()
                 if self.housekeeping is not None and loop.time() >= self._next_housekeeping:
@@ -236,9 +246,10 @@ class Timekeeper:
             except Exception:  # a store outage: keep trying, the clocks are in the store
                 self._log.warning("timekeeper tick failed", exc_info=True)
                 wait = self.idle_seconds
-            self._wake.clear()
+            self._next_look_us = now_us() + round(max(0.0, wait) * US)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._wake.wait(), max(0.0, wait))
+            self._next_look_us = LOOKING  # a deadline set while it looks may be missed by that look: wake again
 
     async def tick(self) -> float:
         """Fire every due clock; the seconds until the next known deadline (at most ``idle_seconds``)."""

@@ -26,6 +26,7 @@ from truco.wire import (
     cards_to_pb,
     command_from_pb,
     command_to_pb,
+    commands_to_pb,
     event_from_pb,
     event_to_pb,
     hand_view_to_pb,
@@ -254,11 +255,11 @@ def submit_reply_to_pb(
 ) -> game_service_pb2.SubmitCommandResponse:
     """The answer to ``seat``'s move from ``before``: the events it caused as that seat may see them (played
     cards with their proofs) and its view after them."""
-    return game_service_pb2.SubmitCommandResponse(
-        version=state.version,
-        events=events_to_pb(events_for(events, seat, before.version, before.hand)),
-        view=seat_view_to_pb(seat_view(state, seat), NAME_PREFIX + game_id, clocks),
-    )
+    reply = game_service_pb2.SubmitCommandResponse(version=state.version)
+    for event, version in events_for(events, seat, before.version, before.hand):
+        wire.fill_event(reply.events.add(), event, version)
+    fill_seat_view(reply.view, seat_view(state, seat), NAME_PREFIX + game_id, clocks)
+    return reply
 
 
 def submit_reply(
@@ -283,9 +284,15 @@ def match_view_to_pb(view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS)
 
 def seat_view_to_pb(view: SeatView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.SeatView:
     """The seat's view (:func:`truco.wire.seat_view_to_pb`) with the game's clocks at this version."""
-    out = wire.seat_view_to_pb(view, game)
-    add_clocks(out.public, clocks)
+    out = views_pb2.SeatView()
+    fill_seat_view(out, view, game, clocks)
     return out
+
+
+def fill_seat_view(out: views_pb2.SeatView, view: SeatView, game: str, clocks: Clocks = NO_CLOCKS) -> None:
+    """:func:`seat_view_to_pb` written into the empty message ``out`` (a reply's field): no copy."""
+    wire.fill_seat_view(out, view, game)
+    add_clocks(out.public, clocks)
 
 
 def add_clocks(view: views_pb2.MatchView, clocks: Clocks) -> views_pb2.MatchView:
@@ -370,10 +377,12 @@ __all__ = [
     "clock_settings_to_pb",
     "command_from_pb",
     "command_to_pb",
+    "commands_to_pb",
     "decode_event",
     "encode_event",
     "event_from_pb",
     "event_to_pb",
+    "fill_seat_view",
     "hand_view_to_pb",
     "match_view_to_pb",
     "phase_to_pb",

@@ -152,12 +152,14 @@ class Games:
         self._bot_rng = random.Random(secrets.randbits(64))
         self._seat_moves = metrics.commands_applied.labels("seat")
         self._bot_moves = metrics.commands_applied.labels("bot")
+        self._read_latency = metrics.store_latency.labels("read")
+        self._append_latency = metrics.store_latency.labels("append")
         self.stopping = asyncio.Event()
         self.default_clock = default_clock
         """The clocks of games created without clock settings of their own (None: none)."""
         self.presence_us = round(presence_seconds * 1_000_000)
-        self.on_deadline: Callable[[], None] = lambda: None
-        """Called after this server set a game's deadline (the timekeeper's wake-up)."""
+        self.on_deadline: Callable[[int], None] = lambda deadline_us: None
+        """Called with the deadline after this server set a game's (the timekeeper's wake-up)."""
         self._joined: dict[str, dict[int, int]] = {}
         self._touched: dict[tuple[str, int], int] = {}
 
@@ -199,7 +201,7 @@ class Games:
         try:
             return await self.store.read(game_id, after_seq)
         finally:
-            self.metrics.store_latency.labels("read").observe(time.perf_counter() - started)
+            self._read_latency.observe(time.perf_counter() - started)
 
     def _remember(self, game_id: str, snapshot: Snapshot) -> None:
         self._cache[game_id] = snapshot
@@ -311,7 +313,7 @@ class Games:
             if state.phase is Phase.MATCH_OVER:
                 self.metrics.matches_finished.inc()
             if clock is not None:
-                self.on_deadline()
+                self.on_deadline(clock.deadline_us)
         return stored
 
     async def join(
@@ -343,7 +345,7 @@ class Games:
         # Clocks run at a full table: the last join starts the clock of the decision the match waits for.
         clock = snapshot.book.running(snapshot.setup.clock, self._joined[game_id])
         if clock is not None and await self.store.set_deadline(game_id, snapshot.seq, clock.deadline_us):
-            self.on_deadline()
+            self.on_deadline(clock.deadline_us)
         return taken, token, snapshot
 
     async def submit(
@@ -429,12 +431,12 @@ class Games:
         try:
             result = await self.store.append(game_id, expected_seq, records, request_id, response, over, deadline_us)
         finally:
-            self.metrics.store_latency.labels("append").observe(time.perf_counter() - started)
+            self._append_latency.observe(time.perf_counter() - started)
         self.metrics.events_appended.inc(len(events))
         if over and any(isinstance(event, ev.MatchEnded) for event in events):
             self.metrics.matches_finished.inc()
         if deadline_us is not None:
-            self.on_deadline()
+            self.on_deadline(deadline_us)
         return result
 
     async def watch(

@@ -129,8 +129,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         if seat is None:
             public = codec.match_view_to_pb(spectator_view(snapshot.state), request.name, clocks)
             return gs.GetGameViewResponse(public=public)
-        view = codec.seat_view_to_pb(seat_view(snapshot.state, seat), request.name, clocks)
-        return gs.GetGameViewResponse(seat=view, public=view.public)  # the seat's view holds the public one
+        reply = gs.GetGameViewResponse()
+        codec.fill_seat_view(reply.seat, seat_view(snapshot.state, seat), request.name, clocks)
+        reply.public.CopyFrom(reply.seat.public)  # the seat's view holds the public one
+        return reply
 
     @reports_errors
     async def ListLegalActions(
@@ -142,7 +144,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seat = await self._seat(game_id, context, required=True)
         assert seat is not None
         state = (await self.games.snapshot(game_id)).state
-        actions = [codec.command_to_pb(command) for command in legal_actions(state, seat)]
+        actions = codec.commands_to_pb(legal_actions(state, seat))
         return gs.ListLegalActionsResponse(version=state.version, actions=actions)
 
     @reports_errors
