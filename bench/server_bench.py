@@ -15,7 +15,8 @@ For each store it starts ``truco serve`` as a subprocess and measures, at the sa
   early moves (the first 50 of a match) against late ones (move 300 onwards);
 * **server CPU per RPC kind**: callers in a closed loop on GetGameView and on ListLegalActions (each caller
   with its own match, a few moves in): the server's CPU per call over its CPU per empty RPC, beside
-  SubmitCommand's (from the moves phase, each call with the bot replies it triggers);
+  SubmitCommand's (from the moves phase, each call with the bot replies it triggers, less the CreateGame and
+  JoinGame that start each of its matches, measured alone in a **new matches** phase);
 * **memory per active match**: the server's resident memory grown by ``--memory-matches`` more matches
   kept active (created, joined, a few moves each), divided by their number.
 
@@ -55,6 +56,9 @@ TARGET_LATE_OVER_EARLY = 1.5
 GOALS_IN_EMPTY_RPCS = {"SubmitCommand": 4.0, "GetGameView": 2.0}
 """Server CPU per call over an empty RPC's (issue 13); SubmitCommand counts the bot replies it triggers."""
 READ_RPCS = {"views": "GetGameView", "legal": "ListLegalActions"}
+CLOCK = ("--clock", "3600")
+"""Turn clocks on, as ``truco serve`` runs by default, but an hour long: a match the clients leave at the end of a
+phase must not run out of time, and be played out by the takeover bot, during a later phase."""
 
 
 # --- The server under test ----------------------------------------------------------------------------------------
@@ -63,7 +67,7 @@ READ_RPCS = {"views": "GetGameView", "legal": "ListLegalActions"}
 class ServerProcess:
     def __init__(self, store: str, truco: Path = TRUCO) -> None:
         self.process = subprocess.Popen(
-            [str(truco), "serve", "--store", store, "--port", "0", "--metrics-port", "0", "--no-limits"],
+            [str(truco), "serve", "--store", store, "--port", "0", "--metrics-port", "0", "--no-limits", *CLOCK],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
@@ -114,15 +118,18 @@ async def _play_against_bots(address: str, matches: int, seconds: float) -> dict
     from truco_client.v1 import game_service_pb2_grpc as gg
 
     latencies: list[float] = []
+    started_matches = 0
     deadline = time.perf_counter() + seconds
     async with grpc.aio.insecure_channel(address) as channel:
         stub = gg.GameServiceStub(channel)
 
         async def one_match() -> None:
+            nonlocal started_matches
             while time.perf_counter() < deadline:
                 bots = [g.BotSeat(seat=1, kind=g.BOT_KIND_RANDOM)]
                 game = (await stub.CreateGame(g.CreateGameRequest(request_id=uuid.uuid4().hex, bots=bots))).game
                 joined = await stub.JoinGame(g.JoinGameRequest(name=game.name, seat=0, request_id=uuid.uuid4().hex))
+                started_matches += 1
                 metadata = [("authorization", f"Bearer {joined.seat_token}")]
                 view = joined.view
                 while view.public.phase != 4 and time.perf_counter() < deadline:
@@ -137,6 +144,30 @@ async def _play_against_bots(address: str, matches: int, seconds: float) -> dict
                     latencies.append(time.perf_counter() - started)
 
         await asyncio.gather(*(one_match() for _ in range(matches)))
+    return {"latencies": latencies, "matches": [float(started_matches)]}
+
+
+async def _new_matches(address: str, matches: int, seconds: float) -> dict[str, Any]:
+    """What the moves phase does between its matches, alone: CreateGame against a bot, then JoinGame."""
+    import grpc
+
+    from truco_client.v1 import game_service_pb2 as g
+    from truco_client.v1 import game_service_pb2_grpc as gg
+
+    latencies: list[float] = []
+    deadline = time.perf_counter() + seconds
+    async with grpc.aio.insecure_channel(address) as channel:
+        stub = gg.GameServiceStub(channel)
+
+        async def caller() -> None:
+            while time.perf_counter() < deadline:
+                started = time.perf_counter()
+                bots = [g.BotSeat(seat=1, kind=g.BOT_KIND_RANDOM)]
+                game = (await stub.CreateGame(g.CreateGameRequest(request_id=uuid.uuid4().hex, bots=bots))).game
+                await stub.JoinGame(g.JoinGameRequest(name=game.name, seat=0, request_id=uuid.uuid4().hex))
+                latencies.append(time.perf_counter() - started)
+
+        await asyncio.gather(*(caller() for _ in range(matches)))
     return {"latencies": latencies}
 
 
@@ -266,7 +297,14 @@ async def _legal(address: str, concurrency: int, seconds: float) -> dict[str, An
     return await _read_rpcs("legal", address, concurrency, seconds)
 
 
-_WORKERS = {"moves": _play_against_bots, "long": _long_matches, "empty": _empty_rpcs, "views": _views, "legal": _legal}
+_WORKERS = {
+    "moves": _play_against_bots,
+    "new_matches": _new_matches,
+    "long": _long_matches,
+    "empty": _empty_rpcs,
+    "views": _views,
+    "legal": _legal,
+}
 
 
 def _client(kind: str, address: str, concurrency: int, seconds: float, out: Any) -> None:
@@ -349,7 +387,10 @@ def bench_store(store: str, args: argparse.Namespace, log: Any, truco: Path = TR
         moves_applied = server.moves_applied() - applied
         log(f"  empty RPC: {concurrency} concurrent callers for {args.seconds:.0f} s")
         empty = run_clients("empty", server.address, args.processes, args.matches, args.seconds)
-        empty_cpu = server.cpu_seconds() - cpu
+        empty_cpu, cpu = server.cpu_seconds() - cpu, server.cpu_seconds()
+        log(f"  new matches (CreateGame + JoinGame): {concurrency} concurrent callers for {args.seconds / 2:.0f} s")
+        new_matches = run_clients("new_matches", server.address, args.processes, args.matches, args.seconds / 2)
+        new_match_cpu = server.cpu_seconds() - cpu
         reads: dict[str, tuple[dict[str, list[float]], float]] = {}
         for kind in ("views", "legal"):
             log(f"  {READ_RPCS[kind]}: {concurrency} concurrent callers for {args.seconds:.0f} s")
@@ -373,13 +414,29 @@ def bench_store(store: str, args: argparse.Namespace, log: Any, truco: Path = TR
     empty_cpu_ms = empty_cpu / max(len(empty["latencies"]), 1) * 1000
     cpu_cost = move_cpu_ms / empty_cpu_ms if empty_cpu_ms else float("inf")
     late_ratio = late_p50 / early_p50 if long["late"] else None
-    submit_cpu_ms = moves_cpu / max(len(moves["latencies"]), 1) * 1000
+    # The moves phase starts a match (CreateGame, JoinGame) every ~20 moves: their CPU, measured alone in the
+    # new-matches phase, is taken out of SubmitCommand's (the gross figure, with them, is kept beside it).
+    new_match_ms = new_match_cpu / max(len(new_matches["latencies"]), 1) * 1000
+    started = sum(moves["matches"])
+    submits = max(len(moves["latencies"]), 1)
+    gross_submit_ms = moves_cpu / submits * 1000
+    submit_cpu_ms = (moves_cpu * 1000 - started * new_match_ms) / submits
     per_kind: dict[str, Any] = {
         "SubmitCommand (with its bot replies)": {
             "calls": len(moves["latencies"]),
             "server_cpu_ms": round(submit_cpu_ms, 3),
             "cost_in_empty_rpcs": round(submit_cpu_ms / empty_cpu_ms, 2),
             "goal": GOALS_IN_EMPTY_RPCS["SubmitCommand"],
+            "with_new_matches": {
+                "matches_started": int(started),
+                "server_cpu_ms": round(gross_submit_ms, 3),
+                "cost_in_empty_rpcs": round(gross_submit_ms / empty_cpu_ms, 2),
+            },
+        },
+        "CreateGame + JoinGame": {
+            "calls": len(new_matches["latencies"]),
+            "server_cpu_ms": round(new_match_ms, 3),
+            "cost_in_empty_rpcs": round(new_match_ms / empty_cpu_ms, 2),
         },
     }
     for kind, (result, kind_cpu) in reads.items():

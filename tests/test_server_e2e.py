@@ -307,6 +307,29 @@ def test_a_spectator_gets_the_public_view_only(server: InProcessServer, tables: 
     assert fails(lambda: table.spectator.legal(table.name)).kind == (UNAUTHENTICATED, "TOKEN_MISSING")
 
 
+def test_polled_views_stay_each_seats_own_and_follow_every_move(
+    server: InProcessServer, tables: Callable[..., Table]
+) -> None:
+    """Polls of an unchanged game are answered from the view built before (by seq, seat and clocks): never
+    another seat's, and never one from before a move."""
+    table = scripted(tables, server)
+    mano, rival = table.players
+    for _ in range(3):  # polled again and again, interleaved: each seat keeps getting its own hand
+        assert set(texts(mano.seat_view(table.name).cards)) == set(HANDS_2[0].split())
+        assert set(texts(rival.seat_view(table.name).cards)) == set(HANDS_2[1].split())
+        assert set(texts(cards_in(table.spectator.view(table.name)))) == {MUESTRA}
+        assert [text_of(a.play_card.card) for a in mano.legal(table.name).actions if a.HasField("play_card")]
+        assert not rival.legal(table.name).actions
+    before = mano.seat_view(table.name).public.version
+    mano.submit(table.name, play("1e"), expected_version=before)
+    after = mano.view(table.name)
+    assert after.seat.public.version > before
+    assert set(texts(after.seat.cards)) == {"7b", "3o"}
+    assert rival.seat_view(table.name).public.version == after.seat.public.version
+    assert rival.legal(table.name).actions
+    assert table.spectator.view(table.name).public == after.public
+
+
 # --- 2. Security -----------------------------------------------------------------------------------------------
 
 

@@ -126,12 +126,18 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seat = await self._seat(game_id, context, required=False)
         snapshot = await self.games.snapshot(game_id)
         clocks = await self.games.clocks(game_id, snapshot)
-        if seat is None:
-            public = codec.match_view_to_pb(spectator_view(snapshot.state), request.name, clocks)
-            return gs.GetGameViewResponse(public=public)
+        # Clients poll: the same seq, seat and clocks get the reply built before (never changed once built).
+        key = ("GetGameView", request.name, seat, clocks)
+        reply = snapshot.memo.get(key)
+        if isinstance(reply, gs.GetGameViewResponse):
+            return reply
         reply = gs.GetGameViewResponse()
-        codec.fill_seat_view(reply.seat, seat_view(snapshot.state, seat), request.name, clocks)
-        reply.public.CopyFrom(reply.seat.public)  # the seat's view holds the public one
+        if seat is None:
+            reply.public.CopyFrom(codec.match_view_to_pb(spectator_view(snapshot.state), request.name, clocks))
+        else:
+            codec.fill_seat_view(reply.seat, seat_view(snapshot.state, seat), request.name, clocks)
+            reply.public.CopyFrom(reply.seat.public)  # the seat's view holds the public one
+        snapshot.memo[key] = reply
         return reply
 
     @reports_errors
@@ -143,9 +149,17 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         game_id = codec.game_id_from_name(request.name)
         seat = await self._seat(game_id, context, required=True)
         assert seat is not None
-        state = (await self.games.snapshot(game_id)).state
-        actions = codec.commands_to_pb(legal_actions(state, seat))
-        return gs.ListLegalActionsResponse(version=state.version, actions=actions)
+        snapshot = await self.games.snapshot(game_id)
+        key = ("ListLegalActions", seat)
+        reply = snapshot.memo.get(key)
+        if isinstance(reply, gs.ListLegalActionsResponse):
+            return reply
+        state = snapshot.state
+        reply = gs.ListLegalActionsResponse(
+            version=state.version, actions=codec.commands_to_pb(legal_actions(state, seat))
+        )
+        snapshot.memo[key] = reply
+        return reply
 
     @reports_errors
     async def SubmitCommand(
