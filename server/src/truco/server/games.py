@@ -15,7 +15,7 @@ import time
 import traceback
 import uuid
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Callable, Hashable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 
@@ -82,10 +82,6 @@ class Snapshot:
     state: MatchState
     events: tuple[ev.Event, ...]
     book: ClockBook = field(default_factory=ClockBook)
-    memo: dict[Hashable, object] = field(default_factory=dict, compare=False, repr=False)
-    """Answers a transport built from this snapshot, by what they depend on besides it (e.g. the seat and the
-    clocks): a game polled at an unchanged seq is answered again, not rebuilt. Newer events make a new snapshot,
-    so an answer never outlives the state it shows; the memo goes with its snapshot when the cache drops it."""
 
 
 @dataclass(frozen=True, slots=True)

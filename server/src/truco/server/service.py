@@ -6,11 +6,13 @@ one place, :func:`reports_errors`, for unary and streaming methods alike (truco.
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from functools import wraps
 from typing import TypeAlias, TypeVar, cast
 
 import grpc
+from google.protobuf.message import Message
 
 from truco.engine import compare_cards, evaluate_hand, legal_actions, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
@@ -35,6 +37,7 @@ Context: TypeAlias = "grpc.aio.ServicerContext[Req, Resp]"
 Unary: TypeAlias = "Callable[[S, Req, Context[Req, Resp]], Awaitable[Resp]]"
 Streaming: TypeAlias = "Callable[[S, Req, Context[Req, Resp]], AsyncIterator[Resp]]"
 M = TypeVar("M", bound=Callable[..., object])
+R = TypeVar("R", bound=Message)
 
 
 def reports_errors(method: M) -> M:
@@ -69,9 +72,36 @@ def reports_errors(method: M) -> M:
     return cast(M, call)
 
 
+REPLY_MEMO_ENTRIES = 512
+"""Read replies remembered (least recently used forgotten first): at most a few MiB of views."""
+
+
+class ReplyMemo:
+    """Replies to reads, by everything they depend on (the game's seq, the seat, the clocks): clients poll, and
+    a poll of a game that has not moved gets the reply built before. A reply is never changed once built, and
+    a new event changes the seq, so no entry is ever stale; any may be forgotten."""
+
+    def __init__(self, entries: int = REPLY_MEMO_ENTRIES) -> None:
+        self._replies: OrderedDict[Hashable, Message] = OrderedDict()
+        self._entries = entries
+
+    def get(self, key: Hashable) -> Message | None:
+        reply = self._replies.get(key)
+        if reply is not None:
+            self._replies.move_to_end(key)
+        return reply
+
+    def put(self, key: Hashable, reply: R) -> R:
+        self._replies[key] = reply
+        if len(self._replies) > self._entries:
+            self._replies.popitem(last=False)
+        return reply
+
+
 class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     def __init__(self, games: Games) -> None:
         self.games = games
+        self._replies = ReplyMemo()
 
     async def _seat(self, game_id: str, context: Context[Req, Resp], *, required: bool) -> int | None:
         token = bearer_token(context.invocation_metadata())
@@ -126,9 +156,8 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seat = await self._seat(game_id, context, required=False)
         snapshot = await self.games.snapshot(game_id)
         clocks = await self.games.clocks(game_id, snapshot)
-        # Clients poll: the same seq, seat and clocks get the reply built before (never changed once built).
-        key = ("GetGameView", request.name, seat, clocks)
-        reply = snapshot.memo.get(key)
+        key = ("GetGameView", request.name, snapshot.seq, seat, clocks)
+        reply = self._replies.get(key)
         if isinstance(reply, gs.GetGameViewResponse):
             return reply
         reply = gs.GetGameViewResponse()
@@ -137,8 +166,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         else:
             codec.fill_seat_view(reply.seat, seat_view(snapshot.state, seat), request.name, clocks)
             reply.public.CopyFrom(reply.seat.public)  # the seat's view holds the public one
-        snapshot.memo[key] = reply
-        return reply
+        return self._replies.put(key, reply)
 
     @reports_errors
     async def ListLegalActions(
@@ -150,16 +178,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         seat = await self._seat(game_id, context, required=True)
         assert seat is not None
         snapshot = await self.games.snapshot(game_id)
-        key = ("ListLegalActions", seat)
-        reply = snapshot.memo.get(key)
+        key = ("ListLegalActions", request.name, snapshot.seq, seat)
+        reply = self._replies.get(key)
         if isinstance(reply, gs.ListLegalActionsResponse):
             return reply
         state = snapshot.state
-        reply = gs.ListLegalActionsResponse(
-            version=state.version, actions=codec.commands_to_pb(legal_actions(state, seat))
-        )
-        snapshot.memo[key] = reply
-        return reply
+        actions = codec.commands_to_pb(legal_actions(state, seat))
+        return self._replies.put(key, gs.ListLegalActionsResponse(version=state.version, actions=actions))
 
     @reports_errors
     async def SubmitCommand(
