@@ -307,6 +307,10 @@ class Games:
         )
         stored = await self.store.create_game(record, _records(events, at), request_id)
         if stored.game_id == game_id:
+            # What the store now holds is what was just decided: cache it, and the new game costs no store read.
+            setup = codec.setup_from_bytes(stored.rules)  # as a rebuild from the store would have it
+            self._remember(game_id, Snapshot(setup, stored.last_seq, state, tuple(events), book))
+            self._joined[game_id] = joined_times(stored)
             self._bot_moves.inc(bot_moves)
             self.metrics.matches_started.inc()
             self.metrics.events_appended.inc(len(events))
@@ -324,9 +328,10 @@ class Games:
             raise ServiceFailure(
                 ServiceReason.PLAYER_NAME_TOO_LONG, f"player_name has at most {MAX_PLAYER_NAME} characters"
             )
-        record = await self.store.get_game(game_id)
-        if seat is not None and not 0 <= seat < record.players:
-            raise ServiceFailure(ServiceReason.INVALID_SEAT, f"seat must be 0 to {record.players - 1}")
+        cached = self._cache.get(game_id)
+        players = cached.setup.rules.players if cached is not None else (await self.store.get_game(game_id)).players
+        if seat is not None and not 0 <= seat < players:
+            raise ServiceFailure(ServiceReason.INVALID_SEAT, f"seat must be 0 to {players - 1}")
         token = self.tokens.for_join(game_id, request_id)
         digest = token_hash(token)
         claimed, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id)
