@@ -56,8 +56,9 @@ TARGET_LATE_OVER_EARLY = 1.5
 GOALS_IN_EMPTY_RPCS = {"SubmitCommand": 4.0, "GetGameView": 2.0}
 """Server CPU per call over an empty RPC's (issue 13); SubmitCommand counts the bot replies it triggers."""
 READ_RPCS = {"views": "GetGameView", "legal": "ListLegalActions"}
-CLOCK = ("--clock", "3600")
-"""Turn clocks on, as ``truco serve`` runs by default, but an hour long: a match the clients leave at the end of a
+SERVE_OPTIONS = ("--no-limits", "--workers", "1", "--clock", "3600")
+"""One server process (``truco serve`` on PostgreSQL starts one per core; CPU is read from the one process), and
+turn clocks on, as ``truco serve`` runs by default, but an hour long: a match the clients leave at the end of a
 phase must not run out of time, and be played out by the takeover bot, during a later phase."""
 
 
@@ -67,7 +68,7 @@ phase must not run out of time, and be played out by the takeover bot, during a 
 class ServerProcess:
     def __init__(self, store: str, truco: Path = TRUCO) -> None:
         self.process = subprocess.Popen(
-            [str(truco), "serve", "--store", store, "--port", "0", "--metrics-port", "0", "--no-limits", *CLOCK],
+            [str(truco), "serve", "--store", store, "--port", "0", "--metrics-port", "0", *SERVE_OPTIONS],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
