@@ -3,6 +3,10 @@ their wire form, and how ``truco play`` and ``truco selfplay`` read them."""
 
 from __future__ import annotations
 
+import asyncio
+import time
+from typing import cast
+
 import pytest
 
 from truco.cli.play import clock_line, describe_event
@@ -12,9 +16,10 @@ from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import Phase
 from truco.server import codec
-from truco.server.clocks import US, ClockBook, ClockSettings
+from truco.server.clocks import US, ClockBook, ClockSettings, Timekeeper
 from truco.server.codec import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
 from truco.server.reasons import ServiceFailure
+from truco.server.store.base import EventStore, now_us
 from truco_client import clock_settings, seconds_left, taken_over
 from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 
@@ -177,3 +182,53 @@ def test_selfplay_counts_the_decisions_the_server_took_over() -> None:
         played(1),
     ]
     assert count_takeovers(log) == (2, 1)
+
+
+# --- The timekeeper ----------------------------------------------------------------------------------------------
+
+
+class DeadlineBook:
+    """The part of a store the timekeeper asks: due games and the next deadline; counts the questions."""
+
+    def __init__(self) -> None:
+        self.deadlines: dict[str, int] = {}
+        self.questions = 0
+
+    async def due_games(self, now_us: int, limit: int) -> tuple[list[str], int | None]:
+        self.questions += 1
+        due = [game for game, deadline in self.deadlines.items() if deadline <= now_us][:limit]
+        later = [deadline for deadline in self.deadlines.values() if deadline > now_us]
+        return due, min(later, default=None)
+
+
+async def test_the_timekeeper_looks_again_only_for_a_deadline_before_its_next_look() -> None:
+    """Every move sets a deadline: one seconds away must not cost a store query; one before the next look must
+    be fired on time."""
+    book = DeadlineBook()
+    fired: list[str] = []
+
+    async def fire(game_id: str) -> bool:
+        fired.append(game_id)
+        del book.deadlines[game_id]
+        return True
+
+    keeper = Timekeeper(cast(EventStore, book), fire, idle_seconds=30.0)
+    keeper.start()
+    try:
+        while not book.questions:  # the first look, at start
+            await asyncio.sleep(0.005)
+        book.deadlines["later"] = now_us() + 60 * US
+        keeper.wake(book.deadlines["later"])  # after the next look (in 30 s): nothing to do now
+        await asyncio.sleep(0.05)
+        assert book.questions == 1
+        book.deadlines["soon"] = now_us() + US // 5
+        keeper.wake(book.deadlines["soon"])
+        started = time.monotonic()
+        while not fired:
+            assert time.monotonic() - started < 10, "the clock due in 0.2 s was not fired"
+            await asyncio.sleep(0.01)
+        assert fired == ["soon"]
+        assert time.monotonic() - started >= 0.15  # not before its deadline
+        assert "later" in book.deadlines
+    finally:
+        await keeper.stop()
