@@ -9,15 +9,19 @@ from .cards import Card
 from .senas import Sena
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, frozen=True, slots=True)
 class PlayCard:
     """Play ``card`` from the seat's hand to the current round, on the seat's turn."""
 
     seat: int
     card: Card
 
+    def __init__(self, seat: int, card: Card) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "card", card)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class Call:
     """Make a call: a grito, an envido or a flor raise. Made while a call of the same family is pending
     against the seat's team, it answers that call by raising it ("quiero retruco", "envido envido")."""
@@ -25,8 +29,12 @@ class Call:
     seat: int
     call: CallKind
 
+    def __init__(self, seat: int, call: CallKind) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "call", call)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class Answer:
     """Answer the call pending against the seat's team: quiero (``accept``) or no quiero.
 
@@ -39,37 +47,55 @@ class Answer:
     accept: bool
     call: CallKind | None = None
 
+    def __init__(self, seat: int, accept: bool, call: CallKind | None = None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "accept", accept)
+        object.__setattr__(self, "call", call)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class GoToMazo:
     """Me voy al mazo: the seat's team concedes the hand."""
 
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class SendSena:
     """Send a seña that only the seat's teammates will see."""
 
     seat: int
     sena: Sena
 
+    def __init__(self, seat: int, sena: Sena) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "sena", sena)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class CallPerros:
     """Echar los perros: before the deal, the dealing team calls contra flor al resto, falta envido and truco."""
 
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class SkipPerros:
     """Let the hand be dealt without echar los perros."""
 
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class AnswerPerros:
     """The rivals' answer to the perros, for the whole team.
 
@@ -81,8 +107,13 @@ class AnswerPerros:
     accept_envido: bool
     accept_truco: bool
 
+    def __init__(self, seat: int, accept_envido: bool, accept_truco: bool) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "accept_envido", accept_envido)
+        object.__setattr__(self, "accept_truco", accept_truco)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class Deal:
     """Deal the next hand from ``order`` (all 40 cards) with the secret ``salt`` of its commitment.
 
@@ -91,6 +122,10 @@ class Deal:
 
     order: tuple[Card, ...]
     salt: str
+
+    def __init__(self, order: tuple[Card, ...], salt: str) -> None:
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "salt", salt)
 
 
 SeatCommand = PlayCard | Call | Answer | GoToMazo | SendSena | CallPerros | SkipPerros | AnswerPerros

@@ -37,13 +37,18 @@ def commitment(order: Sequence[Card], salt: str) -> str:
     return hashlib.sha256(text.encode("ascii")).hexdigest()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, frozen=True, slots=True)
 class CardProof:
     """What opens one deck position's commitment: its position (0 to 39), its card and its salt."""
 
     position: int
     card: Card
     salt: str
+
+    def __init__(self, position: int, card: Card, salt: str) -> None:
+        object.__setattr__(self, "position", position)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "salt", salt)
 
 
 def card_salt(secret: str, position: int) -> str:

@@ -8,9 +8,6 @@ is exactly what a replay will see.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from . import envido, flor
 from .calls import CallKind, Family
 from .cards import Card
@@ -124,46 +121,51 @@ class _Referee:
         self.events.append(event)
 
     def run(self, command: Command) -> list[Event]:
-        kind = type(command)
+        # isinstance chains, the most frequent commands first: compiled by mypyc, pointer compares and direct C
+        # calls (a dict of handlers would cost a Python-level call through a dict lookup).
         # A plain try costs nothing in 3.11; contextlib.suppress would cost a call on every command.
         try:
-            move = _MOVES.get(kind)
-            if move is None:
-                _OTHERS[kind](self, command)
-            else:
-                seat = command.seat  # type: ignore[union-attr]
-                voided = self.hand.flor_holders and sings_flor(self.hand, seat) and self._sing(seat, command)
-                if not (voided and kind in _MAY_ANSWER_ENVIDO):  # else the flor voided what the command answered
-                    move(self, command)
+            if isinstance(command, (PlayCard, Call, Answer, GoToMazo)):  # a move: its first one sings a flor
+                seat = command.seat
+                hand = self.hand
+                voided = False
+                if hand.flor_holders and sings_flor(hand, seat):
+                    voided = self._sing(seat, command)
+                if isinstance(command, PlayCard):
+                    self._play(seat, command.card)
+                # A call or an answer whose flor voided the pending envido has nothing left to do: an envido
+                # raise or answer is absorbed, and a flor holder may not raise an envido in the first place.
+                elif isinstance(command, Call):
+                    if not voided:
+                        self._on_call(command)
+                elif isinstance(command, Answer):
+                    if not voided:
+                        self._answer(seat, command.accept)
+                else:
+                    self._mazo(seat)
                 if self.flor_due:
                     self._challenge_with_flor(seat)
+            elif isinstance(command, Deal):
+                self._deal(command)
+            elif isinstance(command, SendSena):
+                self.emit(SenaSent(command.seat, command.sena))
+            elif isinstance(command, CallPerros):
+                self.emit(PerrosCalled(command.seat))
+            elif isinstance(command, SkipPerros):
+                self.emit(PerrosSkipped(command.seat))
+            elif isinstance(command, AnswerPerros):
+                self._answer_perros(command)
+            else:
+                raise TypeError(f"not a command: {command!r}")
         except _MatchDecided:
             pass
         return self.events
-
-    def _on_play(self, command: PlayCard) -> None:
-        self._play(command.seat, command.card)
 
     def _on_call(self, command: Call) -> None:
         pending = self.hand.truco_pending
         if command.call.family is Family.TRUCO and pending is not None:
             self.emit(CallAccepted(command.seat, pending.call))  # "quiero retruco": accept, then raise
         self.emit(CallMade(command.seat, command.call))
-
-    def _on_answer(self, command: Answer) -> None:
-        self._answer(command.seat, command.accept)
-
-    def _on_mazo(self, command: GoToMazo) -> None:
-        self._mazo(command.seat)
-
-    def _on_call_perros(self, command: CallPerros) -> None:
-        self.emit(PerrosCalled(command.seat))
-
-    def _on_skip_perros(self, command: SkipPerros) -> None:
-        self.emit(PerrosSkipped(command.seat))
-
-    def _on_sena(self, command: SendSena) -> None:
-        self.emit(SenaSent(command.seat, command.sena))
 
     # --- The deal ---------------------------------------------------------------------------------------------
 
@@ -286,7 +288,7 @@ class _Referee:
         self.flor_due = (
             not hand.flor_chain
             and (bet is None or bet.call is not CallKind.FLOR)
-            and type(command) not in _NO_FLOR_ANSWER
+            and not isinstance(command, GoToMazo)  # a flor sung going to the mazo asks no answer: the hand is conceded
             and not (isinstance(command, Call) and command.call.family is Family.FLOR)
             and any(team_of(other) != team for other in hand.flor_sung)
         )
@@ -403,29 +405,3 @@ class _Referee:
             shown_seats.add(hand.envido_winner[0])
         shown = tuple((seat, hand.dealt[seat]) for seat in hand.seats if seat in shown_seats)
         self.emit(HandEnded(winner, end, shown))
-
-
-_Handler = Callable[[_Referee, Any], None]
-
-_MOVES: dict[type, _Handler] = {
-    PlayCard: _Referee._on_play,
-    Call: _Referee._on_call,
-    Answer: _Referee._on_answer,
-    GoToMazo: _Referee._on_mazo,
-}
-"""Commands that are a seat's move in the hand: the seat's first one sings its flor, if it has one."""
-
-_MAY_ANSWER_ENVIDO = (Answer, Call)
-"""When a flor sung with one of these voids the pending envido, the command (its answer) has nothing left to do:
-an envido raise or answer is absorbed, and a flor holder may not raise an envido in the first place."""
-
-_NO_FLOR_ANSWER = (GoToMazo,)
-"""A second team's flor sung with these asks no answer: the hand is conceded (the flores are counted)."""
-
-_OTHERS: dict[type, _Handler] = {
-    Deal: _Referee._deal,
-    CallPerros: _Referee._on_call_perros,
-    SkipPerros: _Referee._on_skip_perros,
-    SendSena: _Referee._on_sena,
-    AnswerPerros: _Referee._answer_perros,
-}

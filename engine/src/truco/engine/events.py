@@ -41,23 +41,33 @@ class HandEnd(enum.Enum):
     """A team conceded the match (its turn clock ran out) before the hand was decided."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, frozen=True, slots=True)
 class MatchStarted:
     rules: RuleSet
     first_dealer: int
 
+    def __init__(self, rules: RuleSet, first_dealer: int) -> None:
+        object.__setattr__(self, "rules", rules)
+        object.__setattr__(self, "first_dealer", first_dealer)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class PerrosCalled:
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class PerrosSkipped:
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class HandDealt:
     """A hand was dealt. As recorded it holds the secret ``order`` and ``salt`` (the deal's secret, from which
     each position's salt is derived) and leaves the last four fields empty; as a seat or spectator receives
@@ -82,13 +92,40 @@ class HandDealt:
     muestra: CardProof | None = None
     own: tuple[CardProof, ...] = ()
 
+    def __init__(
+        self,
+        number: int,
+        dealer: int,
+        seats: tuple[int, ...],
+        pico: bool,
+        order: tuple[Card, ...],
+        salt: str,
+        commitments: tuple[str, ...] = (),
+        commitment: str = "",
+        muestra: CardProof | None = None,
+        own: tuple[CardProof, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "number", number)
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "pico", pico)
+        object.__setattr__(self, "order", order)
+        object.__setattr__(self, "salt", salt)
+        object.__setattr__(self, "commitments", commitments)
+        object.__setattr__(self, "commitment", commitment)
+        object.__setattr__(self, "muestra", muestra)
+        object.__setattr__(self, "own", own)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class FlorSung:
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class CardPlayed:
     """A card was played. ``proof`` (its position and salt) is filled in what seats and spectators receive."""
 
@@ -96,8 +133,13 @@ class CardPlayed:
     card: Card
     proof: CardProof | None = None
 
+    def __init__(self, seat: int, card: Card, proof: CardProof | None = None) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "card", card)
+        object.__setattr__(self, "proof", proof)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class RoundEnded:
     """Round ``round`` (0, 1, 2) ended; ``winner_team`` None for a parda."""
 
@@ -105,23 +147,40 @@ class RoundEnded:
     winner_team: int | None
     winning_seat: int | None
 
+    def __init__(self, round: int, winner_team: int | None, winning_seat: int | None) -> None:
+        object.__setattr__(self, "round", round)
+        object.__setattr__(self, "winner_team", winner_team)
+        object.__setattr__(self, "winning_seat", winning_seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class CallMade:
     seat: int
     call: CallKind
 
+    def __init__(self, seat: int, call: CallKind) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "call", call)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class CallAccepted:
     seat: int
     call: CallKind
 
+    def __init__(self, seat: int, call: CallKind) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "call", call)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class CallDeclined:
     seat: int
     call: CallKind
+
+    def __init__(self, seat: int, call: CallKind) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "call", call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,15 +188,19 @@ class EnvidoVoided:
     """A flor voided every envido bet made before it."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, frozen=True, slots=True)
 class EnvidoSettled:
     """The envido was played: only the winning seat and its points are announced."""
 
     winner_seat: int
     points: int
 
+    def __init__(self, winner_seat: int, points: int) -> None:
+        object.__setattr__(self, "winner_seat", winner_seat)
+        object.__setattr__(self, "points", points)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class FlorSettled:
     """The flores of the hand were counted. ``winner_seat``/``points`` name the best flor when both teams
     sang (a contest); they are None when only one team had flor or the contest was refused."""
@@ -145,36 +208,58 @@ class FlorSettled:
     winner_seat: int | None
     points: int | None
 
+    def __init__(self, winner_seat: int | None, points: int | None) -> None:
+        object.__setattr__(self, "winner_seat", winner_seat)
+        object.__setattr__(self, "points", points)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class PerrosAnswered:
     seat: int
     en_ley: bool
     accept_envido: bool
     accept_truco: bool
 
+    def __init__(self, seat: int, en_ley: bool, accept_envido: bool, accept_truco: bool) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "en_ley", en_ley)
+        object.__setattr__(self, "accept_envido", accept_envido)
+        object.__setattr__(self, "accept_truco", accept_truco)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class WentToMazo:
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class SenaSent:
     """Seen only by the sender's teammates."""
 
     seat: int
     sena: Sena
 
+    def __init__(self, seat: int, sena: Sena) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "sena", sena)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class PointsScored:
     team: int
     points: int
     reason: ScoreReason
 
+    def __init__(self, team: int, points: int, reason: ScoreReason) -> None:
+        object.__setattr__(self, "team", team)
+        object.__setattr__(self, "points", points)
+        object.__setattr__(self, "reason", reason)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class HandEnded:
     """The hand ended. What the rules reveal is revealed here: the cards of the envido and flor winners. No
     other card is revealed: cards never played or shown stay sealed for ever.
@@ -188,13 +273,28 @@ class HandEnded:
     shown: tuple[tuple[int, tuple[Card, ...]], ...]
     proofs: tuple[CardProof, ...] = ()
 
+    def __init__(
+        self,
+        winner_team: int | None,
+        end: HandEnd,
+        shown: tuple[tuple[int, tuple[Card, ...]], ...],
+        proofs: tuple[CardProof, ...] = (),
+    ) -> None:
+        object.__setattr__(self, "winner_team", winner_team)
+        object.__setattr__(self, "end", end)
+        object.__setattr__(self, "shown", shown)
+        object.__setattr__(self, "proofs", proofs)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class MatchEnded:
     winner_team: int
 
+    def __init__(self, winner_team: int) -> None:
+        object.__setattr__(self, "winner_team", winner_team)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class ClockExpired:
     """The referee says ``seat``'s turn clock ran out at ``deadline_us`` (microseconds since the epoch).
 
@@ -207,19 +307,30 @@ class ClockExpired:
     deadline_us: int
     forfeit: bool
 
+    def __init__(self, seat: int, deadline_us: int, forfeit: bool) -> None:
+        object.__setattr__(self, "seat", seat)
+        object.__setattr__(self, "deadline_us", deadline_us)
+        object.__setattr__(self, "forfeit", forfeit)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class SeatLeft:
     """The seat's player left the table: the seat is away (a bot plays it) until :class:`SeatResumed`."""
 
     seat: int
 
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(frozen=True, slots=True)
+
+@dataclass(init=False, frozen=True, slots=True)
 class SeatResumed:
     """The seat's player is back: the seat is no longer away."""
 
     seat: int
+
+    def __init__(self, seat: int) -> None:
+        object.__setattr__(self, "seat", seat)
 
 
 Event = (

@@ -7,9 +7,6 @@ the predicates read the seat's own hand and public facts only.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
-
 from . import envido, flor
 from .calls import CallKind, Family
 from .cards import DECK, Card
@@ -260,7 +257,14 @@ def violation(state: MatchState, command: Command) -> Violation | None:
         return _perros_answer_violation(hand, seat)
     if hand.perros_pending:
         return Reason.PERROS_ANSWER_PENDING, "the rivals must first answer the perros"
-    return _MOVE_CHECKS[type(command)](state, hand, seat, command)
+    # The checks of the commands that move a hand on, once the common ones (phase, seat, perros) passed.
+    if isinstance(command, PlayCard):
+        return _play_violation(state, hand, seat, command)
+    if isinstance(command, Call):
+        return _call_violation(state, hand, seat, command)
+    if isinstance(command, Answer):
+        return _answer_violation(state, hand, seat, command)
+    return _mazo_violation(state, hand, seat, command)
 
 
 _FIELD_TYPES: dict[type, tuple[tuple[str, type], ...]] = {
@@ -448,12 +452,3 @@ def _deal_violation(state: MatchState, command: Deal) -> Violation | None:
     if state.phase is not Phase.AWAITING_DEAL:
         return Reason.DEAL_NOT_EXPECTED, "no deal is expected now"
     return None
-
-
-_MOVE_CHECKS: dict[type, Callable[[MatchState, HandState, int, Any], Violation | None]] = {
-    PlayCard: _play_violation,
-    Call: _call_violation,
-    Answer: _answer_violation,
-    GoToMazo: _mazo_violation,
-}
-"""The checks of the commands that move a hand on, once the common ones (phase, seat, perros) passed."""

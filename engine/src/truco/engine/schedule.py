@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from .rules import RuleSet
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, frozen=True, slots=True)
 class HandPlan:
     """The next hand's dealer and players.
 
@@ -33,6 +33,20 @@ class HandPlan:
 
     def __deepcopy__(self, memo: object) -> HandPlan:
         return self
+
+    def __init__(
+        self,
+        dealer: int,
+        seats: tuple[int, ...],
+        pico: bool,
+        rotation_dealer: int,
+        pico_left: tuple[tuple[int, int], ...] = (),
+    ) -> None:
+        object.__setattr__(self, "dealer", dealer)
+        object.__setattr__(self, "seats", seats)
+        object.__setattr__(self, "pico", pico)
+        object.__setattr__(self, "rotation_dealer", rotation_dealer)
+        object.__setattr__(self, "pico_left", pico_left)
 
 
 def full_table(rules: RuleSet, dealer: int) -> HandPlan:

@@ -8,9 +8,7 @@ updated in place; :meth:`MatchState.copy` gives an independent copy and ``==`` c
 from __future__ import annotations
 
 import enum
-from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
 from .calls import CallKind, Family
 from .cards import Card
@@ -61,7 +59,7 @@ class Phase(enum.Enum):
     MATCH_OVER = "MATCH_OVER"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, frozen=True, slots=True)
 class PendingCall:
     """A call waiting for the other team's answer."""
 
@@ -78,8 +76,12 @@ class PendingCall:
     def __deepcopy__(self, memo: object) -> PendingCall:
         return self
 
+    def __init__(self, call: CallKind, seat: int) -> None:
+        object.__setattr__(self, "call", call)
+        object.__setattr__(self, "seat", seat)
 
-@dataclass(slots=True)
+
+@dataclass(init=False, slots=True)
 class HandState:
     """One hand: the deal, the rounds and the bets. Fields marked secret never leave through a view."""
 
@@ -173,8 +175,80 @@ class HandState:
             shown=self.shown,
         )
 
+    def __init__(
+        self,
+        number: int,
+        dealer: int,
+        seats: tuple[int, ...],
+        pico: bool,
+        muestra: Card,
+        order: tuple[Card, ...],
+        salt: str,
+        dealt: dict[int, tuple[Card, ...]],
+        flor_holders: tuple[int, ...],
+        unplayed: dict[int, list[Card]] | None = None,
+        rounds: list[list[tuple[int, Card]]] | None = None,
+        results: list[int | None] | None = None,
+        turn: int = 0,
+        acted: set[int] | None = None,
+        truco_value: int = 1,
+        truco_owner: int | None = None,
+        truco_pending: PendingCall | None = None,
+        envido_chain: list[CallKind] | None = None,
+        envido_closed: bool = False,
+        envido_winner: tuple[int, int] | None = None,
+        flor_sung: list[int] | None = None,
+        flor_chain: list[CallKind] | None = None,
+        flor_settled: bool = False,
+        flor_winner: tuple[int, int] | None = None,
+        bet_pending: PendingCall | None = None,
+        perros_by: int | None = None,
+        perros_answered: bool = False,
+        senas: list[tuple[int, Sena]] | None = None,
+        points: list[int] | None = None,
+        scored: list[tuple[int, int, ScoreReason]] | None = None,
+        ended: bool = False,
+        end: HandEnd | None = None,
+        winner_team: int | None = None,
+        shown: tuple[tuple[int, tuple[Card, ...]], ...] = (),
+    ) -> None:
+        self.number = number
+        self.dealer = dealer
+        self.seats = seats
+        self.pico = pico
+        self.muestra = muestra
+        self.order = order
+        self.salt = salt
+        self.dealt = dealt
+        self.flor_holders = flor_holders
+        self.unplayed = {} if unplayed is None else unplayed
+        self.rounds = [[]] if rounds is None else rounds
+        self.results = [] if results is None else results
+        self.turn = turn
+        self.acted = set() if acted is None else acted
+        self.truco_value = truco_value
+        self.truco_owner = truco_owner
+        self.truco_pending = truco_pending
+        self.envido_chain = [] if envido_chain is None else envido_chain
+        self.envido_closed = envido_closed
+        self.envido_winner = envido_winner
+        self.flor_sung = [] if flor_sung is None else flor_sung
+        self.flor_chain = [] if flor_chain is None else flor_chain
+        self.flor_settled = flor_settled
+        self.flor_winner = flor_winner
+        self.bet_pending = bet_pending
+        self.perros_by = perros_by
+        self.perros_answered = perros_answered
+        self.senas = [] if senas is None else senas
+        self.points = [0, 0] if points is None else points
+        self.scored = [] if scored is None else scored
+        self.ended = ended
+        self.end = end
+        self.winner_team = winner_team
+        self.shown = shown
 
-@dataclass(slots=True)
+
+@dataclass(init=False, slots=True)
 class MatchState:
     """A whole match. Build it with :func:`fold` or by :func:`evolve`-ing events into ``MatchState()``."""
 
@@ -208,6 +282,34 @@ class MatchState:
             away=self.away,
         )
 
+    def __init__(
+        self,
+        rules: RuleSet | None = None,
+        version: int = 0,
+        events_applied: int = 0,
+        phase: Phase = Phase.NOT_STARTED,
+        scores: list[int] | None = None,
+        plan: HandPlan | None = None,
+        perros_by: int | None = None,
+        hands_dealt: int = 0,
+        hand: HandState | None = None,
+        last_hand: HandState | None = None,
+        winner: int | None = None,
+        away: frozenset[int] = frozenset(),
+    ) -> None:
+        self.rules = RuleSet() if rules is None else rules
+        self.version = version
+        self.events_applied = events_applied
+        self.phase = phase
+        self.scores = [0, 0] if scores is None else scores
+        self.plan = plan
+        self.perros_by = perros_by
+        self.hands_dealt = hands_dealt
+        self.hand = hand
+        self.last_hand = last_hand
+        self.winner = winner
+        self.away = away
+
 
 def fold(events: list[Event]) -> MatchState:
     """The state reached by applying ``events`` in order to a new match."""
@@ -229,7 +331,54 @@ def evolve(state: MatchState, event: Event) -> None:
     state.events_applied += 1
     if kind is not SenaSent:  # advances_version, inlined: this runs for every event of every match
         state.version += 1
-    _HANDLERS[kind](state, event)
+    # An isinstance chain, the most frequent events first: compiled by mypyc, each test is a pointer compare and
+    # each handler a direct C call (a dict of handlers would be a Python-level call through a dict lookup).
+    if isinstance(event, CardPlayed):
+        _card_played(state, event)
+    elif isinstance(event, CallMade):
+        _call_made(state, event)
+    elif isinstance(event, PointsScored):
+        _points_scored(state, event)
+    elif isinstance(event, RoundEnded):
+        _round_ended(state, event)
+    elif isinstance(event, CallAccepted):
+        _call_accepted(state, event)
+    elif isinstance(event, HandDealt):
+        _hand_dealt(state, event)
+    elif isinstance(event, HandEnded):
+        _hand_ended(state, event)
+    elif isinstance(event, CallDeclined):
+        _call_declined(state, event)
+    elif isinstance(event, WentToMazo):
+        _went_to_mazo(state, event)
+    elif isinstance(event, FlorSung):
+        _flor_sung(state, event)
+    elif isinstance(event, EnvidoSettled):
+        _envido_settled(state, event)
+    elif isinstance(event, FlorSettled):
+        _flor_settled(state, event)
+    elif isinstance(event, EnvidoVoided):
+        _envido_voided(state, event)
+    elif isinstance(event, MatchEnded):
+        _match_ended(state, event)
+    elif isinstance(event, SenaSent):
+        _sena_sent(state, event)
+    elif isinstance(event, MatchStarted):
+        _match_started(state, event)
+    elif isinstance(event, PerrosCalled):
+        _perros_called(state, event)
+    elif isinstance(event, PerrosSkipped):
+        _perros_skipped(state, event)
+    elif isinstance(event, PerrosAnswered):
+        _perros_answered(state, event)
+    elif isinstance(event, ClockExpired):
+        _clock_expired(state, event)
+    elif isinstance(event, SeatLeft):
+        _seat_left(state, event)
+    elif isinstance(event, SeatResumed):
+        _seat_resumed(state, event)
+    else:
+        raise TypeError(f"not an event: {event!r}")
 
 
 def _match_started(state: MatchState, event: MatchStarted) -> None:
@@ -438,29 +587,3 @@ def _seat_left(state: MatchState, event: SeatLeft) -> None:
 
 def _seat_resumed(state: MatchState, event: SeatResumed) -> None:
     state.away = state.away - {event.seat}
-
-
-_HANDLERS: dict[type, Callable[[MatchState, Any], None]] = {
-    MatchStarted: _match_started,
-    PerrosCalled: _perros_called,
-    PerrosSkipped: _perros_skipped,
-    HandDealt: _hand_dealt,
-    FlorSung: _flor_sung,
-    CardPlayed: _card_played,
-    RoundEnded: _round_ended,
-    CallMade: _call_made,
-    CallAccepted: _call_accepted,
-    CallDeclined: _call_declined,
-    EnvidoVoided: _envido_voided,
-    EnvidoSettled: _envido_settled,
-    FlorSettled: _flor_settled,
-    PerrosAnswered: _perros_answered,
-    WentToMazo: _went_to_mazo,
-    SenaSent: _sena_sent,
-    PointsScored: _points_scored,
-    HandEnded: _hand_ended,
-    MatchEnded: _match_ended,
-    ClockExpired: _clock_expired,
-    SeatLeft: _seat_left,
-    SeatResumed: _seat_resumed,
-}
