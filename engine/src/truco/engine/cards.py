@@ -217,6 +217,7 @@ def _envido_row(muestra: Card) -> tuple[int, ...]:
 
 _ENVIDO_VALUE: Final = tuple(_envido_row(muestra) for muestra in DECK)
 _PIEZA_MASK: Final = tuple(frozenset(p.index for p in piezas(muestra)) for muestra in DECK)
+_PIEZA_ROW: Final = tuple(tuple(card.index in mask for card in DECK) for mask in _PIEZA_MASK)
 
 
 def envido_value(card: Card, muestra: Card) -> int:
@@ -227,6 +228,11 @@ def envido_value(card: Card, muestra: Card) -> int:
 def pieza_indexes(muestra: Card) -> frozenset[int]:
     """The :attr:`Card.index` of the five piezas under ``muestra`` (for hot loops)."""
     return _PIEZA_MASK[muestra.index]
+
+
+def pieza_row(muestra: Card) -> tuple[bool, ...]:
+    """Whether each card is a pieza under ``muestra``, indexed by :attr:`Card.index` (for hot loops)."""
+    return _PIEZA_ROW[muestra.index]
 
 
 def is_pieza(card: Card, muestra: Card) -> bool:

@@ -400,8 +400,10 @@ class _Referee:
     def _reveal(self, winner: int | None, end: HandEnd) -> None:
         """End the hand, showing the envido winner's and the flores' cards and the deal's salt."""
         hand = self.hand
-        shown_seats = set(hand.flor_sung)
-        if hand.envido_winner is not None:
-            shown_seats.add(hand.envido_winner[0])
-        shown = tuple((seat, hand.dealt[seat]) for seat in hand.seats if seat in shown_seats)
+        shown: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+        if hand.flor_sung or hand.envido_winner is not None:
+            shown_seats = set(hand.flor_sung)
+            if hand.envido_winner is not None:
+                shown_seats.add(hand.envido_winner[0])
+            shown = tuple([(seat, hand.dealt[seat]) for seat in hand.seats if seat in shown_seats])
         self.emit(HandEnded(winner, end, shown))

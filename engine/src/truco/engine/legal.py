@@ -118,8 +118,11 @@ class _Commands:
     so each is built once and shared: listing legal actions allocates nothing but the list."""
 
     def __init__(self, seats: int) -> None:
-        self.play = [{card: PlayCard(seat, card) for card in DECK} for seat in range(seats)]
+        # Indexed by Card.index: DECK is in index order.
+        self.play = [[PlayCard(seat, card) for card in DECK] for seat in range(seats)]
         self.call = [{kind: Call(seat, kind) for kind in CallKind} for seat in range(seats)]
+        self.envido = [[Call(seat, kind) for kind in _ENVIDO_CALLS] for seat in range(seats)]
+        self.flor = [[Call(seat, kind) for kind in flor.ORDER] for seat in range(seats)]
         self.accept = [{kind: Answer(seat, True, kind) for kind in CallKind} for seat in range(seats)]
         self.decline = [{kind: Answer(seat, False, kind) for kind in CallKind} for seat in range(seats)]
         self.mazo = [GoToMazo(seat) for seat in range(seats)]
@@ -156,24 +159,24 @@ def legal_actions(state: MatchState, seat: int) -> list[SeatCommand]:
         pending = answers_pending(hand, seat)
         if pending is not None:
             _add_answer_actions(actions, hand, seat, pending)
-    senas = allowed_senas(state, hand, seat)
-    if senas:
+    if senas_possible(state, hand):
         signs = _COMMANDS.sena[seat]
-        actions += [signs[sena] for sena in senas]
+        for sena in allowed_senas(state, hand, seat):
+            actions.append(signs[sena])
     return actions
 
 
 def _add_turn_actions(actions: list[SeatCommand], hand: HandState, seat: int) -> None:
     plays = _COMMANDS.play[seat]
-    actions += [plays[card] for card in hand.unplayed[seat]]
-    calls = _COMMANDS.call[seat]
+    for card in hand.unplayed[seat]:
+        actions.append(plays[card.index])
     truco = truco_call_on_turn(hand, seat)
     if truco is not None:
-        actions.append(calls[truco])
+        actions.append(_COMMANDS.call[seat][truco])
     if envido_open_for(hand, seat):
-        actions += [calls[call] for call in _ENVIDO_CALLS]
+        actions.extend(_COMMANDS.envido[seat])
     if flor_contest_open_for(hand, seat):
-        actions += [calls[call] for call in flor.ORDER]
+        actions.extend(_COMMANDS.flor[seat])
     actions.append(_COMMANDS.mazo[seat])
 
 
@@ -188,12 +191,14 @@ def _add_answer_actions(actions: list[SeatCommand], hand: HandState, seat: int, 
         if raise_ is not None:
             actions.append(calls[raise_])
         if envido_open_for(hand, seat):
-            actions += [calls[call] for call in _ENVIDO_CALLS]
+            actions.extend(_COMMANDS.envido[seat])
     elif family is Family.ENVIDO:
         if not sings_flor(hand, seat):
-            actions += [calls[call] for call in envido.allowed_envido_calls(hand.envido_chain)]
+            for call in envido.allowed_envido_calls(hand.envido_chain):
+                actions.append(calls[call])
     else:
-        actions += [calls[call] for call in flor.allowed_flor_calls(hand.flor_chain)]
+        for call in flor.allowed_flor_calls(hand.flor_chain):
+            actions.append(calls[call])
     actions.append(_COMMANDS.mazo[seat])
 
 

@@ -73,8 +73,7 @@ def _pico(pairs: tuple[tuple[int, int], ...], rotation_dealer: int) -> HandPlan:
 
 def next_hand(rules: RuleSet, last: HandPlan, scores: tuple[int, int]) -> HandPlan:
     """The hand after ``last``, given the scores once ``last`` ended."""
-    both_malas = max(scores) < rules.buenas_from
-    if rules.plays_pico_a_pico and both_malas:
+    if rules.plays_pico_a_pico and max(scores) < rules.buenas_from:  # both teams en malas
         if not last.pico:
             d = last.dealer
             pairs = tuple(((d + k) % 6, (d + k + 3) % 6) for k in (1, 2, 3))

@@ -397,21 +397,30 @@ def _perros_skipped(state: MatchState, event: PerrosSkipped) -> None:
 
 
 def _hand_dealt(state: MatchState, event: HandDealt) -> None:
-    dealt_hands, muestra = deal_hands(event.order, len(event.seats))
-    dealt = dict(zip(event.seats, dealt_hands, strict=True))
+    seats = event.seats
+    dealt_hands, muestra = deal_hands(event.order, len(seats))
+    dealt: dict[int, tuple[Card, ...]] = {}
+    unplayed: dict[int, list[Card]] = {}
+    flor_holders: list[int] = []
     flor = state.rules.flor
+    for position, seat in enumerate(seats):
+        cards = dealt_hands[position]
+        dealt[seat] = cards
+        unplayed[seat] = list(cards)
+        if flor and has_flor(cards, muestra):
+            flor_holders.append(seat)
     hand = HandState(
         number=event.number,
         dealer=event.dealer,
-        seats=event.seats,
+        seats=seats,
         pico=event.pico,
         muestra=muestra,
         order=event.order,
         salt=event.salt,
         dealt=dealt,
-        flor_holders=tuple(s for s in event.seats if flor and has_flor(dealt[s], muestra)),
-        unplayed={seat: list(cards) for seat, cards in dealt.items()},
-        turn=event.seats[0],
+        flor_holders=tuple(flor_holders),
+        unplayed=unplayed,
+        turn=seats[0],
         perros_by=state.perros_by,
     )
     state.hand = hand
@@ -566,9 +575,11 @@ def _hand_ended(state: MatchState, event: HandEnded) -> None:
     hand.bet_pending = None
     state.last_hand = hand
     assert state.plan is not None
-    if max(state.scores) < state.rules.target:
-        state.plan = next_hand(state.rules, state.plan, (state.scores[0], state.scores[1]))
-        state.phase = Phase.AWAITING_PERROS if state.rules.perros else Phase.AWAITING_DEAL
+    rules = state.rules
+    scores = state.scores
+    if scores[0] < rules.target and scores[1] < rules.target:
+        state.plan = next_hand(rules, state.plan, (scores[0], scores[1]))
+        state.phase = Phase.AWAITING_PERROS if rules.perros else Phase.AWAITING_DEAL
 
 
 def _match_ended(state: MatchState, event: MatchEnded) -> None:

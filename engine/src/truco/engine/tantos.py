@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Final
 
-from .cards import Card, envido_value, is_pieza, pieza_indexes
+from .cards import Card, envido_value, is_pieza, pieza_row
 
 FLOR_BASE: Final = 20
 """Every flor and every same-suit pair counts 20 on top of its cards."""
@@ -26,8 +26,8 @@ def has_flor(hand: Sequence[Card], muestra: Card) -> bool:
     a, b, c = hand
     if a.suit is b.suit is c.suit:
         return True
-    piezas = pieza_indexes(muestra)
-    in_a, in_b, in_c = a.index in piezas, b.index in piezas, c.index in piezas
+    pieza = pieza_row(muestra)
+    in_a, in_b, in_c = pieza[a.index], pieza[b.index], pieza[c.index]
     if in_a:
         return in_b or in_c or b.suit is c.suit  # two piezas, or one and two cards of one suit
     if in_b:
