@@ -8,7 +8,7 @@ updated in place; :meth:`MatchState.copy` gives an independent copy and ``==`` c
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 
 from .calls import CallKind, Family
 from .cards import Card
@@ -135,6 +135,11 @@ class HandState:
     @property
     def perros_pending(self) -> bool:
         return self.perros_by is not None and not self.perros_answered
+
+    def __reduce__(self) -> tuple[type[HandState], tuple[object, ...]]:
+        # copy, deepcopy and pickle rebuild the state through __init__ (compiled by mypyc, a class whose __init__
+        # takes arguments cannot be made empty first and filled in after).
+        return HandState, tuple([getattr(self, f.name) for f in fields(self)])
 
     def copy(self) -> HandState:
         """An independent copy: containers are copied, the immutable values in them (cards, calls) shared."""
@@ -264,6 +269,11 @@ class MatchState:
     last_hand: HandState | None = None  # the last ended hand, until the next hand's first action (never mutated)
     winner: int | None = None
     away: frozenset[int] = frozenset()  # seats a bot plays for their player (clock ran out, or the player left)
+
+    def __reduce__(self) -> tuple[type[MatchState], tuple[object, ...]]:
+        # copy, deepcopy and pickle rebuild the state through __init__ (compiled by mypyc, a class whose __init__
+        # takes arguments cannot be made empty first and filled in after).
+        return MatchState, tuple([getattr(self, f.name) for f in fields(self)])
 
     def copy(self) -> MatchState:
         """An independent copy (cards, rule sets, plans and dealt hands are immutable and shared)."""
