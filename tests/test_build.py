@@ -6,6 +6,7 @@ or when it cannot compile.
 
 from __future__ import annotations
 
+import ast
 import importlib
 import os
 import pkgutil
@@ -137,3 +138,88 @@ def test_state_copies_carry_every_field() -> None:
     for kind, original, copied in ((MatchState, state, twin), (HandState, state.hand, twin.hand)):
         for field in dataclasses.fields(kind):
             assert getattr(copied, field.name) == getattr(original, field.name), f"{kind.__name__}.{field.name}"
+
+
+# --- Hand-written __init__ of the engine's dataclasses --------------------------------------------------------
+# mypyc compiles a class's own methods but not the __init__ that @dataclass generates at import time (it runs as
+# interpreted Python), so the hot value classes are declared @dataclass(init=False, ...) with an __init__ written
+# out. These tests hold each such __init__ to its fields: same names, order and defaults, every field set once.
+
+ENGINE_SOURCES = ROOT / "engine" / "src" / "truco" / "engine"
+
+
+def explicit_init_classes() -> list[tuple[str, ast.ClassDef]]:
+    found = []
+    for path in sorted(ENGINE_SOURCES.glob("*.py")):
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.ClassDef) and any(
+                isinstance(d, ast.Call)
+                and getattr(d.func, "id", None) == "dataclass"
+                and any(k.arg == "init" and getattr(k.value, "value", True) is False for k in d.keywords)
+                for d in node.decorator_list
+            ):
+                found.append((path.stem, node))
+    return found
+
+
+def test_the_hot_value_classes_have_their_own_init() -> None:
+    names = {node.name for _, node in explicit_init_classes()}
+    hot = {"CardPlayed", "CallMade", "HandDealt", "PlayCard", "Deal", "PendingCall", "HandState", "MatchState"}
+    assert hot <= names
+
+
+@pytest.mark.parametrize(("module", "node"), explicit_init_classes(), ids=lambda v: getattr(v, "name", v))
+def test_a_hand_written_init_matches_the_fields(module: str, node: ast.ClassDef) -> None:
+    fields = [s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+    inits = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+    assert len(inits) == 1, f"{module}.{node.name}: init=False needs an __init__"
+    init = inits[0]
+    params = init.args.args[1:]
+    assert [p.arg for p in params] == [f.target.id for f in fields], f"{module}.{node.name}: parameters"  # type: ignore[union-attr]
+    defaults = [None] * (len(params) - len(init.args.defaults)) + list(init.args.defaults)
+    for field, default in zip(fields, defaults, strict=True):
+        name = field.target.id  # type: ignore[union-attr]
+        value = field.value
+        if value is None:
+            assert default is None, f"{module}.{node.name}.{name} has no default as a field"
+        elif isinstance(value, ast.Call) and getattr(value.func, "id", None) == "field":
+            # A default factory: the parameter defaults to None and the body builds a fresh value.
+            assert default is not None and ast.unparse(default) == "None", f"{module}.{node.name}.{name}"
+        else:
+            assert default is not None and ast.unparse(default) == ast.unparse(value), f"{module}.{node.name}.{name}"
+    set_fields = []
+    for statement in init.body:
+        assert isinstance(statement, ast.Assign | ast.Expr), ast.unparse(statement)
+        if isinstance(statement, ast.Assign):  # self.name = ...
+            (target,) = statement.targets
+            assert isinstance(target, ast.Attribute) and ast.unparse(target.value) == "self"
+            set_fields.append(target.attr)
+            assigned = statement.value
+        else:  # object.__setattr__(self, "name", ...) in a frozen class
+            call = statement.value
+            assert isinstance(call, ast.Call) and ast.unparse(call.func) == "object.__setattr__"
+            assert ast.unparse(call.args[0]) == "self"
+            set_fields.append(call.args[1].value)  # type: ignore[attr-defined]
+            assigned = call.args[2]
+        assert set_fields[-1] in ast.unparse(assigned), f"{module}.{node.name}: {set_fields[-1]} set from elsewhere"
+    assert set_fields == [p.arg for p in params], f"{module}.{node.name}: each field set once, in order"
+
+
+def test_default_factories_give_fresh_values_and_states_copy_and_pickle() -> None:
+    import copy
+    import dataclasses
+    import pickle
+
+    from truco.engine import MatchState, RuleSet, start_match
+    from truco.engine.state import evolve
+
+    one, two = MatchState(), MatchState()
+    assert one.scores == [0, 0] and one.scores is not two.scores and one.rules == RuleSet()
+    for name in ("rules", "version", "events_applied", "phase", "plan", "hand", "winner", "away"):
+        field = next(f for f in dataclasses.fields(MatchState) if f.name == name)
+        expected = field.default_factory() if field.default is dataclasses.MISSING else field.default  # type: ignore[misc]
+        assert getattr(one, name) == expected, name
+    for event in start_match(RuleSet(players=4)):
+        evolve(one, event)
+    for twin in (copy.copy(one), copy.deepcopy(one), pickle.loads(pickle.dumps(one)), one.copy()):
+        assert twin == one and twin is not one
