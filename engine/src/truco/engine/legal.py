@@ -7,6 +7,8 @@ the predicates read the seat's own hand and public facts only.
 
 from __future__ import annotations
 
+from typing import Final
+
 from . import envido, flor
 from .calls import CallKind, Family
 from .cards import DECK, Card
@@ -33,8 +35,8 @@ from .truco_calls import VALUE_IF_ACCEPTED, next_truco_call
 
 Violation = tuple[Reason, str]
 
-SENAS = tuple(Sena)
-_ENVIDO_CALLS = (CallKind.ENVIDO, CallKind.REAL_ENVIDO, CallKind.FALTA_ENVIDO)
+SENAS: Final = tuple(Sena)
+_ENVIDO_CALLS: Final = (CallKind.ENVIDO, CallKind.REAL_ENVIDO, CallKind.FALTA_ENVIDO)
 
 
 # --- Predicates shared by the generator and the checker -------------------------------------------------------
@@ -133,7 +135,7 @@ class _Commands:
         ]
 
 
-_COMMANDS = _Commands(max(VALID_PLAYERS))
+_COMMANDS: Final = _Commands(max(VALID_PLAYERS))  # Final: compiled, a C static, not a globals dict lookup
 
 
 def legal_actions(state: MatchState, seat: int) -> list[SeatCommand]:

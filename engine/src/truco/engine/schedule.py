@@ -8,6 +8,7 @@ team is en buenas only redondillas are played, and pico hands not yet dealt are 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Final
 
 from .rules import RuleSet
 
@@ -59,7 +60,7 @@ def full_table(rules: RuleSet, dealer: int) -> HandPlan:
     return plan
 
 
-_FULL_TABLES: dict[int, HandPlan] = {}
+_FULL_TABLES: Final[dict[int, HandPlan]] = {}  # Final: compiled, a C static
 
 
 def first_hand(rules: RuleSet, first_dealer: int) -> HandPlan:
