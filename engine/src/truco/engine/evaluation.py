@@ -13,7 +13,7 @@ class HandError(ValueError):
     """Raised for a hand that cannot be dealt: not three cards, or a card repeated (the muestra included)."""
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(init=False, frozen=True, slots=True)
 class HandEvaluation:
     """What one hand is worth.
 
@@ -31,6 +31,24 @@ class HandEvaluation:
     flor_points: int | None
     strength: tuple[int, ...]
     piezas: tuple[bool, ...]
+
+    def __init__(
+        self,
+        muestra: Card,
+        cards: tuple[Card, ...],
+        envido: int | None,
+        flor: bool,
+        flor_points: int | None,
+        strength: tuple[int, ...],
+        piezas: tuple[bool, ...],
+    ) -> None:
+        object.__setattr__(self, "muestra", muestra)
+        object.__setattr__(self, "cards", cards)
+        object.__setattr__(self, "envido", envido)
+        object.__setattr__(self, "flor", flor)
+        object.__setattr__(self, "flor_points", flor_points)
+        object.__setattr__(self, "strength", strength)
+        object.__setattr__(self, "piezas", piezas)
 
 
 def evaluate_hand(muestra: Card, cards: Sequence[Card], *, with_flor: bool = True) -> HandEvaluation:
