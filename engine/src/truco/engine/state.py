@@ -137,7 +137,7 @@ class HandState:
         return self.perros_by is not None and not self.perros_answered
 
     def __reduce__(self) -> tuple[type[HandState], tuple[object, ...]]:
-        # copy, deepcopy and pickle rebuild the state through __init__ (compiled by mypyc, a class whose __init__
+        # copy and deepcopy rebuild the state through __init__ (compiled by mypyc, a class whose __init__
         # takes arguments cannot be made empty first and filled in after).
         return HandState, tuple([getattr(self, f.name) for f in fields(self)])
 
@@ -271,7 +271,7 @@ class MatchState:
     away: frozenset[int] = frozenset()  # seats a bot plays for their player (clock ran out, or the player left)
 
     def __reduce__(self) -> tuple[type[MatchState], tuple[object, ...]]:
-        # copy, deepcopy and pickle rebuild the state through __init__ (compiled by mypyc, a class whose __init__
+        # copy and deepcopy rebuild the state through __init__ (compiled by mypyc, a class whose __init__
         # takes arguments cannot be made empty first and filled in after).
         return MatchState, tuple([getattr(self, f.name) for f in fields(self)])
 
