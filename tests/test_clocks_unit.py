@@ -232,3 +232,32 @@ async def test_the_timekeeper_looks_again_only_for_a_deadline_before_its_next_lo
         assert "later" in book.deadlines
     finally:
         await keeper.stop()
+
+
+async def test_the_timekeeper_stops_when_woken_in_the_same_loop_step() -> None:
+    """A SIGTERM under load: a move sets a deadline (wake) in the very loop step the shutdown stops the
+    timekeeper. The stop must end it; on Python 3.11 an ``asyncio.wait_for`` around its sleep lost that
+    cancellation, the timekeeper kept looking, and the server never got past it to stop serving."""
+
+    async def never(game_id: str) -> bool:
+        raise AssertionError("no clock is due")
+
+    book = DeadlineBook()
+    keeper = Timekeeper(cast(EventStore, book), never, idle_seconds=60.0)
+    keeper.start()
+    while not book.questions:  # the first look, at start
+        await asyncio.sleep(0)
+    for _ in range(3):
+        await asyncio.sleep(0)  # into its sleep, waiting for a wake
+    task = keeper._task
+    assert task is not None
+    keeper.wake()
+    stopping = asyncio.create_task(keeper.stop())
+    # asyncio.wait does not cancel what it waits for (a timeout around stop() would cancel the timekeeper again
+    # and hide the lost cancellation). It takes microseconds; without the fix it never ends.
+    await asyncio.wait({stopping}, timeout=2)
+    stuck = not task.done()
+    task.cancel()  # a stuck one: cancel it again, out of the race, so the test ends
+    await stopping
+    assert not stuck, "the timekeeper kept running after stop()"
+    assert book.questions <= 2

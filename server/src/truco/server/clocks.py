@@ -207,6 +207,7 @@ class Timekeeper:
         self.batch = batch
         self.stats = TimekeeperStats()
         self._wake = asyncio.Event()
+        self._stopping = False
         self._task: asyncio.Task[None] | None = None
         self._next_housekeeping = 0.0
         self._backoff: dict[str, int] = {}
@@ -219,6 +220,11 @@ class Timekeeper:
             self._task = asyncio.create_task(self._run(), name="truco-timekeeper")
 
     async def stop(self) -> None:
+        """Stop the loop and wait for it: it checks ``_stopping`` before every tick too, so a cancellation lost
+        in a race (a :meth:`wake` in the same loop step) cannot keep it, and the server's shutdown behind it,
+        running."""
+        self._stopping = True
+        self._wake.set()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -234,7 +240,7 @@ class Timekeeper:
 
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
-        while True:
+        while not self._stopping:
             self._wake.clear()  # before looking: a deadline set while it looks makes it look again at once
             try:
                 wait = await self.tick()
@@ -246,9 +252,14 @@ class Timekeeper:
             except Exception:  # a store outage: keep trying, the clocks are in the store
                 self._log.warning("timekeeper tick failed", exc_info=True)
                 wait = self.idle_seconds
+            if self._stopping:
+                return
             self._next_look_us = now_us() + round(max(0.0, wait) * US)
+            # asyncio.timeout, not asyncio.wait_for: on Python 3.11, wait_for returns normally when it is
+            # cancelled in the loop step its awaitable finishes (a wake() then), and the cancellation is lost.
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), max(0.0, wait))
+                async with asyncio.timeout(max(0.0, wait)):
+                    await self._wake.wait()
             self._next_look_us = LOOKING  # a deadline set while it looks may be missed by that look: wake again
 
     async def tick(self) -> float:
