@@ -210,6 +210,7 @@ class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
         self.submits: list[game_service_pb2.SubmitCommandRequest] = []
         self.submit_failures: list[grpc.StatusCode] = []
         self.watches: list[int] = []
+        self.watch_failure = grpc.StatusCode.UNAVAILABLE
         self.metadata: list[dict[str, str]] = []
 
     async def SubmitCommand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
@@ -226,7 +227,7 @@ class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
         for version in range(request.after_version + 1, last + 1):
             yield game_service_pb2.WatchGameResponse(event=events_pb2.Event(version=version))
         if len(self.watches) == 1:
-            await context.abort(grpc.StatusCode.UNAVAILABLE, "going away")
+            await context.abort(self.watch_failure, "going away")
 
 
 def _as_grpc_status(status: status_pb2.Status) -> grpc.Status:
@@ -258,6 +259,20 @@ async def test_submit_retries_unavailable_with_the_same_request_id(scripted: tup
     assert all(m.get("authorization") == "Bearer t0k" for m in servicer.metadata)
 
 
+async def test_submit_retries_a_call_cut_by_a_replica_shutting_down(scripted: tuple[ScriptedGames, str]) -> None:
+    """CANCELLED from the other side (a replica stopping cancels what it cannot finish) is retried with the
+    same request id, which the server applies once; an INTERNAL error the server answers itself is not."""
+    servicer, target = scripted
+    servicer.submit_failures = [grpc.StatusCode.CANCELLED]
+    async with TrucoClient(target, token="t", backoff=0.01) as client:
+        assert (await client.submit("games/g1", mazo(), expected_version=1)).version == 2
+        assert len(servicer.submits) == 2 and len({r.request_id for r in servicer.submits}) == 1
+        servicer.submit_failures = [grpc.StatusCode.INTERNAL]
+        with pytest.raises(TrucoError):
+            await client.submit("games/g1", mazo())
+    assert len(servicer.submits) == 3
+
+
 async def test_submit_does_not_retry_an_illegal_move(scripted: tuple[ScriptedGames, str]) -> None:
     servicer, target = scripted
     servicer.submit_failures = [grpc.StatusCode.FAILED_PRECONDITION]
@@ -279,6 +294,15 @@ async def test_retries_are_bounded(scripted: tuple[ScriptedGames, str]) -> None:
 
 async def test_watch_resumes_after_the_last_version_received(scripted: tuple[ScriptedGames, str]) -> None:
     servicer, target = scripted
+    async with TrucoClient(target, token="t", backoff=0.01) as client:
+        versions = [item.event.version async for item in client.watch("games/g1")]
+    assert versions == [1, 2, 3, 4, 5]
+    assert servicer.watches == [0, 3]
+
+
+async def test_watch_resumes_after_a_replica_cancelled_it(scripted: tuple[ScriptedGames, str]) -> None:
+    servicer, target = scripted
+    servicer.watch_failure = grpc.StatusCode.CANCELLED
     async with TrucoClient(target, token="t", backoff=0.01) as client:
         versions = [item.event.version async for item in client.watch("games/g1")]
     assert versions == [1, 2, 3, 4, 5]

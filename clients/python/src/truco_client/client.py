@@ -190,18 +190,21 @@ class TrucoClient:
 
     @staticmethod
     def _reset_by_proxy(error: grpc.aio.AioRpcError) -> bool:
-        """INTERNAL or CANCELLED from an HTTP/2 stream reset, not from the server: a proxy in front (nginx) cut the
-        call because the replica behind it went away. The server's own answers, and a cancellation by this
-        client, carry no RST_STREAM."""
-        # nginx resets with INTERNAL_ERROR (an upstream that closed mid-call) or CANCEL (one that went away while
-        # shutting down): gRPC reports INTERNAL or CANCELLED, with the RST_STREAM in the details either way.
-        codes = (grpc.StatusCode.INTERNAL, grpc.StatusCode.CANCELLED)
-        return error.code() in codes and "RST_STREAM" in (error.details() or "")
+        """The call was cut on its way, not answered: CANCELLED from the other side, or INTERNAL from an HTTP/2
+        stream reset. A proxy in front (nginx) resets a call whose replica went away, and a replica that is
+        shutting down cancels the calls it took but cannot finish; either way the call may or may not have
+        been applied, and the same request (same request id) is safe to send again. A cancellation by this
+        client is never one: grpc.aio raises ``asyncio.CancelledError`` for those, not an ``AioRpcError``."""
+        if error.code() is grpc.StatusCode.CANCELLED:
+            return True
+        # nginx resets with INTERNAL_ERROR an upstream that closed mid-call: RST_STREAM in the details.
+        return error.code() is grpc.StatusCode.INTERNAL and "RST_STREAM" in (error.details() or "")
 
     async def _unary(
         self, method: Callable[..., Awaitable[T]], request: object, *, idempotent: bool, authed: bool
     ) -> T:
-        """Call ``method`` with the deadline, retrying UNAVAILABLE (and DEADLINE_EXCEEDED if idempotent)."""
+        """Call ``method`` with the deadline, retrying UNAVAILABLE (and, if idempotent, DEADLINE_EXCEEDED and a
+        call cut on its way: CANCELLED by the server or a proxy, INTERNAL from a proxy's stream reset)."""
         attempt = 0
         while True:
             try:
@@ -333,8 +336,9 @@ class TrucoClient:
     ) -> AsyncGenerator[game_service_pb2.WatchGameResponse, None]:
         """Each new event of the game, with the caller's view after it, from ``after_version`` on.
 
-        When the stream breaks with UNAVAILABLE (a restart, a dropped connection) or is reset by a proxy whose
-        replica went away (INTERNAL with RST_STREAM), it is opened again, wherever the proxy sends it, after
+        When the stream breaks with UNAVAILABLE (a restart, a dropped connection), is cancelled by a replica
+        shutting down (CANCELLED) or is reset by a proxy whose replica went away (INTERNAL with RST_STREAM), it
+        is opened again, wherever the proxy sends it, after
         the last version received, up to ``retries`` times in a row with backoff (the count starts again at
         each message received). The iterator ends when the server ends the stream.
 
