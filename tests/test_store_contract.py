@@ -834,13 +834,15 @@ class TestSQLiteStore(StoreContract):
         for game in range(12):
             await self.game_with_events(store, f"g{game}")
         batches: list[int] = []
-        commit_batch = SQLiteStore._append_batch
+        appends_in = SQLiteStore._appends_in
 
-        def counted(self: SQLiteStore, requests: Sequence[sqlite_backend._AppendRequest]) -> list[object]:
+        def counted(
+            self: SQLiteStore, conn: sqlite3.Connection, requests: Sequence[sqlite_backend._AppendRequest]
+        ) -> list[object]:
             batches.append(len(requests))
-            return commit_batch(self, requests)  # type: ignore[return-value]
+            return appends_in(self, conn, requests)  # type: ignore[return-value]
 
-        monkeypatch.setattr(SQLiteStore, "_append_batch", counted)
+        monkeypatch.setattr(SQLiteStore, "_appends_in", counted)
         results = await asyncio.gather(
             *(store.append(f"g{game}", 1, events(f"M{game}"), None, b"", False) for game in range(12))
         )

@@ -92,6 +92,13 @@ def deal_digest(commitments: Sequence[str]) -> str:
     return hashlib.sha256(" ".join(commitments).encode("ascii")).hexdigest()
 
 
+@lru_cache(maxsize=512)
+def dealt_digest(order: tuple[Card, ...], secret: str) -> str:
+    """:func:`deal_digest` of the deal's :func:`deal_commitments`, computed once per deal: every view of the
+    hand shows it."""
+    return deal_digest(deal_commitments(order, secret))
+
+
 def card_proof(order: Sequence[Card], secret: str, position: int) -> CardProof:
     """The proof of deck position ``position``: give it only to those who may see that card."""
     return CardProof(position, order[position], _card_salt(secret, position))

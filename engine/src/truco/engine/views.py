@@ -18,7 +18,7 @@ from . import envido, flor
 from .calls import CallKind, Family
 from .cards import Card
 from .commands import SeatCommand
-from .deal import CardProof, card_proof, deal_commitments, deal_digest
+from .deal import CardProof, card_proof, deal_commitments, dealt_digest
 from .events import CardPlayed, Event, HandDealt, HandEnd, HandEnded, ScoreReason, SenaSent
 from .legal import actors, legal_actions
 from .rules import RuleSet
@@ -445,7 +445,7 @@ def _hand_view(state: MatchState, hand: HandState, proofs: bool) -> HandView:
         seats=hand.seats,
         pico=hand.pico,
         muestra=hand.muestra,
-        commitment=deal_digest(commitments) if proofs else "",
+        commitment=dealt_digest(hand.order, hand.salt) if proofs else "",
         rounds=rounds,
         results=tuple(hand.results),
         # Nobody may play while a call or the perros wait for an answer: the turn resumes after it.
@@ -499,7 +499,7 @@ def event_for(event: Event, seat: int | None, deal: DealRecord | None = None) ->
             order=(),
             salt="",
             commitments=commitments,
-            commitment=deal_digest(commitments),
+            commitment=dealt_digest(event.order, event.salt),
             muestra=card_proof(event.order, event.salt, 3 * n),
             own=_own_proofs(event.order, event.salt, event.seats, seat) if seat in event.seats else (),
         )

@@ -159,9 +159,15 @@ _OPEN_GAMES_QUERY = """
     ) g LEFT JOIN seats s ON s.game_id = g.game_id
     ORDER BY g.created_at DESC, g.game_id DESC, s.seat
 """
-_EVENT_INSERT = (
-    "INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us) VALUES (?, ?, ?, ?, ?, ?, ?)"
-)
+_EVENT_INSERT = "INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us) VALUES (?, ?, ?, ?, ?, ?, ?)"
+_EVENT_ROWS_PER_INSERT = 100
+"""Event rows per INSERT statement: 700 parameters, under SQLite's oldest default limit (999)."""
+
+
+@functools.lru_cache(maxsize=_EVENT_ROWS_PER_INSERT)
+def _event_insert(rows: int) -> str:
+    """One INSERT of ``rows`` events: a single statement (and GIL handoff) instead of one per event."""
+    return _EVENT_INSERT + ", (?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
 
 
 class SQLiteStore:
@@ -427,6 +433,7 @@ class SQLiteStore:
 
     def _append(
         self,
+        conn: sqlite3.Connection,
         game_id: str,
         expected_last_seq: int,
         events: Sequence[NewEvent],
@@ -435,17 +442,11 @@ class SQLiteStore:
         over: bool,
         deadline_us: int | None,
     ) -> AppendResult:
-        """One append, inside the write transaction of :meth:`_append_batch`."""
-        conn = self._db()
-        if request_id is not None and (recorded := self._recorded_append(game_id, request_id)) is not None:
-            return recorded
-        if self._last_seq(game_id) != expected_last_seq:
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
+        """One append, inside the write transaction of :meth:`_append_batch`, which undoes what it wrote when it
+        raises. Three statements when it stands: the worker gives up the GIL on each, so each one more is a
+        handoff with the event loop's thread that costs more than the SQL itself."""
         last_seq = expected_last_seq + len(events)
-        try:
-            conn.executemany(_EVENT_INSERT, _event_rows(game_id, expected_last_seq, events))
-        except sqlite3.IntegrityError as exc:
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
+        # The sequence check is the update's own condition: no row changed, the game moved on (or never was).
         updated = conn.execute(
             "UPDATE games SET last_seq = ?, over = ?, deadline_us = ?,"
             " ended_us = CASE WHEN ? AND ended_us IS NULL THEN ? ELSE ended_us END"
@@ -453,45 +454,64 @@ class SQLiteStore:
             (last_seq, int(over), None if over else deadline_us, int(over), now_us(), game_id, expected_last_seq),
         )
         if updated.rowcount != 1:
+            if request_id is not None and (recorded := _recorded_append(conn, game_id, request_id)) is not None:
+                return recorded  # a retry of a request applied before: its first answer
+            _last_seq(conn, game_id)  # raises GameNotFound for a game that is not there
             raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
         if request_id is not None:
-            conn.execute(
-                "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (?, ?, ?, ?)",
+            inserted = conn.execute(
+                "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (?, ?, ?, ?)"
+                " ON CONFLICT DO NOTHING",
                 (game_id, request_id, response, last_seq),
             )
+            if inserted.rowcount != 1:
+                # Applied before, when the game was at an earlier seq (the caller decided again on a newer
+                # state): undo this one, answer as the first time.
+                recorded = _recorded_append(conn, game_id, request_id)
+                assert recorded is not None
+                raise _AlreadyApplied(recorded)
+        try:
+            for chunk in range(0, len(events), _EVENT_ROWS_PER_INSERT):
+                rows = _event_rows(game_id, expected_last_seq + chunk, events[chunk : chunk + _EVENT_ROWS_PER_INSERT])
+                conn.execute(_event_insert(len(rows)), [value for row in rows for value in row])
+        except sqlite3.IntegrityError as exc:
+            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
         return AppendResult(last_seq, response)
 
     def _append_batch(self, requests: Sequence[_AppendRequest]) -> list[AppendResult | Exception]:
-        """One transaction for several appends, each in its own savepoint: the outcome of each (its result, or
-        what refused it, the others unharmed). A failure of the transaction itself raises, failing them all."""
+        """One group commit: the outcome of each append (its result, or what refused it, the others unharmed).
+        A failure of the transaction itself raises, failing them all."""
         conn = self._db()
+        try:
+            with _write(conn):
+                return self._appends_in(conn, requests)
+        except _REFUSALS as exc:  # only when alone: see _appends_in
+            return [_refusal_outcome(exc)]
+
+    def _appends_in(
+        self, conn: sqlite3.Connection, requests: Sequence[_AppendRequest]
+    ) -> list[AppendResult | Exception]:
+        """The appends of a group commit inside ``conn``'s write transaction, each in its own savepoint: the
+        outcome of each (its result, or what refused it, the others unharmed). An append alone needs no
+        savepoint: what refuses it is raised, and rolls back the transaction."""
+        if len(requests) == 1:
+            return [self._append(conn, *requests[0])]
         outcomes: list[AppendResult | Exception] = []
-        with _write(conn):
-            for request in requests:
-                conn.execute("SAVEPOINT append")
-                try:
-                    outcomes.append(self._append(*request))
-                except (VersionConflict, GameNotFound, sqlite3.IntegrityError) as exc:
-                    outcomes.append(exc)
-                except (sqlite3.DataError, OverflowError) as exc:  # "string or blob too big"
-                    outcomes.append(StoreRejected(f"SQLite cannot hold a value: {exc}"))
-                else:
-                    conn.execute("RELEASE append")
-                    continue
-                conn.execute("ROLLBACK TO append")
+        for request in requests:
+            conn.execute("SAVEPOINT append")
+            try:
+                outcomes.append(self._append(conn, *request))
+            except _REFUSALS as exc:
+                outcomes.append(_refusal_outcome(exc))
+            else:
                 conn.execute("RELEASE append")
+                continue
+            conn.execute("ROLLBACK TO append")
+            conn.execute("RELEASE append")
         return outcomes
 
     def _recorded_append(self, game_id: str, request_id: str) -> AppendResult | None:
-        row = (
-            self._db()
-            .execute(
-                "SELECT last_seq, response FROM append_requests WHERE game_id = ? AND request_id = ?",
-                (game_id, request_id),
-            )
-            .fetchone()
-        )
-        return AppendResult(int(row[0]), bytes(row[1])) if row is not None else None
+        return _recorded_append(self._db(), game_id, request_id)
 
     def _read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
         rows = (
@@ -517,10 +537,7 @@ class SQLiteStore:
         return games_from_rows(rows)[0]
 
     def _last_seq(self, game_id: str) -> int:
-        row = self._db().execute("SELECT last_seq FROM games WHERE game_id = ?", (game_id,)).fetchone()
-        if row is None:
-            raise GameNotFound(f"no game {game_id!r}")
-        return int(row[0])
+        return _last_seq(self._db(), game_id)
 
     def _claim_seat(
         self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
@@ -641,9 +658,7 @@ class SQLiteStore:
     def _link_next_game(self, game_id: str, next_game: str) -> str:
         conn = self._db()
         with _write(conn):
-            conn.execute(
-                "UPDATE games SET next_game = ? WHERE game_id = ? AND next_game = ''", (next_game, game_id)
-            )
+            conn.execute("UPDATE games SET next_game = ? WHERE game_id = ? AND next_game = ''", (next_game, game_id))
             row = conn.execute("SELECT next_game FROM games WHERE game_id = ?", (game_id,)).fetchone()
             if row is None:
                 raise GameNotFound(f"no game {game_id!r}")
@@ -705,6 +720,26 @@ _AppendRequest = tuple[str, int, Sequence[NewEvent], str | None, bytes, bool, in
 """An append's arguments: game, expected last seq, events, request id, response, over, deadline."""
 
 
+class _AlreadyApplied(Exception):
+    """An append whose request id was applied before: what it wrote is undone and the recorded result given."""
+
+    def __init__(self, recorded: AppendResult) -> None:
+        super().__init__(recorded)
+        self.recorded = recorded
+
+
+_REFUSALS = (VersionConflict, GameNotFound, _AlreadyApplied, sqlite3.IntegrityError, sqlite3.DataError, OverflowError)
+"""What refuses one append and not the others of its group commit."""
+
+
+def _refusal_outcome(exc: Exception) -> AppendResult | Exception:
+    if isinstance(exc, _AlreadyApplied):
+        return exc.recorded
+    if isinstance(exc, (sqlite3.DataError, OverflowError)):  # "string or blob too big"
+        return StoreRejected(f"SQLite cannot hold a value: {exc}")
+    return exc
+
+
 @dataclasses.dataclass(frozen=True, slots=True)
 class _PendingAppend:
     request: _AppendRequest
@@ -743,6 +778,20 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
+
+
+def _recorded_append(conn: sqlite3.Connection, game_id: str, request_id: str) -> AppendResult | None:
+    row = conn.execute(
+        "SELECT last_seq, response FROM append_requests WHERE game_id = ? AND request_id = ?", (game_id, request_id)
+    ).fetchone()
+    return AppendResult(int(row[0]), bytes(row[1])) if row is not None else None
+
+
+def _last_seq(conn: sqlite3.Connection, game_id: str) -> int:
+    row = conn.execute("SELECT last_seq FROM games WHERE game_id = ?", (game_id,)).fetchone()
+    if row is None:
+        raise GameNotFound(f"no game {game_id!r}")
+    return int(row[0])
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
