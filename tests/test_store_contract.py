@@ -837,10 +837,14 @@ class TestSQLiteStore(StoreContract):
         appends_in = SQLiteStore._appends_in
 
         def counted(
-            self: SQLiteStore, conn: sqlite3.Connection, requests: Sequence[sqlite_backend._AppendRequest]
+            self: SQLiteStore,
+            conn: sqlite3.Connection,
+            requests: Sequence[sqlite_backend._AppendRequest],
+            *,
+            isolated: bool,
         ) -> list[object]:
             batches.append(len(requests))
-            return appends_in(self, conn, requests)  # type: ignore[return-value]
+            return appends_in(self, conn, requests, isolated=isolated)  # type: ignore[return-value]
 
         monkeypatch.setattr(SQLiteStore, "_appends_in", counted)
         results = await asyncio.gather(
@@ -849,6 +853,28 @@ class TestSQLiteStore(StoreContract):
         assert [r.last_seq for r in results] == [2] * 12
         assert sum(batches) == 12
         assert len(batches) < 12, batches  # the first commit goes alone; those queued meanwhile go together
+
+    async def test_an_append_refused_after_writing_is_undone_alone_in_its_group(self) -> None:
+        """A retried request id met at a newer seq is found only once the game's row was updated: the group
+        is run again in savepoints, and the others of the group still stand."""
+        store = await self.open()
+        for game in ("g0", "g1", "g2"):
+            await self.game_with_events(store, game)
+        await store.append("g1", 1, events("First"), "r1", b"first", False)
+        outcomes = await asyncio.gather(
+            store.append("g0", 1, events("G0"), None, b"g0", False),  # the four go in one group commit
+            store.append("g2", 1, events("Before"), None, b"g2", False),
+            store.append("g1", 2, events("Again"), "r1", b"again", False),  # r1 was applied at seq 1
+            store.append("g2", 2, events("After"), None, b"g2-after", False),
+        )
+        assert outcomes == [
+            AppendResult(2, b"g0"),
+            AppendResult(2, b"g2"),
+            AppendResult(2, b"first"),
+            AppendResult(3, b"g2-after"),
+        ]
+        assert kinds(await store.read("g1")) == ["E1", "First"]
+        assert kinds(await store.read("g2")) == ["E1", "Before", "After"]
 
     async def test_a_read_with_nothing_new_does_not_go_to_the_worker(self, monkeypatch: pytest.MonkeyPatch) -> None:
         store = await self.open()

@@ -282,6 +282,12 @@ def match_view_to_pb(view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS)
     return add_clocks(wire.match_view_to_pb(view, game), clocks)
 
 
+def fill_match_view(out: views_pb2.MatchView, view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS) -> None:
+    """:func:`match_view_to_pb` written into the empty message ``out`` (a reply's field): no copy."""
+    wire.fill_match_view(out, view, game)
+    add_clocks(out, clocks)
+
+
 def seat_view_to_pb(view: SeatView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.SeatView:
     """The seat's view (:func:`truco.wire.seat_view_to_pb`) with the game's clocks at this version."""
     out = views_pb2.SeatView()

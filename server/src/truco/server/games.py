@@ -288,7 +288,7 @@ class Games:
         events += automatic
         game_id = uuid.uuid4().hex
         at = now_us()
-        joined = {s.seat: (s.joined_us or 1) if s.kind != SEAT_OPEN else 0 for s in seats}
+        joined = joined_times(seats)
         book = ClockBook().advance(at, events, state, setup.playing(state), setup.clock, joined)
         clock = book.running(setup.clock, joined)
         record = GameRecord(
@@ -310,7 +310,7 @@ class Games:
             # What the store now holds is what was just decided: cache it, and the new game costs no store read.
             setup = codec.setup_from_bytes(stored.rules)  # as a rebuild from the store would have it
             self._remember(game_id, Snapshot(setup, stored.last_seq, state, tuple(events), book))
-            self._joined[game_id] = joined_times(stored)
+            self._joined[game_id] = joined_times(stored.seats)
             self._bot_moves.inc(bot_moves)
             self.metrics.matches_started.inc()
             self.metrics.events_appended.inc(len(events))
@@ -345,7 +345,7 @@ class Games:
                 "key changed: set the same TRUCO_TOKEN_KEY on every replica); the first token still holds the seat",
             )
         self._remember_seat((game_id, digest), taken)
-        self._joined[game_id] = joined_times(claimed)
+        self._joined[game_id] = joined_times(claimed.seats)
         snapshot = await self.snapshot(game_id)
         # Clocks run at a full table: the last join starts the clock of the decision the match waits for.
         clock = snapshot.book.running(snapshot.setup.clock, self._joined[game_id])
@@ -550,7 +550,7 @@ class Games:
         if known is None or (seats and min(known.values(), default=0) == 0):
             if len(self._joined) > 4 * self._cache_size:
                 self._joined.clear()
-            known = self._joined[game_id] = joined_times(await self.store.get_game(game_id))
+            known = self._joined[game_id] = joined_times((await self.store.get_game(game_id)).seats)
         return known
 
     async def referee(
@@ -722,9 +722,9 @@ class Games:
                 await self._autoplayer
 
 
-def joined_times(record: GameRecord) -> dict[int, int]:
+def joined_times(seats: Sequence[SeatRecord]) -> dict[int, int]:
     """When each seat got its player (0: open); bots, and seats joined before clocks existed, count as joined."""
-    return {s.seat: (s.joined_us or 1) if s.kind != SEAT_OPEN else 0 for s in record.seats}
+    return {s.seat: (s.joined_us or 1) if s.kind != SEAT_OPEN else 0 for s in seats}
 
 
 def _records(events: Sequence[ev.Event], at_us: int = 0) -> list[NewEvent]:

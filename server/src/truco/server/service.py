@@ -162,7 +162,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             return reply
         reply = gs.GetGameViewResponse()
         if seat is None:
-            reply.public.CopyFrom(codec.match_view_to_pb(spectator_view(snapshot.state), request.name, clocks))
+            codec.fill_match_view(reply.public, spectator_view(snapshot.state), request.name, clocks)
         else:
             codec.fill_seat_view(reply.seat, seat_view(snapshot.state, seat), request.name, clocks)
             reply.public.CopyFrom(reply.seat.public)  # the seat's view holds the public one

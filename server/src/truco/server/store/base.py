@@ -516,6 +516,8 @@ async def wait_until_after(
             if remaining <= 0:
                 return
             try:
-                await asyncio.wait_for(fired.wait(), remaining)
+                # asyncio.timeout, not wait_for: no task of its own to outlive a cancelled waiter.
+                async with asyncio.timeout(remaining):
+                    await fired.wait()
             except TimeoutError:
                 return

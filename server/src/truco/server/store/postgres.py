@@ -540,7 +540,8 @@ class PostgresStore:
         if self._listener is None or self._listener.done():
             self._listener = asyncio.create_task(self._listen(), name="truco-postgres-listener")
         try:
-            await asyncio.wait_for(self._listening.wait(), self._timeout)
+            async with asyncio.timeout(self._timeout):
+                await self._listening.wait()
         except TimeoutError as exc:
             raise StoreUnavailable("PostgreSQL is unreachable: cannot LISTEN for appends") from exc
 

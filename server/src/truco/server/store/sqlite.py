@@ -12,8 +12,9 @@ Appends by this store object wake its waiters at once; appends by other processe
 Two things keep the hot paths cheap (a hop to the worker thread costs more CPU than the SQL it runs):
 
 - **Group commit.** Appends waiting while a commit is on its way to disk go together in the next transaction,
-  each in a savepoint of its own (one refused append rolls back only itself), with one fsync for all. Each is
-  answered only after that commit returned, so an acknowledged move is on disk all the same.
+  with one fsync for all; one refused append is undone alone, the others stand. Each is answered only after
+  that commit returned, so an acknowledged move is on disk all the same. An append is three statements (the
+  worker gives up the GIL on each, so each statement is also a handoff with the event loop's thread).
 - **Reads that find nothing new stay on the event loop.** A second, read-only connection, used by the event
   loop's thread alone, first compares the game's ``last_seq`` with the caller's: a point lookup of a few
   microseconds that in WAL mode never waits for a writer (it is told not to wait at all: if it ever meets a
@@ -484,30 +485,38 @@ class SQLiteStore:
         conn = self._db()
         try:
             with _write(conn):
-                return self._appends_in(conn, requests)
-        except _REFUSALS as exc:  # only when alone: see _appends_in
+                return self._appends_in(conn, requests, isolated=False)
+        except _Redo:  # one was refused after it wrote: again, each in a savepoint that can undo it alone
+            with _write(conn):
+                return self._appends_in(conn, requests, isolated=True)
+        except _REFUSALS as exc:  # an append alone: its transaction rolled back
             return [_refusal_outcome(exc)]
 
     def _appends_in(
-        self, conn: sqlite3.Connection, requests: Sequence[_AppendRequest]
+        self, conn: sqlite3.Connection, requests: Sequence[_AppendRequest], *, isolated: bool
     ) -> list[AppendResult | Exception]:
-        """The appends of a group commit inside ``conn``'s write transaction, each in its own savepoint: the
-        outcome of each (its result, or what refused it, the others unharmed). An append alone needs no
-        savepoint: what refuses it is raised, and rolls back the transaction."""
+        """The appends of a group commit inside ``conn``'s write transaction. An append alone needs no
+        savepoint: what refuses it is raised, and rolls back the transaction. Together, each may be refused
+        on its own. Nearly every refusal (a stale seq, a retried request id) comes before the append wrote
+        anything, so savepoints, two more statements an append, are taken only when ``isolated``, in the rare
+        rerun of a group in which one append was refused after writing (:class:`_Redo`)."""
         if len(requests) == 1:
             return [self._append(conn, *requests[0])]
         outcomes: list[AppendResult | Exception] = []
         for request in requests:
-            conn.execute("SAVEPOINT append")
+            if isolated:
+                conn.execute("SAVEPOINT append")
+            changes = conn.total_changes
             try:
                 outcomes.append(self._append(conn, *request))
             except _REFUSALS as exc:
                 outcomes.append(_refusal_outcome(exc))
-            else:
+                if isolated:
+                    conn.execute("ROLLBACK TO append")
+                elif conn.total_changes != changes:
+                    raise _Redo from exc
+            if isolated:
                 conn.execute("RELEASE append")
-                continue
-            conn.execute("ROLLBACK TO append")
-            conn.execute("RELEASE append")
         return outcomes
 
     def _recorded_append(self, game_id: str, request_id: str) -> AppendResult | None:
@@ -726,6 +735,10 @@ class _AlreadyApplied(Exception):
     def __init__(self, recorded: AppendResult) -> None:
         super().__init__(recorded)
         self.recorded = recorded
+
+
+class _Redo(Exception):
+    """An append of a group was refused after it wrote: the group is rolled back and run again in savepoints."""
 
 
 _REFUSALS = (VersionConflict, GameNotFound, _AlreadyApplied, sqlite3.IntegrityError, sqlite3.DataError, OverflowError)
