@@ -61,9 +61,22 @@ def card_salt(secret: str, position: int) -> str:
     return _card_salt(secret, position)
 
 
-@lru_cache(maxsize=8192)
 def _card_salt(secret: str, position: int) -> str:
+    salts = _deal_salts(secret)
+    if position < len(salts):
+        return salts[position]
+    return _salt(bytes.fromhex(secret), position)
+
+
+@lru_cache(maxsize=512)
+def _deal_salts(secret: str) -> tuple[str, ...]:
+    """The salts of every deck position of a deal, computed together (once per deal, then cached): every deal
+    shown to a seat needs all 40 for its commitments."""
     key = bytes.fromhex(secret)
+    return tuple(_salt(key, position) for position in range(len(DECK)))
+
+
+def _salt(key: bytes, position: int) -> str:
     return hashlib.blake2b(str(position).encode("ascii"), key=key, digest_size=16).hexdigest()
 
 
@@ -84,7 +97,11 @@ def verify(commitment: str, proof: CardProof) -> bool:
 @lru_cache(maxsize=512)
 def deal_commitments(order: tuple[Card, ...], secret: str) -> tuple[str, ...]:
     """The 40 per-position commitments of a deal, in deck order (computed once per deal, then cached)."""
-    return tuple(card_commitment(k, card, _card_salt(secret, k)) for k, card in enumerate(order))
+    salts = _deal_salts(secret)
+    return tuple(
+        hashlib.sha256(f"{k}|{card}|{salt}".encode("ascii")).hexdigest()  # card_commitment, inlined: 40 a deal
+        for k, (card, salt) in enumerate(zip(order, salts, strict=False))
+    )
 
 
 def deal_digest(commitments: Sequence[str]) -> str:
