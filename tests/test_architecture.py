@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 import re
+import shutil
 import subprocess
 import sys
 import venv
@@ -161,8 +162,12 @@ def test_the_engine_alone_installs_into_an_empty_venv_and_plays_a_match(tmp_path
     env = tmp_path / "venv"
     venv.create(env, with_pip=True)
     python = env / "bin" / "python"
+    # From a copy: pip builds a local project in its own tree (build/, *.egg-info), and ./dev test builds the
+    # compiled engine from the checkout at the same time; two builds in one tree trip over each other's files.
+    source = tmp_path / "engine"
+    shutil.copytree(ROOT / "engine", source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     install = subprocess.run(
-        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check", str(ROOT / "engine")],
+        [python, "-m", "pip", "install", "--quiet", "--no-deps", "--disable-pip-version-check", str(source)],
         capture_output=True,
         text=True,
         timeout=600,
