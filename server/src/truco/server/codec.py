@@ -279,7 +279,9 @@ def submit_reply(
 
 def match_view_to_pb(view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.MatchView:
     """The public view (:func:`truco.wire.match_view_to_pb`) with the game's clocks at this version."""
-    return add_clocks(wire.match_view_to_pb(view, game), clocks)
+    out = views_pb2.MatchView()
+    fill_match_view(out, view, game, clocks)
+    return out
 
 
 def fill_match_view(out: views_pb2.MatchView, view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS) -> None:
