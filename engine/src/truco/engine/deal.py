@@ -98,10 +98,7 @@ def verify(commitment: str, proof: CardProof) -> bool:
 def deal_commitments(order: tuple[Card, ...], secret: str) -> tuple[str, ...]:
     """The 40 per-position commitments of a deal, in deck order (computed once per deal, then cached)."""
     salts = _deal_salts(secret)
-    return tuple(
-        hashlib.sha256(f"{k}|{card}|{salt}".encode("ascii")).hexdigest()  # card_commitment, inlined: 40 a deal
-        for k, (card, salt) in enumerate(zip(order, salts, strict=False))
-    )
+    return tuple(card_commitment(k, card, salt) for k, (card, salt) in enumerate(zip(order, salts, strict=False)))
 
 
 def deal_digest(commitments: Sequence[str]) -> str:

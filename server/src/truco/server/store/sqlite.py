@@ -444,8 +444,8 @@ class SQLiteStore:
         deadline_us: int | None,
     ) -> AppendResult:
         """One append, inside the write transaction of :meth:`_append_batch`, which undoes what it wrote when it
-        raises. Three statements when it stands: the worker gives up the GIL on each, so each one more is a
-        handoff with the event loop's thread that costs more than the SQL itself."""
+        raises. Two statements when it stands, three with a request id: the worker gives up the GIL on each, so
+        each one more is a handoff with the event loop's thread that costs more than the SQL itself."""
         last_seq = expected_last_seq + len(events)
         # The sequence check is the update's own condition: no row changed, the game moved on (or never was).
         updated = conn.execute(
