@@ -249,7 +249,8 @@ async def _empty_rpcs(address: str, concurrency: int, seconds: float) -> dict[st
 
 async def _read_rpcs(kind: str, address: str, concurrency: int, seconds: float) -> dict[str, Any]:
     """``concurrency`` callers, each with its own match against a bot (a few moves in), calling one read RPC
-    (GetGameView or ListLegalActions) with its seat token in a closed loop."""
+    (GetGameView or ListLegalActions) with its seat token in a closed loop, sending the version it has seen as
+    ``min_version``, as the SDKs do."""
     import grpc
 
     from truco_client.v1 import game_service_pb2 as g
@@ -274,12 +275,15 @@ async def _read_rpcs(kind: str, address: str, concurrency: int, seconds: float) 
                 view = (await stub.SubmitCommand(request, metadata=metadata)).view
             await ready.wait()
             deadline = time.perf_counter() + seconds
+            seen = view.public.version
             while time.perf_counter() < deadline:
                 started = time.perf_counter()
                 if kind == "views":
-                    await stub.GetGameView(g.GetGameViewRequest(name=game.name), metadata=metadata)
+                    request = g.GetGameViewRequest(name=game.name, min_version=seen)
+                    seen = (await stub.GetGameView(request, metadata=metadata)).public.version
                 else:
-                    await stub.ListLegalActions(g.ListLegalActionsRequest(name=game.name), metadata=metadata)
+                    legal = g.ListLegalActionsRequest(name=game.name, min_version=seen)
+                    seen = (await stub.ListLegalActions(legal, metadata=metadata)).version
                 latencies.append(time.perf_counter() - started)
 
         ready = asyncio.Event()

@@ -293,8 +293,8 @@ class Player:
     def metadata(self) -> tuple[tuple[str, str], ...]:
         return bearer(self.token) if self.token else ()
 
-    def view(self, name: str) -> game_service_pb2.GetGameViewResponse:
-        request = game_service_pb2.GetGameViewRequest(name=name)
+    def view(self, name: str, min_version: int = 0) -> game_service_pb2.GetGameViewResponse:
+        request = game_service_pb2.GetGameViewRequest(name=name, min_version=min_version)
         return self.games.GetGameView(request, metadata=self.metadata, timeout=RPC_TIMEOUT)
 
     def seat_view(self, name: str) -> views_pb2.SeatView:
@@ -302,8 +302,8 @@ class Player:
         assert response.HasField("seat"), f"seat {self.seat} got no seat view"
         return response.seat
 
-    def legal(self, name: str) -> game_service_pb2.ListLegalActionsResponse:
-        request = game_service_pb2.ListLegalActionsRequest(name=name)
+    def legal(self, name: str, min_version: int = 0) -> game_service_pb2.ListLegalActionsResponse:
+        request = game_service_pb2.ListLegalActionsRequest(name=name, min_version=min_version)
         return self.games.ListLegalActions(request, metadata=self.metadata, timeout=RPC_TIMEOUT)
 
     def request(

@@ -54,6 +54,7 @@ from truco_client.v1 import (
     rules_pb2,
     views_pb2,
 )
+from truco_client.versions import VersionsSeen
 
 ALL_TEXTS = [f"{rank}{letter}" for letter in "eboc" for rank in RANKS]
 
@@ -212,14 +213,27 @@ class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
         self.watches: list[int] = []
         self.watch_failure = grpc.StatusCode.UNAVAILABLE
         self.metadata: list[dict[str, str]] = []
+        self.reads: list[tuple[str, str, int]] = []
+        self.read_version = 2
 
     async def SubmitCommand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         self.submits.append(request)
         self.metadata.append({k: v for k, v in context.invocation_metadata() if isinstance(v, str)})
         if self.submit_failures:
             code = self.submit_failures.pop(0)
+            if code is grpc.StatusCode.ABORTED:  # as the server says it: the game's version with the conflict
+                conflict = _status(code, "moved on", "VERSION_CONFLICT", version=str(request.expected_version + 3))
+                await context.abort_with_status(_as_grpc_status(conflict))
             await context.abort_with_status(_as_grpc_status(_status(code, "scripted", "SCRIPTED")))
         return game_service_pb2.SubmitCommandResponse(version=request.expected_version + 1)
+
+    async def GetGameView(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        self.reads.append(("GetGameView", request.name, request.min_version))
+        return game_service_pb2.GetGameViewResponse(public=views_pb2.MatchView(version=self.read_version))
+
+    async def ListLegalActions(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        self.reads.append(("ListLegalActions", request.name, request.min_version))
+        return game_service_pb2.ListLegalActionsResponse(version=self.read_version)
 
     async def WatchGame(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
         self.watches.append(request.after_version)
@@ -307,6 +321,47 @@ async def test_watch_resumes_after_a_replica_cancelled_it(scripted: tuple[Script
         versions = [item.event.version async for item in client.watch("games/g1")]
     assert versions == [1, 2, 3, 4, 5]
     assert servicer.watches == [0, 3]
+
+
+async def test_reads_send_the_newest_version_seen_of_their_game_as_min_version(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    """Whatever the client saw last (a reply, a streamed event, another seat's client on its channel), its next
+    read of that game asks for no older: a replica may answer it from memory but never from before."""
+    servicer, target = scripted
+    async with TrucoClient(target, token="t", backoff=0.01) as client:
+        await client.get_view("g1")  # nothing seen: read the newest
+        await client.legal_actions("g1")  # the view said 2
+        await client.submit("g1", mazo(), expected_version=6)  # the reply says 7
+        await client.get_view("games/g1")
+        await client.get_view("g2")  # another game
+        assert [item.event.version async for item in client.watch("g1")] == [1, 2, 3, 4, 5]
+        servicer.read_version = 9
+        await client.with_token("other").legal_actions("g1")
+        await client.get_view("g1")  # the other seat's client saw 9
+        servicer.submit_failures = [grpc.StatusCode.ABORTED]
+        with pytest.raises(VersionConflict):
+            await client.submit("g1", mazo(), expected_version=10)  # the conflict tells of 13
+        await client.legal_actions("g1")
+    assert servicer.reads == [
+        ("GetGameView", "games/g1", 0),
+        ("ListLegalActions", "games/g1", 2),
+        ("GetGameView", "games/g1", 7),
+        ("GetGameView", "games/g2", 0),
+        ("ListLegalActions", "games/g1", 7),
+        ("GetGameView", "games/g1", 9),
+        ("ListLegalActions", "games/g1", 13),
+    ]
+
+
+def test_versions_seen_keep_the_highest_and_forget_the_least_recently_seen_game() -> None:
+    seen = VersionsSeen(max_games=2)
+    seen.saw("games/a", 5)
+    seen.saw("games/a", 3)
+    seen.saw("games/b", 1)
+    seen.saw("games/a", 0)  # seen again: the most recent now
+    seen.saw("games/c", 4)
+    assert [seen.of(name) for name in ("games/a", "games/b", "games/c")] == [5, 0, 4]
 
 
 async def test_unreachable_server_is_unavailable_after_retries() -> None:

@@ -5,7 +5,8 @@ its example bot plays whole matches: a 2-player match with an illegal card refus
 4-player match whose seats wait for their turns on WatchGame streams while the server is killed (SIGKILL) and
 restarted on the same port and store mid-match: every SDK must resume its streams, retry its calls and finish.
 The TypeScript SDK also plays over the web port's Connect and gRPC-Web protocols, as in a browser.
-The SDK code generated from proto/ must be what ``scripts/gen-sdks`` makes now.
+The SDK code generated from proto/ must be what ``scripts/gen-sdks`` makes now, and each SDK's own unit tests
+(against in-memory fakes: what it sends, such as ``min_version``) pass.
 
 Toolchains (node, go, java, mvn) are required: under CI these tests run, never skip.
 """
@@ -149,6 +150,14 @@ def test_generated_sdk_code_is_what_the_protos_generate() -> None:
         [str(GEN_SDKS), "--check"], cwd=ROOT, capture_output=True, text=True, timeout=FIRST_RUN_SECONDS
     )
     assert result.returncode == 0, result.stdout + result.stderr[-6000:]
+
+
+@pytest.mark.parametrize("lang", ["ts", "go", "java"])
+def test_each_sdks_own_unit_tests_pass(built: None, lang: str) -> None:
+    result = subprocess.run(
+        [str(SDK_PLAY), lang, "--unit-tests"], cwd=ROOT, capture_output=True, text=True, timeout=FIRST_RUN_SECONDS
+    )
+    assert result.returncode == 0, f"{lang}:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
 
 
 def test_each_sdk_plays_a_two_player_match_and_reads_the_illegal_card_reason(

@@ -28,6 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
+from truco.server import games as games_module
 from truco_client import verify_proof
 from truco_client.v1 import (
     cards_pb2,
@@ -328,6 +329,62 @@ def test_polled_views_stay_each_seats_own_and_follow_every_move(
     assert rival.seat_view(table.name).public.version == after.seat.public.version
     assert rival.legal(table.name).actions
     assert table.spectator.view(table.name).public == after.public
+
+
+def store_reads(server: InProcessServer) -> float:
+    """How many times the server has read a game's events from the store."""
+    registry = server.server.metrics.registry
+    return registry.get_sample_value("truco_store_latency_seconds_count", {"operation": "read"}) or 0.0
+
+
+def test_reads_at_a_version_seen_are_never_older_and_answer_from_memory_while_notifications_vouch(
+    server: InProcessServer,
+    shared_store: str,
+    stores: Stores,
+    start_server: Callable[..., InProcessServer],
+    tables: Callable[..., Table],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``min_version``: a read on another replica never answers older than the version given (the caller's own
+    move made elsewhere included). On PostgreSQL, a replica whose copy was checked against the store answers
+    from memory until a notification tells of a newer move; trust is made to last here, so that only the
+    notification can end it. SQLite hears no other process, so it always reads (about 10 us)."""
+    monkeypatch.setattr(games_module, "TRUST_SECONDS", 3600.0)
+    replica = start_server(shared_store)
+    table = scripted(tables, server)
+    mano, rival = table.players
+    spectator = Player(replica.address)
+    seen = spectator.view(table.name).public.version
+
+    def reads_of_one_view(min_version: int) -> tuple[float, game_service_pb2.GetGameViewResponse]:
+        before = store_reads(replica)
+        answer = spectator.view(table.name, min_version)
+        return store_reads(replica) - before, answer
+
+    if stores.backend == "postgres":
+        # The replica starts listening on its first read: from then on a checked copy is vouched for.
+        deadline = time.monotonic() + 10
+        while reads_of_one_view(seen)[0] and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert [reads_of_one_view(seen)[0] for _ in range(3)] == [0, 0, 0]
+    else:
+        assert [reads_of_one_view(seen)[0] for _ in range(3)] == [1, 1, 1]
+
+    # A move made on the other server: the replica learns of it by notification alone, and reads it then.
+    moved = mano.submit(table.name, play("1e")).version
+    deadline = time.monotonic() + 10
+    while (answer := reads_of_one_view(seen)[1]).public.version < moved and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert answer.public.version == moved
+
+    # The caller's own move, made elsewhere: a read at its version shows it at once, notified or not.
+    answered = rival.submit(table.name, play("6e")).version
+    rival_on_replica = Player(replica.address, rival.seat, rival.token)
+    view = rival_on_replica.view(table.name, min_version=answered)
+    assert view.seat.public.version >= answered
+    assert "6e" not in texts(view.seat.cards)
+    assert rival_on_replica.legal(table.name, min_version=answered).version >= answered
+    assert fails(lambda: spectator.view(table.name, min_version=-1)).kind == (INVALID_ARGUMENT, "MALFORMED_REQUEST")
 
 
 # --- 2. Security -----------------------------------------------------------------------------------------------

@@ -668,7 +668,7 @@ def test_an_unexpected_error_is_logged_with_its_traceback(
     server = start(loop, servers, store, limits=NO_LIMITS)
     name = create_game(server.address, 2).name
 
-    async def broken(game_id: str) -> Any:
+    async def broken(game_id: str, min_version: int = 0) -> Any:
         raise ZeroDivisionError("a bug of ours " + game_id)
 
     server.server.games.snapshot = broken  # type: ignore[method-assign]

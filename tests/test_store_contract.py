@@ -638,6 +638,15 @@ class StoreContract(abc.ABC):
         await self.assert_append_wakes(store, append_elsewhere)
         assert kinds(await store.read("g1", 1)) == ["SentFromAfar"]
 
+    async def test_appends_are_heard_by_the_store_that_made_them(self) -> None:
+        store = await self.open()
+        heard: list[tuple[str, int]] = []
+        store.on_append(lambda game_id, last_seq: heard.append((game_id, last_seq)))
+        await self.game_with_events(store)
+        await store.append("g1", 1, events("E2", "E3"), None, b"", False)
+        assert ("g1", 3) in heard
+        assert all(seq <= 3 for _, seq in heard)
+
     async def test_many_waiters_on_one_game_all_wake(self) -> None:
         store, replica = await self.open(), await self.open()
         await self.game_with_events(store)
@@ -812,6 +821,13 @@ class TestSQLiteStore(StoreContract):
             conn.close()
         assert versions == list(range(1, len(sqlite_backend.MIGRATIONS) + 1))
 
+    async def test_it_never_vouches_for_a_cache(self) -> None:
+        """Other processes on the file are heard of only by polling: silence proves nothing, so readers read."""
+        store = await self.open()
+        await self.game_with_events(store)
+        await store.wait_for_change("g1", 0, timeout=1)
+        assert store.hearing_epoch() is None
+
     async def test_a_relative_path_is_relative_to_the_working_directory(
         self, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
     ) -> None:
@@ -971,6 +987,37 @@ class TestPostgresStore(StoreContract):
             )
         await self.assert_append_wakes(store, lambda: replica.append("g1", 1, events("E2"), None, b"", False))
         assert kinds(await store.read("g1")) == ["E1", "E2"]
+
+    async def test_appends_by_replicas_are_heard_and_a_lost_listener_starts_a_new_epoch(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await self.game_with_events(store)
+        heard: asyncio.Queue[tuple[str, int]] = asyncio.Queue()
+        store.on_append(lambda game_id, last_seq: heard.put_nowait((game_id, last_seq)))
+        epoch = await self.hearing(store)
+        await replica.append("g1", 1, events("E2"), None, b"", False)
+        assert await asyncio.wait_for(heard.get(), timeout=5) == ("g1", 2)
+        assert store.hearing_epoch() == epoch
+        async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as admin:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
+        # What was heard before the cut vouches for nothing after it: the epoch, once back, is another.
+        deadline = time.monotonic() + 10
+        while store.hearing_epoch() in (None, epoch) and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert store.hearing_epoch() not in (None, epoch)
+        await replica.append("g1", 2, events("E3"), None, b"", False)
+        assert await asyncio.wait_for(heard.get(), timeout=5) == ("g1", 3)
+
+    @staticmethod
+    async def hearing(store: EventStore) -> int:
+        """The store's epoch once it listens (asking starts the listener)."""
+        deadline = time.monotonic() + 10
+        while (epoch := store.hearing_epoch()) is None and time.monotonic() < deadline:
+            await asyncio.sleep(0.01)
+        assert epoch is not None
+        return epoch
 
     async def test_the_postgres_scheme_alias_opens_the_same_database(self) -> None:
         store = await self.open()

@@ -6,6 +6,11 @@
 // CANCELLED the caller did not ask for are retried with backoff and jitter, and a retried write sends the same
 // request id, which the server applies once. Failures are *Error values with the ErrorInfo reason. PlayTurn
 // re-reads the view on ABORTED; Watch reopens a broken stream after the last version it delivered.
+//
+// Reads (GetView, SeatView, LegalActions) send the newest version of the game the client has seen (in any reply,
+// VERSION_CONFLICT or watched event; of at most MaxGamesSeen games, the least recently seen forgotten first) as
+// min_version: the answer is never older than that, even from another replica than the one that took the client's
+// move, and a replica that already holds it answers from memory.
 package truco
 
 import (
@@ -50,6 +55,8 @@ type Client struct {
 	conn    grpc.ClientConnInterface
 	closer  func() error
 	options Options
+	// seen is the newest version of each game seen, shared with the clients WithToken makes.
+	seen *versionsSeen
 }
 
 // Dial opens a plaintext connection to address ("host:port") and a client on it; Close closes it. Pass
@@ -86,6 +93,7 @@ func NewClient(conn grpc.ClientConnInterface, options Options) *Client {
 		Rules:   trucov1.NewRulesServiceClient(conn),
 		conn:    conn,
 		options: options,
+		seen:    newVersionsSeen(MaxGamesSeen),
 	}
 }
 
@@ -100,11 +108,14 @@ func (c *Client) Close() error {
 // Token is the seat token sent with every call, if any.
 func (c *Client) Token() string { return c.options.Token }
 
-// WithToken is another client on the same connection acting as the seat of token ("" : a spectator).
+// WithToken is another client on the same connection acting as the seat of token ("" : a spectator). Both share
+// the versions seen: neither reads older than what either saw.
 func (c *Client) WithToken(token string) *Client {
 	options := c.options
 	options.Token = token
-	return NewClient(c.conn, options)
+	other := NewClient(c.conn, options)
+	other.seen = c.seen
+	return other
 }
 
 // GameName is the resource name games/{game}, from it or from the bare id.
@@ -215,7 +226,11 @@ func (c *Client) CreateGame(ctx context.Context, options CreateOptions) (*trucov
 	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.CreateGameResponse, error) {
 		return c.Games.CreateGame(ctx, request)
 	})
-	return response.GetGame(), err
+	if err != nil {
+		return nil, err
+	}
+	c.seen.saw(GameName(response.GetGame().GetName()), response.GetGame().GetVersion())
+	return response.GetGame(), nil
 }
 
 // JoinResult is a seat taken with JoinGame.
@@ -238,15 +253,23 @@ func (c *Client) JoinGame(ctx context.Context, name string, seat int32, playerNa
 		return nil, err
 	}
 	c.options.Token = response.GetSeatToken()
+	c.seen.saw(request.Name, response.GetView().GetPublic().GetVersion())
 	return &JoinResult{Seat: response.GetSeat(), Token: response.GetSeatToken(), View: response.GetView()}, nil
 }
 
-// GetView is the caller's view: Seat (unset for a spectator) and Public.
+// GetView is the caller's view: Seat (unset for a spectator) and Public. It is never older than the newest
+// version of the game this client has seen (sent as min_version).
 func (c *Client) GetView(ctx context.Context, name string) (*trucov1.GetGameViewResponse, error) {
-	request := &trucov1.GetGameViewRequest{Name: GameName(name)}
-	return unary(c, ctx, func(ctx context.Context) (*trucov1.GetGameViewResponse, error) {
+	name = GameName(name)
+	request := &trucov1.GetGameViewRequest{Name: name, MinVersion: c.seen.of(name)}
+	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.GetGameViewResponse, error) {
 		return c.Games.GetGameView(ctx, request)
 	})
+	if err != nil {
+		return nil, err
+	}
+	c.seen.saw(name, max(response.GetPublic().GetVersion(), response.GetSeat().GetPublic().GetVersion()))
+	return response, nil
 }
 
 // SeatView is this seat's view (an error for a client without a seat token).
@@ -261,12 +284,19 @@ func (c *Client) SeatView(ctx context.Context, name string) (*trucov1.SeatView, 
 	return response.GetSeat(), nil
 }
 
-// LegalActions are exactly the commands the server would accept from this seat now.
+// LegalActions are exactly the commands the server would accept from this seat now. They are never older than
+// the newest version of the game this client has seen (sent as min_version).
 func (c *Client) LegalActions(ctx context.Context, name string) (*trucov1.ListLegalActionsResponse, error) {
-	request := &trucov1.ListLegalActionsRequest{Name: GameName(name)}
-	return unary(c, ctx, func(ctx context.Context) (*trucov1.ListLegalActionsResponse, error) {
+	name = GameName(name)
+	request := &trucov1.ListLegalActionsRequest{Name: name, MinVersion: c.seen.of(name)}
+	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.ListLegalActionsResponse, error) {
 		return c.Games.ListLegalActions(ctx, request)
 	})
+	if err != nil {
+		return nil, err
+	}
+	c.seen.saw(name, response.GetVersion())
+	return response, nil
 }
 
 // Submit sends a command for this seat, chosen at expectedVersion (0 skips the check), with a fresh request id
@@ -275,12 +305,21 @@ func (c *Client) Submit(ctx context.Context, name string, command *trucov1.Comma
 	return c.SubmitWithID(ctx, name, command, expectedVersion, NewRequestID())
 }
 
-// SubmitWithID is Submit with the caller's request id (the same id sent again applies the command once).
+// SubmitWithID is Submit with the caller's request id (the same id sent again applies the command once). The
+// version after the command, or the current one an ErrVersionConflict tells of, counts as seen.
 func (c *Client) SubmitWithID(ctx context.Context, name string, command *trucov1.Command, expectedVersion int64, requestID string) (*trucov1.SubmitCommandResponse, error) {
 	request := &trucov1.SubmitCommandRequest{Name: GameName(name), RequestId: requestID, ExpectedVersion: expectedVersion, Command: command}
-	return unary(c, ctx, func(ctx context.Context) (*trucov1.SubmitCommandResponse, error) {
+	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.SubmitCommandResponse, error) {
 		return c.Games.SubmitCommand(ctx, request)
 	})
+	if err != nil {
+		if version := conflictVersion(err); version > 0 {
+			c.seen.saw(request.Name, version)
+		}
+		return nil, err
+	}
+	c.seen.saw(request.Name, response.GetVersion())
+	return response, nil
 }
 
 // Turn is what PlayTurn did.
@@ -329,14 +368,15 @@ type WatchOptions struct {
 // broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after the last
 // version delivered, up to Retries times in a row with backoff. The sequence ends when the server ends the
 // stream (the match is over), ctx is done, or the loop breaks; a final error is yielded with a nil response.
-// A watch has no deadline: cancel ctx to stop it.
+// A watch has no deadline: cancel ctx to stop it. Each event's version counts as seen.
 func (c *Client) Watch(ctx context.Context, name string, afterVersion int64, options WatchOptions) iter.Seq2[*trucov1.WatchGameResponse, error] {
+	name = GameName(name)
 	return func(yield func(*trucov1.WatchGameResponse, error) bool) {
 		last := afterVersion
 		failures := 0
 		for ctx.Err() == nil {
 			streamCtx, cancel := context.WithCancel(c.outgoing(ctx))
-			stream, err := c.Games.WatchGame(streamCtx, &trucov1.WatchGameRequest{Name: GameName(name), AfterVersion: last})
+			stream, err := c.Games.WatchGame(streamCtx, &trucov1.WatchGameRequest{Name: name, AfterVersion: last})
 			for err == nil {
 				var item *trucov1.WatchGameResponse
 				if item, err = stream.Recv(); err != nil {
@@ -346,6 +386,7 @@ func (c *Client) Watch(ctx context.Context, name string, afterVersion int64, opt
 				if v := item.GetEvent().GetVersion(); v > last {
 					last = v
 				}
+				c.seen.saw(name, max(item.GetEvent().GetVersion(), item.GetPublic().GetVersion()))
 				if !yield(item, nil) {
 					cancel()
 					return

@@ -10,6 +10,11 @@
  * a stopping server sends). Failures reject with the typed errors of
  * ./errors.ts. {@link TrucoClient.playTurn} re-reads the view on ABORTED; {@link TrucoClient.watch} reopens a
  * broken stream after the last version it delivered.
+ *
+ * Reads (views, legal actions) send the newest version of the game the client has seen (in any reply, VERSION_CONFLICT
+ * or watched event; of at most 1,024 games, the least recently seen forgotten first) as `minVersion`: the answer is
+ * never older than that, even from another replica than the one that took the client's move, and a replica that
+ * already holds it answers from memory.
  */
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { type CallOptions, Code, type Client, createClient, type Transport } from "@connectrpc/connect";
@@ -34,6 +39,7 @@ import {
   RulesService,
 } from "./gen/truco/v1/rules_service_pb.js";
 import { Phase, type SeatView } from "./gen/truco/v1/views_pb.js";
+import { parseVersion, VersionsSeen } from "./versions.js";
 
 /** The server's bots by name, for `createGame({ bots: { 1: "heuristic" } })`. */
 export const BOT_KINDS: Readonly<Record<string, BotKind>> = { random: BotKind.RANDOM, heuristic: BotKind.HEURISTIC };
@@ -107,6 +113,8 @@ export class TrucoClient {
   readonly maxBackoffMs: number;
   readonly apiKey: string | undefined;
   private currentToken: string | undefined;
+  /** The newest version of each game seen, shared with the clients {@link TrucoClient.withToken} makes. */
+  private seen = new VersionsSeen();
 
   constructor(
     readonly transport: Transport,
@@ -130,9 +138,12 @@ export class TrucoClient {
     return this.currentToken;
   }
 
-  /** Another client on the same transport acting as the seat of `token` (a spectator for undefined). */
+  /**
+   * Another client on the same transport acting as the seat of `token` (a spectator for undefined). Both share the
+   * versions seen: neither reads older than what either saw.
+   */
   withToken(token: string | undefined): TrucoClient {
-    return new TrucoClient(this.transport, {
+    const other = new TrucoClient(this.transport, {
       token,
       apiKey: this.apiKey,
       timeoutMs: this.timeoutMs,
@@ -140,6 +151,8 @@ export class TrucoClient {
       backoffMs: this.backoffMs,
       maxBackoffMs: this.maxBackoffMs,
     });
+    other.seen = this.seen;
+    return other;
   }
 
   private headers(): Record<string, string> {
@@ -194,25 +207,36 @@ export class TrucoClient {
     if (!response.game) {
       throw new Error("CreateGame answered without a game");
     }
+    this.seen.saw(gameName(response.game.name), response.game.version);
     return response.game;
   }
 
   /** Take a seat (the first open one when `seat` is unset); this client then acts as that seat. */
   async joinGame(name: string, options: { seat?: number; playerName?: string; requestId?: string } = {}): Promise<JoinResult> {
     const requestId = options.requestId ?? newRequestId();
+    const game = gameName(name);
     const response = await this.unary((call) =>
-      this.games.joinGame({ name: gameName(name), requestId, seat: options.seat, playerName: options.playerName ?? "" }, call),
+      this.games.joinGame({ name: game, requestId, seat: options.seat, playerName: options.playerName ?? "" }, call),
     );
     if (!response.view) {
       throw new Error("JoinGame answered without a view");
     }
     this.currentToken = response.seatToken;
+    this.seen.saw(game, response.view.public?.version);
     return { seat: response.seat, token: response.seatToken, view: response.view };
   }
 
-  /** The caller's view: `.seat` (its seat view, unset for a spectator) and `.public`. */
-  getView(name: string): Promise<GetGameViewResponse> {
-    return this.unary((call) => this.games.getGameView({ name: gameName(name) }, call));
+  /**
+   * The caller's view: `.seat` (its seat view, unset for a spectator) and `.public`. Never older than the newest
+   * version of the game this client has seen (sent as `minVersion`).
+   */
+  async getView(name: string): Promise<GetGameViewResponse> {
+    const game = gameName(name);
+    const minVersion = this.seen.of(game);
+    const response = await this.unary((call) => this.games.getGameView({ name: game, minVersion }, call));
+    this.seen.saw(game, response.public?.version);
+    this.seen.saw(game, response.seat?.public?.version);
+    return response;
   }
 
   /** This seat's view (throws when the client has no seat). */
@@ -224,24 +248,44 @@ export class TrucoClient {
     return response.seat;
   }
 
-  /** Exactly the commands the server would accept from this seat now (`.actions`, `.version`). */
-  legalActions(name: string): Promise<ListLegalActionsResponse> {
-    return this.unary((call) => this.games.listLegalActions({ name: gameName(name) }, call));
+  /**
+   * Exactly the commands the server would accept from this seat now (`.actions`, `.version`). Never older than the
+   * newest version of the game this client has seen (sent as `minVersion`).
+   */
+  async legalActions(name: string): Promise<ListLegalActionsResponse> {
+    const game = gameName(name);
+    const minVersion = this.seen.of(game);
+    const response = await this.unary((call) => this.games.listLegalActions({ name: game, minVersion }, call));
+    this.seen.saw(game, response.version);
+    return response;
   }
 
   /**
    * Submit a command for this seat; the reply comes once the move is stored. `expectedVersion` is the version the
    * command was chosen at (0 skips the check); `requestId` (a fresh UUID by default) is sent unchanged on every
-   * retry. Rejects with IllegalMove (see `reason`), VersionConflict, Unauthenticated...
+   * retry. Rejects with IllegalMove (see `reason`), VersionConflict, Unauthenticated... The version after it, or
+   * the current one a VersionConflict tells of, counts as seen.
    */
-  submit(
+  async submit(
     name: string,
     command: Command,
     options: { expectedVersion?: bigint | number; requestId?: string } = {},
   ): Promise<SubmitCommandResponse> {
+    const game = gameName(name);
     const requestId = options.requestId ?? newRequestId();
     const expectedVersion = BigInt(options.expectedVersion ?? 0);
-    return this.unary((call) => this.games.submitCommand({ name: gameName(name), requestId, expectedVersion, command }, call));
+    try {
+      const response = await this.unary((call) =>
+        this.games.submitCommand({ name: game, requestId, expectedVersion, command }, call),
+      );
+      this.seen.saw(game, response.version);
+      return response;
+    } catch (error) {
+      if (error instanceof VersionConflict) {
+        this.seen.saw(game, parseVersion(error.metadata.version));
+      }
+      throw error;
+    }
   }
 
   /**
@@ -277,9 +321,10 @@ export class TrucoClient {
    * Each new event of the game with the caller's view after it, from `afterVersion` on. A stream broken by
    * UNAVAILABLE or a server-side CANCELLED (a restart, a dropped connection) is reopened after the last version delivered, up to `retries`
    * times in a row with backoff (the count restarts at each message). Ends when the server ends the stream (the
-   * match is over) or `signal` aborts. A watch has no deadline.
+   * match is over) or `signal` aborts. A watch has no deadline. Each event's version counts as seen.
    */
   async *watch(name: string, afterVersion: bigint | number = 0, options: WatchOptions = {}): AsyncGenerator<WatchGameResponse> {
+    const game = gameName(name);
     let last = BigInt(afterVersion);
     let failures = 0;
     while (!options.signal?.aborted) {
@@ -288,7 +333,7 @@ export class TrucoClient {
       options.signal?.addEventListener("abort", stop);
       try {
         const stream = this.games.watchGame(
-          { name: gameName(name), afterVersion: last },
+          { name: game, afterVersion: last },
           { headers: this.headers(), signal: controller.signal, timeoutMs: 0 },
         );
         for await (const item of stream) {
@@ -296,6 +341,8 @@ export class TrucoClient {
           if (item.event && item.event.version > last) {
             last = item.event.version;
           }
+          this.seen.saw(game, item.event?.version);
+          this.seen.saw(game, item.public?.version);
           yield item;
         }
         return;

@@ -12,6 +12,10 @@ One client plays one seat: :meth:`TrucoClient.join_game` remembers the seat toke
 built with ``token=`` starts as that seat; :meth:`TrucoClient.with_token` gives another seat's client on the
 same channel. Without a token the client is a spectator.
 
+Reads (views, legal actions) send the newest version of the game the client has seen as ``min_version``: the
+answer is never older than that, even from another replica than the one that took the client's move, and a
+replica that already holds it answers from memory.
+
 Every call has a deadline (``timeout`` seconds). Only UNAVAILABLE is retried, and DEADLINE_EXCEEDED or a
 stream reset by a proxy (INTERNAL from an HTTP/2 RST_STREAM, as nginx sends when the replica behind it dies)
 on idempotent calls (reads, and the writes that carry a request id, which the server applies once), up to
@@ -32,7 +36,7 @@ import grpc
 import grpc.aio
 
 from .cards import CardLike, card, parse_cards
-from .errors import TrucoError, from_rpc_error
+from .errors import TrucoError, VersionConflict, from_rpc_error
 from .v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
@@ -42,6 +46,7 @@ from .v1 import (
     views_pb2,
 )
 from .v1.commands_pb2 import Command
+from .versions import VersionsSeen
 
 Game = game_service_pb2.Game
 SeatView = views_pb2.SeatView
@@ -127,6 +132,7 @@ class TrucoClient:
         self._owns_channel = True
         self._games: Any = None
         self._rules: Any = None
+        self._seen = VersionsSeen()
 
     # --- Lifecycle -------------------------------------------------------------------------------------------
 
@@ -159,6 +165,7 @@ class TrucoClient:
         )
         other._channel = self._open()
         other._owns_channel = False
+        other._seen = self._seen  # what either saw, neither reads older than
         return other
 
     def _open(self) -> grpc.aio.Channel:
@@ -263,6 +270,7 @@ class TrucoClient:
         response: game_service_pb2.CreateGameResponse = await self._unary(
             games.CreateGame, request, idempotent=True, authed=False
         )
+        self._seen.saw(response.game.name, response.game.version)
         return response.game
 
     async def join_game(
@@ -283,24 +291,35 @@ class TrucoClient:
             games.JoinGame, request, idempotent=True, authed=False
         )
         self._token = response.seat_token
+        self._seen.saw(request.name, response.view.public.version)
         return JoinResult(response.seat, response.seat_token, response.view)
 
     async def get_view(self, name: str) -> game_service_pb2.GetGameViewResponse:
-        """The caller's view: ``.seat`` (its seat view, unset for a spectator) and ``.public``."""
+        """The caller's view: ``.seat`` (its seat view, unset for a spectator) and ``.public``.
+
+        Never older than the newest version of the game this client has seen (sent as ``min_version``).
+        """
         games, _ = self._stubs()
-        request = game_service_pb2.GetGameViewRequest(name=game_name(name))
+        name = game_name(name)
+        request = game_service_pb2.GetGameViewRequest(name=name, min_version=self._seen.of(name))
         response: game_service_pb2.GetGameViewResponse = await self._unary(
             games.GetGameView, request, idempotent=True, authed=True
         )
+        self._seen.saw(name, response.public.version)
         return response
 
     async def legal_actions(self, name: str) -> game_service_pb2.ListLegalActionsResponse:
-        """Exactly the commands the server would accept from this client's seat now (``.actions``, ``.version``)."""
+        """Exactly the commands the server would accept from this client's seat now (``.actions``, ``.version``).
+
+        Never older than the newest version of the game this client has seen (sent as ``min_version``).
+        """
         games, _ = self._stubs()
-        request = game_service_pb2.ListLegalActionsRequest(name=game_name(name))
+        name = game_name(name)
+        request = game_service_pb2.ListLegalActionsRequest(name=name, min_version=self._seen.of(name))
         response: game_service_pb2.ListLegalActionsResponse = await self._unary(
             games.ListLegalActions, request, idempotent=True, authed=True
         )
+        self._seen.saw(name, response.version)
         return response
 
     async def submit(
@@ -311,7 +330,7 @@ class TrucoClient:
         :param expected_version: the version the command was chosen at (0 skips the check).
         :param request_id: the idempotency key, a fresh random id by default; every retry sends the same one.
         :raises IllegalMove: when the rules refuse the command (``reason`` says why: NOT_YOUR_TURN...).
-        :raises VersionConflict: when the game moved past ``expected_version``.
+        :raises VersionConflict: when the game moved past ``expected_version`` (its version then counts as seen).
         :raises Unauthenticated: without a seat token.
         """
         games, _ = self._stubs()
@@ -321,9 +340,16 @@ class TrucoClient:
             expected_version=expected_version,
             command=command,
         )
-        response: game_service_pb2.SubmitCommandResponse = await self._unary(
-            games.SubmitCommand, request, idempotent=True, authed=True
-        )
+        try:
+            response: game_service_pb2.SubmitCommandResponse = await self._unary(
+                games.SubmitCommand, request, idempotent=True, authed=True
+            )
+        except VersionConflict as conflict:
+            # It tells the game's current version: the read that follows must not answer older.
+            if conflict.metadata.get("version", "").isdigit():
+                self._seen.saw(request.name, int(conflict.metadata["version"]))
+            raise
+        self._seen.saw(request.name, response.version)
         return response
 
     async def watch(
@@ -359,6 +385,7 @@ class TrucoClient:
                 async for response in call:
                     failures = 0
                     last = max(last, response.event.version)
+                    self._seen.saw(request.name, last)
                     yield response
                 return
             except grpc.aio.AioRpcError as error:
@@ -403,6 +430,7 @@ class TrucoClient:
         response: game_service_pb2.LeaveGameResponse = await self._unary(
             games.LeaveGame, request, idempotent=True, authed=True
         )
+        self._seen.saw(request.name, response.view.public.version)
         return response.view
 
     async def resume_seat(self, name: str) -> views_pb2.SeatView:
@@ -412,6 +440,7 @@ class TrucoClient:
         response: game_service_pb2.ResumeSeatResponse = await self._unary(
             games.ResumeSeat, request, idempotent=True, authed=True
         )
+        self._seen.saw(request.name, response.view.public.version)
         return response.view
 
     async def rematch(self, name: str) -> game_service_pb2.RematchResponse:

@@ -140,6 +140,13 @@ def game_id_from_name(name: str) -> str:
     return game_id
 
 
+def min_version_from_pb(min_version: int) -> int:
+    """A read's ``min_version``. :raises ServiceFailure: MALFORMED_REQUEST when negative."""
+    if min_version < 0:
+        raise ServiceFailure(ServiceReason.MALFORMED_REQUEST, "min_version: a version seen, or 0; never negative")
+    return min_version
+
+
 def setup_from_pb(request: game_service_pb2.CreateGameRequest) -> Setup:
     """The setup a CreateGame asks for. :raises ServiceFailure: for impossible bot seats or deals."""
     rules = rules_from_pb(request.rules)

@@ -62,6 +62,10 @@ from .store.base import (
 
 APPEND_ATTEMPTS = 4
 """Tries of a move: one on the cached state, then on the store's, re-read after each append that lost a race."""
+TRUST_SECONDS = 2.0
+"""How long a check against the store vouches for a cached game on notifications alone. A notification
+connection can die without an error for a while (a silent network fault); a reader then waits at most this long
+for a move made on another replica."""
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 MAX_PLAYER_NAME = 64
@@ -144,6 +148,13 @@ class Games:
         self.allow_fixed_deals = allow_fixed_deals
         self._cache: OrderedDict[str, Snapshot] = OrderedDict()
         self._cache_size = cache_size
+        # What makes a cached snapshot current without a store read (see _vouched): when it was last checked
+        # against the store, and the newest seq the store's notifications told of since. Kept only for games
+        # cached or being loaded, so both stay as small as the cache.
+        self._checked: dict[str, tuple[int, float]] = {}
+        self._heard_seq: dict[str, int] = {}
+        self._loading: dict[str, int] = {}
+        store.on_append(self._on_append)
         self._seats: OrderedDict[tuple[str, bytes], int] = OrderedDict()
         self._seat_cache_size = SEAT_CACHE_ENTRIES
         self._autoplay_queue: asyncio.Queue[str] = asyncio.Queue()
@@ -165,16 +176,38 @@ class Games:
 
     # --- Loading ---------------------------------------------------------------------------------------------
 
-    async def snapshot(self, game_id: str) -> Snapshot:
-        """The game's latest state: the cached snapshot topped up with the events stored since."""
+    async def snapshot(self, game_id: str, min_version: int = 0) -> Snapshot:
+        """The game's latest state: the cached snapshot topped up with the events stored since.
+
+        With ``min_version`` (a public version the caller has seen), a cached snapshot at least that new which
+        the store's notifications vouch for is returned as it is, without a store read.
+        """
         cached = self._cache.get(game_id)
+        if cached is not None and 0 < min_version <= cached.state.version and self._vouched(game_id, cached):
+            self._cache.move_to_end(game_id)
+            self._autoplay_if_due(game_id, cached)
+            return cached
+        # Taken before the read: notifications heard from here on are recorded against what the read returns.
+        epoch = self.store.hearing_epoch()
+        self._loading[game_id] = self._loading.get(game_id, 0) + 1
+        try:
+            snapshot = await self._top_up(game_id, cached)
+            if epoch is not None:
+                self._checked[game_id] = (epoch, time.monotonic() + TRUST_SECONDS)
+        finally:
+            # After _top_up cached the snapshot, so what was heard during the read stays recorded with it.
+            self._loaded(game_id)
+        self._autoplay_if_due(game_id, snapshot)
+        return snapshot
+
+    async def _top_up(self, game_id: str, cached: Snapshot | None) -> Snapshot:
+        """``cached`` (or the game from its start) with the events stored after it, remembered in the cache."""
         if cached is None:
             record = await self.store.get_game(game_id)
             cached = Snapshot(codec.setup_from_bytes(record.rules), 0, MatchState(), ())
         stored = await self._timed_read(game_id, cached.seq)
         if not stored:
             self._remember(game_id, cached)
-            self._autoplay_if_due(game_id, cached)
             return cached
         state = cached.state.copy()
         new_events: list[ev.Event] = []
@@ -193,7 +226,6 @@ class Games:
                 batch = []
         snapshot = Snapshot(setup, stored[-1].seq, state, cached.events + tuple(new_events), book)
         self._remember(game_id, snapshot)
-        self._autoplay_if_due(game_id, snapshot)
         return snapshot
 
     async def _timed_read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
@@ -207,7 +239,39 @@ class Games:
         self._cache[game_id] = snapshot
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
+            dropped, _ = self._cache.popitem(last=False)
+            self._forget_hearing(dropped)
+
+    def _vouched(self, game_id: str, cached: Snapshot) -> bool:
+        """Whether ``cached`` is the game's newest state as far as the store can tell without a read: it was
+        checked against the store lately, the store has heard every append since without a gap, and none of
+        them went past it."""
+        checked = self._checked.get(game_id)
+        return (
+            checked is not None
+            and checked[0] == self.store.hearing_epoch()
+            and time.monotonic() < checked[1]
+            and self._heard_seq.get(game_id, 0) <= cached.seq
+        )
+
+    def _on_append(self, game_id: str, last_seq: int) -> None:
+        tracked = game_id in self._cache or game_id in self._loading
+        if tracked and last_seq > self._heard_seq.get(game_id, 0):
+            self._heard_seq[game_id] = last_seq
+
+    def _loaded(self, game_id: str) -> None:
+        left = self._loading.pop(game_id) - 1
+        if left:
+            self._loading[game_id] = left
+        elif game_id not in self._cache:
+            self._forget_hearing(game_id)
+
+    def _forget_hearing(self, game_id: str) -> None:
+        # Out of the cache and not loading, a game's notifications are no longer recorded: nothing may vouch
+        # for it until it is checked against the store again.
+        if game_id not in self._loading:
+            self._checked.pop(game_id, None)
+            self._heard_seq.pop(game_id, None)
 
     # --- Seats -------------------------------------------------------------------------------------------------
 

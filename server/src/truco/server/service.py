@@ -154,7 +154,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> gs.GetGameViewResponse:
         game_id = codec.game_id_from_name(request.name)
         seat = await self._seat(game_id, context, required=False)
-        snapshot = await self.games.snapshot(game_id)
+        snapshot = await self.games.snapshot(game_id, codec.min_version_from_pb(request.min_version))
         clocks = await self.games.clocks(game_id, snapshot)
         key = ("GetGameView", request.name, snapshot.seq, seat, clocks)
         reply = self._replies.get(key)
@@ -177,7 +177,7 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         game_id = codec.game_id_from_name(request.name)
         seat = await self._seat(game_id, context, required=True)
         assert seat is not None
-        snapshot = await self.games.snapshot(game_id)
+        snapshot = await self.games.snapshot(game_id, codec.min_version_from_pb(request.min_version))
         key = ("ListLegalActions", request.name, snapshot.seq, seat)
         reply = self._replies.get(key)
         if isinstance(reply, gs.ListLegalActionsResponse):

@@ -994,7 +994,13 @@ func (x *JoinGameResponse) GetView() *SeatView {
 type GetGameViewRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// `games/{game}`.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The newest version of this game the caller has seen (in any reply or streamed event); 0 when it has seen
+	// none. A replica that holds the game at this version or later, and has heard of no newer move, answers from
+	// memory without asking the event store: the answer is never older than what the caller saw, though a move
+	// made on another replica in the last few milliseconds may not show yet. 0 always reads the newest. The
+	// SDKs fill it for you.
+	MinVersion    int64 `protobuf:"varint,2,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1034,6 +1040,13 @@ func (x *GetGameViewRequest) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *GetGameViewRequest) GetMinVersion() int64 {
+	if x != nil {
+		return x.MinVersion
+	}
+	return 0
 }
 
 // The caller's view.
@@ -1095,7 +1108,13 @@ func (x *GetGameViewResponse) GetPublic() *MatchView {
 type ListLegalActionsRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// `games/{game}`.
-	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// The newest version of this game the caller has seen (in any reply or streamed event); 0 when it has seen
+	// none. A replica that holds the game at this version or later, and has heard of no newer move, answers from
+	// memory without asking the event store: the answer is never older than what the caller saw, though a move
+	// made on another replica in the last few milliseconds may not show yet. 0 always reads the newest. The
+	// SDKs fill it for you.
+	MinVersion    int64 `protobuf:"varint,2,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1135,6 +1154,13 @@ func (x *ListLegalActionsRequest) GetName() string {
 		return x.Name
 	}
 	return ""
+}
+
+func (x *ListLegalActionsRequest) GetMinVersion() int64 {
+	if x != nil {
+		return x.MinVersion
+	}
+	return 0
 }
 
 // The caller's legal actions.
@@ -2007,14 +2033,18 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1d\n" +
 	"\n" +
 	"seat_token\x18\x02 \x01(\tR\tseatToken\x12&\n" +
-	"\x04view\x18\x03 \x01(\v2\x12.truco.v1.SeatViewR\x04view\"(\n" +
+	"\x04view\x18\x03 \x01(\v2\x12.truco.v1.SeatViewR\x04view\"I\n" +
 	"\x12GetGameViewRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"j\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
+	"\vmin_version\x18\x02 \x01(\x03R\n" +
+	"minVersion\"j\n" +
 	"\x13GetGameViewResponse\x12&\n" +
 	"\x04seat\x18\x01 \x01(\v2\x12.truco.v1.SeatViewR\x04seat\x12+\n" +
-	"\x06public\x18\x02 \x01(\v2\x13.truco.v1.MatchViewR\x06public\"-\n" +
+	"\x06public\x18\x02 \x01(\v2\x13.truco.v1.MatchViewR\x06public\"N\n" +
 	"\x17ListLegalActionsRequest\x12\x12\n" +
-	"\x04name\x18\x01 \x01(\tR\x04name\"a\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12\x1f\n" +
+	"\vmin_version\x18\x02 \x01(\x03R\n" +
+	"minVersion\"a\n" +
 	"\x18ListLegalActionsResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12+\n" +
 	"\aactions\x18\x02 \x03(\v2\x11.truco.v1.CommandR\aactions\"\xa1\x01\n" +

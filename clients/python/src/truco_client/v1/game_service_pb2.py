@@ -30,19 +30,19 @@ from . import rules_pb2 as truco_dot_v1_dot_rules__pb2
 from . import views_pb2 as truco_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btruco/v1/game_service.proto\x12\x08truco.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"\xbb\x01\n\rClockSettings\x12+\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x07reserve\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12(\n\ton_expiry\x18\x03 \x01(\x0e\x32\x15.truco.v1.ClockPolicy\x12\'\n\x0ctakeover_bot\x18\x04 \x01(\x0e\x32\x11.truco.v1.BotKind\"8\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04kind\x18\x02 \x01(\x0e\x32\x11.truco.v1.BotKind\"\x94\x01\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12 \n\x04kind\x18\x02 \x01(\x0e\x32\x12.truco.v1.SeatKind\x12\x1e\n\x03\x62ot\x18\x03 \x01(\x0e\x32\x11.truco.v1.BotKind\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\x0f\n\x07present\x18\x05 \x01(\x08\x12\x12\n\ntaken_over\x18\x06 \x01(\x08\"x\n\tFixedDeal\x12\"\n\x05hands\x18\x01 \x03(\x0b\x32\x13.truco.v1.DealtHand\x12\x1f\n\x07muestra\x18\x02 \x01(\x0b\x32\x0e.truco.v1.Card\x12&\n\nseat_hands\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatHand\"7\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1d\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x0e.truco.v1.Card\"*\n\tDealtHand\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Card\"\xa1\x02\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12!\n\x05seats\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatInfo\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x1e\n\x05phase\x18\x05 \x01(\x0e\x32\x0f.truco.v1.Phase\x12#\n\x06scores\x18\x06 \x03(\x0b\x32\x13.truco.v1.TeamScore\x12\x0e\n\x06public\x18\x07 \x01(\x08\x12&\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x17.truco.v1.ClockSettings\x12\x15\n\rprevious_game\x18\t \x01(\t\x12\x11\n\tnext_game\x18\n \x01(\t\x12\x0e\n\x06\x63losed\x18\x0b \x01(\x08\"\xcc\x01\n\x11\x43reateGameRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12\x1f\n\x04\x62ots\x18\x03 \x03(\x0b\x32\x11.truco.v1.BotSeat\x12(\n\x0b\x66ixed_deals\x18\x04 \x03(\x0b\x32\x13.truco.v1.FixedDeal\x12\x0e\n\x06public\x18\x05 \x01(\x08\x12&\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x17.truco.v1.ClockSettings\"2\n\x12\x43reateGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\"d\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x04 \x01(\tB\x07\n\x05_seat\"V\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"\"\n\x12GetGameViewRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"\\\n\x13GetGameViewResponse\x12 \n\x04seat\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x02 \x01(\x0b\x32\x13.truco.v1.MatchView\"\'\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"O\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.truco.v1.Command\"v\n\x14SubmitCommandRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x03\x12\"\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x11.truco.v1.Command\"k\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x1f\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"7\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\"z\n\x11WatchGameResponse\x12\x1e\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04seat\x18\x02 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x03 \x01(\x0b\x32\x13.truco.v1.MatchView\"9\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"K\n\x11ListGamesResponse\x12\x1d\n\x05games\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"/\n\x0fGetGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"5\n\x11LeaveGameResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\"!\n\x11ResumeSeatRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x12ResumeSeatResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\"\x1e\n\x0eRematchRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"=\n\x0fRematchResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\x12\x0c\n\x04seat\x18\x02 \x01(\x05*`\n\x0b\x43lockPolicy\x12\x1c\n\x18\x43LOCK_POLICY_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43LOCK_POLICY_TAKEOVER\x10\x01\x12\x18\n\x14\x43LOCK_POLICY_FORFEIT\x10\x02*a\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eSEAT_KIND_OPEN\x10\x01\x12\x13\n\x0fSEAT_KIND_TAKEN\x10\x02\x12\x11\n\rSEAT_KIND_BOT\x10\x03*P\n\x07\x42otKind\x12\x18\n\x14\x42OT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x42OT_KIND_RANDOM\x10\x01\x12\x16\n\x12\x42OT_KIND_HEURISTIC\x10\x02\x32\xaf\x06\n\x0bGameService\x12G\n\nCreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12\x41\n\x08JoinGame\x12\x19.truco.v1.JoinGameRequest\x1a\x1a.truco.v1.JoinGameResponse\x12J\n\x0bGetGameView\x12\x1c.truco.v1.GetGameViewRequest\x1a\x1d.truco.v1.GetGameViewResponse\x12Y\n\x10ListLegalActions\x12!.truco.v1.ListLegalActionsRequest\x1a\".truco.v1.ListLegalActionsResponse\x12P\n\rSubmitCommand\x12\x1e.truco.v1.SubmitCommandRequest\x1a\x1f.truco.v1.SubmitCommandResponse\x12\x46\n\tWatchGame\x12\x1a.truco.v1.WatchGameRequest\x1a\x1b.truco.v1.WatchGameResponse0\x01\x12\x44\n\tListGames\x12\x1a.truco.v1.ListGamesRequest\x1a\x1b.truco.v1.ListGamesResponse\x12>\n\x07GetGame\x12\x18.truco.v1.GetGameRequest\x1a\x19.truco.v1.GetGameResponse\x12\x44\n\tLeaveGame\x12\x1a.truco.v1.LeaveGameRequest\x1a\x1b.truco.v1.LeaveGameResponse\x12G\n\nResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n\x07Rematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponseb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btruco/v1/game_service.proto\x12\x08truco.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"\xbb\x01\n\rClockSettings\x12+\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x07reserve\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12(\n\ton_expiry\x18\x03 \x01(\x0e\x32\x15.truco.v1.ClockPolicy\x12\'\n\x0ctakeover_bot\x18\x04 \x01(\x0e\x32\x11.truco.v1.BotKind\"8\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04kind\x18\x02 \x01(\x0e\x32\x11.truco.v1.BotKind\"\x94\x01\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12 \n\x04kind\x18\x02 \x01(\x0e\x32\x12.truco.v1.SeatKind\x12\x1e\n\x03\x62ot\x18\x03 \x01(\x0e\x32\x11.truco.v1.BotKind\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\x0f\n\x07present\x18\x05 \x01(\x08\x12\x12\n\ntaken_over\x18\x06 \x01(\x08\"x\n\tFixedDeal\x12\"\n\x05hands\x18\x01 \x03(\x0b\x32\x13.truco.v1.DealtHand\x12\x1f\n\x07muestra\x18\x02 \x01(\x0b\x32\x0e.truco.v1.Card\x12&\n\nseat_hands\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatHand\"7\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1d\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x0e.truco.v1.Card\"*\n\tDealtHand\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Card\"\xa1\x02\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12!\n\x05seats\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatInfo\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x1e\n\x05phase\x18\x05 \x01(\x0e\x32\x0f.truco.v1.Phase\x12#\n\x06scores\x18\x06 \x03(\x0b\x32\x13.truco.v1.TeamScore\x12\x0e\n\x06public\x18\x07 \x01(\x08\x12&\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x17.truco.v1.ClockSettings\x12\x15\n\rprevious_game\x18\t \x01(\t\x12\x11\n\tnext_game\x18\n \x01(\t\x12\x0e\n\x06\x63losed\x18\x0b \x01(\x08\"\xcc\x01\n\x11\x43reateGameRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12\x1f\n\x04\x62ots\x18\x03 \x03(\x0b\x32\x11.truco.v1.BotSeat\x12(\n\x0b\x66ixed_deals\x18\x04 \x03(\x0b\x32\x13.truco.v1.FixedDeal\x12\x0e\n\x06public\x18\x05 \x01(\x08\x12&\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x17.truco.v1.ClockSettings\"2\n\x12\x43reateGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\"d\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x04 \x01(\tB\x07\n\x05_seat\"V\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"7\n\x12GetGameViewRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bmin_version\x18\x02 \x01(\x03\"\\\n\x13GetGameViewResponse\x12 \n\x04seat\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x02 \x01(\x0b\x32\x13.truco.v1.MatchView\"<\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bmin_version\x18\x02 \x01(\x03\"O\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.truco.v1.Command\"v\n\x14SubmitCommandRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x03\x12\"\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x11.truco.v1.Command\"k\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x1f\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"7\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\"z\n\x11WatchGameResponse\x12\x1e\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04seat\x18\x02 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x03 \x01(\x0b\x32\x13.truco.v1.MatchView\"9\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"K\n\x11ListGamesResponse\x12\x1d\n\x05games\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"/\n\x0fGetGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"5\n\x11LeaveGameResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\"!\n\x11ResumeSeatRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x12ResumeSeatResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\"\x1e\n\x0eRematchRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"=\n\x0fRematchResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\x12\x0c\n\x04seat\x18\x02 \x01(\x05*`\n\x0b\x43lockPolicy\x12\x1c\n\x18\x43LOCK_POLICY_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43LOCK_POLICY_TAKEOVER\x10\x01\x12\x18\n\x14\x43LOCK_POLICY_FORFEIT\x10\x02*a\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eSEAT_KIND_OPEN\x10\x01\x12\x13\n\x0fSEAT_KIND_TAKEN\x10\x02\x12\x11\n\rSEAT_KIND_BOT\x10\x03*P\n\x07\x42otKind\x12\x18\n\x14\x42OT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x42OT_KIND_RANDOM\x10\x01\x12\x16\n\x12\x42OT_KIND_HEURISTIC\x10\x02\x32\xaf\x06\n\x0bGameService\x12G\n\nCreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12\x41\n\x08JoinGame\x12\x19.truco.v1.JoinGameRequest\x1a\x1a.truco.v1.JoinGameResponse\x12J\n\x0bGetGameView\x12\x1c.truco.v1.GetGameViewRequest\x1a\x1d.truco.v1.GetGameViewResponse\x12Y\n\x10ListLegalActions\x12!.truco.v1.ListLegalActionsRequest\x1a\".truco.v1.ListLegalActionsResponse\x12P\n\rSubmitCommand\x12\x1e.truco.v1.SubmitCommandRequest\x1a\x1f.truco.v1.SubmitCommandResponse\x12\x46\n\tWatchGame\x12\x1a.truco.v1.WatchGameRequest\x1a\x1b.truco.v1.WatchGameResponse0\x01\x12\x44\n\tListGames\x12\x1a.truco.v1.ListGamesRequest\x1a\x1b.truco.v1.ListGamesResponse\x12>\n\x07GetGame\x12\x18.truco.v1.GetGameRequest\x1a\x19.truco.v1.GetGameResponse\x12\x44\n\tLeaveGame\x12\x1a.truco.v1.LeaveGameRequest\x1a\x1b.truco.v1.LeaveGameResponse\x12G\n\nResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n\x07Rematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'truco.v1.game_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_CLOCKPOLICY']._serialized_start=2704
-  _globals['_CLOCKPOLICY']._serialized_end=2800
-  _globals['_SEATKIND']._serialized_start=2802
-  _globals['_SEATKIND']._serialized_end=2899
-  _globals['_BOTKIND']._serialized_start=2901
-  _globals['_BOTKIND']._serialized_end=2981
+  _globals['_CLOCKPOLICY']._serialized_start=2746
+  _globals['_CLOCKPOLICY']._serialized_end=2842
+  _globals['_SEATKIND']._serialized_start=2844
+  _globals['_SEATKIND']._serialized_end=2941
+  _globals['_BOTKIND']._serialized_start=2943
+  _globals['_BOTKIND']._serialized_end=3023
   _globals['_CLOCKSETTINGS']._serialized_start=188
   _globals['_CLOCKSETTINGS']._serialized_end=375
   _globals['_BOTSEAT']._serialized_start=377
@@ -66,41 +66,41 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_JOINGAMERESPONSE']._serialized_start=1462
   _globals['_JOINGAMERESPONSE']._serialized_end=1548
   _globals['_GETGAMEVIEWREQUEST']._serialized_start=1550
-  _globals['_GETGAMEVIEWREQUEST']._serialized_end=1584
-  _globals['_GETGAMEVIEWRESPONSE']._serialized_start=1586
-  _globals['_GETGAMEVIEWRESPONSE']._serialized_end=1678
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1680
-  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1719
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1721
-  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1800
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=1802
-  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=1920
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=1922
-  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=2029
-  _globals['_WATCHGAMEREQUEST']._serialized_start=2031
-  _globals['_WATCHGAMEREQUEST']._serialized_end=2086
-  _globals['_WATCHGAMERESPONSE']._serialized_start=2088
-  _globals['_WATCHGAMERESPONSE']._serialized_end=2210
-  _globals['_LISTGAMESREQUEST']._serialized_start=2212
-  _globals['_LISTGAMESREQUEST']._serialized_end=2269
-  _globals['_LISTGAMESRESPONSE']._serialized_start=2271
-  _globals['_LISTGAMESRESPONSE']._serialized_end=2346
-  _globals['_GETGAMEREQUEST']._serialized_start=2348
-  _globals['_GETGAMEREQUEST']._serialized_end=2378
-  _globals['_GETGAMERESPONSE']._serialized_start=2380
-  _globals['_GETGAMERESPONSE']._serialized_end=2427
-  _globals['_LEAVEGAMEREQUEST']._serialized_start=2429
-  _globals['_LEAVEGAMEREQUEST']._serialized_end=2461
-  _globals['_LEAVEGAMERESPONSE']._serialized_start=2463
-  _globals['_LEAVEGAMERESPONSE']._serialized_end=2516
-  _globals['_RESUMESEATREQUEST']._serialized_start=2518
-  _globals['_RESUMESEATREQUEST']._serialized_end=2551
-  _globals['_RESUMESEATRESPONSE']._serialized_start=2553
-  _globals['_RESUMESEATRESPONSE']._serialized_end=2607
-  _globals['_REMATCHREQUEST']._serialized_start=2609
-  _globals['_REMATCHREQUEST']._serialized_end=2639
-  _globals['_REMATCHRESPONSE']._serialized_start=2641
-  _globals['_REMATCHRESPONSE']._serialized_end=2702
-  _globals['_GAMESERVICE']._serialized_start=2984
-  _globals['_GAMESERVICE']._serialized_end=3799
+  _globals['_GETGAMEVIEWREQUEST']._serialized_end=1605
+  _globals['_GETGAMEVIEWRESPONSE']._serialized_start=1607
+  _globals['_GETGAMEVIEWRESPONSE']._serialized_end=1699
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_start=1701
+  _globals['_LISTLEGALACTIONSREQUEST']._serialized_end=1761
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_start=1763
+  _globals['_LISTLEGALACTIONSRESPONSE']._serialized_end=1842
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_start=1844
+  _globals['_SUBMITCOMMANDREQUEST']._serialized_end=1962
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=1964
+  _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=2071
+  _globals['_WATCHGAMEREQUEST']._serialized_start=2073
+  _globals['_WATCHGAMEREQUEST']._serialized_end=2128
+  _globals['_WATCHGAMERESPONSE']._serialized_start=2130
+  _globals['_WATCHGAMERESPONSE']._serialized_end=2252
+  _globals['_LISTGAMESREQUEST']._serialized_start=2254
+  _globals['_LISTGAMESREQUEST']._serialized_end=2311
+  _globals['_LISTGAMESRESPONSE']._serialized_start=2313
+  _globals['_LISTGAMESRESPONSE']._serialized_end=2388
+  _globals['_GETGAMEREQUEST']._serialized_start=2390
+  _globals['_GETGAMEREQUEST']._serialized_end=2420
+  _globals['_GETGAMERESPONSE']._serialized_start=2422
+  _globals['_GETGAMERESPONSE']._serialized_end=2469
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=2471
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=2503
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=2505
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=2558
+  _globals['_RESUMESEATREQUEST']._serialized_start=2560
+  _globals['_RESUMESEATREQUEST']._serialized_end=2593
+  _globals['_RESUMESEATRESPONSE']._serialized_start=2595
+  _globals['_RESUMESEATRESPONSE']._serialized_end=2649
+  _globals['_REMATCHREQUEST']._serialized_start=2651
+  _globals['_REMATCHREQUEST']._serialized_end=2681
+  _globals['_REMATCHRESPONSE']._serialized_start=2683
+  _globals['_REMATCHRESPONSE']._serialized_end=2744
+  _globals['_GAMESERVICE']._serialized_start=3026
+  _globals['_GAMESERVICE']._serialized_end=3841
 # @@protoc_insertion_point(module_scope)

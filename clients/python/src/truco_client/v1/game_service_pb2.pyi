@@ -175,10 +175,12 @@ class JoinGameResponse(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., seat_token: _Optional[str] = ..., view: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ...) -> None: ...
 
 class GetGameViewRequest(_message.Message):
-    __slots__ = ("name",)
+    __slots__ = ("name", "min_version")
     NAME_FIELD_NUMBER: _ClassVar[int]
+    MIN_VERSION_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    min_version: int
+    def __init__(self, name: _Optional[str] = ..., min_version: _Optional[int] = ...) -> None: ...
 
 class GetGameViewResponse(_message.Message):
     __slots__ = ("seat", "public")
@@ -189,10 +191,12 @@ class GetGameViewResponse(_message.Message):
     def __init__(self, seat: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ..., public: _Optional[_Union[_views_pb2.MatchView, _Mapping]] = ...) -> None: ...
 
 class ListLegalActionsRequest(_message.Message):
-    __slots__ = ("name",)
+    __slots__ = ("name", "min_version")
     NAME_FIELD_NUMBER: _ClassVar[int]
+    MIN_VERSION_FIELD_NUMBER: _ClassVar[int]
     name: str
-    def __init__(self, name: _Optional[str] = ...) -> None: ...
+    min_version: int
+    def __init__(self, name: _Optional[str] = ..., min_version: _Optional[int] = ...) -> None: ...
 
 class ListLegalActionsResponse(_message.Message):
     __slots__ = ("version", "actions")

@@ -260,6 +260,22 @@ class EventStore(Protocol):
         """
         ...
 
+    def on_append(self, heard: Callable[[str, int], None]) -> None:
+        """Call ``heard(game_id, last_seq)`` for each append this store hears of, by any replica, as it hears it.
+
+        The cue for a cache that its copy of a game is stale; see :meth:`hearing_epoch` for when silence counts.
+        """
+        ...
+
+    def hearing_epoch(self) -> int | None:
+        """A number that stays the same for as long as this store hears every append, by any replica, without a
+        gap; None while it cannot (never, for a store without change notifications).
+
+        A cached game checked against the store while the epoch was E, and since then heard of no newer append,
+        is current for as long as the epoch is still E: a reader may then answer from it without a store read.
+        """
+        ...
+
     async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
         """Set the game's next deadline if its last seq is still ``last_seq``; False (nothing written) if not."""
         ...

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import select
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
@@ -195,6 +196,8 @@ class PostgresStore:
         self._signals = ChangeSignals()
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
+        self._epoch = 0
+        self._heard: list[Callable[[str, int], None]] = []
         self._closed = False
 
     @classmethod
@@ -214,7 +217,7 @@ class PostgresStore:
             # Autocommit: a transaction is opened only by conn.transaction(), never left idle by a plain read.
             kwargs={"autocommit": True},
             # A connection broken while idle (database restarted) is replaced instead of failing the next call.
-            check=AsyncConnectionPool.check_connection,
+            check=_check_if_ended,
             name="truco-store",
         )
         await pool.open(wait=False)
@@ -261,7 +264,7 @@ class PostgresStore:
                     return recorded
             raise
         # Our own listener will hear the NOTIFY too; firing now saves local waiters that round trip.
-        self._signals.fire(game_id, result.last_seq)
+        self._hear(game_id, result.last_seq)
         return result
 
     async def find_response(self, game_id: str, request_id: str) -> bytes | None:
@@ -340,6 +343,17 @@ class PostgresStore:
         await wait_until_after(
             self._signals, game_id, after_seq, timeout, lambda: self._run(lambda conn: _last_seq(conn, game_id))
         )
+
+    def on_append(self, heard: Callable[[str, int], None]) -> None:
+        self._heard.append(heard)
+
+    def hearing_epoch(self) -> int | None:
+        if self._listening.is_set():
+            return self._epoch
+        if not self._closed and (self._listener is None or self._listener.done()):
+            # Readers ask first: start listening now, and trust nothing until the LISTEN is in place.
+            self._listener = asyncio.create_task(self._listen(), name="truco-postgres-listener")
+        return None
 
     async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
         async def work(conn: Conn) -> bool:
@@ -554,6 +568,8 @@ class PostgresStore:
                     self._url, autocommit=True, connect_timeout=max(1, round(self._timeout))
                 ) as conn:
                     await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+                    # A new epoch: what was checked before this LISTEN may have missed notifications since.
+                    self._epoch += 1
                     self._listening.set()
                     # Notifications sent while we were not listening are lost: every waiter looks again.
                     self._signals.fire_all()
@@ -570,7 +586,24 @@ class PostgresStore:
     def _on_notify(self, payload: str) -> None:
         game_id, _, seq = payload.rpartition(":")
         with contextlib.suppress(ValueError):
-            self._signals.fire(game_id, int(seq))
+            self._hear(game_id, int(seq))
+
+    def _hear(self, game_id: str, last_seq: int) -> None:
+        self._signals.fire(game_id, last_seq)
+        for heard in self._heard:
+            heard(game_id, last_seq)
+
+
+async def _check_if_ended(conn: Conn) -> None:
+    """The pool's check of a connection before lending it: a round trip only when the server may have ended it.
+
+    An idle connection has nothing to read; data or end-of-file waiting on it means the server spoke first (a
+    restart or a terminated backend says so before closing). A round trip for every call would double what an
+    append costs (it is one statement), for the rare connection this poll finds.
+    """
+    readable, _, _ = select.select([conn.fileno()], [], [], 0)
+    if readable:
+        await AsyncConnectionPool.check_connection(conn)
 
 
 async def _migrate(conn: Conn) -> None:

@@ -227,73 +227,75 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
       "yer_name\030\004 \001(\tR\nplayerNameB\007\n\005_seat\"m\n\020J" +
       "oinGameResponse\022\022\n\004seat\030\001 \001(\005R\004seat\022\035\n\ns" +
       "eat_token\030\002 \001(\tR\tseatToken\022&\n\004view\030\003 \001(\013" +
-      "2\022.truco.v1.SeatViewR\004view\"(\n\022GetGameVie" +
-      "wRequest\022\022\n\004name\030\001 \001(\tR\004name\"j\n\023GetGameV" +
-      "iewResponse\022&\n\004seat\030\001 \001(\0132\022.truco.v1.Sea" +
-      "tViewR\004seat\022+\n\006public\030\002 \001(\0132\023.truco.v1.M" +
-      "atchViewR\006public\"-\n\027ListLegalActionsRequ" +
-      "est\022\022\n\004name\030\001 \001(\tR\004name\"a\n\030ListLegalActi" +
-      "onsResponse\022\030\n\007version\030\001 \001(\003R\007version\022+\n" +
-      "\007actions\030\002 \003(\0132\021.truco.v1.CommandR\007actio" +
-      "ns\"\241\001\n\024SubmitCommandRequest\022\022\n\004name\030\001 \001(" +
-      "\tR\004name\022\035\n\nrequest_id\030\002 \001(\tR\trequestId\022)" +
-      "\n\020expected_version\030\003 \001(\003R\017expectedVersio" +
-      "n\022+\n\007command\030\004 \001(\0132\021.truco.v1.CommandR\007c" +
-      "ommand\"\202\001\n\025SubmitCommandResponse\022\030\n\007vers" +
-      "ion\030\001 \001(\003R\007version\022\'\n\006events\030\002 \003(\0132\017.tru" +
-      "co.v1.EventR\006events\022&\n\004view\030\003 \001(\0132\022.truc" +
-      "o.v1.SeatViewR\004view\"K\n\020WatchGameRequest\022" +
-      "\022\n\004name\030\001 \001(\tR\004name\022#\n\rafter_version\030\002 \001" +
-      "(\003R\014afterVersion\"\217\001\n\021WatchGameResponse\022%" +
-      "\n\005event\030\001 \001(\0132\017.truco.v1.EventR\005event\022&\n" +
-      "\004seat\030\002 \001(\0132\022.truco.v1.SeatViewR\004seat\022+\n" +
-      "\006public\030\003 \001(\0132\023.truco.v1.MatchViewR\006publ" +
-      "ic\"N\n\020ListGamesRequest\022\033\n\tpage_size\030\001 \001(" +
-      "\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR\tpageTok" +
-      "en\"a\n\021ListGamesResponse\022$\n\005games\030\001 \003(\0132\016" +
-      ".truco.v1.GameR\005games\022&\n\017next_page_token" +
-      "\030\002 \001(\tR\rnextPageToken\"$\n\016GetGameRequest\022" +
-      "\022\n\004name\030\001 \001(\tR\004name\"5\n\017GetGameResponse\022\"" +
-      "\n\004game\030\001 \001(\0132\016.truco.v1.GameR\004game\"&\n\020Le" +
-      "aveGameRequest\022\022\n\004name\030\001 \001(\tR\004name\";\n\021Le" +
-      "aveGameResponse\022&\n\004view\030\001 \001(\0132\022.truco.v1" +
-      ".SeatViewR\004view\"\'\n\021ResumeSeatRequest\022\022\n\004" +
-      "name\030\001 \001(\tR\004name\"<\n\022ResumeSeatResponse\022&" +
-      "\n\004view\030\001 \001(\0132\022.truco.v1.SeatViewR\004view\"$" +
-      "\n\016RematchRequest\022\022\n\004name\030\001 \001(\tR\004name\"I\n\017" +
-      "RematchResponse\022\"\n\004game\030\001 \001(\0132\016.truco.v1" +
-      ".GameR\004game\022\022\n\004seat\030\002 \001(\005R\004seat*`\n\013Clock" +
-      "Policy\022\034\n\030CLOCK_POLICY_UNSPECIFIED\020\000\022\031\n\025" +
-      "CLOCK_POLICY_TAKEOVER\020\001\022\030\n\024CLOCK_POLICY_" +
-      "FORFEIT\020\002*a\n\010SeatKind\022\031\n\025SEAT_KIND_UNSPE" +
-      "CIFIED\020\000\022\022\n\016SEAT_KIND_OPEN\020\001\022\023\n\017SEAT_KIN" +
-      "D_TAKEN\020\002\022\021\n\rSEAT_KIND_BOT\020\003*P\n\007BotKind\022" +
-      "\030\n\024BOT_KIND_UNSPECIFIED\020\000\022\023\n\017BOT_KIND_RA" +
-      "NDOM\020\001\022\026\n\022BOT_KIND_HEURISTIC\020\0022\257\006\n\013GameS" +
-      "ervice\022G\n\nCreateGame\022\033.truco.v1.CreateGa" +
-      "meRequest\032\034.truco.v1.CreateGameResponse\022" +
-      "A\n\010JoinGame\022\031.truco.v1.JoinGameRequest\032\032" +
-      ".truco.v1.JoinGameResponse\022J\n\013GetGameVie" +
-      "w\022\034.truco.v1.GetGameViewRequest\032\035.truco." +
-      "v1.GetGameViewResponse\022Y\n\020ListLegalActio" +
-      "ns\022!.truco.v1.ListLegalActionsRequest\032\"." +
-      "truco.v1.ListLegalActionsResponse\022P\n\rSub" +
-      "mitCommand\022\036.truco.v1.SubmitCommandReque" +
-      "st\032\037.truco.v1.SubmitCommandResponse\022F\n\tW" +
-      "atchGame\022\032.truco.v1.WatchGameRequest\032\033.t" +
-      "ruco.v1.WatchGameResponse0\001\022D\n\tListGames" +
-      "\022\032.truco.v1.ListGamesRequest\032\033.truco.v1." +
-      "ListGamesResponse\022>\n\007GetGame\022\030.truco.v1." +
-      "GetGameRequest\032\031.truco.v1.GetGameRespons" +
-      "e\022D\n\tLeaveGame\022\032.truco.v1.LeaveGameReque" +
-      "st\032\033.truco.v1.LeaveGameResponse\022G\n\nResum" +
-      "eSeat\022\033.truco.v1.ResumeSeatRequest\032\034.tru" +
-      "co.v1.ResumeSeatResponse\022>\n\007Rematch\022\030.tr" +
-      "uco.v1.RematchRequest\032\031.truco.v1.Rematch" +
-      "ResponseB\207\001\n\013uy.truco.v1B\020GameServicePro" +
-      "toP\001Z%truco/clients/go/gen/truco/v1;truc" +
-      "ov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truco\\V1\342\002\024Truco\\" +
-      "V1\\GPBMetadata\352\002\tTruco::V1b\006proto3"
+      "2\022.truco.v1.SeatViewR\004view\"I\n\022GetGameVie" +
+      "wRequest\022\022\n\004name\030\001 \001(\tR\004name\022\037\n\013min_vers" +
+      "ion\030\002 \001(\003R\nminVersion\"j\n\023GetGameViewResp" +
+      "onse\022&\n\004seat\030\001 \001(\0132\022.truco.v1.SeatViewR\004" +
+      "seat\022+\n\006public\030\002 \001(\0132\023.truco.v1.MatchVie" +
+      "wR\006public\"N\n\027ListLegalActionsRequest\022\022\n\004" +
+      "name\030\001 \001(\tR\004name\022\037\n\013min_version\030\002 \001(\003R\nm" +
+      "inVersion\"a\n\030ListLegalActionsResponse\022\030\n" +
+      "\007version\030\001 \001(\003R\007version\022+\n\007actions\030\002 \003(\013" +
+      "2\021.truco.v1.CommandR\007actions\"\241\001\n\024SubmitC" +
+      "ommandRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nreq" +
+      "uest_id\030\002 \001(\tR\trequestId\022)\n\020expected_ver" +
+      "sion\030\003 \001(\003R\017expectedVersion\022+\n\007command\030\004" +
+      " \001(\0132\021.truco.v1.CommandR\007command\"\202\001\n\025Sub" +
+      "mitCommandResponse\022\030\n\007version\030\001 \001(\003R\007ver" +
+      "sion\022\'\n\006events\030\002 \003(\0132\017.truco.v1.EventR\006e" +
+      "vents\022&\n\004view\030\003 \001(\0132\022.truco.v1.SeatViewR" +
+      "\004view\"K\n\020WatchGameRequest\022\022\n\004name\030\001 \001(\tR" +
+      "\004name\022#\n\rafter_version\030\002 \001(\003R\014afterVersi" +
+      "on\"\217\001\n\021WatchGameResponse\022%\n\005event\030\001 \001(\0132" +
+      "\017.truco.v1.EventR\005event\022&\n\004seat\030\002 \001(\0132\022." +
+      "truco.v1.SeatViewR\004seat\022+\n\006public\030\003 \001(\0132" +
+      "\023.truco.v1.MatchViewR\006public\"N\n\020ListGame" +
+      "sRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n" +
+      "\npage_token\030\002 \001(\tR\tpageToken\"a\n\021ListGame" +
+      "sResponse\022$\n\005games\030\001 \003(\0132\016.truco.v1.Game" +
+      "R\005games\022&\n\017next_page_token\030\002 \001(\tR\rnextPa" +
+      "geToken\"$\n\016GetGameRequest\022\022\n\004name\030\001 \001(\tR" +
+      "\004name\"5\n\017GetGameResponse\022\"\n\004game\030\001 \001(\0132\016" +
+      ".truco.v1.GameR\004game\"&\n\020LeaveGameRequest" +
+      "\022\022\n\004name\030\001 \001(\tR\004name\";\n\021LeaveGameRespons" +
+      "e\022&\n\004view\030\001 \001(\0132\022.truco.v1.SeatViewR\004vie" +
+      "w\"\'\n\021ResumeSeatRequest\022\022\n\004name\030\001 \001(\tR\004na" +
+      "me\"<\n\022ResumeSeatResponse\022&\n\004view\030\001 \001(\0132\022" +
+      ".truco.v1.SeatViewR\004view\"$\n\016RematchReque" +
+      "st\022\022\n\004name\030\001 \001(\tR\004name\"I\n\017RematchRespons" +
+      "e\022\"\n\004game\030\001 \001(\0132\016.truco.v1.GameR\004game\022\022\n" +
+      "\004seat\030\002 \001(\005R\004seat*`\n\013ClockPolicy\022\034\n\030CLOC" +
+      "K_POLICY_UNSPECIFIED\020\000\022\031\n\025CLOCK_POLICY_T" +
+      "AKEOVER\020\001\022\030\n\024CLOCK_POLICY_FORFEIT\020\002*a\n\010S" +
+      "eatKind\022\031\n\025SEAT_KIND_UNSPECIFIED\020\000\022\022\n\016SE" +
+      "AT_KIND_OPEN\020\001\022\023\n\017SEAT_KIND_TAKEN\020\002\022\021\n\rS" +
+      "EAT_KIND_BOT\020\003*P\n\007BotKind\022\030\n\024BOT_KIND_UN" +
+      "SPECIFIED\020\000\022\023\n\017BOT_KIND_RANDOM\020\001\022\026\n\022BOT_" +
+      "KIND_HEURISTIC\020\0022\257\006\n\013GameService\022G\n\nCrea" +
+      "teGame\022\033.truco.v1.CreateGameRequest\032\034.tr" +
+      "uco.v1.CreateGameResponse\022A\n\010JoinGame\022\031." +
+      "truco.v1.JoinGameRequest\032\032.truco.v1.Join" +
+      "GameResponse\022J\n\013GetGameView\022\034.truco.v1.G" +
+      "etGameViewRequest\032\035.truco.v1.GetGameView" +
+      "Response\022Y\n\020ListLegalActions\022!.truco.v1." +
+      "ListLegalActionsRequest\032\".truco.v1.ListL" +
+      "egalActionsResponse\022P\n\rSubmitCommand\022\036.t" +
+      "ruco.v1.SubmitCommandRequest\032\037.truco.v1." +
+      "SubmitCommandResponse\022F\n\tWatchGame\022\032.tru" +
+      "co.v1.WatchGameRequest\032\033.truco.v1.WatchG" +
+      "ameResponse0\001\022D\n\tListGames\022\032.truco.v1.Li" +
+      "stGamesRequest\032\033.truco.v1.ListGamesRespo" +
+      "nse\022>\n\007GetGame\022\030.truco.v1.GetGameRequest" +
+      "\032\031.truco.v1.GetGameResponse\022D\n\tLeaveGame" +
+      "\022\032.truco.v1.LeaveGameRequest\032\033.truco.v1." +
+      "LeaveGameResponse\022G\n\nResumeSeat\022\033.truco." +
+      "v1.ResumeSeatRequest\032\034.truco.v1.ResumeSe" +
+      "atResponse\022>\n\007Rematch\022\030.truco.v1.Rematch" +
+      "Request\032\031.truco.v1.RematchResponseB\207\001\n\013u" +
+      "y.truco.v1B\020GameServiceProtoP\001Z%truco/cl" +
+      "ients/go/gen/truco/v1;trucov1\242\002\003TXX\252\002\010Tr" +
+      "uco.V1\312\002\010Truco\\V1\342\002\024Truco\\V1\\GPBMetadata" +
+      "\352\002\tTruco::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -376,7 +378,7 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_truco_v1_GetGameViewRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_GetGameViewRequest_descriptor,
-        new java.lang.String[] { "Name", });
+        new java.lang.String[] { "Name", "MinVersion", });
     internal_static_truco_v1_GetGameViewResponse_descriptor =
       getDescriptor().getMessageType(12);
     internal_static_truco_v1_GetGameViewResponse_fieldAccessorTable = new
@@ -388,7 +390,7 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_truco_v1_ListLegalActionsRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_ListLegalActionsRequest_descriptor,
-        new java.lang.String[] { "Name", });
+        new java.lang.String[] { "Name", "MinVersion", });
     internal_static_truco_v1_ListLegalActionsResponse_descriptor =
       getDescriptor().getMessageType(14);
     internal_static_truco_v1_ListLegalActionsResponse_fieldAccessorTable = new

@@ -100,6 +100,25 @@ private static final long serialVersionUID = 0L;
     }
   }
 
+  public static final int MIN_VERSION_FIELD_NUMBER = 2;
+  private long minVersion_ = 0L;
+  /**
+   * <pre>
+   * The newest version of this game the caller has seen (in any reply or streamed event); 0 when it has seen
+   * none. A replica that holds the game at this version or later, and has heard of no newer move, answers from
+   * memory without asking the event store: the answer is never older than what the caller saw, though a move
+   * made on another replica in the last few milliseconds may not show yet. 0 always reads the newest. The
+   * SDKs fill it for you.
+   * </pre>
+   *
+   * <code>int64 min_version = 2 [json_name = "minVersion"];</code>
+   * @return The minVersion.
+   */
+  @java.lang.Override
+  public long getMinVersion() {
+    return minVersion_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -117,12 +136,19 @@ private static final long serialVersionUID = 0L;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(name_)) {
       com.google.protobuf.GeneratedMessage.writeString(output, 1, name_);
     }
+    if (minVersion_ != 0L) {
+      output.writeInt64(2, minVersion_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
     int size = 0;
     if (!com.google.protobuf.GeneratedMessage.isStringEmpty(name_)) {
       size += com.google.protobuf.GeneratedMessage.computeStringSize(1, name_);
+    }
+    if (minVersion_ != 0L) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeInt64Size(2, minVersion_);
     }
     return size;
   }
@@ -150,6 +176,8 @@ private static final long serialVersionUID = 0L;
 
     if (!getName()
         .equals(other.getName())) return false;
+    if (getMinVersion()
+        != other.getMinVersion()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -163,6 +191,9 @@ private static final long serialVersionUID = 0L;
     hash = (19 * hash) + getDescriptor().hashCode();
     hash = (37 * hash) + NAME_FIELD_NUMBER;
     hash = (53 * hash) + getName().hashCode();
+    hash = (37 * hash) + MIN_VERSION_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
+        getMinVersion());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -299,6 +330,7 @@ private static final long serialVersionUID = 0L;
       super.clear();
       bitField0_ = 0;
       name_ = "";
+      minVersion_ = 0L;
       return this;
     }
 
@@ -335,6 +367,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000001) != 0)) {
         result.name_ = name_;
       }
+      if (((from_bitField0_ & 0x00000002) != 0)) {
+        result.minVersion_ = minVersion_;
+      }
     }
 
     @java.lang.Override
@@ -353,6 +388,9 @@ private static final long serialVersionUID = 0L;
         name_ = other.name_;
         bitField0_ |= 0x00000001;
         onChanged();
+      }
+      if (other.getMinVersion() != 0L) {
+        setMinVersion(other.getMinVersion());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -385,6 +423,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000001;
               break;
             } // case 10
+            case 16: {
+              minVersion_ = input.readInt64();
+              bitField0_ |= 0x00000002;
+              break;
+            } // case 16
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -490,6 +533,62 @@ private static final long serialVersionUID = 0L;
       checkByteStringIsUtf8(value);
       name_ = value;
       bitField0_ |= 0x00000001;
+      onChanged();
+      return this;
+    }
+
+    private long minVersion_ ;
+    /**
+     * <pre>
+     * The newest version of this game the caller has seen (in any reply or streamed event); 0 when it has seen
+     * none. A replica that holds the game at this version or later, and has heard of no newer move, answers from
+     * memory without asking the event store: the answer is never older than what the caller saw, though a move
+     * made on another replica in the last few milliseconds may not show yet. 0 always reads the newest. The
+     * SDKs fill it for you.
+     * </pre>
+     *
+     * <code>int64 min_version = 2 [json_name = "minVersion"];</code>
+     * @return The minVersion.
+     */
+    @java.lang.Override
+    public long getMinVersion() {
+      return minVersion_;
+    }
+    /**
+     * <pre>
+     * The newest version of this game the caller has seen (in any reply or streamed event); 0 when it has seen
+     * none. A replica that holds the game at this version or later, and has heard of no newer move, answers from
+     * memory without asking the event store: the answer is never older than what the caller saw, though a move
+     * made on another replica in the last few milliseconds may not show yet. 0 always reads the newest. The
+     * SDKs fill it for you.
+     * </pre>
+     *
+     * <code>int64 min_version = 2 [json_name = "minVersion"];</code>
+     * @param value The minVersion to set.
+     * @return This builder for chaining.
+     */
+    public Builder setMinVersion(long value) {
+
+      minVersion_ = value;
+      bitField0_ |= 0x00000002;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The newest version of this game the caller has seen (in any reply or streamed event); 0 when it has seen
+     * none. A replica that holds the game at this version or later, and has heard of no newer move, answers from
+     * memory without asking the event store: the answer is never older than what the caller saw, though a move
+     * made on another replica in the last few milliseconds may not show yet. 0 always reads the newest. The
+     * SDKs fill it for you.
+     * </pre>
+     *
+     * <code>int64 min_version = 2 [json_name = "minVersion"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearMinVersion() {
+      bitField0_ = (bitField0_ & ~0x00000002);
+      minVersion_ = 0L;
       onChanged();
       return this;
     }

@@ -51,6 +51,11 @@ import uy.truco.v1.WatchGameResponse;
  * the caller did not ask for are retried with backoff and jitter, and a retried write sends the same request id,
  * which the server applies once. Failures throw {@link TrucoException} subclasses carrying the ErrorInfo reason.
  * {@link #playTurn} re-reads the view on ABORTED; {@link #watch} reopens a broken stream after the last version.
+ *
+ * <p>Reads ({@link #getView}, {@link #seatView}, {@link #legalActions}) send the newest version of the game the
+ * client has seen (in any reply, VERSION_CONFLICT or watched event; of at most 1,024 games, the least recently seen
+ * forgotten first) as {@code min_version}: the answer is never older than that, even from another replica than the
+ * one that took the client's move, and a replica that already holds it answers from memory.
  */
 public final class TrucoClient implements AutoCloseable {
   private static final Metadata.Key<String> AUTHORIZATION =
@@ -65,14 +70,17 @@ public final class TrucoClient implements AutoCloseable {
   private final int retries;
   private final Duration backoff;
   private final Duration maxBackoff;
+  /** The newest version of each game seen, shared with the clients {@link #withToken} makes. */
+  private final VersionsSeen seen;
 
   /** A client on {@code channel} (which the caller closes). */
   public TrucoClient(ManagedChannel channel, String token, Duration timeout, int retries, Duration backoff, Duration maxBackoff) {
-    this(channel, false, token, timeout, retries, backoff, maxBackoff);
+    this(channel, false, token, timeout, retries, backoff, maxBackoff, new VersionsSeen(VersionsSeen.MAX_GAMES));
   }
 
   private TrucoClient(
-      ManagedChannel channel, boolean owns, String token, Duration timeout, int retries, Duration backoff, Duration maxBackoff) {
+      ManagedChannel channel, boolean owns, String token, Duration timeout, int retries, Duration backoff, Duration maxBackoff,
+      VersionsSeen seen) {
     if (timeout.isNegative() || timeout.isZero() || retries < 0) {
       throw new IllegalArgumentException("timeout must be positive and retries 0 or more");
     }
@@ -83,6 +91,7 @@ public final class TrucoClient implements AutoCloseable {
     this.retries = retries;
     this.backoff = backoff;
     this.maxBackoff = maxBackoff;
+    this.seen = seen;
   }
 
   /** A plaintext client to {@code address} ("host:port") with the defaults: 10 s deadline, 4 retries. */
@@ -93,12 +102,17 @@ public final class TrucoClient implements AutoCloseable {
   /** A plaintext client to {@code address} with {@code retries} retries, each delay at most {@code maxBackoff}. */
   public static TrucoClient connect(String address, int retries, Duration maxBackoff) {
     ManagedChannel channel = ManagedChannelBuilder.forTarget(address).usePlaintext().build();
-    return new TrucoClient(channel, true, null, Duration.ofSeconds(10), retries, Duration.ofMillis(100), maxBackoff);
+    return new TrucoClient(
+        channel, true, null, Duration.ofSeconds(10), retries, Duration.ofMillis(100), maxBackoff,
+        new VersionsSeen(VersionsSeen.MAX_GAMES));
   }
 
-  /** Another client on the same channel acting as the seat of {@code token} (null: a spectator). */
+  /**
+   * Another client on the same channel acting as the seat of {@code token} (null: a spectator). Both share the
+   * versions seen: neither reads older than what either saw.
+   */
   public TrucoClient withToken(String token) {
-    TrucoClient other = new TrucoClient(channel, false, token, timeout, retries, backoff, maxBackoff);
+    TrucoClient other = new TrucoClient(channel, false, token, timeout, retries, backoff, maxBackoff, seen);
     other.apiKey = apiKey;
     return other;
   }
@@ -204,7 +218,9 @@ public final class TrucoClient implements AutoCloseable {
     bots.entrySet().stream().sorted(Map.Entry.comparingByKey())
         .forEach(e -> request.addBots(BotSeat.newBuilder().setSeat(e.getKey()).setKind(e.getValue())));
     CreateGameRequest built = request.build();
-    return unary(() -> games().createGame(built)).getGame();
+    Game game = unary(() -> games().createGame(built)).getGame();
+    seen.saw(gameName(game.getName()), game.getVersion());
+    return game;
   }
 
   /** A seat taken with {@link #joinGame}. */
@@ -220,13 +236,20 @@ public final class TrucoClient implements AutoCloseable {
     JoinGameRequest built = request.build();
     JoinGameResponse response = unary(() -> games().joinGame(built));
     token = response.getSeatToken();
+    seen.saw(built.getName(), response.getView().getPublic().getVersion());
     return new JoinResult(response.getSeat(), response.getSeatToken(), response.getView());
   }
 
-  /** The caller's view: its seat view (unset for a spectator) and the public view. */
+  /**
+   * The caller's view: its seat view (unset for a spectator) and the public view. Never older than the newest
+   * version of the game this client has seen (sent as {@code min_version}).
+   */
   public GetGameViewResponse getView(String name) {
-    GetGameViewRequest request = GetGameViewRequest.newBuilder().setName(gameName(name)).build();
-    return unary(() -> games().getGameView(request));
+    String game = gameName(name);
+    GetGameViewRequest request = GetGameViewRequest.newBuilder().setName(game).setMinVersion(seen.of(game)).build();
+    GetGameViewResponse response = unary(() -> games().getGameView(request));
+    seen.saw(game, Math.max(response.getPublic().getVersion(), response.getSeat().getPublic().getVersion()));
+    return response;
   }
 
   /** This seat's view. @throws IllegalStateException for a client without a seat token */
@@ -238,10 +261,17 @@ public final class TrucoClient implements AutoCloseable {
     return response.getSeat();
   }
 
-  /** Exactly the commands the server would accept from this seat now. */
+  /**
+   * Exactly the commands the server would accept from this seat now. Never older than the newest version of the game
+   * this client has seen (sent as {@code min_version}).
+   */
   public ListLegalActionsResponse legalActions(String name) {
-    ListLegalActionsRequest request = ListLegalActionsRequest.newBuilder().setName(gameName(name)).build();
-    return unary(() -> games().listLegalActions(request));
+    String game = gameName(name);
+    ListLegalActionsRequest request =
+        ListLegalActionsRequest.newBuilder().setName(game).setMinVersion(seen.of(game)).build();
+    ListLegalActionsResponse response = unary(() -> games().listLegalActions(request));
+    seen.saw(game, response.getVersion());
+    return response;
   }
 
   /** Submits a command chosen at {@code expectedVersion} (0 skips the check) with a fresh request id. */
@@ -251,6 +281,7 @@ public final class TrucoClient implements AutoCloseable {
 
   /**
    * Submits a command with the caller's request id (sent unchanged on every retry; the server applies it once).
+   * The version after it, or the current one a VersionConflict tells of, counts as seen.
    *
    * @throws TrucoException.IllegalMove when the rules refuse it ({@code reason()} says why)
    * @throws TrucoException.VersionConflict when the game moved past {@code expectedVersion}
@@ -258,7 +289,14 @@ public final class TrucoClient implements AutoCloseable {
   public SubmitCommandResponse submit(String name, Command command, long expectedVersion, String requestId) {
     SubmitCommandRequest request = SubmitCommandRequest.newBuilder()
         .setName(gameName(name)).setRequestId(requestId).setExpectedVersion(expectedVersion).setCommand(command).build();
-    return unary(() -> games().submitCommand(request));
+    try {
+      SubmitCommandResponse response = unary(() -> games().submitCommand(request));
+      seen.saw(request.getName(), response.getVersion());
+      return response;
+    } catch (TrucoException.VersionConflict conflict) {
+      seen.saw(request.getName(), VersionsSeen.conflictVersion(conflict));
+      throw conflict;
+    }
   }
 
   /** What {@link #playTurn} did; {@code conflicts} counts the ABORTED answers that made it read the view again. */
@@ -291,7 +329,8 @@ public final class TrucoClient implements AutoCloseable {
    * Each new event of the game with the caller's view after it, from {@code afterVersion} on. A stream broken by
    * UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after the last version
    * delivered, up to the client's retries in a row with backoff; {@code onResume} (may be null) hears of each.
-   * The iterator ends when the server ends the stream (the match is over); close it to stop early.
+   * The iterator ends when the server ends the stream (the match is over); close it to stop early. Each event's
+   * version counts as seen.
    */
   public Watch watch(String name, long afterVersion, BiConsumer<Long, TrucoException> onResume) {
     return new Watch(gameName(name), afterVersion, onResume);
@@ -338,6 +377,7 @@ public final class TrucoClient implements AutoCloseable {
             next = stream.next();
             failures = 0;
             last = Math.max(last, next.getEvent().getVersion());
+            seen.saw(name, Math.max(next.getEvent().getVersion(), next.getPublic().getVersion()));
           } else {
             close();
           }

@@ -1,0 +1,183 @@
+/**
+ * Unit tests of the client's `minVersion` bookkeeping, against an in-memory GameService (Connect's router
+ * transport) that records every read it is sent. Run with `npm test` (a build, then node --test dist/test/).
+ */
+import assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { create } from "@bufbuild/protobuf";
+import { Code, ConnectError, createRouterTransport } from "@connectrpc/connect";
+import { TrucoClient } from "../src/client.js";
+import { play } from "../src/commands.js";
+import { VersionConflict } from "../src/errors.js";
+import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import { EventSchema } from "../src/gen/truco/v1/events_pb.js";
+import { GameService, GameSchema } from "../src/gen/truco/v1/game_service_pb.js";
+import { MatchViewSchema, SeatViewSchema } from "../src/gen/truco/v1/views_pb.js";
+import { MAX_GAMES_SEEN, VersionsSeen } from "../src/versions.js";
+
+/** A read the fake server was sent: which RPC, for which game, with which `minVersion`. */
+interface Read {
+  rpc: "GetGameView" | "ListLegalActions";
+  name: string;
+  minVersion: bigint;
+}
+
+/**
+ * A GameService whose replies carry the versions the test sets: `version` for views, legal actions and submits,
+ * `conflictAt` (when set) makes the next submit fail with ABORTED VERSION_CONFLICT at that version, and WatchGame
+ * streams one event for each of `events`.
+ */
+class FakeGames {
+  readonly reads: Read[] = [];
+  version = 0n;
+  conflictAt: bigint | undefined;
+  events: bigint[] = [];
+
+  transport() {
+    const view = (version: bigint) => create(MatchViewSchema, { version });
+    const events = () => this.events;
+    return createRouterTransport((router) =>
+      router.service(GameService, {
+        createGame: () => ({ game: create(GameSchema, { name: "games/created", version: this.version }) }),
+        joinGame: () => ({ seat: 0, seatToken: "token", view: create(SeatViewSchema, { public: view(this.version) }) }),
+        getGameView: (request) => {
+          this.reads.push({ rpc: "GetGameView", name: request.name, minVersion: request.minVersion });
+          return { seat: create(SeatViewSchema, { public: view(this.version) }), public: view(this.version) };
+        },
+        listLegalActions: (request) => {
+          this.reads.push({ rpc: "ListLegalActions", name: request.name, minVersion: request.minVersion });
+          return { version: this.version };
+        },
+        submitCommand: () => {
+          if (this.conflictAt !== undefined) {
+            const info = create(ErrorInfoSchema, {
+              reason: "VERSION_CONFLICT",
+              domain: "truco.v1",
+              metadata: { version: String(this.conflictAt) },
+            });
+            throw new ConnectError("the game moved on", Code.Aborted, undefined, [{ desc: ErrorInfoSchema, value: info }]);
+          }
+          return { version: this.version };
+        },
+        watchGame: async function* () {
+          for (const version of events()) {
+            yield { event: create(EventSchema, { version }), public: view(version) };
+          }
+        },
+      }),
+    );
+  }
+
+  /** The `minVersion` of the last read sent. */
+  lastMinVersion(): bigint {
+    const last = this.reads.at(-1);
+    assert.ok(last, "no read was sent");
+    return last.minVersion;
+  }
+}
+
+describe("TrucoClient minVersion", () => {
+  it("sends 0 for a game it has seen nothing of", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { retries: 0 });
+    fake.version = 4n;
+    await client.getView("g1");
+    await client.legalActions("games/g2");
+    assert.deepEqual(fake.reads, [
+      { rpc: "GetGameView", name: "games/g1", minVersion: 0n },
+      { rpc: "ListLegalActions", name: "games/g2", minVersion: 0n },
+    ]);
+  });
+
+  it("sends the highest version seen in any reply or watched event, per game", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { retries: 0 });
+
+    fake.version = 3n;
+    await client.joinGame("g1", { seat: 0 });
+    await client.legalActions("g1");
+    assert.equal(fake.lastMinVersion(), 3n, "the joined view's version");
+
+    fake.version = 7n;
+    await client.submit("g1", play("1e"));
+    fake.version = 5n; // an older reply does not lower what was seen
+    await client.getView("games/g1");
+    assert.equal(fake.lastMinVersion(), 7n, "the submit's version");
+    await client.legalActions("g1");
+    assert.equal(fake.lastMinVersion(), 7n, "still the highest seen");
+
+    fake.events = [8n, 9n];
+    for await (const item of client.watch("g1", 7n)) {
+      assert.ok(item.event);
+    }
+    await client.getView("g1");
+    assert.equal(fake.lastMinVersion(), 9n, "the last watched event's version");
+
+    fake.conflictAt = 12n;
+    await assert.rejects(client.submit("g1", play("1e"), { expectedVersion: 9n }), VersionConflict);
+    await client.getView("g1");
+    assert.equal(fake.lastMinVersion(), 12n, "the version a VERSION_CONFLICT tells of");
+
+    fake.version = 15n;
+    await client.getView("g1");
+    await client.legalActions("g1");
+    assert.equal(fake.lastMinVersion(), 15n, "the last view's version");
+
+    await client.getView("g2");
+    assert.equal(fake.lastMinVersion(), 0n, "another game has its own version");
+
+    fake.version = 2n;
+    const game = await client.createGame();
+    await client.getView(game.name);
+    assert.equal(fake.lastMinVersion(), 2n, "the created game's version");
+  });
+
+  it("shares what it saw with the clients withToken makes", async () => {
+    const fake = new FakeGames();
+    const creator = new TrucoClient(fake.transport(), { retries: 0 });
+    const seat = creator.withToken("other");
+    fake.version = 6n;
+    await seat.submit("g1", play("1e"));
+    await creator.legalActions("g1");
+    assert.equal(fake.lastMinVersion(), 6n);
+  });
+});
+
+describe("VersionsSeen", () => {
+  it("keeps the highest version of each game, never a zero", () => {
+    const seen = new VersionsSeen();
+    seen.saw("games/a", 0n);
+    seen.saw("games/b", undefined);
+    assert.equal(seen.size, 0);
+    seen.saw("games/a", 5n);
+    seen.saw("games/a", 3n);
+    seen.saw("games/a", undefined);
+    assert.equal(seen.of("games/a"), 5n);
+    assert.equal(seen.of("games/b"), 0n);
+  });
+
+  it("forgets the least recently seen game beyond its bound", () => {
+    const seen = new VersionsSeen(3);
+    seen.saw("games/a", 1n);
+    seen.saw("games/b", 2n);
+    seen.saw("games/c", 3n);
+    seen.saw("games/a", 1n); // seen again: now the most recent
+    seen.saw("games/d", 4n);
+    assert.equal(seen.size, 3);
+    assert.equal(seen.of("games/b"), 0n);
+    assert.deepEqual(
+      ["games/a", "games/c", "games/d"].map((name) => seen.of(name)),
+      [1n, 3n, 4n],
+    );
+  });
+
+  it(`remembers ${MAX_GAMES_SEEN} games by default`, () => {
+    const seen = new VersionsSeen();
+    for (let game = 0; game <= MAX_GAMES_SEEN; game++) {
+      seen.saw(`games/${game}`, BigInt(game + 1));
+    }
+    assert.equal(seen.size, MAX_GAMES_SEEN);
+    assert.equal(seen.of("games/0"), 0n);
+    assert.equal(seen.of(`games/${MAX_GAMES_SEEN}`), BigInt(MAX_GAMES_SEEN + 1));
+  });
+});
