@@ -14,7 +14,8 @@ const MaxGamesSeen = 1024
 // versionsSeen is, per game name, the highest public version seen in any reply or streamed event: a Client sends
 // it back with its reads as min_version. A replica may then answer a read from memory when it already holds that
 // version and has heard of no newer move: the answer is never older than what the client saw (its own moves
-// included, wherever they were made), and costs the server no event-store read. Safe for concurrent use.
+// included, wherever they were made; señas aside, which do not advance the version), and costs the server no
+// event-store read. Safe for concurrent use.
 type versionsSeen struct {
 	mu       sync.Mutex
 	maxGames int

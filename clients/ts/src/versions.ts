@@ -2,8 +2,8 @@
  * The newest version of each game a client has seen, sent back with its reads as `minVersion`.
  *
  * A replica may then answer a read from memory when it already holds that version and has heard of no newer move:
- * the answer is never older than what the client saw (its own moves included, wherever they were made), and costs
- * the server no event-store read.
+ * the answer is never older than what the client saw (its own moves included, wherever they were made; señas
+ * aside, which do not advance the version), and costs the server no event-store read.
  */
 
 /** Games remembered at once; the least recently seen is forgotten first (a read of it then asks for the newest). */

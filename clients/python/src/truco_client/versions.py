@@ -1,8 +1,8 @@
 """The newest version of each game a client has seen, sent back with its reads as ``min_version``.
 
 A replica may then answer a read from memory when it already holds that version and has heard of no newer
-move: the answer is never older than what the client saw (its own moves included, wherever they were made),
-and costs the server no event-store read.
+move: the answer is never older than what the client saw (its own moves included, wherever they were made;
+señas aside, which do not advance the version), and costs the server no event-store read.
 """
 
 from __future__ import annotations

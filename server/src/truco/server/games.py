@@ -188,12 +188,14 @@ class Games:
             self._autoplay_if_due(game_id, cached)
             return cached
         # Taken before the read: notifications heard from here on are recorded against what the read returns.
-        epoch = self.store.hearing_epoch()
+        epoch, trusted_until = self.store.hearing_epoch(), time.monotonic() + TRUST_SECONDS
         self._loading[game_id] = self._loading.get(game_id, 0) + 1
         try:
             snapshot = await self._top_up(game_id, cached)
-            if epoch is not None:
-                self._checked[game_id] = (epoch, time.monotonic() + TRUST_SECONDS)
+            if epoch is None:
+                self._checked.pop(game_id, None)  # notifications may have been missed during this read
+            else:
+                self._checked[game_id] = (epoch, trusted_until)
         finally:
             # After _top_up cached the snapshot, so what was heard during the read stays recorded with it.
             self._loaded(game_id)
@@ -236,7 +238,9 @@ class Games:
             self._read_latency.observe(time.perf_counter() - started)
 
     def _remember(self, game_id: str, snapshot: Snapshot) -> None:
-        self._cache[game_id] = snapshot
+        cached = self._cache.get(game_id)
+        if cached is None or cached.seq <= snapshot.seq:  # a slower load never puts back an older state
+            self._cache[game_id] = snapshot
         self._cache.move_to_end(game_id)
         while len(self._cache) > self._cache_size:
             dropped, _ = self._cache.popitem(last=False)

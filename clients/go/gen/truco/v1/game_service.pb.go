@@ -997,9 +997,9 @@ type GetGameViewRequest struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// The newest version of this game the caller has seen (in any reply or streamed event); 0 when it has seen
 	// none. A replica that holds the game at this version or later, and has heard of no newer move, answers from
-	// memory without asking the event store: the answer is never older than what the caller saw, though a move
-	// made on another replica in the last few milliseconds may not show yet. 0 always reads the newest. The
-	// SDKs fill it for you.
+	// memory without asking the event store: the answer is never older than that version, though a move made on
+	// another replica in the last few milliseconds may not show yet (nor a seña, which does not advance the
+	// version). 0 always reads the newest. The SDKs fill it for you.
 	MinVersion    int64 `protobuf:"varint,2,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -1111,9 +1111,9 @@ type ListLegalActionsRequest struct {
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// The newest version of this game the caller has seen (in any reply or streamed event); 0 when it has seen
 	// none. A replica that holds the game at this version or later, and has heard of no newer move, answers from
-	// memory without asking the event store: the answer is never older than what the caller saw, though a move
-	// made on another replica in the last few milliseconds may not show yet. 0 always reads the newest. The
-	// SDKs fill it for you.
+	// memory without asking the event store: the answer is never older than that version, though a move made on
+	// another replica in the last few milliseconds may not show yet (nor a seña, which does not advance the
+	// version). 0 always reads the newest. The SDKs fill it for you.
 	MinVersion    int64 `protobuf:"varint,2,opt,name=min_version,json=minVersion,proto3" json:"min_version,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -601,8 +601,13 @@ async def _check_if_ended(conn: Conn) -> None:
     restart or a terminated backend says so before closing). A round trip for every call would double what an
     append costs (it is one statement), for the rare connection this poll finds.
     """
-    readable, _, _ = select.select([conn.fileno()], [], [], 0)
-    if readable:
+    try:
+        poller = select.poll()  # not select.select: it refuses descriptors past 1023, which a busy server has
+        poller.register(conn.fileno(), select.POLLIN)
+        quiet = not poller.poll(0)
+    except (OSError, ValueError, psycopg.Error):
+        quiet = False
+    if not quiet:
         await AsyncConnectionPool.check_connection(conn)
 
 

@@ -7,7 +7,8 @@ import java.util.LinkedHashMap;
  * Per game name, the highest public version seen in any reply or streamed event: a {@link TrucoClient} sends it
  * back with its reads as {@code min_version}. A replica may then answer a read from memory when it already holds
  * that version and has heard of no newer move: the answer is never older than what the client saw (its own moves
- * included, wherever they were made), and costs the server no event-store read.
+ * included, wherever they were made; señas aside, which do not advance the version), and costs the server no
+ * event-store read.
  *
  * <p>At most {@code maxGames} games are remembered; the least recently seen is forgotten first (a read of it then
  * asks for the newest). Thread-safe: every method holds the instance's lock, which keeps the recency order exact
