@@ -9,6 +9,7 @@ and by the ErrorInfo reason of the google.rpc.Status in the trailers, exactly.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import random
@@ -849,6 +850,45 @@ def test_a_watch_from_zero_delivers_every_event_once_in_order(
         for event in move.response.events:
             assert by_version[event.version] == without_own_proofs(event)  # each seat gets its own proofs
     teammate.cancel()
+
+
+def test_a_watch_the_client_cancels_leaves_no_waiting_task_behind(
+    server: InProcessServer, tables: Callable[..., Table]
+) -> None:
+    """A watch waits for the next move and for the server's stop at once; when the client goes away mid-wait,
+    both waits end with the stream, or each cancelled watch would keep a task until the server stops."""
+
+    table = scripted(tables, server)
+    game_id = table.name.removeprefix("games/")
+    stopping = server.server.games.stopping
+
+    def waits() -> tuple[int, int]:
+        """This game's waits for a move, and the waits for the server's stop."""
+
+        async def count() -> tuple[int, int]:
+            frames = [task.get_coro().cr_frame for task in asyncio.all_tasks()]  # type: ignore[union-attr]
+            local = [frame.f_locals for frame in frames if frame is not None]
+            return (
+                sum(1 for names in local if names.get("game_id") == game_id and "after_seq" in names),
+                sum(1 for names in local if names.get("self") is stopping),
+            )
+
+        return server.loop.run(count())
+
+    watchers = [table.players[0].watch(table.name) for _ in range(3)]
+    for watcher in watchers:
+        watcher.wait_for(lambda w: len(w.items) >= 1, what="the first event")
+    deadline = time.monotonic() + 10
+    while waits()[0] < 3 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    moves, stops = waits()
+    assert moves == 3 and stops >= 3  # other tests' watches may wait for the stop too
+    for watcher in watchers:
+        watcher.call.cancel()
+    deadline = time.monotonic() + 10
+    while waits() > (0, stops - 3) and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert waits() <= (0, stops - 3)
 
 
 @pytest.mark.parametrize("how", ["cancel", "close-channel"])

@@ -421,6 +421,7 @@ class TrucoClient:
         response: game_service_pb2.GetGameResponse = await self._unary(
             games.GetGame, request, idempotent=True, authed=False
         )
+        self._seen.saw(request.name, response.game.version)
         return response.game
 
     async def leave_game(self, name: str) -> views_pb2.SeatView:

@@ -553,9 +553,13 @@ class Games:
                 )
             waiter = asyncio.ensure_future(self.store.wait_for_change(game_id, snapshot.seq, poll_seconds))
             stopper = asyncio.ensure_future(self.stopping.wait())
-            await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-            for task in (waiter, stopper):
-                task.cancel()
+            try:
+                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
+            finally:
+                # Also when the stream ends here (the client went away): a stopper left pending would live
+                # until the server stops, one per watch ever cancelled.
+                for task in (waiter, stopper):
+                    task.cancel()
 
     async def list_open(
         self, page_size: int, page_token: str, viewer: str | None = None
