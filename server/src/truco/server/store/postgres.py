@@ -62,6 +62,8 @@ TIMEOUT_S = 5.0
 #: A health check should answer fast; a pool busy for this long is as good as down.
 PING_TIMEOUT_S = 2.0
 LISTEN_RETRY_MAX_S = 5.0
+READ_ATTEMPTS = 3
+"""Tries of a read that failed on a connection the server had just ended (the next is lent at once)."""
 
 #: Schema migrations, applied in order at open; version N is MIGRATIONS[N - 1]. Never edit a released one:
 #: append a new script instead.
@@ -208,6 +210,7 @@ class PostgresStore:
 
         ``timeout`` bounds the wait for a connection; ``channel`` names the NOTIFY channel (one per database).
         """
+        check = _ConnectionCheck()
         pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
             url,
             min_size=1,
@@ -217,9 +220,10 @@ class PostgresStore:
             # Autocommit: a transaction is opened only by conn.transaction(), never left idle by a plain read.
             kwargs={"autocommit": True},
             # A connection broken while idle (database restarted) is replaced instead of failing the next call.
-            check=_check_if_ended,
+            check=check,
             name="truco-store",
         )
+        check.pool = pool
         await pool.open(wait=False)
         store = cls(url, pool, channel, timeout)
         with contextlib.suppress(StoreUnavailable):
@@ -234,7 +238,7 @@ class PostgresStore:
         except VersionConflict:
             # The same request may have been committed by a concurrent call (a retry racing the original).
             if request_id is not None:
-                existing = await self._run(lambda conn: _game_by_request(conn, request_id))
+                existing = await self._run(lambda conn: _game_by_request(conn, request_id), read_only=True)
                 if existing is not None:
                     return existing
             raise
@@ -259,7 +263,7 @@ class PostgresStore:
         except VersionConflict:
             # A retry racing its own original loses on the unique key; answer it with what the original recorded.
             if request_id is not None:
-                recorded = await self._run(lambda conn: _recorded_append(conn, game_id, request_id))
+                recorded = await self._run(lambda conn: _recorded_append(conn, game_id, request_id), read_only=True)
                 if recorded is not None:
                     return recorded
             raise
@@ -268,14 +272,14 @@ class PostgresStore:
         return result
 
     async def find_response(self, game_id: str, request_id: str) -> bytes | None:
-        recorded = await self._run(lambda conn: _recorded_append(conn, game_id, request_id))
+        recorded = await self._run(lambda conn: _recorded_append(conn, game_id, request_id), read_only=True)
         return recorded.response if recorded is not None else None
 
     async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
-        return await self._run(lambda conn: _read(conn, game_id, after_seq))
+        return await self._run(lambda conn: _read(conn, game_id, after_seq), read_only=True)
 
     async def get_game(self, game_id: str) -> GameRecord:
-        return await self._run(lambda conn: _get_game(conn, game_id))
+        return await self._run(lambda conn: _get_game(conn, game_id), read_only=True)
 
     async def claim_seat(
         self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
@@ -288,14 +292,14 @@ class PostgresStore:
         await self._run(lambda conn: _set_seat_token(conn, game_id, seat, token_hash))
 
     async def seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
-        return await self._run(lambda conn: _seat_for_token(conn, game_id, token_hash))
+        return await self._run(lambda conn: _seat_for_token(conn, game_id, token_hash), read_only=True)
 
     async def list_open_games(
         self, page_size: int, after: str | None, viewer: str | None = None
     ) -> tuple[list[GameRecord], str | None]:
         check_page_size(page_size)
         key = decode_cursor(after) if after is not None else None
-        games = await self._run(lambda conn: _open_games(conn, page_size + 1, key, viewer))
+        games = await self._run(lambda conn: _open_games(conn, page_size + 1, key, viewer), read_only=True)
         return page_of(games, page_size)
 
     async def count_unfinished_games(self, creator: str) -> int:
@@ -304,7 +308,7 @@ class PostgresStore:
             row = await cur.fetchone()
             return int(row[0]) if row is not None else 0
 
-        return await self._run(count, transaction=False)
+        return await self._run(count, transaction=False, read_only=True)
 
     async def create_api_key(self, key: ApiKeyRecord) -> None:
         async def insert(conn: Conn) -> None:
@@ -319,11 +323,13 @@ class PostgresStore:
         await self._run(insert, transaction=False)
 
     async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
-        found = await self._run(lambda conn: _keys(conn, "WHERE secret_hash = %s", (secret_hash,)), transaction=False)
+        found = await self._run(
+            lambda conn: _keys(conn, "WHERE secret_hash = %s", (secret_hash,)), transaction=False, read_only=True
+        )
         return found[0] if found else None
 
     async def list_api_keys(self) -> list[ApiKeyRecord]:
-        return await self._run(lambda conn: _keys(conn, "", ()), transaction=False)
+        return await self._run(lambda conn: _keys(conn, "", ()), transaction=False, read_only=True)
 
     async def revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
         async def revoke(conn: Conn) -> list[ApiKeyRecord]:
@@ -341,7 +347,11 @@ class PostgresStore:
         # LISTEN must be in place before the first look at the database, or a commit between the two is missed.
         await self._ensure_listening()
         await wait_until_after(
-            self._signals, game_id, after_seq, timeout, lambda: self._run(lambda conn: _last_seq(conn, game_id))
+            self._signals,
+            game_id,
+            after_seq,
+            timeout,
+            lambda: self._run(lambda conn: _last_seq(conn, game_id), read_only=True),
         )
 
     def on_append(self, heard: Callable[[str, int], None]) -> None:
@@ -380,7 +390,7 @@ class PostgresStore:
             row = await cur.fetchone()
             return ids, (None if row is None or row[0] is None else int(row[0]))
 
-        return await self._run(work, transaction=False)
+        return await self._run(work, transaction=False, read_only=True)
 
     async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
         async def work(conn: Conn) -> None:
@@ -452,21 +462,32 @@ class PostgresStore:
 
     # Transactions.
 
-    async def _run(self, work: Callable[[Conn], Awaitable[T]], *, transaction: bool = True) -> T:
+    async def _run(
+        self, work: Callable[[Conn], Awaitable[T]], *, transaction: bool = True, read_only: bool = False
+    ) -> T:
         """Run ``work`` on a pooled connection, in one transaction unless it is a single atomic statement (the
         pool's connections autocommit); outages become :class:`StoreUnavailable`."""
         await self._ensure_schema()
-        try:
-            async with self._pool.connection() as conn:
-                if not transaction:
-                    return await work(conn)
-                async with conn.transaction():
-                    return await work(conn)
-        except (psycopg.errors.ProgramLimitExceeded, psycopg.DataError) as exc:
-            # A value too big for an index, a NUL byte in text: the same call fails the same way every time.
-            raise StoreRejected(f"PostgreSQL cannot hold a value: {exc}") from exc
-        except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
-            raise StoreUnavailable(f"PostgreSQL is unreachable: {exc}") from exc
+        for attempt in range(READ_ATTEMPTS):
+            lent: Conn | None = None
+            try:
+                async with self._pool.connection() as conn:
+                    lent = conn
+                    if not transaction:
+                        return await work(conn)
+                    async with conn.transaction():
+                        return await work(conn)
+            except (psycopg.errors.ProgramLimitExceeded, psycopg.DataError) as exc:
+                # A value too big for an index, a NUL byte in text: the same call fails the same way every time.
+                raise StoreRejected(f"PostgreSQL cannot hold a value: {exc}") from exc
+            except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+                # The server may end a connection just after the pool's check found it quiet (a restart, a
+                # terminated backend): a read is tried once more, on another. A write is not: whether it
+                # committed is unknown, and the caller's retry with its request id is the safe one.
+                if read_only and attempt + 1 < READ_ATTEMPTS and lent is not None and lent.closed:
+                    continue
+                raise StoreUnavailable(f"PostgreSQL is unreachable: {exc}") from exc
+        raise AssertionError("unreachable")
 
     async def _ensure_schema(self) -> None:
         if self._closed:
@@ -594,21 +615,38 @@ class PostgresStore:
             heard(game_id, last_seq)
 
 
-async def _check_if_ended(conn: Conn) -> None:
+class _ConnectionCheck:
     """The pool's check of a connection before lending it: a round trip only when the server may have ended it.
 
     An idle connection has nothing to read; data or end-of-file waiting on it means the server spoke first (a
     restart or a terminated backend says so before closing). A round trip for every call would double what an
     append costs (it is one statement), for the rare connection this poll finds.
     """
+
+    def __init__(self) -> None:
+        self.pool: AsyncConnectionPool[Conn] | None = None
+
+    async def __call__(self, conn: Conn) -> None:
+        if _quiet(conn):
+            return
+        try:
+            await AsyncConnectionPool.check_connection(conn)
+        except Exception:
+            # One connection the server ended means those idle beside it likely ended too (a restart, a cut):
+            # check them all now, rather than one failed checkout after another, between which the pool waits
+            # 1, 2, 4 s.
+            if self.pool is not None:
+                await self.pool.check()
+            raise
+
+
+def _quiet(conn: Conn) -> bool:
     try:
         poller = select.poll()  # not select.select: it refuses descriptors past 1023, which a busy server has
         poller.register(conn.fileno(), select.POLLIN)
-        quiet = not poller.poll(0)
+        return not poller.poll(0)
     except (OSError, ValueError, psycopg.Error):
-        quiet = False
-    if not quiet:
-        await AsyncConnectionPool.check_connection(conn)
+        return False
 
 
 async def _migrate(conn: Conn) -> None:
