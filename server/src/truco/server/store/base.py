@@ -463,7 +463,8 @@ def page_of(games: list[GameRecord], page_size: int) -> tuple[list[GameRecord], 
 
 
 class ChangeSignals:
-    """Wake-ups for :meth:`EventStore.wait_for_change`, per game, fired by appends, notifications and polls.
+    """Wake-ups for :meth:`EventStore.wait_for_change`, per game, fired by appends, notifications and polls,
+    and the listeners of :meth:`EventStore.on_append`.
 
     Each watched game has one :class:`asyncio.Event`; firing sets it and starts a new one, so a waiter that
     took the event before checking the database cannot miss a change made after its check.
@@ -473,6 +474,7 @@ class ChangeSignals:
         self._events: dict[str, asyncio.Event] = {}
         self._watchers: dict[str, int] = {}
         self._known_seq: dict[str, int] = {}
+        self._heard: list[Callable[[str, int], None]] = []
 
     @property
     def watching(self) -> bool:
@@ -498,7 +500,14 @@ class ChangeSignals:
         """The highest seq a notification announced for a watched game (0 if none did)."""
         return self._known_seq.get(game_id, 0)
 
+    def on_append(self, heard: Callable[[str, int], None]) -> None:
+        """Call ``heard(game_id, last_seq)`` on every firing that names the seq, whether the game is watched or not."""
+        self._heard.append(heard)
+
     def fire(self, game_id: str, last_seq: int | None = None) -> None:
+        if last_seq is not None:
+            for heard in self._heard:
+                heard(game_id, last_seq)
         if game_id not in self._watchers:
             return
         if last_seq is not None:

@@ -199,7 +199,6 @@ class PostgresStore:
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
         self._epoch = 0
-        self._heard: list[Callable[[str, int], None]] = []
         self._closed = False
 
     @classmethod
@@ -268,7 +267,7 @@ class PostgresStore:
                     return recorded
             raise
         # Our own listener will hear the NOTIFY too; firing now saves local waiters that round trip.
-        self._hear(game_id, result.last_seq)
+        self._signals.fire(game_id, result.last_seq)
         return result
 
     async def find_response(self, game_id: str, request_id: str) -> bytes | None:
@@ -355,7 +354,7 @@ class PostgresStore:
         )
 
     def on_append(self, heard: Callable[[str, int], None]) -> None:
-        self._heard.append(heard)
+        self._signals.on_append(heard)
 
     def hearing_epoch(self) -> int | None:
         if self._listening.is_set():
@@ -607,12 +606,7 @@ class PostgresStore:
     def _on_notify(self, payload: str) -> None:
         game_id, _, seq = payload.rpartition(":")
         with contextlib.suppress(ValueError):
-            self._hear(game_id, int(seq))
-
-    def _hear(self, game_id: str, last_seq: int) -> None:
-        self._signals.fire(game_id, last_seq)
-        for heard in self._heard:
-            heard(game_id, last_seq)
+            self._signals.fire(game_id, int(seq))
 
 
 class _ConnectionCheck:

@@ -181,7 +181,6 @@ class SQLiteStore:
         self._conn: sqlite3.Connection | None = None
         self._closed = False
         self._signals = ChangeSignals()
-        self._heard: list[Callable[[str, int], None]] = []
         self._poller: asyncio.Task[None] | None = None
         self._reader: sqlite3.Connection | None = None
         self._appends: list[_PendingAppend] = []
@@ -229,8 +228,6 @@ class SQLiteStore:
             self._committer = asyncio.create_task(self._commit_appends(), name="truco-sqlite-group-commit")
         result = await pending.outcome
         self._signals.fire(game_id, result.last_seq)
-        for heard in self._heard:
-            heard(game_id, result.last_seq)
         return result
 
     async def find_response(self, game_id: str, request_id: str) -> bytes | None:
@@ -283,7 +280,7 @@ class SQLiteStore:
         return await self._call(self._revoke_api_key, key_id, revoked_at)
 
     def on_append(self, heard: Callable[[str, int], None]) -> None:
-        self._heard.append(heard)
+        self._signals.on_append(heard)
 
     def hearing_epoch(self) -> int | None:
         # Other processes on the same file are heard of only by polling, so silence proves nothing; a read on
