@@ -979,12 +979,7 @@ class TestPostgresStore(StoreContract):
         store, replica = await self.open(), await self.open()
         await self.game_with_events(store)
         await store.wait_for_change("g1", 0, timeout=1)  # the listening connection is now up
-        async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as admin:
-            # What a database restart or a network cut does to every open connection.
-            await admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
+        await self.end_every_connection()
         await self.assert_append_wakes(store, lambda: replica.append("g1", 1, events("E2"), None, b"", False))
         assert kinds(await store.read("g1")) == ["E1", "E2"]
 
@@ -997,11 +992,7 @@ class TestPostgresStore(StoreContract):
         await self.game_with_events(store)
         for _ in range(5):
             await asyncio.gather(*(store.read("g1") for _ in range(4)))  # the pool holds four connections
-            async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as admin:
-                await admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                    " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-                )
+            await self.end_every_connection()
             assert kinds(await store.read("g1")) == ["E1"]
 
     async def test_appends_by_replicas_are_heard_and_a_lost_listener_starts_a_new_epoch(self) -> None:
@@ -1013,11 +1004,7 @@ class TestPostgresStore(StoreContract):
         await replica.append("g1", 1, events("E2"), None, b"", False)
         assert await asyncio.wait_for(heard.get(), timeout=5) == ("g1", 2)
         assert store.hearing_epoch() == epoch
-        async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as admin:
-            await admin.execute(
-                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
-                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
-            )
+        await self.end_every_connection()
         # What was heard before the cut vouches for nothing after it: the epoch, once back, is another.
         deadline = time.monotonic() + 10
         while store.hearing_epoch() in (None, epoch) and time.monotonic() < deadline:
@@ -1025,6 +1012,14 @@ class TestPostgresStore(StoreContract):
         assert store.hearing_epoch() not in (None, epoch)
         await replica.append("g1", 2, events("E3"), None, b"", False)
         assert await asyncio.wait_for(heard.get(), timeout=5) == ("g1", 3)
+
+    async def end_every_connection(self) -> None:
+        """What a database restart or a network cut does to every open connection to the test's database."""
+        async with await psycopg.AsyncConnection.connect(self.url, autocommit=True) as admin:
+            await admin.execute(
+                "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+                " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+            )
 
     @staticmethod
     async def hearing(store: EventStore) -> int:
