@@ -15,7 +15,8 @@ one whether or not it ever sends a byte. So, on both ports:
 The web port is served by Python, so it refuses a connection past a cap as it accepts it
 (:class:`GuardedListener`). gRPC's core accepts its connections itself and caps only their total
 (``grpc.max_allowed_incoming_connections``), so :class:`GrpcConnectionGuard` reads the kernel's table of the
-port's connections (``/proc/net/tcp``) and shuts those of a client address past its cap, newest first.
+port's connections (``/proc/net/tcp``) and shuts those of a client address past its cap, the longest silent
+first.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import ipaddress
 import os
 import resource
 import socket
+import struct
 import sys
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
@@ -33,6 +35,8 @@ from functools import partial
 from typing import Any
 
 import structlog
+
+from .quotas import ConnectionLimits
 
 RESERVED_DESCRIPTORS = 64
 """Descriptors never given to client connections (at least this many, or a fiftieth of the limit): the store's
@@ -45,24 +49,6 @@ GUARD_INTERVAL_SECONDS = 1.0
 GUARD_BUSY_INTERVAL_SECONDS = 0.1
 """How often the gRPC guard reads the port's connections: every second, and ten times as often while it is
 shutting a client's surplus (a client that reconnects as fast as it is cut off is met as fast)."""
-
-
-@dataclass(frozen=True)
-class ConnectionLimits:
-    """What ``truco serve`` allows at the connection level; 0 (the caps' default) derives a cap from the
-    open-files limit (:func:`plan`)."""
-
-    max_connections: int = 0  #: connections open at once on both ports together; 0: derived from RLIMIT_NOFILE
-    per_address: int = 0  #: connections one client address (IPv6: its /64) holds on a port; 0: derived
-    head_timeout: float = 5.0  #: seconds a web connection may take to send a request head (and idle between)
-    body_timeout: float = 10.0  #: seconds a web request may take to send its body, once its head arrived
-    handshake_timeout: float = 5.0  #: seconds a gRPC connection may take to start HTTP/2 after connecting
-    idle_timeout: float = 300.0  #: seconds a gRPC connection may stay open with no call in flight
-
-    @classmethod
-    def unlimited(cls) -> ConnectionLimits:
-        """No caps (the timeouts stay: they only close what is silent)."""
-        return cls(max_connections=-1, per_address=-1)
 
 
 @dataclass(frozen=True)
@@ -248,7 +234,7 @@ def _address(hex_address: str) -> str:
 
 
 def established(port: int, tables: Iterable[str] = ("/proc/net/tcp", "/proc/net/tcp6")) -> Iterator[tuple[str, int]]:
-    """The established connections to local ``port`` in this network namespace: (client address, socket inode)."""
+    """The accepted connections to local ``port`` in this network namespace: (client address, socket inode)."""
     suffix = f":{port:04X}"
     for table in tables:
         try:
@@ -257,64 +243,87 @@ def established(port: int, tables: Iterable[str] = ("/proc/net/tcp", "/proc/net/
                 for line in lines:
                     fields = line.split()
                     if len(fields) > 9 and fields[3] == _ESTABLISHED and fields[1].endswith(suffix):
-                        yield _address(fields[2].partition(":")[0]), int(fields[9])
+                        inode = int(fields[9])
+                        if inode:  # 0: still in the listen queue, not accepted yet (nobody's to shut)
+                            yield _address(fields[2].partition(":")[0]), inode
         except OSError:
             continue
 
 
-def surplus(connections: Iterable[tuple[str, int]], per_address: int) -> list[int]:
-    """The inodes of the connections past ``per_address`` in each client group: the newest (the kernel numbers
-    sockets in the order they are made), so a client's older connections keep working."""
-    groups: dict[str, list[int]] = {}
+def crowded(connections: Iterable[tuple[str, int]], per_address: int) -> list[set[int]]:
+    """The inodes of each client group holding more than ``per_address`` of ``connections``."""
+    groups: dict[str, set[int]] = {}
     for address, inode in connections:
-        groups.setdefault(client_group(address), []).append(inode)
-    out: list[int] = []
-    for inodes in groups.values():
-        if len(inodes) > per_address:
-            out += sorted(inodes)[per_address:]
-    return out
+        groups.setdefault(client_group(address), set()).add(inode)
+    return [inodes for inodes in groups.values() if len(inodes) > per_address]
 
 
-def shut_inodes(inodes: Iterable[int]) -> int:
-    """Shut the sockets of this process with these inodes (both directions); how many were shut. Each
-    descriptor is checked after it is duplicated, so one closed and reused meanwhile is never touched."""
-    wanted = set(inodes)
-    shut = 0
+_LAST_DATA_RECV = struct.Struct("=I")
+_LAST_DATA_RECV_OFFSET = 52
+"""``tcpi_last_data_recv`` in Linux's ``struct tcp_info``: milliseconds since the connection last received data."""
+
+
+def silent_for_ms(sock: socket.socket) -> int:
+    """How long the peer of ``sock`` has sent nothing, in milliseconds (0 where the system does not tell)."""
+    try:
+        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _LAST_DATA_RECV_OFFSET + 4)
+    except (OSError, AttributeError):
+        return 0
+    if len(info) < _LAST_DATA_RECV_OFFSET + 4:
+        return 0
+    return int(_LAST_DATA_RECV.unpack_from(info, _LAST_DATA_RECV_OFFSET)[0])
+
+
+def owned_sockets(inodes: set[int]) -> dict[int, socket.socket]:
+    """This process's sockets with these inodes, each a duplicate descriptor (the caller closes them): checked
+    after duplicating, so a descriptor closed and reused meanwhile is never taken for another."""
+    found: dict[int, socket.socket] = {}
     try:
         names = os.listdir("/proc/self/fd")
     except OSError:
-        return 0
+        return found
     for name in names:
         try:
             link = os.readlink(f"/proc/self/fd/{name}")
         except OSError:
             continue
-        if not link.startswith("socket:[") or int(link[8:-1]) not in wanted:
+        if not link.startswith("socket:[") or int(link[8:-1]) not in inodes:
             continue
         try:
             duplicate = os.dup(int(name))
         except OSError:
             continue
+        inode = os.fstat(duplicate).st_ino
+        if inode in inodes and inode not in found:
+            found[inode] = socket.socket(fileno=duplicate)
+        else:
+            os.close(duplicate)
+    return found
+
+
+def shed(groups: Iterable[set[int]], per_address: int) -> int:
+    """Shut this process's connections past ``per_address`` in each group, those silent the longest first (a
+    client's busy connections keep working); how many were shut."""
+    shut = 0
+    for inodes in groups:
+        owned = owned_sockets(inodes)
         try:
-            if os.fstat(duplicate).st_ino in wanted:
-                sock = socket.socket(fileno=duplicate)
-                duplicate = -1  # the socket object owns it now
+            by_silence = sorted(owned.values(), key=silent_for_ms)
+            for sock in by_silence[per_address:]:
                 with contextlib.suppress(OSError):
                     sock.shutdown(socket.SHUT_RDWR)
                     shut += 1
-                sock.close()
         finally:
-            if duplicate >= 0:
-                os.close(duplicate)
+            for sock in owned.values():
+                sock.close()
     return shut
 
 
 class GrpcConnectionGuard:
-    """Holds each client address to ``per_address`` connections on the gRPC port, by shutting the newest past it.
-
-    Every worker process of a host sees the port's connections of the whole host (one network namespace) and
-    shuts those of the surplus it owns, so the cap holds per host. Off where ``/proc/net/tcp`` does not exist.
-    """
+    """Holds each client address to ``per_address`` connections of this process on the gRPC port, by shutting
+    those past it, the longest silent first. The kernel's table of the port (one read) finds the crowded
+    addresses; only for those does the guard look at which connections are its own. Off where
+    ``/proc/net/tcp`` does not exist (not Linux)."""
 
     def __init__(self, port: int, per_address: int, refused: Callable[[int], None]) -> None:
         self.port = port
@@ -340,10 +349,8 @@ class GrpcConnectionGuard:
 
     def check(self) -> int:
         """One look: shut this process's connections past the cap; how many."""
-        excess = surplus(established(self.port), self.per_address)
-        if not excess:
-            return 0
-        shut = shut_inodes(excess)
+        groups = crowded(established(self.port), self.per_address)
+        shut = shed(groups, self.per_address) if groups else 0
         if shut:
             self._refused(shut)
         return shut
@@ -365,11 +372,11 @@ __all__ = [
     "GrpcConnectionGuard",
     "GuardedListener",
     "client_group",
+    "crowded",
     "established",
     "grpc_options",
     "open_descriptors",
     "plan",
     "raise_open_files_limit",
-    "shut_inodes",
-    "surplus",
+    "shed",
 ]
