@@ -37,7 +37,7 @@ from grpc_status import rpc_status
 from psycopg import sql
 
 from truco.server.app import ServeConfig, Server
-from truco.server.quotas import Limits
+from truco.server.quotas import ConnectionLimits, Limits
 from truco_client.v1 import (
     cards_pb2,
     commands_pb2,
@@ -141,6 +141,7 @@ class InProcessServer:
         metrics: bool = False,
         grace_seconds: float = 1.0,
         limits: Limits | None = None,
+        connections: ConnectionLimits | None = None,
         require_api_key: bool = False,
         token_key: str = TOKEN_KEY,
         web: bool = False,
@@ -148,7 +149,8 @@ class InProcessServer:
     ) -> None:
         """``options``: any other :class:`ServeConfig` field (clocks, presence, housekeeping...)."""
         self.loop = loop
-        # Every test client comes from 127.0.0.1, one anonymous caller: quotas are off unless a test sets them.
+        # Every test client comes from 127.0.0.1, one anonymous caller: quotas and connection caps are off unless
+        # a test sets them.
         config = ServeConfig(
             store=store,
             host="127.0.0.1",
@@ -157,6 +159,7 @@ class InProcessServer:
             allow_fixed_deals=allow_fixed_deals,
             grace_seconds=grace_seconds,
             limits=Limits.unlimited() if limits is None else limits,
+            connections=ConnectionLimits.unlimited() if connections is None else connections,
             require_api_key=require_api_key,
             token_key=token_key,
             web_port=0 if web else None,
@@ -375,6 +378,7 @@ def create_game(
     target: int = 15,
     fixed_deals: Sequence[game_service_pb2.FixedDeal] = (),
     request_id: str | None = None,
+    public: bool = False,
     **options: Any,
 ) -> game_service_pb2.Game:
     creator = Player(address)
@@ -383,6 +387,7 @@ def create_game(
             request_id=new_id() if request_id is None else request_id,
             rules=rule_set(players, target, **options),
             fixed_deals=fixed_deals,
+            public=public,
         )
         return creator.games.CreateGame(request, timeout=RPC_TIMEOUT).game
     finally:

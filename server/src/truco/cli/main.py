@@ -22,8 +22,7 @@ from truco.engine import (
     piezas,
 )
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
-from truco.server.connections import ConnectionLimits
-from truco.server.quotas import Limits
+from truco.server.quotas import ConnectionLimits, Limits
 
 from . import __version__
 
@@ -173,6 +172,8 @@ def _parser() -> argparse.ArgumentParser:
         ("--calls-in-flight", "calls_in_flight", int, "calls running at once"),
         ("--watch-streams", "watch_streams", int, "WatchGame streams open at once"),
         ("--watch-streams-per-connection", "watch_streams_per_connection", int, "WatchGame streams per connection"),
+        ("--watch-streams-per-key", "watch_streams_per_key", int, "WatchGame streams of one API key, all addresses"),
+        ("--joins-per-minute", "joins_per_minute", float, "JoinGame calls per minute without an API key"),
     ):
         default = getattr(defaults, attribute)
         limits.add_argument(flag, type=kind, default=default, metavar="N", help=f"{what} (default {default:g})")
@@ -250,7 +251,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_duration,
         default=DEFAULT_ABANDON,
         metavar="TIME",
-        help=f"close games nobody joined within this time (default {DEFAULT_ABANDON:g}s; 0: never)",
+        help=f"close games whose table did not fill within this time (default {DEFAULT_ABANDON:g}s; 0: never)",
     )
     clocks.add_argument(
         "--retention",
@@ -493,6 +494,8 @@ def _run_serve(args: argparse.Namespace) -> int:
         calls_in_flight=args.calls_in_flight,
         watch_streams=args.watch_streams,
         watch_streams_per_connection=args.watch_streams_per_connection,
+        watch_streams_per_key=args.watch_streams_per_key,
+        joins_per_minute=args.joins_per_minute,
     )
     config = ServeConfig(
         store=args.store,
@@ -540,7 +543,7 @@ def _connection_limits(args: argparse.Namespace) -> ConnectionLimits:
 def _run_keys(args: argparse.Namespace) -> int:
     import asyncio
 
-    from truco.server.keys import create_key, now
+    from truco.server.keys import create_key, now, printable
     from truco.server.store import ApiKeyNotFound, StoreUnavailable, open_store
 
     async def run() -> int:
@@ -555,7 +558,7 @@ def _run_keys(args: argparse.Namespace) -> int:
             elif args.keys_command == "list":
                 for item in await store.list_api_keys():
                     state = f"revoked {item.revoked_at}" if item.revoked_at else "active"
-                    print(f"{item.key_id}  {item.created_at}  {state:<36}  {item.name}")
+                    print(f"{item.key_id}  {item.created_at}  {state:<36}  {printable(item.name)}")
             else:
                 try:
                     record = await store.revoke_api_key(args.key_id, now())

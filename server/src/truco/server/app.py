@@ -27,7 +27,6 @@ from .auth import TokenIssuer
 from .clocks import ClockSettings, Timekeeper
 from .connections import (
     ConnectionCounts,
-    ConnectionLimits,
     GrpcConnectionGuard,
     grpc_options,
     open_descriptors,
@@ -39,7 +38,7 @@ from .keys import ApiKeys
 from .lifecycle import Housekeeper
 from .limits import Admission, AdmissionInterceptor
 from .metrics import Metrics, ObservabilityInterceptor
-from .quotas import Limits
+from .quotas import ConnectionLimits, Limits
 from .service import GameServicer, RulesServicer
 from .store import open_store
 from .store.base import EventStore, StoreUnavailable
@@ -161,6 +160,7 @@ class Server:
         self.config = config
         self.store = store
         self.metrics = metrics
+        keys = ApiKeys(store)
         self.games = Games(
             store,
             metrics,
@@ -169,9 +169,10 @@ class Server:
             tokens=tokens,
             default_clock=config.clock,
             presence_seconds=config.presence_seconds,
+            keys=keys,
         )
         # One admission (keys, quotas, caps) for both ports; health and reflection never go through it.
-        self.admission = Admission(config.limits, ApiKeys(store), store, require_api_key=config.require_api_key)
+        self.admission = Admission(config.limits, keys, store, require_api_key=config.require_api_key)
         self.timekeeper = Timekeeper(
             store,
             self.games.fire_clock,

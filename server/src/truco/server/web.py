@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -49,12 +50,13 @@ from starlette.types import Message as ASGIMessage
 from truco_client.v1 import game_service_pb2 as gs
 from truco_client.v1 import rules_service_pb2 as rs
 
-from .connections import ConnectionCounts, ConnectionLimits, GuardedListener
+from .connections import ConnectionCounts, GuardedListener
 from .errors import ServiceError, status_for
 from .keys import Caller
 from .limits import Admission
 from .metrics import CALLER_SEAT, HEALTH_SERVICE, Metrics, request_fields
-from .reasons import ServiceReason
+from .quotas import ConnectionLimits
+from .reasons import QuotaExceeded, ServiceReason
 from .service import GameServicer, RulesServicer
 from .v1.game_service_connect import GameServiceASGIApplication
 from .v1.rules_service_connect import RulesServiceASGIApplication
@@ -125,8 +127,11 @@ def connect_error(status: grpc.Status) -> ConnectError:
     return ConnectError(_grpc_to_connect_code(status.code), message, details)
 
 
-def _error_for(error: Exception) -> ConnectError:
-    """Any failure out of a servicer as the Connect error the gRPC port would have answered."""
+def _error_for(error: Exception, ctx: RequestContext[Any, Any]) -> ConnectError:
+    """Any failure out of a servicer as the Connect error the gRPC port would have answered; past a quota, the
+    HTTP answer (429) also says when to retry in a ``Retry-After`` header, for clients that know no RetryInfo."""
+    if isinstance(error, QuotaExceeded):
+        ctx.response_headers["retry-after"] = str(max(1, math.ceil(error.retry_after)))
     if isinstance(error, ConnectError):
         return error
     return connect_error(status_for(error))
@@ -246,8 +251,7 @@ class Observed:
         try:
             caller = await self._admit(request, ctx)
             with self.admission.unary_slot(caller):
-                if ctx.method.name == "CreateGame":
-                    await self.admission.charge_create(caller)
+                await self.admission.charge_method(ctx.method.name, caller)
                 return await behaviour(request, CallContext(ctx))
         except ConnectError as failure:
             error = failure
@@ -256,7 +260,7 @@ class Observed:
             error = failure
             raise
         except Exception as failure:
-            error = _error_for(failure)
+            error = _error_for(failure, ctx)
             raise error from None
         finally:
             self._finish(labels, started, request, error)
@@ -285,7 +289,7 @@ class Observed:
             error = failure if isinstance(failure, asyncio.CancelledError) else asyncio.CancelledError()
             raise
         except Exception as failure:
-            error = _error_for(failure)
+            error = _error_for(failure, ctx)
             raise error from None
         finally:
             self._finish(labels, started, request, error)
