@@ -31,6 +31,7 @@ from .deal import (
     verify,
 )
 from .decide import decide, execute, execute_legal, start_match
+from .determinize import determinize
 from .errors import CommandError, InvalidCommand, Reason, RuleViolation
 from .evaluation import HandError, HandEvaluation, compare_cards, evaluate_hand
 from .events import Event, HandEnd, ScoreReason
@@ -93,6 +94,7 @@ __all__ = [
     "deal_commitments",
     "deal_hands",
     "decide",
+    "determinize",
     "envido_points",
     "envido_value",
     "evaluate_hand",
