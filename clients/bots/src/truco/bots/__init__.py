@@ -9,6 +9,11 @@ winning the match.
 The levels a player chooses from (:data:`LEVELS`) name three of them.
 """
 
+import random
+from functools import partial
+
+from truco.engine import MatchState, SeatCommand, legal_actions, seat_view
+
 from .base import Bot, ViewSource
 from .beginner import BeginnerBot
 from .expert import ExpertBot
@@ -24,12 +29,25 @@ BOTS: dict[str, type[Bot]] = {
 }
 
 
+THINKING_BOTS: frozenset[str] = frozenset({"expert"})
+"""Bots that search before each move (tens of milliseconds): a server runs them off its event loop."""
+
+
 def make_bot(name: str) -> Bot:
     """A new bot by name (a bot's or a level's: ``intermediate`` is the heuristic bot).
 
     :raises KeyError: for an unknown name.
     """
     return BOTS[LEVEL_BOTS.get(name, name)]()
+
+
+def choose_for(state: MatchState, seat: int, name: str, seed: int) -> SeatCommand:
+    """What bot ``name`` plays for ``seat`` of the match ``state`` (one of its legal actions), choosing with
+    ``random.Random(seed)``: it is shown the seat's view and legal actions, nothing else of the state. A plain
+    function of picklable values, so a server can ask it in another process."""
+    return make_bot(name).choose(
+        legal_actions(state, seat), partial(seat_view, state, seat, proofs=False), random.Random(seed)
+    )
 
 
 __all__ = [
@@ -41,9 +59,11 @@ __all__ = [
     "ExpertBot",
     "HeuristicBot",
     "Level",
+    "THINKING_BOTS",
     "RandomBot",
     "ViewSource",
     "bot_for_level",
+    "choose_for",
     "level_of_bot",
     "make_bot",
 ]
