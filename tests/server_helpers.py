@@ -17,6 +17,7 @@ import os
 import queue
 import random
 import re
+import resource
 import signal
 import subprocess
 import threading
@@ -199,15 +200,25 @@ class ProcessServer:
         grace: float = 2.0,
         port: int = 0,
         web: bool = False,
+        limits: bool = False,
+        args: Sequence[str] = (),
+        open_files: int | None = None,
     ) -> None:
+        """``limits``: the server's default quotas and connection caps (else ``--no-limits``); ``args``: more
+        ``truco serve`` options; ``open_files``: its open-files limit, soft and hard (so it cannot raise it)."""
         workdir.mkdir(parents=True, exist_ok=True)
         self.store = store
         self.stderr_path = workdir / f"serve-{uuid.uuid4().hex[:8]}.stderr"
         command = [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", str(port)]
         command += ["--metrics-port", "-1", "--web-port", "0" if web else "-1"]
-        command += ["--grace", str(grace), "--log-format", "json", "--no-limits"]
+        command += ["--grace", str(grace), "--log-format", "json", *([] if limits else ["--no-limits"]), *args]
         if allow_fixed_deals:
             command.append("--allow-fixed-deals")
+
+        def limit_open_files() -> None:
+            if open_files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
         with self.stderr_path.open("wb") as stderr:
             self.process = subprocess.Popen(
                 command,
@@ -216,6 +227,7 @@ class ProcessServer:
                 stderr=stderr,
                 text=True,
                 env={**os.environ, "TRUCO_TOKEN_KEY": TOKEN_KEY},
+                preexec_fn=limit_open_files if open_files is not None else None,
             )
         self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, name="e2e-serve-stdout", daemon=True).start()

@@ -250,6 +250,42 @@ def test_views_show_whose_clock_runs_and_its_deadline(server: InProcessServer) -
     assert first.seat_view(game.name).public.clock.deadline == public.clock.deadline
 
 
+def test_a_partner_leaving_and_resuming_cannot_hold_the_clock(server: InProcessServer) -> None:
+    """The red team's stall: seat 2 left and resumed every few tenths of a second; seat 0's clock, the one the
+    match waits for, must still run out on time."""
+    game = new_game(server.address, players=4, settings=clock(1.0))
+    players = [join(server.address, game.name, seat) for seat in range(4)]
+    public = players[0].view(game.name).public
+    assert list(public.clock.seats) == [0]
+    deadline = public.clock.deadline.ToMicroseconds() / 1e6
+    toggles = 0
+    while time.time() < deadline + 2.0 and not taken_over(players[0].view(game.name).public, 0):
+        view = players[2].seat_view(game.name)
+        (resume if taken_over(view.public, 2) else leave)(players[2], game.name)
+        toggles += 1
+        time.sleep(0.2)
+    assert toggles >= 4
+    public = players[0].view(game.name).public
+    assert taken_over(public, 0), "seat 0's clock ran out on time although its partner kept leaving and resuming"
+    expired = next(e.clock_expired for e in event_log_so_far(server.address, game.name) if e.HasField("clock_expired"))
+    assert expired.seat == 0 and expired.deadline_us / 1e6 == pytest.approx(deadline, abs=1e-3)
+
+
+def event_log_so_far(address: str, name: str) -> list[events_pb2.Event]:
+    """The events stored so far, as a spectator's watch replays them (the match goes on)."""
+    spectator = Player(address)
+    try:
+        request = game_service_pb2.WatchGameRequest(name=name)
+        found: list[events_pb2.Event] = []
+        for item in spectator.games.WatchGame(request, timeout=RPC_TIMEOUT):
+            found.append(item.event)
+            if item.event.HasField("clock_expired"):
+                break
+        return found
+    finally:
+        spectator.close()
+
+
 def test_a_seat_that_never_acts_is_taken_over_and_the_match_ends(server: InProcessServer) -> None:
     game = new_game(server.address, settings=clock(0.25))
     player = join(server.address, game.name, 0)

@@ -6,7 +6,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TextIO
 
 from truco.engine import (
@@ -21,6 +22,7 @@ from truco.engine import (
     piezas,
 )
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
+from truco.server.connections import ConnectionLimits
 from truco.server.quotas import Limits
 
 from . import __version__, arena
@@ -185,8 +187,26 @@ def _parser() -> argparse.ArgumentParser:
     limits.add_argument(
         "--no-limits",
         action="store_true",
-        help="turn every quota off (benchmarks and test suites; never in production)",
+        help="turn every quota and connection cap off (benchmarks and test suites; never in production)",
     )
+    connections = serve.add_argument_group(
+        "connections",
+        "Caps on open connections, per client address (an IPv6 address counts by its /64) and in all, on each "
+        "port, and timeouts that close silent connections. The soft open-files limit is raised to the hard one "
+        "at start; 0 derives a cap from it, keeping descriptors back for the store, metrics and health checks.",
+    )
+    connection_defaults = ConnectionLimits()
+    connection_flags: tuple[tuple[str, str, Callable[[str], float], str], ...] = (
+        ("--max-connections", "max_connections", int, "connections on both ports together (0: derived)"),
+        ("--connections-per-address", "per_address", int, "connections of one client address per port (0: derived)"),
+        ("--head-timeout", "head_timeout", _duration, "seconds a web client may take to send a request head"),
+        ("--body-timeout", "body_timeout", _duration, "seconds a web request may take to send its body"),
+        ("--handshake-timeout", "handshake_timeout", _duration, "seconds a gRPC client may take to start HTTP/2"),
+        ("--idle-timeout", "idle_timeout", _duration, "seconds a gRPC connection may stay open with no call"),
+    )
+    for flag, attribute, parse, what in connection_flags:
+        default = getattr(connection_defaults, attribute)
+        connections.add_argument(flag, type=parse, default=default, metavar="N", help=f"{what} (default {default:g})")
     serve.add_argument(
         "--workers",
         type=_positive,
@@ -525,6 +545,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         log_format=args.log_format,
         require_api_key=args.require_api_key,
         limits=limits,
+        connections=_connection_limits(args),
         clock=clock,
         presence_seconds=args.presence,
         abandon_after=args.abandon_after or None,
@@ -540,6 +561,18 @@ def _run_serve(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     except (ValueError, ConfigError) as error:  # an unknown store URL, a missing token key
         raise UsageError(str(error)) from None
+
+
+def _connection_limits(args: argparse.Namespace) -> ConnectionLimits:
+    timeouts = {
+        "head_timeout": args.head_timeout,
+        "body_timeout": args.body_timeout,
+        "handshake_timeout": args.handshake_timeout,
+        "idle_timeout": args.idle_timeout,
+    }
+    if args.no_limits:
+        return replace(ConnectionLimits.unlimited(), **timeouts)
+    return ConnectionLimits(max_connections=args.max_connections, per_address=args.connections_per_address, **timeouts)
 
 
 def _run_keys(args: argparse.Namespace) -> int:
