@@ -40,8 +40,8 @@ from .beliefs import Sampler
 from .match_odds import win_chance
 from .playout import play_out
 
-DEFAULT_PLAYOUTS: Final = 600
-"""Playouts per decision: about 40 ms on the compiled build for a 2-player decision among four actions."""
+DEFAULT_PLAYOUTS: Final = 400
+"""Playouts per decision: about 20 ms (median) on the compiled build for a 2-player decision (bench/README.md)."""
 MIN_WORLDS: Final = 6
 """Fewest worlds each candidate is tried on in a round of the halving."""
 SENAS_PER_HAND: Final = 2
