@@ -15,6 +15,7 @@ import asyncio
 import multiprocessing
 import random
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 
 from truco.bots import choose_for
 from truco.engine import MatchState, SeatCommand
@@ -32,12 +33,30 @@ class Thinkers:
         self._rng = random.Random(seed)
 
     async def decide(self, state: MatchState, seat: int, bot: str) -> SeatCommand:
-        """The move ``bot`` makes for ``seat`` of ``state`` (one of its legal actions), thought in the pool."""
+        """The move ``bot`` makes for ``seat`` of ``state`` (one of its legal actions), thought in the pool.
+
+        A pool whose worker died (killed, out of memory) is broken for good: it is replaced, and the move asked
+        once more of the new one. :raises BrokenProcessPool: when the new one breaks too."""
+        seed = self._rng.getrandbits(64)
+        try:
+            return await self._ask(state, seat, bot, seed)
+        except BrokenProcessPool:
+            return await self._ask(state, seat, bot, seed)  # in a new pool
+
+    async def _ask(self, state: MatchState, seat: int, bot: str, seed: int) -> SeatCommand:
+        pool = self._started()
+        try:
+            return await asyncio.get_running_loop().run_in_executor(pool, choose_for, state, seat, bot, seed)
+        except BrokenProcessPool:
+            if self._pool is pool:
+                self.close()  # the next ask starts a new one
+            raise
+
+    def _started(self) -> ProcessPoolExecutor:
         if self._pool is None:
             # spawn, not fork: a forked copy of a process running gRPC's threads is not safe.
             self._pool = ProcessPoolExecutor(self.processes, mp_context=multiprocessing.get_context("spawn"))
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._pool, choose_for, state, seat, bot, self._rng.getrandbits(64))
+        return self._pool
 
     def close(self) -> None:
         """Stop the pool's processes (a decision under way is dropped: the autoplayer asks again later)."""
