@@ -21,7 +21,11 @@ def test_the_report_says_who_won_how_often_and_how_sure_that_is() -> None:
     assert result["wins"] >= 9 and result["mean_margin"] > 0  # the heuristic bot beats the random one
     ratings = result["ratings"]
     assert ratings["heuristic"]["mu"] > ratings["random"]["mu"]
-    assert result["decision_time"]["heuristic"]["decisions"] > 0
+    times = result["decision_time"]["heuristic"]
+    assert times["decisions"] > 0
+    # On the wall and in CPU (what a decision takes on a core of its own, however busy the machine is).
+    assert 0 < times["p50_ms"] <= times["p99_ms"] <= times["max_ms"]
+    assert 0 <= times["cpu_p50_ms"] <= times["cpu_p99_ms"] <= times["cpu_max_ms"]
     again = run_arena(options, progress=False)
     assert {k: v for k, v in again.items() if k not in ("seconds", "decision_time")} == {
         k: v for k, v in result.items() if k not in ("seconds", "decision_time")

@@ -103,6 +103,10 @@ class Tally:
     wins: int = 0
     margins: list[int] = field(default_factory=list)
     times: dict[str, list[float]] = field(default_factory=dict)
+    """Each local bot's decisions, in seconds of the clock on the wall."""
+    cpu_times: dict[str, list[float]] = field(default_factory=dict)
+    """The same decisions in seconds of this thread's CPU: what they take on a core of their own, whatever else
+    the machine runs (on a busy machine the clock on the wall also counts the waits for a core)."""
 
 
 def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -161,9 +165,10 @@ def play_local(
             execute_legal(state, shuffled(deals))
             continue
         seat = waiting[0]
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.thread_time()
         choice = bots[seat].choose(legal_actions(state, seat), partial(seat_view, state, seat, proofs=False), rng)
         tally.times.setdefault(labels[seat], []).append(time.perf_counter() - started)
+        tally.cpu_times.setdefault(labels[seat], []).append(time.thread_time() - cpu)
         execute_legal(state, choice)
     else:
         raise RuntimeError("a match did not end: this is an engine bug")
@@ -344,15 +349,10 @@ def run_arena(
 
 def report(options: ArenaOptions, tally: Tally, ratings: dict[str, Any], seconds: float) -> dict[str, Any]:
     low, high = wilson(tally.wins, tally.matches)
-    decisions = {}
-    for name, times in sorted(tally.times.items()):
-        ordered = sorted(times)
-        decisions[name] = {
-            "decisions": len(ordered),
-            "p50_ms": round(ordered[len(ordered) // 2] * 1000, 2),
-            "p99_ms": round(ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))] * 1000, 2),
-            "max_ms": round(ordered[-1] * 1000, 2),
-        }
+    decisions = {
+        name: {"decisions": len(times), **percentiles(times, ""), **percentiles(tally.cpu_times[name], "cpu_")}
+        for name, times in sorted(tally.times.items())
+    }
     return {
         "first": options.first,
         "second": options.second,
@@ -374,6 +374,13 @@ def report(options: ArenaOptions, tally: Tally, ratings: dict[str, Any], seconds
     }
 
 
+def percentiles(seconds: list[float], prefix: str) -> dict[str, float]:
+    """The median, 99th percentile and slowest of ``seconds``, in milliseconds, keyed ``{prefix}p50_ms`` etc."""
+    ordered = sorted(seconds)
+    at = {"p50": len(ordered) // 2, "p99": min(len(ordered) - 1, int(len(ordered) * 0.99)), "max": len(ordered) - 1}
+    return {f"{prefix}{name}_ms": round(ordered[index] * 1000, 2) for name, index in at.items()}
+
+
 def format_report(result: dict[str, Any]) -> str:
     low, high = result["ci95"]
     lines = [
@@ -388,7 +395,7 @@ def format_report(result: dict[str, Any]) -> str:
     for name, times in result["decision_time"].items():
         lines.append(
             f"  {name} decisions: {times['decisions']}, p50 {times['p50_ms']} ms, p99 {times['p99_ms']} ms, "
-            f"slowest {times['max_ms']} ms"
+            f"slowest {times['max_ms']} ms; CPU p50 {times['cpu_p50_ms']} ms, p99 {times['cpu_p99_ms']} ms"
         )
     lines.append(f"  {result['seconds']} s")
     return "\n".join(lines)
