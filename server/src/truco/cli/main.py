@@ -24,7 +24,7 @@ from truco.engine import (
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
 from truco.server.quotas import ConnectionLimits, Limits
 
-from . import __version__
+from . import __version__, arena
 
 
 class UsageError(Exception):
@@ -103,6 +103,14 @@ def _parser() -> argparse.ArgumentParser:
         default="random",
         help="random: uniformly random legal moves (mazo included); heuristic: knows envido, flor and card "
         "strength; mixed: one team each",
+    )
+    simulate.add_argument(
+        "--level",
+        action="append",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="the bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot seat in "
+        "seat order (instead of --bots)",
     )
     simulate.add_argument("--json", action="store_true", help="print the report as one JSON object")
     simulate.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
@@ -307,6 +315,14 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--server", required=True, metavar="ADDR", help="the server, host:port")
     play.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
     play.add_argument("--bots", choices=("random", "heuristic"), default="heuristic", help="the server's bots")
+    play.add_argument(
+        "--level",
+        action="append",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="the server's bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot "
+        "seat in seat order (instead of --bots)",
+    )
     play.add_argument("--seat", type=int, metavar="N", help="your seat (default 0; with --game, the first open)")
     play.add_argument("--game", metavar="NAME", help="join this game (games/ID) instead of creating one")
     play.add_argument("--name", default="human", help="your name at the table")
@@ -322,6 +338,12 @@ def _parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
     selfplay.add_argument("--games", type=_positive, default=1, metavar="N")
     selfplay.add_argument("--bots", choices=("random", "heuristic"), default="random")
+    selfplay.add_argument(
+        "--level",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="every seat's bot by level: beginner, intermediate or expert (instead of --bots)",
+    )
     selfplay.add_argument("--concurrency", type=_positive, default=1, metavar="K", help="games played at once")
     selfplay.add_argument("--target", type=int, choices=VALID_TARGETS, metavar="T", help="points to win (default 30)")
     selfplay.add_argument("--seed", type=int, metavar="S", help="seed the bots' choices")
@@ -346,16 +368,31 @@ def _parser() -> argparse.ArgumentParser:
         "a longer outage)",
     )
     selfplay.set_defaults(run=_run_selfplay)
+
+    arena.register(commands)
     return parser
 
 
 DEFAULT_CLOCK = 30.0
 """``truco serve``'s time per decision, in seconds."""
+LEVEL_CHOICES = ("beginner", "intermediate", "expert")
+"""The bot levels (truco.bots.Level) a command line may choose."""
 DEFAULT_RESERVE = 120.0
 """``truco serve``'s per-match reserve of each seat, in seconds."""
 DEFAULT_ABANDON = 600.0
 """``truco serve`` closes games nobody joined after this many seconds."""
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _levels(given: list[str] | None, seats: int) -> list[str]:
+    """``--level`` given once (every bot seat) or once per bot seat. :raises UsageError: for another count."""
+    if not given:
+        return []
+    if len(given) == 1:
+        return given * seats
+    if len(given) != seats:
+        raise UsageError(f"--level: give one level for every bot seat, or one for each of the {seats} bot seats")
+    return given
 
 
 def _positive(text: str) -> int:
@@ -465,6 +502,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
         target=args.target,
         bots=args.bots,
         progress=False if args.no_progress else None,
+        levels=tuple(_levels(args.level, args.players)),
     )
     if args.json:
         print(json.dumps(report.to_dict()))
@@ -606,6 +644,7 @@ def _run_play(args: argparse.Namespace) -> int:
             server=args.server,
             players=args.players,
             bots=args.bots,
+            levels=tuple(_levels(args.level, args.players - 1)),
             seat=args.seat,
             game=args.game,
             player_name=args.name,
@@ -624,7 +663,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
             server=args.server,
             players=args.players,
             games=args.games,
-            bots=args.bots,
+            bots=args.level or args.bots,
             concurrency=args.concurrency,
             target=args.target,
             seed=args.seed,

@@ -33,6 +33,7 @@ from truco.engine import (
     event_for,
     evolve,
     execute,
+    execute_legal,
     seat_view,
     spectator_view,
     start_match,
@@ -45,7 +46,7 @@ from .clocks import NO_CLOCKS, ClockBook, Clocks, ClockSettings
 from .keys import ApiKeys
 from .metrics import Metrics
 from .reasons import ServiceFailure, ServiceReason
-from .referee import Setup, bots_due, drive
+from .referee import Setup, bots_due, drive, thinker_due
 from .store.base import (
     SEAT_BOT,
     SEAT_OPEN,
@@ -61,6 +62,7 @@ from .store.base import (
     decode_cursor,
     now_us,
 )
+from .thinking import Thinkers
 
 APPEND_ATTEMPTS = 4
 """Tries of a move: one on the cached state, then on the store's, re-read after each append that lost a race."""
@@ -167,6 +169,7 @@ class Games:
         self._autoplay_scheduled: set[str] = set()
         self._autoplayer: asyncio.Task[None] | None = None
         self._bot_rng = random.Random(secrets.randbits(64))
+        self._thinkers = Thinkers(seed=secrets.randbits(64))
         self._seat_moves = metrics.commands_applied.labels("seat")
         self._bot_moves = metrics.commands_applied.labels("bot")
         self._read_latency = metrics.store_latency.labels("read")
@@ -799,7 +802,13 @@ class Games:
         if not bots_due(snapshot.state, snapshot.setup):
             return False
         state = snapshot.state.copy()
-        events, bot_moves = drive(state, snapshot.setup, self._bot_rng)
+        events: list[ev.Event] = []
+        thinker = thinker_due(state, snapshot.setup)
+        if thinker is not None:  # one move of a bot that thinks, asked off the event loop (thinking.py)
+            events = execute_legal(state, await self._thinkers.decide(state, *thinker))  # one of its legal actions
+        automatic, bot_moves = drive(state, snapshot.setup, self._bot_rng)
+        events += automatic
+        bot_moves += thinker is not None
         if not events:
             return False
         at = now_us()
@@ -818,6 +827,7 @@ class Games:
     async def close(self) -> None:
         """Stop the autoplayer."""
         self.stopping.set()
+        self._thinkers.close()
         if self._autoplayer is not None:
             self._autoplayer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
