@@ -46,7 +46,7 @@ from .clocks import NO_CLOCKS, ClockBook, Clocks, ClockSettings
 from .keys import ApiKeys
 from .metrics import Metrics
 from .reasons import ServiceFailure, ServiceReason
-from .referee import Setup, bots_due, drive, thinker_due
+from .referee import Setup, bots_due, bots_only, drive, thinker_due
 from .store.base import (
     SEAT_BOT,
     SEAT_OPEN,
@@ -76,7 +76,9 @@ MAX_PLAYER_NAME = 64
 AUTOPLAY_PAUSE_SECONDS = 0.005
 """The autoplayer's shortest pause between two steps. It also pauses at least as long as the step took, so
 matches between bots only get at most half of the process's time, whatever their number: callers keep the
-rest."""
+rest. A step's wait for a thinking bot (thinking.py) counts in a match between bots only, so they get at most
+half of the thinking pool too; in a match a player sits at, the player is waiting for that move, and the pause
+makes up only for the rest of the step."""
 SEAT_CACHE_ENTRIES = 50_000
 """Token-to-seat lookups remembered (least recently used forgotten first)."""
 
@@ -784,8 +786,9 @@ class Games:
             game_id = await self._autoplay_queue.get()
             self._autoplay_scheduled.discard(game_id)
             started = time.perf_counter()
+            waited = 0.0
             try:
-                await self.autoplay_step(game_id)
+                waited = await self.autoplay_step(game_id)
             except Exception as error:  # a store outage or a bug: the game resumes when it is next looked at
                 structlog.get_logger("truco.server").error(
                     "autoplay step failed",
@@ -793,24 +796,29 @@ class Games:
                     error=repr(error),
                     traceback="".join(traceback.format_exception(error)),
                 )
-            await asyncio.sleep(max(AUTOPLAY_PAUSE_SECONDS, time.perf_counter() - started))
+            await asyncio.sleep(max(AUTOPLAY_PAUSE_SECONDS, time.perf_counter() - started - waited))
 
-    async def autoplay_step(self, game_id: str) -> bool:
-        """Play one step (referee.AUTOMATIC_MOVES_PER_STEP) of a game waiting for bots; True if it moved. Losing
-        the append to another replica or to a seat's move is fine: the next look decides again."""
+    async def autoplay_step(self, game_id: str) -> float:
+        """Play one step (referee.AUTOMATIC_MOVES_PER_STEP) of a game waiting for bots. Losing the append to
+        another replica or to a seat's move is fine: the next look decides again. The seconds of the step the
+        autoplayer's pause need not make up for: its wait for a thinking bot when a player sits at the table."""
         snapshot = await self.snapshot(game_id)
         if not bots_due(snapshot.state, snapshot.setup):
-            return False
+            return 0.0
         state = snapshot.state.copy()
         events: list[ev.Event] = []
+        waited = 0.0
         thinker = thinker_due(state, snapshot.setup)
         if thinker is not None:  # one move of a bot that thinks, asked off the event loop (thinking.py)
+            asked = time.perf_counter()
             events = execute_legal(state, await self._thinkers.decide(state, *thinker))  # one of its legal actions
+            if not bots_only(snapshot.state, snapshot.setup):
+                waited = time.perf_counter() - asked
         automatic, bot_moves = drive(state, snapshot.setup, self._bot_rng)
         events += automatic
         bot_moves += thinker is not None
         if not events:
-            return False
+            return waited
         at = now_us()
         book, deadline = await self._book_after(game_id, snapshot, at, events, state)
         try:
@@ -822,7 +830,7 @@ class Games:
         after = Snapshot(snapshot.setup, result.last_seq, state, snapshot.events + tuple(events), book)
         self._remember(game_id, after)
         self._autoplay_if_due(game_id, after)
-        return True
+        return waited
 
     async def close(self) -> None:
         """Stop the autoplayer."""

@@ -100,6 +100,12 @@ def thinker_due(state: MatchState, setup: Setup) -> tuple[int, str] | None:
     return (waiting[0], bot) if bot in THINKING_BOTS else None
 
 
+def bots_only(state: MatchState, setup: Setup) -> bool:
+    """True when the server plays every seat: its bot seats, and every player's seat taken over (nobody sits at
+    the table)."""
+    return len(setup.playing(state)) == setup.rules.players
+
+
 def bots_due(state: MatchState, setup: Setup) -> bool:
     """True when the match waits for nobody but the server: a deal, or bots only."""
     if state.phase is Phase.MATCH_OVER:
