@@ -6,17 +6,20 @@ like the table: ``deal(game, [["7e", "6e", "1b"], ["5b", "4b", "3o"]], "1c")`` g
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterable, Sequence
 from typing import Any, TypeVar
 
 import pytest
 
 from truco.engine import (
+    DECK,
     Answer,
     Call,
     CallKind,
     Card,
     Command,
+    Deal,
     Event,
     Game,
     GoToMazo,
@@ -37,6 +40,13 @@ SALT = "0" * 32
 """The salt of scripted deals (any 32 lowercase hex digits will do)."""
 
 E = TypeVar("E")
+
+
+def shuffled_deal(rng: random.Random) -> Deal:
+    """A deal of a deck shuffled by ``rng``, with a salt from it: random tables that repeat for a seed."""
+    order = list(DECK)
+    rng.shuffle(order)
+    return Deal(tuple(order), f"{rng.getrandbits(128):032x}")
 
 
 def new_game(players: int = 2, **variants: Any) -> Game:

@@ -34,30 +34,19 @@ from truco.engine import (
     start_match,
     team_of,
 )
-from truco.engine.state import evolve
+from truco.engine.state import fold
+
+from .scenario_helpers import shuffled_deal
 
 FAST = 120
 """Playouts per decision in these tests: enough for real searches, quick on the pure build."""
-
-
-def new_match(rules: RuleSet) -> MatchState:
-    state = MatchState()
-    for event in start_match(rules):
-        evolve(state, event)
-    return state
-
-
-def shuffled(rng: random.Random) -> Deal:
-    order = list(DECK)
-    rng.shuffle(order)
-    return Deal(tuple(order), f"{rng.getrandbits(128):032x}")
 
 
 def table_at_decisions(rules: RuleSet, seed: int, every: int) -> list[tuple[MatchState, int, list[Command]]]:
     """Heuristic bots play a match; every ``every``-th decision the table is kept with the seat to act and every
     command so far (the deals included), so the match can be replayed with other cards."""
     rng = random.Random(seed)
-    state = new_match(rules)
+    state = fold(start_match(rules))
     log: list[Command] = []
     kept = []
     bot = make_bot("heuristic")
@@ -65,7 +54,7 @@ def table_at_decisions(rules: RuleSet, seed: int, every: int) -> list[tuple[Matc
     while state.phase is not Phase.MATCH_OVER:
         waiting = actors(state)
         if not waiting:
-            command: Command = shuffled(rng)
+            command: Command = shuffled_deal(rng)
         else:
             seat = waiting[0]
             decisions += 1
@@ -97,7 +86,7 @@ def other_table(state: MatchState, seat: int, log: list[Command], rng: random.Ra
         order[p] = card
     if [order[p] for p in hidden] == [deal.order[p] for p in hidden]:
         return None
-    replay = new_match(state.rules)
+    replay = fold(start_match(state.rules))
     try:
         for command in [*log[:deal_at], Deal(tuple(order), deal.salt), *log[deal_at + 1 :]]:
             execute(replay, command)
@@ -191,8 +180,8 @@ def test_the_guessed_hands_agree_with_every_clue_of_the_view() -> None:
 
 def test_a_partners_sena_narrows_the_guesses_to_hands_that_hold_the_card() -> None:
     rng = random.Random(5)
-    state = new_match(RuleSet(players=4))
-    execute_legal(state, shuffled(rng))
+    state = fold(start_match(RuleSet(players=4)))
+    execute_legal(state, shuffled_deal(rng))
     hand = state.hand
     assert hand is not None
     partner = next(s for s in hand.seats if s != 0 and team_of(s) == 0)
@@ -212,8 +201,8 @@ def test_a_partners_sena_narrows_the_guesses_to_hands_that_hold_the_card() -> No
 def test_the_expert_tells_its_partner_its_best_card_first() -> None:
     rng = random.Random(9)
     for _ in range(30):
-        state = new_match(RuleSet(players=4))
-        execute_legal(state, shuffled(rng))
+        state = fold(start_match(RuleSet(players=4)))
+        execute_legal(state, shuffled_deal(rng))
         seat = actors(state)[0]
         view = seat_view(state, seat, proofs=False)
         choice = sena_to_send(view.legal_actions, view)
@@ -253,14 +242,14 @@ def test_the_expert_and_the_beginner_play_whole_matches_of_every_size() -> None:
     for players in (2, 4, 6):
         rules = RuleSet(players=players, target=15, perros=players == 4)
         rng = random.Random(players)
-        state = new_match(rules)
+        state = fold(start_match(rules))
         names = ["expert", "beginner"]
         bots = [ExpertBot(24) if names[team_of(s)] == "expert" else make_bot("beginner") for s in range(players)]
         moves = 0
         while state.phase is not Phase.MATCH_OVER:
             waiting = actors(state)
             if not waiting:
-                execute_legal(state, shuffled(rng))
+                execute_legal(state, shuffled_deal(rng))
                 continue
             seat = waiting[0]
             actions = legal_actions(state, seat)

@@ -10,7 +10,6 @@ from dataclasses import replace
 import pytest
 
 from truco.engine import (
-    DECK,
     Card,
     Deal,
     MatchState,
@@ -28,20 +27,9 @@ from truco.engine import (
     team_of,
 )
 from truco.engine.events import Event, HandEnded
-from truco.engine.state import evolve
+from truco.engine.state import fold
 
-
-def new_match(rules: RuleSet) -> MatchState:
-    state = MatchState()
-    for event in start_match(rules):
-        evolve(state, event)
-    return state
-
-
-def deal(rng: random.Random) -> Deal:
-    order = list(DECK)
-    rng.shuffle(order)
-    return Deal(tuple(order), f"{rng.getrandbits(128):032x}")
+from .scenario_helpers import shuffled_deal
 
 
 def hidden_of(state: MatchState, seat: int) -> dict[int, list[Card]]:
@@ -86,7 +74,7 @@ def check_plays_on_alike(real: MatchState, seat: int, rng: random.Random) -> Non
         if not waiting:
             if real.hands_dealt > hands:
                 break
-            command: Deal | object = deal(rng)
+            command: Deal | object = shuffled_deal(rng)
             assert imagined.plan == real.plan
         else:
             command = rng.choice(legal_actions(real, rng.choice(waiting)))
@@ -109,11 +97,11 @@ def test_an_imagined_table_with_the_real_cards_plays_on_as_the_real_one(rules: R
     rng = random.Random(rules.players * 1000 + rules.target)
     checked = 0
     for _ in range(15):
-        state = new_match(rules)
+        state = fold(start_match(rules))
         while state.phase is not Phase.MATCH_OVER:
             waiting = actors(state)
             if not waiting:
-                execute_legal(state, deal(rng))
+                execute_legal(state, shuffled_deal(rng))
                 continue
             seat = rng.choice(waiting)
             if rng.random() < 0.3:
@@ -125,8 +113,8 @@ def test_an_imagined_table_with_the_real_cards_plays_on_as_the_real_one(rules: R
 
 def test_the_hidden_cards_must_fit_the_view() -> None:
     rng = random.Random(3)
-    state = new_match(RuleSet(players=2))
-    execute_legal(state, deal(rng))
+    state = fold(start_match(RuleSet(players=2)))
+    execute_legal(state, shuffled_deal(rng))
     view = seat_view(state, 0, proofs=False)
     hidden = hidden_of(state, 0)
     with pytest.raises(ValueError, match="unplayed cards"):

@@ -11,9 +11,6 @@ from dataclasses import fields
 import pytest
 
 from truco.engine import (
-    DECK,
-    Deal,
-    MatchState,
     Phase,
     PlayCard,
     RuleSet,
@@ -25,7 +22,9 @@ from truco.engine import (
     start_match,
 )
 from truco.engine.pickling import value_classes
-from truco.engine.state import evolve
+from truco.engine.state import fold
+
+from .scenario_helpers import shuffled_deal
 
 
 def round_trip(value: object) -> object:
@@ -43,9 +42,7 @@ def test_every_value_class_takes_its_fields_in_order() -> None:
 @pytest.mark.parametrize("players", [2, 4, 6])
 def test_states_commands_events_and_views_survive_a_pickle_round_trip(players: int) -> None:
     rng = random.Random(players)
-    state = MatchState()
-    for event in start_match(RuleSet(players=players, target=15)):
-        evolve(state, event)
+    state = fold(start_match(RuleSet(players=players, target=15)))
     checked = 0
     for _ in range(5_000):
         if state.phase is Phase.MATCH_OVER:
@@ -57,9 +54,7 @@ def test_states_commands_events_and_views_survive_a_pickle_round_trip(players: i
             command = rng.choice(plays if plays and rng.random() < 0.8 else actions)
             assert round_trip(seat_view(state, waiting[0])) == seat_view(state, waiting[0])
         else:
-            order = list(DECK)
-            rng.shuffle(order)
-            command = Deal(tuple(order), f"{rng.getrandbits(128):032x}")
+            command = shuffled_deal(rng)
         assert round_trip(command) == command
         copy = round_trip(state)
         assert copy == state and copy is not state

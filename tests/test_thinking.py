@@ -8,19 +8,17 @@ import os
 import random
 import signal
 
-from truco.engine import DECK, Deal, MatchState, RuleSet, actors, execute_legal, legal_actions, start_match
-from truco.engine.state import evolve
+from truco.engine import MatchState, RuleSet, actors, execute_legal, legal_actions, start_match
+from truco.engine.state import fold
 from truco.server.referee import Setup, bots_only, thinker_due
 from truco.server.thinking import Thinkers
 
+from .scenario_helpers import shuffled_deal
+
 
 def dealt(players: int, seed: int) -> MatchState:
-    state = MatchState()
-    for event in start_match(RuleSet(players=players)):
-        evolve(state, event)
-    order = list(DECK)
-    random.Random(seed).shuffle(order)
-    execute_legal(state, Deal(tuple(order), "0" * 32))
+    state = fold(start_match(RuleSet(players=players)))
+    execute_legal(state, shuffled_deal(random.Random(seed)))
     return state
 
 

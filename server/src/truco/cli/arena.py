@@ -38,7 +38,6 @@ from truco.bots import BOTS, LEVEL_BOTS, Bot, ExpertBot, make_bot
 from truco.engine import (
     DECK,
     Deal,
-    MatchState,
     Phase,
     RuleSet,
     actors,
@@ -48,7 +47,7 @@ from truco.engine import (
     start_match,
     team_of,
 )
-from truco.engine.state import evolve
+from truco.engine.state import fold
 
 from .progress import Progress
 
@@ -123,13 +122,6 @@ def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def new_match(rules: RuleSet) -> MatchState:
-    state = MatchState()
-    for event in start_match(rules):
-        evolve(state, event)
-    return state
-
-
 def shuffled(rng: random.Random) -> Deal:
     order = list(DECK)
     rng.shuffle(order)
@@ -156,7 +148,7 @@ def play_local(
     bots = [local_bot(names[0] if team_of(s) == first_team else names[1], playouts) for s in range(rules.players)]
     labels = [names[0] if team_of(s) == first_team else names[1] for s in range(rules.players)]
     deals = random.Random(deal_seed)
-    state = new_match(rules)
+    state = fold(start_match(rules))
     for _ in range(MAX_ACTIONS):
         if state.phase is Phase.MATCH_OVER:
             break
