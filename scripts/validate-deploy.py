@@ -59,9 +59,10 @@ BASE_IMAGE = "python:3.11-slim"
 WEB_BUILD_IMAGE = "node:"
 """The web table's build stage runs on Node.js (any node: image); the Python stages share BASE_IMAGE, so the
 virtual environment built in one runs in the other."""
-# What the image build reads: the four distributions (engine, bots and SDK under clients, server) and the web
+# What the image build reads: the six Python distributions (engine, wire, server; bots, SDK and terminal under
+# clients) and the web
 # table's sources (web, built with clients/ts).
-IMAGE_SOURCES = ("engine", "server", "clients", "web")
+IMAGE_SOURCES = ("engine", "wire", "server", "clients", "web")
 COMPILED_CHECK = "truco.cli.builds --require compiled"
 """The build stage's check that the engine and the bots were compiled (the build fails if they are pure)."""
 WEB_ASSETS_ENV = "TRUCO_WEB_ASSETS"
