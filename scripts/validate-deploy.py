@@ -60,8 +60,7 @@ WEB_BUILD_IMAGE = "node:"
 """The web table's build stage runs on Node.js (any node: image); the Python stages share BASE_IMAGE, so the
 virtual environment built in one runs in the other."""
 # What the image build reads: the six Python distributions (engine, wire, server; bots, SDK and terminal under
-# clients) and the web
-# table's sources (web, built with clients/ts).
+# clients) and the web table's sources (web, built with clients/ts).
 IMAGE_SOURCES = ("engine", "wire", "server", "clients", "web")
 COMPILED_CHECK = "truco.cli.builds --require compiled"
 """The build stage's check that the engine and the bots were compiled (the build fails if they are pure)."""
