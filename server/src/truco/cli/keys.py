@@ -57,9 +57,11 @@ async def _create(store: EventStore, name: str, as_json: bool) -> None:
 
 
 async def _list(store: EventStore) -> None:
+    from truco.server.keys import printable
+
     for item in await store.list_api_keys():
         state = f"revoked {item.revoked_at}" if item.revoked_at else "active"
-        print(f"{item.key_id}  {item.created_at}  {state:<36}  {item.name}")
+        print(f"{item.key_id}  {item.created_at}  {state:<36}  {printable(item.name)}")
 
 
 async def _revoke(store: EventStore, key_id: str) -> None:

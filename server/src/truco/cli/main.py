@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from truco.terminal import commands as terminal
 from truco.terminal.commandline import Command, build_parser, run
 
-from . import __version__, evaluate, gc, keys, serve, simulate
+from . import __version__, arena, evaluate, gc, keys, serve, simulate
 
 COMMANDS: tuple[Command, ...] = (
     evaluate.command,
@@ -22,6 +22,7 @@ COMMANDS: tuple[Command, ...] = (
     gc.command,
     terminal.play,
     terminal.selfplay,
+    arena.register,
 )
 """Every subcommand, in the order ``truco --help`` lists them. A new one is a function that adds its parser and
 sets ``run`` (see :mod:`truco.terminal.commandline`), listed here."""

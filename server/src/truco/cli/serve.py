@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Callable
+from dataclasses import replace
+from typing import TYPE_CHECKING
 
 from truco.terminal.commandline import Subcommands, UsageError, duration, positive
 
 from .stores import add_store_option
+
+if TYPE_CHECKING:
+    from truco.server.quotas import ConnectionLimits
 
 DEFAULT_CLOCK = 30.0
 """``truco serve``'s time per decision, in seconds."""
@@ -23,8 +29,19 @@ LIMIT_FLAGS = (
     ("--calls-in-flight", "calls_in_flight", int, "calls running at once"),
     ("--watch-streams", "watch_streams", int, "WatchGame streams open at once"),
     ("--watch-streams-per-connection", "watch_streams_per_connection", int, "WatchGame streams per connection"),
+    ("--watch-streams-per-key", "watch_streams_per_key", int, "WatchGame streams of one API key, all addresses"),
+    ("--joins-per-minute", "joins_per_minute", float, "JoinGame calls per minute without an API key"),
 )
 """The quota flags: flag, attribute of :class:`~truco.server.quotas.Limits`, type, what it limits."""
+CONNECTION_FLAGS: tuple[tuple[str, str, Callable[[str], float], str], ...] = (
+    ("--max-connections", "max_connections", int, "connections on both ports together (0: derived)"),
+    ("--connections-per-address", "per_address", int, "connections of one client address per port (0: derived)"),
+    ("--head-timeout", "head_timeout", duration, "seconds a web client may take to send a request head"),
+    ("--body-timeout", "body_timeout", duration, "seconds a web request may take to send its body"),
+    ("--handshake-timeout", "handshake_timeout", duration, "seconds a gRPC client may take to start HTTP/2"),
+    ("--idle-timeout", "idle_timeout", duration, "seconds a gRPC connection may stay open with no call"),
+)
+"""The connection flags: flag, attribute of :class:`~truco.server.quotas.ConnectionLimits`, type, what."""
 
 
 def command(commands: Subcommands) -> None:
@@ -38,6 +55,7 @@ def command(commands: Subcommands) -> None:
     _web(serve)
     _process(serve)
     _limits(serve)
+    _connections(serve)
     _clocks(serve)
     serve.set_defaults(run=_run)
 
@@ -119,8 +137,23 @@ def _limits(serve: argparse.ArgumentParser) -> None:
     limits.add_argument(
         "--no-limits",
         action="store_true",
-        help="turn every quota off (benchmarks and test suites; never in production)",
+        help="turn every quota and connection cap off (benchmarks and test suites; never in production)",
     )
+
+
+def _connections(serve: argparse.ArgumentParser) -> None:
+    from truco.server.quotas import ConnectionLimits
+
+    connections = serve.add_argument_group(
+        "connections",
+        "Caps on open connections, per client address (an IPv6 address counts by its /64) and in all, on each "
+        "port, and timeouts that close silent connections. The soft open-files limit is raised to the hard one "
+        "at start; 0 derives a cap from it, keeping descriptors back for the store, metrics and health checks.",
+    )
+    defaults = ConnectionLimits()
+    for flag, attribute, parse, what in CONNECTION_FLAGS:
+        default = getattr(defaults, attribute)
+        connections.add_argument(flag, type=parse, default=default, metavar="N", help=f"{what} (default {default:g})")
 
 
 def _clocks(serve: argparse.ArgumentParser) -> None:
@@ -161,7 +194,7 @@ def _clocks(serve: argparse.ArgumentParser) -> None:
         type=duration,
         default=DEFAULT_ABANDON,
         metavar="TIME",
-        help=f"close games nobody joined within this time (default {DEFAULT_ABANDON:g}s; 0: never)",
+        help=f"close games whose table did not fill within this time (default {DEFAULT_ABANDON:g}s; 0: never)",
     )
     clocks.add_argument(
         "--retention",
@@ -200,6 +233,7 @@ def _run(args: argparse.Namespace) -> int:
         log_format=args.log_format,
         require_api_key=args.require_api_key,
         limits=limits,
+        connections=_connection_limits(args),
         clock=clock,
         presence_seconds=args.presence,
         abandon_after=args.abandon_after or None,
@@ -212,3 +246,14 @@ def _run(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
     except (ValueError, ConfigError) as error:  # an unknown store URL, a missing token key
         raise UsageError(str(error)) from None
+
+
+def _connection_limits(args: argparse.Namespace) -> ConnectionLimits:
+    from truco.server.quotas import ConnectionLimits
+
+    timeouts = {
+        name: getattr(args, name) for name in ("head_timeout", "body_timeout", "handshake_timeout", "idle_timeout")
+    }
+    if args.no_limits:
+        return replace(ConnectionLimits.unlimited(), **timeouts)
+    return ConnectionLimits(max_connections=args.max_connections, per_address=args.connections_per_address, **timeouts)

@@ -33,7 +33,7 @@ from truco.engine.events import HandDealt, HandEnded, PointsScored
 from truco.engine.legal import actors
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
 from truco.engine.state import MatchState, Phase, evolve
-from truco.terminal.commandline import Subcommands, UsageError, positive
+from truco.terminal.commandline import LEVEL_CHOICES, Subcommands, UsageError, levels, positive
 
 from .progress import Progress
 
@@ -127,8 +127,11 @@ class SimulationReport:
         return asdict(self)
 
 
-def seat_bots(players: int, mode: BotsMode, game_index: int) -> list[Bot]:
-    """One bot per seat. In ``mixed`` the heuristic team alternates between games so neither is always mano."""
+def seat_bots(players: int, mode: BotsMode, game_index: int, levels: Sequence[str] = ()) -> list[Bot]:
+    """One bot per seat: by ``levels`` (one per seat) when given. In ``mixed`` the heuristic team alternates
+    between games so neither is always mano."""
+    if levels:
+        return [make_bot(level) for level in levels]
     if mode != "mixed":
         return [make_bot(mode) for _ in range(players)]
     heuristic_team = game_index % 2
@@ -143,6 +146,7 @@ def simulate(
     bots: BotsMode = "random",
     rules: RuleSet | None = None,
     progress: bool | None = None,
+    levels: Sequence[str] = (),
 ) -> SimulationReport:
     """Play ``games`` matches and report speed and outcomes. ``progress`` None: a bar only on a terminal."""
     rules = rules or RuleSet(players=players, target=target)
@@ -156,7 +160,7 @@ def simulate(
     started = time.perf_counter()
     with Progress(games, "matches", enabled=progress) as bar:
         for index in range(games):
-            seats = seat_bots(players, bots, index)
+            seats = seat_bots(players, bots, index, levels)
             result = play_match(rules, seats, rng)
             wins_by_team[f"team{result.winner}"] += 1
             wins_by_bot[seats[result.winner].name] += 1
@@ -173,7 +177,7 @@ def simulate(
         games=games,
         seed=seed,
         target=rules.target,
-        bots=bots,
+        bots="/".join(levels) if levels else bots,
         seconds=round(seconds, 4),
         matches_per_second=round(games / seconds, 1),
         actions_per_second=round(actions / seconds, 1),
@@ -229,6 +233,14 @@ def command(commands: Subcommands) -> None:
         help="random: uniformly random legal moves (mazo included); heuristic: knows envido, flor and card "
         "strength; mixed: one team each",
     )
+    parser.add_argument(
+        "--level",
+        action="append",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="the bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot seat in "
+        "seat order (instead of --bots)",
+    )
     parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
     parser.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
     parser.set_defaults(run=_run)
@@ -246,6 +258,7 @@ def _run(args: argparse.Namespace) -> int:
         target=args.target,
         bots=args.bots,
         progress=False if args.no_progress else None,
+        levels=tuple(levels(args.level, args.players)),
     )
     if args.json:
         print(json.dumps(report.to_dict()))

@@ -3,13 +3,16 @@
 :class:`AdmissionInterceptor` stands in front of the game and rules services (health and reflection never pass
 through it, so no caller can starve a probe). For each call it
 
-1. identifies the caller: the API key in ``x-api-key`` metadata, else the peer's address (anonymous);
-2. refuses CreateGame and JoinGame without a key when keys are required;
+1. identifies the caller: the API key in ``x-api-key`` metadata, else the peer's address (anonymous); a key
+   this replica has not looked up lately costs its address a token of a small bucket first, so a client
+   sending one made-up key after another is throttled before the store is asked;
+2. refuses CreateGame, JoinGame and WatchGame without a key when keys are required;
 3. charges the caller's calls-per-second token bucket;
 4. checks the request's ids, names and page token (``validation.py``);
-5. holds one of the caller's in-flight slots (unary calls) or watch slots (streams, also capped per connection
-   and server-wide) until the call ends;
-6. for CreateGame, charges the games-per-minute bucket and counts the caller's unfinished games in the store.
+5. holds one of the caller's in-flight slots (unary calls) or watch slots (streams: capped per client address,
+   per API key, per connection and server-wide) until the call ends;
+6. for CreateGame and Rematch, charges the games-per-minute bucket and counts the caller's unfinished games in
+   the store; for an anonymous JoinGame, the address's joins-per-minute bucket.
 
 A refusal is RESOURCE_EXHAUSTED with an ErrorInfo (reason ``QUOTA_EXCEEDED``, metadata ``quota``, ``limit`` and
 ``retry_after_seconds``), a google.rpc.RetryInfo saying when to retry and a google.rpc.QuotaFailure naming the
@@ -39,8 +42,15 @@ from .validation import check_request
 GAME_SERVICE = "truco.v1.GameService"
 RULES_SERVICE = "truco.v1.RulesService"
 LIMITED_SERVICES = (GAME_SERVICE, RULES_SERVICE)
-KEYED_METHODS = frozenset({"CreateGame", "JoinGame"})
-"""The methods that need an API key when the server requires keys."""
+KEYED_METHODS = frozenset({"CreateGame", "JoinGame", "WatchGame"})
+"""The methods that need an API key when the server requires keys (a spectator's watch too: no anonymous
+caller may hold the server's streams)."""
+CREATING_METHODS = frozenset({"CreateGame", "Rematch"})
+"""The methods that create a game, charged to the games-per-minute and open-games quotas."""
+KEY_LOOKUPS_PER_SECOND = 5.0
+KEY_LOOKUPS_BURST = 20
+"""Store lookups of API keys this replica does not remember, per client address: a valid key is looked up once
+every few seconds (keys.CACHE_SECONDS), so only a caller trying key after key runs out."""
 TRACKED_IDENTITIES = 100_000
 """Buckets kept in memory (least recently seen forgotten first): a forgotten caller starts with a full bucket."""
 
@@ -128,11 +138,16 @@ class Admission:
         self.require_api_key = require_api_key
         self.calls = Buckets(limits.calls_per_second, max(limits.burst, 1))
         self.creates = Buckets(limits.games_per_minute / 60.0, max(limits.games_per_minute, 1.0))
+        self.joins = Buckets(limits.joins_per_minute / 60.0, max(limits.joins_per_minute, 1.0))
+        lookups = KEY_LOOKUPS_PER_SECOND if limits.calls_per_second > 0 else 0.0
+        self.key_lookups = Buckets(lookups, KEY_LOOKUPS_BURST)
         self.in_flight = Slots(limits.calls_in_flight)
         self.server_in_flight = Slots(limits.server_calls_in_flight)
         self.watches = Slots(limits.watch_streams)
+        self.key_watches = Slots(limits.watch_streams_per_key)
         self.connection_watches = Slots(limits.watch_streams_per_connection)
-        self.server_watches = Slots(limits.server_watch_streams)
+        self.server_watch_cap = limits.server_watch_cap()
+        self.server_watches = Slots(self.server_watch_cap)
 
     async def admit(self, service: str, method: str, request: Any, metadata: Any, peer: str) -> Caller:
         """Steps 1-4 for a call of either door (gRPC, or Connect/gRPC-Web): identify, require a key, charge
@@ -149,10 +164,20 @@ class Admission:
 
     async def identify(self, method: str, metadata: Any, peer: str) -> Caller:
         key = api_key_of(metadata)
-        key_id = await self.keys.key_id(key) if key is not None else None
+        address = peer_address(peer)
+        key_id = None
+        if key is not None:
+            if not self.keys.known(key):
+                wait = self.key_lookups.take(address)
+                if wait:
+                    anonymous = Caller(None, address, peer)
+                    raise quota_exceeded(
+                        "key_lookups", KEY_LOOKUPS_PER_SECOND, anonymous, wait, "too many unknown API keys"
+                    )
+            key_id = await self.keys.key_id(key)
         if key_id is None and self.require_api_key and method in KEYED_METHODS:
             raise ServiceFailure(ServiceReason.API_KEY_REQUIRED, f"{method} needs an API key: {KEY_HINT}")
-        return Caller(key_id, peer_address(peer), peer)
+        return Caller(key_id, address, peer)
 
     def charge_call(self, caller: Caller) -> None:
         wait = self.calls.take(caller.subject)
@@ -180,8 +205,18 @@ class Admission:
     @contextlib.contextmanager
     def watch_slot(self, caller: Caller) -> Iterator[None]:
         limits = self.limits
-        if self.watches.full(caller.subject):
-            raise quota_exceeded("watch_streams", limits.watch_streams, caller, 5.0, "too many open watches")
+        # Per client address: an anonymous caller's, or an app's callers at that address (one key's players
+        # behind one address are not held back by an anonymous flood from it); and per key, all addresses together.
+        address = f"peer:{caller.peer}" if caller.key_id is None else f"{caller.subject}@{caller.peer}"
+        key = caller.subject if caller.key_id is not None else ""
+        if self.watches.full(address):
+            raise quota_exceeded(
+                "watch_streams", limits.watch_streams, caller, 5.0, "too many open watches from this address"
+            )
+        if key and self.key_watches.full(key):
+            raise quota_exceeded(
+                "watch_streams_per_key", limits.watch_streams_per_key, caller, 5.0, "too many open watches on this key"
+            )
         if self.connection_watches.full(caller.connection):
             raise quota_exceeded(
                 "watch_streams_per_connection",
@@ -191,16 +226,29 @@ class Admission:
                 "too many open watches on this connection",
             )
         if self.server_watches.full(""):
-            raise quota_exceeded("server_watch_streams", limits.server_watch_streams, None, 5.0, "the server is busy")
-        self.watches.acquire(caller.subject)
+            raise quota_exceeded("server_watch_streams", self.server_watch_cap, None, 5.0, "the server is busy")
+        self.watches.acquire(address)
+        if key:
+            self.key_watches.acquire(key)
         self.connection_watches.acquire(caller.connection)
         self.server_watches.acquire("")
         try:
             yield
         finally:
-            self.watches.release(caller.subject)
+            self.watches.release(address)
+            if key:
+                self.key_watches.release(key)
             self.connection_watches.release(caller.connection)
             self.server_watches.release("")
+
+    async def charge_method(self, method: str, caller: Caller) -> None:
+        """The quotas of particular methods: creating a game (CreateGame, Rematch), an anonymous join."""
+        if method in CREATING_METHODS:
+            await self.charge_create(caller)
+        elif method == "JoinGame" and caller.key_id is None:
+            wait = self.joins.take(caller.subject)
+            if wait:
+                raise quota_exceeded("joins_per_minute", self.limits.joins_per_minute, caller, wait, "too many joins")
 
     async def charge_create(self, caller: Caller) -> None:
         limits = self.limits
@@ -251,8 +299,7 @@ class AdmissionInterceptor(grpc.aio.ServerInterceptor):
                 try:
                     caller = await admit(request, context)
                     with admission.unary_slot(caller):
-                        if method == "CreateGame":
-                            await admission.charge_create(caller)
+                        await admission.charge_method(method, caller)
                         return await behaviour(request, context)
                 except ServiceFailure as error:
                     await context.abort_with_status(status_for(error))

@@ -103,6 +103,21 @@ def one_line(text: str) -> str:
 
 # --- Argument types shared by the commands -------------------------------------------------------------------
 
+LEVEL_CHOICES = ("beginner", "intermediate", "expert")
+"""The bot levels (truco.bots.Level) a command line may choose."""
+
+
+def levels(given: list[str] | None, seats: int) -> list[str]:
+    """``--level`` given once (every bot seat) or once per bot seat. :raises UsageError: for another count."""
+    if not given:
+        return []
+    if len(given) == 1:
+        return given * seats
+    if len(given) != seats:
+        raise UsageError(f"--level: give one level for every bot seat, or one for each of the {seats} bot seats")
+    return given
+
+
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
 
 

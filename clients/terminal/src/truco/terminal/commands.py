@@ -8,7 +8,7 @@ import argparse
 
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
 
-from .commandline import Subcommands, UsageError, duration, positive
+from .commandline import LEVEL_CHOICES, Subcommands, UsageError, duration, levels, positive
 
 
 def play(commands: Subcommands) -> None:
@@ -22,6 +22,14 @@ def play(commands: Subcommands) -> None:
     parser.add_argument("--server", required=True, metavar="ADDR", help="the server, host:port")
     parser.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
     parser.add_argument("--bots", choices=("random", "heuristic"), default="heuristic", help="the server's bots")
+    parser.add_argument(
+        "--level",
+        action="append",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="the server's bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot "
+        "seat in seat order (instead of --bots)",
+    )
     parser.add_argument("--seat", type=int, metavar="N", help="your seat (default 0; with --game, the first open)")
     parser.add_argument("--game", metavar="NAME", help="join this game (games/ID) instead of creating one")
     parser.add_argument("--name", default="human", help="your name at the table")
@@ -38,6 +46,7 @@ def _run_play(args: argparse.Namespace) -> int:
             server=args.server,
             players=args.players,
             bots=args.bots,
+            levels=tuple(levels(args.level, args.players - 1)),
             seat=args.seat,
             game=args.game,
             player_name=args.name,
@@ -58,6 +67,12 @@ def selfplay(commands: Subcommands) -> None:
     parser.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
     parser.add_argument("--games", type=positive, default=1, metavar="N")
     parser.add_argument("--bots", choices=("random", "heuristic"), default="random")
+    parser.add_argument(
+        "--level",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="every seat's bot by level: beginner, intermediate or expert (instead of --bots)",
+    )
     parser.add_argument("--concurrency", type=positive, default=1, metavar="K", help="games played at once")
     parser.add_argument("--target", type=int, choices=VALID_TARGETS, metavar="T", help="points to win (default 30)")
     parser.add_argument("--seed", type=int, metavar="S", help="seed the bots' choices")
@@ -94,7 +109,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
             server=args.server,
             players=args.players,
             games=args.games,
-            bots=args.bots,
+            bots=args.level or args.bots,
             concurrency=args.concurrency,
             target=args.target,
             seed=args.seed,

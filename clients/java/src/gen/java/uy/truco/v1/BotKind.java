@@ -134,7 +134,7 @@ public enum BotKind
   }
   public static com.google.protobuf.Descriptors.EnumDescriptor
       getDescriptor() {
-    return uy.truco.v1.GameServiceProto.getDescriptor().getEnumType(2);
+    return uy.truco.v1.GameServiceProto.getDescriptor().getEnumType(3);
   }
 
   private static final BotKind[] VALUES = values();

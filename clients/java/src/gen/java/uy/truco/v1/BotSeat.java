@@ -7,7 +7,7 @@ package uy.truco.v1;
 
 /**
  * <pre>
- * A seat played by the server.
+ * A seat played by the server: give the bot's `level` (or, as before levels existed, its `kind`).
  * </pre>
  *
  * Protobuf type {@code truco.v1.BotSeat}
@@ -33,6 +33,7 @@ private static final long serialVersionUID = 0L;
   }
   private BotSeat() {
     kind_ = 0;
+    level_ = 0;
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -72,7 +73,7 @@ private static final long serialVersionUID = 0L;
   private int kind_ = 0;
   /**
    * <pre>
-   * The bot.
+   * The bot, when `level` is unspecified; ignored when `level` is set.
    * </pre>
    *
    * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
@@ -83,7 +84,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The bot.
+   * The bot, when `level` is unspecified; ignored when `level` is set.
    * </pre>
    *
    * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
@@ -92,6 +93,34 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override public uy.truco.v1.BotKind getKind() {
     uy.truco.v1.BotKind result = uy.truco.v1.BotKind.forNumber(kind_);
     return result == null ? uy.truco.v1.BotKind.UNRECOGNIZED : result;
+  }
+
+  public static final int LEVEL_FIELD_NUMBER = 3;
+  private int level_ = 0;
+  /**
+   * <pre>
+   * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+   * its seat's own view, as a player would: no level sees another seat's cards.
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+   * @return The enum numeric value on the wire for level.
+   */
+  @java.lang.Override public int getLevelValue() {
+    return level_;
+  }
+  /**
+   * <pre>
+   * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+   * its seat's own view, as a player would: no level sees another seat's cards.
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+   * @return The level.
+   */
+  @java.lang.Override public uy.truco.v1.BotLevel getLevel() {
+    uy.truco.v1.BotLevel result = uy.truco.v1.BotLevel.forNumber(level_);
+    return result == null ? uy.truco.v1.BotLevel.UNRECOGNIZED : result;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -114,6 +143,9 @@ private static final long serialVersionUID = 0L;
     if (kind_ != uy.truco.v1.BotKind.BOT_KIND_UNSPECIFIED.getNumber()) {
       output.writeEnum(2, kind_);
     }
+    if (level_ != uy.truco.v1.BotLevel.BOT_LEVEL_UNSPECIFIED.getNumber()) {
+      output.writeEnum(3, level_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -125,6 +157,10 @@ private static final long serialVersionUID = 0L;
     if (kind_ != uy.truco.v1.BotKind.BOT_KIND_UNSPECIFIED.getNumber()) {
       size += com.google.protobuf.CodedOutputStream
         .computeEnumSize(2, kind_);
+    }
+    if (level_ != uy.truco.v1.BotLevel.BOT_LEVEL_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(3, level_);
     }
     return size;
   }
@@ -153,6 +189,7 @@ private static final long serialVersionUID = 0L;
     if (getSeat()
         != other.getSeat()) return false;
     if (kind_ != other.kind_) return false;
+    if (level_ != other.level_) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -168,6 +205,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + getSeat();
     hash = (37 * hash) + KIND_FIELD_NUMBER;
     hash = (53 * hash) + kind_;
+    hash = (37 * hash) + LEVEL_FIELD_NUMBER;
+    hash = (53 * hash) + level_;
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -267,7 +306,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * A seat played by the server.
+   * A seat played by the server: give the bot's `level` (or, as before levels existed, its `kind`).
    * </pre>
    *
    * Protobuf type {@code truco.v1.BotSeat}
@@ -305,6 +344,7 @@ private static final long serialVersionUID = 0L;
       bitField0_ = 0;
       seat_ = 0;
       kind_ = 0;
+      level_ = 0;
       return this;
     }
 
@@ -344,6 +384,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000002) != 0)) {
         result.kind_ = kind_;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.level_ = level_;
+      }
     }
 
     @java.lang.Override
@@ -363,6 +406,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.kind_ != 0) {
         setKindValue(other.getKindValue());
+      }
+      if (other.level_ != 0) {
+        setLevelValue(other.getLevelValue());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -400,6 +446,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 16
+            case 24: {
+              level_ = input.readEnum();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 24
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -464,7 +515,7 @@ private static final long serialVersionUID = 0L;
     private int kind_ = 0;
     /**
      * <pre>
-     * The bot.
+     * The bot, when `level` is unspecified; ignored when `level` is set.
      * </pre>
      *
      * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
@@ -475,7 +526,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot.
+     * The bot, when `level` is unspecified; ignored when `level` is set.
      * </pre>
      *
      * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
@@ -490,7 +541,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot.
+     * The bot, when `level` is unspecified; ignored when `level` is set.
      * </pre>
      *
      * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
@@ -503,7 +554,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot.
+     * The bot, when `level` is unspecified; ignored when `level` is set.
      * </pre>
      *
      * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
@@ -520,7 +571,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot.
+     * The bot, when `level` is unspecified; ignored when `level` is set.
      * </pre>
      *
      * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
@@ -529,6 +580,83 @@ private static final long serialVersionUID = 0L;
     public Builder clearKind() {
       bitField0_ = (bitField0_ & ~0x00000002);
       kind_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private int level_ = 0;
+    /**
+     * <pre>
+     * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+     * its seat's own view, as a player would: no level sees another seat's cards.
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+     * @return The enum numeric value on the wire for level.
+     */
+    @java.lang.Override public int getLevelValue() {
+      return level_;
+    }
+    /**
+     * <pre>
+     * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+     * its seat's own view, as a player would: no level sees another seat's cards.
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+     * @param value The enum numeric value on the wire for level to set.
+     * @return This builder for chaining.
+     */
+    public Builder setLevelValue(int value) {
+      level_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+     * its seat's own view, as a player would: no level sees another seat's cards.
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+     * @return The level.
+     */
+    @java.lang.Override
+    public uy.truco.v1.BotLevel getLevel() {
+      uy.truco.v1.BotLevel result = uy.truco.v1.BotLevel.forNumber(level_);
+      return result == null ? uy.truco.v1.BotLevel.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+     * its seat's own view, as a player would: no level sees another seat's cards.
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+     * @param value The level to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setLevel(uy.truco.v1.BotLevel value) {
+      if (value == null) { throw new NullPointerException(); }
+      bitField0_ |= 0x00000004;
+      level_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+     * its seat's own view, as a player would: no level sees another seat's cards.
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearLevel() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      level_ = 0;
       onChanged();
       return this;
     }

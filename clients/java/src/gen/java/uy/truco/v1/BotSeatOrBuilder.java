@@ -22,7 +22,7 @@ public interface BotSeatOrBuilder extends
 
   /**
    * <pre>
-   * The bot.
+   * The bot, when `level` is unspecified; ignored when `level` is set.
    * </pre>
    *
    * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
@@ -31,11 +31,32 @@ public interface BotSeatOrBuilder extends
   int getKindValue();
   /**
    * <pre>
-   * The bot.
+   * The bot, when `level` is unspecified; ignored when `level` is set.
    * </pre>
    *
    * <code>.truco.v1.BotKind kind = 2 [json_name = "kind"];</code>
    * @return The kind.
    */
   uy.truco.v1.BotKind getKind();
+
+  /**
+   * <pre>
+   * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+   * its seat's own view, as a player would: no level sees another seat's cards.
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+   * @return The enum numeric value on the wire for level.
+   */
+  int getLevelValue();
+  /**
+   * <pre>
+   * The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+   * its seat's own view, as a player would: no level sees another seat's cards.
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel level = 3 [json_name = "level"];</code>
+   * @return The level.
+   */
+  uy.truco.v1.BotLevel getLevel();
 }

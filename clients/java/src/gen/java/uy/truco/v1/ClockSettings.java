@@ -34,6 +34,7 @@ private static final long serialVersionUID = 0L;
   private ClockSettings() {
     onExpiry_ = 0;
     takeoverBot_ = 0;
+    takeoverLevel_ = 0;
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -161,7 +162,7 @@ private static final long serialVersionUID = 0L;
   private int takeoverBot_ = 0;
   /**
    * <pre>
-   * The bot that plays a seat taken over (HEURISTIC when unspecified).
+   * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
    * </pre>
    *
    * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
@@ -172,7 +173,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The bot that plays a seat taken over (HEURISTIC when unspecified).
+   * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
    * </pre>
    *
    * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
@@ -181,6 +182,34 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override public uy.truco.v1.BotKind getTakeoverBot() {
     uy.truco.v1.BotKind result = uy.truco.v1.BotKind.forNumber(takeoverBot_);
     return result == null ? uy.truco.v1.BotKind.UNRECOGNIZED : result;
+  }
+
+  public static final int TAKEOVER_LEVEL_FIELD_NUMBER = 5;
+  private int takeoverLevel_ = 0;
+  /**
+   * <pre>
+   * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+   * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+   * @return The enum numeric value on the wire for takeoverLevel.
+   */
+  @java.lang.Override public int getTakeoverLevelValue() {
+    return takeoverLevel_;
+  }
+  /**
+   * <pre>
+   * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+   * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+   * @return The takeoverLevel.
+   */
+  @java.lang.Override public uy.truco.v1.BotLevel getTakeoverLevel() {
+    uy.truco.v1.BotLevel result = uy.truco.v1.BotLevel.forNumber(takeoverLevel_);
+    return result == null ? uy.truco.v1.BotLevel.UNRECOGNIZED : result;
   }
 
   private byte memoizedIsInitialized = -1;
@@ -209,6 +238,9 @@ private static final long serialVersionUID = 0L;
     if (takeoverBot_ != uy.truco.v1.BotKind.BOT_KIND_UNSPECIFIED.getNumber()) {
       output.writeEnum(4, takeoverBot_);
     }
+    if (takeoverLevel_ != uy.truco.v1.BotLevel.BOT_LEVEL_UNSPECIFIED.getNumber()) {
+      output.writeEnum(5, takeoverLevel_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -228,6 +260,10 @@ private static final long serialVersionUID = 0L;
     if (takeoverBot_ != uy.truco.v1.BotKind.BOT_KIND_UNSPECIFIED.getNumber()) {
       size += com.google.protobuf.CodedOutputStream
         .computeEnumSize(4, takeoverBot_);
+    }
+    if (takeoverLevel_ != uy.truco.v1.BotLevel.BOT_LEVEL_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(5, takeoverLevel_);
     }
     return size;
   }
@@ -265,6 +301,7 @@ private static final long serialVersionUID = 0L;
     }
     if (onExpiry_ != other.onExpiry_) return false;
     if (takeoverBot_ != other.takeoverBot_) return false;
+    if (takeoverLevel_ != other.takeoverLevel_) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -288,6 +325,8 @@ private static final long serialVersionUID = 0L;
     hash = (53 * hash) + onExpiry_;
     hash = (37 * hash) + TAKEOVER_BOT_FIELD_NUMBER;
     hash = (53 * hash) + takeoverBot_;
+    hash = (37 * hash) + TAKEOVER_LEVEL_FIELD_NUMBER;
+    hash = (53 * hash) + takeoverLevel_;
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -442,6 +481,7 @@ private static final long serialVersionUID = 0L;
       }
       onExpiry_ = 0;
       takeoverBot_ = 0;
+      takeoverLevel_ = 0;
       return this;
     }
 
@@ -494,6 +534,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000008) != 0)) {
         result.takeoverBot_ = takeoverBot_;
       }
+      if (((from_bitField0_ & 0x00000010) != 0)) {
+        result.takeoverLevel_ = takeoverLevel_;
+      }
       result.bitField0_ |= to_bitField0_;
     }
 
@@ -520,6 +563,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.takeoverBot_ != 0) {
         setTakeoverBotValue(other.getTakeoverBotValue());
+      }
+      if (other.takeoverLevel_ != 0) {
+        setTakeoverLevelValue(other.getTakeoverLevelValue());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -571,6 +617,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000008;
               break;
             } // case 32
+            case 40: {
+              takeoverLevel_ = input.readEnum();
+              bitField0_ |= 0x00000010;
+              break;
+            } // case 40
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -977,7 +1028,7 @@ private static final long serialVersionUID = 0L;
     private int takeoverBot_ = 0;
     /**
      * <pre>
-     * The bot that plays a seat taken over (HEURISTIC when unspecified).
+     * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
      * </pre>
      *
      * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
@@ -988,7 +1039,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot that plays a seat taken over (HEURISTIC when unspecified).
+     * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
      * </pre>
      *
      * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
@@ -1003,7 +1054,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot that plays a seat taken over (HEURISTIC when unspecified).
+     * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
      * </pre>
      *
      * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
@@ -1016,7 +1067,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot that plays a seat taken over (HEURISTIC when unspecified).
+     * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
      * </pre>
      *
      * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
@@ -1033,7 +1084,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot that plays a seat taken over (HEURISTIC when unspecified).
+     * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
      * </pre>
      *
      * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
@@ -1042,6 +1093,83 @@ private static final long serialVersionUID = 0L;
     public Builder clearTakeoverBot() {
       bitField0_ = (bitField0_ & ~0x00000008);
       takeoverBot_ = 0;
+      onChanged();
+      return this;
+    }
+
+    private int takeoverLevel_ = 0;
+    /**
+     * <pre>
+     * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+     * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+     * @return The enum numeric value on the wire for takeoverLevel.
+     */
+    @java.lang.Override public int getTakeoverLevelValue() {
+      return takeoverLevel_;
+    }
+    /**
+     * <pre>
+     * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+     * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+     * @param value The enum numeric value on the wire for takeoverLevel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setTakeoverLevelValue(int value) {
+      takeoverLevel_ = value;
+      bitField0_ |= 0x00000010;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+     * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+     * @return The takeoverLevel.
+     */
+    @java.lang.Override
+    public uy.truco.v1.BotLevel getTakeoverLevel() {
+      uy.truco.v1.BotLevel result = uy.truco.v1.BotLevel.forNumber(takeoverLevel_);
+      return result == null ? uy.truco.v1.BotLevel.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+     * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+     * @param value The takeoverLevel to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setTakeoverLevel(uy.truco.v1.BotLevel value) {
+      if (value == null) { throw new NullPointerException(); }
+      bitField0_ |= 0x00000010;
+      takeoverLevel_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+     * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearTakeoverLevel() {
+      bitField0_ = (bitField0_ & ~0x00000010);
+      takeoverLevel_ = 0;
       onChanged();
       return this;
     }

@@ -85,7 +85,7 @@ public interface ClockSettingsOrBuilder extends
 
   /**
    * <pre>
-   * The bot that plays a seat taken over (HEURISTIC when unspecified).
+   * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
    * </pre>
    *
    * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
@@ -94,11 +94,32 @@ public interface ClockSettingsOrBuilder extends
   int getTakeoverBotValue();
   /**
    * <pre>
-   * The bot that plays a seat taken over (HEURISTIC when unspecified).
+   * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
    * </pre>
    *
    * <code>.truco.v1.BotKind takeover_bot = 4 [json_name = "takeoverBot"];</code>
    * @return The takeoverBot.
    */
   uy.truco.v1.BotKind getTakeoverBot();
+
+  /**
+   * <pre>
+   * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+   * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+   * @return The enum numeric value on the wire for takeoverLevel.
+   */
+  int getTakeoverLevelValue();
+  /**
+   * <pre>
+   * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+   * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel takeover_level = 5 [json_name = "takeoverLevel"];</code>
+   * @return The takeoverLevel.
+   */
+  uy.truco.v1.BotLevel getTakeoverLevel();
 }

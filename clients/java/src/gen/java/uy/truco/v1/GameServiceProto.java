@@ -184,118 +184,125 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
       "\036google/protobuf/duration.proto\032\024truco/v" +
       "1/cards.proto\032\027truco/v1/commands.proto\032\025" +
       "truco/v1/events.proto\032\024truco/v1/rules.pr" +
-      "oto\032\024truco/v1/views.proto\"\345\001\n\rClockSetti" +
+      "oto\032\024truco/v1/views.proto\"\240\002\n\rClockSetti" +
       "ngs\0225\n\010decision\030\001 \001(\0132\031.google.protobuf." +
       "DurationR\010decision\0223\n\007reserve\030\002 \001(\0132\031.go" +
       "ogle.protobuf.DurationR\007reserve\0222\n\ton_ex" +
       "piry\030\003 \001(\0162\025.truco.v1.ClockPolicyR\010onExp" +
       "iry\0224\n\014takeover_bot\030\004 \001(\0162\021.truco.v1.Bot" +
-      "KindR\013takeoverBot\"D\n\007BotSeat\022\022\n\004seat\030\001 \001" +
-      "(\005R\004seat\022%\n\004kind\030\002 \001(\0162\021.truco.v1.BotKin" +
-      "dR\004kind\"\305\001\n\010SeatInfo\022\022\n\004seat\030\001 \001(\005R\004seat" +
-      "\022&\n\004kind\030\002 \001(\0162\022.truco.v1.SeatKindR\004kind" +
-      "\022#\n\003bot\030\003 \001(\0162\021.truco.v1.BotKindR\003bot\022\037\n" +
-      "\013player_name\030\004 \001(\tR\nplayerName\022\030\n\007presen" +
-      "t\030\005 \001(\010R\007present\022\035\n\ntaken_over\030\006 \001(\010R\tta" +
-      "kenOver\"\223\001\n\tFixedDeal\022)\n\005hands\030\001 \003(\0132\023.t" +
-      "ruco.v1.DealtHandR\005hands\022(\n\007muestra\030\002 \001(" +
-      "\0132\016.truco.v1.CardR\007muestra\0221\n\nseat_hands" +
-      "\030\003 \003(\0132\022.truco.v1.SeatHandR\tseatHands\"D\n" +
-      "\010SeatHand\022\022\n\004seat\030\001 \001(\005R\004seat\022$\n\005cards\030\002" +
-      " \003(\0132\016.truco.v1.CardR\005cards\"1\n\tDealtHand" +
-      "\022$\n\005cards\030\001 \003(\0132\016.truco.v1.CardR\005cards\"\374" +
-      "\002\n\004Game\022\022\n\004name\030\001 \001(\tR\004name\022\'\n\005rules\030\002 \001" +
-      "(\0132\021.truco.v1.RuleSetR\005rules\022(\n\005seats\030\003 " +
-      "\003(\0132\022.truco.v1.SeatInfoR\005seats\022\030\n\007versio" +
-      "n\030\004 \001(\003R\007version\022%\n\005phase\030\005 \001(\0162\017.truco." +
-      "v1.PhaseR\005phase\022+\n\006scores\030\006 \003(\0132\023.truco." +
-      "v1.TeamScoreR\006scores\022\026\n\006public\030\007 \001(\010R\006pu" +
-      "blic\022-\n\005clock\030\010 \001(\0132\027.truco.v1.ClockSett" +
-      "ingsR\005clock\022#\n\rprevious_game\030\t \001(\tR\014prev" +
-      "iousGame\022\033\n\tnext_game\030\n \001(\tR\010nextGame\022\026\n" +
-      "\006closed\030\013 \001(\010R\006closed\"\377\001\n\021CreateGameRequ" +
-      "est\022\035\n\nrequest_id\030\001 \001(\tR\trequestId\022\'\n\005ru" +
-      "les\030\002 \001(\0132\021.truco.v1.RuleSetR\005rules\022%\n\004b" +
-      "ots\030\003 \003(\0132\021.truco.v1.BotSeatR\004bots\0224\n\013fi" +
-      "xed_deals\030\004 \003(\0132\023.truco.v1.FixedDealR\nfi" +
-      "xedDeals\022\026\n\006public\030\005 \001(\010R\006public\022-\n\005cloc" +
-      "k\030\006 \001(\0132\027.truco.v1.ClockSettingsR\005clock\"" +
-      "8\n\022CreateGameResponse\022\"\n\004game\030\001 \001(\0132\016.tr" +
-      "uco.v1.GameR\004game\"\207\001\n\017JoinGameRequest\022\022\n" +
-      "\004name\030\001 \001(\tR\004name\022\035\n\nrequest_id\030\002 \001(\tR\tr" +
-      "equestId\022\027\n\004seat\030\003 \001(\005H\000R\004seat\210\001\001\022\037\n\013pla" +
-      "yer_name\030\004 \001(\tR\nplayerNameB\007\n\005_seat\"m\n\020J" +
-      "oinGameResponse\022\022\n\004seat\030\001 \001(\005R\004seat\022\035\n\ns" +
-      "eat_token\030\002 \001(\tR\tseatToken\022&\n\004view\030\003 \001(\013" +
-      "2\022.truco.v1.SeatViewR\004view\"I\n\022GetGameVie" +
-      "wRequest\022\022\n\004name\030\001 \001(\tR\004name\022\037\n\013min_vers" +
-      "ion\030\002 \001(\003R\nminVersion\"j\n\023GetGameViewResp" +
-      "onse\022&\n\004seat\030\001 \001(\0132\022.truco.v1.SeatViewR\004" +
-      "seat\022+\n\006public\030\002 \001(\0132\023.truco.v1.MatchVie" +
-      "wR\006public\"N\n\027ListLegalActionsRequest\022\022\n\004" +
-      "name\030\001 \001(\tR\004name\022\037\n\013min_version\030\002 \001(\003R\nm" +
-      "inVersion\"a\n\030ListLegalActionsResponse\022\030\n" +
-      "\007version\030\001 \001(\003R\007version\022+\n\007actions\030\002 \003(\013" +
-      "2\021.truco.v1.CommandR\007actions\"\241\001\n\024SubmitC" +
-      "ommandRequest\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nreq" +
-      "uest_id\030\002 \001(\tR\trequestId\022)\n\020expected_ver" +
-      "sion\030\003 \001(\003R\017expectedVersion\022+\n\007command\030\004" +
-      " \001(\0132\021.truco.v1.CommandR\007command\"\202\001\n\025Sub" +
-      "mitCommandResponse\022\030\n\007version\030\001 \001(\003R\007ver" +
-      "sion\022\'\n\006events\030\002 \003(\0132\017.truco.v1.EventR\006e" +
-      "vents\022&\n\004view\030\003 \001(\0132\022.truco.v1.SeatViewR" +
-      "\004view\"K\n\020WatchGameRequest\022\022\n\004name\030\001 \001(\tR" +
-      "\004name\022#\n\rafter_version\030\002 \001(\003R\014afterVersi" +
-      "on\"\217\001\n\021WatchGameResponse\022%\n\005event\030\001 \001(\0132" +
-      "\017.truco.v1.EventR\005event\022&\n\004seat\030\002 \001(\0132\022." +
-      "truco.v1.SeatViewR\004seat\022+\n\006public\030\003 \001(\0132" +
-      "\023.truco.v1.MatchViewR\006public\"N\n\020ListGame" +
-      "sRequest\022\033\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n" +
-      "\npage_token\030\002 \001(\tR\tpageToken\"a\n\021ListGame" +
-      "sResponse\022$\n\005games\030\001 \003(\0132\016.truco.v1.Game" +
-      "R\005games\022&\n\017next_page_token\030\002 \001(\tR\rnextPa" +
-      "geToken\"$\n\016GetGameRequest\022\022\n\004name\030\001 \001(\tR" +
-      "\004name\"5\n\017GetGameResponse\022\"\n\004game\030\001 \001(\0132\016" +
-      ".truco.v1.GameR\004game\"&\n\020LeaveGameRequest" +
-      "\022\022\n\004name\030\001 \001(\tR\004name\";\n\021LeaveGameRespons" +
-      "e\022&\n\004view\030\001 \001(\0132\022.truco.v1.SeatViewR\004vie" +
-      "w\"\'\n\021ResumeSeatRequest\022\022\n\004name\030\001 \001(\tR\004na" +
-      "me\"<\n\022ResumeSeatResponse\022&\n\004view\030\001 \001(\0132\022" +
-      ".truco.v1.SeatViewR\004view\"$\n\016RematchReque" +
-      "st\022\022\n\004name\030\001 \001(\tR\004name\"I\n\017RematchRespons" +
-      "e\022\"\n\004game\030\001 \001(\0132\016.truco.v1.GameR\004game\022\022\n" +
-      "\004seat\030\002 \001(\005R\004seat*`\n\013ClockPolicy\022\034\n\030CLOC" +
-      "K_POLICY_UNSPECIFIED\020\000\022\031\n\025CLOCK_POLICY_T" +
-      "AKEOVER\020\001\022\030\n\024CLOCK_POLICY_FORFEIT\020\002*a\n\010S" +
-      "eatKind\022\031\n\025SEAT_KIND_UNSPECIFIED\020\000\022\022\n\016SE" +
-      "AT_KIND_OPEN\020\001\022\023\n\017SEAT_KIND_TAKEN\020\002\022\021\n\rS" +
-      "EAT_KIND_BOT\020\003*P\n\007BotKind\022\030\n\024BOT_KIND_UN" +
-      "SPECIFIED\020\000\022\023\n\017BOT_KIND_RANDOM\020\001\022\026\n\022BOT_" +
-      "KIND_HEURISTIC\020\0022\257\006\n\013GameService\022G\n\nCrea" +
-      "teGame\022\033.truco.v1.CreateGameRequest\032\034.tr" +
-      "uco.v1.CreateGameResponse\022A\n\010JoinGame\022\031." +
-      "truco.v1.JoinGameRequest\032\032.truco.v1.Join" +
-      "GameResponse\022J\n\013GetGameView\022\034.truco.v1.G" +
-      "etGameViewRequest\032\035.truco.v1.GetGameView" +
-      "Response\022Y\n\020ListLegalActions\022!.truco.v1." +
-      "ListLegalActionsRequest\032\".truco.v1.ListL" +
-      "egalActionsResponse\022P\n\rSubmitCommand\022\036.t" +
-      "ruco.v1.SubmitCommandRequest\032\037.truco.v1." +
-      "SubmitCommandResponse\022F\n\tWatchGame\022\032.tru" +
-      "co.v1.WatchGameRequest\032\033.truco.v1.WatchG" +
-      "ameResponse0\001\022D\n\tListGames\022\032.truco.v1.Li" +
-      "stGamesRequest\032\033.truco.v1.ListGamesRespo" +
-      "nse\022>\n\007GetGame\022\030.truco.v1.GetGameRequest" +
-      "\032\031.truco.v1.GetGameResponse\022D\n\tLeaveGame" +
-      "\022\032.truco.v1.LeaveGameRequest\032\033.truco.v1." +
-      "LeaveGameResponse\022G\n\nResumeSeat\022\033.truco." +
-      "v1.ResumeSeatRequest\032\034.truco.v1.ResumeSe" +
-      "atResponse\022>\n\007Rematch\022\030.truco.v1.Rematch" +
-      "Request\032\031.truco.v1.RematchResponseB\207\001\n\013u" +
-      "y.truco.v1B\020GameServiceProtoP\001Z%truco/cl" +
-      "ients/go/gen/truco/v1;trucov1\242\002\003TXX\252\002\010Tr" +
-      "uco.V1\312\002\010Truco\\V1\342\002\024Truco\\V1\\GPBMetadata" +
-      "\352\002\tTruco::V1b\006proto3"
+      "KindR\013takeoverBot\0229\n\016takeover_level\030\005 \001(" +
+      "\0162\022.truco.v1.BotLevelR\rtakeoverLevel\"n\n\007" +
+      "BotSeat\022\022\n\004seat\030\001 \001(\005R\004seat\022%\n\004kind\030\002 \001(" +
+      "\0162\021.truco.v1.BotKindR\004kind\022(\n\005level\030\003 \001(" +
+      "\0162\022.truco.v1.BotLevelR\005level\"\366\001\n\010SeatInf" +
+      "o\022\022\n\004seat\030\001 \001(\005R\004seat\022&\n\004kind\030\002 \001(\0162\022.tr" +
+      "uco.v1.SeatKindR\004kind\022#\n\003bot\030\003 \001(\0162\021.tru" +
+      "co.v1.BotKindR\003bot\022\037\n\013player_name\030\004 \001(\tR" +
+      "\nplayerName\022\030\n\007present\030\005 \001(\010R\007present\022\035\n" +
+      "\ntaken_over\030\006 \001(\010R\ttakenOver\022/\n\tbot_leve" +
+      "l\030\007 \001(\0162\022.truco.v1.BotLevelR\010botLevel\"\223\001" +
+      "\n\tFixedDeal\022)\n\005hands\030\001 \003(\0132\023.truco.v1.De" +
+      "altHandR\005hands\022(\n\007muestra\030\002 \001(\0132\016.truco." +
+      "v1.CardR\007muestra\0221\n\nseat_hands\030\003 \003(\0132\022.t" +
+      "ruco.v1.SeatHandR\tseatHands\"D\n\010SeatHand\022" +
+      "\022\n\004seat\030\001 \001(\005R\004seat\022$\n\005cards\030\002 \003(\0132\016.tru" +
+      "co.v1.CardR\005cards\"1\n\tDealtHand\022$\n\005cards\030" +
+      "\001 \003(\0132\016.truco.v1.CardR\005cards\"\374\002\n\004Game\022\022\n" +
+      "\004name\030\001 \001(\tR\004name\022\'\n\005rules\030\002 \001(\0132\021.truco" +
+      ".v1.RuleSetR\005rules\022(\n\005seats\030\003 \003(\0132\022.truc" +
+      "o.v1.SeatInfoR\005seats\022\030\n\007version\030\004 \001(\003R\007v" +
+      "ersion\022%\n\005phase\030\005 \001(\0162\017.truco.v1.PhaseR\005" +
+      "phase\022+\n\006scores\030\006 \003(\0132\023.truco.v1.TeamSco" +
+      "reR\006scores\022\026\n\006public\030\007 \001(\010R\006public\022-\n\005cl" +
+      "ock\030\010 \001(\0132\027.truco.v1.ClockSettingsR\005cloc" +
+      "k\022#\n\rprevious_game\030\t \001(\tR\014previousGame\022\033" +
+      "\n\tnext_game\030\n \001(\tR\010nextGame\022\026\n\006closed\030\013 " +
+      "\001(\010R\006closed\"\377\001\n\021CreateGameRequest\022\035\n\nreq" +
+      "uest_id\030\001 \001(\tR\trequestId\022\'\n\005rules\030\002 \001(\0132" +
+      "\021.truco.v1.RuleSetR\005rules\022%\n\004bots\030\003 \003(\0132" +
+      "\021.truco.v1.BotSeatR\004bots\0224\n\013fixed_deals\030" +
+      "\004 \003(\0132\023.truco.v1.FixedDealR\nfixedDeals\022\026" +
+      "\n\006public\030\005 \001(\010R\006public\022-\n\005clock\030\006 \001(\0132\027." +
+      "truco.v1.ClockSettingsR\005clock\"8\n\022CreateG" +
+      "ameResponse\022\"\n\004game\030\001 \001(\0132\016.truco.v1.Gam" +
+      "eR\004game\"\207\001\n\017JoinGameRequest\022\022\n\004name\030\001 \001(" +
+      "\tR\004name\022\035\n\nrequest_id\030\002 \001(\tR\trequestId\022\027" +
+      "\n\004seat\030\003 \001(\005H\000R\004seat\210\001\001\022\037\n\013player_name\030\004" +
+      " \001(\tR\nplayerNameB\007\n\005_seat\"m\n\020JoinGameRes" +
+      "ponse\022\022\n\004seat\030\001 \001(\005R\004seat\022\035\n\nseat_token\030" +
+      "\002 \001(\tR\tseatToken\022&\n\004view\030\003 \001(\0132\022.truco.v" +
+      "1.SeatViewR\004view\"I\n\022GetGameViewRequest\022\022" +
+      "\n\004name\030\001 \001(\tR\004name\022\037\n\013min_version\030\002 \001(\003R" +
+      "\nminVersion\"j\n\023GetGameViewResponse\022&\n\004se" +
+      "at\030\001 \001(\0132\022.truco.v1.SeatViewR\004seat\022+\n\006pu" +
+      "blic\030\002 \001(\0132\023.truco.v1.MatchViewR\006public\"" +
+      "N\n\027ListLegalActionsRequest\022\022\n\004name\030\001 \001(\t" +
+      "R\004name\022\037\n\013min_version\030\002 \001(\003R\nminVersion\"" +
+      "a\n\030ListLegalActionsResponse\022\030\n\007version\030\001" +
+      " \001(\003R\007version\022+\n\007actions\030\002 \003(\0132\021.truco.v" +
+      "1.CommandR\007actions\"\241\001\n\024SubmitCommandRequ" +
+      "est\022\022\n\004name\030\001 \001(\tR\004name\022\035\n\nrequest_id\030\002 " +
+      "\001(\tR\trequestId\022)\n\020expected_version\030\003 \001(\003" +
+      "R\017expectedVersion\022+\n\007command\030\004 \001(\0132\021.tru" +
+      "co.v1.CommandR\007command\"\202\001\n\025SubmitCommand" +
+      "Response\022\030\n\007version\030\001 \001(\003R\007version\022\'\n\006ev" +
+      "ents\030\002 \003(\0132\017.truco.v1.EventR\006events\022&\n\004v" +
+      "iew\030\003 \001(\0132\022.truco.v1.SeatViewR\004view\"K\n\020W" +
+      "atchGameRequest\022\022\n\004name\030\001 \001(\tR\004name\022#\n\ra" +
+      "fter_version\030\002 \001(\003R\014afterVersion\"\217\001\n\021Wat" +
+      "chGameResponse\022%\n\005event\030\001 \001(\0132\017.truco.v1" +
+      ".EventR\005event\022&\n\004seat\030\002 \001(\0132\022.truco.v1.S" +
+      "eatViewR\004seat\022+\n\006public\030\003 \001(\0132\023.truco.v1" +
+      ".MatchViewR\006public\"N\n\020ListGamesRequest\022\033" +
+      "\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_toke" +
+      "n\030\002 \001(\tR\tpageToken\"a\n\021ListGamesResponse\022" +
+      "$\n\005games\030\001 \003(\0132\016.truco.v1.GameR\005games\022&\n" +
+      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"$\n" +
+      "\016GetGameRequest\022\022\n\004name\030\001 \001(\tR\004name\"5\n\017G" +
+      "etGameResponse\022\"\n\004game\030\001 \001(\0132\016.truco.v1." +
+      "GameR\004game\"&\n\020LeaveGameRequest\022\022\n\004name\030\001" +
+      " \001(\tR\004name\";\n\021LeaveGameResponse\022&\n\004view\030" +
+      "\001 \001(\0132\022.truco.v1.SeatViewR\004view\"\'\n\021Resum" +
+      "eSeatRequest\022\022\n\004name\030\001 \001(\tR\004name\"<\n\022Resu" +
+      "meSeatResponse\022&\n\004view\030\001 \001(\0132\022.truco.v1." +
+      "SeatViewR\004view\"$\n\016RematchRequest\022\022\n\004name" +
+      "\030\001 \001(\tR\004name\"I\n\017RematchResponse\022\"\n\004game\030" +
+      "\001 \001(\0132\016.truco.v1.GameR\004game\022\022\n\004seat\030\002 \001(" +
+      "\005R\004seat*`\n\013ClockPolicy\022\034\n\030CLOCK_POLICY_U" +
+      "NSPECIFIED\020\000\022\031\n\025CLOCK_POLICY_TAKEOVER\020\001\022" +
+      "\030\n\024CLOCK_POLICY_FORFEIT\020\002*a\n\010SeatKind\022\031\n" +
+      "\025SEAT_KIND_UNSPECIFIED\020\000\022\022\n\016SEAT_KIND_OP" +
+      "EN\020\001\022\023\n\017SEAT_KIND_TAKEN\020\002\022\021\n\rSEAT_KIND_B" +
+      "OT\020\003*o\n\010BotLevel\022\031\n\025BOT_LEVEL_UNSPECIFIE" +
+      "D\020\000\022\026\n\022BOT_LEVEL_BEGINNER\020\001\022\032\n\026BOT_LEVEL" +
+      "_INTERMEDIATE\020\002\022\024\n\020BOT_LEVEL_EXPERT\020\003*P\n" +
+      "\007BotKind\022\030\n\024BOT_KIND_UNSPECIFIED\020\000\022\023\n\017BO" +
+      "T_KIND_RANDOM\020\001\022\026\n\022BOT_KIND_HEURISTIC\020\0022" +
+      "\257\006\n\013GameService\022G\n\nCreateGame\022\033.truco.v1" +
+      ".CreateGameRequest\032\034.truco.v1.CreateGame" +
+      "Response\022A\n\010JoinGame\022\031.truco.v1.JoinGame" +
+      "Request\032\032.truco.v1.JoinGameResponse\022J\n\013G" +
+      "etGameView\022\034.truco.v1.GetGameViewRequest" +
+      "\032\035.truco.v1.GetGameViewResponse\022Y\n\020ListL" +
+      "egalActions\022!.truco.v1.ListLegalActionsR" +
+      "equest\032\".truco.v1.ListLegalActionsRespon" +
+      "se\022P\n\rSubmitCommand\022\036.truco.v1.SubmitCom" +
+      "mandRequest\032\037.truco.v1.SubmitCommandResp" +
+      "onse\022F\n\tWatchGame\022\032.truco.v1.WatchGameRe" +
+      "quest\032\033.truco.v1.WatchGameResponse0\001\022D\n\t" +
+      "ListGames\022\032.truco.v1.ListGamesRequest\032\033." +
+      "truco.v1.ListGamesResponse\022>\n\007GetGame\022\030." +
+      "truco.v1.GetGameRequest\032\031.truco.v1.GetGa" +
+      "meResponse\022D\n\tLeaveGame\022\032.truco.v1.Leave" +
+      "GameRequest\032\033.truco.v1.LeaveGameResponse" +
+      "\022G\n\nResumeSeat\022\033.truco.v1.ResumeSeatRequ" +
+      "est\032\034.truco.v1.ResumeSeatResponse\022>\n\007Rem" +
+      "atch\022\030.truco.v1.RematchRequest\032\031.truco.v" +
+      "1.RematchResponseB\207\001\n\013uy.truco.v1B\020GameS" +
+      "erviceProtoP\001Z%truco/clients/go/gen/truc" +
+      "o/v1;trucov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truco\\V1" +
+      "\342\002\024Truco\\V1\\GPBMetadata\352\002\tTruco::V1b\006pro" +
+      "to3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -312,19 +319,19 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_truco_v1_ClockSettings_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_ClockSettings_descriptor,
-        new java.lang.String[] { "Decision", "Reserve", "OnExpiry", "TakeoverBot", });
+        new java.lang.String[] { "Decision", "Reserve", "OnExpiry", "TakeoverBot", "TakeoverLevel", });
     internal_static_truco_v1_BotSeat_descriptor =
       getDescriptor().getMessageType(1);
     internal_static_truco_v1_BotSeat_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_BotSeat_descriptor,
-        new java.lang.String[] { "Seat", "Kind", });
+        new java.lang.String[] { "Seat", "Kind", "Level", });
     internal_static_truco_v1_SeatInfo_descriptor =
       getDescriptor().getMessageType(2);
     internal_static_truco_v1_SeatInfo_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_SeatInfo_descriptor,
-        new java.lang.String[] { "Seat", "Kind", "Bot", "PlayerName", "Present", "TakenOver", });
+        new java.lang.String[] { "Seat", "Kind", "Bot", "PlayerName", "Present", "TakenOver", "BotLevel", });
     internal_static_truco_v1_FixedDeal_descriptor =
       getDescriptor().getMessageType(3);
     internal_static_truco_v1_FixedDeal_fieldAccessorTable = new

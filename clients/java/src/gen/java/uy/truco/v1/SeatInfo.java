@@ -35,6 +35,7 @@ private static final long serialVersionUID = 0L;
     kind_ = 0;
     bot_ = 0;
     playerName_ = "";
+    botLevel_ = 0;
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -100,7 +101,8 @@ private static final long serialVersionUID = 0L;
   private int bot_ = 0;
   /**
    * <pre>
-   * The bot kind, for bot seats.
+   * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+   * expert): see `bot_level`.
    * </pre>
    *
    * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -111,7 +113,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The bot kind, for bot seats.
+   * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+   * expert): see `bot_level`.
    * </pre>
    *
    * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -200,6 +203,34 @@ private static final long serialVersionUID = 0L;
     return takenOver_;
   }
 
+  public static final int BOT_LEVEL_FIELD_NUMBER = 7;
+  private int botLevel_ = 0;
+  /**
+   * <pre>
+   * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+   * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+   * @return The enum numeric value on the wire for botLevel.
+   */
+  @java.lang.Override public int getBotLevelValue() {
+    return botLevel_;
+  }
+  /**
+   * <pre>
+   * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+   * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+   * @return The botLevel.
+   */
+  @java.lang.Override public uy.truco.v1.BotLevel getBotLevel() {
+    uy.truco.v1.BotLevel result = uy.truco.v1.BotLevel.forNumber(botLevel_);
+    return result == null ? uy.truco.v1.BotLevel.UNRECOGNIZED : result;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -232,6 +263,9 @@ private static final long serialVersionUID = 0L;
     if (takenOver_ != false) {
       output.writeBool(6, takenOver_);
     }
+    if (botLevel_ != uy.truco.v1.BotLevel.BOT_LEVEL_UNSPECIFIED.getNumber()) {
+      output.writeEnum(7, botLevel_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -258,6 +292,10 @@ private static final long serialVersionUID = 0L;
     if (takenOver_ != false) {
       size += com.google.protobuf.CodedOutputStream
         .computeBoolSize(6, takenOver_);
+    }
+    if (botLevel_ != uy.truco.v1.BotLevel.BOT_LEVEL_UNSPECIFIED.getNumber()) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeEnumSize(7, botLevel_);
     }
     return size;
   }
@@ -293,6 +331,7 @@ private static final long serialVersionUID = 0L;
         != other.getPresent()) return false;
     if (getTakenOver()
         != other.getTakenOver()) return false;
+    if (botLevel_ != other.botLevel_) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -318,6 +357,8 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + TAKEN_OVER_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
         getTakenOver());
+    hash = (37 * hash) + BOT_LEVEL_FIELD_NUMBER;
+    hash = (53 * hash) + botLevel_;
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -459,6 +500,7 @@ private static final long serialVersionUID = 0L;
       playerName_ = "";
       present_ = false;
       takenOver_ = false;
+      botLevel_ = 0;
       return this;
     }
 
@@ -510,6 +552,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000020) != 0)) {
         result.takenOver_ = takenOver_;
       }
+      if (((from_bitField0_ & 0x00000040) != 0)) {
+        result.botLevel_ = botLevel_;
+      }
     }
 
     @java.lang.Override
@@ -543,6 +588,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getTakenOver() != false) {
         setTakenOver(other.getTakenOver());
+      }
+      if (other.botLevel_ != 0) {
+        setBotLevelValue(other.getBotLevelValue());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -600,6 +648,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000020;
               break;
             } // case 48
+            case 56: {
+              botLevel_ = input.readEnum();
+              bitField0_ |= 0x00000040;
+              break;
+            } // case 56
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -736,7 +789,8 @@ private static final long serialVersionUID = 0L;
     private int bot_ = 0;
     /**
      * <pre>
-     * The bot kind, for bot seats.
+     * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+     * expert): see `bot_level`.
      * </pre>
      *
      * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -747,7 +801,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot kind, for bot seats.
+     * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+     * expert): see `bot_level`.
      * </pre>
      *
      * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -762,7 +817,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot kind, for bot seats.
+     * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+     * expert): see `bot_level`.
      * </pre>
      *
      * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -775,7 +831,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot kind, for bot seats.
+     * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+     * expert): see `bot_level`.
      * </pre>
      *
      * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -792,7 +849,8 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The bot kind, for bot seats.
+     * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+     * expert): see `bot_level`.
      * </pre>
      *
      * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -984,6 +1042,83 @@ private static final long serialVersionUID = 0L;
     public Builder clearTakenOver() {
       bitField0_ = (bitField0_ & ~0x00000020);
       takenOver_ = false;
+      onChanged();
+      return this;
+    }
+
+    private int botLevel_ = 0;
+    /**
+     * <pre>
+     * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+     * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+     * @return The enum numeric value on the wire for botLevel.
+     */
+    @java.lang.Override public int getBotLevelValue() {
+      return botLevel_;
+    }
+    /**
+     * <pre>
+     * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+     * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+     * @param value The enum numeric value on the wire for botLevel to set.
+     * @return This builder for chaining.
+     */
+    public Builder setBotLevelValue(int value) {
+      botLevel_ = value;
+      bitField0_ |= 0x00000040;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+     * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+     * @return The botLevel.
+     */
+    @java.lang.Override
+    public uy.truco.v1.BotLevel getBotLevel() {
+      uy.truco.v1.BotLevel result = uy.truco.v1.BotLevel.forNumber(botLevel_);
+      return result == null ? uy.truco.v1.BotLevel.UNRECOGNIZED : result;
+    }
+    /**
+     * <pre>
+     * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+     * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+     * @param value The botLevel to set.
+     * @throws IllegalArgumentException if UNRECOGNIZED is provided.
+     * @return This builder for chaining.
+     */
+    public Builder setBotLevel(uy.truco.v1.BotLevel value) {
+      if (value == null) { throw new NullPointerException(); }
+      bitField0_ |= 0x00000040;
+      botLevel_ = value.getNumber();
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+     * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+     * </pre>
+     *
+     * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearBotLevel() {
+      bitField0_ = (bitField0_ & ~0x00000040);
+      botLevel_ = 0;
       onChanged();
       return this;
     }

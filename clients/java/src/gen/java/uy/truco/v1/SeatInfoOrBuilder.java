@@ -41,7 +41,8 @@ public interface SeatInfoOrBuilder extends
 
   /**
    * <pre>
-   * The bot kind, for bot seats.
+   * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+   * expert): see `bot_level`.
    * </pre>
    *
    * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -50,7 +51,8 @@ public interface SeatInfoOrBuilder extends
   int getBotValue();
   /**
    * <pre>
-   * The bot kind, for bot seats.
+   * The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+   * expert): see `bot_level`.
    * </pre>
    *
    * <code>.truco.v1.BotKind bot = 3 [json_name = "bot"];</code>
@@ -98,4 +100,25 @@ public interface SeatInfoOrBuilder extends
    * @return The takenOver.
    */
   boolean getTakenOver();
+
+  /**
+   * <pre>
+   * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+   * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+   * @return The enum numeric value on the wire for botLevel.
+   */
+  int getBotLevelValue();
+  /**
+   * <pre>
+   * The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+   * bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+   * </pre>
+   *
+   * <code>.truco.v1.BotLevel bot_level = 7 [json_name = "botLevel"];</code>
+   * @return The botLevel.
+   */
+  uy.truco.v1.BotLevel getBotLevel();
 }
