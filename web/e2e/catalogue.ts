@@ -6,7 +6,9 @@
 import { ScalarType, create } from "@bufbuild/protobuf";
 import type { DescField, DescMessage } from "@bufbuild/protobuf";
 import {
+  BotLevel,
   CallKind,
+  CardSchema,
   type Command,
   CommandSchema,
   type Event,
@@ -36,8 +38,8 @@ const SEATINGS: [string, text.Seating][] = [
   ["seat 2", PARTNER_VIEW],
   ["spectator", SPECTATOR],
 ];
-const CARD = { rank: 7, suit: Suit.ORO };
-const CARDS = [CARD, { rank: 1, suit: Suit.ESPADA }, { rank: 12, suit: Suit.COPA }];
+const CARD = create(CardSchema, { rank: 7, suit: Suit.ORO });
+const CARDS = [CARD, create(CardSchema, { rank: 1, suit: Suit.ESPADA }), create(CardSchema, { rank: 12, suit: Suit.COPA })];
 
 function values(enumObject: object): number[] {
   return Object.values(enumObject).filter((v): v is number => typeof v === "number" && v !== 0);
@@ -127,7 +129,7 @@ export function everyMessage(): Message[] {
   for (const n of [15, 30]) add("target option", text.targetOption(n));
   add("table line", text.tableLine(4, 30));
   for (const open of [1, 2]) add("open table", text.openTableLine(4, 30, open));
-  for (const taken of [[], ["Ana"], ["Ana", text.botLabel(1), text.botLabel(3)]]) add("open table seats", text.openTableSeats(taken));
+  for (const taken of [[], ["Ana"], ["Ana", text.botLabel(1), text.botLabel(3, BotLevel.EXPERT)]]) add("open table seats", text.openTableSeats(taken));
   add("join title", text.joinTitle("0123456789abcdef"));
   add("piezas", text.piezasLine([2, 4, 5, 11, 10].map((rank) => ({ ...CARD, rank }))));
   for (const ms of [0, 1500, 23_000, 125_000]) {

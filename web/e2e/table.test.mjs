@@ -147,7 +147,7 @@ async function playToTheEnd(page, each = async () => undefined) {
 
 test("the lobby lists open tables and sits at one; the rules page and the favicon load", async () => {
   // A public table with an open seat, made by someone else.
-  const created = await call("CreateGame", { rules: { players: 4, target: 30 }, bots: [{ seat: 1, kind: "BOT_KIND_HEURISTIC" }, { seat: 3, kind: "BOT_KIND_RANDOM" }], public: true });
+  const created = await call("CreateGame", { rules: { players: 4, target: 30 }, bots: [{ seat: 1, level: "BOT_LEVEL_EXPERT" }, { seat: 3, kind: "BOT_KIND_RANDOM" }], public: true });
   const id = created.game.name.replace("games/", "");
   for (const [label, options] of [["desktop", DESKTOP], ["phone", PHONE]]) {
     const context = await browser.newContext(options);
@@ -156,7 +156,7 @@ test("the lobby lists open tables and sits at one; the rules page and the favico
     const listed = page.locator(`[data-testid=open-table][data-game="${id}"]`);
     await listed.waitFor();
     assert.match(await listed.textContent(), /Mesa de 4 · a 30 puntos · 2 asientos libres/);
-    assert.match(await listed.textContent(), /Con Tito \(bot\) y Beto \(bot\)\./);
+    assert.match(await listed.textContent(), /Con Tito \(bot experto\) y Beto \(bot\)\./);
     await checkTexts(page, `lobby (${label})`);
     await shot(page, `web-lobby-${label}`);
     await page.click("[data-testid=rules-link]");
@@ -279,7 +279,7 @@ test("a whole 2-player match by clicking: a refused move's reason, the clock, th
 test("a whole 4-player match on a phone, every button within the first screen", async () => {
   const context = await browser.newContext(PHONE);
   const page = await open(context);
-  await createFromLobby(page, { players: 4, bot: "heuristic", target: "30" });
+  await createFromLobby(page, { players: 4, bot: "intermediate", target: "30" });
   await shot(page, "web-table-phone");
   let checked = 0;
   let summaryShot = false;

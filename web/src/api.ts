@@ -5,6 +5,7 @@ import type { MessageInitShape } from "@bufbuild/protobuf";
 import { createConnectTransport } from "@connectrpc/connect-web";
 import {
   type BotKind,
+  type BotLevel,
   ClockPolicy,
   type ClockSettingsSchema,
   type Game,
@@ -94,7 +95,7 @@ function clockSettings(choice: ClockChoice): MessageInitShape<typeof ClockSettin
 export async function createGame(options: {
   players: number;
   target: number;
-  bots: readonly { seat: number; kind: BotKind }[];
+  bots: readonly { seat: number; kind: BotKind; level?: BotLevel }[];
   clock: ClockChoice;
   public: boolean;
 }): Promise<Game> {

@@ -1,6 +1,6 @@
 // The lobby: a new table against the server's bots (or with a friend by link), the open tables the server lists
 // (ListGames: this browser's own and the public ones) to sit at, and joining by link.
-import { BotKind, type Game, SeatKind } from "truco-client";
+import { BotKind, BotLevel, type Game, SeatKind } from "truco-client";
 import { type ClockChoice, apiKey, clientFor, createGame, gameId, holdSeat, keepPlayerName, playerNameKept, setApiKey, toTrucoError } from "./api";
 import { h } from "./dom";
 import { UI, botLabel, openTableLine, openTableSeats, playersOption, playerName, refusal, targetOption, UNREACHABLE } from "./text";
@@ -9,6 +9,16 @@ export function refusalOf(error: unknown): string {
   const failure = toTrucoError(error);
   return failure.reason || failure.rawMessage ? refusal(failure.reason, failure.rawMessage) : UNREACHABLE;
 }
+
+type Bot = { kind: BotKind; level?: BotLevel };
+
+/** The lobby's bot choices: a level (the server's BotSeat.level), or the random bot. */
+const BOTS: Readonly<Record<string, Bot>> = {
+  beginner: { kind: BotKind.HEURISTIC, level: BotLevel.BEGINNER },
+  intermediate: { kind: BotKind.HEURISTIC, level: BotLevel.INTERMEDIATE },
+  expert: { kind: BotKind.HEURISTIC, level: BotLevel.EXPERT },
+  random: { kind: BotKind.RANDOM },
+};
 
 function select(id: string, options: [string, string][], selected?: string): HTMLSelectElement {
   return h("select", { id, name: id }, ...options.map(([value, label]) => h("option", { value, selected: value === selected }, label))) as HTMLSelectElement;
@@ -23,7 +33,12 @@ export function showLobby(app: HTMLElement, open: (id: string) => void, message?
   const target = select("target", [15, 20, 30, 40].map((n) => [String(n), targetOption(n)]), "30");
   const name = h("input", { id: "player-name", name: "player-name", maxlength: 64, placeholder: UI.yourNamePlaceholder, value: playerNameKept() }) as HTMLInputElement;
   const friends = select("friends", [["0", UI.allBots], ["1", UI.oneFriend]]);
-  const bot = select("bot", [["heuristic", UI.thinkingBots], ["random", UI.randomBots]]);
+  const bot = select("bot", [
+    ["intermediate", UI.levelIntermediate],
+    ["beginner", UI.levelBeginner],
+    ["expert", UI.levelExpert],
+    ["random", UI.randomBots],
+  ]);
   const clock = select("clock", [["normal", UI.clockNormal], ["fast", UI.clockFast], ["slow", UI.clockSlow], ["none", UI.clockNone]]);
   const listed = h("input", { id: "public", name: "public", type: "checkbox" }) as HTMLInputElement;
   const key = h("input", { id: "api-key", name: "api-key", placeholder: UI.apiKeyPlaceholder, value: apiKey() }) as HTMLInputElement;
@@ -34,7 +49,7 @@ export function showLobby(app: HTMLElement, open: (id: string) => void, message?
     field(UI.yourName, name),
     h("div", { class: "row" }, field(UI.players, players), field(UI.target, target)),
     field(UI.company, friends, UI.oneFriendHint),
-    field(UI.bots, bot),
+    field(UI.level, bot),
     field(UI.clock, clock),
     h("label", { class: "check" }, listed, UI.publicTable),
     h("details", { class: "advanced" }, h("summary", {}, UI.apiKey), key),
@@ -48,7 +63,7 @@ export function showLobby(app: HTMLElement, open: (id: string) => void, message?
       players: Number(players.value),
       target: Number(target.value),
       friends: Number(friends.value),
-      bot: bot.value === "random" ? BotKind.RANDOM : BotKind.HEURISTIC,
+      bot: BOTS[bot.value] ?? BOTS.intermediate,
       clock: clock.value as ClockChoice,
       listed: listed.checked,
       name: name.value.trim(),
@@ -98,7 +113,7 @@ async function listOpenTables(list: HTMLElement, open: (id: string) => void): Pr
     ...games.map((game) => {
       const players = game.rules?.players ?? 2;
       const free = game.seats.filter((s) => s.kind === SeatKind.OPEN).length;
-      const taken = game.seats.flatMap((s) => (s.kind === SeatKind.BOT ? [botLabel(s.seat)] : s.kind === SeatKind.TAKEN ? [s.playerName || playerName(s.seat)] : []));
+      const taken = game.seats.flatMap((s) => (s.kind === SeatKind.BOT ? [botLabel(s.seat, s.botLevel)] : s.kind === SeatKind.TAKEN ? [s.playerName || playerName(s.seat)] : []));
       const id = gameId(game.name);
       return h(
         "div",
@@ -113,13 +128,13 @@ async function listOpenTables(list: HTMLElement, open: (id: string) => void): Pr
 async function createAndJoin(
   app: HTMLElement,
   open: (id: string) => void,
-  choice: { players: number; target: number; friends: number; bot: BotKind; clock: ClockChoice; listed: boolean; name: string },
+  choice: { players: number; target: number; friends: number; bot: Bot; clock: ClockChoice; listed: boolean; name: string },
 ): Promise<void> {
   try {
     // Seat 0 is ours; with a friend, the friend's seat is our partner in team games (seat 2), else the rival.
     const friendSeats = choice.friends > 0 ? [choice.players > 2 ? 2 : 1] : [];
     const bots = [];
-    for (let seat = 1; seat < choice.players; seat++) if (!friendSeats.includes(seat)) bots.push({ seat, kind: choice.bot });
+    for (let seat = 1; seat < choice.players; seat++) if (!friendSeats.includes(seat)) bots.push({ seat, ...choice.bot });
     const game = await createGame({ players: choice.players, target: choice.target, bots, clock: choice.clock, public: choice.listed });
     const client = clientFor();
     const joined = await client.joinGame(game.name, { seat: 0, playerName: choice.name });

@@ -2,6 +2,7 @@
 // with a capital: the page's other modules hold no prose of their own. e2e/messages.test.mjs goes over every
 // message this module can make and checks the voseo, the capitals and the punctuation.
 import {
+  BotLevel,
   CallKind,
   type Card,
   type Command,
@@ -481,14 +482,15 @@ export const UI = {
   allBots: "Todos bots",
   oneFriend: "Un amigo por link",
   oneFriendHint: "En mesas de 4 o 6, tu amigo es tu compañero.",
-  bots: "Bots",
-  thinkingBots: "Bots que piensan",
-  randomBots: "Bots al azar",
   level: "Nivel de los bots",
+  levelBeginner: "Principiante: juega lo justo, fácil de ganarle",
+  levelIntermediate: "Intermedio: juega como en el club",
+  levelExpert: "Experto: piensa cada jugada",
+  randomBots: "Al azar: cualquier jugada que valga",
   clock: "Reloj",
-  clockNormal: "Normal: 30 segundos por jugada y 2 minutos de reserva",
-  clockFast: "Rápido: 15 segundos por jugada y 1 minuto de reserva",
-  clockSlow: "Tranquilo: 1 minuto por jugada y 4 minutos de reserva",
+  clockNormal: "Normal: 30 s por jugada, 2 min de reserva",
+  clockFast: "Rápido: 15 s por jugada, 1 min de reserva",
+  clockSlow: "Tranquilo: 1 min por jugada, 4 min de reserva",
   clockNone: "Sin reloj",
   publicTable: "Mesa pública: aparece en el lobby de todos",
   apiKey: "Clave de API",
@@ -550,9 +552,16 @@ export function openTableSeats(taken: readonly string[]): string {
   return `Con ${list}.`;
 }
 
-/** A bot's name with what it is: "Tito (bot)". */
-export function botLabel(seat: number): string {
-  return `${botName(seat)} (bot)`;
+const LEVEL_NAMES: Readonly<Record<number, string>> = {
+  [BotLevel.BEGINNER]: "principiante",
+  [BotLevel.INTERMEDIATE]: "intermedio",
+  [BotLevel.EXPERT]: "experto",
+};
+
+/** A bot's name with what it is: "Tito (bot)", "Tito (bot experto)". */
+export function botLabel(seat: number, level: BotLevel = BotLevel.UNSPECIFIED): string {
+  const named = LEVEL_NAMES[level];
+  return named ? `${botName(seat)} (bot ${named})` : `${botName(seat)} (bot)`;
 }
 
 /** The join page's title. */
