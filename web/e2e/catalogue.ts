@@ -33,10 +33,12 @@ const NAMES = ["Ana", "Tito", "Marta", "Beto", "Nené", "Cacho"];
 const PLAYER: text.Seating = { me: 0, name: (seat) => NAMES[seat] };
 const PARTNER_VIEW: text.Seating = { me: 2, name: (seat) => NAMES[seat] };
 const SPECTATOR: text.Seating = { me: undefined, name: (seat) => NAMES[seat] };
+const AWAY: text.Seating = { me: 0, name: (seat) => NAMES[seat], isAway: (seat) => seat === 0 || seat === 1 };
 const SEATINGS: [string, text.Seating][] = [
   ["seat 0", PLAYER],
   ["seat 2", PARTNER_VIEW],
   ["spectator", SPECTATOR],
+  ["seat 0, bots playing seats 0 and 1", AWAY],
 ];
 const CARD = create(CardSchema, { rank: 7, suit: Suit.ORO });
 const CARDS = [CARD, create(CardSchema, { rank: 1, suit: Suit.ESPADA }), create(CardSchema, { rank: 12, suit: Suit.COPA })];

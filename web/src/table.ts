@@ -77,6 +77,10 @@ export class Table implements Seating {
     return info?.playerName || playerName(seat);
   }
 
+  isAway(seat: number): boolean {
+    return this.away.has(seat);
+  }
+
   isBot(seat: number): boolean {
     return this.game?.seats.find((s) => s.seat === seat)?.kind === SeatKind.BOT;
   }
@@ -276,7 +280,6 @@ export class Table implements Seating {
   resume(): Promise<void> {
     return this.seatCall(async () => {
       const view = await this.calls.resume();
-      if (this.me !== undefined) this.away.delete(this.me);
       this.take(view, view?.public, true);
     });
   }

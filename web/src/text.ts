@@ -23,10 +23,14 @@ export interface Seating {
   readonly me: number | undefined;
   /** A seat's name ("Tito", "Ana"); never "Vos": sentences about the viewer use the verb's vos form instead. */
   name(seat: number): string;
+  /** Whether a bot plays the seat for its player now (its clock ran out, or it left). */
+  isAway?(seat: number): boolean;
 }
 
-/** "Jugás" for the viewer, "Tito juega" for anyone else. */
+/** "Jugás" for the viewer, "Tito juega" for anyone else; while a bot plays a player's seat, the bot does it:
+ * "Tu bot juega", "El bot de Tito juega". */
 export function does(seating: Seating, seat: number, third: string, vos: string): string {
+  if (seating.isAway?.(seat)) return `${seat === seating.me ? "Tu bot" : `El bot de ${seating.name(seat)}`} ${third}`;
   return seat === seating.me ? capital(vos) : `${seating.name(seat)} ${third}`;
 }
 
