@@ -38,8 +38,9 @@ from truco.wire import (
 from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 
 from .clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
+from .encodings import Encodings
 from .reasons import ServiceFailure, ServiceReason
-from .referee import FixedDeal, Setup
+from .setups import FixedDeal, Setup
 from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
 
 EVENT_SCHEMA = 2
@@ -131,8 +132,8 @@ BOT_LEVELS = {
 """The bot that plays each level (truco.bots.LEVEL_BOTS), by truco.bots name: a level, when given, decides."""
 BOT_LEVELS_PB = {name: level for level, name in BOT_LEVELS.items()}
 STORED_KIND_FALLBACK = game_service_pb2.BOT_KIND_HEURISTIC
-"""The kind stored beside a level no kind names, so a server from before levels plays that seat as the heuristic
-bot rather than refusing the game."""
+"""The kind named beside a level no kind names (a takeover bot of the expert level), so a client from before
+levels reads a bot kind it knows."""
 
 
 def bot_from_pb(kind: game_service_pb2.BotKind, level: game_service_pb2.BotLevel) -> str | None:
@@ -215,34 +216,9 @@ def setup_from_pb(request: game_service_pb2.CreateGameRequest) -> Setup:
     return Setup(rules, bots, tuple(deals), clock)
 
 
-def setup_to_bytes(setup: Setup) -> bytes:
-    """The setup as stored with its game (a CreateGameRequest: the request's own encoding)."""
-    message = game_service_pb2.CreateGameRequest(
-        rules=rules_to_pb(setup.rules),
-        bots=[_stored_bot(seat, name) for seat, name in sorted(setup.bots.items())],
-        fixed_deals=[
-            game_service_pb2.FixedDeal(
-                hands=[] if seats else [game_service_pb2.DealtHand(cards=cards_to_pb(h)) for h in hands],
-                seat_hands=[
-                    game_service_pb2.SeatHand(seat=seat, cards=cards_to_pb(h))
-                    for seat, h in zip(seats, hands if seats else (), strict=True)
-                ],
-                muestra=card_to_pb(muestra),
-            )
-            for hands, muestra, seats in setup.fixed_deals
-        ],
-    )
-    if setup.clock is not None:
-        message.clock.CopyFrom(clock_settings_to_pb(setup.clock))
-    return message.SerializeToString()
-
-
-def _stored_bot(seat: int, name: str) -> game_service_pb2.BotSeat:
-    kind, level = bot_to_pb(name)
-    return game_service_pb2.BotSeat(seat=seat, kind=kind or STORED_KIND_FALLBACK, level=level)
-
-
-def setup_from_bytes(data: bytes) -> Setup:
+def legacy_setup(data: bytes) -> Setup:
+    """A setup stored before setups had a schema of their own (:mod:`truco.server.setups`): the game's
+    serialized CreateGameRequest, read as the request was."""
     return setup_from_pb(game_service_pb2.CreateGameRequest.FromString(data))
 
 
@@ -326,6 +302,17 @@ def submit_reply(
 ) -> bytes:
     """:func:`submit_reply_to_pb`, serialized: the Games' ``encode_reply``, stored with the move for replays."""
     return submit_reply_to_pb(game_id, seat, before, events, state, clocks).SerializeToString()
+
+
+class StoredEvents:
+    """Events as the store keeps them: the ``truco.v1.Event`` envelope of schema :data:`EVENT_SCHEMA`."""
+
+    encode = staticmethod(encode_event)
+    decode = staticmethod(decode_event)
+
+
+ENCODINGS = Encodings(events=StoredEvents(), reply=submit_reply, legacy_setup=legacy_setup)
+"""How the game application stores events and replies, and reads old setups, in this server."""
 
 
 # --- Views with the clocks ---------------------------------------------------------------------------------------
