@@ -118,3 +118,19 @@ def test_every_method_reaches_the_service_on_both_doors(server: InProcessServer,
         if sample.value > 0
     }
     assert {(method.name, "grpc"), (method.name, "connect")} <= started
+
+
+def test_a_connect_error_shows_its_details_as_json_too(server: InProcessServer) -> None:
+    """curl users read the reason without a protobuf decoder: each detail's ``debug`` beside its base64 value."""
+    assert server.server.web is not None
+    url = f"http://127.0.0.1:{server.server.web.port}/truco.v1.GameService/GetGameView"
+    request = urllib.request.Request(url, b'{"name": "games/nope"}', {"content-type": "application/json"})
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(request, timeout=10)
+    assert refused.value.code == 404
+    body = refused.value.read()
+    assert int(refused.value.headers["content-length"]) == len(body)
+    detail = json.loads(body)["details"][0]
+    assert detail["type"] == "google.rpc.ErrorInfo"
+    assert detail["debug"] == {"reason": "GAME_NOT_FOUND", "domain": "truco.v1"}
+    assert _reason_of_connect(json.loads(body)) == "GAME_NOT_FOUND"  # and the binary value says the same

@@ -17,7 +17,9 @@ for the configured origins, and the built web table (``web/dist``) served at ``/
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import json
 import logging
 import math
 import socket
@@ -34,7 +36,9 @@ from connectrpc.errors import ConnectError, ErrorDetail
 from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
 from connectrpc.server import ConnectASGIApplication, Endpoint
+from google.protobuf import json_format
 from google.protobuf.message import Message
+from google.rpc import error_details_pb2
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.config import Sockets
@@ -197,6 +201,57 @@ def endpoint(pipeline: Pipeline, method: Method) -> Endpoint[Any, Any]:
     return Endpoint.unary(method=info, function=unary)
 
 
+READABLE_DETAILS: dict[str, type[Message]] = {
+    "google.rpc.ErrorInfo": error_details_pb2.ErrorInfo,
+    "google.rpc.RetryInfo": error_details_pb2.RetryInfo,
+    "google.rpc.QuotaFailure": error_details_pb2.QuotaFailure,
+}
+"""The details the service sends, which a Connect error also shows as JSON (the protocol's ``debug``)."""
+
+
+def readable(body: bytes) -> bytes:
+    """A Connect error's JSON body with each detail's ``debug``: its message as JSON beside the base64 ``value``,
+    so that curl users read the reason (``{"reason": "CARD_NOT_IN_HAND", ...}``) without a protobuf decoder."""
+    try:
+        error = json.loads(body)
+    except ValueError:
+        return body
+    for detail in error.get("details", ()):
+        kind = READABLE_DETAILS.get(detail.get("type", ""))
+        if kind is not None and "debug" not in detail:
+            value = base64.b64decode(detail["value"] + "=" * (-len(detail["value"]) % 4))
+            detail["debug"] = json_format.MessageToDict(kind.FromString(value))
+    return json.dumps(error, ensure_ascii=False).encode()
+
+
+class ReadableErrors:
+    """ASGI: Connect's unary errors (HTTP 4xx and 5xx with a JSON body) with readable details (:func:`readable`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        held: ASGIMessage | None = None
+
+        async def sending(message: ASGIMessage) -> None:
+            nonlocal held
+            if message["type"] == "http.response.start" and message["status"] >= 400:
+                types = [value for key, value in message.get("headers", ()) if key == b"content-type"]
+                if types and types[0].startswith(b"application/json"):
+                    held = message
+                    return
+            if held is not None and message["type"] == "http.response.body" and not message.get("more_body"):
+                body = readable(message.get("body", b""))
+                kept = [(k, v) for k, v in held.get("headers", ()) if k != b"content-length"]
+                await send({**held, "headers": [*kept, (b"content-length", str(len(body)).encode())]})
+                held = None
+                await send({**message, "body": body})
+                return
+            await send(message)
+
+        await self._app(scope, receive, sending)
+
+
 class ServiceApp(ConnectASGIApplication[Pipeline]):
     """The Connect, gRPC-Web and gRPC application of one service, its endpoints made from its methods."""
 
@@ -286,6 +341,7 @@ def build_app(
 ) -> ASGIApp:
     """The web port's ASGI application: each service's methods through ``pipeline``, and the web table."""
     app: ASGIApp = WebApp([ServiceApp(pipeline, methods, limits) for methods in services], assets)
+    app = ReadableErrors(app)
     origins = list(cors_origins)
     if origins:
         app = CORSMiddleware(
