@@ -157,7 +157,7 @@ def audit_store(url: str) -> Audit:
                 record, events = await store.get_game(game_id), await store.read(game_id)
                 result.events += len(events)
                 try:
-                    audit_match(record, events, codec.ENCODINGS.events)
+                    audit_match(record, events, codec.STORED_EVENTS)
                 except CorruptMatch as error:
                     result.corrupt.append(str(error))
         finally:

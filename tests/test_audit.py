@@ -19,7 +19,7 @@ from truco.server import codec
 from truco.server.audit import CorruptMatch, audit_match, replay
 from truco.server.store.base import GameRecord, StoredEvent
 
-EVENTS = codec.ENCODINGS.events
+EVENTS = codec.STORED_EVENTS
 
 
 def played(

@@ -22,7 +22,6 @@ from prometheus_client import start_http_server
 
 from truco_client.v1 import game_service_pb2, rules_service_pb2
 
-from . import codec
 from .auth import TokenIssuer
 from .clocks import Alarm, ClockSettings, Timekeeper
 from .connections import (
@@ -40,6 +39,7 @@ from .lifecycle import Housekeeper
 from .limits import Admission
 from .metrics import Metrics
 from .pipeline import Method, Observer, Pipeline, methods_of
+from .projections import ENCODINGS
 from .quotas import ConnectionLimits, Limits
 from .service import GameServicer, RulesServicer
 from .store import open_store
@@ -168,7 +168,7 @@ class Server:
         self.games = Games(
             store,
             metrics,
-            codec.ENCODINGS,
+            ENCODINGS,
             allow_fixed_deals=config.allow_fixed_deals,
             tokens=tokens,
             default_clock=config.clock,

@@ -14,9 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from truco import wire
-from truco.engine import MatchState, SeatView, SpectatorView, seat_view, spectator_view
+from truco.engine import MatchState, SeatView, SpectatorView, spectator_view
 from truco.engine import events as ev
-from truco.engine.views import events_for
 from truco.wire import (
     DecodeError,
     call_from_pb,
@@ -38,7 +37,6 @@ from truco.wire import (
 from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 
 from .clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
-from .encodings import Encodings
 from .reasons import ServiceFailure, ServiceReason
 from .setups import FixedDeal, Setup
 from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
@@ -275,35 +273,6 @@ def events_to_pb(events: Sequence[tuple[ev.Event, int]]) -> list[events_pb2.Even
     return [event_to_pb(event, version) for event, version in events]
 
 
-def submit_reply_to_pb(
-    game_id: str,
-    seat: int,
-    before: MatchState,
-    events: Sequence[ev.Event],
-    state: MatchState,
-    clocks: Clocks = NO_CLOCKS,
-) -> game_service_pb2.SubmitCommandResponse:
-    """The answer to ``seat``'s move from ``before``: the events it caused as that seat may see them (played
-    cards with their proofs) and its view after them."""
-    reply = game_service_pb2.SubmitCommandResponse(version=state.version)
-    for event, version in events_for(events, seat, before.version, before.hand):
-        wire.fill_event(reply.events.add(), event, version)
-    fill_seat_view(reply.view, seat_view(state, seat), NAME_PREFIX + game_id, clocks)
-    return reply
-
-
-def submit_reply(
-    game_id: str,
-    seat: int,
-    before: MatchState,
-    events: Sequence[ev.Event],
-    state: MatchState,
-    clocks: Clocks = NO_CLOCKS,
-) -> bytes:
-    """:func:`submit_reply_to_pb`, serialized: the Games' ``encode_reply``, stored with the move for replays."""
-    return submit_reply_to_pb(game_id, seat, before, events, state, clocks).SerializeToString()
-
-
 class StoredEvents:
     """Events as the store keeps them: the ``truco.v1.Event`` envelope of schema :data:`EVENT_SCHEMA`."""
 
@@ -311,8 +280,7 @@ class StoredEvents:
     decode = staticmethod(decode_event)
 
 
-ENCODINGS = Encodings(events=StoredEvents(), reply=submit_reply, legacy_setup=legacy_setup)
-"""How the game application stores events and replies, and reads old setups, in this server."""
+STORED_EVENTS = StoredEvents()
 
 
 # --- Views with the clocks ---------------------------------------------------------------------------------------

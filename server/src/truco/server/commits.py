@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import random
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 
 from truco.engine import MatchState, Phase, audience
@@ -26,8 +26,9 @@ from .seats import Seats
 from .snapshots import Loaded, Snapshot, Snapshots
 from .store.base import AppendResult, EventStore, NewEvent, now_us
 
-Reply = Callable[[Sequence[ev.Event], MatchState, Clocks], bytes]
-"""Encodes the answer to a move from all its events (the bots' and deals' included), the state and clocks after."""
+Reply = Callable[[Sequence[ev.Event], MatchState, Clocks, dict[Hashable, object]], bytes]
+"""Encodes the answer to a move from all its events (the bots' and deals' included), the state and clocks after;
+what it derives may go in the last argument, the memo of the snapshot the commit makes (Snapshot.memo)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,11 +90,13 @@ class Commits:
         at = now_us()
         book, deadline = await self._book_after(game_id, base, at, decided, state)
         encoded = b""
+        memo: dict[Hashable, object] = {}
         if reply is not None:
-            encoded = reply(decided, state, book.clocks(state, base.setup.clock, self._seats.joined_now(game_id)))
+            clocks = book.clocks(state, base.setup.clock, self._seats.joined_now(game_id))
+            encoded = reply(decided, state, clocks, memo)
         result = await self._append(game_id, base.seq, decided, request_id, encoded, state, at, deadline)
         self._bot_moves.inc(bot_moves + moved)
-        after = Snapshot(base.setup, result.last_seq, state, base.events + decided, book)
+        after = Snapshot(base.setup, result.last_seq, state, base.events + decided, book, memo)
         self._snapshots.remember(game_id, after)
         self._committed(game_id, after)
         return Committed(after, decided, result, encoded)

@@ -5,12 +5,12 @@ imports protobuf (``tests/test_architecture.py`` checks it, transitively).
 * :data:`ReplyEncoder`: the answer to a seat's move, stored with the move so that a retried request gets it again;
 * :data:`~truco.server.setups.LegacySetup`: reads the setups stored before setups had a schema of their own.
 
-The server's implementation, over the ``truco.v1`` messages, is :data:`truco.server.codec.ENCODINGS`.
+The server's implementation, over the ``truco.v1`` messages, is :data:`truco.server.projections.ENCODINGS`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Hashable, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -36,9 +36,9 @@ class EventCodec(Protocol):
         ...
 
 
-ReplyEncoder = Callable[[str, int, MatchState, Sequence[ev.Event], MatchState, Clocks], bytes]
+ReplyEncoder = Callable[[str, int, MatchState, Sequence[ev.Event], MatchState, Clocks, dict[Hashable, object]], bytes]
 """The transport's encoding of the answer to a move: (game id, seat, state before, events, state after, the
-clocks after)."""
+clocks after, the memo of the snapshot after: what it projects there, the seat's view, streams reuse)."""
 
 
 @dataclass(frozen=True)

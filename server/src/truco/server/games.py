@@ -23,14 +23,9 @@ from truco.engine import (
     Phase,
     RuleViolation,
     SeatCommand,
-    SeatView,
-    SpectatorView,
     absence,
-    event_for,
     evolve,
     execute,
-    seat_view,
-    spectator_view,
     start_match,
 )
 from truco.engine import events as ev
@@ -87,15 +82,13 @@ class Replayed:
 
 
 @dataclass(frozen=True, slots=True)
-class Watched:
-    """One event of a watch as the watcher may see it, the public version after it, and the views then."""
+class Progress:
+    """What a watch has to send: the events of ``after`` past ``before`` (None: the watch's first look, from the
+    game's start), with the game's clocks at ``after``."""
 
-    event: ev.Event
-    version: int
-    seat: SeatView | None
-    public: SpectatorView
-    clocks: Clocks = NO_CLOCKS
-    """The game's clocks, on the latest event of what was stored (earlier events carry none)."""
+    before: Snapshot | None
+    after: Snapshot
+    clocks: Clocks
 
 
 class Games:
@@ -436,44 +429,29 @@ class Games:
 
     # --- Watching and listing ----------------------------------------------------------------------------------
 
-    async def watch(
-        self, game_id: str, seat: int | None, after_version: int, poll_seconds: float = 5.0
-    ) -> AsyncIterator[Watched]:
-        """Every event after public version ``after_version`` as ``seat`` may see it, then new ones as they are
-        stored, until the match ends. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
-        state = MatchState()
-        sent = 0
-        stored_at_start: int | None = None
+    async def watch(self, game_id: str, seat: int | None, poll_seconds: float = 5.0) -> AsyncIterator[Progress]:
+        """The game as it is now, then each time it moves (one commit, or several while the watcher was busy),
+        until the match ends; the watch of ``seat`` keeps its player present. Every watcher of a game in this
+        process reads the same snapshots, so what is projected from them is projected once
+        (:mod:`truco.server.projections`). :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
+        before: Snapshot | None = None
         if self.seats.presence_us:
             poll_seconds = min(poll_seconds, self.seats.presence_us / 3_000_000)
         while True:
             if seat is not None:
                 await self.seats.seen(game_id, seat)  # an open stream keeps its seat present
             snapshot = await self.snapshots.get(game_id)
-            if stored_at_start is None:
-                stored_at_start = len(snapshot.events)
-            batch: list[Watched] = []
-            for event in snapshot.events[sent:]:
-                evolve(state, event)
-                sent += 1
-                visible = event_for(event, seat, state.hand)  # the hand the event belongs to: proofs
-                # A seña keeps the version of the event before it, so a resumed watch does not repeat one stored
-                # before it started; one sent while it runs is new, whatever its version.
-                if visible is None or (sent <= stored_at_start and state.version <= after_version):
-                    continue
-                view = seat_view(state, seat) if seat is not None else None
-                batch.append(Watched(visible, state.version, view, spectator_view(state)))
-            if batch:  # the clocks are the latest: the latest view gets them
-                batch[-1] = replace(batch[-1], clocks=await self.clocks(game_id, snapshot))
-            for watched in batch:
-                yield watched
-            if state.phase is Phase.MATCH_OVER:
+            if before is None or snapshot.seq > before.seq:
+                yield Progress(before, snapshot, await self.clocks(game_id, snapshot))
+                before = snapshot
+            if snapshot.state.phase is Phase.MATCH_OVER:
                 return
             if self.stopping.is_set():
+                version = snapshot.state.version
                 raise ServiceFailure(
                     ServiceReason.SERVER_SHUTTING_DOWN,
-                    f"this server is shutting down: resume the watch from version {state.version}",
-                    {"version": str(state.version)},
+                    f"this server is shutting down: resume the watch from version {version}",
+                    {"version": str(version)},
                 )
             waiter = asyncio.ensure_future(self.store.wait_for_change(game_id, snapshot.seq, poll_seconds))
             stopper = asyncio.ensure_future(self.stopping.wait())
@@ -511,4 +489,4 @@ class Games:
 
 
 
-__all__ = ["Games", "Move", "Replayed", "Watched"]
+__all__ = ["Games", "Move", "Progress", "Replayed"]

@@ -50,7 +50,7 @@ class Method:
     request: type[Message]
     response: type[Message]
     handler: Callable[..., Any]
-    """``(request, call) -> Awaitable[Reply]``, or ``-> AsyncIterator[Message]`` for a server stream."""
+    """``(request, call) -> Awaitable[Reply]``, or ``-> AsyncIterator[Reply]`` for a server stream."""
 
     @property
     def path(self) -> str:
@@ -211,7 +211,7 @@ class Pipeline:
             labels = (method.service, method.name, call.protocol)
             self.observer.finish(meters, labels, started, request, code, call.seat)
 
-    async def stream(self, call: Call, request: object) -> AsyncIterator[Message]:
+    async def stream(self, call: Call, request: object) -> AsyncIterator[Reply]:
         """The call's messages. :raises ServiceError: for any failure (its code and reason for the door)."""
         method = call.method
         meters = self.observer.meters("server_stream", method.service, method.name, call.protocol)

@@ -22,6 +22,7 @@ from . import codec
 from .auth import bearer_token
 from .games import Games
 from .pipeline import Call
+from .projections import watch_messages
 from .reasons import ServiceFailure, ServiceReason
 from .snapshots import Snapshot
 from .store.base import GameRecord
@@ -157,26 +158,24 @@ class GameServicer:
         # The reply was encoded once (codec.submit_reply) and stored for replays: it goes out as those bytes.
         return result.reply
 
-    async def WatchGame(
-        self, request: gs.WatchGameRequest, call: Call
-    ) -> AsyncIterator[gs.WatchGameResponse]:
+    async def WatchGame(self, request: gs.WatchGameRequest, call: Call) -> AsyncIterator[bytes]:
         game_id = codec.game_id_from_name(request.name)
         if request.after_version < 0:
             raise ServiceFailure(ServiceReason.INVALID_VERSION, "after_version cannot be negative")
         seat = await self._seat(game_id, call, required=False)
         self.games.metrics.watchers.inc()
         try:
-            async for watched in self.games.watch(game_id, seat, request.after_version):
-                seat_pb = (
-                    codec.seat_view_to_pb(watched.seat, request.name, watched.clocks)
-                    if watched.seat is not None
-                    else None
-                )
-                yield gs.WatchGameResponse(
-                    event=codec.event_to_pb(watched.event, watched.version),
-                    seat=seat_pb,
-                    public=codec.match_view_to_pb(watched.public, request.name, watched.clocks),
-                )
+            async for progress in self.games.watch(game_id, seat):
+                for message in watch_messages(
+                    request.name,
+                    seat,
+                    progress.before,
+                    progress.after,
+                    progress.clocks,
+                    request.after_version,
+                    per_commit=request.per_commit,
+                ):
+                    yield message  # serialized once for every stream of this audience
         finally:
             self.games.metrics.watchers.dec()
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from truco.engine import MatchState, evolve
@@ -40,6 +40,9 @@ class Snapshot:
     state: MatchState
     events: tuple[ev.Event, ...]
     book: ClockBook = field(default_factory=ClockBook)
+    memo: dict[Hashable, object] = field(default_factory=dict, compare=False, repr=False)
+    """What the doors derive from this snapshot (a seat's view projected and serialized, a watch message), kept
+    with it so that every reply and stream that needs it reuses it: it is dropped with the snapshot."""
 
 
 Loaded = Callable[[str, Snapshot], None]

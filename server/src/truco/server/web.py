@@ -185,7 +185,7 @@ def endpoint(pipeline: Pipeline, method: Method) -> Endpoint[Any, Any]:
         async def stream(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
             try:
                 async for message in pipeline.stream(_call(method, ctx), request):
-                    yield message
+                    yield _Serialized(message, method.response) if isinstance(message, bytes) else message
             except ServiceError as error:
                 raise _refused(error, ctx) from None
 
