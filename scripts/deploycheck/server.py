@@ -63,9 +63,6 @@ class Server:
                 return int(port["containerPort"])
         raise Missing(f"{self.name}: no containerPort named {role.port_name!r}")
 
-    def numbers(self) -> dict[int, Role]:
-        return {self.port(role): role for role in ROLES}
-
 
 def the_server(deploy: Deploy) -> Server:
     """The Deployment of deploy/k8s (the one workload that runs `truco serve`) and its container."""
