@@ -5,6 +5,7 @@ the game application, the store and the connection limits the rest."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
@@ -34,71 +35,81 @@ class Metrics:
     @classmethod
     def create(cls) -> Metrics:
         registry = CollectorRegistry()
-        # protocol: grpc on the gRPC port; connect, grpc-web or grpc on the web port (truco.server.web).
-        labels = ("grpc_type", "grpc_service", "grpc_method", "protocol")
-        return cls(
-            registry=registry,
-            started=Counter("grpc_server_started", "RPCs started on the server.", labels, registry=registry),
-            handled=Counter(
-                "grpc_server_handled",
-                "RPCs completed on the server, by code.",
-                (*labels[:3], "grpc_code", labels[3]),
-                registry=registry,
-            ),
-            handling_seconds=Histogram(
-                "grpc_server_handling_seconds",
-                "Latency of RPCs handled by the server (streams: until the stream ends).",
-                labels,
-                buckets=_LATENCY_BUCKETS,
-                registry=registry,
-            ),
-            msg_sent=Counter("grpc_server_msg_sent", "Stream messages sent by the server.", labels, registry=registry),
-            matches_started=Counter("truco_matches_started", "Matches created.", registry=registry),
-            matches_finished=Counter("truco_matches_finished", "Matches that reached their target.", registry=registry),
-            events_appended=Counter("truco_events_appended", "Events appended to the event store.", registry=registry),
-            commands_applied=Counter(
-                "truco_commands_applied",
-                "Moves applied, by a seat's client or a server bot.",
-                ("by",),
-                registry=registry,
-            ),
-            store_latency=Histogram(
-                "truco_store_latency_seconds",
-                "Event store latency.",
-                ("operation",),
-                buckets=_LATENCY_BUCKETS,
-                registry=registry,
-            ),
-            # Under `truco serve --workers N` (Prometheus multiprocess mode) the host reports the lowest store_up
-            # and the sum of watchers over its live workers; with one process these settings change nothing.
-            store_up=Gauge(
-                "truco_store_up",
-                "1 while the event store answers, 0 otherwise.",
-                registry=registry,
-                multiprocess_mode="livemin",
-            ),
-            watchers=Gauge("truco_watchers", "Open WatchGame streams.", registry=registry, multiprocess_mode="livesum"),
-            clock_firings=Counter(
-                "truco_clock_firings",
-                "Expired turn clocks this server fired, by outcome: takeover or forfeit when its firing was"
-                " applied, lost when another replica's (or a move) got there first.",
-                ("outcome",),
-                registry=registry,
-            ),
-            games_removed=Counter(
-                "truco_games_removed",
-                "Games closed unplayed (closed) or removed by retention (removed).",
-                ("how",),
-                registry=registry,
-            ),
-            connections_refused=Counter(
-                "truco_connections_refused",
-                "Client connections refused or cut by the connection limits, by port (grpc, web) and cap: total,"
-                " per_address (a client address past its cap).",
-                ("port", "cap"),
-                registry=registry,
-            ),
-        )
+        made: dict[str, Any] = {
+            attribute: kind(name, text, labels, registry=registry, **options)
+            for attribute, kind, name, text, labels, options in DEFINITIONS
+        }
+        return cls(registry=registry, **made)
+
+
+_RPC = ("grpc_type", "grpc_service", "grpc_method", "protocol")
+"""An RPC's labels. protocol: grpc on the gRPC port; connect, grpc-web or grpc on the web port."""
+_HANDLED = (*_RPC[:3], "grpc_code", _RPC[3])
+_LATENCY = {"buckets": _LATENCY_BUCKETS}
+
+DEFINITIONS: tuple[tuple[str, type[Counter | Gauge | Histogram], str, str, tuple[str, ...], dict[str, Any]], ...] = (
+    ("started", Counter, "grpc_server_started", "RPCs started on the server.", _RPC, {}),
+    ("handled", Counter, "grpc_server_handled", "RPCs completed on the server, by code.", _HANDLED, {}),
+    (
+        "handling_seconds",
+        Histogram,
+        "grpc_server_handling_seconds",
+        "Latency of RPCs handled by the server (streams: until the stream ends).",
+        _RPC,
+        _LATENCY,
+    ),
+    ("msg_sent", Counter, "grpc_server_msg_sent", "Stream messages sent by the server.", _RPC, {}),
+    ("matches_started", Counter, "truco_matches_started", "Matches created.", (), {}),
+    ("matches_finished", Counter, "truco_matches_finished", "Matches that reached their target.", (), {}),
+    ("events_appended", Counter, "truco_events_appended", "Events appended to the event store.", (), {}),
+    (
+        "commands_applied",
+        Counter,
+        "truco_commands_applied",
+        "Moves applied, by a seat's client or a server bot.",
+        ("by",),
+        {},
+    ),
+    ("store_latency", Histogram, "truco_store_latency_seconds", "Event store latency.", ("operation",), _LATENCY),
+    # Under `truco serve --workers N` (Prometheus multiprocess mode) the host reports the lowest store_up and the
+    # sum of watchers over its live workers; with one process these settings change nothing.
+    (
+        "store_up",
+        Gauge,
+        "truco_store_up",
+        "1 while the event store answers, 0 otherwise.",
+        (),
+        {"multiprocess_mode": "livemin"},
+    ),
+    ("watchers", Gauge, "truco_watchers", "Open WatchGame streams.", (), {"multiprocess_mode": "livesum"}),
+    (
+        "clock_firings",
+        Counter,
+        "truco_clock_firings",
+        "Expired turn clocks this server fired, by outcome: takeover or forfeit when its firing was applied, lost"
+        " when another replica's (or a move) got there first.",
+        ("outcome",),
+        {},
+    ),
+    (
+        "games_removed",
+        Counter,
+        "truco_games_removed",
+        "Games closed unplayed (closed) or removed by retention (removed).",
+        ("how",),
+        {},
+    ),
+    (
+        "connections_refused",
+        Counter,
+        "truco_connections_refused",
+        "Client connections refused or cut by the connection limits, by port (grpc, web) and cap: total,"
+        " per_address (a client address past its cap).",
+        ("port", "cap"),
+        {},
+    ),
+)
+"""Each metric: the Metrics attribute, its kind, name, help text, labels and options."""
 
 
 __all__ = ["Metrics"]
