@@ -202,7 +202,7 @@ export function tickClocks(table: Table): void {
       avatar?.classList.add("timed");
       avatar?.classList.toggle("reserve", running.kind === "reserve");
     } else {
-      const reserve = seat === table.me && !table.over() ? reserveLeft(table.pub, seat) : undefined;
+      const reserve = !table.isBot(seat) && !table.over() ? reserveLeft(table.pub, seat) : undefined;
       element.textContent = reserve === undefined ? "" : clockLabel("reserve", reserve);
       element.dataset.kind = reserve === undefined ? "" : "idle";
       delete element.dataset.left;
