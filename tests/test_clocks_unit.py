@@ -9,8 +9,6 @@ from typing import cast
 
 import pytest
 
-from truco.cli.play import clock_line, describe_event
-from truco.cli.selfplay import count_takeovers
 from truco.engine import DECK, Game, PlayCard, Reason, RuleSet, RuleViolation, Sena, fold
 from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
@@ -20,6 +18,8 @@ from truco.server.clocks import US, ClockBook, ClockSettings, Timekeeper
 from truco.server.codec import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
 from truco.server.reasons import ServiceFailure
 from truco.server.store.base import EventStore, now_us
+from truco.terminal.play import clock_line, describe_event
+from truco.terminal.selfplay import count_takeovers
 from truco_client import clock_settings, seconds_left, taken_over
 from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 
@@ -238,11 +238,11 @@ async def test_the_timekeeper_looks_again_only_for_a_deadline_before_its_next_lo
         while not book.questions:  # the first look, at start
             await asyncio.sleep(0.005)
         book.deadlines["later"] = now_us() + 60 * US
-        keeper.wake(book.deadlines["later"])  # after the next look (in 30 s): nothing to do now
+        keeper.alarm.ring(book.deadlines["later"])  # after the next look (in 30 s): nothing to do now
         await asyncio.sleep(0.05)
         assert book.questions == 1
         book.deadlines["soon"] = now_us() + US // 5
-        keeper.wake(book.deadlines["soon"])
+        keeper.alarm.ring(book.deadlines["soon"])
         started = time.monotonic()
         while not fired:
             assert time.monotonic() - started < 10, "the clock due in 0.2 s was not fired"
@@ -271,7 +271,7 @@ async def test_the_timekeeper_stops_when_woken_in_the_same_loop_step() -> None:
         await asyncio.sleep(0)  # into its sleep, waiting for a wake
     task = keeper._task
     assert task is not None
-    keeper.wake()
+    keeper.alarm.ring()
     stopping = asyncio.create_task(keeper.stop())
     # asyncio.wait does not cancel what it waits for (a timeout around stop() would cancel the timekeeper again
     # and hide the lost cancellation). It takes microseconds; without the fix it never ends.

@@ -247,62 +247,63 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
       "co.v1.CommandR\007command\"\202\001\n\025SubmitCommand" +
       "Response\022\030\n\007version\030\001 \001(\003R\007version\022\'\n\006ev" +
       "ents\030\002 \003(\0132\017.truco.v1.EventR\006events\022&\n\004v" +
-      "iew\030\003 \001(\0132\022.truco.v1.SeatViewR\004view\"K\n\020W" +
+      "iew\030\003 \001(\0132\022.truco.v1.SeatViewR\004view\"j\n\020W" +
       "atchGameRequest\022\022\n\004name\030\001 \001(\tR\004name\022#\n\ra" +
-      "fter_version\030\002 \001(\003R\014afterVersion\"\217\001\n\021Wat" +
-      "chGameResponse\022%\n\005event\030\001 \001(\0132\017.truco.v1" +
-      ".EventR\005event\022&\n\004seat\030\002 \001(\0132\022.truco.v1.S" +
-      "eatViewR\004seat\022+\n\006public\030\003 \001(\0132\023.truco.v1" +
-      ".MatchViewR\006public\"N\n\020ListGamesRequest\022\033" +
-      "\n\tpage_size\030\001 \001(\005R\010pageSize\022\035\n\npage_toke" +
-      "n\030\002 \001(\tR\tpageToken\"a\n\021ListGamesResponse\022" +
-      "$\n\005games\030\001 \003(\0132\016.truco.v1.GameR\005games\022&\n" +
-      "\017next_page_token\030\002 \001(\tR\rnextPageToken\"$\n" +
-      "\016GetGameRequest\022\022\n\004name\030\001 \001(\tR\004name\"5\n\017G" +
-      "etGameResponse\022\"\n\004game\030\001 \001(\0132\016.truco.v1." +
-      "GameR\004game\"&\n\020LeaveGameRequest\022\022\n\004name\030\001" +
-      " \001(\tR\004name\";\n\021LeaveGameResponse\022&\n\004view\030" +
-      "\001 \001(\0132\022.truco.v1.SeatViewR\004view\"\'\n\021Resum" +
-      "eSeatRequest\022\022\n\004name\030\001 \001(\tR\004name\"<\n\022Resu" +
-      "meSeatResponse\022&\n\004view\030\001 \001(\0132\022.truco.v1." +
-      "SeatViewR\004view\"$\n\016RematchRequest\022\022\n\004name" +
-      "\030\001 \001(\tR\004name\"I\n\017RematchResponse\022\"\n\004game\030" +
-      "\001 \001(\0132\016.truco.v1.GameR\004game\022\022\n\004seat\030\002 \001(" +
-      "\005R\004seat*`\n\013ClockPolicy\022\034\n\030CLOCK_POLICY_U" +
-      "NSPECIFIED\020\000\022\031\n\025CLOCK_POLICY_TAKEOVER\020\001\022" +
-      "\030\n\024CLOCK_POLICY_FORFEIT\020\002*a\n\010SeatKind\022\031\n" +
-      "\025SEAT_KIND_UNSPECIFIED\020\000\022\022\n\016SEAT_KIND_OP" +
-      "EN\020\001\022\023\n\017SEAT_KIND_TAKEN\020\002\022\021\n\rSEAT_KIND_B" +
-      "OT\020\003*o\n\010BotLevel\022\031\n\025BOT_LEVEL_UNSPECIFIE" +
-      "D\020\000\022\026\n\022BOT_LEVEL_BEGINNER\020\001\022\032\n\026BOT_LEVEL" +
-      "_INTERMEDIATE\020\002\022\024\n\020BOT_LEVEL_EXPERT\020\003*P\n" +
-      "\007BotKind\022\030\n\024BOT_KIND_UNSPECIFIED\020\000\022\023\n\017BO" +
-      "T_KIND_RANDOM\020\001\022\026\n\022BOT_KIND_HEURISTIC\020\0022" +
-      "\257\006\n\013GameService\022G\n\nCreateGame\022\033.truco.v1" +
-      ".CreateGameRequest\032\034.truco.v1.CreateGame" +
-      "Response\022A\n\010JoinGame\022\031.truco.v1.JoinGame" +
-      "Request\032\032.truco.v1.JoinGameResponse\022J\n\013G" +
-      "etGameView\022\034.truco.v1.GetGameViewRequest" +
-      "\032\035.truco.v1.GetGameViewResponse\022Y\n\020ListL" +
-      "egalActions\022!.truco.v1.ListLegalActionsR" +
-      "equest\032\".truco.v1.ListLegalActionsRespon" +
-      "se\022P\n\rSubmitCommand\022\036.truco.v1.SubmitCom" +
-      "mandRequest\032\037.truco.v1.SubmitCommandResp" +
-      "onse\022F\n\tWatchGame\022\032.truco.v1.WatchGameRe" +
-      "quest\032\033.truco.v1.WatchGameResponse0\001\022D\n\t" +
-      "ListGames\022\032.truco.v1.ListGamesRequest\032\033." +
-      "truco.v1.ListGamesResponse\022>\n\007GetGame\022\030." +
-      "truco.v1.GetGameRequest\032\031.truco.v1.GetGa" +
-      "meResponse\022D\n\tLeaveGame\022\032.truco.v1.Leave" +
-      "GameRequest\032\033.truco.v1.LeaveGameResponse" +
-      "\022G\n\nResumeSeat\022\033.truco.v1.ResumeSeatRequ" +
-      "est\032\034.truco.v1.ResumeSeatResponse\022>\n\007Rem" +
-      "atch\022\030.truco.v1.RematchRequest\032\031.truco.v" +
-      "1.RematchResponseB\207\001\n\013uy.truco.v1B\020GameS" +
-      "erviceProtoP\001Z%truco/clients/go/gen/truc" +
-      "o/v1;trucov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truco\\V1" +
-      "\342\002\024Truco\\V1\\GPBMetadata\352\002\tTruco::V1b\006pro" +
-      "to3"
+      "fter_version\030\002 \001(\003R\014afterVersion\022\035\n\nper_" +
+      "commit\030\003 \001(\010R\tperCommit\"\270\001\n\021WatchGameRes" +
+      "ponse\022%\n\005event\030\001 \001(\0132\017.truco.v1.EventR\005e" +
+      "vent\022&\n\004seat\030\002 \001(\0132\022.truco.v1.SeatViewR\004" +
+      "seat\022+\n\006public\030\003 \001(\0132\023.truco.v1.MatchVie" +
+      "wR\006public\022\'\n\006events\030\004 \003(\0132\017.truco.v1.Eve" +
+      "ntR\006events\"N\n\020ListGamesRequest\022\033\n\tpage_s" +
+      "ize\030\001 \001(\005R\010pageSize\022\035\n\npage_token\030\002 \001(\tR" +
+      "\tpageToken\"a\n\021ListGamesResponse\022$\n\005games" +
+      "\030\001 \003(\0132\016.truco.v1.GameR\005games\022&\n\017next_pa" +
+      "ge_token\030\002 \001(\tR\rnextPageToken\"$\n\016GetGame" +
+      "Request\022\022\n\004name\030\001 \001(\tR\004name\"5\n\017GetGameRe" +
+      "sponse\022\"\n\004game\030\001 \001(\0132\016.truco.v1.GameR\004ga" +
+      "me\"&\n\020LeaveGameRequest\022\022\n\004name\030\001 \001(\tR\004na" +
+      "me\";\n\021LeaveGameResponse\022&\n\004view\030\001 \001(\0132\022." +
+      "truco.v1.SeatViewR\004view\"\'\n\021ResumeSeatReq" +
+      "uest\022\022\n\004name\030\001 \001(\tR\004name\"<\n\022ResumeSeatRe" +
+      "sponse\022&\n\004view\030\001 \001(\0132\022.truco.v1.SeatView" +
+      "R\004view\"$\n\016RematchRequest\022\022\n\004name\030\001 \001(\tR\004" +
+      "name\"I\n\017RematchResponse\022\"\n\004game\030\001 \001(\0132\016." +
+      "truco.v1.GameR\004game\022\022\n\004seat\030\002 \001(\005R\004seat*" +
+      "`\n\013ClockPolicy\022\034\n\030CLOCK_POLICY_UNSPECIFI" +
+      "ED\020\000\022\031\n\025CLOCK_POLICY_TAKEOVER\020\001\022\030\n\024CLOCK" +
+      "_POLICY_FORFEIT\020\002*a\n\010SeatKind\022\031\n\025SEAT_KI" +
+      "ND_UNSPECIFIED\020\000\022\022\n\016SEAT_KIND_OPEN\020\001\022\023\n\017" +
+      "SEAT_KIND_TAKEN\020\002\022\021\n\rSEAT_KIND_BOT\020\003*o\n\010" +
+      "BotLevel\022\031\n\025BOT_LEVEL_UNSPECIFIED\020\000\022\026\n\022B" +
+      "OT_LEVEL_BEGINNER\020\001\022\032\n\026BOT_LEVEL_INTERME" +
+      "DIATE\020\002\022\024\n\020BOT_LEVEL_EXPERT\020\003*P\n\007BotKind" +
+      "\022\030\n\024BOT_KIND_UNSPECIFIED\020\000\022\023\n\017BOT_KIND_R" +
+      "ANDOM\020\001\022\026\n\022BOT_KIND_HEURISTIC\020\0022\257\006\n\013Game" +
+      "Service\022G\n\nCreateGame\022\033.truco.v1.CreateG" +
+      "ameRequest\032\034.truco.v1.CreateGameResponse" +
+      "\022A\n\010JoinGame\022\031.truco.v1.JoinGameRequest\032" +
+      "\032.truco.v1.JoinGameResponse\022J\n\013GetGameVi" +
+      "ew\022\034.truco.v1.GetGameViewRequest\032\035.truco" +
+      ".v1.GetGameViewResponse\022Y\n\020ListLegalActi" +
+      "ons\022!.truco.v1.ListLegalActionsRequest\032\"" +
+      ".truco.v1.ListLegalActionsResponse\022P\n\rSu" +
+      "bmitCommand\022\036.truco.v1.SubmitCommandRequ" +
+      "est\032\037.truco.v1.SubmitCommandResponse\022F\n\t" +
+      "WatchGame\022\032.truco.v1.WatchGameRequest\032\033." +
+      "truco.v1.WatchGameResponse0\001\022D\n\tListGame" +
+      "s\022\032.truco.v1.ListGamesRequest\032\033.truco.v1" +
+      ".ListGamesResponse\022>\n\007GetGame\022\030.truco.v1" +
+      ".GetGameRequest\032\031.truco.v1.GetGameRespon" +
+      "se\022D\n\tLeaveGame\022\032.truco.v1.LeaveGameRequ" +
+      "est\032\033.truco.v1.LeaveGameResponse\022G\n\nResu" +
+      "meSeat\022\033.truco.v1.ResumeSeatRequest\032\034.tr" +
+      "uco.v1.ResumeSeatResponse\022>\n\007Rematch\022\030.t" +
+      "ruco.v1.RematchRequest\032\031.truco.v1.Rematc" +
+      "hResponseB\207\001\n\013uy.truco.v1B\020GameServicePr" +
+      "otoP\001Z%truco/clients/go/gen/truco/v1;tru" +
+      "cov1\242\002\003TXX\252\002\010Truco.V1\312\002\010Truco\\V1\342\002\024Truco" +
+      "\\V1\\GPBMetadata\352\002\tTruco::V1b\006proto3"
     };
     descriptor = com.google.protobuf.Descriptors.FileDescriptor
       .internalBuildGeneratedFileFrom(descriptorData,
@@ -421,13 +422,13 @@ public final class GameServiceProto extends com.google.protobuf.GeneratedFile {
     internal_static_truco_v1_WatchGameRequest_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_WatchGameRequest_descriptor,
-        new java.lang.String[] { "Name", "AfterVersion", });
+        new java.lang.String[] { "Name", "AfterVersion", "PerCommit", });
     internal_static_truco_v1_WatchGameResponse_descriptor =
       getDescriptor().getMessageType(18);
     internal_static_truco_v1_WatchGameResponse_fieldAccessorTable = new
       com.google.protobuf.GeneratedMessage.FieldAccessorTable(
         internal_static_truco_v1_WatchGameResponse_descriptor,
-        new java.lang.String[] { "Event", "Seat", "Public", });
+        new java.lang.String[] { "Event", "Seat", "Public", "Events", });
     internal_static_truco_v1_ListGamesRequest_descriptor =
       getDescriptor().getMessageType(19);
     internal_static_truco_v1_ListGamesRequest_fieldAccessorTable = new

@@ -115,6 +115,24 @@ private static final long serialVersionUID = 0L;
     return afterVersion_;
   }
 
+  public static final int PER_COMMIT_FIELD_NUMBER = 3;
+  private boolean perCommit_ = false;
+  /**
+   * <pre>
+   * Receive one message per commit instead of one per event: a move, with the bot moves and the deal it
+   * triggered, arrives as one message whose `events` are all of them, in order, with the views after the last
+   * one. The first message holds every event after `after_version` (it may start in the middle of a commit).
+   * Recommended: it is the cheaper stream for client and server; without it, the released behaviour.
+   * </pre>
+   *
+   * <code>bool per_commit = 3 [json_name = "perCommit"];</code>
+   * @return The perCommit.
+   */
+  @java.lang.Override
+  public boolean getPerCommit() {
+    return perCommit_;
+  }
+
   private byte memoizedIsInitialized = -1;
   @java.lang.Override
   public final boolean isInitialized() {
@@ -135,6 +153,9 @@ private static final long serialVersionUID = 0L;
     if (afterVersion_ != 0L) {
       output.writeInt64(2, afterVersion_);
     }
+    if (perCommit_ != false) {
+      output.writeBool(3, perCommit_);
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -145,6 +166,10 @@ private static final long serialVersionUID = 0L;
     if (afterVersion_ != 0L) {
       size += com.google.protobuf.CodedOutputStream
         .computeInt64Size(2, afterVersion_);
+    }
+    if (perCommit_ != false) {
+      size += com.google.protobuf.CodedOutputStream
+        .computeBoolSize(3, perCommit_);
     }
     return size;
   }
@@ -174,6 +199,8 @@ private static final long serialVersionUID = 0L;
         .equals(other.getName())) return false;
     if (getAfterVersion()
         != other.getAfterVersion()) return false;
+    if (getPerCommit()
+        != other.getPerCommit()) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -190,6 +217,9 @@ private static final long serialVersionUID = 0L;
     hash = (37 * hash) + AFTER_VERSION_FIELD_NUMBER;
     hash = (53 * hash) + com.google.protobuf.Internal.hashLong(
         getAfterVersion());
+    hash = (37 * hash) + PER_COMMIT_FIELD_NUMBER;
+    hash = (53 * hash) + com.google.protobuf.Internal.hashBoolean(
+        getPerCommit());
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
     return hash;
@@ -327,6 +357,7 @@ private static final long serialVersionUID = 0L;
       bitField0_ = 0;
       name_ = "";
       afterVersion_ = 0L;
+      perCommit_ = false;
       return this;
     }
 
@@ -366,6 +397,9 @@ private static final long serialVersionUID = 0L;
       if (((from_bitField0_ & 0x00000002) != 0)) {
         result.afterVersion_ = afterVersion_;
       }
+      if (((from_bitField0_ & 0x00000004) != 0)) {
+        result.perCommit_ = perCommit_;
+      }
     }
 
     @java.lang.Override
@@ -387,6 +421,9 @@ private static final long serialVersionUID = 0L;
       }
       if (other.getAfterVersion() != 0L) {
         setAfterVersion(other.getAfterVersion());
+      }
+      if (other.getPerCommit() != false) {
+        setPerCommit(other.getPerCommit());
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -424,6 +461,11 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000002;
               break;
             } // case 16
+            case 24: {
+              perCommit_ = input.readBool();
+              bitField0_ |= 0x00000004;
+              break;
+            } // case 24
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -573,6 +615,59 @@ private static final long serialVersionUID = 0L;
     public Builder clearAfterVersion() {
       bitField0_ = (bitField0_ & ~0x00000002);
       afterVersion_ = 0L;
+      onChanged();
+      return this;
+    }
+
+    private boolean perCommit_ ;
+    /**
+     * <pre>
+     * Receive one message per commit instead of one per event: a move, with the bot moves and the deal it
+     * triggered, arrives as one message whose `events` are all of them, in order, with the views after the last
+     * one. The first message holds every event after `after_version` (it may start in the middle of a commit).
+     * Recommended: it is the cheaper stream for client and server; without it, the released behaviour.
+     * </pre>
+     *
+     * <code>bool per_commit = 3 [json_name = "perCommit"];</code>
+     * @return The perCommit.
+     */
+    @java.lang.Override
+    public boolean getPerCommit() {
+      return perCommit_;
+    }
+    /**
+     * <pre>
+     * Receive one message per commit instead of one per event: a move, with the bot moves and the deal it
+     * triggered, arrives as one message whose `events` are all of them, in order, with the views after the last
+     * one. The first message holds every event after `after_version` (it may start in the middle of a commit).
+     * Recommended: it is the cheaper stream for client and server; without it, the released behaviour.
+     * </pre>
+     *
+     * <code>bool per_commit = 3 [json_name = "perCommit"];</code>
+     * @param value The perCommit to set.
+     * @return This builder for chaining.
+     */
+    public Builder setPerCommit(boolean value) {
+
+      perCommit_ = value;
+      bitField0_ |= 0x00000004;
+      onChanged();
+      return this;
+    }
+    /**
+     * <pre>
+     * Receive one message per commit instead of one per event: a move, with the bot moves and the deal it
+     * triggered, arrives as one message whose `events` are all of them, in order, with the views after the last
+     * one. The first message holds every event after `after_version` (it may start in the middle of a commit).
+     * Recommended: it is the cheaper stream for client and server; without it, the released behaviour.
+     * </pre>
+     *
+     * <code>bool per_commit = 3 [json_name = "perCommit"];</code>
+     * @return This builder for chaining.
+     */
+    public Builder clearPerCommit() {
+      bitField0_ = (bitField0_ & ~0x00000004);
+      perCommit_ = false;
       onChanged();
       return this;
     }

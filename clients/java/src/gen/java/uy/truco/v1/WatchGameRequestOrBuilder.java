@@ -39,4 +39,17 @@ public interface WatchGameRequestOrBuilder extends
    * @return The afterVersion.
    */
   long getAfterVersion();
+
+  /**
+   * <pre>
+   * Receive one message per commit instead of one per event: a move, with the bot moves and the deal it
+   * triggered, arrives as one message whose `events` are all of them, in order, with the views after the last
+   * one. The first message holds every event after `after_version` (it may start in the middle of a commit).
+   * Recommended: it is the cheaper stream for client and server; without it, the released behaviour.
+   * </pre>
+   *
+   * <code>bool per_commit = 3 [json_name = "perCommit"];</code>
+   * @return The perCommit.
+   */
+  boolean getPerCommit();
 }

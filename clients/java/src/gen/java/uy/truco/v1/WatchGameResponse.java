@@ -7,7 +7,8 @@ package uy.truco.v1;
 
 /**
  * <pre>
- * One event, with the caller's view after it.
+ * What a watch sends: one event with the views after it, or (`per_commit`) a commit's events with the caller's
+ * view after them.
  * </pre>
  *
  * Protobuf type {@code truco.v1.WatchGameResponse}
@@ -32,6 +33,7 @@ private static final long serialVersionUID = 0L;
     super(builder);
   }
   private WatchGameResponse() {
+    events_ = java.util.Collections.emptyList();
   }
 
   public static final com.google.protobuf.Descriptors.Descriptor
@@ -57,9 +59,9 @@ private static final long serialVersionUID = 0L;
   private uy.truco.v1.Event event_;
   /**
    * <pre>
-   * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-   * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-   * resumed stream delivers the señas of the current hand through the view's `senas`.
+   * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+   * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+   * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
    * </pre>
    *
    * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -71,9 +73,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-   * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-   * resumed stream delivers the señas of the current hand through the view's `senas`.
+   * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+   * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+   * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
    * </pre>
    *
    * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -85,9 +87,9 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-   * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-   * resumed stream delivers the señas of the current hand through the view's `senas`.
+   * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+   * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+   * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
    * </pre>
    *
    * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -101,7 +103,7 @@ private static final long serialVersionUID = 0L;
   private uy.truco.v1.SeatView seat_;
   /**
    * <pre>
-   * The caller's seat view after the event; unset for a spectator.
+   * The caller's seat view after the event (after the last of `events`); unset for a spectator.
    * </pre>
    *
    * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -113,7 +115,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The caller's seat view after the event; unset for a spectator.
+   * The caller's seat view after the event (after the last of `events`); unset for a spectator.
    * </pre>
    *
    * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -125,7 +127,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The caller's seat view after the event; unset for a spectator.
+   * The caller's seat view after the event (after the last of `events`); unset for a spectator.
    * </pre>
    *
    * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -139,7 +141,7 @@ private static final long serialVersionUID = 0L;
   private uy.truco.v1.MatchView public_;
   /**
    * <pre>
-   * The public view after the event.
+   * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
    * </pre>
    *
    * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -151,7 +153,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The public view after the event.
+   * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
    * </pre>
    *
    * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -163,7 +165,7 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * The public view after the event.
+   * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
    * </pre>
    *
    * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -171,6 +173,67 @@ private static final long serialVersionUID = 0L;
   @java.lang.Override
   public uy.truco.v1.MatchViewOrBuilder getPublicOrBuilder() {
     return public_ == null ? uy.truco.v1.MatchView.getDefaultInstance() : public_;
+  }
+
+  public static final int EVENTS_FIELD_NUMBER = 4;
+  @SuppressWarnings("serial")
+  private java.util.List<uy.truco.v1.Event> events_;
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<uy.truco.v1.Event> getEventsList() {
+    return events_;
+  }
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  @java.lang.Override
+  public java.util.List<? extends uy.truco.v1.EventOrBuilder> 
+      getEventsOrBuilderList() {
+    return events_;
+  }
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  @java.lang.Override
+  public int getEventsCount() {
+    return events_.size();
+  }
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.Event getEvents(int index) {
+    return events_.get(index);
+  }
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  @java.lang.Override
+  public uy.truco.v1.EventOrBuilder getEventsOrBuilder(
+      int index) {
+    return events_.get(index);
   }
 
   private byte memoizedIsInitialized = -1;
@@ -196,6 +259,9 @@ private static final long serialVersionUID = 0L;
     if (((bitField0_ & 0x00000004) != 0)) {
       output.writeMessage(3, getPublic());
     }
+    for (int i = 0; i < events_.size(); i++) {
+      output.writeMessage(4, events_.get(i));
+    }
     getUnknownFields().writeTo(output);
   }
   private int computeSerializedSize_0() {
@@ -212,6 +278,15 @@ private static final long serialVersionUID = 0L;
       size += com.google.protobuf.CodedOutputStream
         .computeMessageSize(3, getPublic());
     }
+
+        {
+          final int count = events_.size();
+          for (int i = 0; i < count; i++) {
+            size += com.google.protobuf.CodedOutputStream
+              .computeMessageSizeNoTag(events_.get(i));
+          }
+          size += 1 * count;
+        }
     return size;
   }
   @java.lang.Override
@@ -251,6 +326,8 @@ private static final long serialVersionUID = 0L;
       if (!getPublic()
           .equals(other.getPublic())) return false;
     }
+    if (!getEventsList()
+        .equals(other.getEventsList())) return false;
     if (!getUnknownFields().equals(other.getUnknownFields())) return false;
     return true;
   }
@@ -273,6 +350,10 @@ private static final long serialVersionUID = 0L;
     if (hasPublic()) {
       hash = (37 * hash) + PUBLIC_FIELD_NUMBER;
       hash = (53 * hash) + getPublic().hashCode();
+    }
+    if (getEventsCount() > 0) {
+      hash = (37 * hash) + EVENTS_FIELD_NUMBER;
+      hash = (53 * hash) + getEventsList().hashCode();
     }
     hash = (29 * hash) + getUnknownFields().hashCode();
     memoizedHashCode = hash;
@@ -373,7 +454,8 @@ private static final long serialVersionUID = 0L;
   }
   /**
    * <pre>
-   * One event, with the caller's view after it.
+   * What a watch sends: one event with the views after it, or (`per_commit`) a commit's events with the caller's
+   * view after them.
    * </pre>
    *
    * Protobuf type {@code truco.v1.WatchGameResponse}
@@ -411,6 +493,7 @@ private static final long serialVersionUID = 0L;
         internalGetEventFieldBuilder();
         internalGetSeatFieldBuilder();
         internalGetPublicFieldBuilder();
+        internalGetEventsFieldBuilder();
       }
     }
     @java.lang.Override
@@ -432,6 +515,13 @@ private static final long serialVersionUID = 0L;
         publicBuilder_.dispose();
         publicBuilder_ = null;
       }
+      if (eventsBuilder_ == null) {
+        events_ = java.util.Collections.emptyList();
+      } else {
+        events_ = null;
+        eventsBuilder_.clear();
+      }
+      bitField0_ = (bitField0_ & ~0x00000008);
       return this;
     }
 
@@ -458,9 +548,22 @@ private static final long serialVersionUID = 0L;
     @java.lang.Override
     public uy.truco.v1.WatchGameResponse buildPartial() {
       uy.truco.v1.WatchGameResponse result = new uy.truco.v1.WatchGameResponse(this);
+      buildPartialRepeatedFields(result);
       if (bitField0_ != 0) { buildPartial0(result); }
       onBuilt();
       return result;
+    }
+
+    private void buildPartialRepeatedFields(uy.truco.v1.WatchGameResponse result) {
+      if (eventsBuilder_ == null) {
+        if (((bitField0_ & 0x00000008) != 0)) {
+          events_ = java.util.Collections.unmodifiableList(events_);
+          bitField0_ = (bitField0_ & ~0x00000008);
+        }
+        result.events_ = events_;
+      } else {
+        result.events_ = eventsBuilder_.build();
+      }
     }
 
     private void buildPartial0(uy.truco.v1.WatchGameResponse result) {
@@ -507,6 +610,32 @@ private static final long serialVersionUID = 0L;
       }
       if (other.hasPublic()) {
         mergePublic(other.getPublic());
+      }
+      if (eventsBuilder_ == null) {
+        if (!other.events_.isEmpty()) {
+          if (events_.isEmpty()) {
+            events_ = other.events_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+          } else {
+            ensureEventsIsMutable();
+            events_.addAll(other.events_);
+          }
+          onChanged();
+        }
+      } else {
+        if (!other.events_.isEmpty()) {
+          if (eventsBuilder_.isEmpty()) {
+            eventsBuilder_.dispose();
+            eventsBuilder_ = null;
+            events_ = other.events_;
+            bitField0_ = (bitField0_ & ~0x00000008);
+            eventsBuilder_ = 
+              com.google.protobuf.GeneratedMessage.alwaysUseFieldBuilders ?
+                 internalGetEventsFieldBuilder() : null;
+          } else {
+            eventsBuilder_.addAllMessages(other.events_);
+          }
+        }
       }
       this.mergeUnknownFields(other.getUnknownFields());
       onChanged();
@@ -555,6 +684,19 @@ private static final long serialVersionUID = 0L;
               bitField0_ |= 0x00000004;
               break;
             } // case 26
+            case 34: {
+              uy.truco.v1.Event m =
+                  input.readMessage(
+                      uy.truco.v1.Event.parser(),
+                      extensionRegistry);
+              if (eventsBuilder_ == null) {
+                ensureEventsIsMutable();
+                events_.add(m);
+              } else {
+                eventsBuilder_.addMessage(m);
+              }
+              break;
+            } // case 34
             default: {
               if (!super.parseUnknownField(input, extensionRegistry, tag)) {
                 done = true; // was an endgroup tag
@@ -577,9 +719,9 @@ private static final long serialVersionUID = 0L;
         uy.truco.v1.Event, uy.truco.v1.Event.Builder, uy.truco.v1.EventOrBuilder> eventBuilder_;
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -590,9 +732,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -607,9 +749,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -629,9 +771,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -649,9 +791,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -676,9 +818,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -695,9 +837,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -709,9 +851,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -726,9 +868,9 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-     * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-     * resumed stream delivers the señas of the current hand through the view's `senas`.
+     * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+     * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+     * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
      * </pre>
      *
      * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -752,7 +894,7 @@ private static final long serialVersionUID = 0L;
         uy.truco.v1.SeatView, uy.truco.v1.SeatView.Builder, uy.truco.v1.SeatViewOrBuilder> seatBuilder_;
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -763,7 +905,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -778,7 +920,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -798,7 +940,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -816,7 +958,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -841,7 +983,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -858,7 +1000,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -870,7 +1012,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -885,7 +1027,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The caller's seat view after the event; unset for a spectator.
+     * The caller's seat view after the event (after the last of `events`); unset for a spectator.
      * </pre>
      *
      * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -909,7 +1051,7 @@ private static final long serialVersionUID = 0L;
         uy.truco.v1.MatchView, uy.truco.v1.MatchView.Builder, uy.truco.v1.MatchViewOrBuilder> publicBuilder_;
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -920,7 +1062,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -935,7 +1077,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -955,7 +1097,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -973,7 +1115,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -998,7 +1140,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -1015,7 +1157,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -1027,7 +1169,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -1042,7 +1184,7 @@ private static final long serialVersionUID = 0L;
     }
     /**
      * <pre>
-     * The public view after the event.
+     * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
      * </pre>
      *
      * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -1059,6 +1201,318 @@ private static final long serialVersionUID = 0L;
         public_ = null;
       }
       return publicBuilder_;
+    }
+
+    private java.util.List<uy.truco.v1.Event> events_ =
+      java.util.Collections.emptyList();
+    private void ensureEventsIsMutable() {
+      if (!((bitField0_ & 0x00000008) != 0)) {
+        events_ = new java.util.ArrayList<uy.truco.v1.Event>(events_);
+        bitField0_ |= 0x00000008;
+       }
+    }
+
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.Event, uy.truco.v1.Event.Builder, uy.truco.v1.EventOrBuilder> eventsBuilder_;
+
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public java.util.List<uy.truco.v1.Event> getEventsList() {
+      if (eventsBuilder_ == null) {
+        return java.util.Collections.unmodifiableList(events_);
+      } else {
+        return eventsBuilder_.getMessageList();
+      }
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public int getEventsCount() {
+      if (eventsBuilder_ == null) {
+        return events_.size();
+      } else {
+        return eventsBuilder_.getCount();
+      }
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public uy.truco.v1.Event getEvents(int index) {
+      if (eventsBuilder_ == null) {
+        return events_.get(index);
+      } else {
+        return eventsBuilder_.getMessage(index);
+      }
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder setEvents(
+        int index, uy.truco.v1.Event value) {
+      if (eventsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureEventsIsMutable();
+        events_.set(index, value);
+        onChanged();
+      } else {
+        eventsBuilder_.setMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder setEvents(
+        int index, uy.truco.v1.Event.Builder builderForValue) {
+      if (eventsBuilder_ == null) {
+        ensureEventsIsMutable();
+        events_.set(index, builderForValue.build());
+        onChanged();
+      } else {
+        eventsBuilder_.setMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder addEvents(uy.truco.v1.Event value) {
+      if (eventsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureEventsIsMutable();
+        events_.add(value);
+        onChanged();
+      } else {
+        eventsBuilder_.addMessage(value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder addEvents(
+        int index, uy.truco.v1.Event value) {
+      if (eventsBuilder_ == null) {
+        if (value == null) {
+          throw new NullPointerException();
+        }
+        ensureEventsIsMutable();
+        events_.add(index, value);
+        onChanged();
+      } else {
+        eventsBuilder_.addMessage(index, value);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder addEvents(
+        uy.truco.v1.Event.Builder builderForValue) {
+      if (eventsBuilder_ == null) {
+        ensureEventsIsMutable();
+        events_.add(builderForValue.build());
+        onChanged();
+      } else {
+        eventsBuilder_.addMessage(builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder addEvents(
+        int index, uy.truco.v1.Event.Builder builderForValue) {
+      if (eventsBuilder_ == null) {
+        ensureEventsIsMutable();
+        events_.add(index, builderForValue.build());
+        onChanged();
+      } else {
+        eventsBuilder_.addMessage(index, builderForValue.build());
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder addAllEvents(
+        java.lang.Iterable<? extends uy.truco.v1.Event> values) {
+      if (eventsBuilder_ == null) {
+        ensureEventsIsMutable();
+        com.google.protobuf.AbstractMessageLite.Builder.addAll(
+            values, events_);
+        onChanged();
+      } else {
+        eventsBuilder_.addAllMessages(values);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder clearEvents() {
+      if (eventsBuilder_ == null) {
+        events_ = java.util.Collections.emptyList();
+        bitField0_ = (bitField0_ & ~0x00000008);
+        onChanged();
+      } else {
+        eventsBuilder_.clear();
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public Builder removeEvents(int index) {
+      if (eventsBuilder_ == null) {
+        ensureEventsIsMutable();
+        events_.remove(index);
+        onChanged();
+      } else {
+        eventsBuilder_.remove(index);
+      }
+      return this;
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public uy.truco.v1.Event.Builder getEventsBuilder(
+        int index) {
+      return internalGetEventsFieldBuilder().getBuilder(index);
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public uy.truco.v1.EventOrBuilder getEventsOrBuilder(
+        int index) {
+      if (eventsBuilder_ == null) {
+        return events_.get(index);  } else {
+        return eventsBuilder_.getMessageOrBuilder(index);
+      }
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public java.util.List<? extends uy.truco.v1.EventOrBuilder> 
+         getEventsOrBuilderList() {
+      if (eventsBuilder_ != null) {
+        return eventsBuilder_.getMessageOrBuilderList();
+      } else {
+        return java.util.Collections.unmodifiableList(events_);
+      }
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public uy.truco.v1.Event.Builder addEventsBuilder() {
+      return internalGetEventsFieldBuilder().addBuilder(
+          uy.truco.v1.Event.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public uy.truco.v1.Event.Builder addEventsBuilder(
+        int index) {
+      return internalGetEventsFieldBuilder().addBuilder(
+          index, uy.truco.v1.Event.getDefaultInstance());
+    }
+    /**
+     * <pre>
+     * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+     * </pre>
+     *
+     * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+     */
+    public java.util.List<uy.truco.v1.Event.Builder> 
+         getEventsBuilderList() {
+      return internalGetEventsFieldBuilder().getBuilderList();
+    }
+    private com.google.protobuf.RepeatedFieldBuilder<
+        uy.truco.v1.Event, uy.truco.v1.Event.Builder, uy.truco.v1.EventOrBuilder> 
+        internalGetEventsFieldBuilder() {
+      if (eventsBuilder_ == null) {
+        eventsBuilder_ = new com.google.protobuf.RepeatedFieldBuilder<
+            uy.truco.v1.Event, uy.truco.v1.Event.Builder, uy.truco.v1.EventOrBuilder>(
+                events_,
+                ((bitField0_ & 0x00000008) != 0),
+                getParentForChildren(),
+                isClean());
+        events_ = null;
+      }
+      return eventsBuilder_;
     }
 
     // @@protoc_insertion_point(builder_scope:truco.v1.WatchGameResponse)

@@ -12,9 +12,9 @@ public interface WatchGameResponseOrBuilder extends
 
   /**
    * <pre>
-   * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-   * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-   * resumed stream delivers the señas of the current hand through the view's `senas`.
+   * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+   * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+   * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
    * </pre>
    *
    * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -23,9 +23,9 @@ public interface WatchGameResponseOrBuilder extends
   boolean hasEvent();
   /**
    * <pre>
-   * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-   * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-   * resumed stream delivers the señas of the current hand through the view's `senas`.
+   * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+   * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+   * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
    * </pre>
    *
    * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -34,9 +34,9 @@ public interface WatchGameResponseOrBuilder extends
   uy.truco.v1.Event getEvent();
   /**
    * <pre>
-   * The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-   * version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-   * resumed stream delivers the señas of the current hand through the view's `senas`.
+   * The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+   * teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+   * the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
    * </pre>
    *
    * <code>.truco.v1.Event event = 1 [json_name = "event"];</code>
@@ -45,7 +45,7 @@ public interface WatchGameResponseOrBuilder extends
 
   /**
    * <pre>
-   * The caller's seat view after the event; unset for a spectator.
+   * The caller's seat view after the event (after the last of `events`); unset for a spectator.
    * </pre>
    *
    * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -54,7 +54,7 @@ public interface WatchGameResponseOrBuilder extends
   boolean hasSeat();
   /**
    * <pre>
-   * The caller's seat view after the event; unset for a spectator.
+   * The caller's seat view after the event (after the last of `events`); unset for a spectator.
    * </pre>
    *
    * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -63,7 +63,7 @@ public interface WatchGameResponseOrBuilder extends
   uy.truco.v1.SeatView getSeat();
   /**
    * <pre>
-   * The caller's seat view after the event; unset for a spectator.
+   * The caller's seat view after the event (after the last of `events`); unset for a spectator.
    * </pre>
    *
    * <code>.truco.v1.SeatView seat = 2 [json_name = "seat"];</code>
@@ -72,7 +72,7 @@ public interface WatchGameResponseOrBuilder extends
 
   /**
    * <pre>
-   * The public view after the event.
+   * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
    * </pre>
    *
    * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -81,7 +81,7 @@ public interface WatchGameResponseOrBuilder extends
   boolean hasPublic();
   /**
    * <pre>
-   * The public view after the event.
+   * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
    * </pre>
    *
    * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
@@ -90,10 +90,54 @@ public interface WatchGameResponseOrBuilder extends
   uy.truco.v1.MatchView getPublic();
   /**
    * <pre>
-   * The public view after the event.
+   * The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
    * </pre>
    *
    * <code>.truco.v1.MatchView public = 3 [json_name = "public"];</code>
    */
   uy.truco.v1.MatchViewOrBuilder getPublicOrBuilder();
+
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  java.util.List<uy.truco.v1.Event> 
+      getEventsList();
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  uy.truco.v1.Event getEvents(int index);
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  int getEventsCount();
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  java.util.List<? extends uy.truco.v1.EventOrBuilder> 
+      getEventsOrBuilderList();
+  /**
+   * <pre>
+   * With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+   * </pre>
+   *
+   * <code>repeated .truco.v1.Event events = 4 [json_name = "events"];</code>
+   */
+  uy.truco.v1.EventOrBuilder getEventsOrBuilder(
+      int index);
 }
