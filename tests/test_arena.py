@@ -7,6 +7,7 @@ import json
 
 import pytest
 
+from truco.bots.expert import DEFAULT_PLAYOUTS
 from truco.cli.arena import ArenaOptions, contender, run_arena, wilson
 from truco.cli.main import main
 
@@ -38,6 +39,7 @@ def test_the_command_prints_one_json_object(capsys: pytest.CaptureFixture[str]) 
     assert code == 0
     result = json.loads(capsys.readouterr().out)
     assert {"matches", "wins", "win_rate", "ci95"} <= set(result) and result["matches"] == 4
+    assert result["expert_playouts"] == DEFAULT_PLAYOUTS  # the budget a run's expert had, kept with its results
 
 
 def test_unknown_bots_are_refused() -> None:

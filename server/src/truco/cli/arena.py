@@ -35,6 +35,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from truco.bots import BOTS, LEVEL_BOTS, Bot, ExpertBot, make_bot
+from truco.bots.expert import DEFAULT_PLAYOUTS
 from truco.engine import (
     DECK,
     Deal,
@@ -351,6 +352,7 @@ def report(options: ArenaOptions, tally: Tally, ratings: dict[str, Any], seconds
         "players": options.players,
         "target": options.target,
         "seed": options.seed,
+        "expert_playouts": DEFAULT_PLAYOUTS if options.playouts is None else options.playouts,
         "matches": tally.matches,
         "wins": tally.wins,
         "losses": tally.matches - tally.wins,
