@@ -502,7 +502,9 @@ def test_a_spectator_flood_degrades_only_the_flooder(loop: LoopThread, servers: 
     assert max(opened.count(index) for index in set(opened)) <= limits.watch_streams_per_connection
     # Every refusal is a quota of the flooder's, with RetryInfo (CANCELLED: shed by gRPC's core under the burst
     # before the service saw it, holding nothing).
-    assert set(refused) <= {"calls_per_second", "watch_streams", "watch_streams_per_connection", "CANCELLED"}
+    assert set(refused) <= {
+        "calls_per_second", "player_calls_per_second", "watch_streams", "watch_streams_per_connection", "CANCELLED"
+    }
     assert Counter(refused)["CANCELLED"] < len(refused) / 4
     assert health(address) == SERVING
 

@@ -159,13 +159,17 @@ def _parser() -> argparse.ArgumentParser:
     )
     limits = serve.add_argument_group(
         "quotas and rate limits",
-        "Per API key, or per client address for calls without one; 0 turns a limit off. Past a limit a call "
-        "fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and says when to retry.",
+        "Per app: its API key (all its players together; a key may have its own, see 'truco keys create'), or "
+        "the client address for calls without one; and per player: a seat token, or a connection for calls "
+        "without one. 0 turns a limit off. Past a limit a call fails with RESOURCE_EXHAUSTED, reason "
+        "QUOTA_EXCEEDED, and says when to retry.",
     )
     defaults = Limits()
     for flag, attribute, kind, what in (
-        ("--calls-per-second", "calls_per_second", float, "sustained calls per second"),
-        ("--burst", "burst", int, "calls allowed at once above that rate"),
+        ("--calls-per-second", "calls_per_second", float, "an app's sustained calls per second"),
+        ("--burst", "burst", int, "an app's calls allowed at once above that rate"),
+        ("--player-calls-per-second", "player_calls_per_second", float, "one player's sustained calls per second"),
+        ("--player-burst", "player_burst", int, "one player's calls allowed at once above that rate"),
         ("--games-per-minute", "games_per_minute", float, "CreateGame calls per minute"),
         ("--open-games", "open_games", int, "unfinished games created (counted across replicas)"),
         ("--calls-in-flight", "calls_in_flight", int, "calls running at once"),
@@ -257,6 +261,11 @@ def _parser() -> argparse.ArgumentParser:
     create = key_commands.add_parser("create", help="make a key and print it (once)")
     create.add_argument("--name", required=True, help="what the key is for, e.g. the app's name")
     create.add_argument("--json", action="store_true", help="print the key and its id as JSON")
+    own = create.add_argument_group(
+        "the app's own totals", "All the key's players together; unset: the server's flag of the same name."
+    )
+    for flag, kind in KEY_QUOTA_FLAGS:
+        own.add_argument(flag, type=kind, metavar="N")
     key_commands.add_parser("list", help="every key: id, name, created, revoked")
     revoke = key_commands.add_parser("revoke", help="refuse a key from now on")
     revoke.add_argument("key_id", metavar="KEY_ID", help="the key's id (from 'list')")
@@ -328,6 +337,15 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
+KEY_QUOTA_FLAGS: tuple[tuple[str, type[float] | type[int]], ...] = (
+    ("--calls-per-second", float),
+    ("--burst", int),
+    ("--games-per-minute", float),
+    ("--open-games", int),
+    ("--calls-in-flight", int),
+    ("--watch-streams", int),
+)
+"""The app totals a key may carry of its own (truco.server.app_quotas.AppQuotas), as ``truco serve`` flags."""
 DEFAULT_CLOCK = 30.0
 """``truco serve``'s time per decision, in seconds."""
 DEFAULT_RESERVE = 120.0
@@ -468,6 +486,8 @@ def _run_serve(args: argparse.Namespace) -> int:
     limits = Limits.unlimited() if args.no_limits else Limits(
         calls_per_second=args.calls_per_second,
         burst=args.burst,
+        player_calls_per_second=args.player_calls_per_second,
+        player_burst=args.player_burst,
         games_per_minute=args.games_per_minute,
         open_games=args.open_games,
         calls_in_flight=args.calls_in_flight,
@@ -507,6 +527,7 @@ def _run_serve(args: argparse.Namespace) -> int:
 def _run_keys(args: argparse.Namespace) -> int:
     import asyncio
 
+    from truco.server.app_quotas import AppQuotas
     from truco.server.keys import create_key, now
     from truco.server.store import ApiKeyNotFound, StoreUnavailable, open_store
 
@@ -514,15 +535,20 @@ def _run_keys(args: argparse.Namespace) -> int:
         store = await open_store(args.store)
         try:
             if args.keys_command == "create":
-                record, key = await create_key(store, args.name)
+                names = [flag[2:].replace("-", "_") for flag, _ in KEY_QUOTA_FLAGS]
+                own = {name: getattr(args, name) for name in names}
+                quotas = AppQuotas(**{name: value for name, value in own.items() if value is not None})
+                record, key = await create_key(store, args.name, quotas)
                 if args.json:
-                    print(json.dumps({"key_id": record.key_id, "name": record.name, "key": key}))
+                    print(json.dumps({"key_id": record.key_id, "name": record.name, "key": key, "quotas": own}))
                 else:
-                    print(f"API key {record.key_id} ({record.name}); shown only now, keep it secret:\n{key}")
+                    print(f"API key {record.key_id} ({record.name}, {quotas.describe()}); shown only now, keep it "
+                          f"secret:\n{key}")
             elif args.keys_command == "list":
                 for item in await store.list_api_keys():
                     state = f"revoked {item.revoked_at}" if item.revoked_at else "active"
-                    print(f"{item.key_id}  {item.created_at}  {state:<36}  {item.name}")
+                    own_quotas = AppQuotas.from_json(item.quotas).describe()
+                    print(f"{item.key_id}  {item.created_at}  {state:<36}  {item.name}  ({own_quotas})")
             else:
                 try:
                     record = await store.revoke_api_key(args.key_id, now())

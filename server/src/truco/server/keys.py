@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from .app_quotas import NO_QUOTAS, AppQuotas
 from .reasons import ServiceFailure, ServiceReason
 from .store.base import ApiKeyRecord, EventStore
 
@@ -43,10 +44,11 @@ def new_key() -> tuple[str, str]:
     return key_id, f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
 
 
-async def create_key(store: EventStore, name: str) -> tuple[ApiKeyRecord, str]:
-    """Store a new key named ``name``; returns its record and the key itself (shown once, never stored)."""
+async def create_key(store: EventStore, name: str, quotas: AppQuotas = NO_QUOTAS) -> tuple[ApiKeyRecord, str]:
+    """Store a new key named ``name`` (with its own app totals, if any); returns its record and the key itself
+    (shown once, never stored)."""
     key_id, key = new_key()
-    record = ApiKeyRecord(key_id, name, key_hash(key), now())
+    record = ApiKeyRecord(key_id, name, key_hash(key), now(), quotas=quotas.to_json())
     await store.create_api_key(record)
     return record, key
 
@@ -58,6 +60,8 @@ class Caller:
     key_id: str | None
     peer: str  #: the client's address without its port ("127.0.0.1", "::1")
     connection: str  #: gRPC's peer string, one per connection ("ipv4:127.0.0.1:50522")
+    player: str = ""  #: whom the per-player quota charges (``app_quotas.player_of``): a seat token or a connection
+    quotas: AppQuotas = NO_QUOTAS  #: the key's own app totals, if it has any
 
     @property
     def subject(self) -> str:
@@ -105,6 +109,13 @@ class ApiKeys:
 
         :raises ServiceFailure: API_KEY_INVALID (malformed or unknown) or API_KEY_REVOKED.
         """
+        return (await self.lookup(key)).key_id
+
+    async def lookup(self, key: str) -> ApiKeyRecord:
+        """The record of a valid, unrevoked key (its id, its own quotas).
+
+        :raises ServiceFailure: API_KEY_INVALID (malformed or unknown) or API_KEY_REVOKED.
+        """
         match = _KEY.fullmatch(key)
         if match is None:
             raise ServiceFailure(ServiceReason.API_KEY_INVALID, f"not an API key: {KEY_HINT}")
@@ -124,7 +135,7 @@ class ApiKeys:
             raise ServiceFailure(ServiceReason.API_KEY_INVALID, "this API key is unknown")
         if record.revoked_at is not None:
             raise ServiceFailure(ServiceReason.API_KEY_REVOKED, f"this API key was revoked at {record.revoked_at}")
-        return record.key_id
+        return record
 
 
 __all__ = [

@@ -3,13 +3,14 @@
 :class:`AdmissionInterceptor` stands in front of the game and rules services (health and reflection never pass
 through it, so no caller can starve a probe). For each call it
 
-1. identifies the caller: the API key in ``x-api-key`` metadata, else the peer's address (anonymous);
+1. identifies the caller: its app (the API key in ``x-api-key`` metadata, else the peer's address when
+   anonymous) and its player (the seat token, else the connection; see ``app_quotas.py``);
 2. refuses CreateGame and JoinGame without a key when keys are required;
-3. charges the caller's calls-per-second token bucket;
+3. charges the player's calls-per-second token bucket, then its app's (the key's own rate when it has one);
 4. checks the request's ids, names and page token (``validation.py``);
-5. holds one of the caller's in-flight slots (unary calls) or watch slots (streams, also capped per connection
+5. holds one of the app's in-flight slots (unary calls) or watch slots (streams, also capped per connection
    and server-wide) until the call ends;
-6. for CreateGame, charges the games-per-minute bucket and counts the caller's unfinished games in the store.
+6. for CreateGame, charges the app's games-per-minute bucket and counts its unfinished games in the store.
 
 A refusal is RESOURCE_EXHAUSTED with an ErrorInfo (reason ``QUOTA_EXCEEDED``, metadata ``quota``, ``limit`` and
 ``retry_after_seconds``), a google.rpc.RetryInfo saying when to retry and a google.rpc.QuotaFailure naming the
@@ -29,6 +30,7 @@ from typing import Any
 
 import grpc
 
+from .app_quotas import NO_QUOTAS, AppQuotas, player_of
 from .errors import status_for
 from .keys import ANONYMOUS, KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
 from .quotas import Limits
@@ -83,13 +85,15 @@ class Buckets:
         self.capacity = capacity
         self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
 
-    def take(self, subject: str) -> float:
-        if self.rate <= 0:
+    def take(self, subject: str, limits: tuple[float, float] | None = None) -> float:
+        """Take a token of ``subject``'s bucket (at ``limits``, a rate and capacity, instead of the default)."""
+        rate, capacity = limits or (self.rate, self.capacity)
+        if rate <= 0:
             return 0.0
         clock = time.monotonic()
         bucket = self._buckets.get(subject)
         if bucket is None:
-            bucket = self._buckets[subject] = TokenBucket(self.rate, self.capacity, updated=clock)
+            bucket = self._buckets[subject] = TokenBucket(rate, capacity, updated=clock)
             while len(self._buckets) > TRACKED_IDENTITIES:
                 self._buckets.popitem(last=False)
         else:
@@ -104,8 +108,9 @@ class Slots:
         self.cap = cap
         self.held: dict[str, int] = {}
 
-    def full(self, key: str) -> bool:
-        return self.cap > 0 and self.held.get(key, 0) >= self.cap
+    def full(self, key: str, cap: int | None = None) -> bool:
+        cap = self.cap if cap is None else cap
+        return cap > 0 and self.held.get(key, 0) >= cap
 
     def acquire(self, key: str) -> None:
         self.held[key] = self.held.get(key, 0) + 1
@@ -127,6 +132,7 @@ class Admission:
         self.store = store
         self.require_api_key = require_api_key
         self.calls = Buckets(limits.calls_per_second, max(limits.burst, 1))
+        self.player_calls = Buckets(limits.player_calls_per_second, max(limits.player_burst, 1))
         self.creates = Buckets(limits.games_per_minute / 60.0, max(limits.games_per_minute, 1.0))
         self.in_flight = Slots(limits.calls_in_flight)
         self.server_in_flight = Slots(limits.server_calls_in_flight)
@@ -149,22 +155,33 @@ class Admission:
 
     async def identify(self, method: str, metadata: Any, peer: str) -> Caller:
         key = api_key_of(metadata)
-        key_id = await self.keys.key_id(key) if key is not None else None
-        if key_id is None and self.require_api_key and method in KEYED_METHODS:
+        record = await self.keys.lookup(key) if key is not None else None
+        if record is None and self.require_api_key and method in KEYED_METHODS:
             raise ServiceFailure(ServiceReason.API_KEY_REQUIRED, f"{method} needs an API key: {KEY_HINT}")
-        return Caller(key_id, peer_address(peer), peer)
+        if record is None:
+            return Caller(None, peer_address(peer), peer, player_of(metadata, peer))
+        quotas = AppQuotas.from_json(record.quotas) if record.quotas != "{}" else NO_QUOTAS
+        return Caller(record.key_id, peer_address(peer), peer, player_of(metadata, peer), quotas)
 
     def charge_call(self, caller: Caller) -> None:
-        wait = self.calls.take(caller.subject)
+        """One token from the player's bucket, then one from its app's: a runaway player is stopped before it
+        spends its app's budget, and an app's players together stay within the app's total."""
+        limits = self.limits
+        wait = self.player_calls.take(caller.player)
         if wait:
-            raise quota_exceeded("calls_per_second", self.limits.calls_per_second, caller, wait, "too many calls")
+            raise QuotaExceeded(
+                "player_calls_per_second", limits.player_calls_per_second, caller.player, wait, "too many calls"
+            )
+        app = caller.quotas.over(limits)
+        wait = self.calls.take(caller.subject, (app.calls_per_second, max(app.burst, 1)))
+        if wait:
+            raise quota_exceeded("calls_per_second", app.calls_per_second, caller, wait, "too many calls")
 
     @contextlib.contextmanager
     def unary_slot(self, caller: Caller) -> Iterator[None]:
-        if self.in_flight.full(caller.subject):
-            raise quota_exceeded(
-                "calls_in_flight", self.limits.calls_in_flight, caller, 0.1, "too many calls running at once"
-            )
+        cap = caller.quotas.over(self.limits).calls_in_flight
+        if self.in_flight.full(caller.subject, cap):
+            raise quota_exceeded("calls_in_flight", cap, caller, 0.1, "too many calls running at once")
         if self.server_in_flight.full(""):
             raise quota_exceeded(
                 "server_calls_in_flight", self.limits.server_calls_in_flight, None, 0.5, "the server is busy"
@@ -179,8 +196,8 @@ class Admission:
 
     @contextlib.contextmanager
     def watch_slot(self, caller: Caller) -> Iterator[None]:
-        limits = self.limits
-        if self.watches.full(caller.subject):
+        limits = caller.quotas.over(self.limits)
+        if self.watches.full(caller.subject, limits.watch_streams):
             raise quota_exceeded("watch_streams", limits.watch_streams, caller, 5.0, "too many open watches")
         if self.connection_watches.full(caller.connection):
             raise quota_exceeded(
@@ -203,14 +220,14 @@ class Admission:
             self.server_watches.release("")
 
     async def charge_create(self, caller: Caller) -> None:
-        limits = self.limits
+        limits = caller.quotas.over(self.limits)
         if limits.open_games > 0:
             unfinished = await self.store.count_unfinished_games(caller.subject)
             if unfinished >= limits.open_games:
                 raise quota_exceeded(
                     "open_games", limits.open_games, caller, 30.0, f"{unfinished} unfinished games created"
                 )
-        wait = self.creates.take(caller.subject)
+        wait = self.creates.take(caller.subject, (limits.games_per_minute / 60.0, max(limits.games_per_minute, 1.0)))
         if wait:
             raise quota_exceeded("games_per_minute", limits.games_per_minute, caller, wait, "too many games created")
 

@@ -139,9 +139,13 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_deadline ON games (deadline_us) WHERE deadline_us IS NOT NULL AND NOT over;
     CREATE INDEX games_ended ON games (ended_us) WHERE over;
     """,
+    # 4: an API key's own app totals (truco keys create --calls-per-second ...), as JSON; '{}': the server's flags.
+    """
+    ALTER TABLE api_keys ADD COLUMN quotas text NOT NULL DEFAULT '{}';
+    """,
 )
 
-_KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at"
+_KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at, quotas"
 
 _APPEND = """
 WITH moved AS (
@@ -313,8 +317,8 @@ class PostgresStore:
         async def insert(conn: Conn) -> None:
             try:
                 await conn.execute(
-                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s)",
-                    (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at),
+                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
+                    (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at, key.quotas),
                 )
             except psycopg.errors.UniqueViolation as exc:
                 raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
@@ -801,7 +805,7 @@ async def _seat_for_token(conn: Conn, game_id: str, token_hash: bytes) -> int | 
 
 async def _keys(conn: Conn, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
     cur = await conn.execute(f"SELECT {_KEY_COLUMNS} FROM api_keys {where} ORDER BY created_at, key_id", parameters)
-    return [ApiKeyRecord(k, n, bytes(h), c, r) for k, n, h, c, r in await cur.fetchall()]
+    return [ApiKeyRecord(k, n, bytes(h), c, r, q) for k, n, h, c, r, q in await cur.fetchall()]
 
 
 async def _open_games(conn: Conn, limit: int, after: tuple[str, str] | None, viewer: str | None) -> list[GameRecord]:

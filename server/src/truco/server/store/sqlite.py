@@ -143,10 +143,14 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_deadline ON games (deadline_us) WHERE deadline_us IS NOT NULL AND over = 0;
     CREATE INDEX games_ended ON games (ended_us) WHERE over = 1;
     """,
+    # 4: an API key's own app totals (truco keys create --calls-per-second ...), as JSON; '{}': the server's flags.
+    """
+    ALTER TABLE api_keys ADD COLUMN quotas TEXT NOT NULL DEFAULT '{}';
+    """,
 )
 
 _GAME_COLUMNS = GAME_COLUMNS
-_KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at"
+_KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at, quotas"
 _GAME_QUERY = f"""
     SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN seats s ON s.game_id = g.game_id
     WHERE g.game_id = ? ORDER BY s.seat
@@ -622,8 +626,8 @@ class SQLiteStore:
         try:
             with _write(conn):
                 conn.execute(
-                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?)",
-                    (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at),
+                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+                    (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at, key.quotas),
                 )
         except sqlite3.IntegrityError as exc:
             raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
@@ -631,7 +635,7 @@ class SQLiteStore:
     def _keys(self, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
         query = f"SELECT {_KEY_COLUMNS} FROM api_keys {where} ORDER BY created_at, key_id"
         rows = self._db().execute(query, parameters)
-        return [ApiKeyRecord(k, n, bytes(h), c, r) for k, n, h, c, r in rows.fetchall()]
+        return [ApiKeyRecord(k, n, bytes(h), c, r, q) for k, n, h, c, r, q in rows.fetchall()]
 
     def _revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
         conn = self._db()
