@@ -1,5 +1,5 @@
 // The code generators of scripts/gen-sdks, pinned here (go.sum) so that every machine generates the same code.
-module truco/clients/go/tools
+module github.com/truco-uy/truco/clients/go/tools
 
 go 1.24.0
 

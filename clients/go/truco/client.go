@@ -29,7 +29,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
-	trucov1 "truco/clients/go/gen/truco/v1"
+	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
 )
 
 // Options say how a Client calls. The zero value of a field takes its default.

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	trucov1 "truco/clients/go/gen/truco/v1"
+	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
 )
 
 // Play is the command that plays a card from the hand.

@@ -23,8 +23,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	trucov1 "truco/clients/go/gen/truco/v1"
-	"truco/clients/go/truco"
+	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
+	"github.com/truco-uy/truco/clients/go/truco"
 )
 
 type state struct {

@@ -132,6 +132,63 @@ func (SeatKind) EnumDescriptor() ([]byte, []int) {
 	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{1}
 }
 
+// A server bot's playing strength, as a player at the table would describe it.
+type BotLevel int32
+
+const (
+	// Not chosen: the bot's `BotKind` decides.
+	BotLevel_BOT_LEVEL_UNSPECIFIED BotLevel = 0
+	// Knows which cards are strong, but plays them plainly and bets only on very good hands: easy to beat.
+	BotLevel_BOT_LEVEL_BEGINNER BotLevel = 1
+	// A solid club player: bets its envido and flor by their points and calls truco on strong cards.
+	BotLevel_BOT_LEVEL_INTERMEDIATE BotLevel = 2
+	// Thinks every move through, weighing the hands its rivals may hold against the score: a strong rival.
+	BotLevel_BOT_LEVEL_EXPERT BotLevel = 3
+)
+
+// Enum value maps for BotLevel.
+var (
+	BotLevel_name = map[int32]string{
+		0: "BOT_LEVEL_UNSPECIFIED",
+		1: "BOT_LEVEL_BEGINNER",
+		2: "BOT_LEVEL_INTERMEDIATE",
+		3: "BOT_LEVEL_EXPERT",
+	}
+	BotLevel_value = map[string]int32{
+		"BOT_LEVEL_UNSPECIFIED":  0,
+		"BOT_LEVEL_BEGINNER":     1,
+		"BOT_LEVEL_INTERMEDIATE": 2,
+		"BOT_LEVEL_EXPERT":       3,
+	}
+)
+
+func (x BotLevel) Enum() *BotLevel {
+	p := new(BotLevel)
+	*p = x
+	return p
+}
+
+func (x BotLevel) String() string {
+	return protoimpl.X.EnumStringOf(x.Descriptor(), protoreflect.EnumNumber(x))
+}
+
+func (BotLevel) Descriptor() protoreflect.EnumDescriptor {
+	return file_truco_v1_game_service_proto_enumTypes[2].Descriptor()
+}
+
+func (BotLevel) Type() protoreflect.EnumType {
+	return &file_truco_v1_game_service_proto_enumTypes[2]
+}
+
+func (x BotLevel) Number() protoreflect.EnumNumber {
+	return protoreflect.EnumNumber(x)
+}
+
+// Deprecated: Use BotLevel.Descriptor instead.
+func (BotLevel) EnumDescriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{2}
+}
+
 // The bots the server can play.
 type BotKind int32
 
@@ -169,11 +226,11 @@ func (x BotKind) String() string {
 }
 
 func (BotKind) Descriptor() protoreflect.EnumDescriptor {
-	return file_truco_v1_game_service_proto_enumTypes[2].Descriptor()
+	return file_truco_v1_game_service_proto_enumTypes[3].Descriptor()
 }
 
 func (BotKind) Type() protoreflect.EnumType {
-	return &file_truco_v1_game_service_proto_enumTypes[2]
+	return &file_truco_v1_game_service_proto_enumTypes[3]
 }
 
 func (x BotKind) Number() protoreflect.EnumNumber {
@@ -182,10 +239,15 @@ func (x BotKind) Number() protoreflect.EnumNumber {
 
 // Deprecated: Use BotKind.Descriptor instead.
 func (BotKind) EnumDescriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{2}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{3}
 }
 
 // Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
+//
+// Defaults: a game created without ClockSettings gets the server's. `truco serve` gives 30 s per decision, a
+// 120 s per-match reserve for each seat and the TAKEOVER policy with the heuristic bot (its --clock,
+// --clock-reserve and --clock-policy flags change them; --clock 0 turns them off); a server embedded as a
+// library (ServeConfig()) gives none. Clocks run once every seat has a player.
 type ClockSettings struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The time for each decision; zero or unset: the game has no clocks.
@@ -194,8 +256,11 @@ type ClockSettings struct {
 	Reserve *durationpb.Duration `protobuf:"bytes,2,opt,name=reserve,proto3" json:"reserve,omitempty"`
 	// What a running-out clock does.
 	OnExpiry ClockPolicy `protobuf:"varint,3,opt,name=on_expiry,json=onExpiry,proto3,enum=truco.v1.ClockPolicy" json:"on_expiry,omitempty"`
-	// The bot that plays a seat taken over (HEURISTIC when unspecified).
-	TakeoverBot   BotKind `protobuf:"varint,4,opt,name=takeover_bot,json=takeoverBot,proto3,enum=truco.v1.BotKind" json:"takeover_bot,omitempty"`
+	// The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
+	TakeoverBot BotKind `protobuf:"varint,4,opt,name=takeover_bot,json=takeoverBot,proto3,enum=truco.v1.BotKind" json:"takeover_bot,omitempty"`
+	// The playing strength of the bot that plays a seat taken over; when set it decides the bot and
+	// `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+	TakeoverLevel BotLevel `protobuf:"varint,5,opt,name=takeover_level,json=takeoverLevel,proto3,enum=truco.v1.BotLevel" json:"takeover_level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -258,13 +323,23 @@ func (x *ClockSettings) GetTakeoverBot() BotKind {
 	return BotKind_BOT_KIND_UNSPECIFIED
 }
 
-// A seat played by the server.
+func (x *ClockSettings) GetTakeoverLevel() BotLevel {
+	if x != nil {
+		return x.TakeoverLevel
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
+}
+
+// A seat played by the server: give the bot's `level` (or, as before levels existed, its `kind`).
 type BotSeat struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The seat.
 	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
-	// The bot.
-	Kind          BotKind `protobuf:"varint,2,opt,name=kind,proto3,enum=truco.v1.BotKind" json:"kind,omitempty"`
+	// The bot, when `level` is unspecified; ignored when `level` is set.
+	Kind BotKind `protobuf:"varint,2,opt,name=kind,proto3,enum=truco.v1.BotKind" json:"kind,omitempty"`
+	// The bot's playing strength; when set it decides the bot (and `kind` is ignored). Every bot decides from
+	// its seat's own view, as a player would: no level sees another seat's cards.
+	Level         BotLevel `protobuf:"varint,3,opt,name=level,proto3,enum=truco.v1.BotLevel" json:"level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -313,6 +388,13 @@ func (x *BotSeat) GetKind() BotKind {
 	return BotKind_BOT_KIND_UNSPECIFIED
 }
 
+func (x *BotSeat) GetLevel() BotLevel {
+	if x != nil {
+		return x.Level
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
+}
+
 // A seat of a game.
 type SeatInfo struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -320,7 +402,8 @@ type SeatInfo struct {
 	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// Open, taken or bot.
 	Kind SeatKind `protobuf:"varint,2,opt,name=kind,proto3,enum=truco.v1.SeatKind" json:"kind,omitempty"`
-	// The bot kind, for bot seats.
+	// The bot kind, for bot seats; unspecified for a bot chosen by a level that no kind names (beginner,
+	// expert): see `bot_level`.
 	Bot BotKind `protobuf:"varint,3,opt,name=bot,proto3,enum=truco.v1.BotKind" json:"bot,omitempty"`
 	// The name the player gave when joining.
 	PlayerName string `protobuf:"bytes,4,opt,name=player_name,json=playerName,proto3" json:"player_name,omitempty"`
@@ -328,7 +411,10 @@ type SeatInfo struct {
 	// server's presence window. Bot seats are always present; open seats never are.
 	Present bool `protobuf:"varint,5,opt,name=present,proto3" json:"present,omitempty"`
 	// True while a bot plays the seat for its player (its clock ran out, or it left).
-	TakenOver     bool `protobuf:"varint,6,opt,name=taken_over,json=takenOver,proto3" json:"taken_over,omitempty"`
+	TakenOver bool `protobuf:"varint,6,opt,name=taken_over,json=takenOver,proto3" json:"taken_over,omitempty"`
+	// The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
+	// bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
+	BotLevel      BotLevel `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=truco.v1.BotLevel" json:"bot_level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -403,6 +489,13 @@ func (x *SeatInfo) GetTakenOver() bool {
 		return x.TakenOver
 	}
 	return false
+}
+
+func (x *SeatInfo) GetBotLevel() BotLevel {
+	if x != nil {
+		return x.BotLevel
+	}
+	return BotLevel_BOT_LEVEL_UNSPECIFIED
 }
 
 // One scripted deal: each player's three cards, from the mano in playing order, and the muestra.
@@ -711,8 +804,9 @@ func (x *Game) GetClosed() bool {
 // Create a match.
 type CreateGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
-	// characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
+	// Optional. A client-chosen id (a UUID): the same request id sent again returns the same game; empty, a
+	// retry would create another game. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT,
+	// reason INVALID_REQUEST_ID, otherwise).
 	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The rules (unset fields take defaults).
 	Rules *RuleSet `protobuf:"bytes,2,opt,name=rules,proto3" json:"rules,omitempty"`
@@ -724,8 +818,8 @@ type CreateGameRequest struct {
 	// List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
 	// created it (or, for a game created without a key, every caller without one) sees it listed.
 	Public bool `protobuf:"varint,5,opt,name=public,proto3" json:"public,omitempty"`
-	// Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
-	// options); set with a zero `decision`: no clocks.
+	// Turn clocks. Unset: the server's default (`truco serve`: 30 s per decision, a 120 s reserve, takeover;
+	// see ClockSettings); set with a zero `decision`: no clocks.
 	Clock         *ClockSettings `protobuf:"bytes,6,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -854,10 +948,11 @@ type JoinGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// `games/{game}`.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-	// treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
-	// + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
-	// characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
+	// Optional, and recommended. A client-chosen id (a random UUID): the same request id sent again returns the
+	// same seat and token, so treat it as a secret; the server logs only a digest of it. Empty: the seat gets a
+	// random token and the join cannot be retried (a retry would take another seat). At most 128 characters of
+	// A-Z a-z 0-9 . _ : ~ + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22
+	// URL-safe base64 characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The seat wanted; unset takes the first open seat.
 	Seat *int32 `protobuf:"varint,3,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
@@ -1223,8 +1318,10 @@ type SubmitCommandRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// `games/{game}`.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-	// the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
+	// Optional, and recommended. A client-chosen id: the same request id sent again by the same seat applies the
+	// command once and returns the same result; empty, a retry may apply the command twice (or fail ABORTED when
+	// `expected_version` is set). At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID
+	// otherwise).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The version the client saw; if the game has moved on the call fails with ABORTED and changes nothing.
 	// 0 skips the check.
@@ -1969,15 +2066,17 @@ var File_truco_v1_game_service_proto protoreflect.FileDescriptor
 
 const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\n" +
-	"\x1btruco/v1/game_service.proto\x12\btruco.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"\xe5\x01\n" +
+	"\x1btruco/v1/game_service.proto\x12\btruco.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"\xa0\x02\n" +
 	"\rClockSettings\x125\n" +
 	"\bdecision\x18\x01 \x01(\v2\x19.google.protobuf.DurationR\bdecision\x123\n" +
 	"\areserve\x18\x02 \x01(\v2\x19.google.protobuf.DurationR\areserve\x122\n" +
 	"\ton_expiry\x18\x03 \x01(\x0e2\x15.truco.v1.ClockPolicyR\bonExpiry\x124\n" +
-	"\ftakeover_bot\x18\x04 \x01(\x0e2\x11.truco.v1.BotKindR\vtakeoverBot\"D\n" +
+	"\ftakeover_bot\x18\x04 \x01(\x0e2\x11.truco.v1.BotKindR\vtakeoverBot\x129\n" +
+	"\x0etakeover_level\x18\x05 \x01(\x0e2\x12.truco.v1.BotLevelR\rtakeoverLevel\"n\n" +
 	"\aBotSeat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12%\n" +
-	"\x04kind\x18\x02 \x01(\x0e2\x11.truco.v1.BotKindR\x04kind\"\xc5\x01\n" +
+	"\x04kind\x18\x02 \x01(\x0e2\x11.truco.v1.BotKindR\x04kind\x12(\n" +
+	"\x05level\x18\x03 \x01(\x0e2\x12.truco.v1.BotLevelR\x05level\"\xf6\x01\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12&\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x12.truco.v1.SeatKindR\x04kind\x12#\n" +
@@ -1986,7 +2085,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"playerName\x12\x18\n" +
 	"\apresent\x18\x05 \x01(\bR\apresent\x12\x1d\n" +
 	"\n" +
-	"taken_over\x18\x06 \x01(\bR\ttakenOver\"\x93\x01\n" +
+	"taken_over\x18\x06 \x01(\bR\ttakenOver\x12/\n" +
+	"\tbot_level\x18\a \x01(\x0e2\x12.truco.v1.BotLevelR\bbotLevel\"\x93\x01\n" +
 	"\tFixedDeal\x12)\n" +
 	"\x05hands\x18\x01 \x03(\v2\x13.truco.v1.DealtHandR\x05hands\x12(\n" +
 	"\amuestra\x18\x02 \x01(\v2\x0e.truco.v1.CardR\amuestra\x121\n" +
@@ -2097,7 +2197,12 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSEAT_KIND_OPEN\x10\x01\x12\x13\n" +
 	"\x0fSEAT_KIND_TAKEN\x10\x02\x12\x11\n" +
-	"\rSEAT_KIND_BOT\x10\x03*P\n" +
+	"\rSEAT_KIND_BOT\x10\x03*o\n" +
+	"\bBotLevel\x12\x19\n" +
+	"\x15BOT_LEVEL_UNSPECIFIED\x10\x00\x12\x16\n" +
+	"\x12BOT_LEVEL_BEGINNER\x10\x01\x12\x1a\n" +
+	"\x16BOT_LEVEL_INTERMEDIATE\x10\x02\x12\x14\n" +
+	"\x10BOT_LEVEL_EXPERT\x10\x03*P\n" +
 	"\aBotKind\x12\x18\n" +
 	"\x14BOT_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fBOT_KIND_RANDOM\x10\x01\x12\x16\n" +
@@ -2115,8 +2220,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\tLeaveGame\x12\x1a.truco.v1.LeaveGameRequest\x1a\x1b.truco.v1.LeaveGameResponse\x12G\n" +
 	"\n" +
 	"ResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n" +
-	"\aRematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponseB\x87\x01\n" +
-	"\vuy.truco.v1B\x10GameServiceProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
+	"\aRematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponseB\x9c\x01\n" +
+	"\fcom.truco.v1B\x10GameServiceProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
 	file_truco_v1_game_service_proto_rawDescOnce sync.Once
@@ -2130,116 +2235,120 @@ func file_truco_v1_game_service_proto_rawDescGZIP() []byte {
 	return file_truco_v1_game_service_proto_rawDescData
 }
 
-var file_truco_v1_game_service_proto_enumTypes = make([]protoimpl.EnumInfo, 3)
+var file_truco_v1_game_service_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
 var file_truco_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
 var file_truco_v1_game_service_proto_goTypes = []any{
 	(ClockPolicy)(0),                 // 0: truco.v1.ClockPolicy
 	(SeatKind)(0),                    // 1: truco.v1.SeatKind
-	(BotKind)(0),                     // 2: truco.v1.BotKind
-	(*ClockSettings)(nil),            // 3: truco.v1.ClockSettings
-	(*BotSeat)(nil),                  // 4: truco.v1.BotSeat
-	(*SeatInfo)(nil),                 // 5: truco.v1.SeatInfo
-	(*FixedDeal)(nil),                // 6: truco.v1.FixedDeal
-	(*SeatHand)(nil),                 // 7: truco.v1.SeatHand
-	(*DealtHand)(nil),                // 8: truco.v1.DealtHand
-	(*Game)(nil),                     // 9: truco.v1.Game
-	(*CreateGameRequest)(nil),        // 10: truco.v1.CreateGameRequest
-	(*CreateGameResponse)(nil),       // 11: truco.v1.CreateGameResponse
-	(*JoinGameRequest)(nil),          // 12: truco.v1.JoinGameRequest
-	(*JoinGameResponse)(nil),         // 13: truco.v1.JoinGameResponse
-	(*GetGameViewRequest)(nil),       // 14: truco.v1.GetGameViewRequest
-	(*GetGameViewResponse)(nil),      // 15: truco.v1.GetGameViewResponse
-	(*ListLegalActionsRequest)(nil),  // 16: truco.v1.ListLegalActionsRequest
-	(*ListLegalActionsResponse)(nil), // 17: truco.v1.ListLegalActionsResponse
-	(*SubmitCommandRequest)(nil),     // 18: truco.v1.SubmitCommandRequest
-	(*SubmitCommandResponse)(nil),    // 19: truco.v1.SubmitCommandResponse
-	(*WatchGameRequest)(nil),         // 20: truco.v1.WatchGameRequest
-	(*WatchGameResponse)(nil),        // 21: truco.v1.WatchGameResponse
-	(*ListGamesRequest)(nil),         // 22: truco.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),        // 23: truco.v1.ListGamesResponse
-	(*GetGameRequest)(nil),           // 24: truco.v1.GetGameRequest
-	(*GetGameResponse)(nil),          // 25: truco.v1.GetGameResponse
-	(*LeaveGameRequest)(nil),         // 26: truco.v1.LeaveGameRequest
-	(*LeaveGameResponse)(nil),        // 27: truco.v1.LeaveGameResponse
-	(*ResumeSeatRequest)(nil),        // 28: truco.v1.ResumeSeatRequest
-	(*ResumeSeatResponse)(nil),       // 29: truco.v1.ResumeSeatResponse
-	(*RematchRequest)(nil),           // 30: truco.v1.RematchRequest
-	(*RematchResponse)(nil),          // 31: truco.v1.RematchResponse
-	(*durationpb.Duration)(nil),      // 32: google.protobuf.Duration
-	(*Card)(nil),                     // 33: truco.v1.Card
-	(*RuleSet)(nil),                  // 34: truco.v1.RuleSet
-	(Phase)(0),                       // 35: truco.v1.Phase
-	(*TeamScore)(nil),                // 36: truco.v1.TeamScore
-	(*SeatView)(nil),                 // 37: truco.v1.SeatView
-	(*MatchView)(nil),                // 38: truco.v1.MatchView
-	(*Command)(nil),                  // 39: truco.v1.Command
-	(*Event)(nil),                    // 40: truco.v1.Event
+	(BotLevel)(0),                    // 2: truco.v1.BotLevel
+	(BotKind)(0),                     // 3: truco.v1.BotKind
+	(*ClockSettings)(nil),            // 4: truco.v1.ClockSettings
+	(*BotSeat)(nil),                  // 5: truco.v1.BotSeat
+	(*SeatInfo)(nil),                 // 6: truco.v1.SeatInfo
+	(*FixedDeal)(nil),                // 7: truco.v1.FixedDeal
+	(*SeatHand)(nil),                 // 8: truco.v1.SeatHand
+	(*DealtHand)(nil),                // 9: truco.v1.DealtHand
+	(*Game)(nil),                     // 10: truco.v1.Game
+	(*CreateGameRequest)(nil),        // 11: truco.v1.CreateGameRequest
+	(*CreateGameResponse)(nil),       // 12: truco.v1.CreateGameResponse
+	(*JoinGameRequest)(nil),          // 13: truco.v1.JoinGameRequest
+	(*JoinGameResponse)(nil),         // 14: truco.v1.JoinGameResponse
+	(*GetGameViewRequest)(nil),       // 15: truco.v1.GetGameViewRequest
+	(*GetGameViewResponse)(nil),      // 16: truco.v1.GetGameViewResponse
+	(*ListLegalActionsRequest)(nil),  // 17: truco.v1.ListLegalActionsRequest
+	(*ListLegalActionsResponse)(nil), // 18: truco.v1.ListLegalActionsResponse
+	(*SubmitCommandRequest)(nil),     // 19: truco.v1.SubmitCommandRequest
+	(*SubmitCommandResponse)(nil),    // 20: truco.v1.SubmitCommandResponse
+	(*WatchGameRequest)(nil),         // 21: truco.v1.WatchGameRequest
+	(*WatchGameResponse)(nil),        // 22: truco.v1.WatchGameResponse
+	(*ListGamesRequest)(nil),         // 23: truco.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),        // 24: truco.v1.ListGamesResponse
+	(*GetGameRequest)(nil),           // 25: truco.v1.GetGameRequest
+	(*GetGameResponse)(nil),          // 26: truco.v1.GetGameResponse
+	(*LeaveGameRequest)(nil),         // 27: truco.v1.LeaveGameRequest
+	(*LeaveGameResponse)(nil),        // 28: truco.v1.LeaveGameResponse
+	(*ResumeSeatRequest)(nil),        // 29: truco.v1.ResumeSeatRequest
+	(*ResumeSeatResponse)(nil),       // 30: truco.v1.ResumeSeatResponse
+	(*RematchRequest)(nil),           // 31: truco.v1.RematchRequest
+	(*RematchResponse)(nil),          // 32: truco.v1.RematchResponse
+	(*durationpb.Duration)(nil),      // 33: google.protobuf.Duration
+	(*Card)(nil),                     // 34: truco.v1.Card
+	(*RuleSet)(nil),                  // 35: truco.v1.RuleSet
+	(Phase)(0),                       // 36: truco.v1.Phase
+	(*TeamScore)(nil),                // 37: truco.v1.TeamScore
+	(*SeatView)(nil),                 // 38: truco.v1.SeatView
+	(*MatchView)(nil),                // 39: truco.v1.MatchView
+	(*Command)(nil),                  // 40: truco.v1.Command
+	(*Event)(nil),                    // 41: truco.v1.Event
 }
 var file_truco_v1_game_service_proto_depIdxs = []int32{
-	32, // 0: truco.v1.ClockSettings.decision:type_name -> google.protobuf.Duration
-	32, // 1: truco.v1.ClockSettings.reserve:type_name -> google.protobuf.Duration
+	33, // 0: truco.v1.ClockSettings.decision:type_name -> google.protobuf.Duration
+	33, // 1: truco.v1.ClockSettings.reserve:type_name -> google.protobuf.Duration
 	0,  // 2: truco.v1.ClockSettings.on_expiry:type_name -> truco.v1.ClockPolicy
-	2,  // 3: truco.v1.ClockSettings.takeover_bot:type_name -> truco.v1.BotKind
-	2,  // 4: truco.v1.BotSeat.kind:type_name -> truco.v1.BotKind
-	1,  // 5: truco.v1.SeatInfo.kind:type_name -> truco.v1.SeatKind
-	2,  // 6: truco.v1.SeatInfo.bot:type_name -> truco.v1.BotKind
-	8,  // 7: truco.v1.FixedDeal.hands:type_name -> truco.v1.DealtHand
-	33, // 8: truco.v1.FixedDeal.muestra:type_name -> truco.v1.Card
-	7,  // 9: truco.v1.FixedDeal.seat_hands:type_name -> truco.v1.SeatHand
-	33, // 10: truco.v1.SeatHand.cards:type_name -> truco.v1.Card
-	33, // 11: truco.v1.DealtHand.cards:type_name -> truco.v1.Card
-	34, // 12: truco.v1.Game.rules:type_name -> truco.v1.RuleSet
-	5,  // 13: truco.v1.Game.seats:type_name -> truco.v1.SeatInfo
-	35, // 14: truco.v1.Game.phase:type_name -> truco.v1.Phase
-	36, // 15: truco.v1.Game.scores:type_name -> truco.v1.TeamScore
-	3,  // 16: truco.v1.Game.clock:type_name -> truco.v1.ClockSettings
-	34, // 17: truco.v1.CreateGameRequest.rules:type_name -> truco.v1.RuleSet
-	4,  // 18: truco.v1.CreateGameRequest.bots:type_name -> truco.v1.BotSeat
-	6,  // 19: truco.v1.CreateGameRequest.fixed_deals:type_name -> truco.v1.FixedDeal
-	3,  // 20: truco.v1.CreateGameRequest.clock:type_name -> truco.v1.ClockSettings
-	9,  // 21: truco.v1.CreateGameResponse.game:type_name -> truco.v1.Game
-	37, // 22: truco.v1.JoinGameResponse.view:type_name -> truco.v1.SeatView
-	37, // 23: truco.v1.GetGameViewResponse.seat:type_name -> truco.v1.SeatView
-	38, // 24: truco.v1.GetGameViewResponse.public:type_name -> truco.v1.MatchView
-	39, // 25: truco.v1.ListLegalActionsResponse.actions:type_name -> truco.v1.Command
-	39, // 26: truco.v1.SubmitCommandRequest.command:type_name -> truco.v1.Command
-	40, // 27: truco.v1.SubmitCommandResponse.events:type_name -> truco.v1.Event
-	37, // 28: truco.v1.SubmitCommandResponse.view:type_name -> truco.v1.SeatView
-	40, // 29: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
-	37, // 30: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
-	38, // 31: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
-	9,  // 32: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
-	9,  // 33: truco.v1.GetGameResponse.game:type_name -> truco.v1.Game
-	37, // 34: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
-	37, // 35: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
-	9,  // 36: truco.v1.RematchResponse.game:type_name -> truco.v1.Game
-	10, // 37: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
-	12, // 38: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
-	14, // 39: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
-	16, // 40: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
-	18, // 41: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
-	20, // 42: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
-	22, // 43: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
-	24, // 44: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
-	26, // 45: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
-	28, // 46: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
-	30, // 47: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
-	11, // 48: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
-	13, // 49: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
-	15, // 50: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
-	17, // 51: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
-	19, // 52: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
-	21, // 53: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
-	23, // 54: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
-	25, // 55: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
-	27, // 56: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
-	29, // 57: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
-	31, // 58: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
-	48, // [48:59] is the sub-list for method output_type
-	37, // [37:48] is the sub-list for method input_type
-	37, // [37:37] is the sub-list for extension type_name
-	37, // [37:37] is the sub-list for extension extendee
-	0,  // [0:37] is the sub-list for field type_name
+	3,  // 3: truco.v1.ClockSettings.takeover_bot:type_name -> truco.v1.BotKind
+	2,  // 4: truco.v1.ClockSettings.takeover_level:type_name -> truco.v1.BotLevel
+	3,  // 5: truco.v1.BotSeat.kind:type_name -> truco.v1.BotKind
+	2,  // 6: truco.v1.BotSeat.level:type_name -> truco.v1.BotLevel
+	1,  // 7: truco.v1.SeatInfo.kind:type_name -> truco.v1.SeatKind
+	3,  // 8: truco.v1.SeatInfo.bot:type_name -> truco.v1.BotKind
+	2,  // 9: truco.v1.SeatInfo.bot_level:type_name -> truco.v1.BotLevel
+	9,  // 10: truco.v1.FixedDeal.hands:type_name -> truco.v1.DealtHand
+	34, // 11: truco.v1.FixedDeal.muestra:type_name -> truco.v1.Card
+	8,  // 12: truco.v1.FixedDeal.seat_hands:type_name -> truco.v1.SeatHand
+	34, // 13: truco.v1.SeatHand.cards:type_name -> truco.v1.Card
+	34, // 14: truco.v1.DealtHand.cards:type_name -> truco.v1.Card
+	35, // 15: truco.v1.Game.rules:type_name -> truco.v1.RuleSet
+	6,  // 16: truco.v1.Game.seats:type_name -> truco.v1.SeatInfo
+	36, // 17: truco.v1.Game.phase:type_name -> truco.v1.Phase
+	37, // 18: truco.v1.Game.scores:type_name -> truco.v1.TeamScore
+	4,  // 19: truco.v1.Game.clock:type_name -> truco.v1.ClockSettings
+	35, // 20: truco.v1.CreateGameRequest.rules:type_name -> truco.v1.RuleSet
+	5,  // 21: truco.v1.CreateGameRequest.bots:type_name -> truco.v1.BotSeat
+	7,  // 22: truco.v1.CreateGameRequest.fixed_deals:type_name -> truco.v1.FixedDeal
+	4,  // 23: truco.v1.CreateGameRequest.clock:type_name -> truco.v1.ClockSettings
+	10, // 24: truco.v1.CreateGameResponse.game:type_name -> truco.v1.Game
+	38, // 25: truco.v1.JoinGameResponse.view:type_name -> truco.v1.SeatView
+	38, // 26: truco.v1.GetGameViewResponse.seat:type_name -> truco.v1.SeatView
+	39, // 27: truco.v1.GetGameViewResponse.public:type_name -> truco.v1.MatchView
+	40, // 28: truco.v1.ListLegalActionsResponse.actions:type_name -> truco.v1.Command
+	40, // 29: truco.v1.SubmitCommandRequest.command:type_name -> truco.v1.Command
+	41, // 30: truco.v1.SubmitCommandResponse.events:type_name -> truco.v1.Event
+	38, // 31: truco.v1.SubmitCommandResponse.view:type_name -> truco.v1.SeatView
+	41, // 32: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
+	38, // 33: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
+	39, // 34: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
+	10, // 35: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
+	10, // 36: truco.v1.GetGameResponse.game:type_name -> truco.v1.Game
+	38, // 37: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
+	38, // 38: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
+	10, // 39: truco.v1.RematchResponse.game:type_name -> truco.v1.Game
+	11, // 40: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
+	13, // 41: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
+	15, // 42: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
+	17, // 43: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
+	19, // 44: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
+	21, // 45: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
+	23, // 46: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
+	25, // 47: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
+	27, // 48: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
+	29, // 49: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
+	31, // 50: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
+	12, // 51: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
+	14, // 52: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
+	16, // 53: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
+	18, // 54: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
+	20, // 55: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
+	22, // 56: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
+	24, // 57: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
+	26, // 58: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
+	28, // 59: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
+	30, // 60: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
+	32, // 61: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
+	51, // [51:62] is the sub-list for method output_type
+	40, // [40:51] is the sub-list for method input_type
+	40, // [40:40] is the sub-list for extension type_name
+	40, // [40:40] is the sub-list for extension extendee
+	0,  // [0:40] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_game_service_proto_init() }
@@ -2258,7 +2367,7 @@ func file_truco_v1_game_service_proto_init() {
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_truco_v1_game_service_proto_rawDesc), len(file_truco_v1_game_service_proto_rawDesc)),
-			NumEnums:      3,
+			NumEnums:      4,
 			NumMessages:   29,
 			NumExtensions: 0,
 			NumServices:   1,

@@ -28,6 +28,13 @@ class SeatKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     SEAT_KIND_TAKEN: _ClassVar[SeatKind]
     SEAT_KIND_BOT: _ClassVar[SeatKind]
 
+class BotLevel(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
+    __slots__ = ()
+    BOT_LEVEL_UNSPECIFIED: _ClassVar[BotLevel]
+    BOT_LEVEL_BEGINNER: _ClassVar[BotLevel]
+    BOT_LEVEL_INTERMEDIATE: _ClassVar[BotLevel]
+    BOT_LEVEL_EXPERT: _ClassVar[BotLevel]
+
 class BotKind(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     __slots__ = ()
     BOT_KIND_UNSPECIFIED: _ClassVar[BotKind]
@@ -40,45 +47,55 @@ SEAT_KIND_UNSPECIFIED: SeatKind
 SEAT_KIND_OPEN: SeatKind
 SEAT_KIND_TAKEN: SeatKind
 SEAT_KIND_BOT: SeatKind
+BOT_LEVEL_UNSPECIFIED: BotLevel
+BOT_LEVEL_BEGINNER: BotLevel
+BOT_LEVEL_INTERMEDIATE: BotLevel
+BOT_LEVEL_EXPERT: BotLevel
 BOT_KIND_UNSPECIFIED: BotKind
 BOT_KIND_RANDOM: BotKind
 BOT_KIND_HEURISTIC: BotKind
 
 class ClockSettings(_message.Message):
-    __slots__ = ("decision", "reserve", "on_expiry", "takeover_bot")
+    __slots__ = ("decision", "reserve", "on_expiry", "takeover_bot", "takeover_level")
     DECISION_FIELD_NUMBER: _ClassVar[int]
     RESERVE_FIELD_NUMBER: _ClassVar[int]
     ON_EXPIRY_FIELD_NUMBER: _ClassVar[int]
     TAKEOVER_BOT_FIELD_NUMBER: _ClassVar[int]
+    TAKEOVER_LEVEL_FIELD_NUMBER: _ClassVar[int]
     decision: _duration_pb2.Duration
     reserve: _duration_pb2.Duration
     on_expiry: ClockPolicy
     takeover_bot: BotKind
-    def __init__(self, decision: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., reserve: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., on_expiry: _Optional[_Union[ClockPolicy, str]] = ..., takeover_bot: _Optional[_Union[BotKind, str]] = ...) -> None: ...
+    takeover_level: BotLevel
+    def __init__(self, decision: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., reserve: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., on_expiry: _Optional[_Union[ClockPolicy, str]] = ..., takeover_bot: _Optional[_Union[BotKind, str]] = ..., takeover_level: _Optional[_Union[BotLevel, str]] = ...) -> None: ...
 
 class BotSeat(_message.Message):
-    __slots__ = ("seat", "kind")
+    __slots__ = ("seat", "kind", "level")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
+    LEVEL_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: BotKind
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[BotKind, str]] = ...) -> None: ...
+    level: BotLevel
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[BotKind, str]] = ..., level: _Optional[_Union[BotLevel, str]] = ...) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "kind", "bot", "player_name", "present", "taken_over")
+    __slots__ = ("seat", "kind", "bot", "player_name", "present", "taken_over", "bot_level")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
     PLAYER_NAME_FIELD_NUMBER: _ClassVar[int]
     PRESENT_FIELD_NUMBER: _ClassVar[int]
     TAKEN_OVER_FIELD_NUMBER: _ClassVar[int]
+    BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: SeatKind
     bot: BotKind
     player_name: str
     present: bool
     taken_over: bool
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ..., present: _Optional[bool] = ..., taken_over: _Optional[bool] = ...) -> None: ...
+    bot_level: BotLevel
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ..., present: _Optional[bool] = ..., taken_over: _Optional[bool] = ..., bot_level: _Optional[_Union[BotLevel, str]] = ...) -> None: ...
 
 class FixedDeal(_message.Message):
     __slots__ = ("hands", "muestra", "seat_hands")
