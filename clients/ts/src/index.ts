@@ -7,6 +7,7 @@ export * from "./cards.js";
 export * from "./client.js";
 export * from "./commands.js";
 export * from "./errors.js";
+export * from "./proofs.js";
 export * from "./gen/truco/v1/cards_pb.js";
 export * from "./gen/truco/v1/commands_pb.js";
 export * from "./gen/truco/v1/events_pb.js";
