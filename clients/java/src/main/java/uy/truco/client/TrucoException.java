@@ -112,7 +112,8 @@ public class TrucoException extends RuntimeException {
     }
     Status status = Status.fromThrowable(error);
     ErrorInfo info = null;
-    com.google.rpc.Status rich = error instanceof StatusRuntimeException ? StatusProto.fromThrowable(error) : null;
+    boolean grpc = error instanceof StatusRuntimeException || error instanceof io.grpc.StatusException;
+    com.google.rpc.Status rich = grpc ? StatusProto.fromThrowable(error) : null;
     Duration retryDelay = null;
     if (rich != null) {
       for (Any detail : rich.getDetailsList()) {
