@@ -199,13 +199,15 @@ class ProcessServer:
         grace: float = 2.0,
         port: int = 0,
         web: bool = False,
+        defaults: bool = False,
     ) -> None:
+        """``defaults``: the quotas ``truco serve`` has by default (otherwise ``--no-limits``)."""
         workdir.mkdir(parents=True, exist_ok=True)
         self.store = store
         self.stderr_path = workdir / f"serve-{uuid.uuid4().hex[:8]}.stderr"
         command = [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", str(port)]
         command += ["--metrics-port", "-1", "--web-port", "0" if web else "-1"]
-        command += ["--grace", str(grace), "--log-format", "json", "--no-limits"]
+        command += ["--grace", str(grace), "--log-format", "json", *([] if defaults else ["--no-limits"])]
         if allow_fixed_deals:
             command.append("--allow-fixed-deals")
         with self.stderr_path.open("wb") as stderr:

@@ -10,6 +10,7 @@ export * from "./errors.js";
 export * from "./proofs.js";
 export * from "./gen/truco/v1/cards_pb.js";
 export * from "./gen/truco/v1/commands_pb.js";
+export * from "./gen/truco/v1/errors_pb.js";
 export * from "./gen/truco/v1/events_pb.js";
 export * from "./gen/truco/v1/game_service_pb.js";
 export * from "./gen/truco/v1/rules_pb.js";
