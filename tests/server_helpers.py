@@ -17,6 +17,7 @@ import os
 import queue
 import random
 import re
+import resource
 import signal
 import subprocess
 import threading
@@ -36,7 +37,7 @@ from grpc_status import rpc_status
 from psycopg import sql
 
 from truco.server.app import ServeConfig, Server
-from truco.server.quotas import Limits
+from truco.server.quotas import ConnectionLimits, Limits
 from truco_client.v1 import (
     cards_pb2,
     commands_pb2,
@@ -140,6 +141,7 @@ class InProcessServer:
         metrics: bool = False,
         grace_seconds: float = 1.0,
         limits: Limits | None = None,
+        connections: ConnectionLimits | None = None,
         require_api_key: bool = False,
         token_key: str = TOKEN_KEY,
         web: bool = False,
@@ -147,7 +149,8 @@ class InProcessServer:
     ) -> None:
         """``options``: any other :class:`ServeConfig` field (clocks, presence, housekeeping...)."""
         self.loop = loop
-        # Every test client comes from 127.0.0.1, one anonymous caller: quotas are off unless a test sets them.
+        # Every test client comes from 127.0.0.1, one anonymous caller: quotas and connection caps are off unless
+        # a test sets them.
         config = ServeConfig(
             store=store,
             host="127.0.0.1",
@@ -156,6 +159,7 @@ class InProcessServer:
             allow_fixed_deals=allow_fixed_deals,
             grace_seconds=grace_seconds,
             limits=Limits.unlimited() if limits is None else limits,
+            connections=ConnectionLimits.unlimited() if connections is None else connections,
             require_api_key=require_api_key,
             token_key=token_key,
             web_port=0 if web else None,
@@ -199,17 +203,25 @@ class ProcessServer:
         grace: float = 2.0,
         port: int = 0,
         web: bool = False,
-        defaults: bool = False,
+        limits: bool = False,
+        args: Sequence[str] = (),
+        open_files: int | None = None,
     ) -> None:
-        """``defaults``: the quotas ``truco serve`` has by default (otherwise ``--no-limits``)."""
+        """``limits``: the server's default quotas and connection caps (else ``--no-limits``); ``args``: more
+        ``truco serve`` options; ``open_files``: its open-files limit, soft and hard (so it cannot raise it)."""
         workdir.mkdir(parents=True, exist_ok=True)
         self.store = store
         self.stderr_path = workdir / f"serve-{uuid.uuid4().hex[:8]}.stderr"
         command = [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", str(port)]
         command += ["--metrics-port", "-1", "--web-port", "0" if web else "-1"]
-        command += ["--grace", str(grace), "--log-format", "json", *([] if defaults else ["--no-limits"])]
+        command += ["--grace", str(grace), "--log-format", "json", *([] if limits else ["--no-limits"]), *args]
         if allow_fixed_deals:
             command.append("--allow-fixed-deals")
+
+        def limit_open_files() -> None:
+            if open_files is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, open_files))
+
         with self.stderr_path.open("wb") as stderr:
             self.process = subprocess.Popen(
                 command,
@@ -218,6 +230,7 @@ class ProcessServer:
                 stderr=stderr,
                 text=True,
                 env={**os.environ, "TRUCO_TOKEN_KEY": TOKEN_KEY},
+                preexec_fn=limit_open_files if open_files is not None else None,
             )
         self._lines: queue.Queue[str | None] = queue.Queue()
         threading.Thread(target=self._pump, name="e2e-serve-stdout", daemon=True).start()
@@ -365,6 +378,7 @@ def create_game(
     target: int = 15,
     fixed_deals: Sequence[game_service_pb2.FixedDeal] = (),
     request_id: str | None = None,
+    public: bool = False,
     **options: Any,
 ) -> game_service_pb2.Game:
     creator = Player(address)
@@ -373,6 +387,7 @@ def create_game(
             request_id=new_id() if request_id is None else request_id,
             rules=rule_set(players, target, **options),
             fixed_deals=fixed_deals,
+            public=public,
         )
         return creator.games.CreateGame(request, timeout=RPC_TIMEOUT).game
     finally:

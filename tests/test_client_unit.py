@@ -22,9 +22,9 @@ from truco.cli import selfplay
 from truco.engine import DECK, Game, RuleSet
 from truco.engine.cards import RANKS
 from truco_client import (
+    WRAPPERS,
     CardError,
     IllegalMove,
-    WRAPPERS,
     NotFound,
     ResourceExhausted,
     TrucoClient,

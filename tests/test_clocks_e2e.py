@@ -250,6 +250,42 @@ def test_views_show_whose_clock_runs_and_its_deadline(server: InProcessServer) -
     assert first.seat_view(game.name).public.clock.deadline == public.clock.deadline
 
 
+def test_a_partner_leaving_and_resuming_cannot_hold_the_clock(server: InProcessServer) -> None:
+    """The red team's stall: seat 2 left and resumed every few tenths of a second; seat 0's clock, the one the
+    match waits for, must still run out on time."""
+    game = new_game(server.address, players=4, settings=clock(1.5))
+    players = [join(server.address, game.name, seat) for seat in range(4)]
+    public = players[0].view(game.name).public
+    assert list(public.clock.seats) == [0]
+    deadline = public.clock.deadline.ToMicroseconds() / 1e6
+    toggles = 0
+    while time.time() < deadline + 2.0 and not taken_over(players[0].view(game.name).public, 0):
+        view = players[2].seat_view(game.name)
+        (resume if taken_over(view.public, 2) else leave)(players[2], game.name)
+        toggles += 1
+        time.sleep(0.1)
+    assert toggles >= 3, "each of the partner's toggles would have restarted the clock before"
+    public = players[0].view(game.name).public
+    assert taken_over(public, 0), "seat 0's clock ran out on time although its partner kept leaving and resuming"
+    expired = next(e.clock_expired for e in event_log_so_far(server.address, game.name) if e.HasField("clock_expired"))
+    assert expired.seat == 0 and expired.deadline_us / 1e6 == pytest.approx(deadline, abs=1e-3)
+
+
+def event_log_so_far(address: str, name: str) -> list[events_pb2.Event]:
+    """The events stored so far, as a spectator's watch replays them (the match goes on)."""
+    spectator = Player(address)
+    try:
+        request = game_service_pb2.WatchGameRequest(name=name)
+        found: list[events_pb2.Event] = []
+        for item in spectator.games.WatchGame(request, timeout=RPC_TIMEOUT):
+            found.append(item.event)
+            if item.event.HasField("clock_expired"):
+                break
+        return found
+    finally:
+        spectator.close()
+
+
 def test_a_seat_that_never_acts_is_taken_over_and_the_match_ends(server: InProcessServer) -> None:
     game = new_game(server.address, settings=clock(0.25))
     player = join(server.address, game.name, 0)
@@ -429,15 +465,17 @@ def test_abandoned_games_are_closed_unlisted_and_still_readable(
     store = stores.new_url()
     lobby = start_server(store)
     nobody = new_game(lobby.address)
-    somebody = new_game(lobby.address)
-    join(lobby.address, somebody.name, 0)
-    # A replica that closes games nobody joined within 0.3 s (started after the join, so no race with it).
+    half = new_game(lobby.address)
+    join(lobby.address, half.name, 0)  # one of two seats: its match can never start
+    full = new_game(lobby.address, bots=(1,))
+    join(lobby.address, full.name, 0)
+    # A replica that closes games whose table did not fill within 0.3 s (started after the joins: no race).
     server = start_server(store, abandon_after=0.3, housekeeping_seconds=0.05)
     spectator = Player(server.address)
-    poll(lambda: get_game(spectator, nobody.name).closed, 15.0, "closed")
+    poll(lambda: get_game(spectator, nobody.name).closed and get_game(spectator, half.name).closed, 15.0, "closed")
     listed = spectator.games.ListGames(game_service_pb2.ListGamesRequest(), timeout=RPC_TIMEOUT).games
-    assert nobody.name not in {g.name for g in listed} and somebody.name in {g.name for g in listed}
-    assert not get_game(spectator, somebody.name).closed, "a game someone joined is never abandoned"
+    assert {nobody.name, half.name}.isdisjoint(g.name for g in listed)
+    assert not get_game(spectator, full.name).closed, "a game whose table filled is never abandoned"
     assert spectator.view(nobody.name).public.game == nobody.name
     with pytest.raises(grpc.RpcError) as refused:
         join(server.address, nobody.name, 1)
@@ -454,8 +492,8 @@ def test_retention_removes_only_finished_and_closed_games(
     live = new_game(server.address, settings=clock(60.0))
     join(server.address, live.name, 0)
     join(server.address, live.name, 1)
-    old_open = new_game(server.address)
-    join(server.address, old_open.name, 0)
+    old_open = new_game(server.address, bots=(1,))
+    join(server.address, old_open.name, 0)  # a full table, waiting for its player: in play, never removed
     start_server(store, abandon_after=0.2, housekeeping_seconds=0.05)  # closes the game nobody joined
     spectator = Player(server.address)
     poll(lambda: get_game(spectator, closed.name).closed, 15.0, "closed")

@@ -126,6 +126,26 @@ def test_a_sena_moves_no_clock() -> None:
     assert book.advance(20 * US, sena, game.state, {}, settings, {0: 1, 1: 1}) is book
 
 
+def test_a_partner_leaving_and_resuming_never_restarts_the_clock_it_is_not_timed_by() -> None:
+    settings = ClockSettings.seconds(3.0, 2.0)
+    joined = dict.fromkeys(range(4), 1)
+    game = dealt_game(4)
+    book = ClockBook().advance(10 * US, game.events, game.state, {}, settings, joined)
+    assert book.waiting == (0,)
+    deadline = 10 * US + 5 * US
+    for at in range(12, 30, 2):  # seat 2, seat 0's partner, leaves and comes back every two seconds
+        step = leave(game.state, 2) if 2 not in game.state.away else resume(game.state, 2)
+        game = apply(game, step)
+        book = book.advance(at * US, step, game.state, {}, settings, joined)
+        clock = book.running(settings, joined)
+        assert clock is not None and clock.seats == (0,) and clock.deadline_us == deadline, at
+    assert book.reserve_left(settings, 0) == 2 * US, "no decision was made: no reserve was spent"
+    play = game.execute(next(a for a in game.legal_actions(0) if isinstance(a, PlayCard)))
+    book = book.advance(31 * US, play, game.state, {}, settings, joined)
+    clock = book.running(settings, joined)
+    assert clock is not None and clock.started_us == 31 * US, "a decision starts the next clock"
+
+
 def test_clock_settings_on_the_wire() -> None:
     settings = clock_settings_from_pb(clock_settings(0.25, 30, "forfeit", "random"))
     assert settings == ClockSettings(250_000, 30 * US, True, "random")

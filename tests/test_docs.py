@@ -64,3 +64,27 @@ def test_the_readme_python_example_runs() -> None:
     game = namespace["game"]
     hand = game.state.hand  # type: ignore[attr-defined]
     assert hand.truco_value == 2 and len(hand.rounds[0]) == 1
+
+
+RETIRED_WORDING = (
+    re.compile(r"\breveal(s|ed|ing)?\b[^.]{0,40}\b(salt|deck order|the deal)\b", re.IGNORECASE),
+    re.compile(r"\b(salt|deck order|the deal)\b[^.]{0,20}\brevealed\b", re.IGNORECASE),
+    re.compile(r"never inside the `?CreateGame", re.IGNORECASE),
+)
+"""What the docs said before a hand's end stopped revealing its deal (only shown cards' proofs are opened) and
+before a bot-only match's first step was played inside its CreateGame."""
+
+
+def documents() -> list[Path]:
+    found = [ROOT / "README.md", *(ROOT / "docs").glob("*.md"), *(ROOT / "proto").rglob("*.proto")]
+    found += [*ROOT.glob("*/README.md"), *(ROOT / "clients").glob("*/README.md")]
+    return sorted(set(found))
+
+
+@pytest.mark.parametrize("path", documents(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_docs_never_say_a_hand_end_reveals_the_deal(path: Path) -> None:
+    # The contract keeps its retired fields, each noted as such ("Deprecated, never sent: it revealed ...").
+    text = "\n".join(line for line in path.read_text().splitlines() if "Deprecated, never sent" not in line)
+    for pattern in RETIRED_WORDING:
+        match = pattern.search(text)
+        assert match is None, f"{path.relative_to(ROOT)}: retired wording {match.group(0)!r}"

@@ -124,7 +124,7 @@ def built() -> None:
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ProcessServer]:
     """``truco serve`` with its defaults: quotas on, 30 s clocks."""
-    running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path, web=True, defaults=True)
+    running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path, web=True, limits=True)
     yield running
     running.kill()
 
@@ -196,7 +196,7 @@ def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_serv
             time.sleep(0.01)
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(30)
-        restarted = ProcessServer(server.store, tmp_path, port=server.port, defaults=True)
+        restarted = ProcessServer(server.store, tmp_path, port=server.port, limits=True)
         before = public_view(restarted.address, name)
         assert before.phase != OVER, f"the match ended before the restart (version {before.version})"
 

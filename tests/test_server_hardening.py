@@ -29,7 +29,9 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from truco.server.keys import create_key
-from truco.server.quotas import Limits
+from truco.server.quotas import Limits, derived_watch_cap, memory_limit
+from truco.server.store import open_store
+from truco.server.store.base import ApiKeyRecord
 from truco_client import TrucoClient
 from truco_client.errors import Unauthenticated
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, views_pb2
@@ -195,10 +197,22 @@ def test_keys_are_required_to_create_and_join_when_the_server_says_so(
             "API_KEY_REQUIRED",
         )
         joined = games.JoinGame(join_request(game.name), metadata=keyed(key), timeout=TIMEOUT)
-        # Seat calls need the seat token, spectators nothing: neither needs a key.
+        # Seat calls need the seat token (taken under a key that still holds), and no key header.
         seat = (("authorization", f"Bearer {joined.seat_token}"),)
         assert games.GetGameView(game_service_pb2.GetGameViewRequest(name=game.name), metadata=seat).seat.seat == 0
-        assert games.GetGameView(game_service_pb2.GetGameViewRequest(name=game.name)).public.version > 0
+        # A spectator of this private game needs its app's key; a watch needs a key whatever the game.
+        view = games.GetGameView(game_service_pb2.GetGameViewRequest(name=game.name), metadata=keyed(key))
+        assert view.public.version > 0
+        assert fails(lambda: games.GetGameView(game_service_pb2.GetGameViewRequest(name=game.name))).kind == (
+            grpc.StatusCode.NOT_FOUND,
+            "GAME_NOT_FOUND",
+        )
+        watch = game_service_pb2.WatchGameRequest(name=game.name)
+        assert fails(lambda: next(iter(games.WatchGame(watch, timeout=TIMEOUT)))).kind == (
+            UNAUTHENTICATED,
+            "API_KEY_REQUIRED",
+        )
+        assert next(iter(games.WatchGame(watch, metadata=keyed(key), timeout=TIMEOUT))).event.version > 0
     finally:
         player.close()
 
@@ -406,7 +420,7 @@ def test_games_created_per_minute_and_open_games_are_limited(
         player.close()
 
 
-def test_an_all_bot_game_is_played_in_steps_never_inside_one_request(
+def test_an_all_bot_game_is_played_in_bounded_steps(
     loop: LoopThread, servers: list[InProcessServer], stores: Stores
 ) -> None:
     server = start(loop, servers, stores.new_url(), limits=NO_LIMITS)
@@ -444,7 +458,7 @@ def test_a_spectator_flood_degrades_only_the_flooder(loop: LoopThread, servers: 
     limits = Limits()  # the production defaults
     server = start(loop, servers, store, limits=limits)
     key = api_key(loop, server, "fair app")
-    name = create_game(server.address, 2).name
+    name = create_game(server.address, 2, public=True).name  # the flooder's to watch, and the fair app's
     address = server.address
 
     async def flood() -> tuple[list[Any], float, dict[str, Any]]:
@@ -575,6 +589,8 @@ def test_a_join_retry_on_a_server_with_another_token_key_never_rekeys_the_seat(
         ("9" * 38, "WEAK_REQUEST_ID"),  # 126 bits of decimal digits
         ("a b", "INVALID_REQUEST_ID"),
         ("x" * 129, "INVALID_REQUEST_ID"),
+        ("ab" * 16, "WEAK_REQUEST_ID"),  # 128 bits by its shape, two by its content
+        ("0123456789abcdef" * 2, "WEAK_REQUEST_ID"),
     ],
 )
 def test_join_request_ids_need_128_bits(
@@ -611,6 +627,210 @@ def test_the_seat_cache_is_bounded(loop: LoopThread, servers: list[InProcessServ
     finally:
         for _, player in seated:
             player.close()
+
+
+# --- Games belong to their app (issue 18) ----------------------------------------------------------------------
+
+
+def bearer_of(token: str) -> tuple[tuple[str, str], ...]:
+    return (("authorization", f"Bearer {token}"),)
+
+
+def test_a_private_game_is_joined_and_watched_only_with_its_apps_key(
+    loop: LoopThread, servers: list[InProcessServer], stores: Stores
+) -> None:
+    server = start(loop, servers, stores.new_url(), limits=NO_LIMITS)
+    alice, bob = api_key(loop, server, "alice"), api_key(loop, server, "bob")
+    player = Player(server.address)
+    try:
+        games = player.games
+        private = games.CreateGame(create_request(), metadata=keyed(alice), timeout=TIMEOUT).game
+        public = games.CreateGame(create_request(public=True), metadata=keyed(alice), timeout=TIMEOUT).game
+        not_found = (grpc.StatusCode.NOT_FOUND, "GAME_NOT_FOUND")
+        for outsider in (keyed(bob), ()):  # another app's key, and no key at all
+            assert fails(lambda o=outsider: games.JoinGame(join_request(private.name), metadata=o)).kind == not_found
+            watch = game_service_pb2.WatchGameRequest(name=private.name)
+            assert fails(lambda o=outsider, w=watch: next(iter(games.WatchGame(w, metadata=o)))).kind == not_found
+            view = game_service_pb2.GetGameViewRequest(name=private.name)
+            assert fails(lambda o=outsider, v=view: games.GetGameView(v, metadata=o)).kind == not_found
+            get = game_service_pb2.GetGameRequest(name=private.name)
+            assert fails(lambda o=outsider, g=get: games.GetGame(g, metadata=o)).kind == not_found
+        # The public game is anyone's to join and watch; the private one its app's.
+        games.JoinGame(join_request(public.name), metadata=keyed(bob), timeout=TIMEOUT)
+        joined = games.JoinGame(join_request(private.name), metadata=keyed(alice), timeout=TIMEOUT)
+        watch = game_service_pb2.WatchGameRequest(name=private.name)
+        assert next(iter(games.WatchGame(watch, metadata=keyed(alice), timeout=TIMEOUT))).event.version > 0
+        # The seat's token is the seat's player's pass, whatever key header comes with it.
+        request = game_service_pb2.GetGameViewRequest(name=private.name)
+        assert games.GetGameView(request, metadata=bearer_of(joined.seat_token), timeout=TIMEOUT).seat.seat == 0
+    finally:
+        player.close()
+
+
+def test_seat_tokens_die_with_the_key_they_were_taken_under(
+    loop: LoopThread, servers: list[InProcessServer], stores: Stores
+) -> None:
+    server = start(loop, servers, stores.new_url(), require_api_key=True, limits=NO_LIMITS)
+    server.server.admission.keys.ttl = 0.2  # how long a replica trusts a lookup (5 s by default)
+    record, key = loop.run(create_key(server.server.store, "soon revoked"))
+    player = Player(server.address)
+    try:
+        game = player.games.CreateGame(create_request(), metadata=keyed(key), timeout=TIMEOUT).game
+        joined = player.games.JoinGame(join_request(game.name), metadata=keyed(key), timeout=TIMEOUT)
+        request = game_service_pb2.GetGameViewRequest(name=game.name)
+        assert player.games.GetGameView(request, metadata=bearer_of(joined.seat_token), timeout=TIMEOUT).seat
+        loop.run(server.server.store.revoke_api_key(record.key_id, "2026-01-01T00:00:00.000000Z"))
+        time.sleep(0.25)
+        # No key header at all: the token alone no longer holds the seat.
+        refused = fails(lambda: player.games.GetGameView(request, metadata=bearer_of(joined.seat_token)))
+        assert refused.kind == (UNAUTHENTICATED, "API_KEY_REVOKED")
+        legal = game_service_pb2.ListLegalActionsRequest(name=game.name)
+        refused = fails(lambda: player.games.ListLegalActions(legal, metadata=bearer_of(joined.seat_token)))
+        assert refused.kind == (UNAUTHENTICATED, "API_KEY_REVOKED")
+    finally:
+        player.close()
+
+
+def test_unknown_api_keys_are_throttled_before_the_store_is_asked(
+    loop: LoopThread, servers: list[InProcessServer]
+) -> None:
+    store = f"sqlite:///{Path(os.environ.get('TMPDIR', '/tmp')) / f'keys-{new_id()}.db'}"
+    server = start(loop, servers, store, limits=Limits(calls_per_second=1000, burst=1000))
+    lookups = 0
+    looked_up = server.server.store.api_key_by_hash
+
+    async def counted(secret_hash: bytes) -> Any:
+        nonlocal lookups
+        lookups += 1
+        return await looked_up(secret_hash)
+
+    server.server.store.api_key_by_hash = counted  # type: ignore[method-assign]
+    player = Player(server.address)
+    try:
+        outcomes: Counter[str] = Counter()
+        for number in range(200):
+            bogus = keyed(f"truco_{number:012x}_" + "x" * 43)
+            failure = fails(lambda b=bogus: player.games.ListGames(game_service_pb2.ListGamesRequest(), metadata=b))
+            outcomes[failure.reason] += 1
+        assert outcomes["QUOTA_EXCEEDED"] >= 150, outcomes
+        assert lookups <= 30, f"{lookups} store lookups for 200 made-up keys"
+    finally:
+        player.close()
+
+
+def finished_game(player: Player, address: str) -> tuple[game_service_pb2.Game, Player]:
+    """A 2-player game against a bot that ended (its player left: the bot played its seat too), and that player."""
+    bot = [game_service_pb2.BotSeat(seat=1, kind=game_service_pb2.BOT_KIND_RANDOM)]
+    game = player.games.CreateGame(create_request(bots=bot), timeout=TIMEOUT).game
+    seated = join(address, game.name, 0)
+    seated.games.LeaveGame(game_service_pb2.LeaveGameRequest(name=game.name), metadata=seated.metadata)
+    assert wait_until(lambda: seated.view(game.name).public.phase == views_pb2.PHASE_MATCH_OVER, timeout=60)
+    return game, seated
+
+
+def test_a_rematch_is_charged_as_a_new_game(loop: LoopThread, servers: list[InProcessServer]) -> None:
+    store = f"sqlite:///{Path(os.environ.get('TMPDIR', '/tmp')) / f'rematch-{new_id()}.db'}"
+    server = start(loop, servers, store, limits=Limits(calls_per_second=0, games_per_minute=2, open_games=0))
+    player = Player(server.address)
+    try:
+        game, seated = finished_game(player, server.address)
+        request = game_service_pb2.RematchRequest(name=game.name)
+        seated.games.Rematch(request, metadata=seated.metadata, timeout=TIMEOUT)  # the minute's second game
+        quota, _, _ = quota_failure(lambda: seated.games.Rematch(request, metadata=seated.metadata, timeout=TIMEOUT))
+        assert quota == "games_per_minute"
+        seated.close()
+    finally:
+        player.close()
+
+
+def test_anonymous_joins_are_limited_per_address(loop: LoopThread, servers: list[InProcessServer]) -> None:
+    store = f"sqlite:///{Path(os.environ.get('TMPDIR', '/tmp')) / f'joins-{new_id()}.db'}"
+    server = start(loop, servers, store, limits=Limits(calls_per_second=0, joins_per_minute=3))
+    key = api_key(loop, server)
+    player = Player(server.address)
+    try:
+        name = create_game(server.address, 6).name
+        for _ in range(3):
+            player.games.JoinGame(join_request(name), timeout=TIMEOUT)
+        quota, _, subject = quota_failure(lambda: player.games.JoinGame(join_request(name), timeout=TIMEOUT))
+        assert (quota, subject) == ("joins_per_minute", "peer:127.0.0.1")
+        keyed_game = player.games.CreateGame(create_request(), metadata=keyed(key), timeout=TIMEOUT).game
+        for _ in range(2):  # an app's players join under its key, which the operator answers for
+            player.games.JoinGame(join_request(keyed_game.name), metadata=keyed(key), timeout=TIMEOUT)
+    finally:
+        player.close()
+
+
+def test_watches_are_capped_per_key_and_per_address(loop: LoopThread, servers: list[InProcessServer]) -> None:
+    store = f"sqlite:///{Path(os.environ.get('TMPDIR', '/tmp')) / f'watch-caps-{new_id()}.db'}"
+    limits = Limits(calls_per_second=0, watch_streams=4, watch_streams_per_key=2, watch_streams_per_connection=0)
+    server = start(loop, servers, store, limits=limits)
+    key = api_key(loop, server)
+    player = Player(server.address)
+    streams: list[Any] = []
+    try:
+        keyed_game = player.games.CreateGame(create_request(), metadata=keyed(key), timeout=TIMEOUT).game
+        open_game = create_game(server.address, 2)
+
+        def watch(name: str, metadata: tuple[tuple[str, str], ...] = ()) -> Any:
+            stream = player.games.WatchGame(game_service_pb2.WatchGameRequest(name=name), metadata=metadata)
+            streams.append(stream)
+            next(iter(stream))  # the first event: the stream is open and admitted
+            return stream
+
+        watch(keyed_game.name, keyed(key))
+        watch(keyed_game.name, keyed(key))
+        quota, _, subject = quota_failure(lambda: watch(keyed_game.name, keyed(key)))
+        assert quota == "watch_streams_per_key" and subject.startswith("key:")
+        for _ in range(4):  # the anonymous callers at this address: a count of their own
+            watch(open_game.name)
+        quota, _, subject = quota_failure(lambda: watch(open_game.name))
+        assert subject == "peer:127.0.0.1"
+        assert quota == "watch_streams"
+    finally:
+        for stream in streams:
+            stream.cancel()
+        player.close()
+
+
+def test_the_server_wide_watch_cap_is_derived_from_memory() -> None:
+    assert Limits().server_watch_streams is None
+    assert Limits().server_watch_cap() == derived_watch_cap() == max(100, memory_limit() // 4 // (64 * 1024))
+    assert Limits(server_watch_streams=7).server_watch_cap() == 7
+
+
+def test_the_web_ports_429_says_when_to_retry(loop: LoopThread, servers: list[InProcessServer]) -> None:
+    store = f"sqlite:///{Path(os.environ.get('TMPDIR', '/tmp')) / f'retry-after-{new_id()}.db'}"
+    server = start(loop, servers, store, limits=Limits(calls_per_second=0.2, burst=1), web=True)
+    assert server.server.web is not None
+    url = f"http://127.0.0.1:{server.server.web.port}/truco.v1.GameService/ListGames"
+    headers = {"content-type": "application/json"}
+    with urllib.request.urlopen(urllib.request.Request(url, b"{}", headers), timeout=TIMEOUT) as answer:
+        assert answer.status == 200
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        urllib.request.urlopen(urllib.request.Request(url, b"{}", headers), timeout=TIMEOUT)
+    assert refused.value.code == 429
+    assert int(refused.value.headers["Retry-After"]) in range(1, 7)
+
+
+def test_key_names_are_printable_text(loop: LoopThread, tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'keys.db'}"
+    escape = "\x1b[2J\x1b[31mpwned\x07"
+
+    def keys(*args: str) -> subprocess.CompletedProcess[str]:
+        command = [str(TRUCO), "keys", "--store", store, *args]
+        return subprocess.run(command, capture_output=True, text=True, timeout=60, check=False)
+
+    refused = keys("create", "--name", escape)
+    assert refused.returncode == 2 and "control" in refused.stderr and "\x1b" not in refused.stdout
+    # A name stored before names were checked is listed with its control characters escaped.
+    opened = loop.run(open_store(store))
+    try:
+        loop.run(opened.create_api_key(ApiKeyRecord("0123456789ab", escape, b"h" * 32, "2026-01-01T00:00:00Z")))
+    finally:
+        loop.run(opened.close())
+    listed = keys("list")
+    assert listed.returncode == 0 and "\x1b" not in listed.stdout and "\\x1b[2J" in listed.stdout
 
 
 # --- Bounded input ---------------------------------------------------------------------------------------------

@@ -714,18 +714,22 @@ class StoreContract(abc.ABC):
         await store.touch_seat("g1", 0, joined.seen_us + 1)  # an older sighting never goes back in time
         assert (await store.get_game("g1")).seats[0].seen_us == joined.seen_us + 5
 
-    async def test_close_abandoned_closes_only_games_nobody_joined(self) -> None:
+    async def test_close_abandoned_closes_the_games_whose_table_never_filled(self) -> None:
         store = await self.open()
         await store.create_game(new_game("nobody", "2025-01-01T00:00:00.000000Z"), [], None)
-        await store.create_game(new_game("joined", "2025-01-01T00:00:00.000000Z"), [], None)
-        await store.claim_seat("joined", 1, b"hash", "Ana", None)
+        await store.create_game(new_game("half", "2025-01-01T00:00:00.000000Z"), [], None)
+        await store.claim_seat("half", 1, b"hash", "Ana", None)  # one of two seats: the match can never start
+        await store.create_game(new_game("full", "2025-01-01T00:00:00.000000Z"), [], None)
+        await store.claim_seat("full", 0, b"hash-0", "Ana", None)
+        await store.claim_seat("full", 1, b"hash-1", "Beto", None)
         await store.create_game(new_game("young", "2025-06-01T00:00:00.000000Z"), [], None)
         await store.create_game(new_game("bots", "2025-01-01T00:00:00.000000Z", ("bot", "bot")), [], None)
-        assert await store.close_abandoned("2025-03-01T00:00:00.000000Z") == ["nobody"]
+        assert sorted(await store.close_abandoned("2025-03-01T00:00:00.000000Z")) == ["half", "nobody"]
         closed = await store.get_game("nobody")
         assert closed.over and closed.closed and not closed.open
-        assert not (await store.get_game("joined")).closed and not (await store.get_game("young")).over
-        assert [g.game_id for g in (await store.list_open_games(10, None))[0]] == ["young", "joined"]
+        assert (await store.get_game("half")).closed
+        assert not (await store.get_game("full")).over and not (await store.get_game("young")).over
+        assert [g.game_id for g in (await store.list_open_games(10, None))[0]] == ["young"]
         with pytest.raises(SeatUnavailable):
             await store.claim_seat("nobody", 0, b"hash", "Ana", None)
         assert await store.close_abandoned("2025-03-01T00:00:00.000000Z") == []
@@ -733,7 +737,8 @@ class StoreContract(abc.ABC):
     async def test_delete_games_removes_only_games_that_are_over(self) -> None:
         store = await self.open()
         await self.game_with_events(store, "live")
-        await store.claim_seat("live", 0, b"hash", "Ana", None)  # joined: never abandoned
+        await store.claim_seat("live", 0, b"hash", "Ana", None)
+        await store.claim_seat("live", 1, b"hash-1", "Beto", None)  # a full table: never abandoned
         await self.game_with_events(store, "finished")
         await store.claim_seat("finished", 0, b"hash", "Ana", "claim-1")
         await store.append("finished", 1, events("End"), "move-1", b"ok", True)

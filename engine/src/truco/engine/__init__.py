@@ -31,11 +31,13 @@ from .deal import (
     verify,
 )
 from .decide import decide, execute, execute_legal, start_match
+from .determinize import determinize
 from .errors import CommandError, InvalidCommand, Reason, RuleViolation
 from .evaluation import HandError, HandEvaluation, compare_cards, evaluate_hand
 from .events import Event, HandEnd, ScoreReason
 from .game import Game
 from .legal import actors, check, is_legal, legal_actions, violation
+from .pickling import register as _register_pickling
 from .rules import RULE_SETS, FaltaEnvido, RuleSet, RuleSetError, find_rule_set
 from .senas import Sena
 from .state import MatchState, Phase, advances_version, evolve, fold
@@ -93,6 +95,7 @@ __all__ = [
     "deal_commitments",
     "deal_hands",
     "decide",
+    "determinize",
     "envido_points",
     "envido_value",
     "evaluate_hand",
@@ -119,3 +122,5 @@ __all__ = [
     "verify",
     "violation",
 ]
+
+_register_pickling()  # pickle works on the compiled build too (pickling.py)

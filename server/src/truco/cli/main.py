@@ -6,7 +6,8 @@ import argparse
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from typing import TextIO
 
 from truco.engine import (
@@ -21,9 +22,9 @@ from truco.engine import (
     piezas,
 )
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
-from truco.server.quotas import Limits
+from truco.server.quotas import ConnectionLimits, Limits
 
-from . import __version__
+from . import __version__, arena
 
 
 class UsageError(Exception):
@@ -103,6 +104,14 @@ def _parser() -> argparse.ArgumentParser:
         help="random: uniformly random legal moves (mazo included); heuristic: knows envido, flor and card "
         "strength; mixed: one team each",
     )
+    simulate.add_argument(
+        "--level",
+        action="append",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="the bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot seat in "
+        "seat order (instead of --bots)",
+    )
     simulate.add_argument("--json", action="store_true", help="print the report as one JSON object")
     simulate.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
     simulate.set_defaults(run=_run_simulate)
@@ -175,14 +184,34 @@ def _parser() -> argparse.ArgumentParser:
         ("--calls-in-flight", "calls_in_flight", int, "calls running at once"),
         ("--watch-streams", "watch_streams", int, "WatchGame streams open at once"),
         ("--watch-streams-per-connection", "watch_streams_per_connection", int, "WatchGame streams per connection"),
+        ("--watch-streams-per-key", "watch_streams_per_key", int, "WatchGame streams of one API key, all addresses"),
+        ("--joins-per-minute", "joins_per_minute", float, "JoinGame calls per minute without an API key"),
     ):
         default = getattr(defaults, attribute)
         limits.add_argument(flag, type=kind, default=default, metavar="N", help=f"{what} (default {default:g})")
     limits.add_argument(
         "--no-limits",
         action="store_true",
-        help="turn every quota off (benchmarks and test suites; never in production)",
+        help="turn every quota and connection cap off (benchmarks and test suites; never in production)",
     )
+    connections = serve.add_argument_group(
+        "connections",
+        "Caps on open connections, per client address (an IPv6 address counts by its /64) and in all, on each "
+        "port, and timeouts that close silent connections. The soft open-files limit is raised to the hard one "
+        "at start; 0 derives a cap from it, keeping descriptors back for the store, metrics and health checks.",
+    )
+    connection_defaults = ConnectionLimits()
+    connection_flags: tuple[tuple[str, str, Callable[[str], float], str], ...] = (
+        ("--max-connections", "max_connections", int, "connections on both ports together (0: derived)"),
+        ("--connections-per-address", "per_address", int, "connections of one client address per port (0: derived)"),
+        ("--head-timeout", "head_timeout", _duration, "seconds a web client may take to send a request head"),
+        ("--body-timeout", "body_timeout", _duration, "seconds a web request may take to send its body"),
+        ("--handshake-timeout", "handshake_timeout", _duration, "seconds a gRPC client may take to start HTTP/2"),
+        ("--idle-timeout", "idle_timeout", _duration, "seconds a gRPC connection may stay open with no call"),
+    )
+    for flag, attribute, parse, what in connection_flags:
+        default = getattr(connection_defaults, attribute)
+        connections.add_argument(flag, type=parse, default=default, metavar="N", help=f"{what} (default {default:g})")
     serve.add_argument(
         "--workers",
         type=_positive,
@@ -234,7 +263,7 @@ def _parser() -> argparse.ArgumentParser:
         type=_duration,
         default=DEFAULT_ABANDON,
         metavar="TIME",
-        help=f"close games nobody joined within this time (default {DEFAULT_ABANDON:g}s; 0: never)",
+        help=f"close games whose table did not fill within this time (default {DEFAULT_ABANDON:g}s; 0: never)",
     )
     clocks.add_argument(
         "--retention",
@@ -295,6 +324,14 @@ def _parser() -> argparse.ArgumentParser:
     play.add_argument("--server", required=True, metavar="ADDR", help="the server, host:port")
     play.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
     play.add_argument("--bots", choices=("random", "heuristic"), default="heuristic", help="the server's bots")
+    play.add_argument(
+        "--level",
+        action="append",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="the server's bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot "
+        "seat in seat order (instead of --bots)",
+    )
     play.add_argument("--seat", type=int, metavar="N", help="your seat (default 0; with --game, the first open)")
     play.add_argument("--game", metavar="NAME", help="join this game (games/ID) instead of creating one")
     play.add_argument("--name", default="human", help="your name at the table")
@@ -310,6 +347,12 @@ def _parser() -> argparse.ArgumentParser:
     selfplay.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
     selfplay.add_argument("--games", type=_positive, default=1, metavar="N")
     selfplay.add_argument("--bots", choices=("random", "heuristic"), default="random")
+    selfplay.add_argument(
+        "--level",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="every seat's bot by level: beginner, intermediate or expert (instead of --bots)",
+    )
     selfplay.add_argument("--concurrency", type=_positive, default=1, metavar="K", help="games played at once")
     selfplay.add_argument("--target", type=int, choices=VALID_TARGETS, metavar="T", help="points to win (default 30)")
     selfplay.add_argument("--seed", type=int, metavar="S", help="seed the bots' choices")
@@ -334,6 +377,8 @@ def _parser() -> argparse.ArgumentParser:
         "a longer outage)",
     )
     selfplay.set_defaults(run=_run_selfplay)
+
+    arena.register(commands)
     return parser
 
 
@@ -344,15 +389,29 @@ KEY_QUOTA_FLAGS: tuple[tuple[str, type[float] | type[int]], ...] = (
     ("--open-games", int),
     ("--calls-in-flight", int),
     ("--watch-streams", int),
+    ("--watch-streams-per-key", int),
 )
 """The app totals a key may carry of its own (truco.server.app_quotas.AppQuotas), as ``truco serve`` flags."""
 DEFAULT_CLOCK = 30.0
 """``truco serve``'s time per decision, in seconds."""
+LEVEL_CHOICES = ("beginner", "intermediate", "expert")
+"""The bot levels (truco.bots.Level) a command line may choose."""
 DEFAULT_RESERVE = 120.0
 """``truco serve``'s per-match reserve of each seat, in seconds."""
 DEFAULT_ABANDON = 600.0
 """``truco serve`` closes games nobody joined after this many seconds."""
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
+def _levels(given: list[str] | None, seats: int) -> list[str]:
+    """``--level`` given once (every bot seat) or once per bot seat. :raises UsageError: for another count."""
+    if not given:
+        return []
+    if len(given) == 1:
+        return given * seats
+    if len(given) != seats:
+        raise UsageError(f"--level: give one level for every bot seat, or one for each of the {seats} bot seats")
+    return given
 
 
 def _positive(text: str) -> int:
@@ -462,6 +521,7 @@ def _run_simulate(args: argparse.Namespace) -> int:
         target=args.target,
         bots=args.bots,
         progress=False if args.no_progress else None,
+        levels=tuple(_levels(args.level, args.players)),
     )
     if args.json:
         print(json.dumps(report.to_dict()))
@@ -493,6 +553,8 @@ def _run_serve(args: argparse.Namespace) -> int:
         calls_in_flight=args.calls_in_flight,
         watch_streams=args.watch_streams,
         watch_streams_per_connection=args.watch_streams_per_connection,
+        watch_streams_per_key=args.watch_streams_per_key,
+        joins_per_minute=args.joins_per_minute,
     )
     config = ServeConfig(
         store=args.store,
@@ -507,6 +569,7 @@ def _run_serve(args: argparse.Namespace) -> int:
         log_format=args.log_format,
         require_api_key=args.require_api_key,
         limits=limits,
+        connections=_connection_limits(args),
         clock=clock,
         presence_seconds=args.presence,
         abandon_after=args.abandon_after or None,
@@ -524,11 +587,23 @@ def _run_serve(args: argparse.Namespace) -> int:
         raise UsageError(str(error)) from None
 
 
+def _connection_limits(args: argparse.Namespace) -> ConnectionLimits:
+    timeouts = {
+        "head_timeout": args.head_timeout,
+        "body_timeout": args.body_timeout,
+        "handshake_timeout": args.handshake_timeout,
+        "idle_timeout": args.idle_timeout,
+    }
+    if args.no_limits:
+        return replace(ConnectionLimits.unlimited(), **timeouts)
+    return ConnectionLimits(max_connections=args.max_connections, per_address=args.connections_per_address, **timeouts)
+
+
 def _run_keys(args: argparse.Namespace) -> int:
     import asyncio
 
     from truco.server.app_quotas import AppQuotas
-    from truco.server.keys import create_key, now
+    from truco.server.keys import create_key, now, printable
     from truco.server.store import ApiKeyNotFound, StoreUnavailable, open_store
 
     async def run() -> int:
@@ -548,7 +623,7 @@ def _run_keys(args: argparse.Namespace) -> int:
                 for item in await store.list_api_keys():
                     state = f"revoked {item.revoked_at}" if item.revoked_at else "active"
                     own_quotas = AppQuotas.from_json(item.quotas).describe()
-                    print(f"{item.key_id}  {item.created_at}  {state:<36}  {item.name}  ({own_quotas})")
+                    print(f"{item.key_id}  {item.created_at}  {state:<36}  {printable(item.name)}  ({own_quotas})")
             else:
                 try:
                     record = await store.revoke_api_key(args.key_id, now())
@@ -596,6 +671,7 @@ def _run_play(args: argparse.Namespace) -> int:
             server=args.server,
             players=args.players,
             bots=args.bots,
+            levels=tuple(_levels(args.level, args.players - 1)),
             seat=args.seat,
             game=args.game,
             player_name=args.name,
@@ -614,7 +690,7 @@ def _run_selfplay(args: argparse.Namespace) -> int:
             server=args.server,
             players=args.players,
             games=args.games,
-            bots=args.bots,
+            bots=args.level or args.bots,
             concurrency=args.concurrency,
             target=args.target,
             seed=args.seed,

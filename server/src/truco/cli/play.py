@@ -29,10 +29,11 @@ from truco_client import (
     card_name,
     card_text,
     describe,
+    new_request_id,
     seconds_left,
     sena_name,
 )
-from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, views_pb2
+from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, rules_pb2, views_pb2
 
 MATAS = frozenset({"1e", "1b", "7e", "7o"})
 """The four matas: the strongest cards after the piezas."""
@@ -303,12 +304,33 @@ def parse_choice(text: str, count: int) -> int:
     return number - 1
 
 
+async def create_with_levels(client: TrucoClient, players: int, levels: dict[int, str]) -> game_service_pb2.Game:
+    """A game whose bot seats are chosen by level (``levels``: seat to beginner, intermediate or expert). Until the
+    SDK's create_game takes levels (issue 21) the request is made through its stubs."""
+    request = game_service_pb2.CreateGameRequest(
+        request_id=new_request_id(),
+        rules=rules_pb2.RuleSet(players=players),
+        bots=[
+            game_service_pb2.BotSeat(seat=seat, level=f"BOT_LEVEL_{level.upper()}")
+            for seat, level in levels.items()
+        ],
+    )
+    games, _ = client._stubs()
+    response: game_service_pb2.CreateGameResponse = await client._unary(
+        games.CreateGame, request, idempotent=True, authed=False
+    )
+    return response.game
+
+
 def bot_labels(game: game_service_pb2.Game) -> dict[int, str]:
     """Seat labels from a game resource: ``heuristic bot`` for bot seats, the player's name for taken seats."""
     labels = {}
     for seat in game.seats:
         if seat.kind == game_service_pb2.SEAT_KIND_BOT:
-            kind = game_service_pb2.BotKind.Name(seat.bot).removeprefix("BOT_KIND_").lower()
+            if seat.bot_level:
+                kind = game_service_pb2.BotLevel.Name(seat.bot_level).removeprefix("BOT_LEVEL_").lower()
+            else:
+                kind = game_service_pb2.BotKind.Name(seat.bot).removeprefix("BOT_KIND_").lower()
             labels[seat.seat] = f"{kind} bot"
         elif seat.player_name:
             labels[seat.seat] = seat.player_name
@@ -355,6 +377,8 @@ class PlayOptions:
     server: str
     players: int = 2
     bots: str = "heuristic"
+    levels: tuple[str, ...] = ()
+    """The server's bots by level, one per bot seat in seat order (instead of ``bots``)."""
     seat: int | None = None
     game: str | None = None
     player_name: str = "human"
@@ -405,7 +429,10 @@ async def play(
                 out(f"truco play: --seat must be 0 to {options.players - 1}")
                 return 2
             bots = {s: options.bots for s in range(options.players) if s != seat}
-            game = await client.create_game(rules={"players": options.players}, bots=bots)
+            if options.levels:
+                game = await create_with_levels(client, options.players, dict(zip(bots, options.levels, strict=True)))
+            else:
+                game = await client.create_game(rules={"players": options.players}, bots=bots)
             labels = bot_labels(game)
             name = game.name
         else:

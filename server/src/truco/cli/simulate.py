@@ -122,8 +122,11 @@ class SimulationReport:
         return asdict(self)
 
 
-def seat_bots(players: int, mode: BotsMode, game_index: int) -> list[Bot]:
-    """One bot per seat. In ``mixed`` the heuristic team alternates between games so neither is always mano."""
+def seat_bots(players: int, mode: BotsMode, game_index: int, levels: Sequence[str] = ()) -> list[Bot]:
+    """One bot per seat: by ``levels`` (one per seat) when given. In ``mixed`` the heuristic team alternates
+    between games so neither is always mano."""
+    if levels:
+        return [make_bot(level) for level in levels]
     if mode != "mixed":
         return [make_bot(mode) for _ in range(players)]
     heuristic_team = game_index % 2
@@ -138,6 +141,7 @@ def simulate(
     bots: BotsMode = "random",
     rules: RuleSet | None = None,
     progress: bool | None = None,
+    levels: Sequence[str] = (),
 ) -> SimulationReport:
     """Play ``games`` matches and report speed and outcomes. ``progress`` None: a bar only on a terminal."""
     rules = rules or RuleSet(players=players, target=target)
@@ -151,7 +155,7 @@ def simulate(
     started = time.perf_counter()
     with Progress(games, "matches", enabled=progress) as bar:
         for index in range(games):
-            seats = seat_bots(players, bots, index)
+            seats = seat_bots(players, bots, index, levels)
             result = play_match(rules, seats, rng)
             wins_by_team[f"team{result.winner}"] += 1
             wins_by_bot[seats[result.winner].name] += 1
@@ -168,7 +172,7 @@ def simulate(
         games=games,
         seed=seed,
         target=rules.target,
-        bots=bots,
+        bots="/".join(levels) if levels else bots,
         seconds=round(seconds, 4),
         matches_per_second=round(games / seconds, 1),
         actions_per_second=round(actions / seconds, 1),

@@ -25,12 +25,20 @@ from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_servi
 from . import codec
 from .auth import TokenIssuer
 from .clocks import ClockSettings, Timekeeper
+from .connections import (
+    ConnectionCounts,
+    GrpcConnectionGuard,
+    grpc_options,
+    open_descriptors,
+    plan,
+    raise_open_files_limit,
+)
 from .games import Games
 from .keys import ApiKeys
 from .lifecycle import Housekeeper
 from .limits import Admission, AdmissionInterceptor
 from .metrics import Metrics, ObservabilityInterceptor
-from .quotas import Limits
+from .quotas import ConnectionLimits, Limits
 from .service import GameServicer, RulesServicer
 from .store import open_store
 from .store.base import EventStore, StoreUnavailable
@@ -74,6 +82,8 @@ class ServeConfig:
     require_api_key: bool = False
     """CreateGame and JoinGame need an API key (x-api-key metadata); without it, anonymous development mode."""
     limits: Limits = field(default_factory=Limits)
+    connections: ConnectionLimits = field(default_factory=ConnectionLimits)
+    """Connection caps and timeouts on both ports (truco.server.connections)."""
     token_key: str | None = None
     """The secret seat tokens are derived with; None reads ``TRUCO_TOKEN_KEY`` from the environment."""
     clock: ClockSettings | None = None
@@ -150,6 +160,7 @@ class Server:
         self.config = config
         self.store = store
         self.metrics = metrics
+        keys = ApiKeys(store)
         self.games = Games(
             store,
             metrics,
@@ -158,9 +169,10 @@ class Server:
             tokens=tokens,
             default_clock=config.clock,
             presence_seconds=config.presence_seconds,
+            keys=keys,
         )
         # One admission (keys, quotas, caps) for both ports; health and reflection never go through it.
-        self.admission = Admission(config.limits, ApiKeys(store), store, require_api_key=config.require_api_key)
+        self.admission = Admission(config.limits, keys, store, require_api_key=config.require_api_key)
         self.timekeeper = Timekeeper(
             store,
             self.games.fire_clock,
@@ -170,6 +182,7 @@ class Server:
         )
         self.games.on_deadline = self.timekeeper.wake
         self.health = health.aio.HealthServicer()
+        self.connection_plan = plan(config.connections, web=config.web_port is not None, in_use=open_descriptors())
         self.grpc = grpc.aio.server(
             # Observability outermost, so refusals are counted and logged like any other answer.
             interceptors=[ObservabilityInterceptor(metrics), AdmissionInterceptor(self.admission)],
@@ -182,6 +195,7 @@ class Server:
                 ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
                 ("grpc.max_connection_age_ms", 30 * 60_000),
                 ("grpc.max_connection_age_grace_ms", 60_000),
+                *grpc_options(config.connections, self.connection_plan.grpc),
             ],
         )
         # One servicer of each service answers both ports: the gRPC port here, the web port in start().
@@ -194,6 +208,7 @@ class Server:
         self.port = 0
         self.metrics_port: int | None = None
         self.web: WebServer | None = None
+        self.connection_guard: GrpcConnectionGuard | None = None
         self._metrics_http: Any = None
         self._monitor: asyncio.Task[None] | None = None
         self._stopped = asyncio.Event()
@@ -205,6 +220,10 @@ class Server:
         store = await open_store(config.store)
         server = cls(config, store, Metrics.create(), tokens)
         server.port = server.grpc.add_insecure_port(f"{config.host}:{config.port}")
+        per_address = server.connection_plan.per_address
+        if per_address is not None:
+            refused = server.metrics.connections_refused.labels("grpc", "per_address")
+            server.connection_guard = GrpcConnectionGuard(server.port, per_address, refused.inc)
         if config.metrics_port is not None:
             # The metrics listener binds the same address as gRPC ("[::]" → "::", every address).
             server._metrics_http, _ = start_http_server(
@@ -218,6 +237,8 @@ class Server:
         await server._check_store()
         server._monitor = asyncio.create_task(server._watch_store())
         server.timekeeper.start()  # at once: clocks that ran out while no server was up fire now
+        if server.connection_guard is not None:
+            server.connection_guard.start()
         return server
 
     def _start_web(self, port: int) -> None:
@@ -232,7 +253,17 @@ class Server:
             cors_origins=self.config.cors_origins,
             assets=assets if assets.is_dir() else None,
         )
-        self.web = WebServer(app, self.config.host, port, limits, self.config.grace_seconds)
+        refused = self.metrics.connections_refused
+        self.web = WebServer(
+            app,
+            self.config.host,
+            port,
+            limits,
+            self.config.grace_seconds,
+            self.config.connections,
+            ConnectionCounts(self.connection_plan.web, self.connection_plan.per_address),
+            lambda cap: refused.labels("web", cap).inc(),
+        )
         self.web.start()
 
     async def _check_store(self) -> None:
@@ -256,6 +287,8 @@ class Server:
         get ``grace`` seconds to finish."""
         if self._monitor is not None:
             self._monitor.cancel()
+        if self.connection_guard is not None:
+            await self.connection_guard.stop()
         await self.timekeeper.stop()
         await self.health.enter_graceful_shutdown()
         self.games.stopping.set()
@@ -290,7 +323,17 @@ def tune_gc() -> None:
 
 async def serve(config: ServeConfig) -> None:
     configure_logging(config.log_format)
+    before, after = raise_open_files_limit()
     server = await Server.start(config)
+    caps = server.connection_plan
+    structlog.get_logger("truco.server").info(
+        "connection limits",
+        open_files_before=before,
+        open_files=after,
+        grpc_connections=caps.grpc,
+        web_connections=caps.web if server.web is not None else None,
+        connections_per_address=caps.per_address,
+    )
     tune_gc()
     metrics = f", metrics on http://localhost:{server.metrics_port}/metrics" if server.metrics_port else ""
     web = f", web table and Connect/gRPC-Web on http://localhost:{server.web.port}/" if server.web else ""

@@ -36,7 +36,8 @@ class AppQuotas:
     games_per_minute: float | None = None  #: CreateGame calls per minute
     open_games: int | None = None  #: unfinished games created
     calls_in_flight: int | None = None  #: unary calls running at once
-    watch_streams: int | None = None  #: WatchGame streams open at once
+    watch_streams: int | None = None  #: WatchGame streams open at once from one client address
+    watch_streams_per_key: int | None = None  #: WatchGame streams open at once, every address together
 
     def __post_init__(self) -> None:
         for item in dataclasses.fields(self):

@@ -27,6 +27,9 @@ from .store.base import EventStore, now_us
 
 US = 1_000_000
 DEFAULT_TAKEOVER_BOT = "heuristic"
+NOT_DECISIONS = (ev.SenaSent, ev.SeatLeft, ev.SeatResumed)
+"""Events that make no decision of the match: a seña, a seat handed to its bot or taken back. An append of
+nothing else neither restarts the running clock nor charges a reserve."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,11 +99,19 @@ class ClockBook:
     ) -> ClockBook:
         """The book after one append of ``events`` at ``at_us`` that left the match in ``state``.
 
-        A decision that took longer than the decision time draws the excess from the reserve of the seat that
-        made it (the first waited-for seat that acted, else the first waited-for seat).
+        Only a decision restarts the clock: an append of :data:`NOT_DECISIONS` alone keeps when the running
+        decision started. A decision that took longer than the decision time draws the excess from the reserve
+        of the seat that made it (the first waited-for seat that acted, else the first waited-for seat).
         """
         if all(isinstance(event, ev.SenaSent) for event in events):
             return self  # a seña is not a decision, and rivals must not see it move any clock
+        waiting: tuple[int, ...] = ()
+        if state.phase is not Phase.MATCH_OVER:
+            waiting = tuple(s for s in actors(state) if s not in bots and s not in state.away)
+        if all(isinstance(event, NOT_DECISIONS) for event in events):
+            # The decision the match waits for is still to be made: its clock runs on from when it started
+            # (a partner leaving and resuming every few seconds must not hold the waited-on seat's clock).
+            return ClockBook(self.started_us, waiting, self.used_us)
         used = dict(self.used_us)
         if settings is not None and settings.reserve_us and self.waiting:
             start = self._start(joined)
@@ -110,9 +121,6 @@ class ClockBook:
                 excess = at_us - start - settings.decision_us
                 if excess > 0:
                     used[seat] = min(settings.reserve_us, used.get(seat, 0) + excess)
-        waiting: tuple[int, ...] = ()
-        if state.phase is not Phase.MATCH_OVER:
-            waiting = tuple(s for s in actors(state) if s not in bots and s not in state.away)
         return ClockBook(at_us, waiting, tuple(sorted(used.items())))
 
     def _start(self, joined: Mapping[int, int]) -> int | None:

@@ -40,7 +40,7 @@ from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 from .clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
 from .reasons import ServiceFailure, ServiceReason
 from .referee import FixedDeal, Setup
-from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord
+from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
 
 EVENT_SCHEMA = 2
 """Version of the stored event encoding. Bump it when an event's meaning changes, and teach decode_event the
@@ -123,6 +123,32 @@ _GAME_ID = re.compile(r"[A-Za-z0-9_-]{1,64}")
 BOT_KINDS = {game_service_pb2.BOT_KIND_RANDOM: "random", game_service_pb2.BOT_KIND_HEURISTIC: "heuristic"}
 """The bots a request may seat, to their truco.bots names."""
 BOT_KINDS_PB = {name: kind for kind, name in BOT_KINDS.items()}
+BOT_LEVELS = {
+    game_service_pb2.BOT_LEVEL_BEGINNER: "beginner",
+    game_service_pb2.BOT_LEVEL_INTERMEDIATE: "heuristic",
+    game_service_pb2.BOT_LEVEL_EXPERT: "expert",
+}
+"""The bot that plays each level (truco.bots.LEVEL_BOTS), by truco.bots name: a level, when given, decides."""
+BOT_LEVELS_PB = {name: level for level, name in BOT_LEVELS.items()}
+STORED_KIND_FALLBACK = game_service_pb2.BOT_KIND_HEURISTIC
+"""The kind stored beside a level no kind names, so a server from before levels plays that seat as the heuristic
+bot rather than refusing the game."""
+
+
+def bot_from_pb(kind: game_service_pb2.BotKind, level: game_service_pb2.BotLevel) -> str | None:
+    """The truco.bots name of a bot given by kind and level (the level decides when set); None when neither is
+    one the server knows."""
+    if level:
+        return BOT_LEVELS.get(level)
+    return BOT_KINDS.get(kind)
+
+
+def bot_to_pb(name: str) -> tuple[game_service_pb2.BotKind, game_service_pb2.BotLevel]:
+    """The kind and level that name the bot ``name`` (the kind unspecified for a bot only a level names)."""
+    return (
+        BOT_KINDS_PB.get(name, game_service_pb2.BOT_KIND_UNSPECIFIED),
+        BOT_LEVELS_PB.get(name, game_service_pb2.BOT_LEVEL_UNSPECIFIED),
+    )
 _SEAT_KINDS = {
     SEAT_OPEN: game_service_pb2.SEAT_KIND_OPEN,
     SEAT_TAKEN: game_service_pb2.SEAT_KIND_TAKEN,
@@ -156,9 +182,13 @@ def setup_from_pb(request: game_service_pb2.CreateGameRequest) -> Setup:
             raise ServiceFailure(
                 ServiceReason.INVALID_BOT_SEAT, f"bot seat {bot.seat} is not a free seat of {rules.players} players"
             )
-        if bot.kind not in BOT_KINDS:
-            raise ServiceFailure(ServiceReason.INVALID_BOT_KIND, "bot kind must be RANDOM or HEURISTIC")
-        bots[bot.seat] = BOT_KINDS[bot.kind]
+        name = bot_from_pb(bot.kind, bot.level)
+        if name is None:
+            raise ServiceFailure(
+                ServiceReason.INVALID_BOT_KIND,
+                "give each bot a level (BEGINNER, INTERMEDIATE or EXPERT) or a kind (RANDOM or HEURISTIC)",
+            )
+        bots[bot.seat] = name
     deals: list[FixedDeal] = []
     for index, deal in enumerate(request.fixed_deals):
         if deal.hands and deal.seat_hands:
@@ -189,7 +219,7 @@ def setup_to_bytes(setup: Setup) -> bytes:
     """The setup as stored with its game (a CreateGameRequest: the request's own encoding)."""
     message = game_service_pb2.CreateGameRequest(
         rules=rules_to_pb(setup.rules),
-        bots=[game_service_pb2.BotSeat(seat=s, kind=BOT_KINDS_PB[k]) for s, k in sorted(setup.bots.items())],
+        bots=[_stored_bot(seat, name) for seat, name in sorted(setup.bots.items())],
         fixed_deals=[
             game_service_pb2.FixedDeal(
                 hands=[] if seats else [game_service_pb2.DealtHand(cards=cards_to_pb(h)) for h in hands],
@@ -207,8 +237,24 @@ def setup_to_bytes(setup: Setup) -> bytes:
     return message.SerializeToString()
 
 
+def _stored_bot(seat: int, name: str) -> game_service_pb2.BotSeat:
+    kind, level = bot_to_pb(name)
+    return game_service_pb2.BotSeat(seat=seat, kind=kind or STORED_KIND_FALLBACK, level=level)
+
+
 def setup_from_bytes(data: bytes) -> Setup:
     return setup_from_pb(game_service_pb2.CreateGameRequest.FromString(data))
+
+
+def _seat_level(
+    seat: SeatRecord, state: MatchState, clock: ClockSettings | None
+) -> game_service_pb2.BotLevel:
+    """The level of the bot that plays ``seat``: its own, or while it is taken over, the takeover bot's."""
+    if seat.kind == SEAT_BOT:
+        return bot_to_pb(seat.bot)[1]
+    if seat.seat in state.away:
+        return bot_to_pb(clock.bot if clock is not None else DEFAULT_TAKEOVER_BOT)[1]
+    return game_service_pb2.BOT_LEVEL_UNSPECIFIED
 
 
 def game_to_pb(
@@ -228,6 +274,7 @@ def game_to_pb(
                 seat=s.seat,
                 kind=_SEAT_KINDS[s.kind],
                 bot=BOT_KINDS_PB.get(s.bot, game_service_pb2.BOT_KIND_UNSPECIFIED),
+                bot_level=_seat_level(s, state, clock),
                 player_name=s.player_name,
                 present=bool(present and present.get(s.seat)),
                 taken_over=s.seat in state.away,
@@ -360,11 +407,15 @@ def clock_settings_from_pb(message: game_service_pb2.ClockSettings) -> ClockSett
         raise ServiceFailure(ServiceReason.INVALID_CLOCK, "clock.decision and clock.reserve cannot be negative")
     if message.on_expiry not in _POLICIES:
         raise ServiceFailure(ServiceReason.INVALID_CLOCK, "clock.on_expiry must be TAKEOVER or FORFEIT")
-    if message.takeover_bot and message.takeover_bot not in BOT_KINDS:
+    if message.takeover_level and message.takeover_level not in BOT_LEVELS:
+        raise ServiceFailure(
+            ServiceReason.INVALID_CLOCK, "clock.takeover_level must be BEGINNER, INTERMEDIATE or EXPERT"
+        )
+    if not message.takeover_level and message.takeover_bot and message.takeover_bot not in BOT_KINDS:
         raise ServiceFailure(ServiceReason.INVALID_CLOCK, "clock.takeover_bot must be RANDOM or HEURISTIC")
     if decision == 0:
         return None
-    bot = BOT_KINDS.get(message.takeover_bot, DEFAULT_TAKEOVER_BOT)
+    bot = bot_from_pb(message.takeover_bot, message.takeover_level) or DEFAULT_TAKEOVER_BOT
     return ClockSettings(decision, reserve, message.on_expiry == game_service_pb2.CLOCK_POLICY_FORFEIT, bot)
 
 
@@ -372,7 +423,8 @@ def clock_settings_to_pb(settings: ClockSettings) -> game_service_pb2.ClockSetti
     message = game_service_pb2.ClockSettings(
         decision=duration_to_pb(settings.decision_us),
         on_expiry=game_service_pb2.CLOCK_POLICY_FORFEIT if settings.forfeit else game_service_pb2.CLOCK_POLICY_TAKEOVER,
-        takeover_bot=BOT_KINDS_PB[settings.bot],
+        takeover_bot=bot_to_pb(settings.bot)[0] or STORED_KIND_FALLBACK,
+        takeover_level=bot_to_pb(settings.bot)[1],
     )
     if settings.reserve_us:
         message.reserve.CopyFrom(duration_to_pb(settings.reserve_us))

@@ -33,6 +33,7 @@ from truco.engine import (
     event_for,
     evolve,
     execute,
+    execute_legal,
     seat_view,
     spectator_view,
     start_match,
@@ -42,15 +43,17 @@ from truco.engine import events as ev
 from . import codec
 from .auth import BEARER_HINT, TokenIssuer, token_hash
 from .clocks import NO_CLOCKS, ClockBook, Clocks, ClockSettings
+from .keys import ApiKeys
 from .metrics import Metrics
 from .reasons import ServiceFailure, ServiceReason
-from .referee import Setup, bots_due, drive
+from .referee import Setup, bots_due, drive, thinker_due
 from .store.base import (
     SEAT_BOT,
     SEAT_OPEN,
     SEAT_TAKEN,
     AppendResult,
     EventStore,
+    GameNotFound,
     GameRecord,
     NewEvent,
     SeatRecord,
@@ -59,6 +62,7 @@ from .store.base import (
     decode_cursor,
     now_us,
 )
+from .thinking import Thinkers
 
 APPEND_ATTEMPTS = 4
 """Tries of a move: one on the cached state, then on the store's, re-read after each append that lost a race."""
@@ -140,8 +144,11 @@ class Games:
         tokens: TokenIssuer | None = None,
         default_clock: ClockSettings | None = None,
         presence_seconds: float = 30.0,
+        keys: ApiKeys | None = None,
     ) -> None:
         self.store = store
+        self.keys = keys
+        """Checks that the key a seat was taken under still holds (None: seats are never tied to keys)."""
         self.tokens = tokens or TokenIssuer()
         self.metrics = metrics
         self.encode_reply = encode_reply
@@ -155,12 +162,14 @@ class Games:
         self._heard_seq: dict[str, int] = {}
         self._loading: dict[str, int] = {}
         store.on_append(self._on_append)
-        self._seats: OrderedDict[tuple[str, bytes], int] = OrderedDict()
+        self._seats: OrderedDict[tuple[str, bytes], tuple[int, str]] = OrderedDict()
+        self._visibility: OrderedDict[str, tuple[str, bool]] = OrderedDict()
         self._seat_cache_size = SEAT_CACHE_ENTRIES
         self._autoplay_queue: asyncio.Queue[str] = asyncio.Queue()
         self._autoplay_scheduled: set[str] = set()
         self._autoplayer: asyncio.Task[None] | None = None
         self._bot_rng = random.Random(secrets.randbits(64))
+        self._thinkers = Thinkers(seed=secrets.randbits(64))
         self._seat_moves = metrics.commands_applied.labels("seat")
         self._bot_moves = metrics.commands_applied.labels("bot")
         self._read_latency = metrics.store_latency.labels("read")
@@ -280,30 +289,52 @@ class Games:
     # --- Seats -------------------------------------------------------------------------------------------------
 
     async def caller_seat(self, game_id: str, token: str | None, *, required: bool) -> int | None:
-        """The seat ``token`` holds in this game; None for a spectator (no token) when allowed."""
+        """The seat ``token`` holds in this game; None for a spectator (no token) when allowed. A seat taken
+        under an API key holds only while the key does (revoked: API_KEY_REVOKED)."""
         if token is None:
             if required:
                 raise ServiceFailure(ServiceReason.TOKEN_MISSING, BEARER_HINT)
             return None
         key = (game_id, token_hash(token))
-        seat = self._seats.get(key)
-        if seat is not None:
+        held = self._seats.get(key)
+        if held is not None:
             self._seats.move_to_end(key)
         else:
-            await self.store.get_game(game_id)  # an unknown game is NOT_FOUND, not a bad token
-            seat = await self.store.seat_for_token(game_id, key[1])
-            if seat is None:
+            record = await self.store.get_game(game_id)  # an unknown game is NOT_FOUND, not a bad token
+            found = next((s for s in record.seats if s.kind == SEAT_TAKEN and s.token_hash == key[1]), None)
+            if found is None:
                 raise ServiceFailure(ServiceReason.TOKEN_NOT_FOR_GAME, "this token holds no seat in this game")
-            self._remember_seat(key, seat)
+            held = (found.seat, found.key_id)
+            self._remember_seat(key, held)
+        seat, key_id = held
+        if key_id and self.keys is not None:
+            await self.keys.check_active(key_id)
         return seat
 
-    def _remember_seat(self, key: tuple[str, bytes], seat: int) -> None:
+    def _remember_seat(self, key: tuple[str, bytes], held: tuple[int, str]) -> None:
         # Seat tokens never change once issued (a join retry that cannot reproduce its token is refused), so a
         # remembered seat stays true on every replica; the cache is bounded, least recently used out first.
-        self._seats[key] = seat
+        self._seats[key] = held
         self._seats.move_to_end(key)
         while len(self._seats) > self._seat_cache_size:
             self._seats.popitem(last=False)
+
+    async def require_visible(self, game_id: str, viewer: str) -> None:
+        """A private game is seen, watched and joined only through the API key that created it (``viewer``: the
+        caller's key id, "" without one); a public game by anyone. Everyone else is told there is no such game,
+        as if it did not exist.
+
+        :raises GameNotFound: no such game, or not one ``viewer`` may see.
+        """
+        known = self._visibility.get(game_id)
+        if known is None:
+            record = await self.store.get_game(game_id)
+            known = self._visibility[game_id] = (record.owner, record.public)  # neither ever changes
+            while len(self._visibility) > SEAT_CACHE_ENTRIES:
+                self._visibility.popitem(last=False)
+        owner, public = known
+        if not public and owner != viewer:
+            raise GameNotFound(f"no game {game_id!r}")
 
     # --- Operations --------------------------------------------------------------------------------------------
 
@@ -389,20 +420,22 @@ class Games:
         return stored
 
     async def join(
-        self, game_id: str, seat: int | None, player_name: str, request_id: str | None
+        self, game_id: str, seat: int | None, player_name: str, request_id: str | None, key_id: str = ""
     ) -> tuple[int, str, Snapshot]:
-        """Take ``seat`` (None: any open seat): the seat, its token and the game."""
+        """Take ``seat`` (None: any open seat) under the API key ``key_id`` ("": none), in a game that key may
+        see (:meth:`require_visible`): the seat, its token and the game."""
         if len(player_name) > MAX_PLAYER_NAME:
             raise ServiceFailure(
                 ServiceReason.PLAYER_NAME_TOO_LONG, f"player_name has at most {MAX_PLAYER_NAME} characters"
             )
+        await self.require_visible(game_id, key_id)
         cached = self._cache.get(game_id)
         players = cached.setup.rules.players if cached is not None else (await self.store.get_game(game_id)).players
         if seat is not None and not 0 <= seat < players:
             raise ServiceFailure(ServiceReason.INVALID_SEAT, f"seat must be 0 to {players - 1}")
         token = self.tokens.for_join(game_id, request_id)
         digest = token_hash(token)
-        claimed, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id)
+        claimed, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id, key_id)
         if claimed.seats[taken].token_hash != digest:
             # A retry reached a process with another token key (a restart or a replica without the shared
             # TRUCO_TOKEN_KEY). Re-keying the seat would lock its holder out, and replicas that remember the old
@@ -412,7 +445,7 @@ class Games:
                 "this request id already took a seat, but this server cannot issue its token again (its token "
                 "key changed: set the same TRUCO_TOKEN_KEY on every replica); the first token still holds the seat",
             )
-        self._remember_seat((game_id, digest), taken)
+        self._remember_seat((game_id, digest), (taken, claimed.seats[taken].key_id))
         self._joined[game_id] = joined_times(claimed.seats)
         snapshot = await self.snapshot(game_id)
         # Clocks run at a full table: the last join starts the clock of the decision the match waits for.
@@ -769,7 +802,13 @@ class Games:
         if not bots_due(snapshot.state, snapshot.setup):
             return False
         state = snapshot.state.copy()
-        events, bot_moves = drive(state, snapshot.setup, self._bot_rng)
+        events: list[ev.Event] = []
+        thinker = thinker_due(state, snapshot.setup)
+        if thinker is not None:  # one move of a bot that thinks, asked off the event loop (thinking.py)
+            events = execute_legal(state, await self._thinkers.decide(state, *thinker))  # one of its legal actions
+        automatic, bot_moves = drive(state, snapshot.setup, self._bot_rng)
+        events += automatic
+        bot_moves += thinker is not None
         if not events:
             return False
         at = now_us()
@@ -788,6 +827,7 @@ class Games:
     async def close(self) -> None:
         """Stop the autoplayer."""
         self.stopping.set()
+        self._thinkers.close()
         if self._autoplayer is not None:
             self._autoplayer.cancel()
             with contextlib.suppress(asyncio.CancelledError):

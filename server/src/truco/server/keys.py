@@ -12,8 +12,9 @@ import hashlib
 import re
 import secrets
 import time
+import unicodedata
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
@@ -46,9 +47,12 @@ def new_key() -> tuple[str, str]:
 
 async def create_key(store: EventStore, name: str, quotas: AppQuotas = NO_QUOTAS) -> tuple[ApiKeyRecord, str]:
     """Store a new key named ``name`` (with its own app totals, if any); returns its record and the key itself
-    (shown once, never stored)."""
+    (shown once, never stored).
+
+    :raises ValueError: a name :func:`check_key_name` refuses.
+    """
     key_id, key = new_key()
-    record = ApiKeyRecord(key_id, name, key_hash(key), now(), quotas=quotas.to_json())
+    record = ApiKeyRecord(key_id, check_key_name(name), key_hash(key), now(), quotas=quotas.to_json())
     await store.create_api_key(record)
     return record, key
 
@@ -96,13 +100,19 @@ def api_key_of(metadata: Sequence[tuple[str, str | bytes]] | None) -> str | None
 
 
 class ApiKeys:
-    """Looks up the keys callers send, remembering each answer for a few seconds (a bounded LRU)."""
+    """Looks up the keys callers send, and the keys seats were taken under, remembering each answer for a few
+    seconds (a bounded LRU)."""
 
     def __init__(self, store: EventStore, *, ttl: float = CACHE_SECONDS, entries: int = CACHE_ENTRIES) -> None:
         self.store = store
         self.ttl = ttl
         self.entries = entries
-        self._cache: OrderedDict[bytes, tuple[float, ApiKeyRecord | None]] = OrderedDict()
+        self._cache: OrderedDict[bytes | str, tuple[float, ApiKeyRecord | None]] = OrderedDict()
+
+    def known(self, key: str) -> bool:
+        """Whether an answer for ``key`` is remembered (looking it up costs no store read)."""
+        cached = self._cache.get(key_hash(key))
+        return cached is not None and cached[0] > time.monotonic()
 
     async def key_id(self, key: str) -> str:
         """The id of a valid, unrevoked key.
@@ -116,26 +126,69 @@ class ApiKeys:
 
         :raises ServiceFailure: API_KEY_INVALID (malformed or unknown) or API_KEY_REVOKED.
         """
-        match = _KEY.fullmatch(key)
-        if match is None:
+        if _KEY.fullmatch(key) is None:
             raise ServiceFailure(ServiceReason.API_KEY_INVALID, f"not an API key: {KEY_HINT}")
         digest = key_hash(key)
-        cached = self._cache.get(digest)
-        clock = time.monotonic()
-        if cached is not None and cached[0] > clock:
-            self._cache.move_to_end(digest)
-            record = cached[1]
-        else:
-            record = await self.store.api_key_by_hash(digest)
-            self._cache[digest] = (clock + self.ttl, record)
-            self._cache.move_to_end(digest)
-            while len(self._cache) > self.entries:
-                self._cache.popitem(last=False)
+        record = await self._lookup(digest, lambda: self.store.api_key_by_hash(digest))
         if record is None:
             raise ServiceFailure(ServiceReason.API_KEY_INVALID, "this API key is unknown")
-        if record.revoked_at is not None:
-            raise ServiceFailure(ServiceReason.API_KEY_REVOKED, f"this API key was revoked at {record.revoked_at}")
+        _refuse_revoked(record)
         return record
+
+    async def check_active(self, key_id: str) -> None:
+        """Refuse what was taken under a key that is no longer valid (a seat's token dies with its key).
+
+        :raises ServiceFailure: API_KEY_REVOKED, or API_KEY_INVALID for a key no longer stored.
+        """
+        record = await self._lookup(key_id, lambda: self.store.api_key_by_id(key_id))
+        if record is None:
+            raise ServiceFailure(ServiceReason.API_KEY_INVALID, "the API key this seat was taken under is unknown")
+        _refuse_revoked(record)
+
+    async def _lookup(
+        self, cache_key: bytes | str, fetch: Callable[[], Awaitable[ApiKeyRecord | None]]
+    ) -> ApiKeyRecord | None:
+        cached = self._cache.get(cache_key)
+        clock = time.monotonic()
+        if cached is not None and cached[0] > clock:
+            self._cache.move_to_end(cache_key)
+            return cached[1]
+        record = await fetch()
+        self._cache[cache_key] = (clock + self.ttl, record)
+        self._cache.move_to_end(cache_key)
+        while len(self._cache) > self.entries:
+            self._cache.popitem(last=False)
+        return record
+
+
+def _refuse_revoked(record: ApiKeyRecord) -> None:
+    if record.revoked_at is not None:
+        raise ServiceFailure(ServiceReason.API_KEY_REVOKED, f"this API key was revoked at {record.revoked_at}")
+
+
+MAX_KEY_NAME = 100
+
+
+def printable(text: str) -> str:
+    """``text`` with every control, format or unassigned character written as an escape (``\\x1b``): names
+    stored before names were checked are listed without reaching the terminal raw."""
+    return "".join(
+        char if unicodedata.category(char)[0] != "C" else char.encode("unicode_escape").decode() for char in text
+    )
+
+
+def check_key_name(name: str) -> str:
+    """A key's name as stored: trimmed, 1 to 100 characters, none a control, format or unassigned one (a name is
+    printed by ``truco keys list`` and logged, so it must not carry terminal escapes).
+
+    :raises ValueError: for any other name.
+    """
+    name = name.strip()
+    if not name or len(name) > MAX_KEY_NAME:
+        raise ValueError(f"a key's name has 1 to {MAX_KEY_NAME} characters")
+    if any(unicodedata.category(char)[0] == "C" for char in name):
+        raise ValueError("a key's name cannot hold control or unassigned characters")
+    return name
 
 
 __all__ = [
@@ -144,8 +197,10 @@ __all__ = [
     "ApiKeys",
     "Caller",
     "api_key_of",
+    "check_key_name",
     "create_key",
     "key_hash",
     "new_key",
     "peer_address",
+    "printable",
 ]

@@ -1,7 +1,8 @@
 """The life of a game after and around its match: abandoned games closed, old games removed.
 
-* **Abandoned**: a game in which no seat was ever joined, ``abandon_after`` seconds after its creation, is
-  closed: it becomes over and closed, is never listed again and cannot be joined; it stays readable.
+* **Abandoned**: a game whose table did not fill (a seat is still open) ``abandon_after`` seconds after its
+  creation is closed: it becomes over and closed, is never listed again and cannot be joined; it stays readable.
+  Its match could never start, so the players who did join lose nothing.
 * **Retention**: games that are over (finished or closed) and ended more than ``retention`` seconds ago are
   removed from the store with their events (``truco serve --retention`` or ``truco gc``). A game that is not
   over is never removed, whatever its age.
@@ -28,7 +29,7 @@ def created_before(seconds: float) -> str:
 
 
 async def close_abandoned(store: EventStore, after_seconds: float) -> list[str]:
-    """Close the games in which no seat was joined within ``after_seconds`` of their creation."""
+    """Close the games whose table did not fill within ``after_seconds`` of their creation."""
     return await store.close_abandoned(created_before(after_seconds))
 
 

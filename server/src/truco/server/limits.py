@@ -4,13 +4,16 @@
 through it, so no caller can starve a probe). For each call it
 
 1. identifies the caller: its app (the API key in ``x-api-key`` metadata, else the peer's address when
-   anonymous) and its player (the seat token, else the connection; see ``app_quotas.py``);
-2. refuses CreateGame and JoinGame without a key when keys are required;
+   anonymous) and its player (the seat token, else the connection; see ``app_quotas.py``); a key this replica
+   has not looked up lately costs its address a token of a small bucket first, so a client sending one made-up
+   key after another is throttled before the store is asked;
+2. refuses CreateGame, JoinGame and WatchGame without a key when keys are required;
 3. charges the player's calls-per-second token bucket, then its app's (the key's own rate when it has one);
 4. checks the request's ids, names and page token (``validation.py``);
-5. holds one of the app's in-flight slots (unary calls) or watch slots (streams, also capped per connection
-   and server-wide) until the call ends;
-6. for CreateGame, charges the app's games-per-minute bucket and counts its unfinished games in the store.
+5. holds one of the app's in-flight slots (unary calls) or watch slots (streams: capped per client address,
+   per API key, per connection and server-wide) until the call ends;
+6. for CreateGame and Rematch, charges the app's games-per-minute bucket and counts its unfinished games in the
+   store; for an anonymous JoinGame, the address's joins-per-minute bucket.
 
 A refusal is RESOURCE_EXHAUSTED with an ErrorInfo (reason ``QUOTA_EXCEEDED``, metadata ``quota``, ``limit`` and
 ``retry_after_seconds``), a google.rpc.RetryInfo saying when to retry and a google.rpc.QuotaFailure naming the
@@ -41,8 +44,15 @@ from .validation import check_request
 GAME_SERVICE = "truco.v1.GameService"
 RULES_SERVICE = "truco.v1.RulesService"
 LIMITED_SERVICES = (GAME_SERVICE, RULES_SERVICE)
-KEYED_METHODS = frozenset({"CreateGame", "JoinGame"})
-"""The methods that need an API key when the server requires keys."""
+KEYED_METHODS = frozenset({"CreateGame", "JoinGame", "WatchGame"})
+"""The methods that need an API key when the server requires keys (a spectator's watch too: no anonymous
+caller may hold the server's streams)."""
+CREATING_METHODS = frozenset({"CreateGame", "Rematch"})
+"""The methods that create a game, charged to the games-per-minute and open-games quotas."""
+KEY_LOOKUPS_PER_SECOND = 5.0
+KEY_LOOKUPS_BURST = 20
+"""Store lookups of API keys this replica does not remember, per client address: a valid key is looked up once
+every few seconds (keys.CACHE_SECONDS), so only a caller trying key after key runs out."""
 TRACKED_IDENTITIES = 100_000
 """Buckets kept in memory (least recently seen forgotten first): a forgotten caller starts with a full bucket."""
 
@@ -134,11 +144,16 @@ class Admission:
         self.calls = Buckets(limits.calls_per_second, max(limits.burst, 1))
         self.player_calls = Buckets(limits.player_calls_per_second, max(limits.player_burst, 1))
         self.creates = Buckets(limits.games_per_minute / 60.0, max(limits.games_per_minute, 1.0))
+        self.joins = Buckets(limits.joins_per_minute / 60.0, max(limits.joins_per_minute, 1.0))
+        lookups = KEY_LOOKUPS_PER_SECOND if limits.calls_per_second > 0 else 0.0
+        self.key_lookups = Buckets(lookups, KEY_LOOKUPS_BURST)
         self.in_flight = Slots(limits.calls_in_flight)
         self.server_in_flight = Slots(limits.server_calls_in_flight)
         self.watches = Slots(limits.watch_streams)
+        self.key_watches = Slots(limits.watch_streams_per_key)
         self.connection_watches = Slots(limits.watch_streams_per_connection)
-        self.server_watches = Slots(limits.server_watch_streams)
+        self.server_watch_cap = limits.server_watch_cap()
+        self.server_watches = Slots(self.server_watch_cap)
 
     async def admit(self, service: str, method: str, request: Any, metadata: Any, peer: str) -> Caller:
         """Steps 1-4 for a call of either door (gRPC, or Connect/gRPC-Web): identify, require a key, charge
@@ -155,13 +170,23 @@ class Admission:
 
     async def identify(self, method: str, metadata: Any, peer: str) -> Caller:
         key = api_key_of(metadata)
-        record = await self.keys.lookup(key) if key is not None else None
+        address = peer_address(peer)
+        record = None
+        if key is not None:
+            if not self.keys.known(key):
+                wait = self.key_lookups.take(address)
+                if wait:
+                    anonymous = Caller(None, address, peer)
+                    raise quota_exceeded(
+                        "key_lookups", KEY_LOOKUPS_PER_SECOND, anonymous, wait, "too many unknown API keys"
+                    )
+            record = await self.keys.lookup(key)
         if record is None and self.require_api_key and method in KEYED_METHODS:
             raise ServiceFailure(ServiceReason.API_KEY_REQUIRED, f"{method} needs an API key: {KEY_HINT}")
         if record is None:
-            return Caller(None, peer_address(peer), peer, player_of(metadata, peer))
+            return Caller(None, address, peer, player_of(metadata, peer))
         quotas = AppQuotas.from_json(record.quotas) if record.quotas != "{}" else NO_QUOTAS
-        return Caller(record.key_id, peer_address(peer), peer, player_of(metadata, peer), quotas)
+        return Caller(record.key_id, address, peer, player_of(metadata, peer), quotas)
 
     def charge_call(self, caller: Caller) -> None:
         """One token from the player's bucket, then one from its app's: a runaway player is stopped before it
@@ -197,8 +222,18 @@ class Admission:
     @contextlib.contextmanager
     def watch_slot(self, caller: Caller) -> Iterator[None]:
         limits = caller.quotas.over(self.limits)
-        if self.watches.full(caller.subject, limits.watch_streams):
-            raise quota_exceeded("watch_streams", limits.watch_streams, caller, 5.0, "too many open watches")
+        # Per client address: an anonymous caller's, or an app's callers at that address (one key's players
+        # behind one address are not held back by an anonymous flood from it); and per key, all addresses together.
+        address = f"peer:{caller.peer}" if caller.key_id is None else f"{caller.subject}@{caller.peer}"
+        key = caller.subject if caller.key_id is not None else ""
+        if self.watches.full(address, limits.watch_streams):
+            raise quota_exceeded(
+                "watch_streams", limits.watch_streams, caller, 5.0, "too many open watches from this address"
+            )
+        if key and self.key_watches.full(key, limits.watch_streams_per_key):
+            raise quota_exceeded(
+                "watch_streams_per_key", limits.watch_streams_per_key, caller, 5.0, "too many open watches on this key"
+            )
         if self.connection_watches.full(caller.connection):
             raise quota_exceeded(
                 "watch_streams_per_connection",
@@ -208,16 +243,29 @@ class Admission:
                 "too many open watches on this connection",
             )
         if self.server_watches.full(""):
-            raise quota_exceeded("server_watch_streams", limits.server_watch_streams, None, 5.0, "the server is busy")
-        self.watches.acquire(caller.subject)
+            raise quota_exceeded("server_watch_streams", self.server_watch_cap, None, 5.0, "the server is busy")
+        self.watches.acquire(address)
+        if key:
+            self.key_watches.acquire(key)
         self.connection_watches.acquire(caller.connection)
         self.server_watches.acquire("")
         try:
             yield
         finally:
-            self.watches.release(caller.subject)
+            self.watches.release(address)
+            if key:
+                self.key_watches.release(key)
             self.connection_watches.release(caller.connection)
             self.server_watches.release("")
+
+    async def charge_method(self, method: str, caller: Caller) -> None:
+        """The quotas of particular methods: creating a game (CreateGame, Rematch), an anonymous join."""
+        if method in CREATING_METHODS:
+            await self.charge_create(caller)
+        elif method == "JoinGame" and caller.key_id is None:
+            wait = self.joins.take(caller.subject)
+            if wait:
+                raise quota_exceeded("joins_per_minute", self.limits.joins_per_minute, caller, wait, "too many joins")
 
     async def charge_create(self, caller: Caller) -> None:
         limits = caller.quotas.over(self.limits)
@@ -268,8 +316,7 @@ class AdmissionInterceptor(grpc.aio.ServerInterceptor):
                 try:
                     caller = await admit(request, context)
                     with admission.unary_slot(caller):
-                        if method == "CreateGame":
-                            await admission.charge_create(caller)
+                        await admission.charge_method(method, caller)
                         return await behaviour(request, context)
                 except ServiceFailure as error:
                     await context.abort_with_status(status_for(error))

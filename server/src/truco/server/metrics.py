@@ -53,6 +53,7 @@ class Metrics:
     watchers: Gauge
     clock_firings: Counter
     games_removed: Counter
+    connections_refused: Counter
 
     @classmethod
     def create(cls) -> Metrics:
@@ -112,6 +113,13 @@ class Metrics:
                 "truco_games_removed",
                 "Games closed unplayed (closed) or removed by retention (removed).",
                 ("how",),
+                registry=registry,
+            ),
+            connections_refused=Counter(
+                "truco_connections_refused",
+                "Client connections refused or cut by the connection limits, by port (grpc, web) and cap: total,"
+                " per_address (a client address past its cap).",
+                ("port", "cap"),
                 registry=registry,
             ),
         )

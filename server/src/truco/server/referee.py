@@ -1,7 +1,8 @@
 """The referee: what the server does that no player does. It deals when a deal is due (a deck shuffled by the
 OS's secure random source, or the game's next scripted deal) and moves the server's bots while only bots are
 awaited, a seat taken over (:mod:`truco.engine.absence`) being played by the clock's takeover bot. Pure of
-I/O but for the random source; free of gRPC and of the store.
+I/O but for the random source; free of gRPC and of the store. A bot that thinks (``truco.bots.THINKING_BOTS``)
+is never played here: :func:`drive` stops before its move and the autoplayer asks it in a process pool.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import struct
 from dataclasses import dataclass
 from functools import partial
 
-from truco.bots import make_bot
+from truco.bots import THINKING_BOTS, make_bot
 from truco.engine import (
     DECK,
     Card,
@@ -77,12 +78,26 @@ def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.
         if any(seat not in bots for seat in waiting):
             break  # a human may act: bots never answer for a team in which a human can
         seat = waiting[0]
+        if bots[seat] in THINKING_BOTS:
+            break  # it thinks for tens of milliseconds: the autoplayer asks it off the event loop (thinking.py)
         choice: SeatCommand = make_bot(bots[seat]).choose(
             legal_actions(state, seat), partial(seat_view, state, seat, proofs=False), rng
         )
         out += execute_legal(state, choice)  # one of legal_actions: a bot's move needs no second check
         moves += 1
     return out, moves
+
+
+def thinker_due(state: MatchState, setup: Setup) -> tuple[int, str] | None:
+    """The seat and bot whose move the match waits for when that bot is one of the thinking ones (which
+    :func:`drive` leaves to the autoplayer), else None."""
+    if not bots_due(state, setup):
+        return None
+    waiting = actors(state)
+    if not waiting:
+        return None
+    bot = setup.playing(state)[waiting[0]]
+    return (waiting[0], bot) if bot in THINKING_BOTS else None
 
 
 def bots_due(state: MatchState, setup: Setup) -> bool:

@@ -104,10 +104,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         self._replies = ReplyMemo()
 
     async def _seat(self, game_id: str, context: Context[Req, Resp], *, required: bool) -> int | None:
+        """The caller's seat (its token's); None for a spectator, who sees only the games its API key may."""
         token = bearer_token(context.invocation_metadata())
         seat = await self.games.caller_seat(game_id, token, required=required)
         CALLER_SEAT.set(seat)
-        if seat is not None:
+        if seat is None:
+            await self.games.require_visible(game_id, CALLER.get().owner)
+        else:
             await self.games.seen(game_id, seat)  # presence: the seat's player called
         return seat
 
@@ -144,7 +147,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     ) -> gs.JoinGameResponse:
         game_id = codec.game_id_from_name(request.name)
         wanted = request.seat if request.HasField("seat") else None
-        seat, token, snapshot = await self.games.join(game_id, wanted, request.player_name, request.request_id or None)
+        seat, token, snapshot = await self.games.join(
+            game_id, wanted, request.player_name, request.request_id or None, CALLER.get().owner
+        )
         CALLER_SEAT.set(seat)
         return gs.JoinGameResponse(seat=seat, seat_token=token, view=await self._seat_view(game_id, seat, snapshot))
 
@@ -238,7 +243,9 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     async def GetGame(
         self, request: gs.GetGameRequest, context: Context[gs.GetGameRequest, gs.GetGameResponse]
     ) -> gs.GetGameResponse:
-        record, snapshot = await self.games.game(codec.game_id_from_name(request.name))
+        game_id = codec.game_id_from_name(request.name)
+        await self._seat(game_id, context, required=False)
+        record, snapshot = await self.games.game(game_id)
         return gs.GetGameResponse(game=self._game(record, snapshot))
 
     @reports_errors

@@ -56,13 +56,25 @@ def entropy_bits(value: str) -> float:
     return len(value) * math.log2(len("._:~+/=-") + 62)
 
 
+def repeats_itself(value: str) -> bool:
+    """Whether ``value`` is made of few pairs of characters over and over (``abab…``, ``0123456789abcdef0123…``):
+    fewer than three in five of its neighbouring pairs are distinct (two in five for decimal digits, which have
+    only 100 pairs), where a random id repeats a pair only now and then (32 random hexadecimal digits: about 2
+    of 31; in 200,000 random ids of each shape none came within 0.07 of the bound)."""
+    chars = value.replace("-", "")
+    pairs = [chars[i : i + 2] for i in range(len(chars) - 1)]
+    share = 0.4 if _DIGITS.fullmatch(chars) else 0.6
+    return len(set(pairs)) < share * len(pairs)
+
+
 def check_join_request_id(value: str) -> None:
-    """A JoinGame request id: empty (the join cannot be retried), or a request id of at least 128 bits.
+    """A JoinGame request id: empty (the join cannot be retried), or a request id of at least 128 bits that does
+    not repeat itself.
 
     :raises ServiceFailure: INVALID_ARGUMENT, INVALID_REQUEST_ID or WEAK_REQUEST_ID.
     """
     check_request_id(value)
-    if value and entropy_bits(value) < MIN_JOIN_REQUEST_ID_BITS:
+    if value and (entropy_bits(value) < MIN_JOIN_REQUEST_ID_BITS or repeats_itself(value)):
         raise ServiceFailure(
             ServiceReason.WEAK_REQUEST_ID,
             "a JoinGame request_id returns the seat token again, so it needs at least 128 random bits: "

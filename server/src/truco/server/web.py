@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
 import socket
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
@@ -38,20 +39,24 @@ from google.protobuf.message import Message
 from google.rpc import status_pb2
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config as HypercornConfig
+from hypercorn.config import Sockets
 from protobuf.wkt import Any as AnyDetail
 from starlette.exceptions import HTTPException
 from starlette.middleware.cors import CORSMiddleware
 from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import Message as ASGIMessage
 
 from truco_client.v1 import game_service_pb2 as gs
 from truco_client.v1 import rules_service_pb2 as rs
 
+from .connections import ConnectionCounts, GuardedListener
 from .errors import ServiceError, status_for
 from .keys import Caller
 from .limits import Admission
 from .metrics import CALLER_SEAT, HEALTH_SERVICE, Metrics, request_fields
-from .reasons import ServiceReason
+from .quotas import ConnectionLimits
+from .reasons import QuotaExceeded, ServiceReason
 from .service import GameServicer, RulesServicer
 from .v1.game_service_connect import GameServiceASGIApplication
 from .v1.rules_service_connect import RulesServiceASGIApplication
@@ -122,8 +127,11 @@ def connect_error(status: grpc.Status) -> ConnectError:
     return ConnectError(_grpc_to_connect_code(status.code), message, details)
 
 
-def _error_for(error: Exception) -> ConnectError:
-    """Any failure out of a servicer as the Connect error the gRPC port would have answered."""
+def _error_for(error: Exception, ctx: RequestContext[Any, Any]) -> ConnectError:
+    """Any failure out of a servicer as the Connect error the gRPC port would have answered; past a quota, the
+    HTTP answer (429) also says when to retry in a ``Retry-After`` header, for clients that know no RetryInfo."""
+    if isinstance(error, QuotaExceeded):
+        ctx.response_headers["retry-after"] = str(max(1, math.ceil(error.retry_after)))
     if isinstance(error, ConnectError):
         return error
     return connect_error(status_for(error))
@@ -243,8 +251,7 @@ class Observed:
         try:
             caller = await self._admit(request, ctx)
             with self.admission.unary_slot(caller):
-                if ctx.method.name == "CreateGame":
-                    await self.admission.charge_create(caller)
+                await self.admission.charge_method(ctx.method.name, caller)
                 return await behaviour(request, CallContext(ctx))
         except ConnectError as failure:
             error = failure
@@ -253,7 +260,7 @@ class Observed:
             error = failure
             raise
         except Exception as failure:
-            error = _error_for(failure)
+            error = _error_for(failure, ctx)
             raise error from None
         finally:
             self._finish(labels, started, request, error)
@@ -282,7 +289,7 @@ class Observed:
             error = failure if isinstance(failure, asyncio.CancelledError) else asyncio.CancelledError()
             raise
         except Exception as failure:
-            error = _error_for(failure)
+            error = _error_for(failure, ctx)
             raise error from None
         finally:
             self._finish(labels, started, request, error)
@@ -462,21 +469,79 @@ def build_app(
     return app
 
 
-class WebServer:
-    """The web port, served by Hypercorn in the running event loop until :meth:`stop`."""
+class _Listening(HypercornConfig):
+    """Hypercorn's configuration, serving the given (guarded) listening socket instead of binding its own."""
 
-    def __init__(self, app: ASGIApp, host: str, port: int, limits: WebLimits, grace_seconds: float) -> None:
-        self._sock = _listen(host, port)
-        self.port: int = self._sock.getsockname()[1]
-        config = HypercornConfig()
-        config.bind = [f"fd://{self._sock.detach()}"]
+    def __init__(self, listener: socket.socket) -> None:
+        super().__init__()
+        self._listener = listener
+
+    def create_sockets(self) -> Sockets:
+        return Sockets(secure_sockets=[], insecure_sockets=[self._listener], quic_sockets=[])
+
+
+class BodyTimeout:
+    """ASGI: a request's body must arrive within ``seconds`` of its head, or its connection is cut (a client
+    that sends a head and a byte, then nothing, would otherwise hold its connection for ever). Request heads
+    are timed by Hypercorn's keep-alive timeout, which runs until a whole head has arrived."""
+
+    def __init__(self, app: ASGIApp, seconds: float, listener: GuardedListener) -> None:
+        self._app = app
+        self._seconds = seconds
+        self._listener = listener
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        deadline = asyncio.get_running_loop().time() + self._seconds
+        complete = False
+
+        async def timed_receive() -> ASGIMessage:
+            nonlocal complete
+            if complete:
+                return await receive()
+            try:
+                async with asyncio.timeout_at(deadline):
+                    message = await receive()
+            except TimeoutError:
+                client = scope.get("client")
+                if client:
+                    self._listener.shut(str(client[0]), int(client[1]))
+                complete = True
+                return {"type": "http.disconnect"}
+            complete = message["type"] != "http.request" or not message.get("more_body", False)
+            return message
+
+        await self._app(scope, timed_receive, send)
+
+
+class WebServer:
+    """The web port, served by Hypercorn in the running event loop until :meth:`stop`, behind the connection
+    limits (:mod:`truco.server.connections`): a cap per client address and in all, and head and body timeouts."""
+
+    def __init__(
+        self,
+        app: ASGIApp,
+        host: str,
+        port: int,
+        limits: WebLimits,
+        grace_seconds: float,
+        connections: ConnectionLimits,
+        counts: ConnectionCounts,
+        refused: Callable[[str], None],
+    ) -> None:
+        self.listener = GuardedListener(_listen(host, port), counts, refused)
+        self.port: int = self.listener.getsockname()[1]
+        config = _Listening(self.listener)
         config.h2_max_concurrent_streams = limits.max_streams_per_connection
+        config.keep_alive_timeout = connections.head_timeout
         config.graceful_timeout = grace_seconds
         config.accesslog = None
         config.errorlog = logging.getLogger("hypercorn.error")
         config.include_server_header = False
         self._config = config
-        self._app = app
+        self._app = BodyTimeout(app, connections.body_timeout, self.listener)
         self._shutdown = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 

@@ -59,6 +59,7 @@ class SeatRecord:
     bot: str  #: the bot's name ("random", "heuristic") for a bot seat, else ""
     player_name: str  #: the name shown at the table
     token_hash: bytes  #: hash of the player's secret token when taken, else b""
+    key_id: str = ""  #: the API key the seat was taken under ("" anonymous): its token dies with the key
     # Times, left out of comparisons: two records of one seat are equal whenever they were read.
     joined_us: int = field(default=0, compare=False)  #: when a player took it (microseconds since the epoch)
     seen_us: int = field(default=0, compare=False)  #: when its player last called or watched (microseconds)
@@ -188,9 +189,16 @@ class EventStore(Protocol):
         ...
 
     async def claim_seat(
-        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+        self,
+        game_id: str,
+        seat: int | None,
+        token_hash: bytes,
+        player_name: str,
+        request_id: str | None,
+        key_id: str = "",
     ) -> tuple[GameRecord, int]:
-        """Turn an open seat (``None``: the lowest open one) into a taken one; returns the game and the seat.
+        """Turn an open seat (``None``: the lowest open one) into a taken one, under the API key ``key_id`` ("":
+        none); returns the game and the seat.
 
         A ``request_id`` already used to claim a seat in this game returns that seat again.
 
@@ -239,6 +247,10 @@ class EventStore(Protocol):
 
     async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
         """The key whose secret hashes to ``secret_hash`` (revoked or not), or None."""
+        ...
+
+    async def api_key_by_id(self, key_id: str) -> ApiKeyRecord | None:
+        """The key with this id (revoked or not), or None."""
         ...
 
     async def list_api_keys(self) -> list[ApiKeyRecord]:
@@ -296,8 +308,8 @@ class EventStore(Protocol):
 
     async def close_abandoned(self, created_before: str) -> list[str]:
         """Close the unfinished games created before ``created_before`` (a ``created_at`` string) in which
-        no seat was ever joined while some seat is open: they become over and closed, and are never listed.
-        Returns their ids."""
+        some seat is still open (their table never filled, so their match never started): they become over and
+        closed, and are never listed. Returns their ids."""
         ...
 
     async def delete_games(self, ended_before_us: int, limit: int) -> list[str]:
@@ -379,7 +391,7 @@ def check_page_size(page_size: int) -> None:
 GAME_COLUMNS = (
     "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, g.owner, g.creator, g.public, g.closed, "
     "g.previous_game, g.next_game, g.deadline_us, s.seat, s.kind, s.bot, s.player_name, s.token_hash, "
-    "s.joined_us, s.seen_us"
+    "s.joined_us, s.seen_us, s.key_id"
 )
 """The columns of a games-with-seats query (games ``g`` left-joined with seats ``s``), as :data:`GameRow`."""
 
@@ -393,7 +405,7 @@ def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
     games: dict[str, tuple[GameRow, list[SeatRecord]]] = {}
     for row in rows:
         _, seats = games.setdefault(row[0], (row, []))
-        seat, kind, bot, player_name, token_hash, joined_us, seen_us = row[_GAME_FIELDS:]
+        seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id = row[_GAME_FIELDS:]
         if seat is not None:
             seats.append(
                 SeatRecord(
@@ -402,6 +414,7 @@ def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
                     str(bot),
                     str(player_name),
                     bytes(token_hash or b""),
+                    str(key_id or ""),
                     int(joined_us or 0),
                     int(seen_us or 0),
                 )

@@ -139,12 +139,15 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_deadline ON games (deadline_us) WHERE deadline_us IS NOT NULL AND NOT over;
     CREATE INDEX games_ended ON games (ended_us) WHERE over;
     """,
-    # 4: an API key's own app totals (truco keys create --calls-per-second ...), as JSON; '{}': the server's flags.
+    # 4: a seat's token dies with the API key it was taken under.
+    """
+    ALTER TABLE seats ADD COLUMN key_id text COLLATE "C" NOT NULL DEFAULT '';
+    """,
+    # 5: an API key's own app totals (truco keys create --calls-per-second ...), as JSON; '{}': the server's flags.
     """
     ALTER TABLE api_keys ADD COLUMN quotas text NOT NULL DEFAULT '{}';
     """,
 )
-
 _KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at, quotas"
 
 _APPEND = """
@@ -285,10 +288,18 @@ class PostgresStore:
         return await self._run(lambda conn: _get_game(conn, game_id), read_only=True)
 
     async def claim_seat(
-        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+        self,
+        game_id: str,
+        seat: int | None,
+        token_hash: bytes,
+        player_name: str,
+        request_id: str | None,
+        key_id: str = "",
     ) -> tuple[GameRecord, int]:
         check_token_hash(token_hash)
-        return await self._run(lambda conn: _claim_seat(conn, game_id, seat, token_hash, player_name, request_id))
+        return await self._run(
+            lambda conn: _claim_seat(conn, game_id, seat, token_hash, player_name, request_id, key_id)
+        )
 
     async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
         check_token_hash(token_hash)
@@ -328,6 +339,12 @@ class PostgresStore:
     async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
         found = await self._run(
             lambda conn: _keys(conn, "WHERE secret_hash = %s", (secret_hash,)), transaction=False, read_only=True
+        )
+        return found[0] if found else None
+
+    async def api_key_by_id(self, key_id: str) -> ApiKeyRecord | None:
+        found = await self._run(
+            lambda conn: _keys(conn, "WHERE key_id = %s", (key_id,)), transaction=False, read_only=True
         )
         return found[0] if found else None
 
@@ -422,10 +439,9 @@ class PostgresStore:
             cur = await conn.execute(
                 "UPDATE games g SET over = true, closed = true, deadline_us = NULL, ended_us = %s"
                 " WHERE NOT over AND created_at < %s"
-                " AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = %s)"
                 " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = %s)"
                 " RETURNING game_id",
-                (now_us(), created_before, SEAT_TAKEN, SEAT_OPEN),
+                (now_us(), created_before, SEAT_OPEN),
             )
             return [str(row[0]) for row in await cur.fetchall()]
 
@@ -687,10 +703,10 @@ async def _insert_game(conn: Conn, game: GameRecord, last_seq: int, request_id: 
     )
     async with conn.cursor() as cur:
         await cur.executemany(
-            "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s)",
+            "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id)"
+            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
             [
-                (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us)
+                (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us, s.key_id)
                 for s in game.seats
             ],
         )
@@ -755,7 +771,13 @@ async def _read(conn: Conn, game_id: str, after_seq: int) -> list[StoredEvent]:
 
 
 async def _claim_seat(
-    conn: Conn, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+    conn: Conn,
+    game_id: str,
+    seat: int | None,
+    token_hash: bytes,
+    player_name: str,
+    request_id: str | None,
+    key_id: str,
 ) -> tuple[GameRecord, int]:
     # Lock the game's row: claims of one game run one after another, so "lowest open seat" and the request-id
     # check stay true until commit.
@@ -771,9 +793,9 @@ async def _claim_seat(
             return await _get_game(conn, game_id), int(claimed[0])
     chosen = choose_seat(await _get_game(conn, game_id), seat)
     await conn.execute(
-        "UPDATE seats SET kind = %s, token_hash = %s, player_name = %s, joined_us = %s, seen_us = %s"
-        " WHERE game_id = %s AND seat = %s AND kind = %s",
-        (SEAT_TAKEN, token_hash, player_name, now_us(), now_us(), game_id, chosen, SEAT_OPEN),
+        "UPDATE seats SET kind = %s, token_hash = %s, player_name = %s, joined_us = %s, seen_us = %s,"
+        " key_id = %s WHERE game_id = %s AND seat = %s AND kind = %s",
+        (SEAT_TAKEN, token_hash, player_name, now_us(), now_us(), key_id, game_id, chosen, SEAT_OPEN),
     )
     if request_id is not None:
         await conn.execute(

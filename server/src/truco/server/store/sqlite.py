@@ -143,12 +143,15 @@ MIGRATIONS: tuple[str, ...] = (
     CREATE INDEX games_deadline ON games (deadline_us) WHERE deadline_us IS NOT NULL AND over = 0;
     CREATE INDEX games_ended ON games (ended_us) WHERE over = 1;
     """,
-    # 4: an API key's own app totals (truco keys create --calls-per-second ...), as JSON; '{}': the server's flags.
+    # 4: a seat's token dies with the API key it was taken under.
+    """
+    ALTER TABLE seats ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
+    """,
+    # 5: an API key's own app totals (truco keys create --calls-per-second ...), as JSON; '{}': the server's flags.
     """
     ALTER TABLE api_keys ADD COLUMN quotas TEXT NOT NULL DEFAULT '{}';
     """,
 )
-
 _GAME_COLUMNS = GAME_COLUMNS
 _KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at, quotas"
 _GAME_QUERY = f"""
@@ -247,10 +250,16 @@ class SQLiteStore:
         return await self._call(self._get_game, game_id)
 
     async def claim_seat(
-        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+        self,
+        game_id: str,
+        seat: int | None,
+        token_hash: bytes,
+        player_name: str,
+        request_id: str | None,
+        key_id: str = "",
     ) -> tuple[GameRecord, int]:
         check_token_hash(token_hash)
-        return await self._call(self._claim_seat, game_id, seat, token_hash, player_name, request_id)
+        return await self._call(self._claim_seat, game_id, seat, token_hash, player_name, request_id, key_id)
 
     async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
         check_token_hash(token_hash)
@@ -275,6 +284,10 @@ class SQLiteStore:
 
     async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
         rows = await self._call(self._keys, "WHERE secret_hash = ?", (secret_hash,))
+        return rows[0] if rows else None
+
+    async def api_key_by_id(self, key_id: str) -> ApiKeyRecord | None:
+        rows = await self._call(self._keys, "WHERE key_id = ?", (key_id,))
         return rows[0] if rows else None
 
     async def list_api_keys(self) -> list[ApiKeyRecord]:
@@ -561,7 +574,7 @@ class SQLiteStore:
         return _last_seq(self._db(), game_id)
 
     def _claim_seat(
-        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None
+        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None, key_id: str
     ) -> tuple[GameRecord, int]:
         conn = self._db()
         with _write(conn):
@@ -573,9 +586,9 @@ class SQLiteStore:
                     return self._get_game(game_id), int(claimed[0])
             chosen = choose_seat(self._get_game(game_id), seat)
             conn.execute(
-                "UPDATE seats SET kind = ?, token_hash = ?, player_name = ?, joined_us = ?, seen_us = ?"
-                " WHERE game_id = ? AND seat = ? AND kind = ?",
-                (SEAT_TAKEN, token_hash, player_name, now_us(), now_us(), game_id, chosen, SEAT_OPEN),
+                "UPDATE seats SET kind = ?, token_hash = ?, player_name = ?, joined_us = ?, seen_us = ?,"
+                " key_id = ? WHERE game_id = ? AND seat = ? AND kind = ?",
+                (SEAT_TAKEN, token_hash, player_name, now_us(), now_us(), key_id, game_id, chosen, SEAT_OPEN),
             )
             if request_id is not None:
                 conn.execute(
@@ -690,9 +703,8 @@ class SQLiteStore:
         with _write(conn):
             rows = conn.execute(
                 "SELECT game_id FROM games g WHERE over = 0 AND created_at < ?"
-                " AND NOT EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = ?)"
                 " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = ?)",
-                (created_before, SEAT_TAKEN, SEAT_OPEN),
+                (created_before, SEAT_OPEN),
             ).fetchall()
             ids = [str(row[0]) for row in rows]
             conn.executemany(
@@ -862,10 +874,10 @@ def _insert_game(conn: sqlite3.Connection, game: GameRecord, last_seq: int, requ
         ),
     )
     conn.executemany(
-        "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+        "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [
-            (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us)
+            (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us, s.key_id)
             for s in game.seats
         ],
     )

@@ -248,8 +248,9 @@ export enum ErrorReason {
 
   /**
    * RESOURCE_EXHAUSTED. A quota was used up. Metadata `quota` (calls_per_second, player_calls_per_second,
-   * games_per_minute, open_games, calls_in_flight, watch_streams, watch_streams_per_connection,
-   * server_calls_in_flight, server_watch_streams), `limit` and `retry_after_seconds`; the status also carries a
+   * games_per_minute, open_games, joins_per_minute, key_lookups, calls_in_flight, watch_streams,
+   * watch_streams_per_key, watch_streams_per_connection, server_calls_in_flight, server_watch_streams), `limit`
+   * and `retry_after_seconds`; the status also carries a
    * google.rpc.RetryInfo (when to retry: the SDKs wait that long and send the same request again) and a
    * google.rpc.QuotaFailure (the quota and whom it charged).
    *

@@ -1,0 +1,149 @@
+"""The expert: a determinized Monte Carlo search from the seat's view alone.
+
+For each decision it imagines worlds: the other seats' hands guessed from everything its view shows
+(:mod:`truco.bots.beliefs`: the cards played, the envido and flor points sung, who sang flor and who could have
+and did not, a partner's señas, and the rivals' bets as a player reads them). Each world becomes a full table
+(:func:`truco.engine.determinize`), on which every candidate action is tried and the hand played out by sound
+players (:mod:`truco.bots.playout`). An outcome is worth the chance of winning the *match* from the score it
+leaves (:mod:`truco.bots.match_odds`): so a falta envido at 28 to 10, a point en malas and a point at 29 are
+weighed as the score makes them. The action with the best average wins; the weakest half of the candidates is
+dropped after each round of worlds, so the budget goes to the close calls (sequential halving), and every
+candidate is tried on the same worlds (luck cancels between them).
+
+The budget is a number of playouts per decision, so a decision is a function of the view and the seed alone
+(``seconds`` adds a time cap, which makes it depend on the machine's speed too). With a partner it sends its
+best señas first, and reads the partner's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from collections.abc import Sequence
+from typing import Final
+
+from truco.engine import (
+    MatchState,
+    Phase,
+    SeatCommand,
+    SeatView,
+    Sena,
+    SendSena,
+    determinize,
+    execute_legal,
+)
+from truco.engine.senas import true_senas
+
+from .base import ViewSource
+from .beliefs import Sampler
+from .match_odds import win_chance
+from .playout import play_out
+
+DEFAULT_PLAYOUTS: Final = 400
+"""Playouts per decision: about 20 ms (median) on the compiled build for a 2-player decision (bench/README.md)."""
+MIN_WORLDS: Final = 6
+"""Fewest worlds each candidate is tried on in a round of the halving."""
+SENAS_PER_HAND: Final = 2
+"""Señas sent to partners each hand: the best card, and the envido or the next card."""
+SENA_ORDER: Final = (
+    Sena.PIEZA_2,
+    Sena.PIEZA_4,
+    Sena.PIEZA_5,
+    Sena.PIEZA_11,
+    Sena.PIEZA_10,
+    Sena.MATA_1,
+    Sena.MATA_7,
+    Sena.ENVIDO,
+    Sena.CHICA_3,
+    Sena.CHICA_2,
+    Sena.CHICA_1,
+    Sena.NEGRAS,
+)
+"""Which señas tell a partner most, most first."""
+
+
+class ExpertBot:
+    """Searches each decision over guessed hands (see the module's description).
+
+    :param playouts: hands played out per decision (the budget); at least one per candidate action.
+    :param seconds: an optional time cap per decision, on top of the budget (decisions then depend on speed).
+    """
+
+    name = "expert"
+
+    def __init__(self, playouts: int = DEFAULT_PLAYOUTS, seconds: float | None = None) -> None:
+        self.playouts = playouts
+        self.seconds = seconds
+
+    def choose(self, actions: Sequence[SeatCommand], view: ViewSource, rng: random.Random) -> SeatCommand:
+        seed = rng.getrandbits(64)
+        seat_view = view()
+        sena = sena_to_send(actions, seat_view)
+        if sena is not None:
+            return sena
+        candidates = [action for action in actions if not isinstance(action, SendSena)]
+        if len(candidates) <= 1:
+            return candidates[0] if candidates else actions[0]
+        return self.search(seat_view, candidates, random.Random(seed))
+
+    def search(self, view: SeatView, candidates: Sequence[SeatCommand], rng: random.Random) -> SeatCommand:
+        """The candidate with the best average chance of winning the match over the imagined worlds."""
+        deadline = None if self.seconds is None else time.perf_counter() + self.seconds
+        playing = view.public.phase is Phase.PLAYING and view.public.hand is not None
+        sampler = Sampler(view) if playing else None
+        team = view.team
+        target = view.public.rules.target
+        worlds: list[tuple[MatchState, int]] = []
+        totals = [0.0] * len(candidates)
+        alive = list(range(len(candidates)))
+        rounds = max(1, math.ceil(math.log2(len(candidates))))
+        budget = max(self.playouts, len(candidates))
+        tried = 0  # worlds every live candidate has been tried on
+        for round_ in range(rounds):
+            share = (budget // rounds) if round_ < rounds - 1 else budget
+            count = max(MIN_WORLDS, share // len(alive))
+            budget -= count * len(alive)
+            while len(worlds) < tried + count:
+                hidden = sampler.draw(rng) if sampler is not None else {}
+                worlds.append((determinize(view, hidden), rng.getrandbits(32)))
+            for state, deal_seed in worlds[tried : tried + count]:
+                for index in alive:
+                    totals[index] += _playout_value(state, candidates[index], deal_seed, team, target)
+                if deadline is not None and time.perf_counter() > deadline:
+                    break
+            tried += count
+            alive.sort(key=lambda i: (-totals[i], i))
+            if round_ < rounds - 1:
+                alive = alive[: max(2, (len(alive) + 1) // 2)]
+            if budget <= 0 or (deadline is not None and time.perf_counter() > deadline):
+                break
+        best = min(alive, key=lambda i: (-totals[i], i))
+        return candidates[best]
+
+
+def _playout_value(state: MatchState, action: SeatCommand, deal_seed: int, team: int, target: int) -> float:
+    """The chance of winning the match after ``action`` and the hand played out in a copy of ``state``."""
+    imagined = state.copy()
+    execute_legal(imagined, action)
+    play_out(imagined, random.Random(deal_seed))
+    if imagined.phase is Phase.MATCH_OVER:
+        return 1.0 if imagined.winner == team else 0.0
+    scores = imagined.scores
+    return win_chance(target, scores[team], scores[1 - team])
+
+
+def sena_to_send(actions: Sequence[SeatCommand], view: SeatView) -> SendSena | None:
+    """The seña worth sending a partner now, if any: the most telling one true of the seat's cards, while it has
+    sent fewer than :data:`SENAS_PER_HAND` this hand."""
+    allowed = {action.sena: action for action in actions if isinstance(action, SendSena)}
+    hand = view.public.hand
+    if not allowed or hand is None:
+        return None
+    sent = len(true_senas(view.cards, hand.muestra) - set(allowed))
+    if sent >= SENAS_PER_HAND:
+        return None
+    for sena in SENA_ORDER:
+        if sena in allowed:
+            return allowed[sena]
+    return None

@@ -1,0 +1,464 @@
+"""``truco arena A B``: paired matches between two bots, a win rate with its 95 % interval, and ratings.
+
+Matches go in pairs: both matches of a pair are dealt the same cards, hand by hand, with the bots' seats
+swapped, so the luck of the deal cancels and what is left is play. Each bot is a name of :mod:`truco.bots`
+(``random``, ``beginner``, ``heuristic`` or ``intermediate``, ``expert``), played in this process, or a bot
+outside it that plays over gRPC on a server the arena starts on loopback:
+
+- ``remote:NAME``: a child process per seat that joins the game with the Python SDK and plays bot NAME
+  (:mod:`truco.cli.remote_seat`);
+- ``cmd:TEMPLATE``: any program, started once per seat of each match with ``{address}``, ``{game}`` and
+  ``{seat}`` filled in; it must join that seat and play it to the end (a bot written with any SDK).
+
+Against a remote bot the other one plays as the server's bot seat (so it must be one the server plays), and the
+paired deals are the match's scripted deals (the server runs with ``--allow-fixed-deals``, loopback only).
+
+The report: the first bot's wins, its win rate with a 95 % Wilson interval, the mean point margin per match (its
+score less the other's), each bot's OpenSkill rating (Plackett-Luce, updated match by match) and, for bots in
+this process, the time of their decisions.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import random
+import shlex
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Callable, Coroutine
+from dataclasses import dataclass, field
+from functools import partial
+from typing import Any, TypeVar
+
+from truco.bots import BOTS, LEVEL_BOTS, Bot, ExpertBot, make_bot
+from truco.engine import (
+    DECK,
+    Deal,
+    MatchState,
+    Phase,
+    RuleSet,
+    actors,
+    execute_legal,
+    legal_actions,
+    seat_view,
+    start_match,
+    team_of,
+)
+from truco.engine.state import evolve
+
+from .progress import Progress
+
+T = TypeVar("T")
+Z95 = 1.959964
+"""The normal quantile of a two-sided 95 % interval."""
+DEALS_PER_MATCH = 64
+"""Scripted deals prepared for each match against a remote bot (a match to 30 rarely needs 20)."""
+MAX_ACTIONS = 100_000
+
+
+def local_names() -> list[str]:
+    return sorted({*BOTS, *LEVEL_BOTS})
+
+
+@dataclass(frozen=True, slots=True)
+class Contender:
+    """A bot in the arena: ``name`` as given; ``local`` the truco.bots name when it plays in this process."""
+
+    spec: str
+    local: str | None = None
+    command: tuple[str, ...] = ()
+
+    @property
+    def remote(self) -> bool:
+        return self.local is None
+
+
+def contender(spec: str) -> Contender:
+    """The bot ``spec`` names. :raises ValueError: for an unknown name or an empty command."""
+    if spec.startswith("remote:"):
+        name = spec.removeprefix("remote:")
+        if name not in local_names():
+            raise ValueError(f"unknown bot {name!r} in {spec!r}; known: {', '.join(local_names())}")
+        module: tuple[str, ...] = (sys.executable, "-m", "truco.cli.remote_seat")
+        return Contender(spec, None, (*module, "{address}", "{game}", "{seat}", name))
+    if spec.startswith("cmd:"):
+        command = tuple(shlex.split(spec.removeprefix("cmd:")))
+        if not command:
+            raise ValueError("cmd: needs a command line, e.g. cmd:'mybot --server {address} --game {game}'")
+        return Contender(spec, None, command)
+    if spec not in local_names():
+        raise ValueError(f"unknown bot {spec!r}; known: {', '.join(local_names())}, remote:NAME, cmd:COMMAND")
+    return Contender(spec, spec)
+
+
+@dataclass(slots=True)
+class Tally:
+    """The results so far, from the first bot's side."""
+
+    matches: int = 0
+    wins: int = 0
+    margins: list[int] = field(default_factory=list)
+    times: dict[str, list[float]] = field(default_factory=dict)
+    """Each local bot's decisions, in seconds of the clock on the wall."""
+    cpu_times: dict[str, list[float]] = field(default_factory=dict)
+    """The same decisions in seconds of this thread's CPU: what they take on a core of their own, whatever else
+    the machine runs (on a busy machine the clock on the wall also counts the waits for a core)."""
+
+
+def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of a proportion.
+
+    >>> [round(x, 3) for x in wilson(70, 100)]
+    [0.604, 0.781]
+    """
+    if n == 0:
+        return 0.0, 1.0
+    p = wins / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
+def new_match(rules: RuleSet) -> MatchState:
+    state = MatchState()
+    for event in start_match(rules):
+        evolve(state, event)
+    return state
+
+
+def shuffled(rng: random.Random) -> Deal:
+    order = list(DECK)
+    rng.shuffle(order)
+    return Deal(tuple(order), f"{rng.getrandbits(128):032x}")
+
+
+def local_bot(name: str, playouts: int | None) -> Bot:
+    bot = make_bot(name)
+    if isinstance(bot, ExpertBot) and playouts is not None:
+        bot.playouts = playouts
+    return bot
+
+
+def play_local(
+    rules: RuleSet,
+    names: tuple[str, str],
+    first_team: int,
+    deal_seed: int,
+    rng: random.Random,
+    tally: Tally,
+    playouts: int | None,
+) -> tuple[int, int]:
+    """One match in this process: team ``first_team`` is the first bot. The scores (first bot's, other's)."""
+    bots = [local_bot(names[0] if team_of(s) == first_team else names[1], playouts) for s in range(rules.players)]
+    labels = [names[0] if team_of(s) == first_team else names[1] for s in range(rules.players)]
+    deals = random.Random(deal_seed)
+    state = new_match(rules)
+    for _ in range(MAX_ACTIONS):
+        if state.phase is Phase.MATCH_OVER:
+            break
+        waiting = actors(state)
+        if not waiting:
+            execute_legal(state, shuffled(deals))
+            continue
+        seat = waiting[0]
+        started, cpu = time.perf_counter(), time.thread_time()
+        choice = bots[seat].choose(legal_actions(state, seat), partial(seat_view, state, seat, proofs=False), rng)
+        tally.times.setdefault(labels[seat], []).append(time.perf_counter() - started)
+        tally.cpu_times.setdefault(labels[seat], []).append(time.thread_time() - cpu)
+        execute_legal(state, choice)
+    else:
+        raise RuntimeError("a match did not end: this is an engine bug")
+    return state.scores[first_team], state.scores[1 - first_team]
+
+
+class LoopThread:
+    """An event loop in a background thread, for the arena's own server."""
+
+    def __init__(self) -> None:
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+        self.thread.start()
+
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self.loop).result()
+
+    def close(self) -> None:
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+
+class RemoteTable:
+    """A loopback server of the arena's own (a temporary SQLite store, scripted deals allowed, no quotas, no
+    clocks) on which remote bots play."""
+
+    def __init__(self) -> None:
+        import logging
+
+        import structlog
+
+        from truco.server.app import ServeConfig, Server
+        from truco.server.quotas import Limits
+
+        structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
+        self.directory = tempfile.TemporaryDirectory(prefix="truco-arena-")
+        self.loops = LoopThread()
+        config = ServeConfig(
+            store=f"sqlite:///{self.directory.name}/arena.db",
+            host="127.0.0.1",
+            port=0,
+            metrics_port=None,
+            allow_fixed_deals=True,
+            limits=Limits.unlimited(),
+            token_key="arena-loopback-only",
+        )
+        self.server = self.loops.run(Server.start(config))
+        self.address = f"127.0.0.1:{self.server.port}"
+
+    def close(self) -> None:
+        self.loops.run(self.server.stop(0.0))
+        self.loops.close()
+        self.directory.cleanup()
+
+    def play(
+        self, rules: RuleSet, remote: Contender, local: str, remote_team: int, deal_seed: int, seed: int
+    ) -> tuple[int, int]:
+        """One match: the remote bot's seats joined by its processes, the other bot's played by the server. The
+        scores (remote bot's team, other team)."""
+        import grpc
+
+        from truco.server.codec import bot_to_pb, card_to_pb
+        from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2
+
+        deals = random.Random(deal_seed)
+        fixed = []
+        for _ in range(DEALS_PER_MATCH):
+            order = shuffled(deals).order
+            n = rules.players
+            hands = [order[p : 3 * n : n] for p in range(n)]
+            fixed.append(
+                game_service_pb2.FixedDeal(
+                    hands=[game_service_pb2.DealtHand(cards=[card_to_pb(c) for c in hand]) for hand in hands],
+                    muestra=card_to_pb(order[3 * n]),
+                )
+            )
+        kind, level = bot_to_pb(LEVEL_BOTS.get(local, local))
+        bots = [
+            game_service_pb2.BotSeat(seat=s, kind=kind, level=level)
+            for s in range(rules.players)
+            if team_of(s) != remote_team
+        ]
+        with grpc.insecure_channel(self.address) as channel:
+            stub = game_service_pb2_grpc.GameServiceStub(channel)
+            game = stub.CreateGame(
+                game_service_pb2.CreateGameRequest(
+                    rules=rules_pb2.RuleSet(players=rules.players, target=rules.target),
+                    bots=bots,
+                    fixed_deals=fixed,
+                    clock=game_service_pb2.ClockSettings(),
+                ),
+                timeout=30,
+            ).game
+            seats = [s for s in range(rules.players) if team_of(s) == remote_team]
+            processes = [
+                subprocess.Popen(
+                    [
+                        part.replace("{address}", self.address).replace("{game}", game.name).replace("{seat}", str(s))
+                        for part in remote.command
+                    ]
+                    + (["--seed", str(seed + s)] if remote.spec.startswith("remote:") else []),
+                )
+                for s in seats
+            ]
+            try:
+                for process in processes:
+                    if process.wait(timeout=3600) != 0:
+                        raise RuntimeError(f"the remote bot {remote.spec!r} exited with status {process.returncode}")
+            finally:
+                for process in processes:
+                    if process.poll() is None:
+                        process.kill()
+                        process.wait()
+            final = stub.GetGame(game_service_pb2.GetGameRequest(name=game.name), timeout=30).game
+        scores = {s.team: s.points for s in final.scores}
+        return scores.get(remote_team, 0), scores.get(1 - remote_team, 0)
+
+
+@dataclass(frozen=True, slots=True)
+class ArenaOptions:
+    first: str
+    second: str
+    players: int = 2
+    matches: int = 200
+    seed: int = 0
+    target: int = 30
+    playouts: int | None = None
+    """The expert's playouts per decision (its default when None)."""
+
+
+def run_arena(
+    options: ArenaOptions, progress: bool | None = None, on_match: Callable[[int], None] | None = None
+) -> dict[str, Any]:
+    """Play the matches and return the report (see the module's description)."""
+    first, second = contender(options.first), contender(options.second)
+    if first.remote and second.remote:
+        raise ValueError("at most one of the two bots may be remote: the other plays as the server's bot")
+    rules = RuleSet(players=options.players, target=options.target)
+    from openskill.models import PlackettLuce
+
+    rng = random.Random(options.seed)
+    model = PlackettLuce()
+    ratings = {options.first: model.rating(name=options.first), options.second: model.rating(name=options.second)}
+    tally = Tally()
+    table = RemoteTable() if first.remote or second.remote else None
+    started = time.perf_counter()
+    try:
+        with Progress(options.matches, "matches", enabled=progress) as bar:
+            for index in range(options.matches):
+                pair_seed = random.Random(options.seed * 1_000_003 + index // 2).getrandbits(64)
+                first_team = index % 2
+                if table is None:
+                    assert first.local is not None and second.local is not None
+                    ours, theirs = play_local(
+                        rules, (first.local, second.local), first_team, pair_seed, rng, tally, options.playouts
+                    )
+                elif first.remote:
+                    assert second.local is not None
+                    ours, theirs = table.play(rules, first, second.local, first_team, pair_seed, rng.getrandbits(32))
+                else:
+                    assert first.local is not None
+                    seed = rng.getrandbits(32)
+                    theirs, ours = table.play(rules, second, first.local, 1 - first_team, pair_seed, seed)
+                tally.matches += 1
+                tally.wins += ours > theirs
+                tally.margins.append(ours - theirs)
+                a, b = ratings[options.first], ratings[options.second]
+                [[a], [b]] = model.rate([[a], [b]], ranks=[0, 1] if ours > theirs else [1, 0])
+                ratings[options.first], ratings[options.second] = a, b
+                bar.advance()
+                if on_match is not None:
+                    on_match(index)
+    finally:
+        if table is not None:
+            table.close()
+    return report(options, tally, ratings, time.perf_counter() - started)
+
+
+def report(options: ArenaOptions, tally: Tally, ratings: dict[str, Any], seconds: float) -> dict[str, Any]:
+    low, high = wilson(tally.wins, tally.matches)
+    decisions = {
+        name: {"decisions": len(times), **percentiles(times, ""), **percentiles(tally.cpu_times[name], "cpu_")}
+        for name, times in sorted(tally.times.items())
+    }
+    return {
+        "first": options.first,
+        "second": options.second,
+        "players": options.players,
+        "target": options.target,
+        "seed": options.seed,
+        "matches": tally.matches,
+        "wins": tally.wins,
+        "losses": tally.matches - tally.wins,
+        "win_rate": round(tally.wins / tally.matches, 4) if tally.matches else 0.0,
+        "ci95": [round(low, 4), round(high, 4)],
+        "mean_margin": round(sum(tally.margins) / len(tally.margins), 2) if tally.margins else 0.0,
+        "ratings": {
+            name: {"mu": round(r.mu, 2), "sigma": round(r.sigma, 2), "ordinal": round(r.ordinal(), 2)}
+            for name, r in ratings.items()
+        },
+        "decision_time": decisions,
+        "seconds": round(seconds, 1),
+    }
+
+
+def percentiles(seconds: list[float], prefix: str) -> dict[str, float]:
+    """The median, 99th percentile and slowest of ``seconds``, in milliseconds, keyed ``{prefix}p50_ms`` etc."""
+    ordered = sorted(seconds)
+    at = {"p50": len(ordered) // 2, "p99": min(len(ordered) - 1, int(len(ordered) * 0.99)), "max": len(ordered) - 1}
+    return {f"{prefix}{name}_ms": round(ordered[index] * 1000, 2) for name, index in at.items()}
+
+
+def format_report(result: dict[str, Any]) -> str:
+    low, high = result["ci95"]
+    lines = [
+        f"{result['first']} vs {result['second']}: {result['matches']} matches ({result['matches'] // 2} pairs, "
+        f"same deals with the seats swapped), {result['players']} players, to {result['target']}, "
+        f"seed {result['seed']}",
+        f"  {result['first']} won {result['wins']} ({result['win_rate']:.1%}, 95 % interval {low:.1%} to "
+        f"{high:.1%}), mean margin {result['mean_margin']:+.2f} points a match",
+    ]
+    for name, rating in result["ratings"].items():
+        lines.append(f"  rating {name}: mu {rating['mu']:.2f}, sigma {rating['sigma']:.2f} (OpenSkill Plackett-Luce)")
+    for name, times in result["decision_time"].items():
+        lines.append(
+            f"  {name} decisions: {times['decisions']}, p50 {times['p50_ms']} ms, p99 {times['p99_ms']} ms, "
+            f"slowest {times['max_ms']} ms; CPU p50 {times['cpu_p50_ms']} ms, p99 {times['cpu_p99_ms']} ms"
+        )
+    lines.append(f"  {result['seconds']} s")
+    return "\n".join(lines)
+
+
+def names_help() -> str:
+    return ", ".join(local_names()) + ", remote:NAME, cmd:COMMAND"
+
+
+__all__ = ["ArenaOptions", "contender", "format_report", "names_help", "register", "run_arena", "wilson"]
+
+
+def register(commands: Any) -> None:
+    """Add ``truco arena`` to the ``truco`` command's subcommands."""
+    import argparse
+
+    from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
+
+    arena = commands.add_parser(
+        "arena",
+        help="paired matches between two bots: win rate with a 95 % interval, point margin, ratings",
+        description="Plays paired matches (the same deals with the seats swapped) between bots A and B and reports "
+        "A's win rate with its 95 % interval, the mean point margin and OpenSkill ratings. A bot is one of "
+        f"{names_help()} (see the README).",
+    )
+    arena.add_argument("first", metavar="A", help="the first bot")
+    arena.add_argument("second", metavar="B", help="the second bot")
+    arena.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
+    arena.add_argument("--matches", type=_positive, default=200, metavar="N", help="matches (two per pair)")
+    arena.add_argument("--seed", type=int, default=0, metavar="S", help="the run repeats exactly for a seed")
+    arena.add_argument("--target", type=int, choices=VALID_TARGETS, default=30, metavar="T")
+    arena.add_argument("--playouts", type=_positive, metavar="P", help="the expert's playouts per decision")
+    arena.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    arena.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
+    arena.set_defaults(run=_run)
+    del argparse
+
+
+def _positive(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise ValueError("must be at least 1")
+    return value
+
+
+def _run(args: Any) -> int:
+    import json
+
+    from .main import UsageError
+
+    options = ArenaOptions(
+        first=args.first,
+        second=args.second,
+        players=args.players,
+        matches=args.matches,
+        seed=args.seed,
+        target=args.target,
+        playouts=args.playouts,
+    )
+    try:
+        contender(options.first), contender(options.second)
+        result = run_arena(options, progress=False if args.no_progress else None)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    print(json.dumps(result) if args.json else format_report(result))
+    return 0
