@@ -546,9 +546,9 @@ def kind_of(event: events_pb2.Event) -> str:
 class Watcher:
     """A WatchGame stream read by a thread of its own; ``items`` grows as messages arrive."""
 
-    def __init__(self, player: Player, name: str, after_version: int = 0) -> None:
+    def __init__(self, player: Player, name: str, after_version: int = 0, *, per_commit: bool = False) -> None:
         self.player = player
-        request = game_service_pb2.WatchGameRequest(name=name, after_version=after_version)
+        request = game_service_pb2.WatchGameRequest(name=name, after_version=after_version, per_commit=per_commit)
         self.call = player.games.WatchGame(request, metadata=player.metadata)
         self.items: list[game_service_pb2.WatchGameResponse] = []
         self.error: grpc.RpcError | None = None
@@ -592,12 +592,14 @@ class Watcher:
 
     @property
     def last_version(self) -> int:
-        return self.items[-1].event.version if self.items else 0
+        events = self.events
+        return events[-1].version if events else 0
 
     @property
     def events(self) -> list[events_pb2.Event]:
+        """Every event received, in order (one per message, or each message's ``events`` with ``per_commit``)."""
         with self._changed:
-            return [item.event for item in self.items]
+            return [event for item in self.items for event in (item.events or [item.event])]
 
     def cancel(self) -> None:
         self.call.cancel()

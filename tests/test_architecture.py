@@ -27,13 +27,29 @@ SOURCES = {
 GENERATED = ("truco_client.v1", "truco.server.v1")
 """Code written by protoc and its plugins, which the layering does not govern."""
 
-SERVER_CORE = ("truco.server.games", "truco.server.referee", "truco.server.reasons", "truco.server.auth")
-SERVER_CORE_PACKAGES = ("truco.server.store",)
-WIRE = ("grpc", "google.protobuf", "google.rpc", "truco_client", "truco.wire")
+SERVER_PORTS = (
+    "truco.server.app",
+    "truco.server.workers",
+    "truco.server.grpc_door",
+    "truco.server.web",
+    "truco.server.pipeline",
+    "truco.server.errors",
+    "truco.server.service",
+    "truco.server.codec",
+)
+"""The server's doors and what they are made of: the only modules of truco.server that may speak protobuf and
+gRPC. Everything else in truco.server is its core (the application, the referee, the stores...)."""
+WIRE = ("grpc", "grpc_health", "grpc_reflection", "google.protobuf", "google.rpc", "truco_client", "truco.wire")
+WIRE += ("connectrpc", "protobuf")
+"""What speaks the wire: gRPC, both protobuf runtimes, the generated stubs and the converters to them."""
 
 
 def within(name: str, *prefixes: str) -> bool:
     return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
+
+
+def in_core(module: str) -> bool:
+    return within(module, "truco.server") and not within(module, *SERVER_PORTS, *GENERATED)
 
 
 def refusal(module: str, imported: str) -> str | None:
@@ -56,9 +72,8 @@ def refusal(module: str, imported: str) -> str | None:
             return "the server never imports the command line"
         if within(imported, "truco_client") and not within(imported, "truco_client.v1"):
             return "the server uses the generated stubs (truco_client.v1), not the SDK"
-        core = module in SERVER_CORE or within(module, *SERVER_CORE_PACKAGES)
-        if core and (within(imported, *WIRE) or within(imported, "truco.server.service", "truco.server.errors")):
-            return "the server's core (games, referee, reasons, auth, store) is free of grpc and protobuf"
+        if in_core(module) and (within(imported, *WIRE) or within(imported, *SERVER_PORTS)):
+            return "the server's core is free of gRPC and protobuf, and never imports a door"
     elif within(module, "truco.cli.play", "truco.cli.selfplay") and within(imported, "truco.server"):
         return "play and selfplay are clients: the SDK and truco.wire, never the server's internals"
     return None
@@ -114,6 +129,56 @@ def violations() -> list[str]:
     return found
 
 
+def import_graph() -> dict[str, set[str]]:
+    """Each module of the sources and what it imports (the names as written, resolved to modules by
+    :func:`transitive_wire`)."""
+    graph: dict[str, set[str]] = {}
+    for module, path, is_package in source_modules():
+        graph[module] = {item.imported for item in imports(module, path.read_text(), is_package)}
+    return graph
+
+
+def transitive_wire(graph: dict[str, set[str]], start: str) -> list[str] | None:
+    """A chain of imports from ``start`` through modules of ``graph`` to one that imports the wire (gRPC,
+    protobuf, the stubs), ending with that import; None when there is none."""
+    seen = {start}
+    stack: list[list[str]] = [[start]]
+    while stack:
+        chain = stack.pop()
+        for name in sorted(graph.get(chain[-1], ())):
+            if within(name, *WIRE):
+                return [*chain, name]
+            # A name may be a module, or a name inside one: the longest module of the graph it starts with.
+            parts = name.split(".")
+            module = next((".".join(parts[:n]) for n in range(len(parts), 0, -1) if ".".join(parts[:n]) in graph), None)
+            if module is not None and module not in seen:
+                seen.add(module)
+                stack.append([*chain, module])
+    return None
+
+
+def test_the_servers_core_is_free_of_the_wire_transitively() -> None:
+    """Not only what a core module imports, but what those modules import in turn: nothing leads to protobuf."""
+    graph = import_graph()
+    core = [module for module in graph if in_core(module)]
+    assert {"truco.server.games", "truco.server.snapshots", "truco.server.store.sqlite"} <= set(core)
+    chains = {module: transitive_wire(graph, module) for module in core}
+    assert {module: chain for module, chain in chains.items() if chain} == {}
+
+
+def test_a_transitive_wire_import_into_the_core_is_caught() -> None:
+    graph = {
+        "truco.server.games": {"truco.server.snapshots.Snapshots", "truco.engine"},
+        "truco.server.snapshots": {"truco.server.metrics"},
+        "truco.server.metrics": {"prometheus_client", "grpc"},
+        "truco.engine": set(),
+    }
+    chain = transitive_wire(graph, "truco.server.games")
+    assert chain == ["truco.server.games", "truco.server.snapshots", "truco.server.metrics", "grpc"]
+    graph["truco.server.metrics"] = {"prometheus_client"}
+    assert transitive_wire(graph, "truco.server.games") is None
+
+
 def test_every_package_imports_only_what_its_layer_may() -> None:
     modules = [module for module, _, _ in source_modules()]
     assert {"truco.engine.state", "truco.bots.heuristic", "truco.server.games", "truco.cli.selfplay"} <= set(modules)
@@ -133,6 +198,8 @@ def test_every_package_imports_only_what_its_layer_may() -> None:
         ("truco.server.games", "import grpc", "grpc"),
         ("truco.server.games", "from .errors import ServiceError", "truco.server.errors"),
         ("truco.server.store.sqlite", "from google.protobuf import message", "google.protobuf"),
+        ("truco.server.games", "from . import codec", "truco.server.codec"),
+        ("truco.server.snapshots", "from .pipeline import Call", "truco.server.pipeline"),
         ("truco.cli.selfplay", "from truco.server import codec", "truco.server.codec"),
     ],
 )
@@ -149,7 +216,7 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str
         ("truco.wire", "from truco_client.v1 import cards_pb2"),
         ("truco.server.service", "from truco_client.v1 import game_service_pb2"),
         ("truco.server.games", "from .referee import drive"),
-        ("truco.server.games", "from . import codec"),
+        ("truco.server.service", "from . import codec"),
         ("truco.cli.main", "from truco.server.app import main"),
     ],
 )

@@ -19,6 +19,8 @@ from truco.server import codec
 from truco.server.audit import CorruptMatch, audit_match, replay
 from truco.server.store.base import GameRecord, StoredEvent
 
+EVENTS = codec.STORED_EVENTS
+
 
 def played(
     players: int, seed: int, bots: str = "random", senas: bool = True, clock_at: int | None = None
@@ -70,7 +72,7 @@ def stored(events: list[ev.Event], game_id: str = "g1") -> tuple[GameRecord, lis
 def test_every_match_the_engine_plays_passes(players: int, seed: int) -> None:
     events = played(players, seed)
     record, items = stored(events)
-    state = audit_match(record, items)
+    state = audit_match(record, items, EVENTS)
     assert state.phase is Phase.MATCH_OVER
     assert state.events_applied == len(events)
 
@@ -78,7 +80,7 @@ def test_every_match_the_engine_plays_passes(players: int, seed: int) -> None:
 def test_an_unfinished_match_passes_too() -> None:
     events = played(2, 5)[:40]
     record, items = stored(events)
-    assert audit_match(record, items).version > 0
+    assert audit_match(record, items, EVENTS).version > 0
 
 
 def _first(events: list[ev.Event], kind: type) -> int:
@@ -133,11 +135,11 @@ def test_two_moves_swapped_are_caught() -> None:
 def test_a_gap_in_the_seqs_and_a_record_that_disagrees_are_caught() -> None:
     record, items = stored(played(2, 11))
     with pytest.raises(CorruptMatch, match="without gaps"):
-        audit_match(record, items[:5] + items[6:])
+        audit_match(record, items[:5] + items[6:], EVENTS)
     with pytest.raises(CorruptMatch, match="the record says"):
-        audit_match(dataclasses.replace(record, last_seq=record.last_seq + 1), items)
+        audit_match(dataclasses.replace(record, last_seq=record.last_seq + 1), items, EVENTS)
     with pytest.raises(CorruptMatch, match="over=False"):
-        audit_match(dataclasses.replace(record, over=False), items)
+        audit_match(dataclasses.replace(record, over=False), items, EVENTS)
 
 
 def test_what_the_referee_records_replays_and_a_clock_out_of_turn_is_caught() -> None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import ast
 import importlib
+import importlib.util
 import os
 import pkgutil
 import shutil
@@ -160,6 +161,26 @@ def explicit_init_classes() -> list[tuple[str, ast.ClassDef]]:
             ):
                 found.append((path.stem, node))
     return found
+
+
+def test_the_explicit_inits_are_generated_from_the_fields() -> None:
+    """Each such __init__ is engine/_build/gen_inits.py's output for its class: `--check` passes, and a field
+    added to a class shows in the __init__ it generates."""
+    result = subprocess.run(
+        [sys.executable, str(ROOT / "engine" / "_build" / "gen_inits.py"), "--check"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+    spec = importlib.util.spec_from_file_location("gen_inits", ROOT / "engine" / "_build" / "gen_inits.py")
+    assert spec is not None and spec.loader is not None
+    gen_inits = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(gen_inits)
+    source = (ENGINE_SOURCES / "commands.py").read_text()
+    marker = "    card: Card\n\n    " + gen_inits.MARKER  # PlayCard's last field, then its __init__
+    grown = source.replace(marker, "    card: Card\n    extra: int = 7\n\n    " + gen_inits.MARKER, 1)
+    assert grown != source
+    regenerated = gen_inits.regenerate(grown)
+    assert "def __init__(self, seat: int, card: Card, extra: int = 7) -> None:" in regenerated
+    assert 'object.__setattr__(self, "extra", extra)' in regenerated
 
 
 def test_the_hot_value_classes_have_their_own_init() -> None:

@@ -238,11 +238,11 @@ async def test_the_timekeeper_looks_again_only_for_a_deadline_before_its_next_lo
         while not book.questions:  # the first look, at start
             await asyncio.sleep(0.005)
         book.deadlines["later"] = now_us() + 60 * US
-        keeper.wake(book.deadlines["later"])  # after the next look (in 30 s): nothing to do now
+        keeper.alarm.ring(book.deadlines["later"])  # after the next look (in 30 s): nothing to do now
         await asyncio.sleep(0.05)
         assert book.questions == 1
         book.deadlines["soon"] = now_us() + US // 5
-        keeper.wake(book.deadlines["soon"])
+        keeper.alarm.ring(book.deadlines["soon"])
         started = time.monotonic()
         while not fired:
             assert time.monotonic() - started < 10, "the clock due in 0.2 s was not fired"
@@ -271,7 +271,7 @@ async def test_the_timekeeper_stops_when_woken_in_the_same_loop_step() -> None:
         await asyncio.sleep(0)  # into its sleep, waiting for a wake
     task = keeper._task
     assert task is not None
-    keeper.wake()
+    keeper.alarm.ring()
     stopping = asyncio.create_task(keeper.stop())
     # asyncio.wait does not cancel what it waits for (a timeout around stop() would cancel the timekeeper again
     # and hide the lost cancellation). It takes microseconds; without the fix it never ends.

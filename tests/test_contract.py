@@ -12,7 +12,7 @@ import re
 from pathlib import Path
 
 from truco.engine import Reason
-from truco.server.errors import _CODES
+from truco.server.errors import CODES
 from truco.server.reasons import ServiceReason
 from truco_client.v1 import errors_pb2
 
@@ -45,7 +45,7 @@ def test_every_reason_the_server_can_send_is_listed_once_and_nothing_else() -> N
 
 def test_each_listed_reason_names_the_status_code_it_comes_with() -> None:
     codes = listed()
-    for reason, code in _CODES.items():
+    for reason, code in CODES.items():
         assert codes[reason.value] == code.name, reason
     # The engine's: malformed commands are INVALID_ARGUMENT, refused moves FAILED_PRECONDITION (errors.py).
     raised = {

@@ -1,54 +1,124 @@
-"""The deployment files (Dockerfile, .dockerignore, deploy/k8s) pass the offline checks of
-scripts/validate-deploy.py, and each check does catch the mistake it is there for."""
+"""The deployment files (Dockerfile, .dockerignore, deploy/k8s) pass every check of scripts/validate-deploy.py
+(scripts/deploycheck), and each check catches the mistake it is there for, made in a copy of the files.
+
+The standard tools run for real: kubernetes-validate, kubectl (kustomize) and hadolint come with the dev
+dependency group, so nothing here is skipped."""
 
 from __future__ import annotations
 
 import copy
-import importlib.util
+import dataclasses
+import shutil
 import sys
 from collections.abc import Callable
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 import pytest
 
-pytest.importorskip("yaml", reason="PyYAML reads deploy/k8s: it belongs in the dev dependencies (pyyaml)")
-
 ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT / "scripts") not in sys.path:  # scripts/deploycheck, as scripts/validate-deploy.py imports it
+    sys.path.insert(0, str(ROOT / "scripts"))
 
-
-def _load_script() -> ModuleType:
-    spec = importlib.util.spec_from_file_location("validate_deploy", ROOT / "scripts" / "validate-deploy.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module  # dataclasses look their module up while the file runs
-    spec.loader.exec_module(module)
-    return module
-
-
-vd = _load_script()
+from deploycheck import (  # noqa: E402
+    catalogue,
+    image,
+    model,
+)
+from deploycheck.checks import hadolint, kustomize, schemas, serve_flags  # noqa: E402
+from deploycheck.model import Deploy  # noqa: E402
 
 
 @pytest.fixture(scope="module")
-def deploy() -> Any:
-    return vd.load(ROOT)
+def deploy() -> Deploy:
+    return model.load(ROOT)
 
 
 @pytest.fixture
-def changed(deploy: Any) -> Any:
+def changed(deploy: Deploy) -> Deploy:
     """A copy of the parsed files that a test may break."""
     return copy.deepcopy(deploy)
 
 
-@pytest.mark.parametrize("title", list(vd.CORE_CHECKS))
-def test_the_deployment_files_pass(deploy: Any, title: str) -> None:
-    problems = vd.CORE_CHECKS[title](deploy)
+@pytest.fixture
+def tree(tmp_path: Path) -> Path:
+    """A copy of the deployment files on disk, for the checks that run a tool on them."""
+    shutil.copytree(ROOT / "deploy", tmp_path / "deploy")
+    for name in ("Dockerfile", ".dockerignore"):
+        shutil.copy(ROOT / name, tmp_path / name)
+    return tmp_path
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text(encoding="utf-8")
+    assert old in text, (old, path)
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def _expect(check: Callable[[Deploy], list[str]], d: Deploy, *fragments: str) -> None:
+    problems = catalogue.run_check(check, d)
+    assert problems, f"{check.__name__} found nothing"
+    for fragment in fragments:
+        assert any(fragment in problem for problem in problems), (fragment, problems)
+
+
+def _one(d: Deploy, kind: str, name: str) -> dict[str, Any]:
+    found = [obj for obj in d.find(kind) if obj["metadata"]["name"] == name]
+    assert len(found) == 1
+    return found[0]
+
+
+def _server(d: Deploy) -> dict[str, Any]:
+    return _one(d, "Deployment", "truco")
+
+
+def _container(d: Deploy) -> dict[str, Any]:
+    container: dict[str, Any] = _server(d)["spec"]["template"]["spec"]["containers"][0]
+    return container
+
+
+def _set_arg(d: Deploy, flag: str, value: str | None) -> None:
+    """Give ``flag`` another value, or drop it (and its value) with None."""
+    args = _container(d)["args"]
+    index = args.index(flag)
+    if value is None:
+        del args[index : index + (1 if flag in ("--require-api-key",) else 2)]
+    else:
+        args[index + 1] = value
+
+
+def _port(d: Deploy, name: str) -> dict[str, Any]:
+    (port,) = [port for port in _container(d)["ports"] if port["name"] == name]
+    assert isinstance(port, dict)
+    return port
+
+
+def _dockerfile(d: Deploy, *edits: tuple[str, str]) -> Deploy:
+    """``d`` with the repository's Dockerfile text edited (each old text must be there)."""
+    text = (ROOT / "Dockerfile").read_text(encoding="utf-8")
+    for old, new in edits:
+        assert old in text, old
+        text = text.replace(old, new)
+    return dataclasses.replace(d, dockerfile=image.parse(text))
+
+
+# --- the files pass ------------------------------------------------------------------------------------------
+
+
+SCHEMAS = pytest.mark.xdist_group("deploy-schemas")
+"""The schema tests share one worker, where each object is validated once (checks/schemas.py remembers)."""
+
+
+@pytest.mark.parametrize(
+    "title", [pytest.param(title, marks=[SCHEMAS] if "schemas" in title else []) for title in catalogue.CHECKS]
+)
+def test_the_deployment_files_pass(deploy: Deploy, title: str) -> None:
+    problems = catalogue.run_check(catalogue.CHECKS[title], deploy)
     assert problems == [], "\n".join(problems)
 
 
-def test_every_manifest_file_is_read(deploy: Any) -> None:
-    assert set(deploy.manifests) == {
+def test_every_manifest_file_is_read(deploy: Deploy) -> None:
+    assert set(deploy.base.manifests) == {
         "namespace.yaml",
         "serviceaccount.yaml",
         "deployment.yaml",
@@ -60,7 +130,7 @@ def test_every_manifest_file_is_read(deploy: Any) -> None:
         "postgres.yaml",
         "secret.example.yaml",
     }
-    assert {(obj["kind"], obj["metadata"]["name"]) for _, obj in deploy.objects()} == {
+    assert {(obj["kind"], obj["metadata"]["name"]) for obj in deploy.applied()} == {
         ("Namespace", "truco"),
         ("ServiceAccount", "truco"),
         ("Deployment", "truco"),
@@ -73,315 +143,483 @@ def test_every_manifest_file_is_read(deploy: Any) -> None:
         ("Service", "truco-postgres"),
         ("StatefulSet", "truco-postgres"),
     }
-
-
-# --- each check catches its mistake ----------------------------------------------------------------------------
-
-
-def _server_container(d: Any) -> dict[str, Any]:
-    container: dict[str, Any] = d.server()["spec"]["template"]["spec"]["containers"][0]
-    return container
-
-
-def _one(d: Any, kind: str, name: str) -> dict[str, Any]:
-    found: list[dict[str, Any]] = d.find(kind, name)
-    assert len(found) == 1
-    return found[0]
-
-
-def _expect(check: Callable[[Any], list[str]], d: Any, *fragments: str) -> None:
-    problems = check(d)
-    assert problems, f"{check.__name__} found nothing"
-    for fragment in fragments:
-        assert any(fragment in problem for problem in problems), (fragment, problems)
+    assert [(c.path.name, sorted(c.manifests)) for c in deploy.components] == [
+        ("prometheus-operator", ["servicemonitor.yaml"])
+    ]
 
 
 def test_a_file_that_does_not_parse_is_named(tmp_path: Path) -> None:
     k8s = tmp_path / "deploy" / "k8s"
     k8s.mkdir(parents=True)
     (k8s / "broken.yaml").write_text("kind: Service\nmetadata: {name: [x\n", encoding="utf-8")
-    _expect(vd.check_yaml_parses, vd.load(tmp_path), "broken.yaml: does not parse", "kustomization.yaml: missing")
-
-
-def test_a_manifest_without_api_version_or_name(changed: Any) -> None:
-    del _one(changed, "PodDisruptionBudget", "truco")["apiVersion"]
-    del _one(changed, "Service", "truco-headless")["metadata"]["name"]
-    _expect(vd.check_manifest_identity, changed, "pdb.yaml: a document has no apiVersion", "has no metadata.name")
-
-
-def test_the_kustomization_must_list_every_manifest_but_the_example(changed: Any) -> None:
-    resources = changed.kustomization["resources"]
-    resources.remove("pdb.yaml")
-    resources.append("secret.example.yaml")
-    resources.append("gone.yaml")
     _expect(
-        vd.check_kustomization_lists_every_manifest,
+        catalogue.check_files_read, model.load(tmp_path), "broken.yaml: does not parse", "kustomization.yaml: missing"
+    )
+
+
+# --- the standard tools --------------------------------------------------------------------------------------
+
+
+@SCHEMAS
+def test_the_schemas_catch_unknown_fields_wrong_types_and_retired_apis(changed: Deploy) -> None:
+    _container(changed)["readinessProbe"]["grpc"]["prot"] = 50051
+    _one(changed, "StatefulSet", "truco-postgres")["spec"]["replicas"] = "1"
+    _one(changed, "PodDisruptionBudget", "truco")["apiVersion"] = "policy/v1beta1"
+    del _one(changed, "Service", "truco")["spec"]["ports"][0]["port"]
+    _expect(
+        schemas.check_schemas,
+        changed,
+        "containers.0.readinessProbe.grpc: Additional properties are not allowed ('prot' was unexpected)",
+        "StatefulSet/truco-postgres: Kubernetes 1.27: spec.replicas: '1' is not of type 'integer'",
+        "serves no PodDisruptionBudget in policy/v1beta1",
+        "spec.ports.0: 'port' is a required property",
+    )
+
+
+@SCHEMAS
+def test_the_schemas_of_the_oldest_kubernetes_the_readme_promises(changed: Deploy) -> None:
+    oldest, newest = schemas.kubernetes_versions(changed)
+    assert (oldest, newest) == ("1.27", "1.37")  # deploy/README.md: "Needs Kubernetes 1.27 or newer"
+    _one(changed, "Service", "truco")["spec"]["trafficDistribution"] = "PreferClose"  # Kubernetes 1.30
+    problems = catalogue.run_check(schemas.check_schemas, changed)
+    assert problems == [
+        "deploy/k8s/service.yaml: Service/truco: Kubernetes 1.27: spec: Additional properties are not allowed "
+        "('trafficDistribution' was unexpected)"
+    ]
+
+
+@SCHEMAS
+def test_custom_resources_pass_only_when_a_project_check_covers_them(changed: Deploy) -> None:
+    certificate = {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": "truco"}}
+    changed.base.manifests["certificate.yaml"] = [certificate]
+    (monitor,) = changed.components[0].manifests["servicemonitor.yaml"]
+    monitor["spec"]["endpoints"][0]["scrapeInterval"] = "15s"  # no schema: the monitoring check's business
+    problems = catalogue.run_check(schemas.check_schemas, changed)
+    assert problems and all("Certificate/truco" in problem for problem in problems), problems
+    assert "serves no Certificate in cert-manager.io/v1 (and no project check knows it)" in problems[0]
+
+
+def test_kustomize_rejects_deprecated_fields_and_misplaced_namespaces(tree: Path) -> None:
+    k8s = tree / "deploy" / "k8s"
+    _edit(k8s / "kustomization.yaml", "namespace: truco\n", "namespace: truco\ncommonLabels:\n  team: truco\n")
+    _edit(k8s / "serviceaccount.yaml", "  namespace: truco\n", "")
+    _expect(
+        kustomize.check_kustomize_builds,
+        model.load(tree),
+        "Warning: 'commonLabels' is deprecated",
+        "ServiceAccount/truco is in namespace None in its file, 'truco' once built",
+    )
+
+
+def test_kustomize_rejects_a_duplicate_object_and_a_component_that_is_none(tree: Path) -> None:
+    k8s = tree / "deploy" / "k8s"
+    _edit(k8s / "service-headless.yaml", "name: truco-headless", "name: truco")
+    _expect(kustomize.check_kustomize_builds, model.load(tree), "may not add resource with an already")
+    _edit(k8s / "service-headless.yaml", "name: truco\n", "name: truco-headless\n")
+    _edit(k8s / "prometheus-operator" / "kustomization.yaml", "kind: Component", "kind: Kustomization")
+    _expect(kustomize.check_kustomize_builds, model.load(tree), "prometheus-operator")
+
+
+def test_hadolint_lints_the_dockerfile(tree: Path) -> None:
+    _edit(tree / "Dockerfile", "USER 10001:10001", "USER root")
+    _edit(tree / "Dockerfile", 'ENTRYPOINT ["truco", "serve"]', "ENTRYPOINT truco serve")
+    _expect(hadolint.check_hadolint, model.load(tree), "DL3002", "DL3025")
+
+
+def test_truco_serve_must_accept_every_flag(changed: Deploy) -> None:
+    _container(changed)["args"].append("--require-api-keys")
+    changed = _dockerfile(changed, ('"--metrics-port", "9090"', '"--metric-port", "9090"'))
+    _expect(
+        serve_flags.check_serve_flags,
+        changed,
+        "Deployment/truco: args give --require-api-keys",
+        "Dockerfile: CMD give --metric-port",
+    )
+
+
+# --- the kustomizations list every manifest ------------------------------------------------------------------
+
+
+def test_the_kustomization_must_list_every_manifest_but_the_example(changed: Deploy) -> None:
+    assert changed.base.kustomization is not None and changed.components[0].kustomization is not None
+    resources = changed.base.kustomization["resources"]
+    resources.remove("pdb.yaml")
+    resources += ["secret.example.yaml", "gone.yaml", "hpa.yaml"]
+    changed.components[0].kustomization["resources"] = []
+    _expect(
+        catalogue.CHECKS["kustomizations list every manifest"],
         changed,
         "does not list pdb.yaml",
-        "lists secret.example.yaml",
-        "lists gone.yaml, which is not in",
+        "lists secret.example.yaml, which holds only placeholders",
+        "lists gone.yaml, which is not in deploy/k8s",
+        "lists hpa.yaml twice",
+        "prometheus-operator/kustomization.yaml: does not list servicemonitor.yaml",
     )
 
 
-def test_a_target_port_that_no_container_has(changed: Any) -> None:
-    _one(changed, "Service", "truco")["spec"]["ports"][1]["targetPort"] = "metric"
-    _one(changed, "Service", "truco-headless")["spec"]["ports"][0]["targetPort"] = 50052
-    _expect(vd.check_service_ports, changed, "targets 'metric'", "targets 50052")
+# --- the server's ports, probes and Services agree -----------------------------------------------------------
 
 
-def test_a_service_that_selects_no_pod(changed: Any) -> None:
-    _one(changed, "Service", "truco")["spec"]["selector"]["app.kubernetes.io/component"] = "sever"
-    _expect(vd.check_service_ports, changed, "selects nothing")
-
-
-def test_probes_must_be_grpc_on_50051(changed: Any) -> None:
-    container = _server_container(changed)
-    container["readinessProbe"]["grpc"]["port"] = 9090
-    container["livenessProbe"] = {"tcpSocket": {"port": 50051}}
-    _expect(vd.check_probes, changed, "readinessProbe uses port 9090", "livenessProbe is not a native gRPC probe")
-
-
-def test_selectors_that_miss_the_server_pods(changed: Any) -> None:
-    _one(changed, "PodDisruptionBudget", "truco")["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"] = "x"
-    _one(changed, "HorizontalPodAutoscaler", "truco")["spec"]["scaleTargetRef"]["name"] = "truco-server"
-    changed.server()["spec"]["selector"]["matchLabels"]["tier"] = "backend"
+def test_a_container_port_that_args_and_image_do_not_serve(changed: Deploy) -> None:
+    _port(changed, "grpc")["containerPort"] = 50052
+    _set_arg(changed, "--web-port", "8081")
     _expect(
-        vd.check_selectors,
+        catalogue.CHECKS["ports agree"],
+        changed,
+        "args give --port 50051, its port grpc is 50052",
+        "args give --web-port 8081, its port web is 8080",
+        "Dockerfile: EXPOSE [8080, 9090, 50051], while Deployment/truco serves [8080, 9090, 50052]",
+        "Dockerfile: CMD gives --port 50051, Deployment/truco serves grpc on 50052",
+    )
+
+
+def test_an_image_that_exposes_or_defaults_to_other_ports(deploy: Deploy) -> None:
+    changed = _dockerfile(deploy, ("EXPOSE 50051 8080 9090", "EXPOSE 50051 9090"), ('"--web-port", "8080", ', ""))
+    _expect(
+        catalogue.CHECKS["ports agree"],
+        changed,
+        "EXPOSE [9090, 50051], while Deployment/truco serves [8080, 9090, 50051]",
+        "CMD gives --web-port None",
+    )
+
+
+def test_a_port_role_the_container_does_not_name(changed: Deploy) -> None:
+    _port(changed, "web")["name"] = "http"
+    _expect(catalogue.CHECKS["ports agree"], changed, "Deployment/truco: no containerPort named 'web'")
+
+
+def test_health_checks_must_be_grpc_on_the_grpc_port(changed: Deploy) -> None:
+    _container(changed)["readinessProbe"]["grpc"]["port"] = 9090
+    _container(changed)["livenessProbe"] = {"tcpSocket": {"port": 50051}}
+    _expect(
+        catalogue.CHECKS["gRPC health checks"],
+        changed,
+        "readinessProbe uses port 9090, its grpc port is 50051",
+        "livenessProbe is not a native gRPC probe",
+        "livenessProbe also has ['tcpSocket']",
+    )
+    elsewhere = _dockerfile(changed, ("TRUCO_HEALTHCHECK_ADDR=127.0.0.1:50051", "TRUCO_HEALTHCHECK_ADDR=127.0.0.1:5"))
+    _expect(catalogue.CHECKS["gRPC health checks"], elsewhere, "calls grpc.health.v1 on [5, 50051]")
+    without = _dockerfile(changed, ("HEALTHCHECK --interval", "# HEALTHCHECK --interval"))
+    _expect(catalogue.CHECKS["gRPC health checks"], without, "no HEALTHCHECK CMD")
+
+
+def test_services_that_target_missing_ports_or_select_nothing(changed: Deploy) -> None:
+    _one(changed, "Service", "truco")["spec"]["ports"][2]["targetPort"] = "metric"
+    _one(changed, "Service", "truco-headless")["spec"]["ports"][0]["targetPort"] = 50052
+    _one(changed, "Service", "truco-postgres")["spec"]["selector"]["app.kubernetes.io/component"] = "db"
+    _expect(
+        catalogue.CHECKS["Services"],
+        changed,
+        "Service/truco: port metrics targets 'metric', no containerPort of Deployment/truco",
+        "Service/truco-headless: port grpc targets 50052",
+        "Service/truco: does not publish the server's metrics port",
+        "Service/truco-postgres: selects nothing, not exactly one workload",
+    )
+
+
+def test_services_that_publish_a_port_under_another_name_number_or_protocol(changed: Deploy) -> None:
+    service = _one(changed, "Service", "truco")
+    service["spec"]["ports"][1]["port"] = 80
+    del service["spec"]["ports"][0]["appProtocol"]
+    _one(changed, "Service", "truco-headless")["spec"]["ports"][0]["name"] = "h2c"
+    _expect(
+        catalogue.CHECKS["Services"],
+        changed,
+        "Service/truco: publishes the web port as web 80, not web 8080",
+        "Service/truco: the grpc port's appProtocol is not kubernetes.io/h2c",
+        "Service/truco-headless: publishes the grpc port as h2c 50051, not grpc 50051",
+    )
+
+
+# --- labels, selectors and NetworkPolicies -------------------------------------------------------------------
+
+
+def test_selectors_that_miss_the_server_pods(changed: Deploy) -> None:
+    _one(changed, "PodDisruptionBudget", "truco")["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"] = "x"
+    _server(changed)["spec"]["selector"]["matchLabels"]["tier"] = "backend"
+    _server(changed)["spec"]["template"]["spec"]["topologySpreadConstraints"][0]["labelSelector"] = {
+        "matchLabels": {"app": "truco"}
+    }
+    _one(changed, "StatefulSet", "truco-postgres")["spec"]["serviceName"] = "postgres"
+    _expect(
+        catalogue.CHECKS["labels and selectors"],
         changed,
         "PodDisruptionBudget/truco: selects nothing",
-        "HorizontalPodAutoscaler/truco: scaleTargetRef",
         "Deployment/truco: spec.selector does not match",
+        "Deployment/truco: a topologySpreadConstraint does not select its own pods",
+        "StatefulSet/truco-postgres: serviceName 'postgres' is no Service here",
     )
 
 
-def test_a_pdb_that_also_selects_the_database(changed: Any) -> None:
+def test_a_pdb_that_also_selects_the_database_or_a_server_without_a_headless_service(changed: Deploy) -> None:
     del _one(changed, "PodDisruptionBudget", "truco")["spec"]["selector"]["matchLabels"]["app.kubernetes.io/name"]
     _one(changed, "StatefulSet", "truco-postgres")["spec"]["template"]["metadata"]["labels"][
         "app.kubernetes.io/component"
     ] = "server"
-    _expect(vd.check_selectors, changed, "not exactly Deployment/truco")
-
-
-def test_a_secret_key_the_example_does_not_show(changed: Any) -> None:
-    _server_container(changed)["env"][0]["valueFrom"]["secretKeyRef"]["key"] = "dsn"
-    _expect(vd.check_secret_references, changed, "reads Secret truco-postgres key dsn")
-
-
-def test_a_server_open_to_anonymous_creates_or_without_a_shared_token_key(changed: Any) -> None:
-    container = _server_container(changed)
-    container["args"].remove("--require-api-key")
-    container["args"].append("--no-limits")
-    container["env"] = [item for item in container["env"] if item["name"] != "TRUCO_TOKEN_KEY"]
+    del _one(changed, "Service", "truco-headless")["spec"]["clusterIP"]
     _expect(
-        vd.check_server_settings,
+        catalogue.CHECKS["labels and selectors"],
+        changed,
+        "not exactly Deployment/truco",
+        "wants a ClusterIP Service and a headless Service",
+    )
+
+
+def test_network_policies_that_block_clients_or_open_the_metrics(changed: Deploy) -> None:
+    server = _one(changed, "NetworkPolicy", "truco-server")
+    server["spec"]["ingress"][0]["ports"] = [{"port": "grpc"}, {"port": "http"}]
+    server["spec"]["ingress"][0]["from"] = [{"namespaceSelector": {"matchLabels": {"team": "edge"}}}]
+    del server["spec"]["ingress"][1]["from"]
+    _expect(
+        catalogue.CHECKS["NetworkPolicies"],
+        changed,
+        "no NetworkPolicy ingress rule admits port web",
+        "grpc is admitted only from some peers",
+        "metrics is admitted from anyone",
+        "a NetworkPolicy names port 'http', which its pods do not declare",
+    )
+
+
+def test_network_policies_that_cut_dns_or_open_the_database(changed: Deploy) -> None:
+    server = _one(changed, "NetworkPolicy", "truco-server")
+    server["spec"]["egress"] = [rule for rule in server["spec"]["egress"] if rule["ports"][0]["port"] != 53]
+    _one(changed, "NetworkPolicy", "truco-postgres")["spec"]["ingress"][0]["from"] = []
+    _expect(
+        catalogue.CHECKS["NetworkPolicies"],
+        changed,
+        "DNS (port 53) is not allowed",
+        "a NetworkPolicy admits anyone to the database",
+    )
+
+
+def test_a_server_that_may_not_reach_its_database_on_the_port_it_declares(changed: Deploy) -> None:
+    server = _one(changed, "NetworkPolicy", "truco-server")
+    server["spec"]["egress"][0]["to"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/name"] = "postgres"
+    database = _one(changed, "StatefulSet", "truco-postgres")
+    database["spec"]["template"]["spec"]["containers"][0]["ports"][0]["containerPort"] = 5433
+    _expect(
+        catalogue.CHECKS["NetworkPolicies"],
+        changed,
+        "StatefulSet/truco-postgres:5433 is not allowed",
+        "StatefulSet/truco-postgres: the server pods may not reach it on 5433",
+    )
+
+
+# --- replicas, workers and the server's settings -------------------------------------------------------------
+
+
+def test_replicas_the_autoscaler_and_the_disruption_budget_disagree_on(changed: Deploy) -> None:
+    _server(changed)["spec"]["replicas"] = 2
+    _one(changed, "PodDisruptionBudget", "truco")["spec"]["minAvailable"] = 3
+    hpa = _one(changed, "HorizontalPodAutoscaler", "truco")
+    hpa["spec"]["scaleTargetRef"]["name"] = "truco-server"
+    del _container(changed)["resources"]["requests"]["cpu"]
+    _expect(
+        catalogue.CHECKS["replicas and workers"],
+        changed,
+        "Deployment/truco: starts 2 replicas, the autoscaler's minimum is 3",
+        "PodDisruptionBudget/truco: minAvailable 3 blocks every drain at 3 replicas",
+        "HorizontalPodAutoscaler/truco: scaleTargetRef",
+        "no CPU request",
+    )
+
+
+def test_workers_must_be_given_and_fit_the_cpu_limit(changed: Deploy) -> None:
+    _set_arg(changed, "--workers", "4")
+    _expect(catalogue.CHECKS["replicas and workers"], changed, "--workers 4 is more than the 2 cores")
+    _set_arg(changed, "--workers", None)
+    _expect(catalogue.CHECKS["replicas and workers"], changed, "args give --workers None")
+
+
+def test_a_server_open_to_anonymous_creates_or_without_shared_secrets(changed: Deploy) -> None:
+    container = _container(changed)
+    _set_arg(changed, "--require-api-key", None)
+    container["args"].append("--no-limits")
+    dropped = {"TRUCO_TOKEN_KEY", "TRUCO_LOG_FORMAT"}
+    container["env"] = [item for item in container["env"] if item["name"] not in dropped]
+    container["env"][0] = {"name": "TRUCO_STORE_URL", "value": "postgresql://truco:secret@db/truco"}
+    container["command"] = ["truco", "serve"]
+    _expect(
+        catalogue.CHECKS["server settings"],
         changed,
         "args lack --require-api-key",
         "turn every quota off",
         "env TRUCO_TOKEN_KEY does not come from a Secret",
+        "logs are not JSON",
+        "--store '$(TRUCO_STORE_URL)' is not $(VAR) of an env entry from a Secret",
+        "overrides the image's ENTRYPOINT",
     )
 
 
-def test_server_settings_that_contradict_each_other(changed: Any) -> None:
-    container = _server_container(changed)
-    container["args"][container["args"].index("--metrics-port") + 1] = "9091"
-    container["lifecycle"]["preStop"]["exec"]["command"] = ["sleep", "15"]
+def test_a_grace_period_that_leaves_no_room(changed: Deploy) -> None:
+    _container(changed)["lifecycle"]["preStop"]["exec"]["command"] = ["sleep", "15"]
+    _expect(
+        catalogue.CHECKS["server settings"],
+        changed,
+        "terminationGracePeriodSeconds 30 leaves no room for preStop 15 s + --grace 20 s",
+    )
+    _set_arg(changed, "--grace", None)
+    _expect(catalogue.CHECKS["server settings"], changed, "args give no --grace")
+
+
+def test_a_pod_that_may_write_its_root_or_runs_as_another_user(changed: Deploy) -> None:
+    container = _container(changed)
     container["securityContext"]["readOnlyRootFilesystem"] = False
+    container["securityContext"]["allowPrivilegeEscalation"] = True
+    _server(changed)["spec"]["template"]["spec"]["securityContext"]["runAsUser"] = 1000
+    del container["resources"]["limits"]["memory"]
     _expect(
-        vd.check_server_settings,
+        catalogue.CHECKS["pod security"],
         changed,
-        "--metrics-port 9091",
-        "terminationGracePeriodSeconds 30 leaves no room",
-        "root filesystem is not read-only",
+        "the root filesystem is not read-only",
+        "allowPrivilegeEscalation is not false",
+        "runAsUser 1000 is not the image's USER 10001",
+        "no resources.limits.memory",
+    )
+    _expect(
+        catalogue.CHECKS["pod security"],
+        _dockerfile(changed, ("USER 10001:10001", "USER truco")),
+        "the final stage's USER is 'truco', not a numeric non-root uid",
     )
 
 
-def _replace(d: Any, keyword: str, text: str) -> None:
-    for instruction in d.dockerfile:
-        if instruction.keyword == keyword:
-            instruction.text = text
-
-
-def test_a_dockerfile_that_runs_as_root_or_lacks_its_contract(changed: Any) -> None:
-    _replace(changed, "USER", "root")
-    _replace(changed, "STOPSIGNAL", "SIGINT")
-    _replace(changed, "ENTRYPOINT", "truco serve")
-    _replace(changed, "EXPOSE", "50051")
-    changed.dockerfile = [i for i in changed.dockerfile if i.keyword != "HEALTHCHECK"]
+def test_a_secret_key_the_example_does_not_show_or_a_real_secret(changed: Deploy) -> None:
+    _container(changed)["env"][0]["valueFrom"]["secretKeyRef"]["key"] = "dsn"
+    changed.base.manifests["secret.example.yaml"][1]["stringData"]["token-key"] = "hunter2"
     _expect(
-        vd.check_dockerfile,
+        catalogue.CHECKS["Secret references"],
         changed,
-        "no non-root USER",
-        "no STOPSIGNAL SIGTERM",
-        "ENTRYPOINT is not the exec form",
-        "does not EXPOSE 8080",
-        "does not EXPOSE 9090",
-        "no HEALTHCHECK",
+        "reads Secret truco-postgres key dsn, which no example shows",
+        "truco-server.token-key is not a CHANGE-ME placeholder",
     )
 
 
-def _install(d: Any) -> Any:
-    """The build stage's RUN that installs the four distributions."""
-    (install,) = [i for i in d.dockerfile if i.keyword == "RUN" and "pip install" in i.text]
-    return install
+# --- Prometheus --------------------------------------------------------------------------------------------------
 
 
-def test_a_dockerfile_whose_engine_could_quietly_end_up_pure(changed: Any) -> None:
-    changed.dockerfile = [i for i in changed.dockerfile if not (i.keyword == "RUN" and "apt-get install" in i.text)]
-    install = _install(changed)
-    install.text = install.text.replace("TRUCO_COMPILED=1 ", "").replace(vd.COMPILED_CHECK, "truco.cli.builds")
+def test_metrics_that_prometheus_would_not_find(changed: Deploy) -> None:
+    _server(changed)["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"] = "9091"
+    (monitor,) = changed.components[0].manifests["servicemonitor.yaml"]
+    monitor["spec"]["endpoints"][0]["port"] = "http-metrics"
+    monitor["spec"]["endpoints"].append({"port": "web", "path": "/stats"})
+    monitor["spec"]["namespaceSelector"]["matchNames"] = ["default"]
     _expect(
-        vd.check_dockerfile,
+        catalogue.CHECKS["Prometheus scraping"],
         changed,
-        "the build stage installs no C compiler",
+        "pod annotations do not ask Prometheus to scrape port 9090",
+        "ServiceMonitor/truco: not in, or not looking in, namespace 'truco'",
+        "scrapes Service/truco port web, not the server's metrics port",
+        "an endpoint's path is not /metrics",
+    )
+    monitor["spec"]["endpoints"] = [{"port": "none"}]
+    _expect(catalogue.CHECKS["Prometheus scraping"], changed, "selects no Service with a port named ['none']")
+
+
+# --- the image -----------------------------------------------------------------------------------------------
+
+
+def test_an_image_whose_engine_could_quietly_end_up_pure(deploy: Deploy) -> None:
+    changed = _dockerfile(
+        deploy,
+        ("--no-install-recommends gcc libc6-dev", "--no-install-recommends curl"),
+        ("TRUCO_COMPILED=1 ", ""),
+        ("truco.cli.builds --require compiled", "truco.cli.builds"),
+        ("FROM python:3.11-slim AS build", "FROM python:3.12-slim AS build"),
+    )
+    _expect(
+        catalogue.CHECKS["image: compiled engine"],
+        changed,
+        "installs no C compiler",
         "does not set TRUCO_COMPILED=1",
-        f"never runs `python -m {vd.COMPILED_CHECK}`",
+        "never runs `python -m truco.cli.builds --require compiled`",
+        "FROM python:3.12-slim, the final stage's is python:3.11-slim",
     )
-
-
-def test_a_dockerfile_that_asks_for_the_pure_engine(changed: Any) -> None:
-    install = _install(changed)
-    install.text = install.text.replace("TRUCO_COMPILED=1", "TRUCO_PURE=1")
-    _expect(vd.check_dockerfile, changed, "does not set TRUCO_COMPILED=1", "sets TRUCO_PURE")
-
-
-def test_a_runtime_stage_with_a_compiler_or_without_the_build_stage_venv(changed: Any) -> None:
-    changed.dockerfile.append(
-        vd.Instruction("RUN", "apt-get update && apt-get install --yes --no-install-recommends gcc", 999)
-    )
-    changed.dockerfile = [i for i in changed.dockerfile if not (i.keyword == "COPY" and "/opt/venv" in i.text)]
+    pure = _dockerfile(deploy, ("TRUCO_COMPILED=1", "TRUCO_PURE=1"), ("./clients/bots", "./clients/robots"))
     _expect(
-        vd.check_dockerfile,
+        catalogue.CHECKS["image: compiled engine"],
+        pure,
+        "sets TRUCO_PURE",
+        "installs ./clients/robots, which is no distribution",
+    )
+
+
+def test_a_runtime_stage_that_installs_packages_or_misses_its_contract(deploy: Deploy) -> None:
+    changed = _dockerfile(
+        deploy,
+        ("COPY --from=build /opt/venv /opt/venv", "RUN apt-get update && apt-get install --yes gcc"),
+        ("STOPSIGNAL SIGTERM", "STOPSIGNAL SIGINT"),
+        ('ENTRYPOINT ["truco", "serve"]', 'ENTRYPOINT ["truco"]'),
+        ('VOLUME ["/data"]', 'VOLUME ["/var/lib/truco"]'),
+    )
+    _expect(
+        catalogue.CHECKS["image: runtime stage"],
         changed,
         "the final stage installs system packages",
-        "does not copy /opt/venv from the build stage",
+        "does not copy /opt/venv from stage build",
+        "no STOPSIGNAL SIGTERM",
+        'ENTRYPOINT is not ["truco", "serve"]',
+        "CMD's default store 'sqlite:////data/truco.db' is not SQLite on a VOLUME",
     )
 
 
-def test_a_dockerfile_without_the_web_table_or_its_port(changed: Any) -> None:
-    cmd = [i for i in changed.dockerfile if i.keyword == "CMD"][-1]
-    cmd.text = cmd.text.replace('"--web-port", "8080", ', "")
-    env = [i for i in changed.dockerfile if i.keyword == "ENV" and vd.WEB_ASSETS_ENV in i.text][-1]
-    env.text = env.text.replace("/opt/truco/web", "/opt/web")
+def test_an_image_without_the_web_table(deploy: Deploy) -> None:
+    elsewhere = _dockerfile(deploy, ("TRUCO_WEB_ASSETS=/opt/truco/web", "TRUCO_WEB_ASSETS=/opt/web"))
+    _expect(catalogue.CHECKS["image: web table"], elsewhere, "ENV TRUCO_WEB_ASSETS ('/opt/web') is not where")
+    uncopied = _dockerfile(deploy, ("COPY --from=web /src/web/dist /opt/truco/web", ""))
+    _expect(catalogue.CHECKS["image: web table"], uncopied, "does not copy the built web table")
+    unbuilt = _dockerfile(deploy, ("&& npm --prefix web run build", ""))
+    _expect(catalogue.CHECKS["image: web table"], unbuilt, "no stage builds the web table")
+
+
+def test_a_dockerignore_that_leaves_out_sources_or_lets_more_in(changed: Deploy) -> None:
+    kept = [p for p in changed.dockerignore or () if p not in ("!server/", "!web/")]
+    changed = dataclasses.replace(changed, dockerignore=(*kept, "!tests/"))
     _expect(
-        vd.check_dockerfile,
+        catalogue.CHECKS["image: build context"],
         changed,
-        "CMD does not default to --port 50051 --web-port 8080 --metrics-port 9090",
-        "ENV TRUCO_WEB_ASSETS ('/opt/web') is not where the final stage copies the web table",
+        ".dockerignore: leaves out server/",
+        ".dockerignore: leaves out web/",
+        ".dockerignore: lets tests/ back in, which the Dockerfile never copies",
     )
-    changed.dockerfile = [i for i in changed.dockerfile if not (i.keyword == "RUN" and "npm" in i.text)]
-    _expect(vd.check_dockerfile, changed, "no stage builds the web table")
 
 
-def test_a_deployment_that_does_not_expose_the_web_port(changed: Any) -> None:
-    container = _server_container(changed)
-    container["ports"] = [port for port in container["ports"] if port["name"] != "web"]
-    index = container["args"].index("--web-port")
-    del container["args"][index : index + 2]
-    service = _one(changed, "Service", "truco")
-    service["spec"]["ports"] = [port for port in service["spec"]["ports"] if port["name"] != "web"]
+def test_a_dockerignore_that_lets_build_output_in(changed: Deploy) -> None:
+    kept = tuple(p for p in changed.dockerignore or () if p not in ("**/build", "**/*.so", "**/node_modules"))
     _expect(
-        vd.check_server_settings,
-        changed,
-        "want grpc 50051, web 8080 and metrics 9090",
-        "args give --web-port None, want 8080",
-        "Service/truco: no port web 8080",
-    )
-
-
-def test_a_network_policy_that_keeps_browsers_out(changed: Any) -> None:
-    server = _one(changed, "NetworkPolicy", "truco-server")
-    for rule in server["spec"]["ingress"]:
-        rule["ports"] = [port for port in rule["ports"] if port["port"] != "web"]
-    _expect(vd.check_network_policies, changed, "no NetworkPolicy ingress rule admits port web (8080)")
-
-
-def test_the_dockerfile_parser_joins_continuations_and_drops_comments() -> None:
-    instructions = vd.parse_dockerfile(
-        "FROM python:3.11-slim AS build\n# a comment\nRUN a \\\n    # inside\n    && b\n\n"
-        'ENTRYPOINT ["truco", "serve"]\n'
-    )
-    assert [(i.keyword, i.text, i.line) for i in instructions] == [
-        ("FROM", "python:3.11-slim AS build", 1),
-        ("RUN", "a && b", 3),
-        ("ENTRYPOINT", '["truco", "serve"]', 7),
-    ]
-    assert instructions[2].exec_form() == ["truco", "serve"]
-    assert instructions[1].exec_form() is None
-
-
-def test_the_dockerignore_matcher() -> None:
-    patterns = ["*", "!engine/", "**/__pycache__", "**/*.py[cod]"]
-    assert not vd.dockerignore_excludes(patterns, "engine/game.py")
-    assert vd.dockerignore_excludes(patterns, "engine/__pycache__/game.cpython-311.pyc")
-    assert vd.dockerignore_excludes(patterns, "engine/game.pyc")
-    assert vd.dockerignore_excludes(patterns, "tests/test_cards.py")
-    assert vd.dockerignore_excludes(patterns, ".venv/bin/python")
-
-
-def test_a_dockerignore_that_leaves_out_sources(changed: Any) -> None:
-    changed.dockerignore = [p for p in changed.dockerignore if p not in ("!server/", "!web/")]
-    _expect(vd.check_dockerignore, changed, "leaves out server/", "leaves out web/")
-
-
-def test_a_dockerignore_that_lets_build_output_in(changed: Any) -> None:
-    changed.dockerignore = [p for p in changed.dockerignore if p not in ("**/build", "**/*.so", "**/node_modules")]
-    _expect(
-        vd.check_dockerignore,
-        changed,
+        catalogue.CHECKS["image: build context"],
+        dataclasses.replace(changed, dockerignore=kept),
         "lets engine/build/lib.linux-x86_64-cpython-311/truco_engine__mypyc",
         "lets engine/src/truco/engine/game.cpython-311-x86_64-linux-gnu.so",
         "lets web/node_modules/vite/package.json",
     )
 
 
-def test_workers_must_be_given_and_fit_the_cpu_limit(changed: Any) -> None:
-    container = _server_container(changed)
-    container["args"][container["args"].index("--workers") + 1] = "4"
-    _expect(vd.check_server_settings, changed, "--workers 4 is more than the 2 cores")
-    index = container["args"].index("--workers")
-    del container["args"][index : index + 2]
-    _expect(vd.check_server_settings, changed, "args give --workers None")
+def test_a_dockerfile_that_copies_what_is_not_there(deploy: Deploy) -> None:
+    changed = _dockerfile(deploy, ("COPY server/ server/", "COPY servers/ server/"))
+    _expect(catalogue.CHECKS["image: build context"], changed, "copies servers, which does not exist")
 
 
-def test_network_policies_that_block_clients_or_open_the_database(changed: Any) -> None:
-    server = _one(changed, "NetworkPolicy", "truco-server")
-    server["spec"]["ingress"] = [rule for rule in server["spec"]["ingress"] if rule["ports"][0]["port"] != "metrics"]
-    server["spec"]["ingress"][0]["from"] = [{"namespaceSelector": {"matchLabels": {"team": "edge"}}}]
-    server["spec"]["egress"] = [rule for rule in server["spec"]["egress"] if rule["ports"][0]["port"] != 53]
-    database = _one(changed, "NetworkPolicy", "truco-postgres")
-    database["spec"]["ingress"][0]["from"] = []
-    _expect(
-        vd.check_network_policies,
-        changed,
-        "no NetworkPolicy ingress rule admits port metrics",
-        "gRPC is admitted only from some peers",
-        "DNS (port 53) is not allowed",
-        "admits anyone to the database",
+# --- the readers ---------------------------------------------------------------------------------------------
+
+
+def test_the_dockerfile_is_read_as_docker_build_reads_it() -> None:
+    instructions = image.parse(
+        "FROM python:3.11-slim AS build\n# a comment\nRUN a \\\n    # inside\n    && b\n\n"
+        'ENV A=1 B="two words"\nCOPY --from=build /opt/venv /opt/venv\nENTRYPOINT ["truco", "serve"]\nCMD truco\n'
     )
-
-
-def test_a_server_that_may_not_reach_its_database(changed: Any) -> None:
-    server = _one(changed, "NetworkPolicy", "truco-server")
-    server["spec"]["egress"][0]["to"][0]["podSelector"]["matchLabels"]["app.kubernetes.io/name"] = "postgres"
-    database = _one(changed, "NetworkPolicy", "truco-postgres")
-    database["spec"]["ingress"][0]["ports"][0]["port"] = 5433
-    _expect(
-        vd.check_network_policies,
-        changed,
-        "StatefulSet/truco-postgres:5432 is not allowed",
-        "the server pods may not reach it on 5432",
-    )
-
-
-def test_a_service_monitor_that_scrapes_nothing(changed: Any) -> None:
-    (monitor,) = changed.monitoring["servicemonitor.yaml"]
-    monitor["spec"]["endpoints"][0]["port"] = "http-metrics"
-    monitor["spec"]["namespaceSelector"]["matchNames"] = ["default"]
-    changed.monitoring_component["resources"].append("podmonitor.yaml")
-    _expect(
-        vd.check_service_monitor,
-        changed,
-        "selects no Service with a port named ['http-metrics']",
-        "not looking in, namespace 'truco'",
-        "the folder holds ['servicemonitor.yaml']",
-    )
+    assert [(i.keyword, i.line) for i in instructions] == [
+        ("FROM", 1),
+        ("RUN", 3),
+        ("ENV", 7),
+        ("COPY", 8),
+        ("ENTRYPOINT", 9),
+        ("CMD", 10),
+    ]
+    (stage,) = image.stages(instructions)
+    assert image.stage_name(stage) == "build" and image.base_image(stage) == "python:3.11-slim"
+    assert image.run_text(stage) == "a && b"
+    assert image.env(stage) == {"A": "1", "B": "two words"}
+    assert instructions[3].flag("from") == "build" and instructions[3].words == ("/opt/venv", "/opt/venv")
+    assert instructions[4].exec_args() == ["truco", "serve"]
+    assert instructions[5].exec_args() is None

@@ -29,7 +29,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
-from truco.server import games as games_module
+from truco.server import snapshots as snapshots_module
 from truco_client import verify_proof
 from truco_client.v1 import (
     cards_pb2,
@@ -350,7 +350,7 @@ def test_reads_at_a_version_seen_are_never_older_and_answer_from_memory_while_no
     move made elsewhere included). On PostgreSQL, a replica whose copy was checked against the store answers
     from memory until a notification tells of a newer move; trust is made to last here, so that only the
     notification can end it. SQLite hears no other process, so it always reads (about 10 us)."""
-    monkeypatch.setattr(games_module, "TRUST_SECONDS", 3600.0)
+    monkeypatch.setattr(snapshots_module, "TRUST_SECONDS", 3600.0)
     replica = start_server(shared_store)
     table = scripted(tables, server)
     mano, rival = table.players

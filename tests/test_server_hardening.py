@@ -614,16 +614,16 @@ def test_the_seat_cache_is_bounded(loop: LoopThread, servers: list[InProcessServ
     """Each join used to stay in the token-to-seat cache for ever (300 B per join)."""
     server = start(loop, servers, stores.new_url(), limits=NO_LIMITS)
     games = server.server.games
-    games._seat_cache_size = 3
+    games.seats.cache_size = 3
     seated = []
     try:
         for _ in range(5):
             name = create_game(server.address, 2).name
             seated.append((name, join(server.address, name)))
-        assert len(games._seats) == 3
+        assert len(games.seats._held) == 3
         for name, player in seated:  # forgotten tokens are looked up in the store again
             assert player.view(name).seat.seat == 0
-        assert len(games._seats) == 3
+        assert len(games.seats._held) == 3
     finally:
         for _, player in seated:
             player.close()
@@ -893,7 +893,7 @@ def test_an_unexpected_error_is_logged_with_its_traceback(
     async def broken(game_id: str, min_version: int = 0) -> Any:
         raise ZeroDivisionError("a bug of ours " + game_id)
 
-    server.server.games.snapshot = broken  # type: ignore[method-assign]
+    server.server.games.snapshots.get = broken  # type: ignore[method-assign]
     player = Player(server.address)
     try:
         assert fails(lambda: player.view(name)).kind == (grpc.StatusCode.INTERNAL, "INTERNAL")

@@ -16,6 +16,7 @@ class PlayCard:
     seat: int
     card: Card
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, card: Card) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "card", card)
@@ -29,6 +30,7 @@ class Call:
     seat: int
     call: CallKind
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, call: CallKind) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "call", call)
@@ -47,6 +49,7 @@ class Answer:
     accept: bool
     call: CallKind | None = None
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, accept: bool, call: CallKind | None = None) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "accept", accept)
@@ -59,6 +62,7 @@ class GoToMazo:
 
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 
@@ -70,6 +74,7 @@ class SendSena:
     seat: int
     sena: Sena
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, sena: Sena) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "sena", sena)
@@ -81,6 +86,7 @@ class CallPerros:
 
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 
@@ -91,6 +97,7 @@ class SkipPerros:
 
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 
@@ -107,6 +114,7 @@ class AnswerPerros:
     accept_envido: bool
     accept_truco: bool
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, accept_envido: bool, accept_truco: bool) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "accept_envido", accept_envido)
@@ -123,6 +131,7 @@ class Deal:
     order: tuple[Card, ...]
     salt: str
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, order: tuple[Card, ...], salt: str) -> None:
         object.__setattr__(self, "order", order)
         object.__setattr__(self, "salt", salt)

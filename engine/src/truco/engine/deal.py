@@ -45,6 +45,7 @@ class CardProof:
     card: Card
     salt: str
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, position: int, card: Card, salt: str) -> None:
         object.__setattr__(self, "position", position)
         object.__setattr__(self, "card", card)

@@ -32,6 +32,7 @@ class HandEvaluation:
     strength: tuple[int, ...]
     piezas: tuple[bool, ...]
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         muestra: Card,

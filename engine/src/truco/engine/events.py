@@ -46,6 +46,7 @@ class MatchStarted:
     rules: RuleSet
     first_dealer: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, rules: RuleSet, first_dealer: int) -> None:
         object.__setattr__(self, "rules", rules)
         object.__setattr__(self, "first_dealer", first_dealer)
@@ -55,6 +56,7 @@ class MatchStarted:
 class PerrosCalled:
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 
@@ -63,6 +65,7 @@ class PerrosCalled:
 class PerrosSkipped:
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 
@@ -92,6 +95,7 @@ class HandDealt:
     muestra: CardProof | None = None
     own: tuple[CardProof, ...] = ()
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         number: int,
@@ -121,6 +125,7 @@ class HandDealt:
 class FlorSung:
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 
@@ -133,6 +138,7 @@ class CardPlayed:
     card: Card
     proof: CardProof | None = None
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, card: Card, proof: CardProof | None = None) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "card", card)
@@ -147,6 +153,7 @@ class RoundEnded:
     winner_team: int | None
     winning_seat: int | None
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, round: int, winner_team: int | None, winning_seat: int | None) -> None:
         object.__setattr__(self, "round", round)
         object.__setattr__(self, "winner_team", winner_team)
@@ -158,6 +165,7 @@ class CallMade:
     seat: int
     call: CallKind
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, call: CallKind) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "call", call)
@@ -168,6 +176,7 @@ class CallAccepted:
     seat: int
     call: CallKind
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, call: CallKind) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "call", call)
@@ -178,6 +187,7 @@ class CallDeclined:
     seat: int
     call: CallKind
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, call: CallKind) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "call", call)
@@ -195,6 +205,7 @@ class EnvidoSettled:
     winner_seat: int
     points: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, winner_seat: int, points: int) -> None:
         object.__setattr__(self, "winner_seat", winner_seat)
         object.__setattr__(self, "points", points)
@@ -208,6 +219,7 @@ class FlorSettled:
     winner_seat: int | None
     points: int | None
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, winner_seat: int | None, points: int | None) -> None:
         object.__setattr__(self, "winner_seat", winner_seat)
         object.__setattr__(self, "points", points)
@@ -220,6 +232,7 @@ class PerrosAnswered:
     accept_envido: bool
     accept_truco: bool
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, en_ley: bool, accept_envido: bool, accept_truco: bool) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "en_ley", en_ley)
@@ -231,6 +244,7 @@ class PerrosAnswered:
 class WentToMazo:
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 
@@ -242,6 +256,7 @@ class SenaSent:
     seat: int
     sena: Sena
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, sena: Sena) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "sena", sena)
@@ -253,6 +268,7 @@ class PointsScored:
     points: int
     reason: ScoreReason
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, team: int, points: int, reason: ScoreReason) -> None:
         object.__setattr__(self, "team", team)
         object.__setattr__(self, "points", points)
@@ -273,6 +289,7 @@ class HandEnded:
     shown: tuple[tuple[int, tuple[Card, ...]], ...]
     proofs: tuple[CardProof, ...] = ()
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         winner_team: int | None,
@@ -290,6 +307,7 @@ class HandEnded:
 class MatchEnded:
     winner_team: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, winner_team: int) -> None:
         object.__setattr__(self, "winner_team", winner_team)
 
@@ -307,6 +325,7 @@ class ClockExpired:
     deadline_us: int
     forfeit: bool
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int, deadline_us: int, forfeit: bool) -> None:
         object.__setattr__(self, "seat", seat)
         object.__setattr__(self, "deadline_us", deadline_us)
@@ -319,6 +338,7 @@ class SeatLeft:
 
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 
@@ -329,6 +349,7 @@ class SeatResumed:
 
     seat: int
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, seat: int) -> None:
         object.__setattr__(self, "seat", seat)
 

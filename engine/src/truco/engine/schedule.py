@@ -35,6 +35,7 @@ class HandPlan:
     def __deepcopy__(self, memo: object) -> HandPlan:
         return self
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         dealer: int,

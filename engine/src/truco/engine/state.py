@@ -76,6 +76,7 @@ class PendingCall:
     def __deepcopy__(self, memo: object) -> PendingCall:
         return self
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, call: CallKind, seat: int) -> None:
         object.__setattr__(self, "call", call)
         object.__setattr__(self, "seat", seat)
@@ -180,6 +181,7 @@ class HandState:
             shown=self.shown,
         )
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         number: int,
@@ -292,6 +294,7 @@ class MatchState:
             away=self.away,
         )
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         rules: RuleSet | None = None,

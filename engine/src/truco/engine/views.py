@@ -51,6 +51,7 @@ class PendingCallView:
     team: int
     value: int = 0
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(self, call: CallKind, seat: int, team: int, value: int = 0) -> None:
         object.__setattr__(self, "call", call)
         object.__setattr__(self, "seat", seat)
@@ -105,6 +106,7 @@ class HandView:
     commitments: tuple[str, ...]
     proofs: tuple[CardProof, ...]
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         number: int,
@@ -190,6 +192,7 @@ class HandSummary:
     envido_winner: tuple[int, int] | None
     flor_winner: tuple[int, int] | None
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         number: int,
@@ -235,6 +238,7 @@ class SpectatorView:
     winner: int | None
     last_hand: HandSummary | None = None
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         rules: RuleSet,
@@ -282,6 +286,7 @@ class SeatView:
     legal_actions: tuple[SeatCommand, ...]
     own_proofs: tuple[CardProof, ...] = ()
 
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
     def __init__(
         self,
         seat: int,

@@ -20,11 +20,10 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_service_pb2, rules_service_pb2_grpc
+from truco_client.v1 import game_service_pb2, rules_service_pb2
 
-from . import codec
 from .auth import TokenIssuer
-from .clocks import ClockSettings, Timekeeper
+from .clocks import Alarm, ClockSettings, Timekeeper
 from .connections import (
     ConnectionCounts,
     GrpcConnectionGuard,
@@ -34,10 +33,13 @@ from .connections import (
     raise_open_files_limit,
 )
 from .games import Games
+from .grpc_door import GrpcDoor
 from .keys import ApiKeys
 from .lifecycle import Housekeeper
-from .limits import Admission, AdmissionInterceptor
-from .metrics import Metrics, ObservabilityInterceptor
+from .limits import Admission
+from .metrics import Metrics
+from .pipeline import Method, Observer, Pipeline, methods_of
+from .projections import ENCODINGS
 from .quotas import ConnectionLimits, Limits
 from .service import GameServicer, RulesServicer
 from .store import open_store
@@ -60,9 +62,10 @@ HEALTH_INTERVAL_SECONDS = 2.0
 LIVENESS_SERVICE = "liveness"
 """A health name that stays SERVING until shutdown: a store outage makes pods unready, it does not restart them."""
 SERVICES = (
-    game_service_pb2.DESCRIPTOR.services_by_name["GameService"].full_name,
-    rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"].full_name,
+    game_service_pb2.DESCRIPTOR.services_by_name["GameService"],
+    rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"],
 )
+"""The services of the contract, served on both ports."""
 
 
 @dataclass(frozen=True)
@@ -161,50 +164,53 @@ class Server:
         self.store = store
         self.metrics = metrics
         keys = ApiKeys(store)
+        alarm = Alarm()
         self.games = Games(
             store,
             metrics,
-            codec.submit_reply,
+            ENCODINGS,
             allow_fixed_deals=config.allow_fixed_deals,
             tokens=tokens,
             default_clock=config.clock,
             presence_seconds=config.presence_seconds,
             keys=keys,
+            alarm=alarm,
         )
         # One admission (keys, quotas, caps) for both ports; health and reflection never go through it.
         self.admission = Admission(config.limits, keys, store, require_api_key=config.require_api_key)
         self.timekeeper = Timekeeper(
             store,
             self.games.fire_clock,
+            alarm=alarm,
             idle_seconds=config.timekeeper_idle,
             housekeeping=Housekeeper(store, metrics, config.abandon_after, config.retention),
             housekeeping_seconds=config.housekeeping_seconds,
         )
-        self.games.on_deadline = self.timekeeper.wake
         self.health = health.aio.HealthServicer()
         self.connection_plan = plan(config.connections, web=config.web_port is not None, in_use=open_descriptors())
+        # One servicer of each service, one pipeline (observe, admit, handle) for every door: the gRPC port here,
+        # the web port in start(). Their methods come from the services' descriptors: none can be left out.
+        self.pipeline = Pipeline(Observer(metrics), self.admission)
+        self.services: list[list[Method]] = [
+            methods_of(SERVICES[0], GameServicer(self.games)),
+            methods_of(SERVICES[1], RulesServicer()),
+        ]
         self.grpc = grpc.aio.server(
-            # Observability outermost, so refusals are counted and logged like any other answer.
-            interceptors=[ObservabilityInterceptor(metrics), AdmissionInterceptor(self.admission)],
+            interceptors=[GrpcDoor(self.pipeline, [method for methods in self.services for method in methods])],
             options=[
                 ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
                 ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
                 ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
                 ("grpc.keepalive_time_ms", 30_000),
                 ("grpc.keepalive_timeout_ms", 10_000),
-                ("grpc.http2.min_ping_interval_without_data_ms", 10_000),
                 ("grpc.max_connection_age_ms", 30 * 60_000),
                 ("grpc.max_connection_age_grace_ms", 60_000),
                 *grpc_options(config.connections, self.connection_plan.grpc),
             ],
         )
-        # One servicer of each service answers both ports: the gRPC port here, the web port in start().
-        self.game_servicer = GameServicer(self.games)
-        self.rules_servicer = RulesServicer()
-        game_service_pb2_grpc.add_GameServiceServicer_to_server(self.game_servicer, self.grpc)
-        rules_service_pb2_grpc.add_RulesServiceServicer_to_server(self.rules_servicer, self.grpc)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
-        reflection.enable_server_reflection((*SERVICES, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
+        names = [service.full_name for service in SERVICES]
+        reflection.enable_server_reflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
         self.port = 0
         self.metrics_port: int | None = None
         self.web: WebServer | None = None
@@ -236,6 +242,7 @@ class Server:
         await server.health.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         await server._check_store()
         server._monitor = asyncio.create_task(server._watch_store())
+        server.games.start()
         server.timekeeper.start()  # at once: clocks that ran out while no server was up fire now
         if server.connection_guard is not None:
             server.connection_guard.start()
@@ -245,11 +252,9 @@ class Server:
         limits = WebLimits(MAX_REQUEST_BYTES, MAX_STREAMS_PER_CONNECTION)
         assets = Path(self.config.web_assets) if self.config.web_assets else DEFAULT_WEB_ASSETS
         app = build_app(
-            self.game_servicer,
-            self.rules_servicer,
-            self.metrics,
+            self.pipeline,
+            self.services,
             limits,
-            self.admission,
             cors_origins=self.config.cors_origins,
             assets=assets if assets.is_dir() else None,
         )
@@ -274,7 +279,7 @@ class Server:
             up = False
         self.metrics.store_up.set(1 if up else 0)
         status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
-        for service in ("", *SERVICES):
+        for service in ("", *(descriptor.full_name for descriptor in SERVICES)):
             await self.health.set(service, status)
 
     async def _watch_store(self) -> None:

@@ -18,7 +18,7 @@ from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import evolve
 
-from . import codec
+from .encodings import EventCodec
 from .store.base import GameRecord, StoredEvent
 
 
@@ -115,9 +115,9 @@ def replay(events: Sequence[ev.Event]) -> MatchState:
     raise CorruptMatch(f"event {furthest + 1} ({type(events[furthest]).__name__}) follows from no legal command")
 
 
-def audit_match(record: GameRecord, stored: Sequence[StoredEvent]) -> MatchState:
+def audit_match(record: GameRecord, stored: Sequence[StoredEvent], events: EventCodec) -> MatchState:
     """Check one stored match: seqs 1..n without gaps, the record's last seq and ``over`` agree with the log,
-    every event decodes, and :func:`replay` re-derives them all.
+    every event decodes (with ``events``, the server's :class:`EventCodec`), and :func:`replay` re-derives them all.
 
     :raises CorruptMatch: with what is wrong.
     """
@@ -127,11 +127,11 @@ def audit_match(record: GameRecord, stored: Sequence[StoredEvent]) -> MatchState
     if record.last_seq != len(stored):
         raise CorruptMatch(f"{record.game_id}: the record says {record.last_seq} events, the log holds {len(stored)}")
     try:
-        events = [codec.decode_event(item.kind, item.schema, item.payload) for item in stored]
-    except codec.DecodeError as error:
+        decoded = [events.decode(item.kind, item.schema, item.payload) for item in stored]
+    except ValueError as error:
         raise CorruptMatch(f"{record.game_id}: {error}") from None
     try:
-        state = replay(events)
+        state = replay(decoded)
     except CorruptMatch as error:
         raise CorruptMatch(f"{record.game_id}: {error}") from None
     if record.over != (state.phase is Phase.MATCH_OVER):

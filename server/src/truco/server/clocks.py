@@ -181,6 +181,30 @@ LOOKING = 2**63
 """The timekeeper's next look while it is looking: every deadline set meanwhile wakes it again."""
 
 
+class Alarm:
+    """How the moves of this process tell the timekeeper of the deadlines they set: it looks again at once for
+    a deadline before its next look (:meth:`ring`), and only then. Made before the game application and the
+    timekeeper, so that each is built with it and neither needs the other."""
+
+    def __init__(self) -> None:
+        self._rung = asyncio.Event()
+        self.next_look_us = LOOKING
+        """When the timekeeper looks next (LOOKING: it is looking, or about to)."""
+
+    def ring(self, deadline_us: int | None = None) -> None:
+        """A deadline was set here: look again now if it falls before the next look (None: look again now).
+        Turn clocks run for seconds while the timekeeper looks at least every ``idle_seconds``, so most moves
+        ring nothing (a store query per move would cost more than the move's own append)."""
+        if deadline_us is None or deadline_us < self.next_look_us:
+            self._rung.set()
+
+    def reset(self) -> None:
+        self._rung.clear()
+
+    async def wait(self) -> None:
+        await self._rung.wait()
+
+
 @dataclass
 class TimekeeperStats:
     fired: int = 0
@@ -190,7 +214,7 @@ class TimekeeperStats:
 class Timekeeper:
     """Fires expired clocks, on every replica: asks the store for due games, fires each (an append guarded by
     the game's last seq), then sleeps until the next known deadline, at most ``idle_seconds``; a local append
-    that sets an earlier deadline wakes it (:meth:`wake`). Other replicas' deadlines are seen within
+    that sets an earlier deadline rings its :class:`Alarm`. Other replicas' deadlines are seen within
     ``idle_seconds`` (their own timekeepers fire them on time). At start it looks at once: clocks that ran
     out while no server was up fire then.
 
@@ -202,6 +226,7 @@ class Timekeeper:
         store: EventStore,
         fire: Fire,
         *,
+        alarm: Alarm | None = None,
         idle_seconds: float = 1.0,
         housekeeping: Callable[[], Awaitable[None]] | None = None,
         housekeeping_seconds: float = 30.0,
@@ -214,13 +239,11 @@ class Timekeeper:
         self.housekeeping_seconds = housekeeping_seconds
         self.batch = batch
         self.stats = TimekeeperStats()
-        self._wake = asyncio.Event()
+        self.alarm = alarm or Alarm()
         self._stopping = False
         self._task: asyncio.Task[None] | None = None
         self._next_housekeeping = 0.0
         self._backoff: dict[str, int] = {}
-        self._next_look_us = LOOKING
-        """When the timekeeper looks next (LOOKING: it is looking, or about to)."""
         self._log = structlog.get_logger("truco.server.clocks")
 
     def start(self) -> None:
@@ -229,27 +252,20 @@ class Timekeeper:
 
     async def stop(self) -> None:
         """Stop the loop and wait for it: it checks ``_stopping`` before every tick too, so a cancellation lost
-        in a race (a :meth:`wake` in the same loop step) cannot keep it, and the server's shutdown behind it,
+        in a race (a ring of the alarm in the same loop step) cannot keep it, and the server's shutdown behind it,
         running."""
         self._stopping = True
-        self._wake.set()
+        self.alarm.ring()
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
 
-    def wake(self, deadline_us: int | None = None) -> None:
-        """A deadline was set here: look again now if it falls before the next look (None: look again now).
-        Turn clocks run for seconds while the timekeeper looks at least every ``idle_seconds``, so most moves
-        wake nothing (a store query per move would cost more than the move's own append)."""
-        if deadline_us is None or deadline_us < self._next_look_us:
-            self._wake.set()
-
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         while not self._stopping:
-            self._wake.clear()  # before looking: a deadline set while it looks makes it look again at once
+            self.alarm.reset()  # before looking: a deadline set while it looks makes it look again at once
             try:
                 wait = await self.tick()
                 if self.housekeeping is not None and loop.time() >= self._next_housekeeping:
@@ -262,13 +278,13 @@ class Timekeeper:
                 wait = self.idle_seconds
             if self._stopping:
                 return
-            self._next_look_us = now_us() + round(max(0.0, wait) * US)
+            self.alarm.next_look_us = now_us() + round(max(0.0, wait) * US)
             # asyncio.timeout, not asyncio.wait_for: on Python 3.11, wait_for returns normally when it is
-            # cancelled in the loop step its awaitable finishes (a wake() then), and the cancellation is lost.
+            # cancelled in the loop step its awaitable finishes (a ring then), and the cancellation is lost.
             with contextlib.suppress(TimeoutError):
                 async with asyncio.timeout(max(0.0, wait)):
-                    await self._wake.wait()
-            self._next_look_us = LOOKING  # a deadline set while it looks may be missed by that look: wake again
+                    await self.alarm.wait()
+            self.alarm.next_look_us = LOOKING  # a deadline set while it looks may be missed by that look: ring again
 
     async def tick(self) -> float:
         """Fire every due clock; the seconds until the next known deadline (at most ``idle_seconds``)."""
@@ -299,6 +315,7 @@ class Timekeeper:
 
 __all__ = [
     "NO_CLOCKS",
+    "Alarm",
     "Clock",
     "ClockBook",
     "ClockSettings",

@@ -14,9 +14,8 @@ from collections.abc import Callable, Mapping, Sequence
 from google.protobuf import duration_pb2, timestamp_pb2
 
 from truco import wire
-from truco.engine import MatchState, SeatView, SpectatorView, seat_view, spectator_view
+from truco.engine import MatchState, SeatView, SpectatorView, spectator_view
 from truco.engine import events as ev
-from truco.engine.views import events_for
 from truco.wire import (
     DecodeError,
     call_from_pb,
@@ -39,7 +38,7 @@ from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 
 from .clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
 from .reasons import ServiceFailure, ServiceReason
-from .referee import FixedDeal, Setup
+from .setups import FixedDeal, Setup
 from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
 
 EVENT_SCHEMA = 2
@@ -131,8 +130,8 @@ BOT_LEVELS = {
 """The bot that plays each level (truco.bots.LEVEL_BOTS), by truco.bots name: a level, when given, decides."""
 BOT_LEVELS_PB = {name: level for level, name in BOT_LEVELS.items()}
 STORED_KIND_FALLBACK = game_service_pb2.BOT_KIND_HEURISTIC
-"""The kind stored beside a level no kind names, so a server from before levels plays that seat as the heuristic
-bot rather than refusing the game."""
+"""The kind named beside a level no kind names (a takeover bot of the expert level), so a client from before
+levels reads a bot kind it knows."""
 
 
 def bot_from_pb(kind: game_service_pb2.BotKind, level: game_service_pb2.BotLevel) -> str | None:
@@ -215,34 +214,9 @@ def setup_from_pb(request: game_service_pb2.CreateGameRequest) -> Setup:
     return Setup(rules, bots, tuple(deals), clock)
 
 
-def setup_to_bytes(setup: Setup) -> bytes:
-    """The setup as stored with its game (a CreateGameRequest: the request's own encoding)."""
-    message = game_service_pb2.CreateGameRequest(
-        rules=rules_to_pb(setup.rules),
-        bots=[_stored_bot(seat, name) for seat, name in sorted(setup.bots.items())],
-        fixed_deals=[
-            game_service_pb2.FixedDeal(
-                hands=[] if seats else [game_service_pb2.DealtHand(cards=cards_to_pb(h)) for h in hands],
-                seat_hands=[
-                    game_service_pb2.SeatHand(seat=seat, cards=cards_to_pb(h))
-                    for seat, h in zip(seats, hands if seats else (), strict=True)
-                ],
-                muestra=card_to_pb(muestra),
-            )
-            for hands, muestra, seats in setup.fixed_deals
-        ],
-    )
-    if setup.clock is not None:
-        message.clock.CopyFrom(clock_settings_to_pb(setup.clock))
-    return message.SerializeToString()
-
-
-def _stored_bot(seat: int, name: str) -> game_service_pb2.BotSeat:
-    kind, level = bot_to_pb(name)
-    return game_service_pb2.BotSeat(seat=seat, kind=kind or STORED_KIND_FALLBACK, level=level)
-
-
-def setup_from_bytes(data: bytes) -> Setup:
+def legacy_setup(data: bytes) -> Setup:
+    """A setup stored before setups had a schema of their own (:mod:`truco.server.setups`): the game's
+    serialized CreateGameRequest, read as the request was."""
     return setup_from_pb(game_service_pb2.CreateGameRequest.FromString(data))
 
 
@@ -299,33 +273,14 @@ def events_to_pb(events: Sequence[tuple[ev.Event, int]]) -> list[events_pb2.Even
     return [event_to_pb(event, version) for event, version in events]
 
 
-def submit_reply_to_pb(
-    game_id: str,
-    seat: int,
-    before: MatchState,
-    events: Sequence[ev.Event],
-    state: MatchState,
-    clocks: Clocks = NO_CLOCKS,
-) -> game_service_pb2.SubmitCommandResponse:
-    """The answer to ``seat``'s move from ``before``: the events it caused as that seat may see them (played
-    cards with their proofs) and its view after them."""
-    reply = game_service_pb2.SubmitCommandResponse(version=state.version)
-    for event, version in events_for(events, seat, before.version, before.hand):
-        wire.fill_event(reply.events.add(), event, version)
-    fill_seat_view(reply.view, seat_view(state, seat), NAME_PREFIX + game_id, clocks)
-    return reply
+class StoredEvents:
+    """Events as the store keeps them: the ``truco.v1.Event`` envelope of schema :data:`EVENT_SCHEMA`."""
+
+    encode = staticmethod(encode_event)
+    decode = staticmethod(decode_event)
 
 
-def submit_reply(
-    game_id: str,
-    seat: int,
-    before: MatchState,
-    events: Sequence[ev.Event],
-    state: MatchState,
-    clocks: Clocks = NO_CLOCKS,
-) -> bytes:
-    """:func:`submit_reply_to_pb`, serialized: the Games' ``encode_reply``, stored with the move for replays."""
-    return submit_reply_to_pb(game_id, seat, before, events, state, clocks).SerializeToString()
+STORED_EVENTS = StoredEvents()
 
 
 # --- Views with the clocks ---------------------------------------------------------------------------------------

@@ -1,105 +1,121 @@
-"""Service errors and their gRPC form: a status code plus a google.rpc.Status carrying an ErrorInfo.
+"""Service errors, in the terms every door reports them in: a status code, a stable reason, google.rpc details.
 
-Every error a client can cause has a stable machine ``reason`` (the engine's reason codes for moves, and the
-service's own :class:`~truco.server.reasons.ServiceReason`); its message never names a card the caller does
-not hold. This module is the one place domain failures become statuses (both the gRPC and the web port).
+Every error a client can cause has a status :class:`Code` (gRPC's codes, which Connect and gRPC-Web share) and a
+stable machine ``reason`` (the engine's reason codes for moves, and the service's own
+:class:`~truco.server.reasons.ServiceReason`); its message never names a card the caller does not hold. This
+module is the one place domain failures become service errors; each door maps a :class:`ServiceError` to its own
+wire form once (``grpc_door.status_of``, ``web.connect_error``), with the same details (:func:`rich_details`).
 """
 
 from __future__ import annotations
 
+import enum
 import math
 import traceback
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-import grpc
 import structlog
 from google.protobuf import any_pb2, duration_pb2
 from google.protobuf.message import Message
-from google.rpc import error_details_pb2, status_pb2
-from grpc_status import rpc_status
+from google.rpc import error_details_pb2
 
 from truco.engine import InvalidCommand, RuleViolation
+from truco.wire import DecodeError
 
-from .codec import DecodeError
 from .reasons import QuotaExceeded, ServiceFailure, ServiceReason
 from .store.base import GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable
 
 DOMAIN = "truco.v1"
+"""The ``google.rpc.ErrorInfo.domain`` of every reason."""
 
 
-_CODES: dict[ServiceReason, grpc.StatusCode] = {
-    ServiceReason.MALFORMED_REQUEST: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_NAME: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_BOT_SEAT: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_BOT_KIND: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_DEAL: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_SEAT: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_VERSION: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_PAGE_SIZE: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_PAGE_TOKEN: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_HAND: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_CLOCK: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.PLAYER_NAME_TOO_LONG: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.TOKEN_MISSING: grpc.StatusCode.UNAUTHENTICATED,
-    ServiceReason.TOKEN_MALFORMED: grpc.StatusCode.UNAUTHENTICATED,
-    ServiceReason.TOKEN_NOT_FOR_GAME: grpc.StatusCode.PERMISSION_DENIED,
-    ServiceReason.GAME_NOT_FOUND: grpc.StatusCode.NOT_FOUND,
-    ServiceReason.SEAT_UNAVAILABLE: grpc.StatusCode.FAILED_PRECONDITION,
-    ServiceReason.FIXED_DEALS_DISABLED: grpc.StatusCode.FAILED_PRECONDITION,
-    ServiceReason.GAME_NOT_FINISHED: grpc.StatusCode.FAILED_PRECONDITION,
-    ServiceReason.VERSION_CONFLICT: grpc.StatusCode.ABORTED,
-    ServiceReason.STORE_UNAVAILABLE: grpc.StatusCode.UNAVAILABLE,
-    ServiceReason.SERVER_SHUTTING_DOWN: grpc.StatusCode.UNAVAILABLE,
-    ServiceReason.TOO_MANY_CALLS: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    ServiceReason.INTERNAL: grpc.StatusCode.INTERNAL,
-    ServiceReason.API_KEY_REQUIRED: grpc.StatusCode.UNAUTHENTICATED,
-    ServiceReason.API_KEY_INVALID: grpc.StatusCode.UNAUTHENTICATED,
-    ServiceReason.API_KEY_REVOKED: grpc.StatusCode.UNAUTHENTICATED,
-    ServiceReason.QUOTA_EXCEEDED: grpc.StatusCode.RESOURCE_EXHAUSTED,
-    ServiceReason.INVALID_REQUEST_ID: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.WEAK_REQUEST_ID: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.INVALID_PLAYER_NAME: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.VALUE_NOT_STORABLE: grpc.StatusCode.INVALID_ARGUMENT,
-    ServiceReason.JOIN_NOT_REPEATABLE: grpc.StatusCode.FAILED_PRECONDITION,
+class Code(enum.Enum):
+    """A call's status: gRPC's codes, by name and number (Connect names them in lower case)."""
+
+    OK = 0
+    CANCELLED = 1
+    UNKNOWN = 2
+    INVALID_ARGUMENT = 3
+    DEADLINE_EXCEEDED = 4
+    NOT_FOUND = 5
+    ALREADY_EXISTS = 6
+    PERMISSION_DENIED = 7
+    RESOURCE_EXHAUSTED = 8
+    FAILED_PRECONDITION = 9
+    ABORTED = 10
+    OUT_OF_RANGE = 11
+    UNIMPLEMENTED = 12
+    INTERNAL = 13
+    UNAVAILABLE = 14
+    DATA_LOSS = 15
+    UNAUTHENTICATED = 16
+
+
+CODES: dict[ServiceReason, Code] = {
+    ServiceReason.MALFORMED_REQUEST: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_NAME: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_BOT_SEAT: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_BOT_KIND: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_DEAL: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_SEAT: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_VERSION: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_PAGE_SIZE: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_PAGE_TOKEN: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_HAND: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_CLOCK: Code.INVALID_ARGUMENT,
+    ServiceReason.PLAYER_NAME_TOO_LONG: Code.INVALID_ARGUMENT,
+    ServiceReason.TOKEN_MISSING: Code.UNAUTHENTICATED,
+    ServiceReason.TOKEN_MALFORMED: Code.UNAUTHENTICATED,
+    ServiceReason.TOKEN_NOT_FOR_GAME: Code.PERMISSION_DENIED,
+    ServiceReason.GAME_NOT_FOUND: Code.NOT_FOUND,
+    ServiceReason.SEAT_UNAVAILABLE: Code.FAILED_PRECONDITION,
+    ServiceReason.FIXED_DEALS_DISABLED: Code.FAILED_PRECONDITION,
+    ServiceReason.GAME_NOT_FINISHED: Code.FAILED_PRECONDITION,
+    ServiceReason.VERSION_CONFLICT: Code.ABORTED,
+    ServiceReason.STORE_UNAVAILABLE: Code.UNAVAILABLE,
+    ServiceReason.SERVER_SHUTTING_DOWN: Code.UNAVAILABLE,
+    ServiceReason.TOO_MANY_CALLS: Code.RESOURCE_EXHAUSTED,
+    ServiceReason.INTERNAL: Code.INTERNAL,
+    ServiceReason.API_KEY_REQUIRED: Code.UNAUTHENTICATED,
+    ServiceReason.API_KEY_INVALID: Code.UNAUTHENTICATED,
+    ServiceReason.API_KEY_REVOKED: Code.UNAUTHENTICATED,
+    ServiceReason.QUOTA_EXCEEDED: Code.RESOURCE_EXHAUSTED,
+    ServiceReason.INVALID_REQUEST_ID: Code.INVALID_ARGUMENT,
+    ServiceReason.WEAK_REQUEST_ID: Code.INVALID_ARGUMENT,
+    ServiceReason.INVALID_PLAYER_NAME: Code.INVALID_ARGUMENT,
+    ServiceReason.VALUE_NOT_STORABLE: Code.INVALID_ARGUMENT,
+    ServiceReason.JOIN_NOT_REPEATABLE: Code.FAILED_PRECONDITION,
 }
-"""The status code of each service reason: the one place the domain's refusals meet gRPC's codes."""
+"""The status code of each service reason: the one place the domain's refusals meet the protocols' codes."""
+
+
+@dataclass(frozen=True, slots=True)
+class Quota:
+    """A quota a call ran past: when to retry, and whom the quota charges (``key:<id>``, ``peer:<address>``...)."""
+
+    retry_after: float
+    subject: str
 
 
 @dataclass(eq=False)
 class ServiceError(Exception):
     """A failure as reported to the client: ``code`` with a machine ``reason`` (a service or engine reason)."""
 
-    code: grpc.StatusCode
+    code: Code
     reason: str
     message: str
     metadata: dict[str, str] = field(default_factory=dict)
-    details: list[Message] = field(default_factory=list)
-    """More google.rpc details after the ErrorInfo (RetryInfo, QuotaFailure)."""
+    quota: Quota | None = None
+    """For QUOTA_EXCEEDED: reported as a google.rpc.RetryInfo and a google.rpc.QuotaFailure too."""
 
     @classmethod
-    def of(
-        cls,
-        reason: ServiceReason,
-        message: str,
-        metadata: Mapping[str, str] | None = None,
-        details: list[Message] | None = None,
-    ) -> ServiceError:
+    def of(cls, reason: ServiceReason, message: str, metadata: Mapping[str, str] | None = None) -> ServiceError:
         """The error for a service reason, with the status code that reason is reported as."""
-        return cls(_CODES[reason], reason.value, message, dict(metadata or {}), list(details or ()))
+        return cls(CODES[reason], reason.value, message, dict(metadata or {}))
 
     def __str__(self) -> str:
         return f"{self.code.name} {self.reason}: {self.message}"
-
-    def to_status(self) -> grpc.Status:
-        info = error_details_pb2.ErrorInfo(reason=self.reason, domain=DOMAIN, metadata=self.metadata)
-        packed = []
-        for message in (info, *self.details):
-            detail = any_pb2.Any()
-            detail.Pack(message)
-            packed.append(detail)
-        status = status_pb2.Status(code=self.code.value[0], message=self.message, details=packed)
-        return rpc_status.to_status(status)
 
 
 def from_exception(error: Exception) -> ServiceError:
@@ -108,22 +124,14 @@ def from_exception(error: Exception) -> ServiceError:
     if isinstance(error, ServiceError):
         return error
     if isinstance(error, QuotaExceeded):
-        # When to retry and which quota, as the standard details clients and proxies know.
-        whole = math.floor(error.retry_after)
-        retry = error_details_pb2.RetryInfo(
-            retry_delay=duration_pb2.Duration(seconds=whole, nanos=int((error.retry_after - whole) * 1e9))
-        )
-        violation = error_details_pb2.QuotaFailure.Violation(subject=error.subject, description=error.message)
-        quota = error_details_pb2.QuotaFailure(violations=[violation])
-        return ServiceError.of(error.reason, error.message, error.metadata, [retry, quota])
+        quota = Quota(error.retry_after, error.subject)
+        return ServiceError(CODES[error.reason], error.reason.value, error.message, dict(error.metadata), quota)
     if isinstance(error, ServiceFailure):
         return ServiceError.of(error.reason, error.message, error.metadata)
     if isinstance(error, RuleViolation):
-        return ServiceError(grpc.StatusCode.FAILED_PRECONDITION, error.reason.value, error.message)
+        return ServiceError(Code.FAILED_PRECONDITION, error.reason.value, error.message)
     if isinstance(error, InvalidCommand):
-        return ServiceError(grpc.StatusCode.INVALID_ARGUMENT, error.reason.value, error.message)
-    if isinstance(error, DecodeError):
-        return ServiceError.of(ServiceReason.MALFORMED_REQUEST, str(error))
+        return ServiceError(Code.INVALID_ARGUMENT, error.reason.value, error.message)
     if isinstance(error, GameNotFound):
         return ServiceError.of(ServiceReason.GAME_NOT_FOUND, "no such game")
     if isinstance(error, SeatUnavailable):
@@ -134,17 +142,41 @@ def from_exception(error: Exception) -> ServiceError:
         )
     if isinstance(error, StoreUnavailable):
         return ServiceError.of(ServiceReason.STORE_UNAVAILABLE, "the event store is unreachable; retry")
+    if isinstance(error, DecodeError):
+        return ServiceError.of(ServiceReason.MALFORMED_REQUEST, str(error))
     raise error
 
 
-def status_for(error: Exception) -> grpc.Status:
-    """The status a failure is reported as. A domain error says what the client got wrong; anything else is a
-    bug of ours: logged with its traceback and answered INTERNAL, without internal details."""
+def rich_details(error: ServiceError) -> list[any_pb2.Any]:
+    """The error's ``google.rpc`` details, packed, as both doors send them: an ``ErrorInfo`` (domain
+    :data:`DOMAIN`, the reason, its metadata), and past a quota a ``RetryInfo`` (when to retry) and a
+    ``QuotaFailure`` (which quota, whom it charges)."""
+    details: list[Message] = [error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)]
+    if error.quota is not None:
+        whole = math.floor(error.quota.retry_after)
+        delay = duration_pb2.Duration(seconds=whole, nanos=int((error.quota.retry_after - whole) * 1e9))
+        violation = error_details_pb2.QuotaFailure.Violation(subject=error.quota.subject, description=error.message)
+        quota = error_details_pb2.QuotaFailure(violations=[violation])
+        details += [error_details_pb2.RetryInfo(retry_delay=delay), quota]
+    packed = []
+    for message in details:
+        detail = any_pb2.Any()
+        detail.Pack(message)
+        packed.append(detail)
+    return packed
+
+
+def error_for(error: Exception) -> ServiceError:
+    """What a failure is reported as. A domain error says what the client got wrong; anything else is a bug of
+    ours: logged with its traceback and answered INTERNAL, without internal details."""
     try:
-        return from_exception(error).to_status()
+        return from_exception(error)
     except Exception:
         # The traceback as text: a JSON log line would otherwise carry only "exc_info": true.
         structlog.get_logger("truco.server").error(
             "unexpected error", error=repr(error), traceback="".join(traceback.format_exception(error))
         )
-        return ServiceError.of(ServiceReason.INTERNAL, "internal error; it has been logged").to_status()
+        return ServiceError.of(ServiceReason.INTERNAL, "internal error; it has been logged")
+
+
+__all__ = ["CODES", "DOMAIN", "Code", "Quota", "ServiceError", "error_for", "from_exception", "rich_details"]

@@ -1,7 +1,7 @@
 """Fair limits: who may call, how often, and how many calls and streams each caller may hold open.
 
-:class:`AdmissionInterceptor` stands in front of the game and rules services (health and reflection never pass
-through it, so no caller can starve a probe). For each call it
+:class:`Admission` stands in front of the game and rules services, on every door (``pipeline.Pipeline``;
+health and reflection never pass through it, so no caller can starve a probe). For each call it
 
 1. identifies the caller: its app (the API key in ``x-api-key`` metadata, else the peer's address when
    anonymous) and its player (the seat token, else the connection; see ``app_quotas.py``); a key this replica
@@ -26,16 +26,12 @@ from __future__ import annotations
 import contextlib
 import time
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextvars import ContextVar
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import grpc
-
 from .app_quotas import NO_QUOTAS, AppQuotas, player_of
-from .errors import status_for
-from .keys import ANONYMOUS, KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
+from .keys import KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
 from .quotas import Limits
 from .reasons import QuotaExceeded, ServiceFailure, ServiceReason
 from .store.base import EventStore
@@ -55,9 +51,6 @@ KEY_LOOKUPS_BURST = 20
 every few seconds (keys.CACHE_SECONDS), so only a caller trying key after key runs out."""
 TRACKED_IDENTITIES = 100_000
 """Buckets kept in memory (least recently seen forgotten first): a forgotten caller starts with a full bucket."""
-
-CALLER: ContextVar[Caller] = ContextVar("caller", default=ANONYMOUS)
-"""The caller of the call being handled (set by the interceptor, read by the servicer)."""
 
 
 def quota_exceeded(quota: str, limit: float, caller: Caller | None, retry_after: float, what: str) -> QuotaExceeded:
@@ -134,7 +127,7 @@ class Slots:
 
 
 class Admission:
-    """The accounting behind :class:`AdmissionInterceptor`, free of gRPC plumbing."""
+    """Keys, quotas and caps of the calls of every door, free of any protocol."""
 
     def __init__(self, limits: Limits, keys: ApiKeys, store: EventStore, *, require_api_key: bool) -> None:
         self.limits = limits
@@ -157,7 +150,7 @@ class Admission:
 
     async def admit(self, service: str, method: str, request: Any, metadata: Any, peer: str) -> Caller:
         """Steps 1-4 for a call of either door (gRPC, or Connect/gRPC-Web): identify, require a key, charge
-        the rate, check the request; the caller is then in :data:`CALLER` for the handler.
+        the rate, check the request; the caller it returns is the call's (``pipeline.Call.caller``).
 
         :raises ServiceFailure: API_KEY_*, QUOTA_EXCEEDED (QuotaExceeded) or an input reason.
         """
@@ -165,7 +158,6 @@ class Admission:
         self.charge_call(caller)
         if service == GAME_SERVICE:
             check_request(method, request)
-        CALLER.set(caller)
         return caller
 
     async def identify(self, method: str, metadata: Any, peer: str) -> Caller:
@@ -280,75 +272,4 @@ class Admission:
             raise quota_exceeded("games_per_minute", limits.games_per_minute, caller, wait, "too many games created")
 
 
-class AdmissionInterceptor(grpc.aio.ServerInterceptor):
-    """Applies :class:`Admission` to the game and rules services; every other service passes untouched."""
-
-    def __init__(self, admission: Admission) -> None:
-        self.admission = admission
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
-
-    async def intercept_service(
-        self,
-        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[Any]],
-        handler_call_details: grpc.HandlerCallDetails,
-    ) -> Any:
-        handler = await continuation(handler_call_details)
-        full = handler_call_details.method
-        service, _, method = full.lstrip("/").partition("/")
-        if handler is None or service not in LIMITED_SERVICES:
-            return handler
-        wrapped = self._wrapped.get(full)
-        if wrapped is None or wrapped[0] is not handler:
-            wrapped = (handler, self._wrap(handler, service, method))
-            self._wrapped[full] = wrapped
-        return wrapped[1]
-
-    def _wrap(self, handler: Any, service: str, method: str) -> Any:
-        admission = self.admission
-
-        async def admit(request: Any, context: Any) -> Caller:
-            return await admission.admit(service, method, request, context.invocation_metadata(), context.peer())
-
-        if handler.unary_unary is not None:
-            behaviour: Any = handler.unary_unary
-
-            async def unary(request: Any, context: Any) -> Any:
-                try:
-                    caller = await admit(request, context)
-                    with admission.unary_slot(caller):
-                        await admission.charge_method(method, caller)
-                        return await behaviour(request, context)
-                except ServiceFailure as error:
-                    await context.abort_with_status(status_for(error))
-
-            return grpc.unary_unary_rpc_method_handler(
-                unary,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        if handler.unary_stream is not None:
-            stream_behaviour: Any = handler.unary_stream
-
-            async def stream(request: Any, context: Any) -> AsyncIterator[Any]:
-                try:
-                    caller = await admit(request, context)
-                    slot = admission.watch_slot(caller)
-                    slot.__enter__()
-                except ServiceFailure as error:
-                    await context.abort_with_status(status_for(error))
-                    return
-                try:
-                    async for item in stream_behaviour(request, context):
-                        yield item
-                finally:
-                    slot.__exit__(None, None, None)
-
-            return grpc.unary_stream_rpc_method_handler(
-                stream,
-                request_deserializer=handler.request_deserializer,
-                response_serializer=handler.response_serializer,
-            )
-        return handler
-
-
-__all__ = ["CALLER", "Admission", "AdmissionInterceptor", "Limits", "TokenBucket", "quota_exceeded"]
+__all__ = ["Admission", "Limits", "TokenBucket", "quota_exceeded"]

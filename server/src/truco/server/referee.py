@@ -11,17 +11,14 @@ import os
 import random
 import secrets
 import struct
-from dataclasses import dataclass
 from functools import partial
 
 from truco.bots import THINKING_BOTS, make_bot
 from truco.engine import (
     DECK,
-    Card,
     Deal,
     MatchState,
     Phase,
-    RuleSet,
     SeatCommand,
     actors,
     execute_legal,
@@ -31,36 +28,11 @@ from truco.engine import (
 )
 from truco.engine import events as ev
 
-from .clocks import DEFAULT_TAKEOVER_BOT, ClockSettings
+from .setups import Setup
 
 AUTOMATIC_MOVES_PER_STEP = 48
 """Bot moves and deals applied in one step: after a command, in CreateGame, or by the game application's
 autoplayer. A match between bots only is played in such steps, never inside one request."""
-
-Hand = tuple[Card, ...]
-FixedDeal = tuple[tuple[Hand, ...], Card, tuple[int, ...]]
-"""A scripted deal: the hands (two in a pico a pico hand, or one per player), the muestra, and the seats the
-hands belong to, in the same order (empty: the hands are listed from the mano on)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Setup:
-    """What a game was created with, stored with it: rules, bot seats (seat to bot name), scripted deals and
-    turn clocks (None: none)."""
-
-    rules: RuleSet
-    bots: dict[int, str]
-    fixed_deals: tuple[FixedDeal, ...]
-    clock: ClockSettings | None = None
-
-    def playing(self, state: MatchState) -> dict[int, str]:
-        """The seats the server plays now: its bot seats, and the seats taken over (their clock ran out, or
-        their player left) by the clock's takeover bot."""
-        if not state.away:
-            return self.bots
-        bot = self.clock.bot if self.clock is not None else DEFAULT_TAKEOVER_BOT
-        return {**dict.fromkeys(state.away, bot), **self.bots}
-
 
 def drive(state: MatchState, setup: Setup, rng: random.Random) -> tuple[list[ev.Event], int]:
     """Deal when a deal is due and let bots move while only bots are awaited, on ``state`` in place; the events

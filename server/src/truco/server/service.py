@@ -1,77 +1,33 @@
-"""The gRPC servicers: each RPC converts the request to domain values (truco.server.codec), calls the game
-application (truco.server.games) or the engine, and converts the result back. Failures become statuses in
-one place, :func:`reports_errors`, for unary and streaming methods alike (truco.server.errors maps them).
+"""The services: each RPC converts the request to domain values (truco.server.codec), calls the game
+application (truco.server.games) or the engine, and converts the result back. They take the request and the
+port-neutral :class:`~truco.server.pipeline.Call` (its metadata, its admitted caller), and serve every door
+alike; failures are raised as they are, and the pipeline reports them (truco.server.errors maps them).
 """
 
 from __future__ import annotations
 
-import inspect
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from functools import wraps
-from typing import TypeAlias, TypeVar, cast
+from collections.abc import AsyncIterator, Hashable
+from typing import TypeVar
 
-import grpc
 from google.protobuf.message import Message
 
 from truco.engine import compare_cards, evaluate_hand, legal_actions, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
 from truco_client.v1 import game_service_pb2 as gs
-from truco_client.v1 import game_service_pb2_grpc, rules_service_pb2_grpc, views_pb2
 from truco_client.v1 import rules_service_pb2 as rs
+from truco_client.v1 import views_pb2
 
 from . import codec
 from .auth import bearer_token
-from .errors import ServiceError, status_for
-from .games import Games, Snapshot
-from .limits import CALLER
-from .metrics import CALLER_SEAT
+from .games import Games
+from .pipeline import Call
+from .projections import watch_messages
 from .reasons import ServiceFailure, ServiceReason
+from .snapshots import Snapshot
 from .store.base import GameRecord
 
-S = TypeVar("S")
-Req = TypeVar("Req")
-Resp = TypeVar("Resp")
-Context: TypeAlias = "grpc.aio.ServicerContext[Req, Resp]"
-"""The context of a call taking ``Req`` and answering ``Resp``."""
-Unary: TypeAlias = "Callable[[S, Req, Context[Req, Resp]], Awaitable[Resp]]"
-Streaming: TypeAlias = "Callable[[S, Req, Context[Req, Resp]], AsyncIterator[Resp]]"
-M = TypeVar("M", bound=Callable[..., object])
 R = TypeVar("R", bound=Message)
-
-
-def reports_errors(method: M) -> M:
-    """Turn every failure of a servicer method, a coroutine or an async generator, into the status it stands
-    for (errors.status_for): the one place a domain error meets the wire."""
-    if inspect.isasyncgenfunction(method):
-        streaming = cast("Streaming[object, object, object]", method)
-
-        @wraps(method)
-        async def stream(self: object, request: object, context: Context[object, object]) -> AsyncIterator[object]:
-            try:
-                async for item in streaming(self, request, context):
-                    yield item
-            except grpc.aio.AbortError:
-                raise
-            except Exception as error:
-                await context.abort_with_status(status_for(error))
-
-        return cast(M, stream)
-    unary = cast("Unary[object, object, object]", method)
-
-    @wraps(method)
-    async def call(self: object, request: object, context: Context[object, object]) -> object:
-        try:
-            return await unary(self, request, context)
-        except grpc.aio.AbortError:
-            raise
-        except Exception as error:
-            await context.abort_with_status(status_for(error))
-            raise  # abort_with_status always raises
-
-    return cast(M, call)
-
-
 REPLY_MEMO_ENTRIES = 512
 """Read replies remembered (least recently used forgotten first): at most a few MiB of views."""
 
@@ -98,24 +54,26 @@ class ReplyMemo:
         return reply
 
 
-class GameServicer(game_service_pb2_grpc.GameServiceServicer):
+class GameServicer:
+    """truco.v1.GameService: one method per RPC, named as in the contract."""
+
     def __init__(self, games: Games) -> None:
         self.games = games
         self._replies = ReplyMemo()
 
-    async def _seat(self, game_id: str, context: Context[Req, Resp], *, required: bool) -> int | None:
+    async def _seat(self, game_id: str, call: Call, *, required: bool) -> int | None:
         """The caller's seat (its token's); None for a spectator, who sees only the games its API key may."""
-        token = bearer_token(context.invocation_metadata())
+        token = bearer_token(call.metadata)
         seat = await self.games.caller_seat(game_id, token, required=required)
-        CALLER_SEAT.set(seat)
+        call.seat = seat
         if seat is None:
-            await self.games.require_visible(game_id, CALLER.get().owner)
+            await self.games.require_visible(game_id, call.caller.owner)
         else:
             await self.games.seen(game_id, seat)  # presence: the seat's player called
         return seat
 
-    async def _player(self, game_id: str, context: Context[Req, Resp]) -> int:
-        seat = await self._seat(game_id, context, required=True)
+    async def _player(self, game_id: str, call: Call) -> int:
+        seat = await self._seat(game_id, call, required=True)
         assert seat is not None
         return seat
 
@@ -126,11 +84,10 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
     def _game(self, record: GameRecord, snapshot: Snapshot) -> gs.Game:
         return codec.game_to_pb(record, snapshot.state, snapshot.setup.clock, self.games.present(record))
 
-    @reports_errors
     async def CreateGame(
-        self, request: gs.CreateGameRequest, context: Context[gs.CreateGameRequest, gs.CreateGameResponse]
+        self, request: gs.CreateGameRequest, call: Call
     ) -> gs.CreateGameResponse:
-        caller = CALLER.get()  # set by the admission of either port (limits.py)
+        caller = call.caller
         record, snapshot = await self.games.create(
             codec.setup_from_pb(request),
             request.request_id or None,
@@ -141,24 +98,22 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         )
         return gs.CreateGameResponse(game=self._game(record, snapshot))
 
-    @reports_errors
     async def JoinGame(
-        self, request: gs.JoinGameRequest, context: Context[gs.JoinGameRequest, gs.JoinGameResponse]
+        self, request: gs.JoinGameRequest, call: Call
     ) -> gs.JoinGameResponse:
         game_id = codec.game_id_from_name(request.name)
         wanted = request.seat if request.HasField("seat") else None
         seat, token, snapshot = await self.games.join(
-            game_id, wanted, request.player_name, request.request_id or None, CALLER.get().owner
+            game_id, wanted, request.player_name, request.request_id or None, call.caller.owner
         )
-        CALLER_SEAT.set(seat)
+        call.seat = seat
         return gs.JoinGameResponse(seat=seat, seat_token=token, view=await self._seat_view(game_id, seat, snapshot))
 
-    @reports_errors
     async def GetGameView(
-        self, request: gs.GetGameViewRequest, context: Context[gs.GetGameViewRequest, gs.GetGameViewResponse]
+        self, request: gs.GetGameViewRequest, call: Call
     ) -> gs.GetGameViewResponse:
         game_id = codec.game_id_from_name(request.name)
-        seat = await self._seat(game_id, context, required=False)
+        seat = await self._seat(game_id, call, required=False)
         snapshot = await self.games.snapshot(game_id, codec.min_version_from_pb(request.min_version))
         clocks = await self.games.clocks(game_id, snapshot)
         key = ("GetGameView", request.name, snapshot.seq, seat, clocks)
@@ -173,14 +128,13 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
             reply.public.CopyFrom(reply.seat.public)  # the seat's view holds the public one
         return self._replies.put(key, reply)
 
-    @reports_errors
     async def ListLegalActions(
         self,
         request: gs.ListLegalActionsRequest,
-        context: Context[gs.ListLegalActionsRequest, gs.ListLegalActionsResponse],
+        call: Call,
     ) -> gs.ListLegalActionsResponse:
         game_id = codec.game_id_from_name(request.name)
-        seat = await self._seat(game_id, context, required=True)
+        seat = await self._seat(game_id, call, required=True)
         assert seat is not None
         snapshot = await self.games.snapshot(game_id, codec.min_version_from_pb(request.min_version))
         key = ("ListLegalActions", request.name, snapshot.seq, seat)
@@ -191,95 +145,87 @@ class GameServicer(game_service_pb2_grpc.GameServiceServicer):
         actions = codec.commands_to_pb(legal_actions(state, seat))
         return self._replies.put(key, gs.ListLegalActionsResponse(version=state.version, actions=actions))
 
-    @reports_errors
     async def SubmitCommand(
-        self, request: gs.SubmitCommandRequest, context: Context[gs.SubmitCommandRequest, gs.SubmitCommandResponse]
-    ) -> gs.SubmitCommandResponse:
+        self, request: gs.SubmitCommandRequest, call: Call
+    ) -> bytes:
         game_id = codec.game_id_from_name(request.name)
-        seat = await self._seat(game_id, context, required=True)
+        seat = await self._seat(game_id, call, required=True)
         assert seat is not None
         if not request.HasField("command"):
             raise ServiceFailure(ServiceReason.MALFORMED_REQUEST, "command: set exactly one kind of command")
         command = codec.command_from_pb(request.command, seat)
         result = await self.games.submit(game_id, command, request.expected_version, request.request_id or None)
-        # The reply was encoded once (codec.submit_reply, the Games' encode_reply) and stored for replays.
-        return gs.SubmitCommandResponse.FromString(result.reply)
+        # The reply was encoded once (codec.submit_reply) and stored for replays: it goes out as those bytes.
+        return result.reply
 
-    @reports_errors
-    async def WatchGame(
-        self, request: gs.WatchGameRequest, context: Context[gs.WatchGameRequest, gs.WatchGameResponse]
-    ) -> AsyncIterator[gs.WatchGameResponse]:
+    async def WatchGame(self, request: gs.WatchGameRequest, call: Call) -> AsyncIterator[bytes]:
         game_id = codec.game_id_from_name(request.name)
         if request.after_version < 0:
             raise ServiceFailure(ServiceReason.INVALID_VERSION, "after_version cannot be negative")
-        seat = await self._seat(game_id, context, required=False)
+        seat = await self._seat(game_id, call, required=False)
         self.games.metrics.watchers.inc()
         try:
-            async for watched in self.games.watch(game_id, seat, request.after_version):
-                seat_pb = (
-                    codec.seat_view_to_pb(watched.seat, request.name, watched.clocks)
-                    if watched.seat is not None
-                    else None
-                )
-                yield gs.WatchGameResponse(
-                    event=codec.event_to_pb(watched.event, watched.version),
-                    seat=seat_pb,
-                    public=codec.match_view_to_pb(watched.public, request.name, watched.clocks),
-                )
+            async for progress in self.games.watch(game_id, seat):
+                for message in watch_messages(
+                    request.name,
+                    seat,
+                    progress.before,
+                    progress.after,
+                    progress.clocks,
+                    request.after_version,
+                    per_commit=request.per_commit,
+                ):
+                    yield message  # serialized once for every stream of this audience
         finally:
             self.games.metrics.watchers.dec()
 
-    @reports_errors
     async def ListGames(
-        self, request: gs.ListGamesRequest, context: Context[gs.ListGamesRequest, gs.ListGamesResponse]
+        self, request: gs.ListGamesRequest, call: Call
     ) -> gs.ListGamesResponse:
         # A caller sees the games of its API key (anonymous callers: the games made without one) and public ones.
-        games, cursor = await self.games.list_open(request.page_size, request.page_token, CALLER.get().owner)
+        games, cursor = await self.games.list_open(request.page_size, request.page_token, call.caller.owner)
         return gs.ListGamesResponse(
             games=[self._game(record, snapshot) for record, snapshot in games], next_page_token=cursor
         )
 
-    @reports_errors
     async def GetGame(
-        self, request: gs.GetGameRequest, context: Context[gs.GetGameRequest, gs.GetGameResponse]
+        self, request: gs.GetGameRequest, call: Call
     ) -> gs.GetGameResponse:
         game_id = codec.game_id_from_name(request.name)
-        await self._seat(game_id, context, required=False)
+        await self._seat(game_id, call, required=False)
         record, snapshot = await self.games.game(game_id)
         return gs.GetGameResponse(game=self._game(record, snapshot))
 
-    @reports_errors
     async def LeaveGame(
-        self, request: gs.LeaveGameRequest, context: Context[gs.LeaveGameRequest, gs.LeaveGameResponse]
+        self, request: gs.LeaveGameRequest, call: Call
     ) -> gs.LeaveGameResponse:
         game_id = codec.game_id_from_name(request.name)
-        seat = await self._player(game_id, context)
+        seat = await self._player(game_id, call)
         snapshot = await self.games.leave(game_id, seat)
         return gs.LeaveGameResponse(view=await self._seat_view(game_id, seat, snapshot))
 
-    @reports_errors
     async def ResumeSeat(
-        self, request: gs.ResumeSeatRequest, context: Context[gs.ResumeSeatRequest, gs.ResumeSeatResponse]
+        self, request: gs.ResumeSeatRequest, call: Call
     ) -> gs.ResumeSeatResponse:
         game_id = codec.game_id_from_name(request.name)
-        seat = await self._player(game_id, context)
+        seat = await self._player(game_id, call)
         snapshot = await self.games.resume(game_id, seat)
         return gs.ResumeSeatResponse(view=await self._seat_view(game_id, seat, snapshot))
 
-    @reports_errors
     async def Rematch(
-        self, request: gs.RematchRequest, context: Context[gs.RematchRequest, gs.RematchResponse]
+        self, request: gs.RematchRequest, call: Call
     ) -> gs.RematchResponse:
         game_id = codec.game_id_from_name(request.name)
-        seat = await self._player(game_id, context)  # only a seat of the finished game may ask
+        seat = await self._player(game_id, call)  # only a seat of the finished game may ask
         record, snapshot = await self.games.rematch(game_id)
         return gs.RematchResponse(game=self._game(record, snapshot), seat=seat)
 
 
-class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
-    @reports_errors
+class RulesServicer:
+    """truco.v1.RulesService: the rules calculator."""
+
     async def EvaluateHand(
-        self, request: rs.EvaluateHandRequest, context: Context[rs.EvaluateHandRequest, rs.EvaluateHandResponse]
+        self, request: rs.EvaluateHandRequest, call: Call
     ) -> rs.EvaluateHandResponse:
         muestra = codec.card_from_pb(request.muestra, "muestra")
         cards = codec.cards_from_pb(request.cards)
@@ -294,9 +240,8 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
             response.flor_points = result.flor_points
         return response
 
-    @reports_errors
     async def CompareCards(
-        self, request: rs.CompareCardsRequest, context: Context[rs.CompareCardsRequest, rs.CompareCardsResponse]
+        self, request: rs.CompareCardsRequest, call: Call
     ) -> rs.CompareCardsResponse:
         muestra = codec.card_from_pb(request.muestra, "muestra")
         first = codec.card_from_pb(request.first, "first")
@@ -308,4 +253,4 @@ class RulesServicer(rules_service_pb2_grpc.RulesServiceServicer):
         )
 
 
-__all__ = ["GameServicer", "RulesServicer", "ServiceError", "reports_errors"]
+__all__ = ["GameServicer", "RulesServicer"]

@@ -1,42 +1,44 @@
-"""The web door: the same servicers over the Connect protocol and gRPC-Web (and gRPC), for browsers and curl.
+"""The web door: the game and rules services over the Connect protocol and gRPC-Web (and gRPC), for browsers and
+curl, and the web table.
 
-The protocols are the ``connectrpc`` library's (generated bindings in :mod:`truco.server.v1`), served by
-Hypercorn over HTTP/1.1 and HTTP/2 (cleartext, with prior knowledge or an ``Upgrade: h2c``). Each call goes to
-the very servicer objects the gRPC port uses, through :class:`CallContext`, which gives them the part of
-``grpc.aio.ServicerContext`` they use: the request metadata (HTTP headers: ``authorization: Bearer <token>``)
-and ``abort_with_status``, whose ``google.rpc.Status`` becomes the Connect error with the same code, message
-and details (the ``ErrorInfo`` with the stable reason). So auth, the core, the store and the error mapping are
-shared, not restated.
+The protocols are the ``connectrpc`` library's, served by Hypercorn over HTTP/1.1 and HTTP/2 (cleartext, with
+prior knowledge or an ``Upgrade: h2c``). Its endpoints are made from the same methods the gRPC port serves
+(:func:`~truco.server.pipeline.methods_of`: one per RPC of the services' descriptors), and each call goes
+through the same :class:`~truco.server.pipeline.Pipeline`: observed, admitted, handled; a failure's
+:class:`~truco.server.errors.ServiceError` becomes the Connect error with the same code, message and details
+here, once (:func:`connect_error`). The request's HTTP headers are its metadata (``authorization: Bearer
+<token>``, ``x-api-key``).
 
-Also here: the same limits as the gRPC port (request size, streams per HTTP/2 connection, and the API keys,
-quotas and caps of :class:`~truco.server.limits.Admission`, one instance shared by both ports),
-metrics and log lines labelled with the protocol, CORS for the configured origins, and the built web table
-(``web/dist``) served at ``/``.
+Also here: the connection limits (a cap per client address and in all, head and body timeouts:
+:mod:`truco.server.connections`), the request size and streams per HTTP/2 connection of the gRPC port, CORS
+for the configured origins, and the built web table (``web/dist``) served at ``/``.
 """
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import contextlib
+import json
 import logging
 import math
 import socket
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NoReturn, TypeVar
+from typing import Any
 
-import grpc
-import structlog
-from connectrpc.code import Code
+from connectrpc.code import Code as ConnectCode
 from connectrpc.codec import Codec
 from connectrpc.compat import google_protobuf_binary_codec, google_protobuf_json_codec
 from connectrpc.errors import ConnectError, ErrorDetail
+from connectrpc.method import IdempotencyLevel, MethodInfo, StreamType
 from connectrpc.request import RequestContext
+from connectrpc.server import ConnectASGIApplication, Endpoint
+from google.protobuf import json_format
 from google.protobuf.message import Message
-from google.rpc import status_pb2
+from google.rpc import error_details_pb2
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.config import Sockets
@@ -47,24 +49,11 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
-from truco_client.v1 import game_service_pb2 as gs
-from truco_client.v1 import rules_service_pb2 as rs
-
 from .connections import ConnectionCounts, GuardedListener
-from .errors import ServiceError, status_for
-from .keys import Caller
-from .limits import Admission
-from .metrics import CALLER_SEAT, HEALTH_SERVICE, Metrics, request_fields
+from .errors import Code, ServiceError, rich_details
+from .pipeline import Call, Malformed, Method, Pipeline
 from .quotas import ConnectionLimits
-from .reasons import QuotaExceeded, ServiceReason
-from .service import GameServicer, RulesServicer
-from .v1.game_service_connect import GameServiceASGIApplication
-from .v1.rules_service_connect import RulesServiceASGIApplication
 
-Req = TypeVar("Req", bound=Message)
-Res = TypeVar("Res", bound=Message)
-
-_STATUS_DETAILS_KEY = "grpc-status-details-bin"
 CORS_ALLOW_HEADERS = (
     "authorization",
     "content-type",
@@ -110,77 +99,54 @@ def peer_of(scope: Scope) -> str:
     return f"ipv6:[{host}]:{port}" if ":" in host else f"ipv4:{host}:{port}"
 
 
-def _grpc_to_connect_code(code: grpc.StatusCode) -> Code:
-    return Code.CANCELED if code is grpc.StatusCode.CANCELLED else Code[code.name]
+def connect_error(error: ServiceError) -> ConnectError:
+    """The Connect error of a service error: the same code, message and details as the gRPC port's status (the
+    ``google.rpc.ErrorInfo`` with the stable reason, and past a quota a ``RetryInfo`` and ``QuotaFailure``)."""
+    details = [ErrorDetail(AnyDetail(type_url=d.type_url, value=d.value)) for d in rich_details(error)]
+    code = ConnectCode.CANCELED if error.code is Code.CANCELLED else ConnectCode[error.code.name]
+    return ConnectError(code, error.message, details)
 
 
-def connect_error(status: grpc.Status) -> ConnectError:
-    """The Connect error for a gRPC status made by the service's error mapping: same code, message and details
-    (the packed ``google.rpc.ErrorInfo`` travels as is)."""
-    details: list[ErrorDetail] = []
-    message = status.details or ""
-    for key, value in status.trailing_metadata or ():
-        if key == _STATUS_DETAILS_KEY and isinstance(value, bytes):
-            rich = status_pb2.Status.FromString(value)
-            message = rich.message
-            details = [ErrorDetail(AnyDetail(type_url=d.type_url, value=d.value)) for d in rich.details]
-    return ConnectError(_grpc_to_connect_code(status.code), message, details)
+class _Serialized:
+    """A reply already serialized (a move's, stored with it): the binary codec sends its bytes as they are."""
+
+    __slots__ = ("data", "kind")
+
+    def __init__(self, data: bytes, kind: type[Message]) -> None:
+        self.data = data
+        self.kind = kind
+
+    def message(self) -> Message:
+        return self.kind.FromString(self.data)
 
 
-def _error_for(error: Exception, ctx: RequestContext[Any, Any]) -> ConnectError:
-    """Any failure out of a servicer as the Connect error the gRPC port would have answered; past a quota, the
-    HTTP answer (429) also says when to retry in a ``Retry-After`` header, for clients that know no RetryInfo."""
-    if isinstance(error, QuotaExceeded):
-        ctx.response_headers["retry-after"] = str(max(1, math.ceil(error.retry_after)))
-    if isinstance(error, ConnectError):
-        return error
-    return connect_error(status_for(error))
+class _DoorCodec(Codec[Message, Any]):
+    """A google.protobuf codec for the door: a request that does not parse decodes to
+    :class:`~truco.server.pipeline.Malformed` (the pipeline answers INVALID_ARGUMENT with MALFORMED_REQUEST, as on
+    the gRPC port), and a reply already serialized is sent as it is (binary) or parsed once (JSON)."""
 
-
-class CallContext:
-    """What the servicers use of ``grpc.aio.ServicerContext``, over a Connect request."""
-
-    def __init__(self, ctx: RequestContext[Any, Any]) -> None:
-        self._ctx = ctx
-        self.code: Code | None = None
-
-    def invocation_metadata(self) -> tuple[tuple[str, str], ...]:
-        return tuple(self._ctx.request_headers.allitems())
-
-    async def abort_with_status(self, status: grpc.Status) -> NoReturn:
-        raise connect_error(status)
-
-    async def abort(self, code: grpc.StatusCode, details: str = "", trailing_metadata: Any = ()) -> NoReturn:
-        raise ConnectError(_grpc_to_connect_code(code), details)
-
-
-class _MalformedTolerant(Codec[Message, Any]):
-    """A google.protobuf codec whose parse failures are INVALID_ARGUMENT with the MALFORMED_REQUEST reason, as
-    on the gRPC port."""
-
-    def __init__(self, inner: Codec[Message, Any]) -> None:
+    def __init__(self, inner: Codec[Message, Any], binary: bool) -> None:
         self._inner = inner
+        self._binary = binary
 
     def name(self) -> str:
         return self._inner.name()
 
-    def encode(self, message: Message) -> bytes:
+    def encode(self, message: Message | _Serialized) -> bytes:
+        if isinstance(message, _Serialized):
+            return message.data if self._binary else self._inner.encode(message.message())
         return self._inner.encode(message)
 
     def decode(self, data: bytes | bytearray, message_class: type[Any]) -> Any:
         try:
             return self._inner.decode(data, message_class)
         except Exception as error:
-            raise connect_error(
-                ServiceError.of(
-                    ServiceReason.MALFORMED_REQUEST, f"the request is not a valid message ({type(error).__name__})"
-                ).to_status()
-            ) from None
+            return Malformed(type(error).__name__)
 
 
 CODECS: tuple[Codec[Message, Any], ...] = (
-    _MalformedTolerant(google_protobuf_binary_codec()),
-    _MalformedTolerant(google_protobuf_json_codec(ignore_unknown_fields=False)),
+    _DoorCodec(google_protobuf_binary_codec(), binary=True),
+    _DoorCodec(google_protobuf_json_codec(ignore_unknown_fields=False), binary=False),
 )
 
 
@@ -192,190 +158,117 @@ class WebLimits:
     max_streams_per_connection: int
 
 
-class Observed:
-    """Counts, times and logs each call of the web door like the gRPC interceptor does, with its protocol;
-    and admits it like the gRPC port's AdmissionInterceptor (keys, quotas, caps: the same Admission)."""
+def _call(method: Method, ctx: RequestContext[Any, Any]) -> Call:
+    return Call(method, _PROTOCOL.get(), tuple(ctx.request_headers.allitems()), _PEER.get())
 
-    def __init__(self, metrics: Metrics, limits: WebLimits, admission: Admission) -> None:
-        self.metrics = metrics
-        self.limits = limits
-        self.admission = admission
-        self.log = structlog.get_logger("truco.server")
 
-    def _start(self, kind: str, ctx: RequestContext[Any, Any], protocol: str) -> tuple[Any, ...]:
-        method = ctx.method
-        labels = (kind, method.service_name, method.name, protocol)
-        self.metrics.started.labels(*labels).inc()
-        CALLER_SEAT.set(None)
-        return labels
+def _refused(error: ServiceError, ctx: RequestContext[Any, Any]) -> ConnectError:
+    """A refusal as Connect reports it; past a quota the HTTP answer (429) also says when to retry in a
+    ``Retry-After`` header, for clients that know no RetryInfo."""
+    if error.quota is not None:
+        ctx.response_headers["retry-after"] = str(max(1, math.ceil(error.quota.retry_after)))
+    return connect_error(error)
 
-    async def _admit(self, request: Any, ctx: RequestContext[Any, Any]) -> Caller:
-        headers = tuple(ctx.request_headers.allitems())
-        return await self.admission.admit(ctx.method.service_name, ctx.method.name, request, headers, _PEER.get())
 
-    def _finish(self, labels: tuple[Any, ...], started: float, request: Any, error: BaseException | None) -> None:
-        elapsed = time.perf_counter() - started
-        if error is None:
-            code_name = "OK"
-        elif isinstance(error, ConnectError):
-            code_name = "CANCELLED" if error.code is Code.CANCELED else error.code.name
-        elif isinstance(error, asyncio.CancelledError):
-            code_name = "CANCELLED"
-        else:
-            code_name = "UNKNOWN"
-        _, service, method, protocol = labels
-        self.metrics.handled.labels(*labels[:3], code_name, protocol).inc()
-        self.metrics.handling_seconds.labels(*labels).observe(elapsed)
-        if service == HEALTH_SERVICE and code_name == "OK":
-            return
-        self.log.info(
-            "rpc",
-            method=f"{service}/{method}",
-            protocol=protocol,
-            code=code_name,
-            latency_ms=round(elapsed * 1000, 3),
-            seat=CALLER_SEAT.get(),
-            **request_fields(request),
+def endpoint(pipeline: Pipeline, method: Method) -> Endpoint[Any, Any]:
+    """The Connect endpoint of one method: the call goes through the pipeline, its failure maps to Connect."""
+    info = MethodInfo(
+        name=method.name,
+        service_name=method.service,
+        input=method.request,
+        output=method.response,
+        idempotency_level=IdempotencyLevel.UNKNOWN,
+        stream_type=StreamType.SERVER_STREAM if method.streaming else StreamType.UNARY,
+    )
+    if method.streaming:
+
+        async def stream(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+            try:
+                async for message in pipeline.stream(_call(method, ctx), request):
+                    yield _Serialized(message, method.response) if isinstance(message, bytes) else message
+            except ServiceError as error:
+                raise _refused(error, ctx) from None
+
+        return Endpoint.server_stream(method=info, function=stream)
+
+    async def unary(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        try:
+            reply = await pipeline.unary(_call(method, ctx), request)
+        except ServiceError as error:
+            raise _refused(error, ctx) from None
+        return _Serialized(reply, method.response) if isinstance(reply, bytes) else reply
+
+    return Endpoint.unary(method=info, function=unary)
+
+
+READABLE_DETAILS: dict[str, type[Message]] = {
+    "google.rpc.ErrorInfo": error_details_pb2.ErrorInfo,
+    "google.rpc.RetryInfo": error_details_pb2.RetryInfo,
+    "google.rpc.QuotaFailure": error_details_pb2.QuotaFailure,
+}
+"""The details the service sends, which a Connect error also shows as JSON (the protocol's ``debug``)."""
+
+
+def readable(body: bytes) -> bytes:
+    """A Connect error's JSON body with each detail's ``debug``: its message as JSON beside the base64 ``value``,
+    so that curl users read the reason (``{"reason": "CARD_NOT_IN_HAND", ...}``) without a protobuf decoder."""
+    try:
+        error = json.loads(body)
+    except ValueError:
+        return body
+    for detail in error.get("details", ()):
+        kind = READABLE_DETAILS.get(detail.get("type", ""))
+        if kind is not None and "debug" not in detail:
+            value = base64.b64decode(detail["value"] + "=" * (-len(detail["value"]) % 4))
+            detail["debug"] = json_format.MessageToDict(kind.FromString(value))
+    return json.dumps(error, ensure_ascii=False).encode()
+
+
+class ReadableErrors:
+    """ASGI: Connect's unary errors (HTTP 4xx and 5xx with a JSON body) with readable details (:func:`readable`)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        held: ASGIMessage | None = None
+
+        async def sending(message: ASGIMessage) -> None:
+            nonlocal held
+            if message["type"] == "http.response.start" and message["status"] >= 400:
+                types = [value for key, value in message.get("headers", ()) if key == b"content-type"]
+                if types and types[0].startswith(b"application/json"):
+                    held = message
+                    return
+            if held is not None and message["type"] == "http.response.body" and not message.get("more_body"):
+                body = readable(message.get("body", b""))
+                kept = [(k, v) for k, v in held.get("headers", ()) if k != b"content-length"]
+                await send({**held, "headers": [*kept, (b"content-length", str(len(body)).encode())]})
+                held = None
+                await send({**message, "body": body})
+                return
+            await send(message)
+
+        await self._app(scope, receive, sending)
+
+
+class ServiceApp(ConnectASGIApplication[Pipeline]):
+    """The Connect, gRPC-Web and gRPC application of one service, its endpoints made from its methods."""
+
+    def __init__(self, pipeline: Pipeline, methods: Sequence[Method], limits: WebLimits) -> None:
+        self._path = f"/{methods[0].service}"
+        endpoints: dict[str, Any] = {method.path: endpoint(pipeline, method) for method in methods}
+        super().__init__(
+            service=pipeline,
+            endpoints=lambda _: endpoints,
+            read_max_bytes=limits.max_request_bytes,
+            codecs=CODECS,
         )
 
-    async def unary(
-        self,
-        behaviour: Callable[[Req, Any], Awaitable[Res]],
-        request: Req,
-        ctx: RequestContext[Req, Res],
-    ) -> Res:
-        protocol = _PROTOCOL.get()
-        started = time.perf_counter()
-        labels = self._start("unary", ctx, protocol)
-        error: BaseException | None = None
-        try:
-            caller = await self._admit(request, ctx)
-            with self.admission.unary_slot(caller):
-                await self.admission.charge_method(ctx.method.name, caller)
-                return await behaviour(request, CallContext(ctx))
-        except ConnectError as failure:
-            error = failure
-            raise
-        except asyncio.CancelledError as failure:
-            error = failure
-            raise
-        except Exception as failure:
-            error = _error_for(failure, ctx)
-            raise error from None
-        finally:
-            self._finish(labels, started, request, error)
-
-    async def stream(
-        self,
-        behaviour: Callable[[Req, Any], AsyncIterator[Res]],
-        request: Req,
-        ctx: RequestContext[Req, Res],
-    ) -> AsyncIterator[Res]:
-        protocol = _PROTOCOL.get()
-        started = time.perf_counter()
-        labels = self._start("server_stream", ctx, protocol)
-        sent = self.metrics.msg_sent.labels(*labels)
-        error: BaseException | None = None
-        try:
-            caller = await self._admit(request, ctx)
-            with self.admission.watch_slot(caller):
-                async for message in behaviour(request, CallContext(ctx)):
-                    sent.inc()
-                    yield message
-        except ConnectError as failure:
-            error = failure
-            raise
-        except (asyncio.CancelledError, GeneratorExit) as failure:
-            error = failure if isinstance(failure, asyncio.CancelledError) else asyncio.CancelledError()
-            raise
-        except Exception as failure:
-            error = _error_for(failure, ctx)
-            raise error from None
-        finally:
-            self._finish(labels, started, request, error)
-
-
-class RulesConnect:
-    """RulesService for connectrpc: each method is the gRPC servicer's, observed."""
-
-    def __init__(self, servicer: RulesServicer, observed: Observed) -> None:
-        self._servicer = servicer
-        self._observed = observed
-
-    async def evaluate_hand(
-        self, request: rs.EvaluateHandRequest, ctx: RequestContext[rs.EvaluateHandRequest, rs.EvaluateHandResponse]
-    ) -> rs.EvaluateHandResponse:
-        return await self._observed.unary(self._servicer.EvaluateHand, request, ctx)
-
-    async def compare_cards(
-        self, request: rs.CompareCardsRequest, ctx: RequestContext[rs.CompareCardsRequest, rs.CompareCardsResponse]
-    ) -> rs.CompareCardsResponse:
-        return await self._observed.unary(self._servicer.CompareCards, request, ctx)
-
-
-class GameConnect:
-    """GameService for connectrpc: each method is the gRPC servicer's, observed."""
-
-    def __init__(self, servicer: GameServicer, observed: Observed) -> None:
-        self._servicer = servicer
-        self._observed = observed
-
-    async def create_game(
-        self, request: gs.CreateGameRequest, ctx: RequestContext[gs.CreateGameRequest, gs.CreateGameResponse]
-    ) -> gs.CreateGameResponse:
-        return await self._observed.unary(self._servicer.CreateGame, request, ctx)
-
-    async def join_game(
-        self, request: gs.JoinGameRequest, ctx: RequestContext[gs.JoinGameRequest, gs.JoinGameResponse]
-    ) -> gs.JoinGameResponse:
-        return await self._observed.unary(self._servicer.JoinGame, request, ctx)
-
-    async def get_game_view(
-        self, request: gs.GetGameViewRequest, ctx: RequestContext[gs.GetGameViewRequest, gs.GetGameViewResponse]
-    ) -> gs.GetGameViewResponse:
-        return await self._observed.unary(self._servicer.GetGameView, request, ctx)
-
-    async def list_legal_actions(
-        self,
-        request: gs.ListLegalActionsRequest,
-        ctx: RequestContext[gs.ListLegalActionsRequest, gs.ListLegalActionsResponse],
-    ) -> gs.ListLegalActionsResponse:
-        return await self._observed.unary(self._servicer.ListLegalActions, request, ctx)
-
-    async def submit_command(
-        self, request: gs.SubmitCommandRequest, ctx: RequestContext[gs.SubmitCommandRequest, gs.SubmitCommandResponse]
-    ) -> gs.SubmitCommandResponse:
-        return await self._observed.unary(self._servicer.SubmitCommand, request, ctx)
-
-    def watch_game(
-        self, request: gs.WatchGameRequest, ctx: RequestContext[gs.WatchGameRequest, gs.WatchGameResponse]
-    ) -> AsyncIterator[gs.WatchGameResponse]:
-        return self._observed.stream(self._servicer.WatchGame, request, ctx)
-
-    async def list_games(
-        self, request: gs.ListGamesRequest, ctx: RequestContext[gs.ListGamesRequest, gs.ListGamesResponse]
-    ) -> gs.ListGamesResponse:
-        return await self._observed.unary(self._servicer.ListGames, request, ctx)
-
-    async def get_game(
-        self, request: gs.GetGameRequest, ctx: RequestContext[gs.GetGameRequest, gs.GetGameResponse]
-    ) -> gs.GetGameResponse:
-        return await self._observed.unary(self._servicer.GetGame, request, ctx)
-
-    async def leave_game(
-        self, request: gs.LeaveGameRequest, ctx: RequestContext[gs.LeaveGameRequest, gs.LeaveGameResponse]
-    ) -> gs.LeaveGameResponse:
-        return await self._observed.unary(self._servicer.LeaveGame, request, ctx)
-
-    async def resume_seat(
-        self, request: gs.ResumeSeatRequest, ctx: RequestContext[gs.ResumeSeatRequest, gs.ResumeSeatResponse]
-    ) -> gs.ResumeSeatResponse:
-        return await self._observed.unary(self._servicer.ResumeSeat, request, ctx)
-
-    async def rematch(
-        self, request: gs.RematchRequest, ctx: RequestContext[gs.RematchRequest, gs.RematchResponse]
-    ) -> gs.RematchResponse:
-        return await self._observed.unary(self._servicer.Rematch, request, ctx)
+    @property
+    def path(self) -> str:
+        """The service's path prefix (``/truco.v1.GameService``)."""
+        return self._path
 
 
 _NOT_BUILT = (
@@ -439,23 +332,16 @@ async def _plain(send: Send, status: int, body: bytes, content_type: bytes = b"t
 
 
 def build_app(
-    game: GameServicer,
-    rules: RulesServicer,
-    metrics: Metrics,
+    pipeline: Pipeline,
+    services: Sequence[Sequence[Method]],
     limits: WebLimits,
-    admission: Admission,
     *,
     cors_origins: Iterable[str] = (),
     assets: Path | None = None,
 ) -> ASGIApp:
-    """The web port's ASGI application over the given servicers, admitting calls through ``admission``."""
-    observed = Observed(metrics, limits, admission)
-    common: dict[str, Any] = {"read_max_bytes": limits.max_request_bytes, "codecs": CODECS}
-    apps = [
-        GameServiceASGIApplication(GameConnect(game, observed), **common),
-        RulesServiceASGIApplication(RulesConnect(rules, observed), **common),
-    ]
-    app: ASGIApp = WebApp(apps, assets)
+    """The web port's ASGI application: each service's methods through ``pipeline``, and the web table."""
+    app: ASGIApp = WebApp([ServiceApp(pipeline, methods, limits) for methods in services], assets)
+    app = ReadableErrors(app)
     origins = list(cors_origins)
     if origins:
         app = CORSMiddleware(

@@ -1460,7 +1460,12 @@ type WatchGameRequest struct {
 	// `games/{game}`.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Send events after this version (0: from the start).
-	AfterVersion  int64 `protobuf:"varint,2,opt,name=after_version,json=afterVersion,proto3" json:"after_version,omitempty"`
+	AfterVersion int64 `protobuf:"varint,2,opt,name=after_version,json=afterVersion,proto3" json:"after_version,omitempty"`
+	// Receive one message per commit instead of one per event: a move, with the bot moves and the deal it
+	// triggered, arrives as one message whose `events` are all of them, in order, with the views after the last
+	// one. The first message holds every event after `after_version` (it may start in the middle of a commit).
+	// Recommended: it is the cheaper stream for client and server; without it, the released behaviour.
+	PerCommit     bool `protobuf:"varint,3,opt,name=per_commit,json=perCommit,proto3" json:"per_commit,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1509,17 +1514,27 @@ func (x *WatchGameRequest) GetAfterVersion() int64 {
 	return 0
 }
 
-// One event, with the caller's view after it.
+func (x *WatchGameRequest) GetPerCommit() bool {
+	if x != nil {
+		return x.PerCommit
+	}
+	return false
+}
+
+// What a watch sends: one event with the views after it, or (`per_commit`) a commit's events with the caller's
+// view after them.
 type WatchGameResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// The event, as the caller may see it. Señas reach only the sender's teammates and do not advance the
-	// version (rivals never learn one was sent): a seña carries the version of the event before it, and a
-	// resumed stream delivers the señas of the current hand through the view's `senas`.
+	// The event, as the caller may see it (unset with `per_commit`: see `events`). Señas reach only the sender's
+	// teammates and do not advance the version (rivals never learn one was sent): a seña carries the version of
+	// the event before it, and a resumed stream delivers the señas of the current hand through the view's `senas`.
 	Event *Event `protobuf:"bytes,1,opt,name=event,proto3" json:"event,omitempty"`
-	// The caller's seat view after the event; unset for a spectator.
+	// The caller's seat view after the event (after the last of `events`); unset for a spectator.
 	Seat *SeatView `protobuf:"bytes,2,opt,name=seat,proto3" json:"seat,omitempty"`
-	// The public view after the event.
-	Public        *MatchView `protobuf:"bytes,3,opt,name=public,proto3" json:"public,omitempty"`
+	// The public view after the event. With `per_commit`, set for a spectator only: a seat's view holds it.
+	Public *MatchView `protobuf:"bytes,3,opt,name=public,proto3" json:"public,omitempty"`
+	// With `per_commit`: the commit's events as the caller may see them, in order, each with its version.
+	Events        []*Event `protobuf:"bytes,4,rep,name=events,proto3" json:"events,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1571,6 +1586,13 @@ func (x *WatchGameResponse) GetSeat() *SeatView {
 func (x *WatchGameResponse) GetPublic() *MatchView {
 	if x != nil {
 		return x.Public
+	}
+	return nil
+}
+
+func (x *WatchGameResponse) GetEvents() []*Event {
+	if x != nil {
+		return x.Events
 	}
 	return nil
 }
@@ -2157,14 +2179,17 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x15SubmitCommandResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12'\n" +
 	"\x06events\x18\x02 \x03(\v2\x0f.truco.v1.EventR\x06events\x12&\n" +
-	"\x04view\x18\x03 \x01(\v2\x12.truco.v1.SeatViewR\x04view\"K\n" +
+	"\x04view\x18\x03 \x01(\v2\x12.truco.v1.SeatViewR\x04view\"j\n" +
 	"\x10WatchGameRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
-	"\rafter_version\x18\x02 \x01(\x03R\fafterVersion\"\x8f\x01\n" +
+	"\rafter_version\x18\x02 \x01(\x03R\fafterVersion\x12\x1d\n" +
+	"\n" +
+	"per_commit\x18\x03 \x01(\bR\tperCommit\"\xb8\x01\n" +
 	"\x11WatchGameResponse\x12%\n" +
 	"\x05event\x18\x01 \x01(\v2\x0f.truco.v1.EventR\x05event\x12&\n" +
 	"\x04seat\x18\x02 \x01(\v2\x12.truco.v1.SeatViewR\x04seat\x12+\n" +
-	"\x06public\x18\x03 \x01(\v2\x13.truco.v1.MatchViewR\x06public\"N\n" +
+	"\x06public\x18\x03 \x01(\v2\x13.truco.v1.MatchViewR\x06public\x12'\n" +
+	"\x06events\x18\x04 \x03(\v2\x0f.truco.v1.EventR\x06events\"N\n" +
 	"\x10ListGamesRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -2317,38 +2342,39 @@ var file_truco_v1_game_service_proto_depIdxs = []int32{
 	41, // 32: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
 	38, // 33: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
 	39, // 34: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
-	10, // 35: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
-	10, // 36: truco.v1.GetGameResponse.game:type_name -> truco.v1.Game
-	38, // 37: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
-	38, // 38: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
-	10, // 39: truco.v1.RematchResponse.game:type_name -> truco.v1.Game
-	11, // 40: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
-	13, // 41: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
-	15, // 42: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
-	17, // 43: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
-	19, // 44: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
-	21, // 45: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
-	23, // 46: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
-	25, // 47: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
-	27, // 48: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
-	29, // 49: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
-	31, // 50: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
-	12, // 51: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
-	14, // 52: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
-	16, // 53: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
-	18, // 54: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
-	20, // 55: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
-	22, // 56: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
-	24, // 57: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
-	26, // 58: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
-	28, // 59: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
-	30, // 60: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
-	32, // 61: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
-	51, // [51:62] is the sub-list for method output_type
-	40, // [40:51] is the sub-list for method input_type
-	40, // [40:40] is the sub-list for extension type_name
-	40, // [40:40] is the sub-list for extension extendee
-	0,  // [0:40] is the sub-list for field type_name
+	41, // 35: truco.v1.WatchGameResponse.events:type_name -> truco.v1.Event
+	10, // 36: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
+	10, // 37: truco.v1.GetGameResponse.game:type_name -> truco.v1.Game
+	38, // 38: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
+	38, // 39: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
+	10, // 40: truco.v1.RematchResponse.game:type_name -> truco.v1.Game
+	11, // 41: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
+	13, // 42: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
+	15, // 43: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
+	17, // 44: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
+	19, // 45: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
+	21, // 46: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
+	23, // 47: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
+	25, // 48: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
+	27, // 49: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
+	29, // 50: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
+	31, // 51: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
+	12, // 52: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
+	14, // 53: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
+	16, // 54: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
+	18, // 55: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
+	20, // 56: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
+	22, // 57: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
+	24, // 58: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
+	26, // 59: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
+	28, // 60: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
+	30, // 61: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
+	32, // 62: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
+	52, // [52:63] is the sub-list for method output_type
+	41, // [41:52] is the sub-list for method input_type
+	41, // [41:41] is the sub-list for extension type_name
+	41, // [41:41] is the sub-list for extension extendee
+	0,  // [0:41] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_game_service_proto_init() }

@@ -246,22 +246,26 @@ class SubmitCommandResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ..., view: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ...) -> None: ...
 
 class WatchGameRequest(_message.Message):
-    __slots__ = ("name", "after_version")
+    __slots__ = ("name", "after_version", "per_commit")
     NAME_FIELD_NUMBER: _ClassVar[int]
     AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    PER_COMMIT_FIELD_NUMBER: _ClassVar[int]
     name: str
     after_version: int
-    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
+    per_commit: bool
+    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ..., per_commit: _Optional[bool] = ...) -> None: ...
 
 class WatchGameResponse(_message.Message):
-    __slots__ = ("event", "seat", "public")
+    __slots__ = ("event", "seat", "public", "events")
     EVENT_FIELD_NUMBER: _ClassVar[int]
     SEAT_FIELD_NUMBER: _ClassVar[int]
     PUBLIC_FIELD_NUMBER: _ClassVar[int]
+    EVENTS_FIELD_NUMBER: _ClassVar[int]
     event: _events_pb2.Event
     seat: _views_pb2.SeatView
     public: _views_pb2.MatchView
-    def __init__(self, event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ..., seat: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ..., public: _Optional[_Union[_views_pb2.MatchView, _Mapping]] = ...) -> None: ...
+    events: _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]
+    def __init__(self, event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ..., seat: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ..., public: _Optional[_Union[_views_pb2.MatchView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ...) -> None: ...
 
 class ListGamesRequest(_message.Message):
     __slots__ = ("page_size", "page_token")

@@ -1,0 +1,116 @@
+"""The autoplayer: the stretches of a match in which only the server's bots play, in bounded steps.
+
+A move that leaves a match waiting for bots only (a seat taken over, every seat away, a game of bots) does not
+play it to the end inside the request: the game is queued here (:class:`BotTurns`), and the autoplayer plays one
+step of at most ``referee.AUTOMATIC_MOVES_PER_STEP`` moves per queued game in turn, each step one commit, then
+pauses at least as long as the step took, so such matches get at most half of the process's time whatever their
+number. A bot that thinks (the expert) is asked in a process pool (:mod:`truco.server.thinking`), never on the
+event loop. Any replica that reads such a game queues it: one left half-played by a replica that stopped goes
+on as soon as someone watches or views it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+import traceback
+
+import structlog
+
+from truco.engine import events as ev
+from truco.engine import execute_legal
+
+from .commits import Commits
+from .referee import bots_due, thinker_due
+from .snapshots import Snapshot, Snapshots
+from .store.base import VersionConflict
+from .thinking import Thinkers
+
+PAUSE_SECONDS = 0.005
+"""The autoplayer's shortest pause between two steps. It also pauses at least as long as the step took, so
+matches between bots only get at most half of the process's time, whatever their number: callers keep the
+rest."""
+
+
+class BotTurns:
+    """The games waiting for the server's bots, each queued once until the autoplayer takes it."""
+
+    def __init__(self) -> None:
+        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._queued: set[str] = set()
+        self.closed = False
+
+    def offer(self, game_id: str, snapshot: Snapshot) -> None:
+        """Queue the game if it waits for the server's bots (a deal, or bots only)."""
+        if self.closed or game_id in self._queued or not bots_due(snapshot.state, snapshot.setup):
+            return
+        self._queued.add(game_id)
+        self._queue.put_nowait(game_id)
+
+    async def next(self) -> str:
+        game_id = await self._queue.get()
+        self._queued.discard(game_id)
+        return game_id
+
+
+class Autoplayer:
+    """Plays the queued games' bot-only stretches, one step per game in turn."""
+
+    def __init__(self, turns: BotTurns, snapshots: Snapshots, commits: Commits, thinkers: Thinkers) -> None:
+        self.turns = turns
+        self._snapshots = snapshots
+        self._commits = commits
+        self._thinkers = thinkers
+        self._task: asyncio.Task[None] | None = None
+        self._log = structlog.get_logger("truco.server")
+
+    def start(self) -> None:
+        """Start playing the games queued, and those queued later (the task waits for them at no cost)."""
+        if self._task is None:
+            self._task = asyncio.create_task(self._run(), name="truco-autoplayer")
+
+    async def _run(self) -> None:
+        while not self.turns.closed:
+            game_id = await self.turns.next()
+            started = time.perf_counter()
+            try:
+                await self.step(game_id)
+            except Exception as error:  # a store outage or a bug: the game resumes when it is next looked at
+                self._log.error(
+                    "autoplay step failed",
+                    game=game_id,
+                    error=repr(error),
+                    traceback="".join(traceback.format_exception(error)),
+                )
+            await asyncio.sleep(max(PAUSE_SECONDS, time.perf_counter() - started))
+
+    async def step(self, game_id: str) -> bool:
+        """Play one step of a game waiting for bots; True if it moved. Losing the append to another replica or
+        to a seat's move is fine: the next look decides again."""
+        snapshot = await self._snapshots.get(game_id)
+        if not bots_due(snapshot.state, snapshot.setup):
+            return False
+        state = snapshot.state.copy()
+        events: list[ev.Event] = []
+        thinker = thinker_due(state, snapshot.setup)
+        if thinker is not None:  # one move of a bot that thinks, asked off the event loop (thinking.py)
+            events = execute_legal(state, await self._thinkers.decide(state, *thinker))  # one of its legal actions
+        try:
+            committed = await self._commits.commit(game_id, snapshot, state, events, bot_moves=1 if events else 0)
+        except VersionConflict:
+            await self._snapshots.get(game_id)  # re-read; queues the game again if it still waits for bots
+            return False
+        return committed is not None
+
+    async def close(self) -> None:
+        """Stop playing (a step under way is dropped: any replica takes the game up when it is next read)."""
+        self.turns.closed = True
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+        self._thinkers.close()
+
+
+__all__ = ["PAUSE_SECONDS", "Autoplayer", "BotTurns"]

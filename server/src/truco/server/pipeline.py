@@ -1,0 +1,256 @@
+"""One pipeline for every door. A call, whatever protocol brought it (gRPC on the gRPC port; Connect, gRPC-Web or
+gRPC on the web port), is
+
+1. observed: counted, timed and logged, labelled with its protocol (:class:`Observer`);
+2. refused if its request did not parse (:class:`Malformed`), before anything else sees it;
+3. admitted: API key, call rate, bounded input, in-flight and watch slots, per-method quotas
+   (:class:`~truco.server.limits.Admission`);
+4. handed to the service's handler, which takes the request and the :class:`Call` and answers a message (or
+   its bytes, already serialized) or streams them.
+
+Any failure becomes one :class:`~truco.server.errors.ServiceError`, which each door maps to its wire form once.
+The doors only translate (``grpc_door``, ``web``); the methods they serve come from the services' descriptors
+(:func:`methods_of`), so every RPC of the contract is on every door by construction.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import time
+from collections.abc import AsyncIterator, Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+from google.protobuf import message_factory
+from google.protobuf.descriptor import ServiceDescriptor
+from google.protobuf.message import Message
+
+from .errors import Code, ServiceError, error_for
+from .keys import ANONYMOUS, Caller
+from .limits import Admission
+from .metrics import Metrics
+from .reasons import ServiceReason
+
+HEALTH_SERVICE = "grpc.health.v1.Health"
+Metadata = Sequence[tuple[str, str | bytes]]
+Reply = Message | bytes
+"""What a unary handler answers: the response message, or its bytes when they were serialized already (a move's
+reply, stored with the move)."""
+
+
+@dataclass(frozen=True, eq=False)
+class Method:
+    """One RPC of a service, with the handler that serves it."""
+
+    service: str
+    name: str
+    streaming: bool
+    request: type[Message]
+    response: type[Message]
+    handler: Callable[..., Any]
+    """``(request, call) -> Awaitable[Reply]``, or ``-> AsyncIterator[Reply]`` for a server stream."""
+
+    @property
+    def path(self) -> str:
+        return f"/{self.service}/{self.name}"
+
+    @property
+    def kind(self) -> str:
+        return "server_stream" if self.streaming else "unary"
+
+
+def methods_of(service: ServiceDescriptor, servicer: object) -> list[Method]:
+    """Every method of ``service``, each served by ``servicer``'s method of the same name.
+
+    :raises TypeError: a method of the contract that ``servicer`` does not serve (no RPC can be forgotten).
+    """
+    found = []
+    for method in service.methods:
+        handler = getattr(servicer, method.name, None)
+        if handler is None:
+            raise TypeError(f"{type(servicer).__name__} does not serve {service.full_name}/{method.name}")
+        if method.client_streaming:
+            raise TypeError(f"{service.full_name}/{method.name}: client streams are not served")
+        found.append(
+            Method(
+                service.full_name,
+                method.name,
+                method.server_streaming,
+                message_factory.GetMessageClass(method.input_type),
+                message_factory.GetMessageClass(method.output_type),
+                handler,
+            )
+        )
+    return found
+
+
+@dataclass(slots=True)
+class Call:
+    """A call as the pipeline and the handlers see it, whatever its protocol."""
+
+    method: Method
+    protocol: str  #: "grpc", "connect" or "grpc-web"
+    metadata: Metadata  #: the request's metadata (the web port's HTTP headers)
+    peer: str  #: the client's address and port as gRPC writes a peer ("ipv4:1.2.3.4:5")
+    caller: Caller = ANONYMOUS  #: who the admission found is calling
+    seat: int | None = field(default=None)  #: the caller's seat, once its token was read (for the log line)
+
+
+@dataclass(frozen=True)
+class Malformed:
+    """Stands for a request whose bytes did not parse, so that the pipeline answers INVALID_ARGUMENT."""
+
+    error: str
+
+
+def request_fields(request: object) -> dict[str, str]:
+    """Identifiers worth logging from a request: never cards, tokens or the command itself."""
+    fields: dict[str, str] = {}
+    if isinstance(request, Malformed):
+        return fields
+    name = getattr(request, "name", "")
+    if isinstance(name, str) and name:
+        fields["game"] = name
+    request_id = getattr(request, "request_id", "")
+    if isinstance(request_id, str) and request_id:
+        if hasattr(request, "player_name"):
+            # A join's request id fetches the seat token again: log only a digest that still correlates.
+            fields["request_id_sha256"] = hashlib.sha256(request_id.encode()).hexdigest()[:16]
+        else:
+            fields["request_id"] = request_id
+    return fields
+
+
+@dataclass(frozen=True)
+class _Meters:
+    started: Any
+    seconds: Any
+    sent: Any
+    handled: dict[Code, Any]
+
+
+class Observer:
+    """Counts, times and logs calls: the metrics of gRPC servers (``grpc_server_*``) labelled with the protocol,
+    and one log line per call (none for a health check that succeeded: probes would drown the log)."""
+
+    def __init__(self, metrics: Metrics) -> None:
+        self.metrics = metrics
+        self.log = structlog.get_logger("truco.server")
+        self._meters: dict[tuple[str, str, str, str], _Meters] = {}
+
+    def meters(self, kind: str, service: str, method: str, protocol: str) -> _Meters:
+        """One method's metric children, looked up once (``labels()`` takes a lock and hashes on every call)."""
+        key = (kind, service, method, protocol)
+        found = self._meters.get(key)
+        if found is None:
+            metrics = self.metrics
+            found = self._meters[key] = _Meters(
+                started=metrics.started.labels(*key),
+                seconds=metrics.handling_seconds.labels(*key),
+                sent=metrics.msg_sent.labels(*key),
+                handled={code: metrics.handled.labels(kind, service, method, code.name, protocol) for code in Code},
+            )
+        return found
+
+    def finish(
+        self,
+        meters: _Meters,
+        call: tuple[str, str, str],
+        started: float,
+        request: object,
+        code: Code,
+        seat: int | None = None,
+    ) -> None:
+        """Count and log a call (``call``: its service, method and protocol) that ended with ``code``."""
+        service, method, protocol = call
+        elapsed = time.perf_counter() - started
+        meters.handled[code].inc()
+        meters.seconds.observe(elapsed)
+        if service == HEALTH_SERVICE and code is Code.OK:
+            return
+        self.log.info(
+            "rpc",
+            method=f"{service}/{method}",
+            protocol=protocol,
+            code=code.name,
+            latency_ms=round(elapsed * 1000, 3),
+            seat=seat,
+            **request_fields(request),
+        )
+
+
+class Pipeline:
+    """observe → refuse the malformed → admit → handle, for every call of the game and rules services."""
+
+    def __init__(self, observer: Observer, admission: Admission) -> None:
+        self.observer = observer
+        self.admission = admission
+
+    async def unary(self, call: Call, request: object) -> Reply:
+        """The call's answer. :raises ServiceError: for any failure (its code and reason for the door)."""
+        method = call.method
+        meters = self.observer.meters("unary", method.service, method.name, call.protocol)
+        meters.started.inc()
+        started, code = time.perf_counter(), Code.OK
+        try:
+            await self._admit(call, request)
+            with self.admission.unary_slot(call.caller):
+                await self.admission.charge_method(method.name, call.caller)
+                reply: Reply = await method.handler(request, call)
+                return reply
+        except asyncio.CancelledError:
+            code = Code.CANCELLED  # the client cancelled the call, or its connection went away
+            raise
+        except Exception as failure:
+            error = error_for(failure)
+            code = error.code
+            raise error from None
+        finally:
+            labels = (method.service, method.name, call.protocol)
+            self.observer.finish(meters, labels, started, request, code, call.seat)
+
+    async def stream(self, call: Call, request: object) -> AsyncIterator[Reply]:
+        """The call's messages. :raises ServiceError: for any failure (its code and reason for the door)."""
+        method = call.method
+        meters = self.observer.meters("server_stream", method.service, method.name, call.protocol)
+        meters.started.inc()
+        started, code = time.perf_counter(), Code.OK
+        try:
+            await self._admit(call, request)
+            with self.admission.watch_slot(call.caller):
+                async for message in method.handler(request, call):
+                    meters.sent.inc()
+                    yield message
+        except (asyncio.CancelledError, GeneratorExit):
+            code = Code.CANCELLED  # the client cancelled the call, or its connection went away
+            raise
+        except Exception as failure:
+            error = error_for(failure)
+            code = error.code
+            raise error from None
+        finally:
+            labels = (method.service, method.name, call.protocol)
+            self.observer.finish(meters, labels, started, request, code, call.seat)
+
+    async def _admit(self, call: Call, request: object) -> None:
+        if isinstance(request, Malformed):
+            raise ServiceError.of(
+                ServiceReason.MALFORMED_REQUEST, f"the request is not a valid message ({request.error})"
+            )
+        method = call.method
+        call.caller = await self.admission.admit(method.service, method.name, request, call.metadata, call.peer)
+
+__all__ = [
+    "HEALTH_SERVICE",
+    "Call",
+    "Malformed",
+    "Metadata",
+    "Method",
+    "Observer",
+    "Pipeline",
+    "Reply",
+    "methods_of",
+    "request_fields",
+]

@@ -1,0 +1,139 @@
+"""Who sits where: seat tokens to seats, which callers may see a game, when each seat got its player, and which
+players are at the table. What the store says of seats, remembered where it never changes (a seat token's seat,
+a game's owner) and looked up again where it may (an open seat, a player's last call).
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Sequence
+from typing import TypeVar
+
+from .auth import BEARER_HINT, token_hash
+from .keys import ApiKeys
+from .reasons import ServiceFailure, ServiceReason
+from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, EventStore, GameNotFound, GameRecord, SeatRecord, now_us
+
+SEAT_CACHE_ENTRIES = 50_000
+"""Token-to-seat lookups and game owners remembered (least recently used forgotten first)."""
+TIMES_ENTRIES = 8192
+"""Games whose seats' join times are remembered, and (twice as many) seats whose last call is."""
+
+K = TypeVar("K")
+V = TypeVar("V")
+Held = tuple[int, str]
+"""A seat and the API key it was taken under ("" none)."""
+
+
+def joined_times(seats: Sequence[SeatRecord]) -> dict[int, int]:
+    """When each seat got its player (0: open); bots, and seats joined before clocks existed, count as joined."""
+    return {s.seat: (s.joined_us or 1) if s.kind != SEAT_OPEN else 0 for s in seats}
+
+
+def _bounded(cache: OrderedDict[K, V], entries: int) -> None:
+    while len(cache) > entries:
+        cache.popitem(last=False)
+
+
+class Seats:
+    """The seats of every game, over the store."""
+
+    def __init__(self, store: EventStore, keys: ApiKeys | None, presence_seconds: float) -> None:
+        self.store = store
+        self.keys = keys
+        """Checks that the key a seat was taken under still holds (None: seats are never tied to keys)."""
+        self.presence_us = round(presence_seconds * 1_000_000)
+        self.cache_size = SEAT_CACHE_ENTRIES
+        self._held: OrderedDict[tuple[str, bytes], Held] = OrderedDict()
+        self._visibility: OrderedDict[str, tuple[str, bool]] = OrderedDict()
+        self._joined: dict[str, dict[int, int]] = {}
+        self._touched: dict[tuple[str, int], int] = {}
+
+    async def of_token(self, game_id: str, token: str | None, *, required: bool) -> int | None:
+        """The seat ``token`` holds in this game; None for a spectator (no token) when allowed. A seat taken
+        under an API key holds only while the key does (revoked: API_KEY_REVOKED)."""
+        if token is None:
+            if required:
+                raise ServiceFailure(ServiceReason.TOKEN_MISSING, BEARER_HINT)
+            return None
+        key = (game_id, token_hash(token))
+        held = self._held.get(key)
+        if held is not None:
+            self._held.move_to_end(key)
+        else:
+            record = await self.store.get_game(game_id)  # an unknown game is NOT_FOUND, not a bad token
+            found = next((s for s in record.seats if s.kind == SEAT_TAKEN and s.token_hash == key[1]), None)
+            if found is None:
+                raise ServiceFailure(ServiceReason.TOKEN_NOT_FOR_GAME, "this token holds no seat in this game")
+            held = (found.seat, found.key_id)
+            self.remember(game_id, key[1], held)
+        seat, key_id = held
+        if key_id and self.keys is not None:
+            await self.keys.check_active(key_id)
+        return seat
+
+    def remember(self, game_id: str, digest: bytes, held: Held) -> None:
+        """A token's seat, as the store holds it. Seat tokens never change once issued (a join retry that cannot
+        reproduce its token is refused), so a remembered seat stays true on every replica."""
+        key = (game_id, digest)
+        self._held[key] = held
+        self._held.move_to_end(key)
+        _bounded(self._held, self.cache_size)
+
+    async def require_visible(self, game_id: str, viewer: str) -> None:
+        """A private game is seen, watched and joined only through the API key that created it (``viewer``: the
+        caller's key id, "" without one); a public game by anyone. Everyone else is told there is no such game,
+        as if it did not exist.
+
+        :raises GameNotFound: no such game, or not one ``viewer`` may see.
+        """
+        known = self._visibility.get(game_id)
+        if known is None:
+            record = await self.store.get_game(game_id)
+            known = self._visibility[game_id] = (record.owner, record.public)  # neither ever changes
+            _bounded(self._visibility, self.cache_size)
+        owner, public = known
+        if not public and owner != viewer:
+            raise GameNotFound(f"no game {game_id!r}")
+
+    async def joined(self, game_id: str, waiting: Sequence[int] = ()) -> dict[int, int]:
+        """When each seat got its player (0: open), from a cache read again while a seat looks open and the
+        match waits for ``waiting`` seats (a seat once taken stays taken: a full table is never read again)."""
+        known = self._joined.get(game_id)
+        if known is None or (waiting and min(known.values(), default=0) == 0):
+            if len(self._joined) > TIMES_ENTRIES:
+                self._joined.clear()
+            known = self.note_joined(game_id, (await self.store.get_game(game_id)).seats)
+        return known
+
+    def joined_now(self, game_id: str) -> dict[int, int]:
+        """The join times known without asking the store (empty: none known)."""
+        return self._joined.get(game_id, {})
+
+    def note_joined(self, game_id: str, seats: Sequence[SeatRecord]) -> dict[int, int]:
+        """The seats as the store just returned them: when each got its player."""
+        times = self._joined[game_id] = joined_times(seats)
+        return times
+
+    async def seen(self, game_id: str, seat: int) -> None:
+        """The seat's player called: record its presence (at most a few writes per presence window)."""
+        now = now_us()
+        key = (game_id, seat)
+        if now - self._touched.get(key, 0) < self.presence_us // 4:
+            return
+        if len(self._touched) > 2 * TIMES_ENTRIES:
+            self._touched.clear()
+        self._touched[key] = now
+        await self.store.touch_seat(game_id, seat, now)
+
+    def present(self, record: GameRecord) -> dict[int, bool]:
+        """Which seats' players are at the table: a bot always; a player seen within the presence window (an
+        open WatchGame stream keeps it seen); never an open seat."""
+        now = now_us()
+        return {
+            s.seat: s.kind == SEAT_BOT or (s.kind == SEAT_TAKEN and now - s.seen_us <= self.presence_us)
+            for s in record.seats
+        }
+
+
+__all__ = ["SEAT_CACHE_ENTRIES", "Seats", "joined_times"]

@@ -1,0 +1,192 @@
+"""Rebuilt games: a bounded cache of match states, each keyed by the last event it folds, topped up from the
+store on every read, so a move costs the same late in a match as early and any replica answers any request.
+
+A read that names a version the caller has seen (``min_version``) is answered from memory when the store vouches
+for the cache: the store's notifications (PostgreSQL's LISTEN) have heard every append since the snapshot was
+last checked, with no gap (:meth:`~truco.server.store.base.EventStore.hearing_epoch`) and none past it, within
+the last :data:`TRUST_SECONDS`. The cache is only ever a copy: dropping any entry changes no answer.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import dataclass, field
+
+from truco.engine import MatchState, evolve
+from truco.engine import events as ev
+
+from .clocks import ClockBook
+from .encodings import EventCodec
+from .metrics import Metrics
+from .seats import Seats
+from .setups import LegacySetup, Setup, setup_from_bytes
+from .store.base import EventStore, StoredEvent
+
+TRUST_SECONDS = 2.0
+"""How long a check against the store vouches for a cached game on notifications alone. A notification
+connection can die without an error for a while (a silent network fault); a reader then waits at most this long
+for a move made on another replica."""
+CACHE_ENTRIES = 2048
+
+
+@dataclass(frozen=True, slots=True)
+class Snapshot:
+    """A game's state rebuilt up to event ``seq``. Never mutated: newer events make a new snapshot."""
+
+    setup: Setup
+    seq: int
+    state: MatchState
+    events: tuple[ev.Event, ...]
+    book: ClockBook = field(default_factory=ClockBook)
+    memo: dict[Hashable, object] = field(default_factory=dict, compare=False, repr=False)
+    """What the doors derive from this snapshot (a seat's view projected and serialized, a watch message), kept
+    with it so that every reply and stream that needs it reuses it: it is dropped with the snapshot."""
+
+
+Loaded = Callable[[str, Snapshot], None]
+"""Told of every snapshot read or made (the autoplayer's cue: a game may wait for the server's bots)."""
+
+
+class Snapshots:
+    """The cache of rebuilt games over the store."""
+
+    def __init__(
+        self,
+        store: EventStore,
+        events: EventCodec,
+        legacy_setup: LegacySetup,
+        seats: Seats,
+        metrics: Metrics,
+        loaded: Loaded,
+        *,
+        size: int = CACHE_ENTRIES,
+    ) -> None:
+        self.store = store
+        self._events = events
+        self._legacy_setup = legacy_setup
+        self._seats = seats
+        self._loaded_hook = loaded
+        self.size = size
+        self._cache: OrderedDict[str, Snapshot] = OrderedDict()
+        # What makes a cached snapshot current without a store read (see _vouched): when it was last checked
+        # against the store, and the newest seq the store's notifications told of since. Kept only for games
+        # cached or being loaded, so both stay as small as the cache.
+        self._checked: dict[str, tuple[int, float]] = {}
+        self._heard_seq: dict[str, int] = {}
+        self._loading: dict[str, int] = {}
+        self._read_latency = metrics.store_latency.labels("read")
+        store.on_append(self._on_append)
+
+    def cached(self, game_id: str) -> Snapshot | None:
+        """The cached snapshot, which may be behind the store (a move's first try: the append checks)."""
+        return self._cache.get(game_id)
+
+    async def get(self, game_id: str, min_version: int = 0) -> Snapshot:
+        """The game's latest state: the cached snapshot topped up with the events stored since.
+
+        With ``min_version`` (a public version the caller has seen), a cached snapshot at least that new which
+        the store's notifications vouch for is returned as it is, without a store read.
+        """
+        cached = self._cache.get(game_id)
+        if cached is not None and 0 < min_version <= cached.state.version and self._vouched(game_id, cached):
+            self._cache.move_to_end(game_id)
+            self._loaded_hook(game_id, cached)
+            return cached
+        # Taken before the read: notifications heard from here on are recorded against what the read returns.
+        epoch, trusted_until = self.store.hearing_epoch(), time.monotonic() + TRUST_SECONDS
+        self._loading[game_id] = self._loading.get(game_id, 0) + 1
+        try:
+            snapshot = await self._top_up(game_id, cached)
+            if epoch is None:
+                self._checked.pop(game_id, None)  # notifications may have been missed during this read
+            else:
+                self._checked[game_id] = (epoch, trusted_until)
+        finally:
+            # After _top_up cached the snapshot, so what was heard during the read stays recorded with it.
+            self._loaded(game_id)
+        self._loaded_hook(game_id, snapshot)
+        return snapshot
+
+    def read_setup(self, data: bytes) -> Setup:
+        return setup_from_bytes(data, self._legacy_setup)
+
+    async def _top_up(self, game_id: str, cached: Snapshot | None) -> Snapshot:
+        """``cached`` (or the game from its start) with the events stored after it, remembered in the cache."""
+        if cached is None:
+            record = await self.store.get_game(game_id)
+            cached = Snapshot(self.read_setup(record.rules), 0, MatchState(), ())
+        stored = await self._timed_read(game_id, cached.seq)
+        if not stored:
+            self.remember(game_id, cached)
+            return cached
+        state = cached.state.copy()
+        new_events: list[ev.Event] = []
+        book = cached.book
+        setup = cached.setup
+        joined = await self._seats.joined(game_id, (0,)) if setup.clock is not None else {}
+        batch: list[ev.Event] = []
+        for index, item in enumerate(stored):
+            event = self._events.decode(item.kind, item.schema, item.payload)
+            evolve(state, event)
+            new_events.append(event)
+            batch.append(event)
+            # One append shares one time: the clock book advances once per append, after its last event.
+            if index + 1 == len(stored) or stored[index + 1].at_us != item.at_us:
+                book = book.advance(item.at_us, batch, state, setup.playing(state), setup.clock, joined)
+                batch = []
+        snapshot = Snapshot(setup, stored[-1].seq, state, cached.events + tuple(new_events), book)
+        self.remember(game_id, snapshot)
+        return snapshot
+
+    async def _timed_read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
+        started = time.perf_counter()
+        try:
+            return await self.store.read(game_id, after_seq)
+        finally:
+            self._read_latency.observe(time.perf_counter() - started)
+
+    def remember(self, game_id: str, snapshot: Snapshot) -> None:
+        """Keep ``snapshot`` (a newer one than the cache's: a slower load never puts back an older state)."""
+        cached = self._cache.get(game_id)
+        if cached is None or cached.seq <= snapshot.seq:
+            self._cache[game_id] = snapshot
+        self._cache.move_to_end(game_id)
+        while len(self._cache) > self.size:
+            dropped, _ = self._cache.popitem(last=False)
+            self._forget_hearing(dropped)
+
+    def _vouched(self, game_id: str, cached: Snapshot) -> bool:
+        """Whether ``cached`` is the game's newest state as far as the store can tell without a read: it was
+        checked against the store lately, the store has heard every append since without a gap, and none of
+        them went past it."""
+        checked = self._checked.get(game_id)
+        return (
+            checked is not None
+            and checked[0] == self.store.hearing_epoch()
+            and time.monotonic() < checked[1]
+            and self._heard_seq.get(game_id, 0) <= cached.seq
+        )
+
+    def _on_append(self, game_id: str, last_seq: int) -> None:
+        tracked = game_id in self._cache or game_id in self._loading
+        if tracked and last_seq > self._heard_seq.get(game_id, 0):
+            self._heard_seq[game_id] = last_seq
+
+    def _loaded(self, game_id: str) -> None:
+        left = self._loading.pop(game_id) - 1
+        if left:
+            self._loading[game_id] = left
+        elif game_id not in self._cache:
+            self._forget_hearing(game_id)
+
+    def _forget_hearing(self, game_id: str) -> None:
+        # Out of the cache and not loading, a game's notifications are no longer recorded: nothing may vouch
+        # for it until it is checked against the store again.
+        if game_id not in self._loading:
+            self._checked.pop(game_id, None)
+            self._heard_seq.pop(game_id, None)
+
+
+__all__ = ["CACHE_ENTRIES", "TRUST_SECONDS", "Snapshot", "Snapshots"]
