@@ -36,8 +36,9 @@ RUN apt-get update \
 
 WORKDIR /src
 
-# Only the four distributions (the .dockerignore keeps the rest, and build output and caches, out of the context).
+# Only the six Python distributions (the .dockerignore keeps the rest, and build output and caches, out of the context).
 COPY engine/ engine/
+COPY wire/ wire/
 COPY server/ server/
 COPY clients/ clients/
 
@@ -47,7 +48,8 @@ COPY clients/ clients/
 # filesystem of the final image never needs to. The last two lines fail the build unless `truco` runs and
 # every module of the engine and the bots is a compiled extension.
 RUN python -m venv /opt/venv \
-    && TRUCO_COMPILED=1 /opt/venv/bin/pip install --no-cache-dir ./engine ./clients/bots ./clients/python ./server \
+    && TRUCO_COMPILED=1 /opt/venv/bin/pip install --no-cache-dir ./engine ./clients/bots ./clients/python ./wire \
+       ./clients/terminal ./server \
     && /opt/venv/bin/truco --version \
     && /opt/venv/bin/python -m truco.cli.builds --require compiled
 

@@ -20,7 +20,8 @@ SOURCES = {
     "truco.engine": ROOT / "engine/src/truco/engine",
     "truco.bots": ROOT / "clients/bots/src/truco/bots",
     "truco_client": ROOT / "clients/python/src/truco_client",
-    "truco.wire": ROOT / "server/src/truco/wire.py",
+    "truco.wire": ROOT / "wire/src/truco/wire.py",
+    "truco.terminal": ROOT / "clients/terminal/src/truco/terminal",
     "truco.server": ROOT / "server/src/truco/server",
     "truco.cli": ROOT / "server/src/truco/cli",
 }
@@ -43,6 +44,8 @@ gRPC. Everything else in truco.server is its core (the application, the referee,
 WIRE = ("grpc", "grpc_health", "grpc_reflection", "google.protobuf", "google.rpc", "truco_client", "truco.wire")
 WIRE += ("connectrpc", "protobuf")
 """What speaks the wire: gRPC, both protobuf runtimes, the generated stubs and the converters to them."""
+TERMINAL = ("truco.engine", "truco.bots", "truco_client", "truco.wire", "truco.terminal", "grpc")
+"""What the terminal client (truco-terminal) may import: its distribution's dependencies and itself."""
 
 
 def within(name: str, *prefixes: str) -> bool:
@@ -68,15 +71,16 @@ def refusal(module: str, imported: str) -> str | None:
     elif within(module, "truco.wire"):
         if not (stdlib or within(imported, "truco.engine", "truco_client.v1", "google.protobuf")):
             return "truco.wire converts engine values to the generated messages only"
+    elif within(module, "truco.terminal"):
+        if not (stdlib or within(imported, *TERMINAL)):
+            return "the terminal client is a client: the engine, the bots, the SDK and truco.wire, never the server"
     elif within(module, "truco.server"):
-        if within(imported, "truco.cli"):
+        if within(imported, "truco.cli", "truco.terminal"):
             return "the server never imports the command line"
         if within(imported, "truco_client") and not within(imported, "truco_client.v1"):
             return "the server uses the generated stubs (truco_client.v1), not the SDK"
         if in_core(module) and (within(imported, *WIRE) or within(imported, *SERVER_PORTS)):
             return "the server's core is free of gRPC and protobuf, and never imports a door"
-    elif within(module, "truco.cli.play", "truco.cli.selfplay") and within(imported, "truco.server"):
-        return "play and selfplay are clients: the SDK and truco.wire, never the server's internals"
     return None
 
 
@@ -182,7 +186,8 @@ def test_a_transitive_wire_import_into_the_core_is_caught() -> None:
 
 def test_every_package_imports_only_what_its_layer_may() -> None:
     modules = [module for module, _, _ in source_modules()]
-    assert {"truco.engine.state", "truco.bots.heuristic", "truco.server.games", "truco.cli.selfplay"} <= set(modules)
+    expected = {"truco.engine.state", "truco.bots.heuristic", "truco.server.games", "truco.terminal.selfplay"}
+    assert expected <= set(modules)
     assert violations() == []
 
 
@@ -199,9 +204,12 @@ def test_every_package_imports_only_what_its_layer_may() -> None:
         ("truco.server.games", "import grpc", "grpc"),
         ("truco.server.games", "from .errors import ServiceError", "truco.server.errors"),
         ("truco.server.store.sqlite", "from google.protobuf import message", "google.protobuf"),
+        ("truco.terminal.selfplay", "from truco.server import codec", "truco.server.codec"),
+        ("truco.terminal.play", "from truco.cli.main import main", "truco.cli.main"),
+        ("truco.terminal.commands", "import psycopg", "psycopg"),
+        ("truco.server.app", "from truco.terminal.commandline import UsageError", "truco.terminal.commandline"),
         ("truco.server.games", "from . import codec", "truco.server.codec"),
         ("truco.server.snapshots", "from .pipeline import Call", "truco.server.pipeline"),
-        ("truco.cli.selfplay", "from truco.server import codec", "truco.server.codec"),
     ],
 )
 def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str, broken: str) -> None:
@@ -219,6 +227,10 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str
         ("truco.server.games", "from .referee import drive"),
         ("truco.server.service", "from . import codec"),
         ("truco.cli.main", "from truco.server.app import main"),
+        ("truco.cli.main", "from truco.terminal import commands"),
+        ("truco.terminal.selfplay", "from truco.wire import seat_view_from_pb"),
+        ("truco.terminal.selfplay", "from truco.bots import make_bot"),
+        ("truco.terminal.play", "from truco_client import TrucoClient"),
     ],
 )
 def test_what_a_layer_may_import_passes(module: str, source: str) -> None:
@@ -257,3 +269,55 @@ def test_the_engine_alone_installs_into_an_empty_venv_and_plays_a_match(tmp_path
     assert result, played.stdout
     winner, scores = int(result[1]), (int(result[2]), int(result[3]))
     assert scores[winner] == 30 > scores[1 - winner]  # the default target, reached by the winner alone
+
+
+DISTRIBUTIONS = {
+    "truco-engine": ROOT / "engine",
+    "truco-bots": ROOT / "clients/bots",
+    "truco-client": ROOT / "clients/python",
+    "truco-wire": ROOT / "wire",
+    "truco-terminal": ROOT / "clients/terminal",
+    "truco-server": ROOT / "server",
+}
+SERVER_ONLY = {"psycopg", "hypercorn", "starlette", "connectrpc", "structlog", "prometheus-client", "truco-server"}
+
+
+def requirements(distribution: str) -> set[str]:
+    """Every distribution ``distribution`` installs, through the project's own ones, by name."""
+    import tomllib
+
+    found: set[str] = set()
+    pending = [distribution]
+    while pending:
+        name = pending.pop()
+        project = tomllib.loads((DISTRIBUTIONS[name] / "pyproject.toml").read_text())["project"]
+        for requirement in project["dependencies"]:
+            needed = re.split(r"[\s\[<>=!~;]", requirement, maxsplit=1)[0].lower()
+            if needed not in found:
+                found.add(needed)
+                if needed in DISTRIBUTIONS:
+                    pending.append(needed)
+    return found
+
+
+def test_the_terminal_client_installs_and_runs_without_the_server() -> None:
+    """truco-terminal's dependencies, through the project's own distributions, hold nothing of the server's; its
+    play and selfplay load no server module; the server's `truco play` and `selfplay` are the same commands."""
+    needed = requirements("truco-terminal")
+    assert {"truco-engine", "truco-bots", "truco-client", "truco-wire", "grpcio", "protobuf"} <= needed
+    assert not needed & SERVER_ONLY, needed & SERVER_ONLY
+    assert {"truco-terminal", "truco-wire"} <= requirements("truco-server")
+    script = (
+        "import sys; import truco.terminal.main, truco.terminal.play, truco.terminal.selfplay;"
+        "print(sorted({m.split('.')[0] for m in sys.modules} | {m for m in sys.modules if m.startswith('truco.')}))"
+    )
+    loaded = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120, check=True)
+    modules = set(ast.literal_eval(loaded.stdout))
+    assert not modules & {"psycopg", "hypercorn", "starlette", "connectrpc", "truco.server", "truco.cli"}, modules
+    terminal = Path(sys.executable).parent / "truco-terminal"
+    for command in ("play", "selfplay"):
+        own = subprocess.run([terminal, command, "--help"], capture_output=True, text=True, timeout=60, check=True)
+        server = subprocess.run(
+            [Path(sys.executable).parent / "truco", command, "--help"], capture_output=True, text=True, timeout=60
+        )
+        assert own.stdout.split("options:")[1] == server.stdout.split("options:")[1]

@@ -11,7 +11,7 @@ import pytest
 
 from truco.cli import __version__
 from truco.cli.builds import build_of, builds, describe
-from truco.cli.main import _parser
+from truco.cli.main import parser as _parser
 
 TRUCO = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "truco"
 

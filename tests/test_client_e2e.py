@@ -189,6 +189,56 @@ def test_truco_play_leaves_cleanly_at_end_of_input(server: RunningServer) -> Non
     assert "Traceback" not in result.stderr
 
 
+# --- Friendly failures: one line, a non-zero status, never a traceback ------------------------------------------
+
+DEAD_SERVER = "localhost:1"
+DEAD_STORE = "postgresql://truco@127.0.0.1:1/truco"
+
+
+def _one_line_failure(command: list[str]) -> str:
+    result = subprocess.run(command, cwd=ROOT, input="", capture_output=True, text=True, timeout=120)
+    assert result.returncode != 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1, result.stderr
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (["play", "--server", DEAD_SERVER], r"^truco play: cannot reach the server at localhost:1 \(UNAVAILABLE: "),
+        (["selfplay", "--server", DEAD_SERVER], r"^truco selfplay: cannot reach the server at localhost:1 \("),
+        (["keys", "--store", DEAD_STORE, "list"], r"^truco keys: PostgreSQL is unreachable: .*Connection refused"),
+        (["keys", "--store", DEAD_STORE, "create", "--name", "x"], r"^truco keys: PostgreSQL is unreachable"),
+        (["gc", "--store", DEAD_STORE, "--older-than", "1d"], r"^truco gc: PostgreSQL is unreachable"),
+    ],
+)
+def test_every_command_turns_an_unreachable_server_or_store_into_one_line(command: list[str], expected: str) -> None:
+    assert re.search(expected, _one_line_failure([TRUCO, *command]))
+
+
+def test_the_terminal_client_turns_an_unreachable_server_into_one_line() -> None:
+    terminal = str(Path(sys.executable).with_name("truco-terminal"))
+    for command in ("play", "selfplay"):
+        line = _one_line_failure([terminal, command, "--server", DEAD_SERVER])
+        assert line.startswith(f"truco-terminal {command}: cannot reach the server at localhost:1"), line
+
+
+async def test_play_on_a_game_one_has_left_or_that_does_not_exist_is_one_line(server: RunningServer) -> None:
+    async with TrucoClient(server.address) as client:
+        game = await client.create_game(rules={"players": 2}, bots={1: "random"})
+        await client.join_game(game.name, seat=0, player_name="ana")
+        await client.leave_game(game.name)  # a bot plays the seat now; no seat is open to join again
+    left = await asyncio.to_thread(_one_line_failure, [TRUCO, "play", "--server", server.address, "--game", game.name])
+    assert left.startswith(f"truco play: cannot join {game.name}: the server at {server.address} refused: "), left
+    assert left.endswith("(SEAT_UNAVAILABLE)"), left
+    gone = await asyncio.to_thread(
+        _one_line_failure, [TRUCO, "play", "--server", server.address, "--game", "games/no-such-game"]
+    )
+    assert gone.endswith("(GAME_NOT_FOUND)"), gone
+
+
 # --- Error codes ---------------------------------------------------------------------------------------------
 
 

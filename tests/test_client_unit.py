@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import random
+import re
 from collections.abc import AsyncIterator
 from dataclasses import replace
 from typing import Any
@@ -17,10 +18,10 @@ from google.rpc import error_details_pb2, status_pb2
 
 from truco import wire
 from truco.bots import HeuristicBot
-from truco.cli import play as play_ui
-from truco.cli import selfplay
 from truco.engine import DECK, Game, RuleSet
 from truco.engine.cards import RANKS
+from truco.terminal import play as play_ui
+from truco.terminal import selfplay
 from truco_client import (
     WRAPPERS,
     CardError,
@@ -543,11 +544,53 @@ def test_render_view_shows_the_table_and_numbered_options() -> None:
     assert "Pending: seat 1 (heuristic bot) called truco — your team must answer" in text
     # Strongest first: the pieza, the mata, then the rey.
     assert "Your cards: 2o (2 de oro, pieza) · 1e (1 de espada, mata) · 12c (rey de copa)" in text
-    assert "You have envido 7" in text
+    assert "envido" not in text.split("Your cards")[1].split("Your options")[0]  # closed: no "You have envido"
     assert text.endswith(
         "Your options:\n   1) quiero\n   2) no quiero\n   3) call retruco\n   4) me voy al mazo\n"
         "   5) play 2o (2 de oro, pieza)"
     )
+
+
+def test_the_envido_line_shows_until_the_envido_closes_and_a_flor_says_it_sings_itself() -> None:
+    view = _table_view()
+    view.public.hand.envido_closed = False
+    assert play_ui.tantos_line(view) == "You have envido 7"
+    assert "You have envido 7" in play_ui.render_view(view)
+    view.public.hand.envido_closed = True
+    assert play_ui.tantos_line(view) is None
+    view.ClearField("envido")
+    view.flor = 29
+    line = play_ui.tantos_line(view)
+    assert line == "You have flor (29 points): it is sung by itself the first time you act this hand"
+    assert line in play_ui.render_view(view)
+    view.public.hand.flor_sung.append(0)  # sung: nothing more to say
+    assert play_ui.tantos_line(view) is None
+
+
+def test_the_cards_among_the_options_come_in_the_order_of_your_cards() -> None:
+    view = _table_view()
+    view.ClearField("legal_actions")
+    view.legal_actions.extend([call("envido"), play("12c"), play("1e"), play("2o"), mazo()])
+    ordered = play_ui.ordered_options(view)
+    assert ordered == [call("envido"), play("2o"), play("1e"), play("12c"), mazo()]
+    shown = play_ui.prompt_view(view)
+    assert shown is not None and list(shown.legal_actions) == ordered
+    text = play_ui.render_view(shown)
+    hand = [c.split(" (")[0] for c in text.split("Your cards: ")[1].splitlines()[0].split(" · ")]
+    offered = [line.split("play ")[1].split(" (")[0] for line in text.splitlines() if ") play " in line]
+    assert hand == offered == ["2o", "1e", "12c"]
+
+
+def test_selfplay_counts_version_races_apart_from_errors() -> None:
+    stats = selfplay.Stats(games=1, finished=1, moves=10, latencies=[0.01])
+    stats.error(VersionConflict(grpc.StatusCode.ABORTED, "VERSION_CONFLICT", "game is at version 9"))
+    stats.error(VersionConflict(grpc.StatusCode.ABORTED, "VERSION_CONFLICT", "game is at version 12"))
+    summary = selfplay.format_summary(stats, 1.0)
+    assert "errors    none" in summary
+    races = r"^races     2 moves chosen on a view another seat had just changed \(VERSION_CONFLICT; expected"
+    assert re.search(races, summary, re.MULTILINE)
+    stats.error(IllegalMove(grpc.StatusCode.FAILED_PRECONDITION, "NOT_YOUR_TURN", "not your turn"))
+    assert "errors    NOT_YOUR_TURN 1" in selfplay.format_summary(stats, 1.0)
 
 
 def test_render_view_without_options_and_at_the_end() -> None:

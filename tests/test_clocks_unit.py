@@ -9,8 +9,6 @@ from typing import cast
 
 import pytest
 
-from truco.cli.play import clock_line, describe_event
-from truco.cli.selfplay import count_takeovers
 from truco.engine import DECK, Game, PlayCard, Reason, RuleSet, RuleViolation, Sena, fold
 from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
@@ -20,6 +18,8 @@ from truco.server.clocks import US, ClockBook, ClockSettings, Timekeeper
 from truco.server.codec import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
 from truco.server.reasons import ServiceFailure
 from truco.server.store.base import EventStore, now_us
+from truco.terminal.play import clock_line, describe_event
+from truco.terminal.selfplay import count_takeovers
 from truco_client import clock_settings, seconds_left, taken_over
 from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 

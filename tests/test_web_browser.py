@@ -1,8 +1,10 @@
 """The web table in a real browser: builds web/ (npm ci, vite build), starts ``truco serve`` with its web port
-serving the build, and runs web/e2e/table.test.mjs (node's test runner, playwright-core driving Debian's
-Chromium; no browser download): a whole 2-player match against a bot played by clicking, with a refused move
-showing its reason; a spectator page showing no hidden card; a friend joining by link and receiving a seña.
-Screenshots go to test-artifacts/web/.
+serving the build, and runs web/e2e/ with node's test runner: table.test.mjs (playwright-core driving Debian's
+Chromium; no browser download) plays a 2-player match on a desktop and a 4-player match on a 390×844 phone by
+clicking, lets a clock run out and takes the seat back, leaves and comes back, reloads mid-match and finds the
+log intact, plays a rematch, lists and joins an open table, and checks every text it meets; messages.test.mjs
+checks every message the page can make for voseo and capitals. Screenshots, desktop and phone, go to
+test-artifacts/web/.
 
 What it needs it installs: Debian's chromium package (apt-get) when /usr/bin/chromium is missing, and web/'s
 npm packages (npm ci). Under CI=true a missing tool fails the test instead of skipping it.
@@ -115,34 +117,58 @@ def web_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
 
 
 BROWSER_TESTS = (
-    "a whole 2-player match against a bot, by clicking; a refused move shows its reason",
+    "the lobby lists open tables and sits at one; the rules page and the favicon load",
+    "a whole 2-player match by clicking: a refused move's reason, the clock, the end-of-hand summary, a reload that "
+    "keeps the log, and a rematch",
+    "a whole 4-player match on a phone, every button within the first screen",
+    "a clock runs out: a bot takes the seat, the table says so, and the player takes it back; leaving and coming back",
     "a spectator page shows no hidden card",
     "a friend joins by link and gets a seña from their partner",
+    "every message of the table speaks voseo, starts with a capital and closes what it opens",
+    "the page's other modules hold no prose: every sentence is in src/text.ts",
+)
+SHOTS = (
+    "web-lobby-desktop",
+    "web-lobby-phone",
+    "web-rules-desktop",
+    "web-rules-phone",
+    "web-table-refused",
+    "web-table-desktop",
+    "web-summary-desktop",
+    "web-table-match-over",
+    "web-table-phone",
+    "web-match-over-phone",
+    "web-clock-ran-out",
+    "web-table-left",
+    "web-spectator",
+    "web-sena-received",
 )
 
 
 def test_the_web_table_in_a_real_browser(web_url: str) -> None:
-    """web/e2e/table.test.mjs, every test of it passing in one run (one build, one server, one Chromium): a
-    whole match by clicking with a refused move's reason shown, a spectator seeing no hidden card, a friend
-    joining by link and receiving a seña. Its screenshots must be there and not blank."""
+    """web/e2e/, every test of it passing in one run (one build, one server, one Chromium): whole matches by
+    clicking on a desktop and a phone, the clock, leaving and coming back, a reload, a rematch, the lobby, a
+    spectator, a seña, and every message checked for voseo and capitals. Its screenshots must be there and not
+    blank."""
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
     env = {**os.environ, "TRUCO_WEB_URL": web_url, "TRUCO_ARTIFACTS": str(ARTIFACTS), "CHROMIUM": str(CHROMIUM)}
     result = subprocess.run(
-        ["node", "--test", "--test-reporter=tap", "e2e/"],
+        ["node", "--test", "--test-concurrency=1", "--test-reporter=tap", "e2e/"],
         cwd=WEB,
         capture_output=True,
         text=True,
-        timeout=420,
+        timeout=900,
         env=env,
     )
     output = result.stdout + result.stderr
     assert result.returncode == 0, output[-8000:]
     for name in BROWSER_TESTS:
-        assert re.search(rf"^ok \d+ - {re.escape(name)}$", output, re.MULTILINE), f"{name!r} did not pass:\n{output}"
-    assert re.search(rf"^# pass {len(BROWSER_TESTS)}$", output, re.MULTILINE), output[-4000:]
-    assert re.search(r"match over after \d+ clicks", output)
-    shots = ("web-table-refused", "web-table-playing", "web-table-match-over", "web-spectator", "web-sena-received")
-    for shot in shots:
+        assert re.search(rf"^\s*ok \d+ - {re.escape(name)}$", output, re.MULTILINE), f"{name!r} did not pass:\n{output}"
+    assert re.search(r"^# pass (\d+)$", output, re.MULTILINE), output[-4000:]
+    assert f"# pass {len(BROWSER_TESTS)}" in output, output[-4000:]
+    assert re.search(r"2 players: match over after \d+ clicks", output)
+    assert re.search(r"4 players: match over after \d+ clicks", output)
+    for shot in SHOTS:
         assert (ARTIFACTS / f"{shot}.png").stat().st_size > 10_000, shot

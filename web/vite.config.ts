@@ -1,5 +1,6 @@
-// The web table's build: one page, TypeScript, bundled by Vite into dist/ (served by `truco serve` at / on the
-// web port), with the Connect and protobuf runtimes deduplicated (one copy of each in the bundle).
+// The web table's build: two pages (the table, index.html, and the rules help, reglas.html) bundled by Vite into
+// dist/ (served by `truco serve` at / on the web port) with public/ (the favicon) copied as is, and the Connect
+// and protobuf runtimes deduplicated (one copy of each in the bundle).
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
 
@@ -9,6 +10,7 @@ import { defineConfig } from "vite";
 // (the same pinned versions as clients/ts/package.json) even when clients/ts/node_modules exists; tsconfig.json's
 // paths do the same for tsc.
 const sdk = fileURLToPath(new URL("../clients/ts/src/index.ts", import.meta.url));
+const page = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
 export default defineConfig({
   base: "./",
@@ -20,5 +22,11 @@ export default defineConfig({
     // `npm run dev` on http://localhost:5173 calls a server started with --cors-origin http://localhost:5173.
     port: 5173,
   },
-  build: { outDir: "dist", emptyOutDir: true, target: "es2022", chunkSizeWarningLimit: 1024 },
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    chunkSizeWarningLimit: 1024,
+    rollupOptions: { input: { main: page("index.html"), rules: page("reglas.html") } },
+  },
 });

@@ -413,6 +413,7 @@ def register(commands: Any) -> None:
     import argparse
 
     from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
+    from truco.terminal.commandline import positive
 
     arena = commands.add_parser(
         "arena",
@@ -424,27 +425,20 @@ def register(commands: Any) -> None:
     arena.add_argument("first", metavar="A", help="the first bot")
     arena.add_argument("second", metavar="B", help="the second bot")
     arena.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
-    arena.add_argument("--matches", type=_positive, default=200, metavar="N", help="matches (two per pair)")
+    arena.add_argument("--matches", type=positive, default=200, metavar="N", help="matches (two per pair)")
     arena.add_argument("--seed", type=int, default=0, metavar="S", help="the run repeats exactly for a seed")
     arena.add_argument("--target", type=int, choices=VALID_TARGETS, default=30, metavar="T")
-    arena.add_argument("--playouts", type=_positive, metavar="P", help="the expert's playouts per decision")
+    arena.add_argument("--playouts", type=positive, metavar="P", help="the expert's playouts per decision")
     arena.add_argument("--json", action="store_true", help="print the report as one JSON object")
     arena.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
     arena.set_defaults(run=_run)
     del argparse
 
 
-def _positive(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise ValueError("must be at least 1")
-    return value
-
-
 def _run(args: Any) -> int:
     import json
 
-    from .main import UsageError
+    from truco.terminal.commandline import UsageError
 
     options = ArenaOptions(
         first=args.first,

@@ -6,6 +6,8 @@ cryptographically secure source instead.
 
 from __future__ import annotations
 
+import argparse
+import json
 import random
 import time
 from collections import Counter
@@ -20,6 +22,7 @@ from truco.engine import (
     DECK,
     Deal,
     RuleSet,
+    RuleSetError,
     execute_legal,
     legal_actions,
     seat_view,
@@ -28,7 +31,9 @@ from truco.engine import (
 )
 from truco.engine.events import HandDealt, HandEnded, PointsScored
 from truco.engine.legal import actors
+from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
 from truco.engine.state import MatchState, Phase, evolve
+from truco.terminal.commandline import LEVEL_CHOICES, Subcommands, UsageError, levels, positive
 
 from .progress import Progress
 
@@ -205,3 +210,58 @@ def format_report(report: SimulationReport) -> str:
     lines.append("  hands ended by: " + ", ".join(f"{k.lower()} {v}" for k, v in report.hand_ends.items()))
     lines.append("  points from: " + ", ".join(f"{k.lower()} {v}" for k, v in report.points_by_reason.items()))
     return "\n".join(lines)
+
+
+# --- The command ----------------------------------------------------------------------------------------------
+
+
+def command(commands: Subcommands) -> None:
+    """``truco simulate``."""
+    parser = commands.add_parser(
+        "simulate",
+        help="play whole matches between bots and report speed and outcomes",
+        description="Plays N whole matches in process between bots, with a progress bar on a terminal.",
+    )
+    parser.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
+    parser.add_argument("--games", type=positive, default=100, metavar="N")
+    parser.add_argument("--seed", type=int, default=0, metavar="S")
+    parser.add_argument("--target", type=int, choices=VALID_TARGETS, default=30, metavar="T")
+    parser.add_argument(
+        "--bots",
+        choices=("random", "heuristic", "mixed"),
+        default="random",
+        help="random: uniformly random legal moves (mazo included); heuristic: knows envido, flor and card "
+        "strength; mixed: one team each",
+    )
+    parser.add_argument(
+        "--level",
+        action="append",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="the bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot seat in "
+        "seat order (instead of --bots)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the report as one JSON object")
+    parser.add_argument("--no-progress", action="store_true", help="never draw the progress bar")
+    parser.set_defaults(run=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    try:
+        RuleSet(players=args.players, target=args.target)
+    except RuleSetError as error:
+        raise UsageError(str(error)) from None
+    report = simulate(
+        players=args.players,
+        games=args.games,
+        seed=args.seed,
+        target=args.target,
+        bots=args.bots,
+        progress=False if args.no_progress else None,
+        levels=tuple(levels(args.level, args.players)),
+    )
+    if args.json:
+        print(json.dumps(report.to_dict()))
+    else:
+        print(format_report(report))
+    return 0

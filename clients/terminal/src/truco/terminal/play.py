@@ -35,6 +35,8 @@ from truco_client import (
 )
 from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, rules_pb2, views_pb2
 
+from .commandline import Failure, refused
+
 MATAS = frozenset({"1e", "1b", "7e", "7o"})
 """The four matas: the strongest cards after the piezas."""
 
@@ -193,15 +195,10 @@ def _render_hand(view: views_pb2.SeatView, labels: Mapping[int, str] | None) -> 
     if hand.perros_pending:
         lines.append(f"Perros called by {seat_label(hand.perros_by, me, labels)}: waiting for the answer")
     if view.cards:
-        own = sorted(view.cards, key=lambda c: -strength(_engine_card(c), _engine_card(muestra)))
-        lines.append("Your cards: " + " · ".join(card_label(c, muestra) for c in own))
-        tantos = []
-        if view.HasField("envido"):
-            tantos.append(f"envido {view.envido}")
-        if view.HasField("flor"):
-            tantos.append(f"flor {view.flor}")
+        lines.append("Your cards: " + " · ".join(card_label(c, muestra) for c in own_cards(view)))
+        tantos = tantos_line(view)
         if tantos:
-            lines.append("You have " + ", ".join(tantos))
+            lines.append(tantos)
     elif not hand.ended:
         lines.append("You sit this hand out.")
     if view.senas:
@@ -211,6 +208,39 @@ def _render_hand(view: views_pb2.SeatView, labels: Mapping[int, str] | None) -> 
     if hand.HasField("turn") and not hand.ended:
         lines.append(f"Turn: {seat_label(hand.turn, me, labels)}")
     return lines
+
+
+def own_cards(view: views_pb2.SeatView) -> list[cards_pb2.Card]:
+    """The seat's cards, strongest first: the order of "Your cards" and of the cards among the options."""
+    if not view.public.hand.muestra.rank:  # no hand dealt yet
+        return list(view.cards)
+    muestra = _engine_card(view.public.hand.muestra)
+    return sorted(view.cards, key=lambda c: -strength(_engine_card(c), muestra))
+
+
+def tantos_line(view: views_pb2.SeatView) -> str | None:
+    """What the seat holds for the envido or the flor, while it still matters: the envido until it closes; a
+    flor with the reminder that it is sung by itself (no option sings it), until it is."""
+    hand = view.public.hand
+    if view.HasField("flor"):
+        if view.seat in hand.flor_sung:
+            return None
+        return f"You have flor ({view.flor} points): it is sung by itself the first time you act this hand"
+    if view.HasField("envido") and not hand.envido_closed:
+        return f"You have envido {view.envido}"
+    return None
+
+
+def ordered_options(view: views_pb2.SeatView) -> list[commands_pb2.Command]:
+    """The legal actions as offered: as the server lists them, but the cards in the order of "Your cards"."""
+    rank = {card_text(c): index for index, c in enumerate(own_cards(view))}
+    cards = iter(
+        sorted(
+            (a for a in view.legal_actions if a.WhichOneof("kind") == "play_card"),
+            key=lambda a: rank.get(card_text(a.play_card.card), len(rank)),
+        )
+    )
+    return [next(cards) if a.WhichOneof("kind") == "play_card" else a for a in view.legal_actions]
 
 
 def describe_event(
@@ -401,7 +431,7 @@ def prompt_view(view: views_pb2.SeatView, sena_sent: bool = False) -> views_pb2.
     Señas are offered with the player's real options, never alone: a seat may send one at any moment, and asking
     at every move of the others would be noise. Once the hand's seña is sent, señas are left out.
     """
-    options = [a for a in view.legal_actions if not (sena_sent and a.WhichOneof("kind") == "send_sena")]
+    options = [a for a in ordered_options(view) if not (sena_sent and a.WhichOneof("kind") == "send_sena")]
     if all(a.WhichOneof("kind") == "send_sena" for a in options):
         return None
     shown = views_pb2.SeatView()
@@ -419,7 +449,11 @@ STALL_SECONDS = 5.0
 async def play(
     options: PlayOptions, *, source: TextIO | None = None, out: Callable[[str], None] = print
 ) -> int:
-    """Play one match as a human at the terminal; 0 when the match ends or the player quits, 1 on an error."""
+    """Play one match as a human at the terminal; 0 when the match ends or the player quits.
+
+    :raises TrucoError: a call the server refused or never answered (the table cannot go on).
+    :raises Failure: the game could not be joined, or its event stream was lost.
+    """
     async with TrucoClient(options.server, timeout=options.timeout) as client:
         labels: dict[int, str] = {}
         seat: int | None = options.seat
@@ -437,7 +471,12 @@ async def play(
             name = game.name
         else:
             name = options.game
-        joined = await client.join_game(name, seat=seat, player_name=options.player_name)
+        try:
+            joined = await client.join_game(name, seat=seat, player_name=options.player_name)
+        except TrucoError as error:
+            raise Failure(f"cannot join {name}: {refused(error, options.server)}") from None
+        if options.game is not None:
+            labels = bot_labels(await client.get_game(name))
         table = _Table(joined.view, labels)
         out(f"Game {joined.view.public.game or name}: you are seat {joined.seat}, team {joined.view.team}.")
         if prompt_view(table.view) is None:  # otherwise the first prompt shows the table
@@ -536,9 +575,6 @@ async def _loop(
                 table.view = response.view  # nothing public happened (a seña): no event will tell us
             caught_up = max(caught_up, response.version)
             shown_at = None
-    except TrucoError as error:
-        out(f"truco play: {error}")
-        return 1
     finally:
         watcher.cancel()
         if typed is not None:
@@ -638,11 +674,9 @@ def _apply(item: object, table: _Table, out: Callable[[str], None]) -> int | Non
     if item is _DONE:
         if table.view.public.phase == views_pb2.PHASE_MATCH_OVER:
             return _finish(table, out)
-        out("truco play: the server ended the game's event stream.")
-        return 1
+        raise Failure("the server ended the game's event stream before the match was over")
     if isinstance(item, TrucoError):
-        out(f"truco play: lost the game's event stream: {item}")
-        return 1
+        raise Failure(f"lost the game's event stream: {refused(item)}")
     assert isinstance(item, game_service_pb2.WatchGameResponse)
     kind = item.event.WhichOneof("kind")
     me = table.view.seat
@@ -671,12 +705,19 @@ def _finish(table: _Table, out: Callable[[str], None]) -> int:
 
 
 def run(options: PlayOptions) -> int:
-    """Run :func:`play` until the match ends, the player quits, or Ctrl-C (status 130)."""
+    """Run :func:`play` until the match ends, the player quits, or Ctrl-C (status 130).
+
+    :raises Failure: with one line, when the server cannot be reached or refuses a call the table cannot recover
+        from (the game does not exist, no seat is open, the seat's token is refused...).
+    """
     try:
         return asyncio.run(play(options))
     except KeyboardInterrupt:
         print("\ntruco play: interrupted; the game stays on the server.", file=sys.stderr)
         return 130
+    except TrucoError as error:
+        raise Failure(refused(error, options.server)) from None
+
 
 
 __all__: Sequence[str] = [
@@ -687,9 +728,12 @@ __all__: Sequence[str] = [
     "clock_line",
     "describe_action",
     "describe_event",
+    "ordered_options",
+    "own_cards",
     "parse_choice",
     "play",
     "render_view",
     "run",
     "score_line",
+    "tantos_line",
 ]

@@ -3,7 +3,8 @@
 Each game is created with every seat human; each seat joins with its own :class:`TrucoClient` (its own
 channel and connection), watches the game, and when its view offers legal actions lets a bot of
 :mod:`truco.bots` choose one, submitted with ``expected_version`` and a request id. A stale version
-(ABORTED: a teammate answered first, say) is counted and the seat reads the table again. It doubles as a load
+(ABORTED: a teammate answered first, say) is counted as a race, apart from errors, and the seat reads the table
+again. It doubles as a load
 generator: ``--games`` and ``--concurrency`` set the volume, the summary gives moves per second, submit
 latencies and errors by reason.
 
@@ -30,6 +31,8 @@ from truco.bots import make_bot
 from truco.wire import command_from_pb, seat_view_from_pb
 from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, clock_settings, taken_over
 from truco_client.v1 import commands_pb2, events_pb2, game_service_pb2, views_pb2
+
+from .commandline import Failure, refused
 
 SEPARATE_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 """Channel option that keeps each seat's channel on its own connection (grpc shares them by default)."""
@@ -81,9 +84,16 @@ class Stats:
     expiries: int = 0
     """Clocks that ran out."""
     resumes: int = 0
+    races: int = 0
+    """Moves refused with VERSION_CONFLICT: chosen on a view that another seat's move had just made stale (a
+    partner answered first, say). Expected whenever seats act at once; the seat reads the table and chooses
+    again. Not an error."""
 
     def error(self, error: TrucoError) -> None:
-        self.errors[error.reason or error.code.name] += 1
+        if isinstance(error, VersionConflict):
+            self.races += 1
+        else:
+            self.errors[error.reason or error.code.name] += 1
 
 
 @dataclass(frozen=True)
@@ -393,6 +403,11 @@ def format_summary(stats: Stats, seconds: float) -> str:
             f"takeover  {stats.takeovers} decisions made by the server for absent seats"
             f" ({stats.expiries} clocks ran out, {stats.resumes} seats resumed)"
         )
+    if stats.races:
+        lines.append(
+            f"races     {stats.races} moves chosen on a view another seat had just changed (VERSION_CONFLICT; "
+            "expected when seats act at once: the seat read the table and chose again)"
+        )
     if stats.errors:
         lines.append("errors    " + ", ".join(f"{reason} {count}" for reason, count in stats.errors.most_common()))
     else:
@@ -401,7 +416,22 @@ def format_summary(stats: Stats, seconds: float) -> str:
 
 
 def run(options: SelfplayOptions) -> int:
-    """Run :func:`selfplay` and print the summary; 0 when every game finished."""
+    """Run :func:`selfplay` and print the summary; 0 when every game finished.
+
+    :raises Failure: with one line, when the server cannot be reached or refuses to create or join a game (so
+        every game would fail the same way): checked once before the games start.
+    """
+    asyncio.run(_check_server(options))
     stats, seconds = asyncio.run(selfplay(options))
     print(format_summary(stats, seconds))
     return 0 if stats.finished == stats.games else 1
+
+
+async def _check_server(options: SelfplayOptions) -> None:
+    """One cheap call first, so an unreachable server or a refused key is one line, not a failure per game."""
+    async with TrucoClient(options.server, timeout=options.timeout, retries=options.retries) as client:
+        try:
+            async for _ in client.list_games(page_size=1):
+                break
+        except TrucoError as error:
+            raise Failure(refused(error, options.server)) from None

@@ -1,0 +1,120 @@
+"""The terminal client's subcommands, one small function each: ``play`` and ``selfplay``. Each adds its
+subparser and a ``run`` that imports the command's module only when it runs, so a program that registers them
+(``truco-terminal``, and the server's ``truco``) starts without loading grpc for its other commands."""
+
+from __future__ import annotations
+
+import argparse
+
+from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
+
+from .commandline import LEVEL_CHOICES, Subcommands, UsageError, duration, levels, positive
+
+
+def play(commands: Subcommands) -> None:
+    """``play``: the subcommand of ``truco-terminal`` and of the server's ``truco``."""
+    parser = commands.add_parser(
+        "play",
+        help="play a match in the terminal against the server's bots (or join a game)",
+        description="Creates a game on the server with bots in every other seat (or joins --game) and lets you "
+        "play it: cards shown with their names, the muestra's piezas and the matas marked, options numbered.",
+    )
+    parser.add_argument("--server", required=True, metavar="ADDR", help="the server, host:port")
+    parser.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
+    parser.add_argument("--bots", choices=("random", "heuristic"), default="heuristic", help="the server's bots")
+    parser.add_argument(
+        "--level",
+        action="append",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="the server's bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot "
+        "seat in seat order (instead of --bots)",
+    )
+    parser.add_argument("--seat", type=int, metavar="N", help="your seat (default 0; with --game, the first open)")
+    parser.add_argument("--game", metavar="NAME", help="join this game (games/ID) instead of creating one")
+    parser.add_argument("--name", default="human", help="your name at the table")
+    parser.set_defaults(run=_run_play)
+
+
+def _run_play(args: argparse.Namespace) -> int:
+    if args.game is None and args.seat is not None and not 0 <= args.seat < args.players:
+        raise UsageError(f"--seat must be 0 to {args.players - 1} with --players {args.players}")
+    from .play import PlayOptions, run
+
+    return run(
+        PlayOptions(
+            server=args.server,
+            players=args.players,
+            bots=args.bots,
+            levels=tuple(levels(args.level, args.players - 1)),
+            seat=args.seat,
+            game=args.game,
+            player_name=args.name,
+        )
+    )
+
+
+def selfplay(commands: Subcommands) -> None:
+    """``selfplay``: the subcommand of ``truco-terminal`` and of the server's ``truco``."""
+    parser = commands.add_parser(
+        "selfplay",
+        help="play whole matches through the server, one client per seat (a load generator)",
+        description="Creates N games with every seat human; each seat joins with its own client and plays with "
+        "an in-process bot. Prints each final score and a summary (moves/s, latencies, version races, errors "
+        "by reason).",
+    )
+    parser.add_argument("--server", required=True, metavar="ADDR", help="the server, host:port")
+    parser.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
+    parser.add_argument("--games", type=positive, default=1, metavar="N")
+    parser.add_argument("--bots", choices=("random", "heuristic"), default="random")
+    parser.add_argument(
+        "--level",
+        choices=LEVEL_CHOICES,
+        metavar="LEVEL",
+        help="every seat's bot by level: beginner, intermediate or expert (instead of --bots)",
+    )
+    parser.add_argument("--concurrency", type=positive, default=1, metavar="K", help="games played at once")
+    parser.add_argument("--target", type=int, choices=VALID_TARGETS, metavar="T", help="points to win (default 30)")
+    parser.add_argument("--seed", type=int, metavar="S", help="seed the bots' choices")
+    parser.add_argument(
+        "--clock",
+        type=duration,
+        metavar="SECONDS",
+        help="create the games with this decision clock and the takeover policy (default: the server's)",
+    )
+    parser.add_argument(
+        "--drop-seat",
+        type=int,
+        metavar="N",
+        help="seat N's client stops acting after its first move, as a player who walks away",
+    )
+    parser.add_argument(
+        "--retries",
+        type=int,
+        default=4,
+        metavar="R",
+        help="retries of each call on UNAVAILABLE, same request id, backoff up to 3 s (default 4; more rides out "
+        "a longer outage)",
+    )
+    parser.set_defaults(run=_run_selfplay)
+
+
+def _run_selfplay(args: argparse.Namespace) -> int:
+    if args.drop_seat is not None and not 0 <= args.drop_seat < args.players:
+        raise UsageError(f"--drop-seat must be 0 to {args.players - 1} with --players {args.players}")
+    from .selfplay import SelfplayOptions, run
+
+    return run(
+        SelfplayOptions(
+            server=args.server,
+            players=args.players,
+            games=args.games,
+            bots=args.level or args.bots,
+            concurrency=args.concurrency,
+            target=args.target,
+            seed=args.seed,
+            clock=args.clock,
+            drop_seat=args.drop_seat,
+            retries=args.retries,
+        )
+    )
