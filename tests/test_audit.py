@@ -17,7 +17,7 @@ from truco.engine.state import evolve
 from truco.engine.views import seat_view
 from truco.server import codec
 from truco.server.audit import CorruptMatch, audit_match, replay
-from truco.server.store.base import GameRecord, StoredEvent
+from truco.server.store.records import GameRecord, StoredEvent
 
 EVENTS = codec.STORED_EVENTS
 

@@ -17,7 +17,8 @@ from truco.server import codec
 from truco.server.clocks import US, ClockBook, ClockSettings, Timekeeper
 from truco.server.codec import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
 from truco.server.reasons import ServiceFailure
-from truco.server.store.base import EventStore, now_us
+from truco.server.store.interface import EventStore
+from truco.server.store.records import now_us
 from truco.terminal.play import clock_line, describe_event
 from truco.terminal.selfplay import count_takeovers
 from truco_client import clock_settings, seconds_left, taken_over

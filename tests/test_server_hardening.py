@@ -31,7 +31,7 @@ from prometheus_client.parser import text_string_to_metric_families
 from truco.server.keys import create_key
 from truco.server.quotas import Limits, derived_watch_cap, memory_limit
 from truco.server.store import open_store
-from truco.server.store.base import ApiKeyRecord
+from truco.server.store.records import ApiKeyRecord
 from truco_client import TrucoClient
 from truco_client.errors import Unauthenticated
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, views_pb2

@@ -43,7 +43,8 @@ from .projections import ENCODINGS
 from .quotas import ConnectionLimits, Limits
 from .service import GameServicer, RulesServicer
 from .store import open_store
-from .store.base import EventStore, StoreUnavailable
+from .store.errors import StoreUnavailable
+from .store.interface import EventStore
 from .web import DEFAULT_WEB_ASSETS, WebLimits, WebServer, build_app
 
 MAX_REQUEST_BYTES = 64 * 1024

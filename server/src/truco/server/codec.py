@@ -39,7 +39,7 @@ from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 from .clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
 from .reasons import ServiceFailure, ServiceReason
 from .setups import FixedDeal, Setup
-from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
+from .store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
 
 EVENT_SCHEMA = 2
 """Version of the stored event encoding. Bump it when an event's meaning changes, and teach decode_event the

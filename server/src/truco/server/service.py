@@ -25,7 +25,7 @@ from .pipeline import Call
 from .projections import watch_messages
 from .reasons import ServiceFailure, ServiceReason
 from .snapshots import Snapshot
-from .store.base import GameRecord
+from .store.records import GameRecord
 
 R = TypeVar("R", bound=Message)
 REPLY_MEMO_ENTRIES = 512
