@@ -20,12 +20,12 @@ SOURCES = {
     "truco.engine": ROOT / "engine/src/truco/engine",
     "truco.bots": ROOT / "clients/bots/src/truco/bots",
     "truco_client": ROOT / "clients/python/src/truco_client",
-    "truco.wire": ROOT / "wire/src/truco/wire.py",
+    "truco.wire": ROOT / "wire/src/truco/wire",
     "truco.terminal": ROOT / "clients/terminal/src/truco/terminal",
     "truco.server": ROOT / "server/src/truco/server",
     "truco.cli": ROOT / "server/src/truco/cli",
 }
-GENERATED = ("truco_client.v1", "truco.server.v1")
+GENERATED = ("truco_client.v1", "truco.wire.v1")
 """Code written by protoc and its plugins, which the layering does not govern."""
 
 SERVER_PORTS = (
@@ -69,16 +69,16 @@ def refusal(module: str, imported: str) -> str | None:
         if within(imported, "truco"):
             return "the SDK never imports truco.*"
     elif within(module, "truco.wire"):
-        if not (stdlib or within(imported, "truco.engine", "truco_client.v1", "google.protobuf")):
-            return "truco.wire converts engine values to the generated messages only"
+        if not (stdlib or within(imported, "truco.engine", "truco.wire", "google.protobuf")):
+            return "truco.wire converts engine values to its generated messages (truco.wire.v1) only"
     elif within(module, "truco.terminal"):
         if not (stdlib or within(imported, *TERMINAL)):
             return "the terminal client is a client: the engine, the bots, the SDK and truco.wire, never the server"
     elif within(module, "truco.server"):
         if within(imported, "truco.cli", "truco.terminal"):
             return "the server never imports the command line"
-        if within(imported, "truco_client") and not within(imported, "truco_client.v1"):
-            return "the server uses the generated stubs (truco_client.v1), not the SDK"
+        if within(imported, "truco_client"):
+            return "the server has its own generated messages (truco.wire.v1), never the SDK's"
         if in_core(module) and (within(imported, *WIRE) or within(imported, *SERVER_PORTS)):
             return "the server's core is free of gRPC and protobuf, and never imports a door"
     return None
@@ -201,6 +201,7 @@ def test_every_package_imports_only_what_its_layer_may() -> None:
         ("truco.bots.heuristic", "from truco_client import play", "truco_client"),
         ("truco_client.client", "from truco.engine import Card", "truco.engine"),
         ("truco.server.service", "from truco_client.errors import TrucoError", "truco_client.errors"),
+        ("truco.server.codec", "from truco_client.v1 import views_pb2", "truco_client.v1"),
         ("truco.server.games", "import grpc", "grpc"),
         ("truco.server.games", "from .errors import ServiceError", "truco.server.errors"),
         ("truco.server.store.sqlite", "from google.protobuf import message", "google.protobuf"),
@@ -222,8 +223,8 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str
     [
         ("truco.engine.views", "from .state import MatchState"),
         ("truco.bots.heuristic", "from truco.engine import Card"),
-        ("truco.wire", "from truco_client.v1 import cards_pb2"),
-        ("truco.server.service", "from truco_client.v1 import game_service_pb2"),
+        ("truco.wire", "from truco.wire.v1 import cards_pb2"),
+        ("truco.server.service", "from truco.wire.v1 import game_service_pb2"),
         ("truco.server.games", "from .referee import drive"),
         ("truco.server.service", "from . import codec"),
         ("truco.cli.main", "from truco.server.app import main"),

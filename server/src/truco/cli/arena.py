@@ -231,7 +231,8 @@ class RemoteTable:
         import grpc
 
         from truco.server.codec import bot_to_pb, card_to_pb
-        from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2
+        from truco.wire.v1 import game_service_pb2, rules_pb2
+        from truco_client.v1 import game_service_pb2_grpc
 
         deals = random.Random(deal_seed)
         fixed = []

@@ -20,7 +20,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from truco_client.v1 import game_service_pb2, rules_service_pb2
+from truco.wire.v1 import game_service_pb2, rules_service_pb2
 
 from .auth import TokenIssuer
 from .clocks import Alarm, ClockSettings, Timekeeper
@@ -41,6 +41,7 @@ from .metrics import Metrics
 from .pipeline import Method, Observer, Pipeline, methods_of
 from .projections import ENCODINGS
 from .quotas import ConnectionLimits, Limits
+from .reflection import DocumentedReflection
 from .service import GameServicer, RulesServicer
 from .store import open_store
 from .store.errors import StoreUnavailable
@@ -211,7 +212,8 @@ class Server:
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
         names = [service.full_name for service in SERVICES]
-        reflection.enable_server_reflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
+        self.reflection = DocumentedReflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME))
+        self.reflection.register(self.grpc)
         self.port = 0
         self.metrics_port: int | None = None
         self.web: WebServer | None = None
@@ -255,6 +257,7 @@ class Server:
         app = build_app(
             self.pipeline,
             self.services,
+            self.reflection,
             limits,
             cors_origins=self.config.cors_origins,
             assets=assets if assets.is_dir() else None,

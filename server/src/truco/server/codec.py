@@ -34,7 +34,7 @@ from truco.wire import (
     rules_to_pb,
     sena_from_pb,
 )
-from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
+from truco.wire.v1 import events_pb2, game_service_pb2, views_pb2
 
 from .clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
 from .reasons import ServiceFailure, ServiceReason

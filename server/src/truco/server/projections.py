@@ -15,7 +15,7 @@ from truco import wire
 from truco.engine import MatchState, evolve, seat_view, spectator_view
 from truco.engine import events as ev
 from truco.engine.views import event_for, events_for
-from truco_client.v1 import game_service_pb2 as gs
+from truco.wire.v1 import game_service_pb2 as gs
 
 from .clocks import Clocks
 from .codec import (

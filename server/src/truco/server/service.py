@@ -14,9 +14,9 @@ from google.protobuf.message import Message
 
 from truco.engine import compare_cards, evaluate_hand, legal_actions, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
-from truco_client.v1 import game_service_pb2 as gs
-from truco_client.v1 import rules_service_pb2 as rs
-from truco_client.v1 import views_pb2
+from truco.wire.v1 import game_service_pb2 as gs
+from truco.wire.v1 import rules_service_pb2 as rs
+from truco.wire.v1 import views_pb2
 
 from . import codec
 from .auth import bearer_token

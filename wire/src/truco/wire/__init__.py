@@ -42,7 +42,21 @@ from truco.engine import events as ev
 from truco.engine.deal import CardProof
 from truco.engine.state import Phase
 from truco.engine.views import HandSummary, HandView, PendingCallView, Standing
-from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, rules_pb2, views_pb2
+from truco.wire.v1 import cards_pb2, commands_pb2, events_pb2, rules_pb2, views_pb2
+
+M = TypeVar("M", bound=Message)
+
+
+def as_wire(message: Message, kind: type[M]) -> M:
+    """``message``, a truco.v1 message of any package generated from the contract (the SDK's ``truco_client.v1``
+    for one), typed as this package's ``kind`` for the converters here. The generated packages register the same
+    files, and the protobuf runtime keeps one class per message: it is the same object.
+
+    :raises TypeError: a message of another type.
+    """
+    if message.DESCRIPTOR.full_name != kind.DESCRIPTOR.full_name:
+        raise TypeError(f"{message.DESCRIPTOR.full_name} is not a {kind.DESCRIPTOR.full_name}")
+    return cast(M, message)
 
 
 class DecodeError(ValueError):
