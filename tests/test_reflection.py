@@ -21,9 +21,10 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer
     loop.close()
 
 
-def ask(
-    address: str, *requests: reflection_pb2.ServerReflectionRequest
-) -> list[reflection_pb2.ServerReflectionResponse]:
+Request = reflection_pb2.ServerReflectionRequest
+
+
+def ask(address: str, *requests: Request) -> list[reflection_pb2.ServerReflectionResponse]:
     with grpc.insecure_channel(address) as channel:
         stub = reflection_pb2_grpc.ServerReflectionStub(channel)
         return list(stub.ServerReflectionInfo(iter(requests), timeout=10))
