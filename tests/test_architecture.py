@@ -36,7 +36,7 @@ SERVER_PORTS = (
     "truco.server.pipeline",
     "truco.server.errors",
     "truco.server.service",
-    "truco.server.codec",
+    "truco.server.messages",
     "truco.server.projections",
 )
 """The server's doors and what they are made of: the only modules of truco.server that may speak protobuf and
@@ -106,7 +106,7 @@ def imports(module: str, source: str, is_package: bool = False) -> Iterator[Impo
             else:
                 prefix = node.module or ""
             yield Import(module, prefix, node.lineno)
-            for alias in node.names:  # a name may be a submodule (from truco.server import codec)
+            for alias in node.names:  # a name may be a submodule (from truco.server import messages)
                 if alias.name != "*":
                     yield Import(module, f"{prefix}.{alias.name}", node.lineno)
 
@@ -195,21 +195,21 @@ def test_every_package_imports_only_what_its_layer_may() -> None:
     ("module", "source", "broken"),
     [
         ("truco.engine.state", "import grpc", "grpc"),
-        ("truco.engine.views", "from truco.server import codec", "truco.server.codec"),
+        ("truco.engine.views", "from truco.server import messages", "truco.server.messages"),
         ("truco.engine.views", "from truco.bots import make_bot", "truco.bots"),
         ("truco.bots.heuristic", "from truco.server.games import Games", "truco.server.games"),
         ("truco.bots.heuristic", "from truco_client import play", "truco_client"),
         ("truco_client.client", "from truco.engine import Card", "truco.engine"),
         ("truco.server.service", "from truco_client.errors import TrucoError", "truco_client.errors"),
-        ("truco.server.codec", "from truco_client.v1 import views_pb2", "truco_client.v1"),
+        ("truco.server.messages", "from truco_client.v1 import views_pb2", "truco_client.v1"),
         ("truco.server.games", "import grpc", "grpc"),
         ("truco.server.games", "from .errors import ServiceError", "truco.server.errors"),
         ("truco.server.store.sqlite", "from google.protobuf import message", "google.protobuf"),
-        ("truco.terminal.selfplay", "from truco.server import codec", "truco.server.codec"),
+        ("truco.terminal.selfplay", "from truco.server import messages", "truco.server.messages"),
         ("truco.terminal.play", "from truco.cli.main import main", "truco.cli.main"),
         ("truco.terminal.commands", "import psycopg", "psycopg"),
         ("truco.server.app", "from truco.terminal.commandline import UsageError", "truco.terminal.commandline"),
-        ("truco.server.games", "from . import codec", "truco.server.codec"),
+        ("truco.server.games", "from . import messages", "truco.server.messages"),
         ("truco.server.snapshots", "from .pipeline import Call", "truco.server.pipeline"),
     ],
 )
@@ -226,7 +226,7 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str
         ("truco.wire", "from truco.wire.v1 import cards_pb2"),
         ("truco.server.service", "from truco.wire.v1 import game_service_pb2"),
         ("truco.server.games", "from .referee import drive"),
-        ("truco.server.service", "from . import codec"),
+        ("truco.server.service", "from . import messages"),
         ("truco.cli.main", "from truco.server.app import main"),
         ("truco.cli.main", "from truco.terminal import commands"),
         ("truco.terminal.selfplay", "from truco.wire import seat_view_from_pb"),

@@ -230,7 +230,7 @@ class RemoteTable:
         scores (remote bot's team, other team)."""
         import grpc
 
-        from truco.server.codec import bot_to_pb, card_to_pb
+        from truco.server.messages import bot_to_pb, card_to_pb
         from truco.wire.v1 import game_service_pb2, rules_pb2
         from truco_client.v1 import game_service_pb2_grpc
 

@@ -22,6 +22,7 @@ from prometheus_client import start_http_server
 
 from truco.wire.v1 import game_service_pb2, rules_service_pb2
 
+from .admission import Admission
 from .auth import TokenIssuer
 from .clocks import Alarm, ClockSettings, Timekeeper
 from .connections import (
@@ -36,7 +37,6 @@ from .games import Games
 from .grpc_door import GrpcDoor
 from .keys import ApiKeys
 from .lifecycle import Housekeeper
-from .limits import Admission
 from .metrics import Metrics
 from .pipeline import Method, Observer, Pipeline, methods_of
 from .projections import ENCODINGS

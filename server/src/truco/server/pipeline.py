@@ -4,7 +4,7 @@ gRPC on the web port), is
 1. observed: counted, timed and logged, labelled with its protocol (:class:`Observer`);
 2. refused if its request did not parse (:class:`Malformed`), before anything else sees it;
 3. admitted: API key, call rate, bounded input, in-flight and watch slots, per-method quotas
-   (:class:`~truco.server.limits.Admission`);
+   (:class:`~truco.server.admission.Admission`);
 4. handed to the service's handler, which takes the request and the :class:`Call` and answers a message (or
    its bytes, already serialized) or streams them.
 
@@ -27,9 +27,9 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 
+from .admission import Admission
 from .errors import Code, ServiceError, error_for
 from .keys import ANONYMOUS, Caller
-from .limits import Admission
 from .metrics import Metrics
 from .reasons import ServiceReason
 

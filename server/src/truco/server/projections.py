@@ -18,7 +18,8 @@ from truco.engine.views import event_for, events_for
 from truco.wire.v1 import game_service_pb2 as gs
 
 from .clocks import Clocks
-from .codec import (
+from .encodings import Encodings
+from .messages import (
     NAME_PREFIX,
     STORED_EVENTS,
     add_clocks,
@@ -28,7 +29,6 @@ from .codec import (
     match_view_to_pb,
     seat_view_to_pb,
 )
-from .encodings import Encodings
 from .snapshots import Snapshot
 
 Memo = dict[Hashable, object]

@@ -1,5 +1,7 @@
-"""The server's protobuf forms: stored events, a game's stored setup, the Game resource and names, and the
-SubmitCommand reply. Engine values convert through :mod:`truco.wire` (re-exported here for the servicers).
+"""The server's protobuf messages: stored events (:class:`StoredEvents`), the setups stored before setups had a
+schema of their own (:func:`legacy_setup`), requests' values (game names, setups, clocks) and the Game resource.
+Engine values convert through :mod:`truco.wire` (re-exported here for the servicers); views and replies are
+built in :mod:`truco.server.projections`.
 
 Decoding client input raises :class:`DecodeError` (mapped to INVALID_ARGUMENT) or, for a well-formed value
 the service refuses, :class:`~truco.server.reasons.ServiceFailure`; encoding never fails. Events are stored
