@@ -9,7 +9,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from .server_helpers import InProcessServer, LoopThread
+from .servers import InProcessServer, LoopThread
 
 
 @pytest.fixture(scope="module")

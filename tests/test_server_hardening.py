@@ -36,19 +36,8 @@ from truco_client import TrucoClient
 from truco_client.errors import Unauthenticated
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, views_pb2
 
-from .server_helpers import (
-    BACKENDS,
-    InProcessServer,
-    LoopThread,
-    Player,
-    Stores,
-    create_game,
-    fails,
-    failure_of,
-    join,
-    new_id,
-    wait_until,
-)
+from .players import Player, create_game, fails, failure_of, join, new_id
+from .servers import BACKENDS, InProcessServer, LoopThread, Stores, wait_until
 
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT
 RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED
