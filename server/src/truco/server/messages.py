@@ -259,7 +259,7 @@ def game_to_pb(
         ],
         version=state.version,
         phase=phase_to_pb(state.phase),
-        scores=match_view_to_pb(spectator_view(state), name).scores,
+        scores=wire.match_view_to_pb(spectator_view(state), name).scores,
         public=record.public,
         previous_game=NAME_PREFIX + record.previous_game if record.previous_game else "",
         next_game=NAME_PREFIX + record.next_game if record.next_game else "",
@@ -288,28 +288,16 @@ STORED_EVENTS = StoredEvents()
 # --- Views with the clocks ---------------------------------------------------------------------------------------
 
 
-def match_view_to_pb(view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.MatchView:
-    """The public view (:func:`truco.wire.match_view_to_pb`) with the game's clocks at this version."""
-    out = views_pb2.MatchView()
-    fill_match_view(out, view, game, clocks)
-    return out
-
-
 def fill_match_view(out: views_pb2.MatchView, view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS) -> None:
-    """:func:`match_view_to_pb` written into the empty message ``out`` (a reply's field): no copy."""
+    """The public view (:func:`truco.wire.fill_match_view`) with the game's clocks at this version, written into the
+    empty message ``out`` (a reply's field): no copy."""
     wire.fill_match_view(out, view, game)
     add_clocks(out, clocks)
 
 
-def seat_view_to_pb(view: SeatView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.SeatView:
-    """The seat's view (:func:`truco.wire.seat_view_to_pb`) with the game's clocks at this version."""
-    out = views_pb2.SeatView()
-    fill_seat_view(out, view, game, clocks)
-    return out
-
-
 def fill_seat_view(out: views_pb2.SeatView, view: SeatView, game: str, clocks: Clocks = NO_CLOCKS) -> None:
-    """:func:`seat_view_to_pb` written into the empty message ``out`` (a reply's field): no copy."""
+    """The seat's view (:func:`truco.wire.fill_seat_view`) with the game's clocks at this version, written into the
+    empty message ``out``."""
     wire.fill_seat_view(out, view, game)
     add_clocks(out.public, clocks)
 
@@ -408,10 +396,8 @@ __all__ = [
     "event_to_pb",
     "fill_seat_view",
     "hand_view_to_pb",
-    "match_view_to_pb",
     "phase_to_pb",
     "rules_from_pb",
     "rules_to_pb",
-    "seat_view_to_pb",
     "sena_from_pb",
 ]

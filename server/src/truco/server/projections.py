@@ -26,8 +26,6 @@ from .messages import (
     fill_match_view,
     fill_seat_view,
     legacy_setup,
-    match_view_to_pb,
-    seat_view_to_pb,
 )
 from .snapshots import Snapshot
 
@@ -149,8 +147,8 @@ def _per_event(
         out.append(
             gs.WatchGameResponse(
                 event=wire.event_to_pb(visible, state.version),
-                seat=seat_view_to_pb(seat_view(state, seat), game) if seat is not None else None,
-                public=match_view_to_pb(spectator_view(state), game),
+                seat=wire.seat_view_to_pb(seat_view(state, seat), game) if seat is not None else None,
+                public=wire.match_view_to_pb(spectator_view(state), game),
             )
         )
     if out:  # the clocks are the latest: the latest views get them

@@ -7,7 +7,7 @@ alike; failures are raised as they are, and the pipeline reports them (truco.ser
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import TypeVar
 
 from google.protobuf.message import Message
@@ -79,7 +79,9 @@ class GameServicer:
 
     async def _seat_view(self, game_id: str, seat: int, snapshot: Snapshot) -> views_pb2.SeatView:
         clocks = await self.games.clocks(game_id, snapshot)
-        return messages.seat_view_to_pb(seat_view(snapshot.state, seat), messages.NAME_PREFIX + game_id, clocks)
+        out = views_pb2.SeatView()
+        messages.fill_seat_view(out, seat_view(snapshot.state, seat), messages.NAME_PREFIX + game_id, clocks)
+        return out
 
     def _game(self, record: GameRecord, snapshot: Snapshot) -> gs.Game:
         return messages.game_to_pb(record, snapshot.state, snapshot.setup.clock, self.games.present(record))
@@ -196,21 +198,19 @@ class GameServicer:
         record, snapshot = await self.games.game(game_id)
         return gs.GetGameResponse(game=self._game(record, snapshot))
 
-    async def LeaveGame(
-        self, request: gs.LeaveGameRequest, call: Call
-    ) -> gs.LeaveGameResponse:
-        game_id = messages.game_id_from_name(request.name)
-        seat = await self._player(game_id, call)
-        snapshot = await self.games.leave(game_id, seat)
-        return gs.LeaveGameResponse(view=await self._seat_view(game_id, seat, snapshot))
+    async def LeaveGame(self, request: gs.LeaveGameRequest, call: Call) -> gs.LeaveGameResponse:
+        return gs.LeaveGameResponse(view=await self._absence(request.name, call, self.games.leave))
 
-    async def ResumeSeat(
-        self, request: gs.ResumeSeatRequest, call: Call
-    ) -> gs.ResumeSeatResponse:
-        game_id = messages.game_id_from_name(request.name)
+    async def ResumeSeat(self, request: gs.ResumeSeatRequest, call: Call) -> gs.ResumeSeatResponse:
+        return gs.ResumeSeatResponse(view=await self._absence(request.name, call, self.games.resume))
+
+    async def _absence(
+        self, name: str, call: Call, change: Callable[[str, int], Awaitable[Snapshot]]
+    ) -> views_pb2.SeatView:
+        """The caller's player leaves its seat to its bot or takes it back (``change``); its view after."""
+        game_id = messages.game_id_from_name(name)
         seat = await self._player(game_id, call)
-        snapshot = await self.games.resume(game_id, seat)
-        return gs.ResumeSeatResponse(view=await self._seat_view(game_id, seat, snapshot))
+        return await self._seat_view(game_id, seat, await change(game_id, seat))
 
     async def Rematch(
         self, request: gs.RematchRequest, call: Call

@@ -22,14 +22,17 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection
+from psycopg import sql as pgsql
 from psycopg_pool import AsyncConnectionPool
 
+from . import sql
 from .errors import ApiKeyNotFound, GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable, VersionConflict
 from .records import (
     SEAT_OPEN,
     SEAT_TAKEN,
     ApiKeyRecord,
+    Append,
     AppendResult,
     GameRecord,
     NewEvent,
@@ -42,27 +45,12 @@ from .records import (
     page_of,
 )
 from .signals import ChangeSignals, wait_until_after
-from .sql import (
-    POSTGRES,
-    GameRow,
-    event_values,
-    game_values,
-    games_from_rows,
-    key_records,
-    key_values,
-    migrations,
-    open_games_query,
-    seat_values,
-    statements,
-    stored_events,
-    take_seat_values,
-)
 
 T = TypeVar("T")
 Conn = AsyncConnection[Any]
 
 CHANNEL = "truco_events"
-#: Key of the advisory lock that serializes migrations ("truco" in ASCII).
+#: Key of the advisory lock that serializes sql.migrations ("truco" in ASCII).
 MIGRATION_LOCK_KEY = 0x747275636F
 TIMEOUT_S = 5.0
 #: A health check should answer fast; a pool busy for this long is as good as down.
@@ -71,9 +59,9 @@ LISTEN_RETRY_MAX_S = 5.0
 READ_ATTEMPTS = 3
 """Tries of a read that failed on a connection the server had just ended (the next is lent at once)."""
 
-MIGRATIONS = migrations(POSTGRES)
-"""The schema migrations (store/sql.py), in PostgreSQL."""
-S = statements(POSTGRES)
+MIGRATIONS = sql.migrations(sql.POSTGRES)
+"""The schema sql.migrations (store/sql.py), in PostgreSQL."""
+S = sql.statements(sql.POSTGRES)
 
 _APPEND = """
 WITH moved AS (
@@ -168,7 +156,7 @@ class PostgresStore:
         try:
             result = await self._run(
                 lambda conn: self._append(
-                    conn, game_id, expected_last_seq, events, request_id, response, over, deadline_us
+                    conn, Append(game_id, expected_last_seq, events, request_id, response, over, deadline_us)
                 ),
                 transaction=False,
             )
@@ -233,7 +221,7 @@ class PostgresStore:
     async def create_api_key(self, key: ApiKeyRecord) -> None:
         async def insert(conn: Conn) -> None:
             try:
-                await conn.execute(S.insert_key, key_values(key))
+                await conn.execute(S.insert_key, sql.key_values(key))
             except psycopg.errors.UniqueViolation as exc:
                 raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
 
@@ -417,50 +405,40 @@ class PostgresStore:
             raise VersionConflict(f"game {game.game_id!r} already exists") from exc
         return await _get_game(conn, game.game_id)
 
-    async def _append(
-        self,
-        conn: Conn,
-        game_id: str,
-        expected_last_seq: int,
-        events: Sequence[NewEvent],
-        request_id: str | None,
-        response: bytes,
-        over: bool,
-        deadline_us: int | None = None,
-    ) -> AppendResult:
+    async def _append(self, conn: Conn, append: Append) -> AppendResult:
         """One statement: the guarded update of the game's last seq gates the inserts, so a stale append writes
         nothing; a racing writer waits on the row lock and then finds the seq moved. A request id already
         recorded can only have moved the seq too, and append() answers it from what was recorded."""
-        last_seq = expected_last_seq + len(events)
+        events, last_seq, over = append.events, append.last_seq, append.over
         try:
             cur = await conn.execute(
                 _APPEND,
                 {
-                    "game": game_id,
-                    "expected": expected_last_seq,
+                    "game": append.game_id,
+                    "expected": append.expected_last_seq,
                     "last": last_seq,
                     "over": over,
-                    "seqs": list(range(expected_last_seq + 1, last_seq + 1)),
+                    "seqs": list(range(append.expected_last_seq + 1, last_seq + 1)),
                     "kinds": [e.kind for e in events],
                     "schemas": [e.schema for e in events],
                     "payloads": [e.payload for e in events],
                     "audiences": [e.audience for e in events],
                     "ats": [e.at_us for e in events],
-                    "deadline": None if over else deadline_us,
+                    "deadline": None if over else append.deadline_us,
                     "now": now_us(),
-                    "request": request_id,
-                    "response": response,
+                    "request": append.request_id,
+                    "response": append.response,
                     "channel": self._channel,
-                    "note": f"{game_id}:{last_seq}",
+                    "note": f"{append.game_id}:{last_seq}",
                 },
             )
             row = await cur.fetchone()
         except psycopg.errors.UniqueViolation as exc:
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
+            raise VersionConflict(append.conflict()) from exc
         if row is None or int(row[0]) != 1:
-            await _last_seq(conn, game_id)  # GameNotFound for an unknown game
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
-        return AppendResult(last_seq, response)
+            await _last_seq(conn, append.game_id)  # GameNotFound for an unknown game
+            raise VersionConflict(append.conflict())
+        return AppendResult(last_seq, append.response)
 
     # Waking waiters on other replicas' appends.
 
@@ -483,7 +461,7 @@ class PostgresStore:
                 async with await AsyncConnection.connect(
                     self._url, autocommit=True, connect_timeout=max(1, round(self._timeout))
                 ) as conn:
-                    await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+                    await conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(self._channel)))
                     # A new epoch: what was checked before this LISTEN may have missed notifications since.
                     self._epoch += 1
                     self._listening.set()
@@ -540,9 +518,9 @@ def _quiet(conn: Conn) -> bool:
 
 
 async def _migrate(conn: Conn) -> None:
-    """Apply the migrations the database lacks, one replica at a time."""
+    """Apply the sql.migrations the database lacks, one replica at a time."""
     async with conn.transaction():
-        # Held until this transaction ends; a second replica waits here, then finds the migrations applied.
+        # Held until this transaction ends; a second replica waits here, then finds the sql.migrations applied.
         await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
         await conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version"
@@ -553,29 +531,29 @@ async def _migrate(conn: Conn) -> None:
         current = int(row[0]) if row is not None else 0
         for version, script in enumerate(MIGRATIONS, start=1):
             if version > current:
-                await conn.execute(script)  # a constant script: several statements, no parameters
+                await conn.execute(script)  # a constant script: several sql.statements, no parameters
                 await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
 
 
 async def _insert_game(conn: Conn, game: GameRecord, last_seq: int, request_id: str | None) -> None:
-    await conn.execute(S.insert_game, game_values(game, last_seq, request_id))
+    await conn.execute(S.insert_game, sql.game_values(game, last_seq, request_id))
     async with conn.cursor() as cur:
-        await cur.executemany(S.insert_seats, seat_values(game))
+        await cur.executemany(S.insert_seats, sql.seat_values(game))
 
 
 async def _insert_events(conn: Conn, game_id: str, after_seq: int, events: Sequence[NewEvent]) -> None:
     if not events:
         return
     async with conn.cursor() as cur:
-        await cur.executemany(S.insert_event, event_values(game_id, after_seq, events))
+        await cur.executemany(S.insert_event, sql.event_values(game_id, after_seq, events))
 
 
 async def _get_game(conn: Conn, game_id: str) -> GameRecord:
     cur = await conn.execute(S.game, (game_id,))
-    rows: list[GameRow] = await cur.fetchall()
+    rows: list[sql.GameRow] = await cur.fetchall()
     if not rows:
         raise GameNotFound(f"no game {game_id!r}")
-    return games_from_rows(rows)[0]
+    return sql.games_from_rows(rows)[0]
 
 
 async def _game_by_request(conn: Conn, request_id: str) -> GameRecord | None:
@@ -603,7 +581,7 @@ async def _read(conn: Conn, game_id: str, after_seq: int) -> list[StoredEvent]:
     rows = await cur.fetchall()
     if not rows:
         await _last_seq(conn, game_id)  # raises GameNotFound for an unknown game
-    return stored_events(game_id, rows)
+    return sql.stored_events(game_id, rows)
 
 
 async def _claim_seat(
@@ -626,7 +604,7 @@ async def _claim_seat(
         if claimed is not None:
             return await _get_game(conn, game_id), int(claimed[0])
     chosen = choose_seat(await _get_game(conn, game_id), seat)
-    await conn.execute(S.take_seat, take_seat_values(game_id, chosen, token_hash, player_name, key_id))
+    await conn.execute(S.take_seat, sql.take_seat_values(game_id, chosen, token_hash, player_name, key_id))
     if request_id is not None:
         await conn.execute(S.record_claim, (game_id, request_id, chosen))
     return await _get_game(conn, game_id), chosen
@@ -650,14 +628,14 @@ async def _seat_for_token(conn: Conn, game_id: str, token_hash: bytes) -> int | 
 
 async def _keys(conn: Conn, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
     cur = await conn.execute(S.keys.format(where=where), parameters)
-    return key_records(await cur.fetchall())
+    return sql.key_records(await cur.fetchall())
 
 
 async def _open_games(conn: Conn, limit: int, after: tuple[str, str] | None, viewer: str | None) -> list[GameRecord]:
-    query, parameters = open_games_query(S, limit, after, viewer)
+    query, parameters = sql.open_games_query(S, limit, after, viewer)
     cur = await conn.execute(query, parameters)
-    rows: list[GameRow] = await cur.fetchall()
-    return games_from_rows(rows)
+    rows: list[sql.GameRow] = await cur.fetchall()
+    return sql.games_from_rows(rows)
 
 
 __all__ = ["MIGRATIONS", "PostgresStore"]

@@ -11,6 +11,7 @@ import base64
 import binascii
 import json
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from .errors import SeatUnavailable
@@ -90,6 +91,26 @@ class AppendResult:
 
     last_seq: int
     response: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class Append:
+    """An append as a backend carries it from its public method to the statements that write it."""
+
+    game_id: str
+    expected_last_seq: int
+    events: Sequence[NewEvent]
+    request_id: str | None
+    response: bytes
+    over: bool
+    deadline_us: int | None
+
+    @property
+    def last_seq(self) -> int:
+        return self.expected_last_seq + len(self.events)
+
+    def conflict(self) -> str:
+        return f"game {self.game_id!r} has moved past seq {self.expected_last_seq}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -173,6 +194,7 @@ __all__ = [
     "SEAT_OPEN",
     "SEAT_TAKEN",
     "ApiKeyRecord",
+    "Append",
     "AppendResult",
     "GameRecord",
     "NewEvent",

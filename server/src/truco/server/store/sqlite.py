@@ -13,7 +13,7 @@ Two things keep the hot paths cheap (a hop to the worker thread costs more CPU t
 
 - **Group commit.** Appends waiting while a commit is on its way to disk go together in the next transaction,
   with one fsync for all; one refused append is undone alone, the others stand. Each is answered only after
-  that commit returned, so an acknowledged move is on disk all the same. An append is three statements (the
+  that commit returned, so an acknowledged move is on disk all the same. An append is three sql.statements (the
   worker gives up the GIL on each, so each statement is also a handoff with the event loop's thread).
 - **Reads that find nothing new stay on the event loop.** A second, read-only connection, used by the event
   loop's thread alone, first compares the game's ``last_seq`` with the caller's: a point lookup of a few
@@ -35,11 +35,13 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import ParamSpec, TypeVar
 
+from . import sql
 from .errors import ApiKeyNotFound, GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable, VersionConflict
 from .records import (
     SEAT_OPEN,
     SEAT_TAKEN,
     ApiKeyRecord,
+    Append,
     AppendResult,
     GameRecord,
     NewEvent,
@@ -52,22 +54,6 @@ from .records import (
     page_of,
 )
 from .signals import ChangeSignals, wait_until_after
-from .sql import (
-    EVENT_ROW,
-    SQLITE,
-    GameRow,
-    event_values,
-    game_values,
-    games_from_rows,
-    key_records,
-    key_values,
-    migrations,
-    open_games_query,
-    seat_values,
-    statements,
-    stored_events,
-    take_seat_values,
-)
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -77,9 +63,9 @@ POLL_INTERVAL_S = 0.05
 MAX_APPENDS_PER_COMMIT = 64
 """The most appends one group commit takes (the rest wait for the next), so no single transaction grows long."""
 
-MIGRATIONS = migrations(SQLITE)
-"""The schema migrations (store/sql.py), in SQLite."""
-S = statements(SQLITE)
+MIGRATIONS = sql.migrations(sql.SQLITE)
+"""The schema sql.migrations (store/sql.py), in SQLite."""
+S = sql.statements(sql.SQLITE)
 
 _EVENT_INSERT = S.insert_event
 _EVENT_ROWS_PER_INSERT = 100
@@ -89,7 +75,7 @@ _EVENT_ROWS_PER_INSERT = 100
 @functools.lru_cache(maxsize=_EVENT_ROWS_PER_INSERT)
 def _event_insert(rows: int) -> str:
     """One INSERT of ``rows`` events: a single statement (and GIL handoff) instead of one per event."""
-    return _EVENT_INSERT + f", {EVENT_ROW}" * (rows - 1)
+    return _EVENT_INSERT + f", {sql.EVENT_ROW}" * (rows - 1)
 
 
 class SQLiteStore:
@@ -140,7 +126,7 @@ class SQLiteStore:
         if self._closed:
             raise StoreUnavailable("the SQLite store is closed")
         pending = _PendingAppend(
-            (game_id, expected_last_seq, events, request_id, response, over, deadline_us),
+            Append(game_id, expected_last_seq, events, request_id, response, over, deadline_us),
             asyncio.get_running_loop().create_future(),
         )
         self._appends.append(pending)
@@ -364,43 +350,39 @@ class SQLiteStore:
                     if row is not None:
                         return self._get_game(row[0])
                 _insert_game(conn, game, len(events), request_id)
-                conn.executemany(_EVENT_INSERT, event_values(game.game_id, 0, events))
+                conn.executemany(_EVENT_INSERT, sql.event_values(game.game_id, 0, events))
                 return self._get_game(game.game_id)
         except sqlite3.IntegrityError as exc:
             raise VersionConflict(f"game {game.game_id!r} already exists") from exc
 
-    def _append(
-        self,
-        conn: sqlite3.Connection,
-        game_id: str,
-        expected_last_seq: int,
-        events: Sequence[NewEvent],
-        request_id: str | None,
-        response: bytes,
-        over: bool,
-        deadline_us: int | None,
-    ) -> AppendResult:
+    def _append(self, conn: sqlite3.Connection, append: Append) -> AppendResult:
         """One append, inside the write transaction of :meth:`_append_batch`, which undoes what it wrote when it
-        raises. Two statements when it stands, three with a request id: the worker gives up the GIL on each, so
+        raises. Two sql.statements when it stands, three with a request id: the worker gives up the GIL on each, so
         each one more is a handoff with the event loop's thread that costs more than the SQL itself."""
-        last_seq = expected_last_seq + len(events)
+        game_id, expected_last_seq, events, request_id = (
+            append.game_id,
+            append.expected_last_seq,
+            append.events,
+            append.request_id,
+        )
+        last_seq, over = append.last_seq, append.over
         # The sequence check is the update's own condition: no row changed, the game moved on (or never was).
         updated = conn.execute(
             "UPDATE games SET last_seq = ?, over = ?, deadline_us = ?,"
             " ended_us = CASE WHEN ? AND ended_us IS NULL THEN ? ELSE ended_us END"
             " WHERE game_id = ? AND last_seq = ?",
-            (last_seq, int(over), None if over else deadline_us, int(over), now_us(), game_id, expected_last_seq),
+            (last_seq, over, None if over else append.deadline_us, over, now_us(), game_id, expected_last_seq),
         )
         if updated.rowcount != 1:
             if request_id is not None and (recorded := _recorded_append(conn, game_id, request_id)) is not None:
                 return recorded  # a retry of a request applied before: its first answer
             _last_seq(conn, game_id)  # raises GameNotFound for a game that is not there
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
+            raise VersionConflict(append.conflict())
         if request_id is not None:
             inserted = conn.execute(
                 "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT DO NOTHING",
-                (game_id, request_id, response, last_seq),
+                (game_id, request_id, append.response, last_seq),
             )
             if inserted.rowcount != 1:
                 # Applied before, when the game was at an earlier seq (the caller decided again on a newer
@@ -410,13 +392,14 @@ class SQLiteStore:
                 raise _AlreadyApplied(recorded)
         try:
             for chunk in range(0, len(events), _EVENT_ROWS_PER_INSERT):
-                rows = event_values(game_id, expected_last_seq + chunk, events[chunk : chunk + _EVENT_ROWS_PER_INSERT])
+                batch = events[chunk : chunk + _EVENT_ROWS_PER_INSERT]
+                rows = sql.event_values(game_id, expected_last_seq + chunk, batch)
                 conn.execute(_event_insert(len(rows)), [value for row in rows for value in row])
         except sqlite3.IntegrityError as exc:
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
-        return AppendResult(last_seq, response)
+            raise VersionConflict(append.conflict()) from exc
+        return AppendResult(last_seq, append.response)
 
-    def _append_batch(self, requests: Sequence[_AppendRequest]) -> list[AppendResult | Exception]:
+    def _append_batch(self, requests: Sequence[Append]) -> list[AppendResult | Exception]:
         """One group commit: the outcome of each append (its result, or what refused it, the others unharmed).
         A failure of the transaction itself raises, failing them all."""
         conn = self._db()
@@ -430,22 +413,22 @@ class SQLiteStore:
             return [_refusal_outcome(exc)]
 
     def _appends_in(
-        self, conn: sqlite3.Connection, requests: Sequence[_AppendRequest], *, isolated: bool
+        self, conn: sqlite3.Connection, requests: Sequence[Append], *, isolated: bool
     ) -> list[AppendResult | Exception]:
         """The appends of a group commit inside ``conn``'s write transaction. An append alone needs no
         savepoint: what refuses it is raised, and rolls back the transaction. Together, each may be refused
         on its own. Nearly every refusal (a stale seq, a retried request id) comes before the append wrote
-        anything, so savepoints, two more statements an append, are taken only when ``isolated``, in the rare
+        anything, so savepoints, two more sql.statements an append, are taken only when ``isolated``, in the rare
         rerun of a group in which one append was refused after writing (:class:`_Redo`)."""
         if len(requests) == 1:
-            return [self._append(conn, *requests[0])]
+            return [self._append(conn, requests[0])]
         outcomes: list[AppendResult | Exception] = []
         for request in requests:
             if isolated:
                 conn.execute("SAVEPOINT append")
             changes = conn.total_changes
             try:
-                outcomes.append(self._append(conn, *request))
+                outcomes.append(self._append(conn, request))
             except _REFUSALS as exc:
                 outcomes.append(_refusal_outcome(exc))
                 if isolated:
@@ -467,13 +450,13 @@ class SQLiteStore:
         )
         if not rows:
             self._last_seq(game_id)  # raises GameNotFound for an unknown game
-        return stored_events(game_id, rows)
+        return sql.stored_events(game_id, rows)
 
     def _get_game(self, game_id: str) -> GameRecord:
-        rows: list[GameRow] = self._db().execute(S.game, (game_id,)).fetchall()
+        rows: list[sql.GameRow] = self._db().execute(S.game, (game_id,)).fetchall()
         if not rows:
             raise GameNotFound(f"no game {game_id!r}")
-        return games_from_rows(rows)[0]
+        return sql.games_from_rows(rows)[0]
 
     def _last_seq(self, game_id: str) -> int:
         return _last_seq(self._db(), game_id)
@@ -488,7 +471,7 @@ class SQLiteStore:
                 if claimed is not None:
                     return self._get_game(game_id), int(claimed[0])
             chosen = choose_seat(self._get_game(game_id), seat)
-            conn.execute(S.take_seat, take_seat_values(game_id, chosen, token_hash, player_name, key_id))
+            conn.execute(S.take_seat, sql.take_seat_values(game_id, chosen, token_hash, player_name, key_id))
             if request_id is not None:
                 conn.execute(S.record_claim, (game_id, request_id, chosen))
             return self._get_game(game_id), chosen
@@ -513,9 +496,9 @@ class SQLiteStore:
         return int(row[0])
 
     def _open_games(self, limit: int, after: tuple[str, str] | None, viewer: str | None) -> list[GameRecord]:
-        query, parameters = open_games_query(S, limit, after, viewer)
-        rows: list[GameRow] = self._db().execute(query, parameters).fetchall()
-        return games_from_rows(rows)
+        query, parameters = sql.open_games_query(S, limit, after, viewer)
+        rows: list[sql.GameRow] = self._db().execute(query, parameters).fetchall()
+        return sql.games_from_rows(rows)
 
     def _count_unfinished(self, creator: str) -> int:
         row = self._db().execute(S.count_unfinished, (creator,)).fetchone()
@@ -525,13 +508,13 @@ class SQLiteStore:
         conn = self._db()
         try:
             with _write(conn):
-                conn.execute(S.insert_key, key_values(key))
+                conn.execute(S.insert_key, sql.key_values(key))
         except sqlite3.IntegrityError as exc:
             raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
 
     def _keys(self, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
         rows = self._db().execute(S.keys.format(where=where), parameters)
-        return key_records(rows.fetchall())
+        return sql.key_records(rows.fetchall())
 
     def _revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
         conn = self._db()
@@ -607,10 +590,6 @@ class SQLiteStore:
                 self._signals.fire_all()
 
 
-_AppendRequest = tuple[str, int, Sequence[NewEvent], str | None, bytes, bool, int | None]
-"""An append's arguments: game, expected last seq, events, request id, response, over, deadline."""
-
-
 class _AlreadyApplied(Exception):
     """An append whose request id was applied before: what it wrote is undone and the recorded result given."""
 
@@ -637,7 +616,7 @@ def _refusal_outcome(exc: Exception) -> AppendResult | Exception:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _PendingAppend:
-    request: _AppendRequest
+    request: Append
     outcome: asyncio.Future[AppendResult]
 
 
@@ -688,7 +667,7 @@ def _last_seq(conn: sqlite3.Connection, game_id: str) -> int:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    """Apply the migrations this file lacks; several processes opening a new file at once apply each once."""
+    """Apply the sql.migrations this file lacks; several processes opening a new file at once apply each once."""
     conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
     current = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
     for version, script in enumerate(MIGRATIONS, start=1):
@@ -710,8 +689,8 @@ def _migrate(conn: sqlite3.Connection) -> None:
 
 
 def _insert_game(conn: sqlite3.Connection, game: GameRecord, last_seq: int, request_id: str | None) -> None:
-    conn.execute(S.insert_game, game_values(game, last_seq, request_id))
-    conn.executemany(S.insert_seats, seat_values(game))
+    conn.execute(S.insert_game, sql.game_values(game, last_seq, request_id))
+    conn.executemany(S.insert_seats, sql.seat_values(game))
 
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]
