@@ -38,6 +38,7 @@ SERVER_PORTS = (
     "truco.server.service",
     "truco.server.messages",
     "truco.server.projections",
+    "truco.server.reflection",
 )
 """The server's doors and what they are made of: the only modules of truco.server that may speak protobuf and
 gRPC. Everything else in truco.server is its core (the application, the referee, the stores...)."""
