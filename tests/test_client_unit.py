@@ -3,6 +3,7 @@ against a scripted in-process server, the proto-to-engine view used by selfplay,
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 from collections.abc import AsyncIterator
@@ -22,9 +23,11 @@ from truco.engine.cards import RANKS
 from truco.terminal import play as play_ui
 from truco.terminal import selfplay
 from truco_client import (
+    WRAPPERS,
     CardError,
     IllegalMove,
     NotFound,
+    ResourceExhausted,
     TrucoClient,
     TrucoError,
     Unavailable,
@@ -39,9 +42,14 @@ from truco_client import (
     error_from_status,
     fixed_deal,
     from_rpc_error,
+    is_my_turn,
+    is_over,
+    legal_of,
     mazo,
     parse_cards,
     perros,
+    pick_action,
+    plain_bot,
     play,
     sena,
     skip_perros,
@@ -53,6 +61,7 @@ from truco_client.v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
     rules_pb2,
+    rules_service_pb2,
     views_pb2,
 )
 from truco_client.versions import VersionsSeen
@@ -216,10 +225,18 @@ class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
         self.metadata: list[dict[str, str]] = []
         self.reads: list[tuple[str, str, int]] = []
         self.read_version = 2
+        self.quota_delays: list[float] = []
 
     async def SubmitCommand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         self.submits.append(request)
         self.metadata.append({k: v for k, v in context.invocation_metadata() if isinstance(v, str)})
+        if self.quota_delays:  # as the server refuses past a quota: ErrorInfo, then RetryInfo
+            delay = self.quota_delays.pop(0)
+            status = _status(grpc.StatusCode.RESOURCE_EXHAUSTED, "slow down", "QUOTA_EXCEEDED", quota="q")
+            retry = any_pb2.Any()
+            retry.Pack(error_details_pb2.RetryInfo(retry_delay={"seconds": int(delay), "nanos": int(delay % 1 * 1e9)}))
+            status.details.append(retry)
+            await context.abort_with_status(_as_grpc_status(status))
         if self.submit_failures:
             code = self.submit_failures.pop(0)
             if code is grpc.StatusCode.ABORTED:  # as the server says it: the game's version with the conflict
@@ -286,6 +303,60 @@ async def test_submit_retries_a_call_cut_by_a_replica_shutting_down(scripted: tu
         with pytest.raises(TrucoError):
             await client.submit("games/g1", mazo())
     assert len(servicer.submits) == 3
+
+
+async def test_a_quota_refusal_is_retried_after_its_retry_info_delay_with_the_same_request_id(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    servicer, target = scripted
+    servicer.quota_delays = [0.3]
+    async with TrucoClient(target, token="t", backoff=0.01) as client:
+        started = asyncio.get_running_loop().time()
+        assert (await client.submit("games/g1", mazo(), expected_version=1)).version == 2
+        waited = asyncio.get_running_loop().time() - started
+    assert waited >= 0.3
+    assert len(servicer.submits) == 2 and len({r.request_id for r in servicer.submits}) == 1
+
+
+async def test_a_quota_refusal_longer_than_the_clients_bound_is_raised_at_once(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    servicer, target = scripted
+    servicer.quota_delays = [30.0]
+    async with TrucoClient(target, token="t", max_quota_wait=5) as client:
+        with pytest.raises(ResourceExhausted) as caught:
+            await client.submit("games/g1", mazo())
+    assert (caught.value.reason, caught.value.retry_delay) == ("QUOTA_EXCEEDED", 30.0)
+    assert len(servicer.submits) == 1
+
+
+def test_every_rpc_of_the_service_has_a_wrapper() -> None:
+    methods = {
+        f"{service.full_name}/{method.name}"
+        for module in (game_service_pb2, rules_service_pb2)
+        for service in module.DESCRIPTOR.services_by_name.values()
+        for method in service.methods
+    }
+    assert set(WRAPPERS) == methods
+    for wrapper in WRAPPERS.values():
+        assert callable(getattr(TrucoClient, wrapper, None)), wrapper
+
+
+def test_pickers_choose_among_the_legal_actions_on_the_seats_turn() -> None:
+    hand = views_pb2.HandView(pending=views_pb2.PendingCall(call=commands_pb2.CALL_KIND_FALTA_ENVIDO))
+    public = views_pb2.MatchView(to_act=[1], hand=hand)
+    actions = [answer(True), answer(False), call("vale cuatro"), mazo()]
+    view = views_pb2.SeatView(seat=1, public=public, legal_actions=actions)
+    assert is_my_turn(view) and not is_over(view)
+    assert plain_bot(view) == answer(False)  # a falta envido is declined
+    assert pick_action(view) == answer(True)
+    assert pick_action(view, ("call",)) == call("vale cuatro")
+    assert legal_of(view, "answer") == [answer(True), answer(False)]
+    only_mazo = views_pb2.SeatView(seat=1, public=public, legal_actions=[mazo()])
+    assert pick_action(only_mazo, ("play_card",)) == mazo()
+    # Legal señas alone are no turn: a plain bot waits.
+    waiting = views_pb2.SeatView(seat=0, public=public, legal_actions=[sena("pieza 2")])
+    assert not is_my_turn(waiting) and plain_bot(waiting) is None and pick_action(waiting) == sena("pieza 2")
 
 
 async def test_submit_does_not_retry_an_illegal_move(scripted: tuple[ScriptedGames, str]) -> None:

@@ -1,12 +1,14 @@
-"""The TypeScript, Go, Java and Python SDKs against a real ``truco serve``, through ``scripts/sdk-play``.
+"""The TypeScript, Go, Java, Kotlin and Python SDKs against a real ``truco serve`` with its default settings
+(quotas on, default clocks: no ``--no-limits``, no think time), through ``scripts/sdk-play``.
 
 Each SDK is built first (npm ci + tsc, go build, mvn package: installs on a clean machine, reuses later), then
-its example bot plays whole matches: a 2-player match with an illegal card refused with CARD_NOT_IN_HAND, and a
-4-player match whose seats wait for their turns on WatchGame streams while the server is killed (SIGKILL) and
-restarted on the same port and store mid-match: every SDK must resume its streams, retry its calls and finish.
-The TypeScript SDK also plays over the web port's Connect and gRPC-Web protocols, as in a browser.
-The SDK code generated from proto/ must be what ``scripts/gen-sdks`` makes now, and each SDK's own unit tests
-(against in-memory fakes: what it sends, such as ``min_version``) pass.
+its example bot plays whole matches, the five SDKs at once on one server as one app's players: 2 players by
+polling, and 2, 4 and 6 players waiting for their turns on WatchGame streams, each with an illegal card refused
+with CARD_NOT_IN_HAND. Then each SDK plays 4 players from watches while its server is killed (SIGKILL) and
+restarted on the same port and store mid-match: it must resume its streams, retry its calls and finish. The
+TypeScript SDK also plays over the web port's Connect and gRPC-Web protocols, as in a browser. The SDK code
+generated from proto/ must be what ``scripts/gen-sdks`` makes now, and each SDK's own unit tests (against
+in-memory fakes: what it sends, such as ``min_version``, quota retries, a wrapper for every RPC) pass.
 
 Toolchains (node, go, java, mvn) are required: under CI these tests run, never skip.
 """
@@ -30,12 +32,12 @@ import pytest
 
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, views_pb2
 
-from .server_helpers import ProcessServer
+from .servers import ProcessServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SDK_PLAY = ROOT / "scripts" / "sdk-play"
 GEN_SDKS = ROOT / "scripts" / "gen-sdks"
-LANGUAGES = ("ts", "go", "java", "python")
+LANGUAGES = ("ts", "go", "java", "kotlin", "python")
 FIRST_RUN_SECONDS = 1200.0
 """The first run installs and builds every SDK (npm, Go modules, Maven artifacts) on a clean machine."""
 MATCH_SECONDS = 240.0
@@ -121,7 +123,8 @@ def built() -> None:
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ProcessServer]:
-    running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path, web=True)
+    """``truco serve`` with its defaults: quotas on, 30 s clocks."""
+    running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path, web=True, limits=True)
     yield running
     running.kill()
 
@@ -152,7 +155,7 @@ def test_generated_sdk_code_is_what_the_protos_generate() -> None:
     assert result.returncode == 0, result.stdout + result.stderr[-6000:]
 
 
-@pytest.mark.parametrize("lang", ["ts", "go", "java"])
+@pytest.mark.parametrize("lang", ["ts", "go", "java", "kotlin"])
 def test_each_sdks_own_unit_tests_pass(built: None, lang: str) -> None:
     result = subprocess.run(
         [str(SDK_PLAY), lang, "--unit-tests"], cwd=ROOT, capture_output=True, text=True, timeout=FIRST_RUN_SECONDS
@@ -160,15 +163,17 @@ def test_each_sdks_own_unit_tests_pass(built: None, lang: str) -> None:
     assert result.returncode == 0, f"{lang}:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
 
 
-def test_each_sdk_plays_a_two_player_match_and_reads_the_illegal_card_reason(
-    built: None, server: ProcessServer
+@pytest.mark.parametrize(("players", "watch"), [(2, False), (2, True), (4, True), (6, True)])
+def test_each_sdks_example_finishes_its_match_against_a_default_server(
+    built: None, server: ProcessServer, players: int, watch: bool
 ) -> None:
-    # The four at once, each its own game on the one server.
-    runs = [BotRun.start(lang, server.address) for lang in LANGUAGES]
+    # The five at once, each its own game on the one server: one app (one address) with up to 15 players.
+    options = ["--players", str(players), *(["--watch"] if watch else [])]
+    runs = [BotRun.start(lang, server.address, *options) for lang in LANGUAGES]
     try:
         for run in runs:
             status, result = run.result(FIRST_RUN_SECONDS)
-            assert_finished(run.lang, status, result, players=2)
+            assert_finished(run.lang, status, result, players=players)
             final = public_view(server.address, str(result["game"]))
             assert final.phase == views_pb2.PHASE_MATCH_OVER
             assert [score.points for score in sorted(final.scores, key=lambda s: s.team)] == result["scores"]
@@ -177,37 +182,33 @@ def test_each_sdk_plays_a_two_player_match_and_reads_the_illegal_card_reason(
             run.stop()
 
 
+@pytest.mark.parametrize("lang", LANGUAGES)
 def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_server_restart(
-    built: None, tmp_path: Path, server: ProcessServer
+    built: None, tmp_path: Path, server: ProcessServer, lang: str
 ) -> None:
-    # A short pause before each move keeps every match going until the restart.
-    runs = [BotRun.start(lang, server.address, "--players", "4", "--watch", "--think-ms", "150") for lang in LANGUAGES]
+    run = BotRun.start(lang, server.address, "--players", "4", "--watch")
     restarted: ProcessServer | None = None
     try:
-        games = {run.lang: run.game(FIRST_RUN_SECONDS) for run in runs}
+        name = run.game(FIRST_RUN_SECONDS)
         deadline = time.monotonic() + MATCH_SECONDS
-        while min(public_view(server.address, name).version for name in games.values()) < 20:
-            assert time.monotonic() < deadline, "the matches did not get going"
-            time.sleep(0.05)
-        before = {lang: public_view(server.address, name) for lang, name in games.items()}
-        ended = {lang: (v.version, [s.points for s in v.scores]) for lang, v in before.items() if v.phase == OVER}
-        assert not ended, f"matches ended before the restart: {ended}"
-
+        while public_view(server.address, name).version < 4:  # a few moves in: both seats are watching
+            assert time.monotonic() < deadline, "the match did not get going"
+            time.sleep(0.01)
         server.process.send_signal(signal.SIGKILL)
         server.process.wait(30)
-        restarted = ProcessServer(server.store, tmp_path, port=server.port)
+        restarted = ProcessServer(server.store, tmp_path, port=server.port, limits=True)
+        before = public_view(restarted.address, name)
+        assert before.phase != OVER, f"the match ended before the restart (version {before.version})"
 
-        for run in runs:
-            status, result = run.result(MATCH_SECONDS)
-            assert_finished(run.lang, status, result, players=4)
-            resumes = result["resumes"]
-            assert isinstance(resumes, int) and resumes >= 2, f"{run.lang}: both seats' watches must resume: {result}"
-            final = public_view(restarted.address, games[run.lang])
-            assert final.phase == views_pb2.PHASE_MATCH_OVER
-            assert final.version > before[run.lang].version
+        status, result = run.result(MATCH_SECONDS)
+        assert_finished(lang, status, result, players=4)
+        resumes = result["resumes"]
+        assert isinstance(resumes, int) and resumes >= 2, f"{lang}: both seats' watches must resume: {result}"
+        final = public_view(restarted.address, name)
+        assert final.phase == views_pb2.PHASE_MATCH_OVER
+        assert final.version > before.version
     finally:
-        for run in runs:
-            run.stop()
+        run.stop()
         if restarted is not None:
             restarted.kill()
 

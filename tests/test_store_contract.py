@@ -42,8 +42,8 @@ from truco.server.store import (
 )
 from truco.server.store import postgres as postgres_backend
 from truco.server.store import sqlite as sqlite_backend
-from truco.server.store.base import now_us
 from truco.server.store.postgres import PostgresStore
+from truco.server.store.records import now_us
 from truco.server.store.sqlite import SQLiteStore
 
 #: Run by a child process to append one event: a writer the store under test cannot see in memory.
@@ -557,7 +557,7 @@ class StoreContract(abc.ABC):
     async def test_api_keys_are_created_found_by_hash_listed_and_revoked(self) -> None:
         store, replica = await self.open(), await self.open()
         first = ApiKeyRecord("k1", "app one", b"hash-1", "2025-01-01T00:00:00.000000Z")
-        second = ApiKeyRecord("k2", "app two", b"hash-2", "2025-01-02T00:00:00.000000Z")
+        second = ApiKeyRecord("k2", "app two", b"hash-2", "2025-01-02T00:00:00.000000Z", quotas='{"burst": 900}')
         await store.create_api_key(second)
         await store.create_api_key(first)
         assert await replica.api_key_by_hash(b"hash-1") == first

@@ -1,4 +1,4 @@
-module truco/clients/go
+module github.com/truco-uy/truco/clients/go
 
 go 1.26.0
 

@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	trucov1 "truco/clients/go/gen/truco/v1"
+	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
 )
 
 // Ranks are the ten ranks of each suit of the 40-card Spanish deck.

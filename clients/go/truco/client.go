@@ -4,8 +4,14 @@
 // One Client plays one seat: JoinGame keeps the seat token and sends it, as "authorization: Bearer <token>",
 // on every later call. Every call has a deadline (Options.Timeout); UNAVAILABLE, DEADLINE_EXCEEDED and a
 // CANCELLED the caller did not ask for are retried with backoff and jitter, and a retried write sends the same
-// request id, which the server applies once. Failures are *Error values with the ErrorInfo reason. PlayTurn
-// re-reads the view on ABORTED; Watch reopens a broken stream after the last version it delivered.
+// request id, which the server applies once. A call a quota refused (RESOURCE_EXHAUSTED with a google.rpc.RetryInfo)
+// is sent again, the same request, after the delay the server asked for when it is at most Options.MaxQuotaWait.
+// Failures are *Error values with the ErrorInfo reason. PlayTurn re-reads the view on ABORTED; Watch reopens a
+// broken stream after the last version it delivered.
+//
+// Every RPC of the service has one method here (Wrappers), with the helpers every SDK has: the turn helper
+// (PlayTurn, IsMyTurn), resuming watches, legal-action pickers (PickAction, PlainBot), proof checks (VerifyProof)
+// and the versions seen.
 //
 // Reads (GetView, SeatView, LegalActions) send the newest version of the game the client has seen (in any reply,
 // VERSION_CONFLICT or watched event; of at most MaxGamesSeen games, the least recently seen forgotten first) as
@@ -29,7 +35,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 
-	trucov1 "truco/clients/go/gen/truco/v1"
+	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
 )
 
 // Options say how a Client calls. The zero value of a field takes its default.
@@ -46,6 +52,26 @@ type Options struct {
 	Backoff time.Duration
 	// MaxBackoff is the longest delay between two attempts (default 3s). Each delay is jittered.
 	MaxBackoff time.Duration
+	// MaxQuotaWait: a call a quota refused is sent again after the server's RetryInfo delay when that delay is at
+	// most this long (default 10s); a longer one is returned at once (ErrResourceExhausted).
+	MaxQuotaWait time.Duration
+}
+
+// Wrappers names the Client method that wraps each RPC of the service (a test checks none is missing).
+var Wrappers = map[string]string{
+	"truco.v1.GameService/CreateGame":       "CreateGame",
+	"truco.v1.GameService/JoinGame":         "JoinGame",
+	"truco.v1.GameService/GetGameView":      "GetView",
+	"truco.v1.GameService/ListLegalActions": "LegalActions",
+	"truco.v1.GameService/SubmitCommand":    "Submit",
+	"truco.v1.GameService/WatchGame":        "Watch",
+	"truco.v1.GameService/ListGames":        "ListGames",
+	"truco.v1.GameService/GetGame":          "GetGame",
+	"truco.v1.GameService/LeaveGame":        "LeaveGame",
+	"truco.v1.GameService/ResumeSeat":       "ResumeSeat",
+	"truco.v1.GameService/Rematch":          "Rematch",
+	"truco.v1.RulesService/EvaluateHand":    "EvaluateHand",
+	"truco.v1.RulesService/CompareCards":    "CompareCards",
 }
 
 // Client calls GameService and RulesService over one gRPC connection.
@@ -87,6 +113,9 @@ func NewClient(conn grpc.ClientConnInterface, options Options) *Client {
 	}
 	if options.MaxBackoff <= 0 {
 		options.MaxBackoff = 3 * time.Second
+	}
+	if options.MaxQuotaWait <= 0 {
+		options.MaxQuotaWait = 10 * time.Second
 	}
 	return &Client{
 		Games:   trucov1.NewGameServiceClient(conn),
@@ -173,6 +202,18 @@ func retryable(ctx context.Context, code codes.Code) bool {
 	return code == codes.Unavailable || code == codes.DeadlineExceeded || code == codes.Canceled
 }
 
+// quotaWait is how long to wait before sending again a call a quota refused; 0: do not (no RetryInfo, or longer
+// than MaxQuotaWait).
+func (c *Client) quotaWait(ctx context.Context, failure *Error) time.Duration {
+	if ctx.Err() != nil || failure.Code != codes.ResourceExhausted || failure.RetryDelay <= 0 {
+		return 0
+	}
+	if failure.RetryDelay > c.options.MaxQuotaWait {
+		return 0
+	}
+	return failure.RetryDelay
+}
+
 // unary calls f with the deadline and the token, retrying what retryable allows; the request is built once,
 // so a retried write carries the same request id.
 func unary[T any](c *Client, ctx context.Context, f func(context.Context) (T, error)) (T, error) {
@@ -184,16 +225,20 @@ func unary[T any](c *Client, ctx context.Context, f func(context.Context) (T, er
 			return result, nil
 		}
 		failure := FromError(err).(*Error)
-		if !retryable(ctx, failure.Code) || attempt >= c.options.Retries {
+		wait := c.quotaWait(ctx, failure)
+		if (wait == 0 && !retryable(ctx, failure.Code)) || attempt >= c.options.Retries {
 			var zero T
 			return zero, failure
 		}
-		c.resetBackoff()
+		if wait == 0 {
+			wait = c.delay(attempt)
+			c.resetBackoff()
+		}
 		select {
 		case <-ctx.Done():
 			var zero T
 			return zero, FromError(ctx.Err())
-		case <-time.After(c.delay(attempt)):
+		case <-time.After(wait):
 		}
 	}
 }
@@ -206,6 +251,12 @@ type CreateOptions struct {
 	Rules *trucov1.RuleSet
 	// Bots maps seats to the server bot that plays them.
 	Bots map[int32]trucov1.BotKind
+	// BotLevel is the playing strength of every bot seat; when set it chooses the bot (the kinds are ignored).
+	BotLevel trucov1.BotLevel
+	// Public lists the game to every caller in ListGames, not only to this client's API key.
+	Public bool
+	// Clock is the game's turn clocks (nil: the server's default; a zero Decision: none).
+	Clock *trucov1.ClockSettings
 	// FixedDeals are scripted first deals (accepted only by a server started with --allow-fixed-deals).
 	FixedDeals []*trucov1.FixedDeal
 	// RequestID is the idempotency key ("" : a fresh one): the same id returns the same game.
@@ -214,13 +265,16 @@ type CreateOptions struct {
 
 // CreateGame creates a match.
 func (c *Client) CreateGame(ctx context.Context, options CreateOptions) (*trucov1.Game, error) {
-	request := &trucov1.CreateGameRequest{RequestId: options.RequestID, Rules: options.Rules, FixedDeals: options.FixedDeals}
+	request := &trucov1.CreateGameRequest{
+		RequestId: options.RequestID, Rules: options.Rules, FixedDeals: options.FixedDeals, Public: options.Public,
+		Clock: options.Clock,
+	}
 	if request.RequestId == "" {
 		request.RequestId = NewRequestID()
 	}
 	for seat := int32(0); seat < 8; seat++ {
 		if kind, ok := options.Bots[seat]; ok {
-			request.Bots = append(request.Bots, &trucov1.BotSeat{Seat: seat, Kind: kind})
+			request.Bots = append(request.Bots, &trucov1.BotSeat{Seat: seat, Kind: kind, Level: options.BotLevel})
 		}
 	}
 	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.CreateGameResponse, error) {
@@ -366,8 +420,9 @@ type WatchOptions struct {
 
 // Watch yields each new event of the game with the caller's view after it, from afterVersion on. A stream
 // broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after the last
-// version delivered, up to Retries times in a row with backoff. The sequence ends when the server ends the
-// stream (the match is over), ctx is done, or the loop breaks; a final error is yielded with a nil response.
+// version delivered, up to Retries times in a row with backoff; a stream a quota refused (too many watches) is
+// opened again after its RetryInfo delay. The sequence ends when the server ends the stream (right after the
+// event that ends the match), ctx is done, or the loop breaks; a final error is yielded with a nil response.
 // A watch has no deadline: cancel ctx to stop it. Each event's version counts as seen.
 func (c *Client) Watch(ctx context.Context, name string, afterVersion int64, options WatchOptions) iter.Seq2[*trucov1.WatchGameResponse, error] {
 	name = GameName(name)
@@ -397,18 +452,22 @@ func (c *Client) Watch(ctx context.Context, name string, afterVersion int64, opt
 				return
 			}
 			failure := FromError(err).(*Error)
-			if !retryable(ctx, failure.Code) || failures >= c.options.Retries {
+			wait := c.quotaWait(ctx, failure)
+			if (wait == 0 && !retryable(ctx, failure.Code)) || failures >= c.options.Retries {
 				yield(nil, failure)
 				return
 			}
 			if options.OnResume != nil {
 				options.OnResume(last, failure)
 			}
-			c.resetBackoff()
+			if wait == 0 {
+				wait = c.delay(failures)
+				c.resetBackoff()
+			}
 			select {
 			case <-ctx.Done():
 				return
-			case <-time.After(c.delay(failures)):
+			case <-time.After(wait):
 			}
 			failures++
 		}
@@ -438,6 +497,54 @@ func (c *Client) ListGames(ctx context.Context, pageSize int32) iter.Seq2[*truco
 			}
 		}
 	}
+}
+
+// GetGame is the game: seats (with presence and takeover), clock settings, phase, scores, rematch links.
+func (c *Client) GetGame(ctx context.Context, name string) (*trucov1.Game, error) {
+	request := &trucov1.GetGameRequest{Name: GameName(name)}
+	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.GetGameResponse, error) {
+		return c.Games.GetGame(ctx, request)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.seen.saw(request.Name, response.GetGame().GetVersion())
+	return response.GetGame(), nil
+}
+
+// LeaveGame leaves this client's seat: a bot plays it until ResumeSeat. It returns the seat's view.
+func (c *Client) LeaveGame(ctx context.Context, name string) (*trucov1.SeatView, error) {
+	request := &trucov1.LeaveGameRequest{Name: GameName(name)}
+	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.LeaveGameResponse, error) {
+		return c.Games.LeaveGame(ctx, request)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.seen.saw(request.Name, response.GetView().GetPublic().GetVersion())
+	return response.GetView(), nil
+}
+
+// ResumeSeat takes this client's seat back from the bot that played it (after its clock ran out, or a leave).
+func (c *Client) ResumeSeat(ctx context.Context, name string) (*trucov1.SeatView, error) {
+	request := &trucov1.ResumeSeatRequest{Name: GameName(name)}
+	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.ResumeSeatResponse, error) {
+		return c.Games.ResumeSeat(ctx, request)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.seen.saw(request.Name, response.GetView().GetPublic().GetVersion())
+	return response.GetView(), nil
+}
+
+// Rematch is the next game of a finished one (Game, Seat): same seats, and this client's token holds its seat
+// there too. Every seat asking gets the same game. ErrIllegalMove GAME_NOT_FINISHED for a game still in play.
+func (c *Client) Rematch(ctx context.Context, name string) (*trucov1.RematchResponse, error) {
+	request := &trucov1.RematchRequest{Name: GameName(name)}
+	return unary(c, ctx, func(ctx context.Context) (*trucov1.RematchResponse, error) {
+		return c.Games.Rematch(ctx, request)
+	})
 }
 
 // --- RulesService --------------------------------------------------------------------------------------------

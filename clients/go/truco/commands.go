@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 
-	trucov1 "truco/clients/go/gen/truco/v1"
+	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
 )
 
 // Play is the command that plays a card from the hand.
@@ -133,14 +133,32 @@ func PickAction(view *trucov1.SeatView, preferences []Preference, rng *rand.Rand
 	return choose(actions)
 }
 
+// IsMyTurn reports whether the match waits for this seat: it is in Public.ToAct (its card, its team's answer, its
+// perros decision). Legal actions alone are not a turn: a seña is legal out of turn.
+func IsMyTurn(view *trucov1.SeatView) bool {
+	if view == nil {
+		return false
+	}
+	for _, seat := range view.GetPublic().GetToAct() {
+		if seat == view.GetSeat() {
+			return true
+		}
+	}
+	return false
+}
+
 // PlainBot is the example bots' policy, the same in every SDK: decline a falta envido or a contra flor al resto
-// (they can end the match at once), otherwise PickAction with PlainBotPreferences.
+// (they can end the match at once), otherwise PickAction with PlainBotPreferences on the seat's turn (never a
+// seña).
 func PlainBot(view *trucov1.SeatView) *trucov1.Command {
 	pending := view.GetPublic().GetHand().GetPending().GetCall()
 	if pending == trucov1.CallKind_CALL_KIND_FALTA_ENVIDO || pending == trucov1.CallKind_CALL_KIND_CONTRA_FLOR_AL_RESTO {
 		if declined := PickAction(view, []Preference{PreferNoQuiero}, nil); declined.GetAnswer() != nil && !declined.GetAnswer().GetAccept() {
 			return declined
 		}
+	}
+	if !IsMyTurn(view) {
+		return nil
 	}
 	return PickAction(view, PlainBotPreferences, nil)
 }

@@ -3,6 +3,7 @@ package truco
 import (
 	"errors"
 	"fmt"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
@@ -29,7 +30,10 @@ type Error struct {
 	Metadata map[string]string
 	// Domain is the ErrorInfo domain, truco.v1 for the service's own errors.
 	Domain string
-	cause  error
+	// RetryDelay is how long to wait before sending the call again, from the status' google.rpc.RetryInfo (a
+	// quota refusal carries one); 0 without one.
+	RetryDelay time.Duration
+	cause      error
 }
 
 func (e *Error) Error() string {
@@ -69,7 +73,8 @@ var (
 	ErrUnauthenticated error = codeError{codes.Unauthenticated, "unauthenticated"}
 	// ErrPermissionDenied: PERMISSION_DENIED, the token does not allow this.
 	ErrPermissionDenied error = codeError{codes.PermissionDenied, "permission denied"}
-	// ErrResourceExhausted: RESOURCE_EXHAUSTED, a limit was reached.
+	// ErrResourceExhausted: RESOURCE_EXHAUSTED, a quota was used up (reason QUOTA_EXCEEDED; Metadata["quota"]
+	// names it, RetryDelay says when to send the call again). The client waits and retries by itself first.
 	ErrResourceExhausted error = codeError{codes.ResourceExhausted, "resource exhausted"}
 	// ErrUnavailable: UNAVAILABLE after the client's retries.
 	ErrUnavailable error = codeError{codes.Unavailable, "unavailable"}
@@ -91,15 +96,14 @@ func FromError(err error) error {
 	failure := &Error{Code: st.Code(), Message: st.Message(), Metadata: map[string]string{}, cause: err}
 	var fallback *errdetails.ErrorInfo
 	for _, detail := range st.Details() {
+		if retry, ok := detail.(*errdetails.RetryInfo); ok {
+			failure.RetryDelay = retry.GetRetryDelay().AsDuration()
+		}
 		info, ok := detail.(*errdetails.ErrorInfo)
 		if !ok {
 			continue
 		}
-		if info.GetDomain() == Domain {
-			fallback = info
-			break
-		}
-		if fallback == nil {
+		if fallback == nil || (info.GetDomain() == Domain && fallback.GetDomain() != Domain) {
 			fallback = info
 		}
 	}

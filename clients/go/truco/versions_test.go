@@ -16,7 +16,7 @@ import (
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
-	trucov1 "truco/clients/go/gen/truco/v1"
+	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
 )
 
 // read is one read the fake server was sent.

@@ -8,10 +8,13 @@ It creates a match against the server's heuristic bots, plays its seats to the e
 and exits 0 only if the match ended and the illegal card was refused with CARD_NOT_IN_HAND.
 
     python bot.py ADDRESS                        2 players: this bot in seat 0, a server bot in seat 1
-    python bot.py ADDRESS --players 4 --watch    4 players: seats 0 and 2 (a client each), server bots in 1 and 3;
-                                                 each seat waits for its turn on a WatchGame stream that resumes
-                                                 by itself after a dropped connection or a server restart
-    --target N (points to win), --think-ms N (a pause before each move)
+    python bot.py ADDRESS --players 4 --watch    4 players (or 6): this bot's seats are the even ones (a client
+                                                 each), server bots the odd ones; each seat waits for its turn on
+                                                 a WatchGame stream that resumes by itself after a dropped
+                                                 connection or a server restart
+    --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
+
+It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
 """
 
 from __future__ import annotations
@@ -24,42 +27,17 @@ import sys
 from contextlib import aclosing
 from dataclasses import dataclass
 
-from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, card_text, play
-from truco_client.v1 import commands_pb2, views_pb2
+from truco_client import IllegalMove, TrucoClient, TrucoError, card_text, is_my_turn, is_over, plain_bot, play
+from truco_client.v1 import views_pb2
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 DECK = [f"{rank}{suit}" for suit in "eboc" for rank in RANKS]
-DECLINED = (commands_pb2.CALL_KIND_FALTA_ENVIDO, commands_pb2.CALL_KIND_CONTRA_FLOR_AL_RESTO)
-PREFERENCES = ("play_card", "quiero", "skip_perros", "answer_perros", "answer", "call")
+POLL_SECONDS = 0.2
+"""How often a polling seat reads its view while it waits (5 reads a second, well inside a player's quota)."""
 
 
 def log(line: str) -> None:
     print(f"bot(python): {line}", file=sys.stderr, flush=True)
-
-
-def is_over(view: views_pb2.SeatView) -> bool:
-    return view.public.phase == views_pb2.PHASE_MATCH_OVER
-
-
-def plain_bot(view: views_pb2.SeatView) -> commands_pb2.Command | None:
-    """The example bots' policy: decline a falta envido or contra flor al resto, else play a card, accept calls,
-    deal without perros; the mazo only when nothing else is legal."""
-    actions = list(view.legal_actions)
-    if not actions:
-        return None
-    if view.public.hand.pending.call in DECLINED:
-        for action in actions:
-            if action.WhichOneof("kind") == "answer" and not action.answer.accept:
-                return action
-    for preference in PREFERENCES:
-        for action in actions:
-            kind = action.WhichOneof("kind")
-            if preference == "quiero" and kind == "answer" and action.answer.accept:
-                return action
-            if preference == kind:
-                return action
-    others = [action for action in actions if action.WhichOneof("kind") != "go_to_mazo"]
-    return (others or actions)[0]
 
 
 @dataclass
@@ -81,30 +59,23 @@ async def try_illegal_card(client: TrucoClient, name: str, view: views_pb2.SeatV
 
 
 async def act(client: TrucoClient, name: str, view: views_pb2.SeatView, state: State, think: float) -> None:
-    """One move for the seat, re-reading the view when the game moved on (ABORTED)."""
-    if not view.legal_actions:
+    """One move for the seat when the match waits for it: the SDK's turn helper submits plain_bot's choice and
+    reads the view again if the game moved on first (ABORTED)."""
+    if not is_my_turn(view):
         return
     if not state.illegal_reason and any(a.WhichOneof("kind") == "play_card" for a in view.legal_actions):
         state.illegal_reason = await try_illegal_card(client, name, view)
     await asyncio.sleep(think)
-    for _ in range(10):
-        command = plain_bot(view)
-        if command is None:
-            return
-        try:
-            await client.submit(name, command, expected_version=view.public.version)
-            state.moves += 1
-            return
-        except VersionConflict:
-            view = (await client.get_view(name)).seat
+    if await client.play_turn(name, plain_bot, view=view) is not None:
+        state.moves += 1
 
 
 async def play_by_polling(client: TrucoClient, name: str, view: views_pb2.SeatView, state: State, think: float) -> None:
     while not is_over(view):
-        if view.legal_actions:
+        if is_my_turn(view):
             await act(client, name, view, state, think)
         else:
-            await asyncio.sleep(0.02)
+            await asyncio.sleep(POLL_SECONDS)
         view = (await client.get_view(name)).seat
 
 
@@ -130,23 +101,25 @@ async def play_by_watching(
 async def main() -> int:
     parser = argparse.ArgumentParser(description="The Python SDK's example bot.")
     parser.add_argument("address")
-    parser.add_argument("--players", type=int, choices=(2, 4), default=2)
+    parser.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
     parser.add_argument("--watch", action="store_true")
     parser.add_argument("--target", type=int, default=0)
     parser.add_argument("--think-ms", type=int, default=0)
+    parser.add_argument("--bot-level", choices=("beginner", "intermediate", "expert"))
     args = parser.parse_args()
     # Watching seats ride out a server restart: more retries, and gRPC's reconnect backoff kept short.
     retries = 60 if args.watch else 4
     options = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)]
     api_key = os.environ.get("TRUCO_API_KEY") or None
     async with TrucoClient(args.address, api_key=api_key, retries=retries, max_backoff=1.0, options=options) as creator:
-        bots = {1: "heuristic"} if args.players == 2 else {1: "heuristic", 3: "heuristic"}
+        # The bot seats are the odd ones (the rival team); this bot plays every even seat.
+        bots = {seat: "heuristic" for seat in range(1, args.players, 2)}
         rules = {"players": args.players, **({"target": args.target} if args.target else {})}
-        game = await creator.create_game(rules=rules, bots=bots)
+        game = await creator.create_game(rules=rules, bots=bots, bot_level=args.bot_level)
         log(f"game {game.name}")
         state = State()
         think = args.think_ms / 1000
-        seats = [0] if args.players == 2 else [0, 2]
+        seats = list(range(0, args.players, 2))
         clients = [creator.with_token(None) for _ in seats]
         pairs = zip(clients, seats, strict=True)
         joined = [await c.join_game(game.name, seat=s, player_name=f"python bot {s}") for c, s in pairs]

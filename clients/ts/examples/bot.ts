@@ -6,17 +6,18 @@
  *
  *   node dist/examples/bot.js ADDRESS                 2 players: this bot in seat 0, a server bot in seat 1
  *   node dist/examples/bot.js ADDRESS --players 4 --watch
- *        4 players: this bot plays seats 0 and 2 (a client each), server bots 1 and 3; each seat waits for its turn
- *        on a WatchGame stream that resumes by itself after a dropped connection or a server restart.
- *   --target N (points to win), --think-ms N (a pause before each move)
+ *        4 players (or 6): this bot plays the even seats (a client each), server bots the odd ones; each seat waits
+ *        for its turn on a WatchGame stream that resumes by itself after a dropped connection or a server restart.
+ *   --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
+ * It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
  *   --protocol connect|grpc-web: talk to the server's web port (truco serve --web-port) the way a browser does
  */
 import {
   cardText,
   deck,
   IllegalMove,
+  isMyTurn,
   isOver,
-  pickAction,
   plainBot,
   play,
   type SeatView,
@@ -32,6 +33,7 @@ interface Options {
   target: number;
   thinkMs: number;
   protocol: Protocol;
+  botLevel?: string;
 }
 
 function parseArgs(argv: string[]): Options {
@@ -43,16 +45,19 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--target") options.target = Number(argv[++i]);
     else if (arg === "--think-ms") options.thinkMs = Number(argv[++i]);
     else if (arg === "--protocol") options.protocol = argv[++i] as Protocol;
+    else if (arg === "--bot-level") options.botLevel = argv[++i];
     else if (!options.address && !arg.startsWith("--")) options.address = arg;
     else throw new Error(`unknown argument ${arg}`);
   }
-  if (!options.address || ![2, 4].includes(options.players)) {
-    throw new Error("usage: bot ADDRESS [--players 2|4] [--watch] [--target N] [--think-ms N] [--protocol P]");
+  if (!options.address || ![2, 4, 6].includes(options.players)) {
+    throw new Error("usage: bot ADDRESS [--players 2|4|6] [--watch] [--target N] [--think-ms N] [--protocol P] [--bot-level L]");
   }
   return options;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** How often a polling seat reads its view while it waits (5 reads a second, well inside a player's quota). */
+const POLL_MS = 200;
 const log = (line: string) => process.stderr.write(`bot(ts): ${line}\n`);
 
 /** A card of the deck that is not in the seat's hand: playing it must fail with CARD_NOT_IN_HAND. */
@@ -76,8 +81,8 @@ async function tryIllegalCard(client: TrucoClient, name: string, view: SeatView)
 async function playByPolling(client: TrucoClient, name: string, first: SeatView, options: Options, state: State): Promise<void> {
   let view = first;
   while (!isOver(view)) {
-    if (pickAction(view) === undefined) {
-      await sleep(20);
+    if (!isMyTurn(view)) {
+      await sleep(POLL_MS);
       view = await client.seatView(name);
       continue;
     }
@@ -94,7 +99,7 @@ async function playByPolling(client: TrucoClient, name: string, first: SeatView,
 /** Plays one seat from a WatchGame stream: a move each time the stream shows the seat legal actions. */
 async function playByWatching(client: TrucoClient, name: string, first: SeatView, options: Options, state: State): Promise<void> {
   const act = async (view: SeatView) => {
-    if (pickAction(view) === undefined) return;
+    if (!isMyTurn(view)) return;
     if (!state.illegalReason && view.legalActions.some((action) => action.kind.case === "playCard")) {
       state.illegalReason = await tryIllegalCard(client, name, view);
     }
@@ -125,11 +130,12 @@ async function main(): Promise<number> {
   const transport = createNodeTransport(options.address, { protocol: options.protocol });
   const retries = options.watch ? { retries: 60, maxBackoffMs: 1000 } : {};
   const creator = new TrucoClient(transport, { ...retries, apiKey: process.env.TRUCO_API_KEY || undefined });
-  const bots: Record<number, string> = options.players === 2 ? { 1: "heuristic" } : { 1: "heuristic", 3: "heuristic" };
+  // The bot seats are the odd ones (the rival team); this bot plays every even seat.
+  const seats = Array.from({ length: options.players / 2 }, (_, i) => 2 * i);
+  const bots: Record<number, string> = Object.fromEntries(seats.map((seat) => [seat + 1, "heuristic"]));
   const rules = { players: options.players, ...(options.target ? { target: options.target } : {}) };
-  const game = await creator.createGame({ rules, bots });
+  const game = await creator.createGame({ rules, bots, botLevel: options.botLevel });
   log(`game ${game.name}`);
-  const seats = options.players === 2 ? [0] : [0, 2];
   const state: State = { illegalReason: "", moves: 0, resumes: 0 };
   const clients = await Promise.all(
     seats.map(async (seat) => {

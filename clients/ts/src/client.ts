@@ -7,9 +7,14 @@
  * `authorization: Bearer <token>`, on every later call. Every call has a deadline; UNAVAILABLE (and
  * DEADLINE_EXCEEDED, every call here being idempotent) is retried with backoff and jitter, and a retried write
  * sends the same request id, which the server applies once (so is a CANCELLED the client did not ask for, which
- * a stopping server sends). Failures reject with the typed errors of
- * ./errors.ts. {@link TrucoClient.playTurn} re-reads the view on ABORTED; {@link TrucoClient.watch} reopens a
- * broken stream after the last version it delivered.
+ * a stopping server sends). A call a quota refused (RESOURCE_EXHAUSTED with a google.rpc.RetryInfo) is sent again,
+ * the same request, after the delay the server asked for when it is at most `maxQuotaWaitMs`. Failures reject with
+ * the typed errors of ./errors.ts. {@link TrucoClient.playTurn} re-reads the view on ABORTED;
+ * {@link TrucoClient.watch} reopens a broken stream after the last version it delivered.
+ *
+ * Every RPC of the service has one method here ({@link WRAPPERS}), with the helpers every SDK has: the turn helper
+ * (playTurn, isMyTurn), resuming watches, legal-action pickers (./commands.ts), proof checks (./proofs.ts) and
+ * the versions seen.
  *
  * Reads (views, legal actions) send the newest version of the game the client has seen (in any reply, VERSION_CONFLICT
  * or watched event; of at most 1,024 games, the least recently seen forgotten first) as `minVersion`: the answer is
@@ -19,16 +24,19 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import { type CallOptions, Code, type Client, createClient, type Transport } from "@connectrpc/connect";
 import { type CardLike, card, parseCards } from "./cards.js";
-import { pickAction } from "./commands.js";
-import { type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
+import { plainBot } from "./commands.js";
+import { ResourceExhausted, type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
 import type { Command } from "./gen/truco/v1/commands_pb.js";
 import {
   BotKind,
+  BotLevel,
+  type ClockSettingsSchema,
   type FixedDeal,
   type Game,
   GameService,
   type GetGameViewResponse,
   type ListLegalActionsResponse,
+  type RematchResponse,
   type SubmitCommandResponse,
   type WatchGameResponse,
 } from "./gen/truco/v1/game_service_pb.js";
@@ -44,6 +52,30 @@ import { parseVersion, VersionsSeen } from "./versions.js";
 /** The server's bots by name, for `createGame({ bots: { 1: "heuristic" } })`. */
 export const BOT_KINDS: Readonly<Record<string, BotKind>> = { random: BotKind.RANDOM, heuristic: BotKind.HEURISTIC };
 
+/** The server bots' playing strengths by name, for `createGame({ botLevel: "expert" })`. */
+export const BOT_LEVELS: Readonly<Record<string, BotLevel>> = {
+  beginner: BotLevel.BEGINNER,
+  intermediate: BotLevel.INTERMEDIATE,
+  expert: BotLevel.EXPERT,
+};
+
+/** The {@link TrucoClient} method that wraps each RPC of the service (a test checks none is missing). */
+export const WRAPPERS: Readonly<Record<string, keyof TrucoClient>> = {
+  "truco.v1.GameService/CreateGame": "createGame",
+  "truco.v1.GameService/JoinGame": "joinGame",
+  "truco.v1.GameService/GetGameView": "getView",
+  "truco.v1.GameService/ListLegalActions": "legalActions",
+  "truco.v1.GameService/SubmitCommand": "submit",
+  "truco.v1.GameService/WatchGame": "watch",
+  "truco.v1.GameService/ListGames": "listGames",
+  "truco.v1.GameService/GetGame": "getGame",
+  "truco.v1.GameService/LeaveGame": "leaveGame",
+  "truco.v1.GameService/ResumeSeat": "resumeSeat",
+  "truco.v1.GameService/Rematch": "rematch",
+  "truco.v1.RulesService/EvaluateHand": "evaluateHand",
+  "truco.v1.RulesService/CompareCards": "compareCards",
+};
+
 /** How a {@link TrucoClient} calls. */
 export interface ClientOptions {
   /** A seat token to act as that seat (unset: a spectator until joinGame). */
@@ -58,6 +90,11 @@ export interface ClientOptions {
   backoffMs?: number;
   /** The longest delay between two attempts (default 3000). Each delay is jittered between half and all of it. */
   maxBackoffMs?: number;
+  /**
+   * A call a quota refused is sent again after the server's RetryInfo delay when that delay is at most this long
+   * (default 10000 ms); a longer one rejects with ResourceExhausted at once.
+   */
+  maxQuotaWaitMs?: number;
 }
 
 /** A seat taken with {@link TrucoClient.joinGame}. */
@@ -111,6 +148,7 @@ export class TrucoClient {
   readonly retries: number;
   readonly backoffMs: number;
   readonly maxBackoffMs: number;
+  readonly maxQuotaWaitMs: number;
   readonly apiKey: string | undefined;
   private currentToken: string | undefined;
   /** The newest version of each game seen, shared with the clients {@link TrucoClient.withToken} makes. */
@@ -128,6 +166,7 @@ export class TrucoClient {
     this.retries = options.retries ?? 4;
     this.backoffMs = options.backoffMs ?? 100;
     this.maxBackoffMs = options.maxBackoffMs ?? 3_000;
+    this.maxQuotaWaitMs = options.maxQuotaWaitMs ?? 10_000;
     if (this.timeoutMs <= 0 || this.retries < 0) {
       throw new RangeError("timeoutMs must be positive and retries 0 or more");
     }
@@ -150,6 +189,7 @@ export class TrucoClient {
       retries: this.retries,
       backoffMs: this.backoffMs,
       maxBackoffMs: this.maxBackoffMs,
+      maxQuotaWaitMs: this.maxQuotaWaitMs,
     });
     other.seen = this.seen;
     return other;
@@ -168,20 +208,33 @@ export class TrucoClient {
     return ceiling / 2 + Math.random() * (ceiling / 2);
   }
 
-  /** Calls `method` with the deadline and the token, retrying UNAVAILABLE and DEADLINE_EXCEEDED. */
+  /** How long to wait before sending again a call a quota refused; undefined: do not (no RetryInfo, or too long). */
+  private quotaWait(failure: TrucoError): number | undefined {
+    const delay = failure instanceof ResourceExhausted ? failure.retryDelayMs : undefined;
+    return delay !== undefined && delay <= this.maxQuotaWaitMs ? delay : undefined;
+  }
+
+  /**
+   * Calls `method` with the deadline and the token, retrying UNAVAILABLE and DEADLINE_EXCEEDED with backoff, and a
+   * quota's refusal after its RetryInfo delay.
+   */
   private async unary<T>(method: (options: CallOptions) => Promise<T>): Promise<T> {
     for (let attempt = 0; ; attempt++) {
+      let wait: number;
       try {
         return await method({ timeoutMs: this.timeoutMs, headers: this.headers() });
       } catch (error) {
         const failure = toTrucoError(error);
+        const quotaWait = this.quotaWait(failure);
         // CANCELLED here came from the other side (these calls take no signal): a server stopping mid-call.
-        const retryable = [Code.Unavailable, Code.DeadlineExceeded, Code.Canceled].includes(failure.code);
+        const retryable =
+          quotaWait !== undefined || [Code.Unavailable, Code.DeadlineExceeded, Code.Canceled].includes(failure.code);
         if (!retryable || attempt >= this.retries) {
           throw failure;
         }
+        wait = quotaWait ?? this.delay(attempt);
       }
-      await sleep(this.delay(attempt));
+      await sleep(wait);
     }
   }
 
@@ -195,15 +248,32 @@ export class TrucoClient {
     options: {
       rules?: MessageInitShape<typeof RuleSetSchema>;
       bots?: Readonly<Record<number, string | BotKind>>;
+      /** The playing strength of every bot seat; when set it chooses the bot (the kinds in `bots` are ignored). */
+      botLevel?: string | BotLevel;
       fixedDeals?: FixedDeal[];
       requestId?: string;
+      /** List the game to every caller in ListGames, not only to this client's API key. */
+      public?: boolean;
+      /** Turn clocks; unset takes the server's default, `{ decision: { seconds: 0n } }` asks for none. */
+      clock?: MessageInitShape<typeof ClockSettingsSchema>;
     } = {},
   ): Promise<Game> {
-    const bots = Object.entries(options.bots ?? {}).map(([seat, kind]) => ({ seat: Number(seat), kind: botKind(kind) }));
+    const level = botLevel(options.botLevel);
+    const bots = Object.entries(options.bots ?? {}).map(([seat, kind]) => ({
+      seat: Number(seat),
+      kind: botKind(kind),
+      level,
+    }));
     const requestId = options.requestId ?? newRequestId();
-    const response = await this.unary((call) =>
-      this.games.createGame({ requestId, rules: options.rules ?? {}, bots, fixedDeals: options.fixedDeals ?? [] }, call),
-    );
+    const request = {
+      requestId,
+      rules: options.rules ?? {},
+      bots,
+      fixedDeals: options.fixedDeals ?? [],
+      public: options.public ?? false,
+      clock: options.clock,
+    };
+    const response = await this.unary((call) => this.games.createGame(request, call));
     if (!response.game) {
       throw new Error("CreateGame answered without a game");
     }
@@ -295,7 +365,7 @@ export class TrucoClient {
    */
   async playTurn(
     name: string,
-    choose: (view: SeatView) => Command | undefined = (view) => pickAction(view),
+    choose: (view: SeatView) => Command | undefined = plainBot,
     options: { view?: SeatView; attempts?: number } = {},
   ): Promise<Turn | undefined> {
     let view = options.view ?? (await this.seatView(name));
@@ -321,13 +391,16 @@ export class TrucoClient {
    * Each new event of the game with the caller's view after it, from `afterVersion` on. A stream broken by
    * UNAVAILABLE or a server-side CANCELLED (a restart, a dropped connection) is reopened after the last version delivered, up to `retries`
    * times in a row with backoff (the count restarts at each message). Ends when the server ends the stream (the
-   * match is over) or `signal` aborts. A watch has no deadline. Each event's version counts as seen.
+   * match is over: right after the event that ends it) or `signal` aborts. A stream a quota refused (too many
+   * watches) is opened again after its RetryInfo delay. A watch has no deadline. Each event's version counts as
+   * seen.
    */
   async *watch(name: string, afterVersion: bigint | number = 0, options: WatchOptions = {}): AsyncGenerator<WatchGameResponse> {
     const game = gameName(name);
     let last = BigInt(afterVersion);
     let failures = 0;
     while (!options.signal?.aborted) {
+      let wait: number;
       const controller = new AbortController();
       const stop = () => controller.abort();
       options.signal?.addEventListener("abort", stop);
@@ -351,15 +424,18 @@ export class TrucoClient {
           return;
         }
         const failure = toTrucoError(error);
-        if ((failure.code !== Code.Unavailable && failure.code !== Code.Canceled) || failures >= this.retries) {
+        const quotaWait = this.quotaWait(failure);
+        const broken = failure.code === Code.Unavailable || failure.code === Code.Canceled;
+        if ((!broken && quotaWait === undefined) || failures >= this.retries) {
           throw failure;
         }
         options.onResume?.(last, failure);
+        wait = quotaWait ?? this.delay(failures);
       } finally {
         options.signal?.removeEventListener("abort", stop);
         controller.abort();
       }
-      await sleep(this.delay(failures));
+      await sleep(wait);
       failures++;
     }
   }
@@ -375,6 +451,48 @@ export class TrucoClient {
     } while (pageToken);
   }
 
+  /** The game: seats (with presence and takeover), clock settings, phase, scores, rematch links. */
+  async getGame(name: string): Promise<Game> {
+    const game = gameName(name);
+    const response = await this.unary((call) => this.games.getGame({ name: game }, call));
+    if (!response.game) {
+      throw new Error("GetGame answered without a game");
+    }
+    this.seen.saw(game, response.game.version);
+    return response.game;
+  }
+
+  /** Leave this client's seat: a bot plays it until {@link TrucoClient.resumeSeat}. Resolves to the seat's view. */
+  async leaveGame(name: string): Promise<SeatView> {
+    const game = gameName(name);
+    const response = await this.unary((call) => this.games.leaveGame({ name: game }, call));
+    return this.seatViewOf(game, response.view);
+  }
+
+  /** Take this client's seat back from the bot that played it (after its clock ran out, or a leave). */
+  async resumeSeat(name: string): Promise<SeatView> {
+    const game = gameName(name);
+    const response = await this.unary((call) => this.games.resumeSeat({ name: game }, call));
+    return this.seatViewOf(game, response.view);
+  }
+
+  /**
+   * The next game of a finished one (`.game`, `.seat`): same seats, and this client's token holds its seat there
+   * too. Every seat asking gets the same game. Rejects with IllegalMove GAME_NOT_FINISHED for a game in play.
+   */
+  async rematch(name: string): Promise<RematchResponse> {
+    const game = gameName(name);
+    return this.unary((call) => this.games.rematch({ name: game }, call));
+  }
+
+  private seatViewOf(game: string, view: SeatView | undefined): SeatView {
+    if (!view) {
+      throw new Error("the server answered without a seat view");
+    }
+    this.seen.saw(game, view.public?.version);
+    return view;
+  }
+
   // --- RulesService --------------------------------------------------------------------------------------------
 
   /** Envido, flor and card strengths of three cards under a muestra: `evaluateHand("1o", "2o 7e 3c")`. */
@@ -388,6 +506,17 @@ export class TrucoClient {
     const request = { muestra: card(muestra), first: card(first), second: card(second) };
     return this.unary((call) => this.rules.compareCards(request, call));
   }
+}
+
+function botLevel(level: string | BotLevel | undefined): BotLevel {
+  if (level === undefined || typeof level !== "string") {
+    return level ?? BotLevel.UNSPECIFIED;
+  }
+  const found = BOT_LEVELS[level.trim().toLowerCase()];
+  if (found === undefined) {
+    throw new RangeError(`unknown bot level ${JSON.stringify(level)}: one of ${Object.keys(BOT_LEVELS).join(", ")}`);
+  }
+  return found;
 }
 
 function botKind(kind: string | BotKind): BotKind {

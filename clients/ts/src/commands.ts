@@ -9,6 +9,14 @@ import { type CardLike, card, cardText, sameCard } from "./cards.js";
 import { CallKind, type Command, CommandSchema, Sena } from "./gen/truco/v1/commands_pb.js";
 import type { SeatView } from "./gen/truco/v1/views_pb.js";
 
+/**
+ * Whether the match waits for this seat: it is in `public.toAct` (its card, its team's answer, its perros decision).
+ * Legal actions alone are not a turn: a seña is legal out of turn.
+ */
+export function isMyTurn(view: SeatView | undefined): boolean {
+  return view !== undefined && (view.public?.toAct ?? []).includes(view.seat);
+}
+
 /** The name of a command's kind: "playCard", "call", "answer", "goToMazo", "sendSena", "callPerros", ... */
 export type CommandKind = NonNullable<Command["kind"]["case"]>;
 
@@ -141,7 +149,7 @@ export function pickAction(
 
 /**
  * The example bots' policy, the same in every SDK: decline a falta envido or a contra flor al resto (they can end
- * the match at once), otherwise {@link pickAction} with {@link PLAIN_BOT}.
+ * the match at once), otherwise {@link pickAction} with {@link PLAIN_BOT} on the seat's turn (never a seña).
  */
 export function plainBot(view: SeatView | undefined): Command | undefined {
   const pending = view?.public?.hand?.pending?.call;
@@ -151,7 +159,7 @@ export function plainBot(view: SeatView | undefined): Command | undefined {
       return declined;
     }
   }
-  return pickAction(view, PLAIN_BOT);
+  return isMyTurn(view) ? pickAction(view, PLAIN_BOT) : undefined;
 }
 
 function matches(action: Command, preference: Preference): boolean {

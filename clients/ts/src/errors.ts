@@ -6,7 +6,7 @@
  * `VERSION_CONFLICT`...), empty when the server sent none (a transport failure, say).
  */
 import { Code, ConnectError } from "@connectrpc/connect";
-import { ErrorInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import { ErrorInfoSchema, RetryInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 
 /** The ErrorInfo domain of the service's own errors. */
 export const DOMAIN = "truco.v1";
@@ -24,11 +24,18 @@ export class TrucoError extends Error {
     readonly metadata: Readonly<Record<string, string>> = {},
     /** The ErrorInfo domain, `truco.v1` for the service's own errors. */
     readonly domain: string = DOMAIN,
-    options?: { cause?: unknown },
+    options?: { cause?: unknown; retryDelayMs?: number },
   ) {
     super(`${Code[code]}${reason ? ` ${reason}` : ""}: ${rawMessage}`, options);
     this.name = new.target.name;
+    this.retryDelayMs = options?.retryDelayMs;
   }
+
+  /**
+   * Milliseconds to wait before sending the call again, from the status' google.rpc.RetryInfo (a quota refusal
+   * carries one); undefined without one.
+   */
+  readonly retryDelayMs: number | undefined;
 }
 
 /** INVALID_ARGUMENT: a malformed request (a card that does not exist, an unset command...). */
@@ -43,7 +50,10 @@ export class NotFound extends TrucoError {}
 export class Unauthenticated extends TrucoError {}
 /** PERMISSION_DENIED: the token does not allow this (another game's token, say). */
 export class PermissionDenied extends TrucoError {}
-/** RESOURCE_EXHAUSTED: a limit was reached (seats all taken, too many requests...). */
+/**
+ * RESOURCE_EXHAUSTED: a quota was used up (reason QUOTA_EXCEEDED; `metadata.quota` names it, `retryDelayMs` says
+ * when to send the call again). The client waits and retries by itself first.
+ */
 export class ResourceExhausted extends TrucoError {}
 /** UNAVAILABLE: the server could not be reached (after the client's retries). */
 export class Unavailable extends TrucoError {}
@@ -73,6 +83,8 @@ export function toTrucoError(error: unknown): TrucoError {
     return error;
   }
   const connect = ConnectError.from(error);
+  const retry = connect.findDetails(RetryInfoSchema)[0]?.retryDelay;
+  const retryDelayMs = retry === undefined ? undefined : Number(retry.seconds) * 1000 + retry.nanos / 1e6;
   const infos = connect.findDetails(ErrorInfoSchema);
   const info = infos.find((candidate) => candidate.domain === DOMAIN) ?? infos[0];
   if (info === undefined) {
@@ -80,8 +92,9 @@ export function toTrucoError(error: unknown): TrucoError {
     // mid-call (a server gone) as ABORTED without one: that is an UNAVAILABLE, to retry.
     const code = connect.code === Code.Aborted ? Code.Unavailable : connect.code;
     const cls = CLASSES[code] ?? TrucoError;
-    return new cls(code, "", connect.rawMessage, {}, "", { cause: error });
+    return new cls(code, "", connect.rawMessage, {}, "", { cause: error, retryDelayMs });
   }
   const cls = CLASSES[connect.code] ?? TrucoError;
-  return new cls(connect.code, info.reason, connect.rawMessage, { ...info.metadata }, info.domain, { cause: error });
+  const options = { cause: error, retryDelayMs };
+  return new cls(connect.code, info.reason, connect.rawMessage, { ...info.metadata }, info.domain, options);
 }

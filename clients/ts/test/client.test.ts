@@ -6,12 +6,15 @@ import assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { create } from "@bufbuild/protobuf";
 import { Code, ConnectError, createRouterTransport } from "@connectrpc/connect";
-import { TrucoClient } from "../src/client.js";
+import { TrucoClient, WRAPPERS } from "../src/client.js";
+import { card } from "../src/cards.js";
 import { play } from "../src/commands.js";
-import { VersionConflict } from "../src/errors.js";
-import { ErrorInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
-import { EventSchema } from "../src/gen/truco/v1/events_pb.js";
+import { ResourceExhausted, VersionConflict } from "../src/errors.js";
+import { ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
+import { CardProofSchema, EventSchema } from "../src/gen/truco/v1/events_pb.js";
 import { GameService, GameSchema } from "../src/gen/truco/v1/game_service_pb.js";
+import { RulesService } from "../src/gen/truco/v1/rules_service_pb.js";
+import { commitmentOf, verifyProof } from "../src/proofs.js";
 import { MatchViewSchema, SeatViewSchema } from "../src/gen/truco/v1/views_pb.js";
 import { MAX_GAMES_SEEN, VersionsSeen } from "../src/versions.js";
 
@@ -32,6 +35,9 @@ class FakeGames {
   version = 0n;
   conflictAt: bigint | undefined;
   events: bigint[] = [];
+  /** Quota refusals the next submits get, each with this RetryInfo delay (ms); the request ids submits were sent. */
+  quotaDelaysMs: number[] = [];
+  submitIds: string[] = [];
 
   transport() {
     const view = (version: bigint) => create(MatchViewSchema, { version });
@@ -48,7 +54,18 @@ class FakeGames {
           this.reads.push({ rpc: "ListLegalActions", name: request.name, minVersion: request.minVersion });
           return { version: this.version };
         },
-        submitCommand: () => {
+        submitCommand: (request) => {
+          this.submitIds.push(request.requestId);
+          const delay = this.quotaDelaysMs.shift();
+          if (delay !== undefined) {
+            const info = create(ErrorInfoSchema, { reason: "QUOTA_EXCEEDED", domain: "truco.v1", metadata: { quota: "q" } });
+            const retryDelay = { seconds: BigInt(Math.floor(delay / 1000)), nanos: (delay % 1000) * 1e6 };
+            const retry = create(RetryInfoSchema, { retryDelay });
+            throw new ConnectError("slow down", Code.ResourceExhausted, undefined, [
+              { desc: ErrorInfoSchema, value: info },
+              { desc: RetryInfoSchema, value: retry },
+            ]);
+          }
           if (this.conflictAt !== undefined) {
             const info = create(ErrorInfoSchema, {
               reason: "VERSION_CONFLICT",
@@ -140,6 +157,55 @@ describe("TrucoClient minVersion", () => {
     await seat.submit("g1", play("1e"));
     await creator.legalActions("g1");
     assert.equal(fake.lastMinVersion(), 6n);
+  });
+});
+
+describe("TrucoClient", () => {
+  it("wraps every RPC of the service", () => {
+    const methods = [GameService, RulesService].flatMap((service) =>
+      service.methods.map((method) => `${service.typeName}/${method.name}`),
+    );
+    assert.deepEqual(Object.keys(WRAPPERS).sort(), methods.sort());
+    for (const wrapper of Object.values(WRAPPERS)) {
+      assert.equal(typeof TrucoClient.prototype[wrapper], "function", wrapper);
+    }
+  });
+
+  it("sends a call a quota refused again after its RetryInfo delay, with the same request id", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { retries: 2 });
+    fake.quotaDelaysMs = [300];
+    const started = Date.now();
+    await client.submit("g1", play("1e"));
+    assert.ok(Date.now() - started >= 290, "it waited the delay the server asked for");
+    assert.equal(fake.submitIds.length, 2);
+    assert.equal(new Set(fake.submitIds).size, 1);
+  });
+
+  it("rejects at once a quota refusal longer than maxQuotaWaitMs", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { retries: 2, maxQuotaWaitMs: 1000 });
+    fake.quotaDelaysMs = [30_000];
+    const refused = await client.submit("g1", play("1e")).catch((error: unknown) => error);
+    assert.ok(refused instanceof ResourceExhausted);
+    assert.equal(refused.reason, "QUOTA_EXCEEDED");
+    assert.equal(refused.retryDelayMs, 30_000);
+    assert.equal(fake.submitIds.length, 1);
+  });
+});
+
+describe("verifyProof", () => {
+  it("opens a commitment only with its position, card and salt", async () => {
+    const salt = "00".repeat(16);
+    const commitments = Array.from({ length: 40 }, () => "");
+    commitments[7] = await commitmentOf(7, card("1e"), salt);
+    // The same vector as every SDK's test: SHA-256 of "7|1e|" and 32 zeros.
+    assert.equal(commitments[7], "667917eafbe4a15b4dd9c22e7016d4dba4b21054245a372c24f3223554060995");
+    const proof = create(CardProofSchema, { position: 7, card: card("1e"), salt });
+    assert.equal(await verifyProof(commitments, proof), true);
+    assert.equal(await verifyProof(commitments, create(CardProofSchema, { position: 7, card: card("2e"), salt })), false);
+    assert.equal(await verifyProof(commitments, create(CardProofSchema, { position: 8, card: card("1e"), salt })), false);
+    assert.equal(await verifyProof(commitments, create(CardProofSchema, { position: 40, card: card("1e"), salt })), false);
   });
 });
 

@@ -7,9 +7,12 @@
 // and exits 0 only if the match ended and the illegal card was refused with CARD_NOT_IN_HAND.
 //
 //	trucobot ADDRESS                      2 players: this bot in seat 0, a server bot in seat 1
-//	trucobot --players 4 --watch ADDRESS  4 players: seats 0 and 2 (a client each), server bots in 1 and 3; each
-//	                                      seat waits for its turn on a WatchGame stream that resumes by itself
-//	--target N (points to win), --think-ms N (a pause before each move)
+//	trucobot --players 4 --watch ADDRESS  4 players (or 6): this bot plays the even seats (a client each), server
+//	                                      bots the odd ones; each seat waits for its turn on a WatchGame stream
+//	                                      that resumes by itself
+//	--target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
+//
+// It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
 package main
 
 import (
@@ -19,13 +22,18 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	trucov1 "truco/clients/go/gen/truco/v1"
-	"truco/clients/go/truco"
+	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
+	"github.com/truco-uy/truco/clients/go/truco"
 )
+
+// pollInterval is how often a polling seat reads its view while it waits (5 reads a second, well inside a
+// player's quota).
+const pollInterval = 200 * time.Millisecond
 
 type state struct {
 	mu            sync.Mutex
@@ -71,7 +79,7 @@ func (s *state) maybeIllegal(ctx context.Context, client *truco.Client, name str
 }
 
 func (s *state) act(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView, think time.Duration) (*trucov1.SeatView, error) {
-	if truco.PickAction(view, nil, nil) == nil {
+	if !truco.IsMyTurn(view) {
 		return view, nil
 	}
 	if err := s.maybeIllegal(ctx, client, name, view); err != nil {
@@ -90,8 +98,8 @@ func (s *state) act(ctx context.Context, client *truco.Client, name string, view
 // playByPolling plays one seat by reading its view after each move (the server's bots answer before the reply).
 func (s *state) playByPolling(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView, think time.Duration) error {
 	for !truco.IsOver(view) {
-		if truco.PickAction(view, nil, nil) == nil {
-			time.Sleep(20 * time.Millisecond)
+		if !truco.IsMyTurn(view) {
+			time.Sleep(pollInterval)
 			var err error
 			if view, err = client.SeatView(ctx, name); err != nil {
 				return err
@@ -139,13 +147,15 @@ func (s *state) playByWatching(ctx context.Context, client *truco.Client, name s
 }
 
 func run() (int, error) {
-	players := flag.Int("players", 2, "2 or 4 players")
+	players := flag.Int("players", 2, "2, 4 or 6 players")
+	botLevel := flag.String("bot-level", "", "the server bots' level: beginner, intermediate or expert")
 	watch := flag.Bool("watch", false, "wait for turns on a WatchGame stream")
 	target := flag.Int("target", 0, "points to win (0: the server's default)")
 	thinkMs := flag.Int("think-ms", 0, "a pause before each move, in milliseconds")
 	flag.Parse()
-	if flag.NArg() != 1 || (*players != 2 && *players != 4) {
-		return 2, errors.New("usage: trucobot [--players 2|4] [--watch] [--target N] [--think-ms N] ADDRESS")
+	level, known := trucov1.BotLevel_value["BOT_LEVEL_"+strings.ToUpper(*botLevel)]
+	if flag.NArg() != 1 || (*players != 2 && *players != 4 && *players != 6) || (*botLevel != "" && !known) {
+		return 2, errors.New("usage: trucobot [--players 2|4|6] [--watch] [--target N] [--think-ms N] [--bot-level L] ADDRESS")
 	}
 	options := truco.Options{}
 	if *watch {
@@ -158,14 +168,16 @@ func run() (int, error) {
 	}
 	defer creator.Close()
 	ctx := context.Background()
-	bots := map[int32]trucov1.BotKind{1: trucov1.BotKind_BOT_KIND_HEURISTIC}
-	seats := []int32{0}
-	if *players == 4 {
-		bots[3] = trucov1.BotKind_BOT_KIND_HEURISTIC
-		seats = []int32{0, 2}
+	// The bot seats are the odd ones (the rival team); this bot plays every even seat.
+	bots := map[int32]trucov1.BotKind{}
+	var seats []int32
+	for seat := int32(0); seat < int32(*players); seat += 2 {
+		seats = append(seats, seat)
+		bots[seat+1] = trucov1.BotKind_BOT_KIND_HEURISTIC
 	}
 	rules := &trucov1.RuleSet{Players: int32(*players), Target: int32(*target)}
-	game, err := creator.CreateGame(ctx, truco.CreateOptions{Rules: rules, Bots: bots})
+	create := truco.CreateOptions{Rules: rules, Bots: bots, BotLevel: trucov1.BotLevel(level)}
+	game, err := creator.CreateGame(ctx, create)
 	if err != nil {
 		return 2, err
 	}

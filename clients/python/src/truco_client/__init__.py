@@ -1,17 +1,23 @@
 """The Python SDK of the Truco Uruguayo service: generated stubs (truco_client.v1) and a small client."""
 
 from .cards import CardError, CardLike, card, card_name, card_text, fixed_deal, parse_cards
-from .client import BOT_KINDS, JoinResult, TrucoClient, game_name, new_request_id
+from .client import BOT_KINDS, BOT_LEVELS, WRAPPERS, JoinResult, TrucoClient, Turn, game_name, new_request_id
 from .clocks import clock_seats, clock_settings, seconds_left, taken_over
 from .commands import (
+    PLAIN_BOT,
     answer,
     answer_perros,
     call,
     call_name,
     describe,
+    is_my_turn,
+    is_over,
+    legal_of,
     mazo,
     no_quiero,
     perros,
+    pick_action,
+    plain_bot,
     play,
     quiero,
     sena,
@@ -34,10 +40,13 @@ from .errors import (
 )
 from .proofs import commitment_of, verify, verify_proof
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"
 
 __all__ = [
     "BOT_KINDS",
+    "BOT_LEVELS",
+    "PLAIN_BOT",
+    "WRAPPERS",
     "CardError",
     "CardLike",
     "DeadlineExceeded",
@@ -49,6 +58,7 @@ __all__ = [
     "ResourceExhausted",
     "TrucoClient",
     "TrucoError",
+    "Turn",
     "Unauthenticated",
     "Unavailable",
     "VersionConflict",
@@ -67,11 +77,16 @@ __all__ = [
     "fixed_deal",
     "from_rpc_error",
     "game_name",
+    "is_my_turn",
+    "is_over",
+    "legal_of",
     "mazo",
     "new_request_id",
     "no_quiero",
     "parse_cards",
     "perros",
+    "pick_action",
+    "plain_bot",
     "play",
     "quiero",
     "seconds_left",

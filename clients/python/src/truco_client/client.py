@@ -19,8 +19,14 @@ replica that already holds it answers from memory.
 Every call has a deadline (``timeout`` seconds). Only UNAVAILABLE is retried, and DEADLINE_EXCEEDED or a
 stream reset by a proxy (INTERNAL from an HTTP/2 RST_STREAM, as nginx sends when the replica behind it dies)
 on idempotent calls (reads, and the writes that carry a request id, which the server applies once), up to
-``retries`` times with exponential backoff and jitter; a retried write sends the same request id. Failures
-raise the typed errors of :mod:`truco_client.errors`.
+``retries`` times with exponential backoff and jitter; a retried write sends the same request id. A call
+refused by a quota (RESOURCE_EXHAUSTED with a google.rpc.RetryInfo) is sent again, the same request, after
+the delay the server asked for, when that delay is at most ``max_quota_wait`` seconds (and within the same
+``retries``). Failures raise the typed errors of :mod:`truco_client.errors`.
+
+Every RPC of the service has one method here (:data:`WRAPPERS`), plus the helpers every SDK has: a turn helper
+(:meth:`TrucoClient.play_turn`, :func:`~truco_client.commands.is_my_turn`), watches that resume, legal-action
+pickers (:mod:`truco_client.commands`), proof checks (:mod:`truco_client.proofs`) and the versions seen.
 """
 
 from __future__ import annotations
@@ -36,7 +42,8 @@ import grpc
 import grpc.aio
 
 from .cards import CardLike, card, parse_cards
-from .errors import TrucoError, VersionConflict, from_rpc_error
+from .commands import plain_bot
+from .errors import ResourceExhausted, TrucoError, VersionConflict, from_rpc_error
 from .v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
@@ -59,6 +66,46 @@ BOT_KINDS: dict[str, game_service_pb2.BotKind] = {
     "heuristic": game_service_pb2.BOT_KIND_HEURISTIC,
 }
 """The server's bots by name, for ``create_game(bots={seat: name})``."""
+
+BOT_LEVELS: dict[str, game_service_pb2.BotLevel] = {
+    "beginner": game_service_pb2.BOT_LEVEL_BEGINNER,
+    "intermediate": game_service_pb2.BOT_LEVEL_INTERMEDIATE,
+    "expert": game_service_pb2.BOT_LEVEL_EXPERT,
+}
+"""The server bots' playing strengths by name, for ``create_game(bot_level=...)``."""
+
+WRAPPERS: dict[str, str] = {
+    "truco.v1.GameService/CreateGame": "create_game",
+    "truco.v1.GameService/JoinGame": "join_game",
+    "truco.v1.GameService/GetGameView": "get_view",
+    "truco.v1.GameService/ListLegalActions": "legal_actions",
+    "truco.v1.GameService/SubmitCommand": "submit",
+    "truco.v1.GameService/WatchGame": "watch",
+    "truco.v1.GameService/ListGames": "list_games",
+    "truco.v1.GameService/GetGame": "get_game",
+    "truco.v1.GameService/LeaveGame": "leave_game",
+    "truco.v1.GameService/ResumeSeat": "resume_seat",
+    "truco.v1.GameService/Rematch": "rematch",
+    "truco.v1.RulesService/EvaluateHand": "evaluate_hand",
+    "truco.v1.RulesService/CompareCards": "compare_cards",
+}
+"""The :class:`TrucoClient` method that wraps each RPC of the service (tests check none is missing)."""
+
+MAX_QUOTA_WAIT = 10.0
+"""The longest RetryInfo delay a client waits out by itself (seconds); a longer one is raised at once."""
+
+
+class Turn(NamedTuple):
+    """What :meth:`TrucoClient.play_turn` did.
+
+    :ivar command: the command sent.
+    :ivar response: the server's reply: the version after it (and any bot moves) and the seat's view.
+    :ivar conflicts: how many times the game had moved on (ABORTED) and the view was read again first.
+    """
+
+    command: Command
+    response: game_service_pb2.SubmitCommandResponse
+    conflicts: int
 
 
 class JoinResult(NamedTuple):
@@ -97,6 +144,8 @@ class TrucoClient:
     :param retries: how many times a retryable failure is retried (so at most ``retries + 1`` attempts).
     :param backoff: the first retry's delay, in seconds; each later one doubles, up to ``max_backoff``, and
         each is jittered (between half and the whole of it).
+    :param max_quota_wait: a call refused by a quota is sent again after the server's RetryInfo delay when that
+        delay is at most this many seconds (a longer one raises :class:`ResourceExhausted` at once).
     :param credentials: channel credentials for TLS; ``None`` for a plaintext channel.
     :param options: grpc channel options, e.g. ``[("grpc.use_local_subchannel_pool", 1)]`` so that two clients
         to the same target do not share a connection.
@@ -112,6 +161,7 @@ class TrucoClient:
         retries: int = 4,
         backoff: float = 0.1,
         max_backoff: float = 3.0,
+        max_quota_wait: float = MAX_QUOTA_WAIT,
         credentials: grpc.ChannelCredentials | None = None,
         options: Sequence[tuple[str, Any]] = (),
     ) -> None:
@@ -124,6 +174,7 @@ class TrucoClient:
         self.retries = retries
         self.backoff = backoff
         self.max_backoff = max_backoff
+        self.max_quota_wait = max_quota_wait
         self._token = token
         self._api_key = api_key
         self._credentials = credentials
@@ -161,7 +212,7 @@ class TrucoClient:
         """Another client on this client's channel that acts as the seat of ``token``. Closing it keeps the channel."""
         other = TrucoClient(
             self.target, token=token, api_key=self._api_key, timeout=self.timeout, retries=self.retries,
-            backoff=self.backoff, max_backoff=self.max_backoff,
+            backoff=self.backoff, max_backoff=self.max_backoff, max_quota_wait=self.max_quota_wait,
         )
         other._channel = self._open()
         other._owns_channel = False
@@ -195,6 +246,13 @@ class TrucoClient:
         ceiling = min(self.max_backoff, self.backoff * 2.0**attempt)
         return ceiling / 2 + random.uniform(0, ceiling / 2)
 
+    def _quota_wait(self, error: TrucoError) -> float | None:
+        """How long to wait before sending a call a quota refused again; None: do not (no RetryInfo, or longer
+        than ``max_quota_wait``)."""
+        if not isinstance(error, ResourceExhausted) or error.retry_delay is None:
+            return None
+        return error.retry_delay if error.retry_delay <= self.max_quota_wait else None
+
     @staticmethod
     def _reset_by_proxy(error: grpc.aio.AioRpcError) -> bool:
         """The call was cut on its way, not answered: CANCELLED from the other side, or INTERNAL from an HTTP/2
@@ -211,19 +269,22 @@ class TrucoClient:
         self, method: Callable[..., Awaitable[T]], request: object, *, idempotent: bool, authed: bool
     ) -> T:
         """Call ``method`` with the deadline, retrying UNAVAILABLE (and, if idempotent, DEADLINE_EXCEEDED and a
-        call cut on its way: CANCELLED by the server or a proxy, INTERNAL from a proxy's stream reset)."""
+        call cut on its way: CANCELLED by the server or a proxy, INTERNAL from a proxy's stream reset), and a
+        quota's refusal after the delay its RetryInfo asks for."""
         attempt = 0
         while True:
             try:
                 return await method(request, timeout=self.timeout, metadata=self._metadata(authed))
             except grpc.aio.AioRpcError as error:
                 code = error.code()
-                retryable = code is grpc.StatusCode.UNAVAILABLE or (
+                failure = from_rpc_error(error)
+                quota_wait = self._quota_wait(failure)
+                retryable = quota_wait is not None or code is grpc.StatusCode.UNAVAILABLE or (
                     idempotent and (code is grpc.StatusCode.DEADLINE_EXCEEDED or self._reset_by_proxy(error))
                 )
                 if not retryable or attempt >= self.retries:
-                    raise from_rpc_error(error) from error
-            await asyncio.sleep(self._delay(attempt))
+                    raise failure from error
+            await asyncio.sleep(quota_wait if quota_wait is not None else self._delay(attempt))
             attempt += 1
 
     # --- GameService -----------------------------------------------------------------------------------------
@@ -237,6 +298,7 @@ class TrucoClient:
         *,
         public: bool = False,
         clock: game_service_pb2.ClockSettings | None = None,
+        bot_level: str | int | None = None,
     ) -> game_service_pb2.Game:
         """Create a match; the seats in ``bots`` (seat -> ``"random"`` or ``"heuristic"``) are the server's.
 
@@ -248,6 +310,8 @@ class TrucoClient:
         :param public: list the game to every caller in ListGames, not only to this client's API key.
         :param clock: turn clocks (see :func:`truco_client.clock_settings`); None takes the server's default,
             ``clock_settings(0)`` asks for none.
+        :param bot_level: the playing strength of every bot seat (``"beginner"``, ``"intermediate"``,
+            ``"expert"`` or a ``BotLevel``); when set it chooses the bot and the kinds in ``bots`` are ignored.
         :raises InvalidArgument: for impossible rules or an unknown bot.
         :raises ResourceExhausted: past a quota (reason QUOTA_EXCEEDED; its metadata says which and when to retry).
         """
@@ -260,7 +324,10 @@ class TrucoClient:
         request = game_service_pb2.CreateGameRequest(
             request_id=request_id or new_request_id(),
             rules=rule_set,
-            bots=[game_service_pb2.BotSeat(seat=seat, kind=_bot_kind(kind)) for seat, kind in (bots or {}).items()],
+            bots=[
+                game_service_pb2.BotSeat(seat=seat, kind=_bot_kind(kind), level=_bot_level(bot_level))
+                for seat, kind in (bots or {}).items()
+            ],
             fixed_deals=list(fixed_deals),
             public=public,
         )
@@ -279,7 +346,7 @@ class TrucoClient:
         """Take a seat (the first open one when ``seat`` is None); this client then acts as that seat.
 
         :raises NotFound: for an unknown game.
-        :raises IllegalMove: or :class:`ResourceExhausted` when the seat is not open (see the reason).
+        :raises IllegalMove: SEAT_UNAVAILABLE when the seat is not open.
         """
         request = game_service_pb2.JoinGameRequest(
             name=game_name(name), request_id=request_id or new_request_id(), player_name=player_name
@@ -352,6 +419,37 @@ class TrucoClient:
         self._seen.saw(request.name, response.version)
         return response
 
+    async def play_turn(
+        self,
+        name: str,
+        choose: Callable[[views_pb2.SeatView], Command | None] = plain_bot,
+        *,
+        view: views_pb2.SeatView | None = None,
+        attempts: int = 10,
+    ) -> Turn | None:
+        """Choose and submit one command for this seat, at the version it was chosen at. When the game moved on
+        first (ABORTED) the view is read again and ``choose`` asked again, up to ``attempts`` times.
+
+        :param choose: picks one of the view's legal actions (:func:`~truco_client.commands.plain_bot` by
+            default; :func:`~truco_client.commands.pick_action` with other preferences), or None to pass.
+        :returns: what was sent and the reply; None when ``choose`` chose nothing (not this seat's turn, the
+            match over).
+        """
+        current = view if view is not None else (await self.get_view(name)).seat
+        conflicts = 0
+        while True:
+            command = choose(current)
+            if command is None:
+                return None
+            try:
+                response = await self.submit(name, command, expected_version=current.public.version)
+                return Turn(command, response, conflicts)
+            except VersionConflict:
+                conflicts += 1
+                if conflicts >= attempts:
+                    raise
+            current = (await self.get_view(name)).seat
+
     async def watch(
         self,
         name: str,
@@ -364,9 +462,10 @@ class TrucoClient:
 
         When the stream breaks with UNAVAILABLE (a restart, a dropped connection), is cancelled by a replica
         shutting down (CANCELLED) or is reset by a proxy whose replica went away (INTERNAL with RST_STREAM), it
-        is opened again, wherever the proxy sends it, after
-        the last version received, up to ``retries`` times in a row with backoff (the count starts again at
-        each message received). The iterator ends when the server ends the stream.
+        is opened again, wherever the proxy sends it, after the last version received, up to ``retries`` times
+        in a row with backoff (the count starts again at each message received); a stream a quota refused
+        (too many watches) is opened again after its RetryInfo delay. The iterator ends when the server ends
+        the stream: right after the event that ends the match.
 
         The stream has no deadline unless ``timeout`` is given (a watch waits for moves as long as the match
         lasts). Close it early with ``contextlib.aclosing`` or ``await iterator.aclose()``.
@@ -389,14 +488,16 @@ class TrucoClient:
                     yield response
                 return
             except grpc.aio.AioRpcError as error:
+                failure = from_rpc_error(error)
+                quota_wait = self._quota_wait(failure)
                 broken = error.code() is grpc.StatusCode.UNAVAILABLE or self._reset_by_proxy(error)
-                if not broken or failures >= self.retries:
-                    raise from_rpc_error(error) from error
+                if (not broken and quota_wait is None) or failures >= self.retries:
+                    raise failure from error
                 if on_resume is not None:
-                    on_resume(last, from_rpc_error(error))
+                    on_resume(last, failure)
             finally:
                 call.cancel()
-            await asyncio.sleep(self._delay(failures))
+            await asyncio.sleep(quota_wait if quota_wait is not None else self._delay(failures))
             failures += 1
 
     async def list_games(self, page_size: int = 20) -> AsyncGenerator[game_service_pb2.Game, None]:
@@ -486,6 +587,17 @@ class TrucoClient:
             rules.CompareCards, request, idempotent=True, authed=False
         )
         return response
+
+
+def _bot_level(level: str | int | None) -> game_service_pb2.BotLevel:
+    if level is None:
+        return game_service_pb2.BOT_LEVEL_UNSPECIFIED
+    if isinstance(level, str):
+        try:
+            return BOT_LEVELS[level.strip().lower()]
+        except KeyError:
+            raise ValueError(f"unknown bot level {level!r}: one of {', '.join(BOT_LEVELS)}") from None
+    return level  # type: ignore[return-value]
 
 
 def _bot_kind(kind: str | int) -> game_service_pb2.BotKind:

@@ -6,10 +6,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Final, cast
 
 from .cards import CardLike, card, card_text
-from .v1 import commands_pb2
+from .v1 import commands_pb2, views_pb2
 
 Command = commands_pb2.Command
 
@@ -161,3 +162,71 @@ def describe(command: Command) -> str:
         truco = "quiero" if answer_.accept_truco else "no quiero"
         return f"answer perros: envido {envido}, truco {truco}"
     return "empty command"
+
+
+# --- Picking among a view's legal actions (the same helpers in every SDK) -------------------------------------
+
+PLAIN_BOT: Final[tuple[str, ...]] = ("play_card", "quiero", "skip_perros", "answer_perros", "answer", "call")
+"""A plain bot's preferences, first to last: play a card, accept what is called, deal without perros; the mazo
+only when nothing else is legal. A preference names a command kind (``Command.WhichOneof("kind")``) or an
+exact answer (``"quiero"``, ``"no_quiero"``)."""
+
+_DECLINED: Final = (commands_pb2.CALL_KIND_FALTA_ENVIDO, commands_pb2.CALL_KIND_CONTRA_FLOR_AL_RESTO)
+
+
+def is_over(view: views_pb2.SeatView | views_pb2.MatchView | None) -> bool:
+    """Whether the match of a seat view (or a public view) is over."""
+    if view is None:
+        return False
+    public = view.public if isinstance(view, views_pb2.SeatView) else view
+    return bool(public.phase == views_pb2.PHASE_MATCH_OVER)
+
+
+def is_my_turn(view: views_pb2.SeatView | None) -> bool:
+    """Whether the match waits for this seat: it is in ``public.to_act`` (its card, its team's answer, its perros
+    decision). Legal actions alone are not a turn: a seña is legal out of turn."""
+    return view is not None and view.seat in view.public.to_act
+
+
+def legal_of(view: views_pb2.SeatView | None, *kinds: str) -> list[Command]:
+    """The view's legal actions of the given kinds (``"play_card"``, ``"answer"``...), in the server's order."""
+    return [action for action in (view.legal_actions if view else ()) if action.WhichOneof("kind") in kinds]
+
+
+def _matches(action: Command, preference: str) -> bool:
+    kind = action.WhichOneof("kind")
+    if preference in ("quiero", "no_quiero"):
+        return kind == "answer" and bool(action.answer.accept) == (preference == "quiero")
+    return bool(kind == preference)
+
+
+def pick_action(
+    view: views_pb2.SeatView | None,
+    preferences: tuple[str, ...] | list[str] = PLAIN_BOT,
+    choose: Callable[[list[Command]], Command] | None = None,
+) -> Command | None:
+    """One of the view's legal actions: the first matching the earliest preference, else the first that is not
+    the mazo, else the mazo; None when the seat has nothing to do. ``choose`` (``random.choice``, say) picks
+    among the matches of a preference instead of taking the first."""
+    actions = list(view.legal_actions) if view is not None else []
+    if not actions:
+        return None
+    take = choose or (lambda found: found[0])
+    for preference in preferences:
+        found = [action for action in actions if _matches(action, preference)]
+        if found:
+            return take(found)
+    others = [action for action in actions if action.WhichOneof("kind") != "go_to_mazo"]
+    return take(others or actions)
+
+
+def plain_bot(view: views_pb2.SeatView | None) -> Command | None:
+    """The example bots' policy, the same in every SDK: decline a falta envido or a contra flor al resto (they
+    can end the match at once), otherwise :func:`pick_action` with :data:`PLAIN_BOT`. Señas are never sent."""
+    if view is not None and view.public.hand.pending.call in _DECLINED:
+        declined = pick_action(view, ("no_quiero",))
+        if declined is not None and declined.WhichOneof("kind") == "answer" and not declined.answer.accept:
+            return declined
+    if view is not None and not is_my_turn(view):
+        return None
+    return pick_action(view, PLAIN_BOT)

@@ -41,6 +41,8 @@ class TrucoError(Exception):
     :ivar message: the human-readable status message.
     :ivar metadata: the ErrorInfo metadata (extra facts such as the current version), possibly empty.
     :ivar domain: the ErrorInfo domain, ``truco.v1`` for the service's own errors.
+    :ivar retry_delay: seconds to wait before sending the call again, from the status' google.rpc.RetryInfo
+        (a quota refusal carries one); None without one.
     """
 
     def __init__(
@@ -51,6 +53,7 @@ class TrucoError(Exception):
         metadata: Mapping[str, str] | None = None,
         *,
         domain: str = DOMAIN,
+        retry_delay: float | None = None,
     ) -> None:
         super().__init__(message)
         self.code = code
@@ -58,6 +61,7 @@ class TrucoError(Exception):
         self.message = message
         self.metadata: dict[str, str] = dict(metadata or {})
         self.domain = domain
+        self.retry_delay = retry_delay
 
     def __str__(self) -> str:
         reason = f" {self.reason}" if self.reason else ""
@@ -92,7 +96,8 @@ class PermissionDenied(TrucoError):
 
 
 class ResourceExhausted(TrucoError):
-    """RESOURCE_EXHAUSTED: a limit was reached (seats all taken, too many requests...)."""
+    """RESOURCE_EXHAUSTED: a quota was used up (reason QUOTA_EXCEEDED; ``metadata["quota"]`` names it and
+    ``retry_delay`` says when to send the call again). The client waits and retries by itself first."""
 
 
 class Unavailable(TrucoError):
@@ -127,10 +132,11 @@ def error_from_status(
     An ErrorInfo of another domain is used when there is no ``truco.v1`` one.
     """
     info = _error_info(status.details) if status is not None else None
+    delay = _retry_delay(status.details) if status is not None else None
     cls = ERROR_CLASSES.get(code, TrucoError)
     if info is None:
-        return cls(code, "", message, domain="")
-    return cls(code, info.reason, message, dict(info.metadata), domain=info.domain)
+        return cls(code, "", message, domain="", retry_delay=delay)
+    return cls(code, info.reason, message, dict(info.metadata), domain=info.domain, retry_delay=delay)
 
 
 def from_rpc_error(error: grpc.RpcError) -> TrucoError:
@@ -167,6 +173,15 @@ def _status_from_trailers(trailers: Iterable[tuple[str, str | bytes]] | None) ->
                 return status_pb2.Status.FromString(value)
             except Exception:
                 return None
+    return None
+
+
+def _retry_delay(details: Iterable[Any]) -> float | None:
+    for detail in details:
+        if detail.Is(error_details_pb2.RetryInfo.DESCRIPTOR):
+            retry = error_details_pb2.RetryInfo()
+            detail.Unpack(retry)
+            return float(retry.retry_delay.seconds + retry.retry_delay.nanos / 1e9)
     return None
 
 

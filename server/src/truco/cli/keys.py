@@ -13,6 +13,17 @@ from .stores import add_store_option, with_store
 if TYPE_CHECKING:
     from truco.server.store import EventStore
 
+KEY_QUOTA_FLAGS: tuple[tuple[str, type[float] | type[int]], ...] = (
+    ("--calls-per-second", float),
+    ("--burst", int),
+    ("--games-per-minute", float),
+    ("--open-games", int),
+    ("--calls-in-flight", int),
+    ("--watch-streams", int),
+    ("--watch-streams-per-key", int),
+)
+"""The app totals a key may carry of its own (truco.server.app_quotas.AppQuotas), as ``truco serve`` flags."""
+
 
 def command(commands: Subcommands) -> None:
     keys = commands.add_parser(
@@ -27,7 +38,12 @@ def command(commands: Subcommands) -> None:
     create = actions.add_parser("create", help="make a key and print it (once)")
     create.add_argument("--name", required=True, help="what the key is for, e.g. the app's name")
     create.add_argument("--json", action="store_true", help="print the key and its id as JSON")
-    actions.add_parser("list", help="every key: id, name, created, revoked")
+    own = create.add_argument_group(
+        "the app's own totals", "All the key's players together; unset: the server's flag of the same name."
+    )
+    for flag, kind in KEY_QUOTA_FLAGS:
+        own.add_argument(flag, type=kind, metavar="N")
+    actions.add_parser("list", help="every key: id, name, created, revoked, its own totals")
     revoke = actions.add_parser("revoke", help="refuse a key from now on")
     revoke.add_argument("key_id", metavar="KEY_ID", help="the key's id (from 'list')")
     keys.set_defaults(run=_run)
@@ -36,7 +52,8 @@ def command(commands: Subcommands) -> None:
 def _run(args: argparse.Namespace) -> int:
     async def work(store: EventStore) -> int:
         if args.keys_command == "create":
-            await _create(store, args.name, args.json)
+            names = [flag[2:].replace("-", "_") for flag, _ in KEY_QUOTA_FLAGS]
+            await _create(store, args.name, args.json, {name: getattr(args, name) for name in names})
         elif args.keys_command == "list":
             await _list(store)
         else:
@@ -46,22 +63,26 @@ def _run(args: argparse.Namespace) -> int:
     return with_store(args.store, work)
 
 
-async def _create(store: EventStore, name: str, as_json: bool) -> None:
+async def _create(store: EventStore, name: str, as_json: bool, own: dict[str, float | int | None]) -> None:
+    from truco.server.app_quotas import AppQuotas
     from truco.server.keys import create_key
 
-    record, key = await create_key(store, name)
+    quotas = AppQuotas(**{quota: value for quota, value in own.items() if value is not None})  # type: ignore[arg-type]
+    record, key = await create_key(store, name, quotas)
     if as_json:
-        print(json.dumps({"key_id": record.key_id, "name": record.name, "key": key}))
+        print(json.dumps({"key_id": record.key_id, "name": record.name, "key": key, "quotas": own}))
     else:
-        print(f"API key {record.key_id} ({record.name}); shown only now, keep it secret:\n{key}")
+        print(f"API key {record.key_id} ({record.name}, {quotas.describe()}); shown only now, keep it secret:\n{key}")
 
 
 async def _list(store: EventStore) -> None:
+    from truco.server.app_quotas import AppQuotas
     from truco.server.keys import printable
 
     for item in await store.list_api_keys():
         state = f"revoked {item.revoked_at}" if item.revoked_at else "active"
-        print(f"{item.key_id}  {item.created_at}  {state:<36}  {printable(item.name)}")
+        own = AppQuotas.from_json(item.quotas).describe()
+        print(f"{item.key_id}  {item.created_at}  {state:<36}  {printable(item.name)}  ({own})")
 
 
 async def _revoke(store: EventStore, key_id: str) -> None:

@@ -22,8 +22,10 @@ DEFAULT_RESERVE = 120.0
 DEFAULT_ABANDON = 600.0
 """``truco serve`` closes games nobody joined after this many seconds."""
 LIMIT_FLAGS = (
-    ("--calls-per-second", "calls_per_second", float, "sustained calls per second"),
-    ("--burst", "burst", int, "calls allowed at once above that rate"),
+    ("--calls-per-second", "calls_per_second", float, "an app's sustained calls per second"),
+    ("--burst", "burst", int, "an app's calls allowed at once above that rate"),
+    ("--player-calls-per-second", "player_calls_per_second", float, "one player's sustained calls per second"),
+    ("--player-burst", "player_burst", int, "one player's calls allowed at once above that rate"),
     ("--games-per-minute", "games_per_minute", float, "CreateGame calls per minute"),
     ("--open-games", "open_games", int, "unfinished games created (counted across replicas)"),
     ("--calls-in-flight", "calls_in_flight", int, "calls running at once"),
@@ -127,8 +129,10 @@ def _limits(serve: argparse.ArgumentParser) -> None:
 
     limits = serve.add_argument_group(
         "quotas and rate limits",
-        "Per API key, or per client address for calls without one; 0 turns a limit off. Past a limit a call "
-        "fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and says when to retry.",
+        "Per app: its API key (all its players together; a key may have its own, see 'truco keys create'), or "
+        "the client address for calls without one; and per player: a seat token, or a connection for calls "
+        "without one. 0 turns a limit off. Past a limit a call fails with RESOURCE_EXHAUSTED, reason "
+        "QUOTA_EXCEEDED, and says when to retry.",
     )
     defaults = Limits()
     for flag, attribute, kind, what in LIMIT_FLAGS:

@@ -18,8 +18,10 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
+from .app_quotas import NO_QUOTAS, AppQuotas
 from .reasons import ServiceFailure, ServiceReason
-from .store.base import ApiKeyRecord, EventStore
+from .store.interface import KeyRing
+from .store.records import ApiKeyRecord
 
 API_KEY_HEADER = "x-api-key"
 KEY_PREFIX = "truco_"
@@ -44,13 +46,14 @@ def new_key() -> tuple[str, str]:
     return key_id, f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
 
 
-async def create_key(store: EventStore, name: str) -> tuple[ApiKeyRecord, str]:
-    """Store a new key named ``name``; returns its record and the key itself (shown once, never stored).
+async def create_key(store: KeyRing, name: str, quotas: AppQuotas = NO_QUOTAS) -> tuple[ApiKeyRecord, str]:
+    """Store a new key named ``name`` (with its own app totals, if any); returns its record and the key itself
+    (shown once, never stored).
 
     :raises ValueError: a name :func:`check_key_name` refuses.
     """
     key_id, key = new_key()
-    record = ApiKeyRecord(key_id, check_key_name(name), key_hash(key), now())
+    record = ApiKeyRecord(key_id, check_key_name(name), key_hash(key), now(), quotas=quotas.to_json())
     await store.create_api_key(record)
     return record, key
 
@@ -62,6 +65,8 @@ class Caller:
     key_id: str | None
     peer: str  #: the client's address without its port ("127.0.0.1", "::1")
     connection: str  #: gRPC's peer string, one per connection ("ipv4:127.0.0.1:50522")
+    player: str = ""  #: whom the per-player quota charges (``app_quotas.player_of``): a seat token or a connection
+    quotas: AppQuotas = NO_QUOTAS  #: the key's own app totals, if it has any
 
     @property
     def subject(self) -> str:
@@ -99,7 +104,7 @@ class ApiKeys:
     """Looks up the keys callers send, and the keys seats were taken under, remembering each answer for a few
     seconds (a bounded LRU)."""
 
-    def __init__(self, store: EventStore, *, ttl: float = CACHE_SECONDS, entries: int = CACHE_ENTRIES) -> None:
+    def __init__(self, store: KeyRing, *, ttl: float = CACHE_SECONDS, entries: int = CACHE_ENTRIES) -> None:
         self.store = store
         self.ttl = ttl
         self.entries = entries
@@ -115,6 +120,13 @@ class ApiKeys:
 
         :raises ServiceFailure: API_KEY_INVALID (malformed or unknown) or API_KEY_REVOKED.
         """
+        return (await self.lookup(key)).key_id
+
+    async def lookup(self, key: str) -> ApiKeyRecord:
+        """The record of a valid, unrevoked key (its id, its own quotas).
+
+        :raises ServiceFailure: API_KEY_INVALID (malformed or unknown) or API_KEY_REVOKED.
+        """
         if _KEY.fullmatch(key) is None:
             raise ServiceFailure(ServiceReason.API_KEY_INVALID, f"not an API key: {KEY_HINT}")
         digest = key_hash(key)
@@ -122,7 +134,7 @@ class ApiKeys:
         if record is None:
             raise ServiceFailure(ServiceReason.API_KEY_INVALID, "this API key is unknown")
         _refuse_revoked(record)
-        return record.key_id
+        return record
 
     async def check_active(self, key_id: str) -> None:
         """Refuse what was taken under a key that is no longer valid (a seat's token dies with its key).

@@ -1,8 +1,9 @@
-"""The quotas and caps a server enforces (``limits.py`` and ``connections.py`` enforce them). Free of gRPC and of
+"""The quotas and caps a server enforces (``admission.py`` and ``connections.py`` enforce them). Free of gRPC and of
 the server's other modules, so the ``truco`` command can show the defaults without importing them."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from dataclasses import dataclass
 
@@ -14,10 +15,11 @@ WATCH_MEMORY_SHARE = 4
 
 @dataclass(frozen=True)
 class Limits:
-    """Quotas and caps; 0 turns one off. Per caller (API key, or address when anonymous) unless said otherwise."""
+    """Quotas and caps; 0 turns one off. Per app (API key, or address when anonymous) unless said otherwise;
+    a key may carry its own app totals (``app_quotas.AppQuotas``)."""
 
-    calls_per_second: float = 50.0  #: sustained calls per second (GameService and RulesService)
-    burst: int = 100  #: calls allowed at once above the sustained rate
+    calls_per_second: float = 200.0  #: sustained calls per second (GameService and RulesService)
+    burst: int = 400  #: calls allowed at once above the sustained rate
     games_per_minute: float = 30.0  #: CreateGame calls per minute (bursts of up to this many)
     open_games: int = 100  #: unfinished games a caller created (counted in the store, across replicas)
     calls_in_flight: int = 64  #: unary calls a caller has running at once
@@ -29,10 +31,12 @@ class Limits:
     (:func:`derived_watch_cap`)."""
     watch_streams_per_key: int = 5000  #: WatchGame streams one API key's callers hold open, all addresses together
     joins_per_minute: float = 60.0  #: JoinGame calls per minute of an anonymous caller (keyless: per address)
+    player_calls_per_second: float = 20.0  #: sustained calls per second of one player (seat token or connection)
+    player_burst: int = 40  #: one player's calls allowed at once above its sustained rate
 
     @classmethod
     def unlimited(cls) -> Limits:
-        return cls(0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+        return cls(**{item.name: 0 for item in dataclasses.fields(cls)})
 
     def server_watch_cap(self) -> int:
         return self.server_watch_streams if self.server_watch_streams is not None else derived_watch_cap()

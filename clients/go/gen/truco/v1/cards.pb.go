@@ -151,9 +151,9 @@ const file_truco_v1_cards_proto_rawDesc = "" +
 	"\n" +
 	"SUIT_BASTO\x10\x02\x12\f\n" +
 	"\bSUIT_ORO\x10\x03\x12\r\n" +
-	"\tSUIT_COPA\x10\x04B\x81\x01\n" +
-	"\vuy.truco.v1B\n" +
-	"CardsProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
+	"\tSUIT_COPA\x10\x04B\x96\x01\n" +
+	"\fcom.truco.v1B\n" +
+	"CardsProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
 	file_truco_v1_cards_proto_rawDescOnce sync.Once

@@ -814,8 +814,8 @@ const file_truco_v1_commands_proto_rawDesc = "" +
 	"\fSENA_CHICA_1\x10\n" +
 	"\x12\x0f\n" +
 	"\vSENA_NEGRAS\x10\v\x12\x0f\n" +
-	"\vSENA_ENVIDO\x10\fB\x84\x01\n" +
-	"\vuy.truco.v1B\rCommandsProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
+	"\vSENA_ENVIDO\x10\fB\x99\x01\n" +
+	"\fcom.truco.v1B\rCommandsProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
 	file_truco_v1_commands_proto_rawDescOnce sync.Once

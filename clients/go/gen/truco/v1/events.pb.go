@@ -2176,8 +2176,8 @@ const file_truco_v1_events_proto_rawDesc = "" +
 	"\x17HAND_END_TRUCO_DECLINED\x10\x02\x12\x11\n" +
 	"\rHAND_END_MAZO\x10\x03\x12\x18\n" +
 	"\x14HAND_END_MATCH_ENDED\x10\x04\x12\x14\n" +
-	"\x10HAND_END_FORFEIT\x10\x05B\x82\x01\n" +
-	"\vuy.truco.v1B\vEventsProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
+	"\x10HAND_END_FORFEIT\x10\x05B\x97\x01\n" +
+	"\fcom.truco.v1B\vEventsProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
 	file_truco_v1_events_proto_rawDescOnce sync.Once

@@ -243,6 +243,11 @@ func (BotKind) EnumDescriptor() ([]byte, []int) {
 }
 
 // Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
+//
+// Defaults: a game created without ClockSettings gets the server's. `truco serve` gives 30 s per decision, a
+// 120 s per-match reserve for each seat and the TAKEOVER policy with the heuristic bot (its --clock,
+// --clock-reserve and --clock-policy flags change them; --clock 0 turns them off); a server embedded as a
+// library (ServeConfig()) gives none. Clocks run once every seat has a player.
 type ClockSettings struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The time for each decision; zero or unset: the game has no clocks.
@@ -799,8 +804,9 @@ func (x *Game) GetClosed() bool {
 // Create a match.
 type CreateGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
-	// characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
+	// Optional. A client-chosen id (a UUID): the same request id sent again returns the same game; empty, a
+	// retry would create another game. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT,
+	// reason INVALID_REQUEST_ID, otherwise).
 	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The rules (unset fields take defaults).
 	Rules *RuleSet `protobuf:"bytes,2,opt,name=rules,proto3" json:"rules,omitempty"`
@@ -812,8 +818,8 @@ type CreateGameRequest struct {
 	// List the game in the public lobby: ListGames shows it to every caller. Otherwise only the API key that
 	// created it (or, for a game created without a key, every caller without one) sees it listed.
 	Public bool `protobuf:"varint,5,opt,name=public,proto3" json:"public,omitempty"`
-	// Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
-	// options); set with a zero `decision`: no clocks.
+	// Turn clocks. Unset: the server's default (`truco serve`: 30 s per decision, a 120 s reserve, takeover;
+	// see ClockSettings); set with a zero `decision`: no clocks.
 	Clock         *ClockSettings `protobuf:"bytes,6,opt,name=clock,proto3" json:"clock,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
@@ -942,10 +948,11 @@ type JoinGameRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// `games/{game}`.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-	// treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
-	// + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
-	// characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
+	// Optional, and recommended. A client-chosen id (a random UUID): the same request id sent again returns the
+	// same seat and token, so treat it as a secret; the server logs only a digest of it. Empty: the seat gets a
+	// random token and the join cannot be retried (a retry would take another seat). At most 128 characters of
+	// A-Z a-z 0-9 . _ : ~ + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22
+	// URL-safe base64 characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The seat wanted; unset takes the first open seat.
 	Seat *int32 `protobuf:"varint,3,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
@@ -1311,8 +1318,10 @@ type SubmitCommandRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// `games/{game}`.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
-	// A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-	// the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
+	// Optional, and recommended. A client-chosen id: the same request id sent again by the same seat applies the
+	// command once and returns the same result; empty, a retry may apply the command twice (or fail ABORTED when
+	// `expected_version` is set). At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID
+	// otherwise).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The version the client saw; if the game has moved on the call fails with ABORTED and changes nothing.
 	// 0 skips the check.
@@ -2236,8 +2245,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\tLeaveGame\x12\x1a.truco.v1.LeaveGameRequest\x1a\x1b.truco.v1.LeaveGameResponse\x12G\n" +
 	"\n" +
 	"ResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n" +
-	"\aRematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponseB\x87\x01\n" +
-	"\vuy.truco.v1B\x10GameServiceProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
+	"\aRematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponseB\x9c\x01\n" +
+	"\fcom.truco.v1B\x10GameServiceProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
 	file_truco_v1_game_service_proto_rawDescOnce sync.Once

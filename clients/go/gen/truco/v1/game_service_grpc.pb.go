@@ -41,18 +41,20 @@ const (
 // A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
 // `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
 // information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-// stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
-// CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
-// rules' codes): INVALID_ARGUMENT for a malformed request,
-// FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
-// game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+// stable machine code: every reason, with the status code it comes with, is listed once in ErrorReason
+// (truco/v1/errors.proto).
 //
 // Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
-// with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
-// API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
-// or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
-// QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
-// (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
+// with --require-api-key refuses CreateGame and JoinGame without one. Quotas count per app (its API key, all
+// its players together; the client address for calls without a key) and per player (a seat token; the
+// connection for calls without one). A `truco serve` with its defaults lets an app's tables of 2, 4 and 6
+// players play freely: 20 calls/s per player (bursts of 40), 200 calls/s per app (bursts of 400), 30 games
+// created a minute, 100 unfinished games, 64 calls in flight and 32 watches per app; an operator gives a big
+// app's key totals of its own. Past a quota a call fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and a
+// google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id).
+//
+// Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
+// (the SDKs always send one, and send the same one on every retry of a call).
 type GameServiceClient interface {
 	// Create a match. Seats listed in `bots` are played by the server; the others are open to JoinGame.
 	CreateGame(ctx context.Context, in *CreateGameRequest, opts ...grpc.CallOption) (*CreateGameResponse, error)
@@ -67,6 +69,12 @@ type GameServiceClient interface {
 	SubmitCommand(ctx context.Context, in *SubmitCommandRequest, opts ...grpc.CallOption) (*SubmitCommandResponse, error)
 	// Stream each new event with the caller's view after it, from `after_version`. Resume after a disconnect
 	// by sending the last version received.
+	//
+	// When it ends: with status OK right after the event that ends the match (MatchEnded; a watch of a game
+	// already over sends the events after `after_version`, then ends). A server that stops ends its streams with
+	// UNAVAILABLE, reason SERVER_SHUTTING_DOWN (metadata `version`: resume after it, on any replica). A game
+	// closed unplayed (Game.closed) never ends a match: its stream stays open until the client cancels it. The
+	// stream has no deadline of its own.
 	WatchGame(ctx context.Context, in *WatchGameRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchGameResponse], error)
 	// Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
 	// or anonymously for a caller without one) and the public ones.
@@ -221,18 +229,20 @@ func (c *gameServiceClient) Rematch(ctx context.Context, in *RematchRequest, opt
 // A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
 // `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
 // information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
-// stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
-// CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
-// rules' codes): INVALID_ARGUMENT for a malformed request,
-// FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
-// game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+// stable machine code: every reason, with the status code it comes with, is listed once in ErrorReason
+// (truco/v1/errors.proto).
 //
 // Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
-// with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
-// API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
-// or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
-// QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
-// (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
+// with --require-api-key refuses CreateGame and JoinGame without one. Quotas count per app (its API key, all
+// its players together; the client address for calls without a key) and per player (a seat token; the
+// connection for calls without one). A `truco serve` with its defaults lets an app's tables of 2, 4 and 6
+// players play freely: 20 calls/s per player (bursts of 40), 200 calls/s per app (bursts of 400), 30 games
+// created a minute, 100 unfinished games, 64 calls in flight and 32 watches per app; an operator gives a big
+// app's key totals of its own. Past a quota a call fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and a
+// google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id).
+//
+// Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
+// (the SDKs always send one, and send the same one on every retry of a call).
 type GameServiceServer interface {
 	// Create a match. Seats listed in `bots` are played by the server; the others are open to JoinGame.
 	CreateGame(context.Context, *CreateGameRequest) (*CreateGameResponse, error)
@@ -247,6 +257,12 @@ type GameServiceServer interface {
 	SubmitCommand(context.Context, *SubmitCommandRequest) (*SubmitCommandResponse, error)
 	// Stream each new event with the caller's view after it, from `after_version`. Resume after a disconnect
 	// by sending the last version received.
+	//
+	// When it ends: with status OK right after the event that ends the match (MatchEnded; a watch of a game
+	// already over sends the events after `after_version`, then ends). A server that stops ends its streams with
+	// UNAVAILABLE, reason SERVER_SHUTTING_DOWN (metadata `version`: resume after it, on any replica). A game
+	// closed unplayed (Game.closed) never ends a match: its stream stays open until the client cancels it. The
+	// stream has no deadline of its own.
 	WatchGame(*WatchGameRequest, grpc.ServerStreamingServer[WatchGameResponse]) error
 	// Open games (a seat free, not over, not closed), newest first, paginated: the caller's own (created with its API key,
 	// or anonymously for a caller without one) and the public ones.

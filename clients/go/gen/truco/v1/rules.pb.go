@@ -194,9 +194,9 @@ const file_truco_v1_rules_proto_rawDesc = "" +
 	"\vFaltaEnvido\x12\x1c\n" +
 	"\x18FALTA_ENVIDO_UNSPECIFIED\x10\x00\x12!\n" +
 	"\x1dFALTA_ENVIDO_LEADER_REMAINING\x10\x01\x12\x1f\n" +
-	"\x1bFALTA_ENVIDO_MATCH_IF_MALAS\x10\x02B\x81\x01\n" +
-	"\vuy.truco.v1B\n" +
-	"RulesProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
+	"\x1bFALTA_ENVIDO_MATCH_IF_MALAS\x10\x02B\x96\x01\n" +
+	"\fcom.truco.v1B\n" +
+	"RulesProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
 	file_truco_v1_rules_proto_rawDescOnce sync.Once

@@ -323,8 +323,8 @@ const file_truco_v1_rules_service_proto_rawDesc = "" +
 	"\x0fsecond_strength\x18\x03 \x01(\x05R\x0esecondStrength2\xac\x01\n" +
 	"\fRulesService\x12M\n" +
 	"\fEvaluateHand\x12\x1d.truco.v1.EvaluateHandRequest\x1a\x1e.truco.v1.EvaluateHandResponse\x12M\n" +
-	"\fCompareCards\x12\x1d.truco.v1.CompareCardsRequest\x1a\x1e.truco.v1.CompareCardsResponseB\x88\x01\n" +
-	"\vuy.truco.v1B\x11RulesServiceProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
+	"\fCompareCards\x12\x1d.truco.v1.CompareCardsRequest\x1a\x1e.truco.v1.CompareCardsResponseB\x9d\x01\n" +
+	"\fcom.truco.v1B\x11RulesServiceProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
 	file_truco_v1_rules_service_proto_rawDescOnce sync.Once

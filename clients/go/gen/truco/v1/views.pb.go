@@ -1376,7 +1376,12 @@ type SeatView struct {
 	Flor *int32 `protobuf:"varint,6,opt,name=flor,proto3,oneof" json:"flor,omitempty"`
 	// Señas received this hand.
 	Senas []*SenaReceived `protobuf:"bytes,7,rep,name=senas,proto3" json:"senas,omitempty"`
-	// Exactly the commands the server would accept from this seat now.
+	// Exactly the commands the server would accept from this seat now. Legal actions are not "my turn": a seña
+	// (SendSena) to a teammate is legal out of turn, so a seat with señas on may hold legal actions while the
+	// match waits for another seat. Whose move the match waits for is `public.to_act` (the seat to play, the
+	// team that must answer a call, the perros deciders; the card turn alone is `public.hand.turn`): a seat's
+	// turn is when its seat is in `public.to_act`, and then its legal actions hold at least one command besides
+	// señas. The SDKs' turn helpers (is_my_turn, isMyTurn...) read it so.
 	LegalActions []*Command `protobuf:"bytes,8,rep,name=legal_actions,json=legalActions,proto3" json:"legal_actions,omitempty"`
 	// The proofs of the seat's three cards in this hand (played ones included): each opens its commitment in
 	// the hand's `commitments`. Only this seat receives them.
@@ -1633,9 +1638,9 @@ const file_truco_v1_views_proto_rawDesc = "" +
 	"\bStanding\x12\x18\n" +
 	"\x14STANDING_UNSPECIFIED\x10\x00\x12\x12\n" +
 	"\x0eSTANDING_MALAS\x10\x01\x12\x13\n" +
-	"\x0fSTANDING_BUENAS\x10\x02B\x81\x01\n" +
-	"\vuy.truco.v1B\n" +
-	"ViewsProtoP\x01Z%truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
+	"\x0fSTANDING_BUENAS\x10\x02B\x96\x01\n" +
+	"\fcom.truco.v1B\n" +
+	"ViewsProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
 	file_truco_v1_views_proto_rawDescOnce sync.Once

@@ -22,10 +22,15 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file truco/v1/game_service.proto.
  */
 export const file_truco_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIucBCg1DbG9ja1NldHRpbmdzEisKCGRlY2lzaW9uGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoJb25fZXhwaXJ5GAMgASgOMhUudHJ1Y28udjEuQ2xvY2tQb2xpY3kSJwoMdGFrZW92ZXJfYm90GAQgASgOMhEudHJ1Y28udjEuQm90S2luZBIqCg50YWtlb3Zlcl9sZXZlbBgFIAEoDjISLnRydWNvLnYxLkJvdExldmVsIlsKB0JvdFNlYXQSDAoEc2VhdBgBIAEoBRIfCgRraW5kGAIgASgOMhEudHJ1Y28udjEuQm90S2luZBIhCgVsZXZlbBgDIAEoDjISLnRydWNvLnYxLkJvdExldmVsIrsBCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEiAKBGtpbmQYAiABKA4yEi50cnVjby52MS5TZWF0S2luZBIeCgNib3QYAyABKA4yES50cnVjby52MS5Cb3RLaW5kEhMKC3BsYXllcl9uYW1lGAQgASgJEg8KB3ByZXNlbnQYBSABKAgSEgoKdGFrZW5fb3ZlchgGIAEoCBIlCglib3RfbGV2ZWwYByABKA4yEi50cnVjby52MS5Cb3RMZXZlbCJ4CglGaXhlZERlYWwSIgoFaGFuZHMYASADKAsyEy50cnVjby52MS5EZWFsdEhhbmQSHwoHbXVlc3RyYRgCIAEoCzIOLnRydWNvLnYxLkNhcmQSJgoKc2VhdF9oYW5kcxgDIAMoCzISLnRydWNvLnYxLlNlYXRIYW5kIjcKCFNlYXRIYW5kEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi50cnVjby52MS5DYXJkIioKCURlYWx0SGFuZBIdCgVjYXJkcxgBIAMoCzIOLnRydWNvLnYxLkNhcmQioQIKBEdhbWUSDAoEbmFtZRgBIAEoCRIgCgVydWxlcxgCIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSIQoFc2VhdHMYAyADKAsyEi50cnVjby52MS5TZWF0SW5mbxIPCgd2ZXJzaW9uGAQgASgDEh4KBXBoYXNlGAUgASgOMg8udHJ1Y28udjEuUGhhc2USIwoGc2NvcmVzGAYgAygLMhMudHJ1Y28udjEuVGVhbVNjb3JlEg4KBnB1YmxpYxgHIAEoCBImCgVjbG9jaxgIIAEoCzIXLnRydWNvLnYxLkNsb2NrU2V0dGluZ3MSFQoNcHJldmlvdXNfZ2FtZRgJIAEoCRIRCgluZXh0X2dhbWUYCiABKAkSDgoGY2xvc2VkGAsgASgIIswBChFDcmVhdGVHYW1lUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEiAKBXJ1bGVzGAIgASgLMhEudHJ1Y28udjEuUnVsZVNldBIfCgRib3RzGAMgAygLMhEudHJ1Y28udjEuQm90U2VhdBIoCgtmaXhlZF9kZWFscxgEIAMoCzITLnRydWNvLnYxLkZpeGVkRGVhbBIOCgZwdWJsaWMYBSABKAgSJgoFY2xvY2sYBiABKAsyFy50cnVjby52MS5DbG9ja1NldHRpbmdzIjIKEkNyZWF0ZUdhbWVSZXNwb25zZRIcCgRnYW1lGAEgASgLMg4udHJ1Y28udjEuR2FtZSJkCg9Kb2luR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhEKBHNlYXQYAyABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgEIAEoCUIHCgVfc2VhdCJWChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRIgCgR2aWV3GAMgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciNwoSR2V0R2FtZVZpZXdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLbWluX3ZlcnNpb24YAiABKAMiXAoTR2V0R2FtZVZpZXdSZXNwb25zZRIgCgRzZWF0GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXcSIwoGcHVibGljGAIgASgLMhMudHJ1Y28udjEuTWF0Y2hWaWV3IjwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLbWluX3ZlcnNpb24YAiABKAMiTwoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIgoHYWN0aW9ucxgCIAMoCzIRLnRydWNvLnYxLkNvbW1hbmQidgoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSIgoHY29tbWFuZBgEIAEoCzIRLnRydWNvLnYxLkNvbW1hbmQiawoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSHwoGZXZlbnRzGAIgAygLMg8udHJ1Y28udjEuRXZlbnQSIAoEdmlldxgDIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IksKEFdhdGNoR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIVCg1hZnRlcl92ZXJzaW9uGAIgASgDEhIKCnBlcl9jb21taXQYAyABKAgimwEKEVdhdGNoR2FtZVJlc3BvbnNlEh4KBWV2ZW50GAEgASgLMg8udHJ1Y28udjEuRXZlbnQSIAoEc2VhdBgCIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3EiMKBnB1YmxpYxgDIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldxIfCgZldmVudHMYBCADKAsyDy50cnVjby52MS5FdmVudCI5ChBMaXN0R2FtZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIksKEUxpc3RHYW1lc1Jlc3BvbnNlEh0KBWdhbWVzGAEgAygLMg4udHJ1Y28udjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiHgoOR2V0R2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIvCg9HZXRHYW1lUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUiIAoQTGVhdmVHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJIjUKEUxlYXZlR2FtZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi50cnVjby52MS5TZWF0VmlldyIhChFSZXN1bWVTZWF0UmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKElJlc3VtZVNlYXRSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciHgoOUmVtYXRjaFJlcXVlc3QSDAoEbmFtZRgBIAEoCSI9Cg9SZW1hdGNoUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUSDAoEc2VhdBgCIAEoBSpgCgtDbG9ja1BvbGljeRIcChhDTE9DS19QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVDTE9DS19QT0xJQ1lfVEFLRU9WRVIQARIYChRDTE9DS19QT0xJQ1lfRk9SRkVJVBACKmEKCFNlYXRLaW5kEhkKFVNFQVRfS0lORF9VTlNQRUNJRklFRBAAEhIKDlNFQVRfS0lORF9PUEVOEAESEwoPU0VBVF9LSU5EX1RBS0VOEAISEQoNU0VBVF9LSU5EX0JPVBADKm8KCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhYKEkJPVF9MRVZFTF9CRUdJTk5FUhABEhoKFkJPVF9MRVZFTF9JTlRFUk1FRElBVEUQAhIUChBCT1RfTEVWRUxfRVhQRVJUEAMqUAoHQm90S2luZBIYChRCT1RfS0lORF9VTlNQRUNJRklFRBAAEhMKD0JPVF9LSU5EX1JBTkRPTRABEhYKEkJPVF9LSU5EX0hFVVJJU1RJQxACMq8GCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsudHJ1Y28udjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC50cnVjby52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS50cnVjby52MS5Kb2luR2FtZVJlcXVlc3QaGi50cnVjby52MS5Kb2luR2FtZVJlc3BvbnNlEkoKC0dldEdhbWVWaWV3EhwudHJ1Y28udjEuR2V0R2FtZVZpZXdSZXF1ZXN0Gh0udHJ1Y28udjEuR2V0R2FtZVZpZXdSZXNwb25zZRJZChBMaXN0TGVnYWxBY3Rpb25zEiEudHJ1Y28udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIi50cnVjby52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUAoNU3VibWl0Q29tbWFuZBIeLnRydWNvLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0Gh8udHJ1Y28udjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLnRydWNvLnYxLldhdGNoR2FtZVJlcXVlc3QaGy50cnVjby52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUxpc3RHYW1lcxIaLnRydWNvLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy50cnVjby52MS5MaXN0R2FtZXNSZXNwb25zZRI+CgdHZXRHYW1lEhgudHJ1Y28udjEuR2V0R2FtZVJlcXVlc3QaGS50cnVjby52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGVhdmVHYW1lEhoudHJ1Y28udjEuTGVhdmVHYW1lUmVxdWVzdBobLnRydWNvLnYxLkxlYXZlR2FtZVJlc3BvbnNlEkcKClJlc3VtZVNlYXQSGy50cnVjby52MS5SZXN1bWVTZWF0UmVxdWVzdBocLnRydWNvLnYxLlJlc3VtZVNlYXRSZXNwb25zZRI+CgdSZW1hdGNoEhgudHJ1Y28udjEuUmVtYXRjaFJlcXVlc3QaGS50cnVjby52MS5SZW1hdGNoUmVzcG9uc2VChwEKC3V5LnRydWNvLnYxQhBHYW1lU2VydmljZVByb3RvUAFaJXRydWNvL2NsaWVudHMvZ28vZ2VuL3RydWNvL3YxO3RydWNvdjGiAgNUWFiqAghUcnVjby5WMcoCCFRydWNvXFYx4gIUVHJ1Y29cVjFcR1BCTWV0YWRhdGHqAglUcnVjbzo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
+  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIucBCg1DbG9ja1NldHRpbmdzEisKCGRlY2lzaW9uGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoJb25fZXhwaXJ5GAMgASgOMhUudHJ1Y28udjEuQ2xvY2tQb2xpY3kSJwoMdGFrZW92ZXJfYm90GAQgASgOMhEudHJ1Y28udjEuQm90S2luZBIqCg50YWtlb3Zlcl9sZXZlbBgFIAEoDjISLnRydWNvLnYxLkJvdExldmVsIlsKB0JvdFNlYXQSDAoEc2VhdBgBIAEoBRIfCgRraW5kGAIgASgOMhEudHJ1Y28udjEuQm90S2luZBIhCgVsZXZlbBgDIAEoDjISLnRydWNvLnYxLkJvdExldmVsIrsBCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEiAKBGtpbmQYAiABKA4yEi50cnVjby52MS5TZWF0S2luZBIeCgNib3QYAyABKA4yES50cnVjby52MS5Cb3RLaW5kEhMKC3BsYXllcl9uYW1lGAQgASgJEg8KB3ByZXNlbnQYBSABKAgSEgoKdGFrZW5fb3ZlchgGIAEoCBIlCglib3RfbGV2ZWwYByABKA4yEi50cnVjby52MS5Cb3RMZXZlbCJ4CglGaXhlZERlYWwSIgoFaGFuZHMYASADKAsyEy50cnVjby52MS5EZWFsdEhhbmQSHwoHbXVlc3RyYRgCIAEoCzIOLnRydWNvLnYxLkNhcmQSJgoKc2VhdF9oYW5kcxgDIAMoCzISLnRydWNvLnYxLlNlYXRIYW5kIjcKCFNlYXRIYW5kEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi50cnVjby52MS5DYXJkIioKCURlYWx0SGFuZBIdCgVjYXJkcxgBIAMoCzIOLnRydWNvLnYxLkNhcmQioQIKBEdhbWUSDAoEbmFtZRgBIAEoCRIgCgVydWxlcxgCIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSIQoFc2VhdHMYAyADKAsyEi50cnVjby52MS5TZWF0SW5mbxIPCgd2ZXJzaW9uGAQgASgDEh4KBXBoYXNlGAUgASgOMg8udHJ1Y28udjEuUGhhc2USIwoGc2NvcmVzGAYgAygLMhMudHJ1Y28udjEuVGVhbVNjb3JlEg4KBnB1YmxpYxgHIAEoCBImCgVjbG9jaxgIIAEoCzIXLnRydWNvLnYxLkNsb2NrU2V0dGluZ3MSFQoNcHJldmlvdXNfZ2FtZRgJIAEoCRIRCgluZXh0X2dhbWUYCiABKAkSDgoGY2xvc2VkGAsgASgIIswBChFDcmVhdGVHYW1lUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEiAKBXJ1bGVzGAIgASgLMhEudHJ1Y28udjEuUnVsZVNldBIfCgRib3RzGAMgAygLMhEudHJ1Y28udjEuQm90U2VhdBIoCgtmaXhlZF9kZWFscxgEIAMoCzITLnRydWNvLnYxLkZpeGVkRGVhbBIOCgZwdWJsaWMYBSABKAgSJgoFY2xvY2sYBiABKAsyFy50cnVjby52MS5DbG9ja1NldHRpbmdzIjIKEkNyZWF0ZUdhbWVSZXNwb25zZRIcCgRnYW1lGAEgASgLMg4udHJ1Y28udjEuR2FtZSJkCg9Kb2luR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhEKBHNlYXQYAyABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgEIAEoCUIHCgVfc2VhdCJWChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRIgCgR2aWV3GAMgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciNwoSR2V0R2FtZVZpZXdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLbWluX3ZlcnNpb24YAiABKAMiXAoTR2V0R2FtZVZpZXdSZXNwb25zZRIgCgRzZWF0GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXcSIwoGcHVibGljGAIgASgLMhMudHJ1Y28udjEuTWF0Y2hWaWV3IjwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLbWluX3ZlcnNpb24YAiABKAMiTwoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIgoHYWN0aW9ucxgCIAMoCzIRLnRydWNvLnYxLkNvbW1hbmQidgoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSIgoHY29tbWFuZBgEIAEoCzIRLnRydWNvLnYxLkNvbW1hbmQiawoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSHwoGZXZlbnRzGAIgAygLMg8udHJ1Y28udjEuRXZlbnQSIAoEdmlldxgDIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IksKEFdhdGNoR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIVCg1hZnRlcl92ZXJzaW9uGAIgASgDEhIKCnBlcl9jb21taXQYAyABKAgimwEKEVdhdGNoR2FtZVJlc3BvbnNlEh4KBWV2ZW50GAEgASgLMg8udHJ1Y28udjEuRXZlbnQSIAoEc2VhdBgCIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3EiMKBnB1YmxpYxgDIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldxIfCgZldmVudHMYBCADKAsyDy50cnVjby52MS5FdmVudCI5ChBMaXN0R2FtZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIksKEUxpc3RHYW1lc1Jlc3BvbnNlEh0KBWdhbWVzGAEgAygLMg4udHJ1Y28udjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiHgoOR2V0R2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIvCg9HZXRHYW1lUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUiIAoQTGVhdmVHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJIjUKEUxlYXZlR2FtZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi50cnVjby52MS5TZWF0VmlldyIhChFSZXN1bWVTZWF0UmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKElJlc3VtZVNlYXRSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciHgoOUmVtYXRjaFJlcXVlc3QSDAoEbmFtZRgBIAEoCSI9Cg9SZW1hdGNoUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUSDAoEc2VhdBgCIAEoBSpgCgtDbG9ja1BvbGljeRIcChhDTE9DS19QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVDTE9DS19QT0xJQ1lfVEFLRU9WRVIQARIYChRDTE9DS19QT0xJQ1lfRk9SRkVJVBACKmEKCFNlYXRLaW5kEhkKFVNFQVRfS0lORF9VTlNQRUNJRklFRBAAEhIKDlNFQVRfS0lORF9PUEVOEAESEwoPU0VBVF9LSU5EX1RBS0VOEAISEQoNU0VBVF9LSU5EX0JPVBADKm8KCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhYKEkJPVF9MRVZFTF9CRUdJTk5FUhABEhoKFkJPVF9MRVZFTF9JTlRFUk1FRElBVEUQAhIUChBCT1RfTEVWRUxfRVhQRVJUEAMqUAoHQm90S2luZBIYChRCT1RfS0lORF9VTlNQRUNJRklFRBAAEhMKD0JPVF9LSU5EX1JBTkRPTRABEhYKEkJPVF9LSU5EX0hFVVJJU1RJQxACMq8GCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsudHJ1Y28udjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC50cnVjby52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS50cnVjby52MS5Kb2luR2FtZVJlcXVlc3QaGi50cnVjby52MS5Kb2luR2FtZVJlc3BvbnNlEkoKC0dldEdhbWVWaWV3EhwudHJ1Y28udjEuR2V0R2FtZVZpZXdSZXF1ZXN0Gh0udHJ1Y28udjEuR2V0R2FtZVZpZXdSZXNwb25zZRJZChBMaXN0TGVnYWxBY3Rpb25zEiEudHJ1Y28udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIi50cnVjby52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUAoNU3VibWl0Q29tbWFuZBIeLnRydWNvLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0Gh8udHJ1Y28udjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLnRydWNvLnYxLldhdGNoR2FtZVJlcXVlc3QaGy50cnVjby52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUxpc3RHYW1lcxIaLnRydWNvLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy50cnVjby52MS5MaXN0R2FtZXNSZXNwb25zZRI+CgdHZXRHYW1lEhgudHJ1Y28udjEuR2V0R2FtZVJlcXVlc3QaGS50cnVjby52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGVhdmVHYW1lEhoudHJ1Y28udjEuTGVhdmVHYW1lUmVxdWVzdBobLnRydWNvLnYxLkxlYXZlR2FtZVJlc3BvbnNlEkcKClJlc3VtZVNlYXQSGy50cnVjby52MS5SZXN1bWVTZWF0UmVxdWVzdBocLnRydWNvLnYxLlJlc3VtZVNlYXRSZXNwb25zZRI+CgdSZW1hdGNoEhgudHJ1Y28udjEuUmVtYXRjaFJlcXVlc3QaGS50cnVjby52MS5SZW1hdGNoUmVzcG9uc2VCnAEKDGNvbS50cnVjby52MUIQR2FtZVNlcnZpY2VQcm90b1ABWjlnaXRodWIuY29tL3RydWNvLXV5L3RydWNvL2NsaWVudHMvZ28vZ2VuL3RydWNvL3YxO3RydWNvdjGiAgNUWFiqAghUcnVjby5WMcoCCFRydWNvXFYx4gIUVHJ1Y29cVjFcR1BCTWV0YWRhdGHqAglUcnVjbzo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
 
 /**
  * Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
+ *
+ * Defaults: a game created without ClockSettings gets the server's. `truco serve` gives 30 s per decision, a
+ * 120 s per-match reserve for each seat and the TAKEOVER policy with the heuristic bot (its --clock,
+ * --clock-reserve and --clock-policy flags change them; --clock 0 turns them off); a server embedded as a
+ * library (ServeConfig()) gives none. Clocks run once every seat has a player.
  *
  * @generated from message truco.v1.ClockSettings
  */
@@ -360,8 +365,9 @@ export const GameSchema: GenMessage<Game> = /*@__PURE__*/
  */
 export type CreateGameRequest = Message<"truco.v1.CreateGameRequest"> & {
   /**
-   * A client-chosen id (a UUID): the same request id sent again returns the same game. At most 128
-   * characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT, reason INVALID_REQUEST_ID, otherwise).
+   * Optional. A client-chosen id (a UUID): the same request id sent again returns the same game; empty, a
+   * retry would create another game. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_ARGUMENT,
+   * reason INVALID_REQUEST_ID, otherwise).
    *
    * @generated from field: string request_id = 1;
    */
@@ -398,8 +404,8 @@ export type CreateGameRequest = Message<"truco.v1.CreateGameRequest"> & {
   public: boolean;
 
   /**
-   * Turn clocks. Unset: the server's default (`truco serve` has clocks on by default; see its --clock
-   * options); set with a zero `decision`: no clocks.
+   * Turn clocks. Unset: the server's default (`truco serve`: 30 s per decision, a 120 s reserve, takeover;
+   * see ClockSettings); set with a zero `decision`: no clocks.
    *
    * @generated from field: truco.v1.ClockSettings clock = 6;
    */
@@ -448,10 +454,11 @@ export type JoinGameRequest = Message<"truco.v1.JoinGameRequest"> & {
   name: string;
 
   /**
-   * A client-chosen id (a random UUID): the same request id sent again returns the same seat and token, so
-   * treat it as a secret; the server logs only a digest of it. At most 128 characters of A-Z a-z 0-9 . _ : ~
-   * + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22 URL-safe base64
-   * characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
+   * Optional, and recommended. A client-chosen id (a random UUID): the same request id sent again returns the
+   * same seat and token, so treat it as a secret; the server logs only a digest of it. Empty: the seat gets a
+   * random token and the join cannot be retried (a retry would take another seat). At most 128 characters of
+   * A-Z a-z 0-9 . _ : ~ + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22
+   * URL-safe base64 characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
    *
    * @generated from field: string request_id = 2;
    */
@@ -649,8 +656,10 @@ export type SubmitCommandRequest = Message<"truco.v1.SubmitCommandRequest"> & {
   name: string;
 
   /**
-   * A client-chosen id: the same request id sent again by the same seat applies the command once and returns
-   * the same result. At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID otherwise).
+   * Optional, and recommended. A client-chosen id: the same request id sent again by the same seat applies the
+   * command once and returns the same result; empty, a retry may apply the command twice (or fail ABORTED when
+   * `expected_version` is set). At most 128 characters of A-Z a-z 0-9 . _ : ~ + / = - (INVALID_REQUEST_ID
+   * otherwise).
    *
    * @generated from field: string request_id = 2;
    */
@@ -1184,18 +1193,20 @@ export const BotKindSchema: GenEnum<BotKind> = /*@__PURE__*/
  * A game is one match, named `games/{game}`. Seats are joined for a seat token, sent on every later call as
  * `authorization: Bearer <token>` metadata; a call without a token is a spectator's and sees only public
  * information. Errors carry a google.rpc.Status with an ErrorInfo (domain `truco.v1`) whose `reason` is a
- * stable machine code (NOT_YOUR_TURN, CARD_NOT_IN_HAND, ENVIDO_CLOSED: an envido once a truco was accepted,
- * CALL_MISMATCH: an Answer naming another call than the pending one, ...; docs/rules.md §18 lists the
- * rules' codes): INVALID_ARGUMENT for a malformed request,
- * FAILED_PRECONDITION for an illegal move, ABORTED for a stale `expected_version`, NOT_FOUND for an unknown
- * game, UNAUTHENTICATED / PERMISSION_DENIED for a missing or wrong token, RESOURCE_EXHAUSTED for limits.
+ * stable machine code: every reason, with the status code it comes with, is listed once in ErrorReason
+ * (truco/v1/errors.proto).
  *
  * Third-party apps send an API key (from `truco keys create`) as `x-api-key: <key>` metadata. A server started
- * with --require-api-key refuses CreateGame and JoinGame without one (UNAUTHENTICATED, reason
- * API_KEY_REQUIRED; API_KEY_INVALID and API_KEY_REVOKED for a bad key). Quotas and rate limits apply per key,
- * or per client address for calls without a key: past one, a call fails with RESOURCE_EXHAUSTED, reason
- * QUOTA_EXCEEDED (ErrorInfo metadata `quota`, `limit`, `retry_after_seconds`), plus a google.rpc.RetryInfo
- * (when to retry) and a google.rpc.QuotaFailure (which quota, whom it charges).
+ * with --require-api-key refuses CreateGame and JoinGame without one. Quotas count per app (its API key, all
+ * its players together; the client address for calls without a key) and per player (a seat token; the
+ * connection for calls without one). A `truco serve` with its defaults lets an app's tables of 2, 4 and 6
+ * players play freely: 20 calls/s per player (bursts of 40), 200 calls/s per app (bursts of 400), 30 games
+ * created a minute, 100 unfinished games, 64 calls in flight and 32 watches per app; an operator gives a big
+ * app's key totals of its own. Past a quota a call fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and a
+ * google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id).
+ *
+ * Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
+ * (the SDKs always send one, and send the same one on every retry of a call).
  *
  * @generated from service truco.v1.GameService
  */
@@ -1254,6 +1265,12 @@ export const GameService: GenService<{
   /**
    * Stream each new event with the caller's view after it, from `after_version`. Resume after a disconnect
    * by sending the last version received.
+   *
+   * When it ends: with status OK right after the event that ends the match (MatchEnded; a watch of a game
+   * already over sends the events after `after_version`, then ends). A server that stops ends its streams with
+   * UNAVAILABLE, reason SERVER_SHUTTING_DOWN (metadata `version`: resume after it, on any replica). A game
+   * closed unplayed (Game.closed) never ends a match: its stream stays open until the client cancels it. The
+   * stream has no deadline of its own.
    *
    * @generated from rpc truco.v1.GameService.WatchGame
    */

@@ -106,8 +106,16 @@ public final class Commands {
   }
 
   /**
+   * Whether the match waits for this seat: it is in {@code public.to_act} (its card, its team's answer, its perros
+   * decision). Legal actions alone are not a turn: a seña is legal out of turn.
+   */
+  public static boolean isMyTurn(SeatView view) {
+    return view != null && view.getPublic().getToActList().contains(view.getSeat());
+  }
+
+  /**
    * The example bots' policy, the same in every SDK: decline a falta envido or a contra flor al resto (they can end
-   * the match at once), otherwise {@link #pickAction} with {@link #PLAIN_BOT}.
+   * the match at once), otherwise {@link #pickAction} with {@link #PLAIN_BOT} on the seat's turn (never a seña).
    */
   public static Command plainBot(SeatView view) {
     CallKind pending = view.getPublic().getHand().getPending().getCall();
@@ -117,7 +125,7 @@ public final class Commands {
         return declined;
       }
     }
-    return pickAction(view, PLAIN_BOT);
+    return isMyTurn(view) ? pickAction(view, PLAIN_BOT) : null;
   }
 
   /** Whether the view offers a legal action matching {@code kind}. */

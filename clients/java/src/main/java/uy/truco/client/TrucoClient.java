@@ -12,12 +12,15 @@ import java.util.Iterator;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import uy.truco.v1.BotKind;
+import uy.truco.v1.BotLevel;
 import uy.truco.v1.BotSeat;
 import uy.truco.v1.Command;
 import uy.truco.v1.CompareCardsRequest;
@@ -28,13 +31,20 @@ import uy.truco.v1.EvaluateHandRequest;
 import uy.truco.v1.EvaluateHandResponse;
 import uy.truco.v1.Game;
 import uy.truco.v1.GameServiceGrpc;
+import uy.truco.v1.GetGameRequest;
 import uy.truco.v1.GetGameViewRequest;
 import uy.truco.v1.GetGameViewResponse;
 import uy.truco.v1.JoinGameRequest;
 import uy.truco.v1.JoinGameResponse;
+import uy.truco.v1.LeaveGameRequest;
+import uy.truco.v1.ListGamesRequest;
+import uy.truco.v1.ListGamesResponse;
 import uy.truco.v1.ListLegalActionsRequest;
 import uy.truco.v1.ListLegalActionsResponse;
 import uy.truco.v1.Phase;
+import uy.truco.v1.RematchRequest;
+import uy.truco.v1.RematchResponse;
+import uy.truco.v1.ResumeSeatRequest;
 import uy.truco.v1.RuleSet;
 import uy.truco.v1.RulesServiceGrpc;
 import uy.truco.v1.SeatView;
@@ -44,13 +54,20 @@ import uy.truco.v1.WatchGameRequest;
 import uy.truco.v1.WatchGameResponse;
 
 /**
- * A client of the Truco service over one gRPC channel (blocking calls; use one client per thread of play).
+ * A client of the Truco service over one gRPC channel: blocking calls here, the same calls as futures and a
+ * {@code StreamObserver} watch from {@link #async()}. Build one with {@link #builder(String)}.
  *
  * <p>One client plays one seat: {@link #joinGame} keeps the seat token and sends it, as {@code authorization:
  * Bearer <token>}, on every later call. Every call has a deadline; UNAVAILABLE, DEADLINE_EXCEEDED and a CANCELLED
  * the caller did not ask for are retried with backoff and jitter, and a retried write sends the same request id,
- * which the server applies once. Failures throw {@link TrucoException} subclasses carrying the ErrorInfo reason.
+ * which the server applies once. A call a quota refused (RESOURCE_EXHAUSTED with a {@code google.rpc.RetryInfo}) is
+ * sent again, the same request, after the delay the server asked for when it is at most the builder's
+ * {@code maxQuotaWait}. Failures throw {@link TrucoException} subclasses carrying the ErrorInfo reason.
  * {@link #playTurn} re-reads the view on ABORTED; {@link #watch} reopens a broken stream after the last version.
+ *
+ * <p>Every RPC of the service has one method here ({@link #WRAPPERS}), with the helpers every SDK has: the turn
+ * helper ({@link #playTurn}, {@link Commands#isMyTurn}), resuming watches, legal-action pickers ({@link Commands}),
+ * proof checks ({@link Proofs}) and the versions seen.
  *
  * <p>Reads ({@link #getView}, {@link #seatView}, {@link #legalActions}) send the newest version of the game the
  * client has seen (in any reply, VERSION_CONFLICT or watched event; of at most 1,024 games, the least recently seen
@@ -70,51 +87,131 @@ public final class TrucoClient implements AutoCloseable {
   private final int retries;
   private final Duration backoff;
   private final Duration maxBackoff;
+  private final Duration maxQuotaWait;
   /** The newest version of each game seen, shared with the clients {@link #withToken} makes. */
   private final VersionsSeen seen;
+  /** Runs the calls of {@link #async()}: the builder's, or daemon threads of this client's own. */
+  private final ExecutorService executor;
+  private final boolean ownsExecutor;
 
-  /** A client on {@code channel} (which the caller closes). */
+  /** The RPC of the service each method wraps, by full method name (a test checks none is missing). */
+  public static final Map<String, String> WRAPPERS = Map.ofEntries(
+      Map.entry("truco.v1.GameService/CreateGame", "createGame"),
+      Map.entry("truco.v1.GameService/JoinGame", "joinGame"),
+      Map.entry("truco.v1.GameService/GetGameView", "getView"),
+      Map.entry("truco.v1.GameService/ListLegalActions", "legalActions"),
+      Map.entry("truco.v1.GameService/SubmitCommand", "submit"),
+      Map.entry("truco.v1.GameService/WatchGame", "watch"),
+      Map.entry("truco.v1.GameService/ListGames", "listGames"),
+      Map.entry("truco.v1.GameService/GetGame", "getGame"),
+      Map.entry("truco.v1.GameService/LeaveGame", "leaveGame"),
+      Map.entry("truco.v1.GameService/ResumeSeat", "resumeSeat"),
+      Map.entry("truco.v1.GameService/Rematch", "rematch"),
+      Map.entry("truco.v1.RulesService/EvaluateHand", "evaluateHand"),
+      Map.entry("truco.v1.RulesService/CompareCards", "compareCards"));
+
+  /** A client on {@code channel} (which the caller closes). Prefer {@link #builder(String)}. */
   public TrucoClient(ManagedChannel channel, String token, Duration timeout, int retries, Duration backoff, Duration maxBackoff) {
-    this(channel, false, token, timeout, retries, backoff, maxBackoff, new VersionsSeen(VersionsSeen.MAX_GAMES));
+    this(new Builder(null).channel(channel).token(token).timeout(timeout).retries(retries).backoff(backoff)
+        .maxBackoff(maxBackoff), channel, false, new VersionsSeen(VersionsSeen.MAX_GAMES));
   }
 
-  private TrucoClient(
-      ManagedChannel channel, boolean owns, String token, Duration timeout, int retries, Duration backoff, Duration maxBackoff,
-      VersionsSeen seen) {
-    if (timeout.isNegative() || timeout.isZero() || retries < 0) {
+  private TrucoClient(Builder options, ManagedChannel channel, boolean owns, VersionsSeen seen) {
+    if (options.timeout.isNegative() || options.timeout.isZero() || options.retries < 0) {
       throw new IllegalArgumentException("timeout must be positive and retries 0 or more");
     }
     this.channel = channel;
     this.ownsChannel = owns;
-    this.token = token;
-    this.timeout = timeout;
-    this.retries = retries;
-    this.backoff = backoff;
-    this.maxBackoff = maxBackoff;
+    this.token = options.token;
+    this.apiKey = options.apiKey;
+    this.timeout = options.timeout;
+    this.retries = options.retries;
+    this.backoff = options.backoff;
+    this.maxBackoff = options.maxBackoff;
+    this.maxQuotaWait = options.maxQuotaWait;
     this.seen = seen;
+    this.ownsExecutor = options.executor == null;
+    this.executor = options.executor != null ? options.executor : Executors.newCachedThreadPool(runnable -> {
+      Thread thread = new Thread(runnable, "truco-client");
+      thread.setDaemon(true);
+      return thread;
+    });
+  }
+
+  /** A builder of a client to {@code address} ("host:port"; plaintext unless {@link Builder#channel} is given). */
+  public static Builder builder(String address) {
+    return new Builder(address);
+  }
+
+  /** How a {@link TrucoClient} calls; every setting has a default. */
+  public static final class Builder {
+    private final String address;
+    private ManagedChannel channel;
+    private String token;
+    private String apiKey;
+    private Duration timeout = Duration.ofSeconds(10);
+    private int retries = 4;
+    private Duration backoff = Duration.ofMillis(100);
+    private Duration maxBackoff = Duration.ofSeconds(3);
+    private Duration maxQuotaWait = Duration.ofSeconds(10);
+    private ExecutorService executor;
+
+    private Builder(String address) {
+      this.address = address;
+    }
+
+    /** Use this channel (TLS, a custom transport: okhttp on Android...) instead of a plaintext one; the caller closes it. */
+    public Builder channel(ManagedChannel channel) { this.channel = channel; return this; }
+    /** Act as the seat of this token from the start (null: a spectator until {@link #joinGame}). */
+    public Builder token(String token) { this.token = token; return this; }
+    /** The app's API key ({@code truco keys create}), sent as {@code x-api-key} on every call. */
+    public Builder apiKey(String apiKey) { this.apiKey = apiKey; return this; }
+    /** The deadline of each attempt of a call (default 10 s). */
+    public Builder timeout(Duration timeout) { this.timeout = timeout; return this; }
+    /** How many times a retryable failure is retried (default 4, so at most 5 attempts). */
+    public Builder retries(int retries) { this.retries = retries; return this; }
+    /** The first retry's delay (default 100 ms); each later one doubles up to {@link #maxBackoff}, jittered. */
+    public Builder backoff(Duration backoff) { this.backoff = backoff; return this; }
+    /** The longest delay between two attempts (default 3 s). */
+    public Builder maxBackoff(Duration maxBackoff) { this.maxBackoff = maxBackoff; return this; }
+    /**
+     * A call a quota refused is sent again after the server's RetryInfo delay when that delay is at most this long
+     * (default 10 s); a longer one throws {@link TrucoException.ResourceExhausted} at once.
+     */
+    public Builder maxQuotaWait(Duration maxQuotaWait) { this.maxQuotaWait = maxQuotaWait; return this; }
+    /** Where {@link #async()} runs its calls (default: daemon threads of the client's own, shut down by close). */
+    public Builder executor(ExecutorService executor) { this.executor = executor; return this; }
+
+    public TrucoClient build() {
+      boolean owns = channel == null;
+      ManagedChannel built = owns ? ManagedChannelBuilder.forTarget(address).usePlaintext().build() : channel;
+      return new TrucoClient(this, built, owns, new VersionsSeen(VersionsSeen.MAX_GAMES));
+    }
   }
 
   /** A plaintext client to {@code address} ("host:port") with the defaults: 10 s deadline, 4 retries. */
   public static TrucoClient connect(String address) {
-    return connect(address, 4, Duration.ofSeconds(3));
+    return builder(address).build();
   }
 
   /** A plaintext client to {@code address} with {@code retries} retries, each delay at most {@code maxBackoff}. */
   public static TrucoClient connect(String address, int retries, Duration maxBackoff) {
-    ManagedChannel channel = ManagedChannelBuilder.forTarget(address).usePlaintext().build();
-    return new TrucoClient(
-        channel, true, null, Duration.ofSeconds(10), retries, Duration.ofMillis(100), maxBackoff,
-        new VersionsSeen(VersionsSeen.MAX_GAMES));
+    return builder(address).retries(retries).maxBackoff(maxBackoff).build();
   }
 
   /**
-   * Another client on the same channel acting as the seat of {@code token} (null: a spectator). Both share the
-   * versions seen: neither reads older than what either saw.
+   * Another client on the same channel (and executor) acting as the seat of {@code token} (null: a spectator). Both
+   * share the versions seen: neither reads older than what either saw.
    */
   public TrucoClient withToken(String token) {
-    TrucoClient other = new TrucoClient(channel, false, token, timeout, retries, backoff, maxBackoff, seen);
-    other.apiKey = apiKey;
-    return other;
+    Builder options = new Builder(null).token(token).apiKey(apiKey).timeout(timeout).retries(retries).backoff(backoff)
+        .maxBackoff(maxBackoff).maxQuotaWait(maxQuotaWait).executor(executor);
+    return new TrucoClient(options, channel, false, seen);
+  }
+
+  /** The same calls as futures (run on the client's executor), and a watch that pushes to a StreamObserver. */
+  public AsyncTrucoClient async() {
+    return new AsyncTrucoClient(this, executor);
   }
 
   /**
@@ -132,6 +229,9 @@ public final class TrucoClient implements AutoCloseable {
   /** Closes the channel {@link #connect} opened (not one passed in, nor a {@link #withToken} client's). */
   @Override
   public void close() throws InterruptedException {
+    if (ownsExecutor) {
+      executor.shutdownNow();
+    }
     if (ownsChannel) {
       channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS);
     }
@@ -184,20 +284,38 @@ public final class TrucoClient implements AutoCloseable {
     return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED;
   }
 
-  /** Runs {@code call} (a fresh stub with the deadline each attempt; the request built once, so its id too). */
+  /** How long to wait before sending again a call a quota refused; -1: do not (no RetryInfo, or too long). */
+  private long quotaWaitMillis(TrucoException failure) {
+    Duration delay = failure.retryDelay();
+    boolean waitable = failure.code() == Status.Code.RESOURCE_EXHAUSTED && delay != null
+        && delay.compareTo(maxQuotaWait) <= 0;
+    return waitable ? delay.toMillis() : -1;
+  }
+
+  /**
+   * Runs {@code call} (a fresh stub with the deadline each attempt; the request built once, so its id too), retrying
+   * what {@link #retryable} allows with backoff and a quota's refusal after its RetryInfo delay.
+   */
   private <T> T unary(Supplier<T> call) {
     for (int attempt = 0; ; attempt++) {
+      long wait;
       try {
         return call.get();
       } catch (StatusRuntimeException error) {
         TrucoException failure = TrucoException.from(error);
-        if (!retryable(failure.code()) || attempt >= retries || Context.current().isCancelled()) {
+        long quotaWait = quotaWaitMillis(failure);
+        boolean again = quotaWait >= 0 || retryable(failure.code());
+        if (!again || attempt >= retries || Context.current().isCancelled()) {
           throw failure;
         }
+        wait = quotaWait;
       }
-      // Reconnect at once on the next attempt rather than after gRPC's own backoff (up to two minutes).
-      channel.resetConnectBackoff();
-      sleep(delayMillis(attempt));
+      if (wait < 0) {
+        // Reconnect at once on the next attempt rather than after gRPC's own backoff (up to two minutes).
+        channel.resetConnectBackoff();
+        wait = delayMillis(attempt);
+      }
+      sleep(wait);
     }
   }
 
@@ -214,9 +332,28 @@ public final class TrucoClient implements AutoCloseable {
 
   /** Creates a match; {@code bots} maps seats to the server bots that play them. The request id is fresh. */
   public Game createGame(RuleSet rules, Map<Integer, BotKind> bots) {
-    CreateGameRequest.Builder request = CreateGameRequest.newBuilder().setRequestId(newRequestId()).setRules(rules);
-    bots.entrySet().stream().sorted(Map.Entry.comparingByKey())
-        .forEach(e -> request.addBots(BotSeat.newBuilder().setSeat(e.getKey()).setKind(e.getValue())));
+    return createGame(rules, bots, BotLevel.BOT_LEVEL_UNSPECIFIED);
+  }
+
+  /**
+   * Creates a match whose bot seats all play at {@code level} (when set it chooses the bot; the kinds are then
+   * ignored).
+   */
+  public Game createGame(RuleSet rules, Map<Integer, BotKind> bots, BotLevel level) {
+    CreateGameRequest.Builder request = CreateGameRequest.newBuilder().setRules(rules);
+    bots.entrySet().stream().sorted(Map.Entry.comparingByKey()).forEach(
+        e -> request.addBots(BotSeat.newBuilder().setSeat(e.getKey()).setKind(e.getValue()).setLevel(level)));
+    return createGame(request);
+  }
+
+  /**
+   * Creates the match {@code request} describes: every field of CreateGameRequest (public, clock, fixed deals...).
+   * A fresh request id is set when it has none.
+   */
+  public Game createGame(CreateGameRequest.Builder request) {
+    if (request.getRequestId().isEmpty()) {
+      request.setRequestId(newRequestId());
+    }
     CreateGameRequest built = request.build();
     Game game = unary(() -> games().createGame(built)).getGame();
     seen.saw(gameName(game.getName()), game.getVersion());
@@ -328,8 +465,9 @@ public final class TrucoClient implements AutoCloseable {
   /**
    * Each new event of the game with the caller's view after it, from {@code afterVersion} on. A stream broken by
    * UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after the last version
-   * delivered, up to the client's retries in a row with backoff; {@code onResume} (may be null) hears of each.
-   * The iterator ends when the server ends the stream (the match is over); close it to stop early. Each event's
+   * delivered, up to the client's retries in a row with backoff; {@code onResume} (may be null) hears of each. A
+   * stream a quota refused (too many watches) is opened again after its RetryInfo delay. The iterator ends when the
+   * server ends the stream (right after the event that ends the match); close it to stop early. Each event's
    * version counts as seen.
    */
   public Watch watch(String name, long afterVersion, BiConsumer<Long, TrucoException> onResume) {
@@ -385,16 +523,19 @@ public final class TrucoClient implements AutoCloseable {
           TrucoException failure = TrucoException.from(error);
           context.cancel(null);
           stream = null;
-          if (done || !(failure.code() == Status.Code.UNAVAILABLE || failure.code() == Status.Code.CANCELLED)
-              || failures >= retries) {
+          long quotaWait = quotaWaitMillis(failure);
+          boolean broken = failure.code() == Status.Code.UNAVAILABLE || failure.code() == Status.Code.CANCELLED;
+          if (done || !(broken || quotaWait >= 0) || failures >= retries) {
             done = true;
             throw failure;
           }
           if (onResume != null) {
             onResume.accept(last, failure);
           }
-          channel.resetConnectBackoff();
-          sleep(delayMillis(failures));
+          if (quotaWait < 0) {
+            channel.resetConnectBackoff();
+          }
+          sleep(quotaWait >= 0 ? quotaWait : delayMillis(failures));
           failures++;
         }
       }
@@ -421,6 +562,70 @@ public final class TrucoClient implements AutoCloseable {
         context.cancel(null);
       }
     }
+  }
+
+  /** Every open game (a seat free, not over) the caller may see, newest first, fetched page after page. */
+  public Iterable<Game> listGames(int pageSize) {
+    return () -> new Iterator<>() {
+      private Iterator<Game> page = java.util.Collections.emptyIterator();
+      private String nextToken = "";
+      private boolean last;
+
+      @Override
+      public boolean hasNext() {
+        while (!page.hasNext() && !last) {
+          ListGamesRequest request = ListGamesRequest.newBuilder().setPageSize(pageSize).setPageToken(nextToken).build();
+          ListGamesResponse response = unary(() -> games().listGames(request));
+          page = response.getGamesList().iterator();
+          nextToken = response.getNextPageToken();
+          last = nextToken.isEmpty();
+        }
+        return page.hasNext();
+      }
+
+      @Override
+      public Game next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return page.next();
+      }
+    };
+  }
+
+  /** The game: seats (with presence and takeover), clock settings, phase, scores, rematch links. */
+  public Game getGame(String name) {
+    GetGameRequest request = GetGameRequest.newBuilder().setName(gameName(name)).build();
+    Game game = unary(() -> games().getGame(request)).getGame();
+    seen.saw(request.getName(), game.getVersion());
+    return game;
+  }
+
+  /** Leaves this client's seat: a bot plays it until {@link #resumeSeat}. Returns the seat's view. */
+  public SeatView leaveGame(String name) {
+    LeaveGameRequest request = LeaveGameRequest.newBuilder().setName(gameName(name)).build();
+    SeatView view = unary(() -> games().leaveGame(request)).getView();
+    seen.saw(request.getName(), view.getPublic().getVersion());
+    return view;
+  }
+
+  /** Takes this client's seat back from the bot that played it (after its clock ran out, or a leave). */
+  public SeatView resumeSeat(String name) {
+    ResumeSeatRequest request = ResumeSeatRequest.newBuilder().setName(gameName(name)).build();
+    SeatView view = unary(() -> games().resumeSeat(request)).getView();
+    seen.saw(request.getName(), view.getPublic().getVersion());
+    return view;
+  }
+
+  /**
+   * The next game of a finished one (its game and this client's seat there): same seats, and this client's token
+   * holds its seat there too. Every seat asking gets the same game.
+   *
+   * @throws TrucoException.IllegalMove GAME_NOT_FINISHED for a game still in play
+   */
+  public RematchResponse rematch(String name) {
+    RematchRequest request = RematchRequest.newBuilder().setName(gameName(name)).build();
+    return unary(() -> games().rematch(request));
   }
 
   // --- RulesService --------------------------------------------------------------------------------------------

@@ -3,9 +3,11 @@ package uy.truco.client;
 import com.google.protobuf.Any;
 import com.google.protobuf.InvalidProtocolBufferException;
 import com.google.rpc.ErrorInfo;
+import com.google.rpc.RetryInfo;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
+import java.time.Duration;
 import java.util.Map;
 
 /**
@@ -22,6 +24,7 @@ public class TrucoException extends RuntimeException {
   private final String statusMessage;
   private final Map<String, String> metadata;
   private final String domain;
+  private Duration retryDelay;
 
   public TrucoException(
       Status.Code code, String reason, String message, Map<String, String> metadata, String domain, Throwable cause) {
@@ -47,6 +50,12 @@ public class TrucoException extends RuntimeException {
 
   /** The ErrorInfo domain, truco.v1 for the service's own errors. */
   public String domain() { return domain; }
+
+  /**
+   * How long to wait before sending the call again, from the status' {@code google.rpc.RetryInfo} (a quota refusal
+   * carries one); null without one.
+   */
+  public Duration retryDelay() { return retryDelay; }
 
   /** INVALID_ARGUMENT: a malformed request. */
   public static class InvalidArgument extends TrucoException {
@@ -103,19 +112,25 @@ public class TrucoException extends RuntimeException {
     }
     Status status = Status.fromThrowable(error);
     ErrorInfo info = null;
-    com.google.rpc.Status rich = error instanceof StatusRuntimeException ? StatusProto.fromThrowable(error) : null;
+    boolean grpc = error instanceof StatusRuntimeException || error instanceof io.grpc.StatusException;
+    com.google.rpc.Status rich = grpc ? StatusProto.fromThrowable(error) : null;
+    Duration retryDelay = null;
     if (rich != null) {
       for (Any detail : rich.getDetailsList()) {
+        if (detail.is(RetryInfo.class)) {
+          try {
+            com.google.protobuf.Duration delay = detail.unpack(RetryInfo.class).getRetryDelay();
+            retryDelay = Duration.ofSeconds(delay.getSeconds(), delay.getNanos());
+          } catch (InvalidProtocolBufferException ignored) {
+            // a detail that does not parse: no delay
+          }
+        }
         if (!detail.is(ErrorInfo.class)) {
           continue;
         }
         try {
           ErrorInfo candidate = detail.unpack(ErrorInfo.class);
-          if (DOMAIN.equals(candidate.getDomain())) {
-            info = candidate;
-            break;
-          }
-          if (info == null) {
+          if (info == null || (DOMAIN.equals(candidate.getDomain()) && !DOMAIN.equals(info.getDomain()))) {
             info = candidate;
           }
         } catch (InvalidProtocolBufferException ignored) {
@@ -128,7 +143,7 @@ public class TrucoException extends RuntimeException {
     String reason = info == null ? "" : info.getReason();
     Map<String, String> metadata = info == null ? Map.of() : info.getMetadataMap();
     String domain = info == null ? "" : info.getDomain();
-    return switch (code) {
+    TrucoException failure = switch (code) {
       case INVALID_ARGUMENT -> new InvalidArgument(code, reason, message, metadata, domain, error);
       case FAILED_PRECONDITION -> new IllegalMove(code, reason, message, metadata, domain, error);
       case ABORTED -> new VersionConflict(code, reason, message, metadata, domain, error);
@@ -140,5 +155,7 @@ public class TrucoException extends RuntimeException {
       case DEADLINE_EXCEEDED -> new DeadlineExceeded(code, reason, message, metadata, domain, error);
       default -> new TrucoException(code, reason, message, metadata, domain, error);
     };
+    failure.retryDelay = retryDelay;
+    return failure;
   }
 }

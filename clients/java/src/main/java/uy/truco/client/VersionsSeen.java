@@ -14,15 +14,15 @@ import java.util.LinkedHashMap;
  * asks for the newest). Thread-safe: every method holds the instance's lock, which keeps the recency order exact
  * (the map is tiny and each call constant-time).
  */
-final class VersionsSeen {
+public final class VersionsSeen {
   /** Games remembered at once by default. */
-  static final int MAX_GAMES = 1024;
+  public static final int MAX_GAMES = 1024;
 
   private final int maxGames;
   /** By game name, in insertion order: the least recently seen first. */
   private final LinkedHashMap<String, Long> versions = new LinkedHashMap<>();
 
-  VersionsSeen(int maxGames) {
+  public VersionsSeen(int maxGames) {
     if (maxGames < 1) {
       throw new IllegalArgumentException("maxGames must be 1 or more");
     }
@@ -30,7 +30,7 @@ final class VersionsSeen {
   }
 
   /** Records that {@code version} of game {@code name} was seen (an older one changes nothing but its recency). */
-  synchronized void saw(String name, long version) {
+  public synchronized void saw(String name, long version) {
     Long known = versions.remove(name);
     long newest = Math.max(known == null ? 0 : known, version);
     if (newest <= 0) {
@@ -45,17 +45,17 @@ final class VersionsSeen {
   }
 
   /** The newest version of {@code name} seen; 0 when none was. */
-  synchronized long of(String name) {
+  public synchronized long of(String name) {
     return versions.getOrDefault(name, 0L);
   }
 
   /** How many games are remembered. */
-  synchronized int size() {
+  public synchronized int size() {
     return versions.size();
   }
 
   /** The game's current version a VERSION_CONFLICT tells of (its ErrorInfo metadata "version"), or 0. */
-  static long conflictVersion(TrucoException.VersionConflict conflict) {
+  public static long conflictVersion(TrucoException.VersionConflict conflict) {
     try {
       return Long.parseLong(conflict.metadata().getOrDefault("version", "0"));
     } catch (NumberFormatException notAVersion) {

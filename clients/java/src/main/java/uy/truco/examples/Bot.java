@@ -12,6 +12,7 @@ import uy.truco.client.Commands;
 import uy.truco.client.TrucoClient;
 import uy.truco.client.TrucoException;
 import uy.truco.v1.BotKind;
+import uy.truco.v1.BotLevel;
 import uy.truco.v1.Card;
 import uy.truco.v1.Game;
 import uy.truco.v1.RuleSet;
@@ -27,12 +28,16 @@ import uy.truco.v1.WatchGameResponse;
  *
  * <pre>
  *   java uy.truco.examples.Bot ADDRESS                        2 players: seat 0, a server bot in seat 1
- *   java uy.truco.examples.Bot ADDRESS --players 4 --watch    4 players: seats 0 and 2 (a client each), server bots
- *        in 1 and 3; each seat waits for its turn on a WatchGame stream that resumes by itself
- *   --target N (points to win), --think-ms N (a pause before each move)
+ *   java uy.truco.examples.Bot ADDRESS --players 4 --watch    4 players (or 6): the even seats (a client each),
+ *        server bots in the odd ones; each seat waits for its turn on a WatchGame stream that resumes by itself
+ *   --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
  * </pre>
+ *
+ * <p>It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
  */
 public final class Bot {
+  /** How often a polling seat reads its view while it waits (5 reads a second, well inside a player's quota). */
+  private static final long POLL_MILLIS = 200;
   private final Object lock = new Object();
   private volatile String illegalReason = "";
   private final AtomicInteger moves = new AtomicInteger();
@@ -67,7 +72,7 @@ public final class Bot {
   }
 
   private void act(TrucoClient client, String name, SeatView view) throws InterruptedException {
-    if (Commands.pickAction(view) == null) {
+    if (!Commands.isMyTurn(view)) {
       return;
     }
     synchronized (lock) {
@@ -86,8 +91,8 @@ public final class Bot {
   private void playByPolling(TrucoClient client, String name, SeatView first) throws InterruptedException {
     SeatView view = first;
     while (!TrucoClient.isOver(view)) {
-      if (Commands.pickAction(view) == null) {
-        Thread.sleep(20);
+      if (!Commands.isMyTurn(view)) {
+        Thread.sleep(POLL_MILLIS);
       } else {
         act(client, name, view);
       }
@@ -121,8 +126,10 @@ public final class Bot {
     boolean watch = false;
     int target = 0;
     long thinkMs = 0;
+    BotLevel level = BotLevel.BOT_LEVEL_UNSPECIFIED;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
+        case "--bot-level" -> level = BotLevel.valueOf("BOT_LEVEL_" + args[++i].toUpperCase(java.util.Locale.ROOT));
         case "--players" -> players = Integer.parseInt(args[++i]);
         case "--watch" -> watch = true;
         case "--target" -> target = Integer.parseInt(args[++i]);
@@ -130,13 +137,13 @@ public final class Bot {
         default -> address = args[i];
       }
     }
-    if (address == null || (players != 2 && players != 4)) {
-      log("usage: Bot ADDRESS [--players 2|4] [--watch] [--target N] [--think-ms N]");
+    if (address == null || (players != 2 && players != 4 && players != 6)) {
+      log("usage: Bot ADDRESS [--players 2|4|6] [--watch] [--target N] [--think-ms N] [--bot-level L]");
       System.exit(2);
     }
     int code;
     try {
-      code = new Bot(thinkMs).run(address, players, watch, target);
+      code = new Bot(thinkMs).run(address, players, watch, target, level);
     } catch (Exception error) {
       log(error.toString());
       code = 2;
@@ -144,16 +151,22 @@ public final class Bot {
     System.exit(code);
   }
 
-  private int run(String address, int players, boolean watch, int target) throws Exception {
-    try (TrucoClient creator = watch ? TrucoClient.connect(address, 60, Duration.ofSeconds(1)) : TrucoClient.connect(address)) {
-      creator.withApiKey(System.getenv("TRUCO_API_KEY"));
-      Map<Integer, BotKind> bots = players == 2
-          ? Map.of(1, BotKind.BOT_KIND_HEURISTIC)
-          : Map.of(1, BotKind.BOT_KIND_HEURISTIC, 3, BotKind.BOT_KIND_HEURISTIC);
-      Game game = creator.createGame(RuleSet.newBuilder().setPlayers(players).setTarget(target).build(), bots);
+  private int run(String address, int players, boolean watch, int target, BotLevel level) throws Exception {
+    TrucoClient.Builder options = TrucoClient.builder(address).apiKey(System.getenv("TRUCO_API_KEY"));
+    if (watch) {
+      options.retries(60).maxBackoff(Duration.ofSeconds(1));  // watching seats ride out a server restart
+    }
+    try (TrucoClient creator = options.build()) {
+      // The bot seats are the odd ones (the rival team); this bot plays every even seat.
+      Map<Integer, BotKind> bots = new java.util.TreeMap<>();
+      List<Integer> seats = new ArrayList<>();
+      for (int seat = 0; seat < players; seat += 2) {
+        seats.add(seat);
+        bots.put(seat + 1, BotKind.BOT_KIND_HEURISTIC);
+      }
+      Game game = creator.createGame(RuleSet.newBuilder().setPlayers(players).setTarget(target).build(), bots, level);
       String name = game.getName();
       log("game " + name);
-      List<Integer> seats = players == 2 ? List.of(0) : List.of(0, 2);
       List<Thread> threads = new ArrayList<>();
       List<Throwable> failures = new ArrayList<>();
       TrucoClient first = null;

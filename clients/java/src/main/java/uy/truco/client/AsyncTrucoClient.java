@@ -1,0 +1,141 @@
+package uy.truco.client;
+
+import io.grpc.stub.StreamObserver;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+import java.util.function.Supplier;
+import uy.truco.v1.BotKind;
+import uy.truco.v1.BotLevel;
+import uy.truco.v1.Card;
+import uy.truco.v1.Command;
+import uy.truco.v1.CompareCardsResponse;
+import uy.truco.v1.CreateGameRequest;
+import uy.truco.v1.EvaluateHandResponse;
+import uy.truco.v1.Game;
+import uy.truco.v1.GetGameViewResponse;
+import uy.truco.v1.ListLegalActionsResponse;
+import uy.truco.v1.RematchResponse;
+import uy.truco.v1.RuleSet;
+import uy.truco.v1.SeatView;
+import uy.truco.v1.SubmitCommandResponse;
+import uy.truco.v1.WatchGameResponse;
+
+/**
+ * The calls of a {@link TrucoClient} as {@link CompletableFuture}s, and its resuming watch pushed to a
+ * {@link StreamObserver}: for UI threads (Swing, JavaFX, Android's main thread) that must not block. Each call runs
+ * the client's blocking call, retries and deadlines included, on the client's executor; a failure completes the
+ * future exceptionally with the same {@link TrucoException}. Get one with {@link TrucoClient#async()}.
+ */
+public final class AsyncTrucoClient {
+  private final TrucoClient client;
+  private final ExecutorService executor;
+
+  AsyncTrucoClient(TrucoClient client, ExecutorService executor) {
+    this.client = client;
+    this.executor = executor;
+  }
+
+  /** The blocking client these futures call. */
+  public TrucoClient blocking() { return client; }
+
+  private <T> CompletableFuture<T> run(Supplier<T> call) {
+    return CompletableFuture.supplyAsync(call, executor);
+  }
+
+  public CompletableFuture<Game> createGame(RuleSet rules, java.util.Map<Integer, BotKind> bots, BotLevel level) {
+    return run(() -> client.createGame(rules, bots, level));
+  }
+
+  public CompletableFuture<Game> createGame(CreateGameRequest.Builder request) {
+    return run(() -> client.createGame(request));
+  }
+
+  public CompletableFuture<TrucoClient.JoinResult> joinGame(String name, Integer seat, String playerName) {
+    return run(() -> client.joinGame(name, seat, playerName));
+  }
+
+  public CompletableFuture<GetGameViewResponse> getView(String name) {
+    return run(() -> client.getView(name));
+  }
+
+  public CompletableFuture<SeatView> seatView(String name) {
+    return run(() -> client.seatView(name));
+  }
+
+  public CompletableFuture<ListLegalActionsResponse> legalActions(String name) {
+    return run(() -> client.legalActions(name));
+  }
+
+  public CompletableFuture<SubmitCommandResponse> submit(String name, Command command, long expectedVersion) {
+    return run(() -> client.submit(name, command, expectedVersion));
+  }
+
+  /** {@link TrucoClient#playTurn}: completes with null when {@code choose} chose nothing. */
+  public CompletableFuture<TrucoClient.Turn> playTurn(String name, SeatView view, Function<SeatView, Command> choose) {
+    return run(() -> client.playTurn(name, view, choose));
+  }
+
+  /** Every open game, all pages read. */
+  public CompletableFuture<List<Game>> listGames(int pageSize) {
+    return run(() -> {
+      List<Game> games = new java.util.ArrayList<>();
+      client.listGames(pageSize).forEach(games::add);
+      return games;
+    });
+  }
+
+  public CompletableFuture<Game> getGame(String name) {
+    return run(() -> client.getGame(name));
+  }
+
+  public CompletableFuture<SeatView> leaveGame(String name) {
+    return run(() -> client.leaveGame(name));
+  }
+
+  public CompletableFuture<SeatView> resumeSeat(String name) {
+    return run(() -> client.resumeSeat(name));
+  }
+
+  public CompletableFuture<RematchResponse> rematch(String name) {
+    return run(() -> client.rematch(name));
+  }
+
+  public CompletableFuture<EvaluateHandResponse> evaluateHand(Card muestra, Iterable<Card> cards, boolean withoutFlor) {
+    return run(() -> client.evaluateHand(muestra, cards, withoutFlor));
+  }
+
+  public CompletableFuture<CompareCardsResponse> compareCards(Card muestra, Card first, Card second) {
+    return run(() -> client.compareCards(muestra, first, second));
+  }
+
+  /**
+   * {@link TrucoClient#watch} on the executor: {@code observer} gets each event with the caller's view after it,
+   * then {@code onCompleted} when the match is over, or {@code onError} (a {@link TrucoException}) once resuming
+   * failed. A broken stream is reopened after the last version delivered, as the blocking watch does. Closing the
+   * returned handle stops the watch (the observer then hears nothing more).
+   */
+  public AutoCloseable watch(String name, long afterVersion, StreamObserver<WatchGameResponse> observer) {
+    TrucoClient.Watch watch = client.watch(name, afterVersion, null);
+    Future<?> pump = executor.submit(() -> {
+      try {
+        while (watch.hasNext()) {
+          observer.onNext(watch.next());
+        }
+        if (!Thread.currentThread().isInterrupted()) {
+          observer.onCompleted();
+        }
+      } catch (RuntimeException failure) {
+        if (!Thread.currentThread().isInterrupted()) {
+          observer.onError(failure);
+        }
+      }
+    });
+    return () -> {
+      watch.close();
+      pump.cancel(true);
+    };
+  }
+}

@@ -1,0 +1,447 @@
+package uy.truco.kotlin
+
+import io.grpc.CallOptions
+import io.grpc.ManagedChannel
+import io.grpc.Metadata
+import io.grpc.MethodDescriptor
+import io.grpc.Status
+import io.grpc.StatusException
+import io.grpc.StatusRuntimeException
+import io.grpc.kotlin.ClientCalls
+import io.grpc.okhttp.OkHttpChannelBuilder
+import java.io.Closeable
+import java.util.UUID
+import java.util.concurrent.TimeUnit
+import kotlin.random.Random
+import kotlin.time.Duration
+import kotlin.time.Duration.Companion.milliseconds
+import kotlin.time.Duration.Companion.nanoseconds
+import kotlin.time.Duration.Companion.seconds
+import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.Flow
+import kotlinx.coroutines.flow.flow
+import uy.truco.client.Commands
+import uy.truco.client.TrucoException
+import uy.truco.client.VersionsSeen
+import uy.truco.v1.BotKind
+import uy.truco.v1.BotLevel
+import uy.truco.v1.BotSeat
+import uy.truco.v1.Card
+import uy.truco.v1.ClockSettings
+import uy.truco.v1.Command
+import uy.truco.v1.CompareCardsRequest
+import uy.truco.v1.CompareCardsResponse
+import uy.truco.v1.CreateGameRequest
+import uy.truco.v1.EvaluateHandRequest
+import uy.truco.v1.EvaluateHandResponse
+import uy.truco.v1.Game
+import uy.truco.v1.GameServiceGrpc
+import uy.truco.v1.GetGameRequest
+import uy.truco.v1.GetGameViewRequest
+import uy.truco.v1.GetGameViewResponse
+import uy.truco.v1.JoinGameRequest
+import uy.truco.v1.LeaveGameRequest
+import uy.truco.v1.ListGamesRequest
+import uy.truco.v1.ListLegalActionsRequest
+import uy.truco.v1.ListLegalActionsResponse
+import uy.truco.v1.Phase
+import uy.truco.v1.RematchRequest
+import uy.truco.v1.RematchResponse
+import uy.truco.v1.ResumeSeatRequest
+import uy.truco.v1.RuleSet
+import uy.truco.v1.RulesServiceGrpc
+import uy.truco.v1.SeatView
+import uy.truco.v1.SubmitCommandRequest
+import uy.truco.v1.SubmitCommandResponse
+import uy.truco.v1.WatchGameRequest
+import uy.truco.v1.WatchGameResponse
+
+/**
+ * How a [TrucoClient] calls; every setting has a default.
+ *
+ * @property token a seat token to act as that seat (null: a spectator until [TrucoClient.joinGame]).
+ * @property apiKey the app's API key (`truco keys create`), sent as `x-api-key` on every call.
+ * @property timeout the deadline of each attempt of a call.
+ * @property retries how many times a retryable failure is retried (so at most `retries + 1` attempts).
+ * @property backoff the first retry's delay; each later one doubles up to [maxBackoff], jittered.
+ * @property maxQuotaWait a call a quota refused is sent again after the server's RetryInfo delay when that delay is
+ *   at most this long; a longer one throws [TrucoException.ResourceExhausted] at once.
+ */
+data class Options(
+    val token: String? = null,
+    val apiKey: String? = null,
+    val timeout: Duration = 10.seconds,
+    val retries: Int = 4,
+    val backoff: Duration = 100.milliseconds,
+    val maxBackoff: Duration = 3.seconds,
+    val maxQuotaWait: Duration = 10.seconds,
+) {
+    init {
+        require(timeout.isPositive() && retries >= 0) { "timeout must be positive and retries 0 or more" }
+    }
+}
+
+/** A seat taken with [TrucoClient.joinGame]: the seat, its token (the server cannot show it again) and its view. */
+data class JoinResult(val seat: Int, val token: String, val view: SeatView)
+
+/** What [TrucoClient.playTurn] did; [conflicts] counts the ABORTED answers that made it read the view again. */
+data class Turn(val command: Command, val response: SubmitCommandResponse, val conflicts: Int)
+
+/**
+ * A coroutine client of the Truco service (GameService and RulesService) on one gRPC channel, for Android apps and
+ * any Kotlin/JVM program: every call is a `suspend` function, a watch is a cold [Flow].
+ *
+ * One client plays one seat: [joinGame] keeps the seat token and sends it, as `authorization: Bearer <token>`, on
+ * every later call; [withToken] gives another seat's client on the same channel. Every call has a deadline
+ * ([Options.timeout]); UNAVAILABLE, DEADLINE_EXCEEDED and a CANCELLED the caller did not ask for are retried with
+ * backoff and jitter, a quota's refusal after its RetryInfo delay, and a retried write sends the same request id,
+ * which the server applies once. Failures throw the Java SDK's [TrucoException] subclasses (the ErrorInfo reason in
+ * `reason()`); cancelling the calling coroutine cancels the call.
+ *
+ * Every RPC of the service has one method here ([WRAPPERS]), with the helpers every SDK has: the turn helper
+ * ([playTurn], [Commands.isMyTurn]), resuming watches ([watch]), legal-action pickers ([Commands]), proof checks
+ * ([uy.truco.client.Proofs]) and the versions seen (reads send the newest as `min_version`).
+ */
+class TrucoClient private constructor(
+    private val channel: ManagedChannel,
+    private val ownsChannel: Boolean,
+    val options: Options,
+    private val seen: VersionsSeen,
+) : Closeable {
+    /** A client on [channel] (TLS, or a channel an app shares), which the caller closes. */
+    constructor(channel: ManagedChannel, options: Options = Options()) :
+        this(channel, false, options, VersionsSeen(VersionsSeen.MAX_GAMES))
+
+    @Volatile
+    private var currentToken: String? = options.token
+
+    /** The seat token sent with every call, if any. */
+    val token: String? get() = currentToken
+
+    companion object {
+        /** The RPC of the service each method wraps, by full method name (a test checks none is missing). */
+        val WRAPPERS: Map<String, String> = mapOf(
+            "truco.v1.GameService/CreateGame" to "createGame",
+            "truco.v1.GameService/JoinGame" to "joinGame",
+            "truco.v1.GameService/GetGameView" to "getView",
+            "truco.v1.GameService/ListLegalActions" to "legalActions",
+            "truco.v1.GameService/SubmitCommand" to "submit",
+            "truco.v1.GameService/WatchGame" to "watch",
+            "truco.v1.GameService/ListGames" to "listGames",
+            "truco.v1.GameService/GetGame" to "getGame",
+            "truco.v1.GameService/LeaveGame" to "leaveGame",
+            "truco.v1.GameService/ResumeSeat" to "resumeSeat",
+            "truco.v1.GameService/Rematch" to "rematch",
+            "truco.v1.RulesService/EvaluateHand" to "evaluateHand",
+            "truco.v1.RulesService/CompareCards" to "compareCards",
+        )
+
+        private val AUTHORIZATION: Metadata.Key<String> = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER)
+        private val API_KEY: Metadata.Key<String> = Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER)
+
+        /**
+         * A plaintext client to [address] ("host:port") over the okhttp transport, the one for Android; [close] closes
+         * its channel. For TLS build the channel yourself (`OkHttpChannelBuilder.forTarget(address).useTransportSecurity()`).
+         */
+        fun connect(address: String, options: Options = Options()): TrucoClient =
+            TrucoClient(
+                OkHttpChannelBuilder.forTarget(address).usePlaintext().build(),
+                true,
+                options,
+                VersionsSeen(VersionsSeen.MAX_GAMES),
+            )
+
+        /** The resource name games/{game}, from it or from the bare id. */
+        fun gameName(name: String): String = if (name.startsWith("games/")) name else "games/$name"
+
+        /** A fresh request id (a UUID4: 122 random bits, what a JoinGame request id needs). */
+        fun newRequestId(): String = UUID.randomUUID().toString().replace("-", "")
+
+        /** Whether the view's match is over. */
+        fun isOver(view: SeatView?): Boolean = view?.public?.phase == Phase.PHASE_MATCH_OVER
+
+        /** The server bots' playing strengths by name, for [createGame]. */
+        val BOT_LEVELS: Map<String, BotLevel> = mapOf(
+            "beginner" to BotLevel.BOT_LEVEL_BEGINNER,
+            "intermediate" to BotLevel.BOT_LEVEL_INTERMEDIATE,
+            "expert" to BotLevel.BOT_LEVEL_EXPERT,
+        )
+    }
+
+    /**
+     * Another client on the same channel acting as the seat of [token] (null: a spectator). Both share the versions
+     * seen: neither reads older than what either saw. Closing it leaves the channel open.
+     */
+    fun withToken(token: String?): TrucoClient = TrucoClient(channel, false, options.copy(token = token), seen)
+
+    /** Closes the channel [connect] opened (not one passed in, nor a [withToken] client's). */
+    override fun close() {
+        if (ownsChannel) {
+            channel.shutdownNow().awaitTermination(5, TimeUnit.SECONDS)
+        }
+    }
+
+    private fun headers(): Metadata {
+        val headers = Metadata()
+        currentToken?.takeIf { it.isNotEmpty() }?.let { headers.put(AUTHORIZATION, "Bearer $it") }
+        options.apiKey?.takeIf { it.isNotEmpty() }?.let { headers.put(API_KEY, it) }
+        return headers
+    }
+
+    private fun backoff(attempt: Int): Duration {
+        val ceiling = minOf(options.maxBackoff, options.backoff * (1 shl minOf(attempt, 20)).toDouble())
+        return ceiling / 2 + ceiling / 2 * Random.nextDouble()
+    }
+
+    /** How long to wait before sending again a call a quota refused; null: do not (no RetryInfo, or too long). */
+    private fun quotaWait(failure: TrucoException): Duration? {
+        val delay = failure.retryDelay() ?: return null
+        val wait = delay.toNanos().nanoseconds
+        return if (failure.code() == Status.Code.RESOURCE_EXHAUSTED && wait <= options.maxQuotaWait) wait else null
+    }
+
+    private fun retryable(code: Status.Code): Boolean =
+        code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED
+
+    private fun failureOf(error: Throwable): TrucoException? = when (error) {
+        is CancellationException -> null // the caller's own cancellation: never retried, never converted
+        is StatusException, is StatusRuntimeException -> TrucoException.from(error)
+        else -> null
+    }
+
+    /**
+     * One unary call with the deadline and the headers, retried as the class says; the request is built once, so a
+     * retried write carries the same request id.
+     */
+    private suspend fun <Q : Any, R : Any> unary(method: MethodDescriptor<Q, R>, request: Q): R {
+        var attempt = 0
+        while (true) {
+            val wait: Duration
+            try {
+                val call = CallOptions.DEFAULT.withDeadlineAfter(options.timeout.inWholeMilliseconds, TimeUnit.MILLISECONDS)
+                return ClientCalls.unaryRpc(channel, method, request, call, headers())
+            } catch (error: Throwable) {
+                val failure = failureOf(error) ?: throw error
+                val quota = quotaWait(failure)
+                if ((quota == null && !retryable(failure.code())) || attempt >= options.retries) {
+                    throw failure
+                }
+                wait = quota ?: backoff(attempt).also { channel.resetConnectBackoff() }
+            }
+            delay(wait)
+            attempt++
+        }
+    }
+
+    // --- GameService -----------------------------------------------------------------------------------------------
+
+    /**
+     * Creates a match; [bots] maps seats to the server bots that play them, all at [botLevel] when it is set (it
+     * then chooses the bot; the kinds are ignored). [clock] null takes the server's default clocks. [requestId] is
+     * the idempotency key: the same id returns the same game.
+     */
+    suspend fun createGame(
+        rules: RuleSet,
+        bots: Map<Int, BotKind> = emptyMap(),
+        botLevel: BotLevel = BotLevel.BOT_LEVEL_UNSPECIFIED,
+        public: Boolean = false,
+        clock: ClockSettings? = null,
+        requestId: String = newRequestId(),
+    ): Game {
+        val request = CreateGameRequest.newBuilder().setRequestId(requestId).setRules(rules).setPublic(public)
+        bots.toSortedMap().forEach { (seat, kind) ->
+            request.addBots(BotSeat.newBuilder().setSeat(seat).setKind(kind).setLevel(botLevel))
+        }
+        clock?.let { request.setClock(it) }
+        val game = unary(GameServiceGrpc.getCreateGameMethod(), request.build()).game
+        seen.saw(gameName(game.name), game.version)
+        return game
+    }
+
+    /** Takes a seat (null: the first open one); this client then acts as that seat. */
+    suspend fun joinGame(name: String, seat: Int? = null, playerName: String = ""): JoinResult {
+        val request = JoinGameRequest.newBuilder().setName(gameName(name)).setRequestId(newRequestId())
+            .setPlayerName(playerName)
+        seat?.let { request.setSeat(it) }
+        val response = unary(GameServiceGrpc.getJoinGameMethod(), request.build())
+        currentToken = response.seatToken
+        seen.saw(request.name, response.view.public.version)
+        return JoinResult(response.seat, response.seatToken, response.view)
+    }
+
+    /** The caller's view (its seat view, unset for a spectator, and the public view); never older than seen. */
+    suspend fun getView(name: String): GetGameViewResponse {
+        val game = gameName(name)
+        val request = GetGameViewRequest.newBuilder().setName(game).setMinVersion(seen.of(game)).build()
+        val response = unary(GameServiceGrpc.getGetGameViewMethod(), request)
+        seen.saw(game, maxOf(response.public.version, response.seat.public.version))
+        return response
+    }
+
+    /** This seat's view. @throws IllegalStateException for a client without a seat token */
+    suspend fun seatView(name: String): SeatView {
+        val response = getView(name)
+        check(response.hasSeat()) { "no seat view: this client has no seat token" }
+        return response.seat
+    }
+
+    /** Exactly the commands the server would accept from this seat now; never older than seen. */
+    suspend fun legalActions(name: String): ListLegalActionsResponse {
+        val game = gameName(name)
+        val request = ListLegalActionsRequest.newBuilder().setName(game).setMinVersion(seen.of(game)).build()
+        val response = unary(GameServiceGrpc.getListLegalActionsMethod(), request)
+        seen.saw(game, response.version)
+        return response
+    }
+
+    /**
+     * Submits a command chosen at [expectedVersion] (0 skips the check); [requestId] is sent unchanged on every
+     * retry, and the server applies it once.
+     *
+     * @throws TrucoException.IllegalMove when the rules refuse it (`reason()` says why)
+     * @throws TrucoException.VersionConflict when the game moved past [expectedVersion]
+     */
+    suspend fun submit(
+        name: String,
+        command: Command,
+        expectedVersion: Long,
+        requestId: String = newRequestId(),
+    ): SubmitCommandResponse {
+        val request = SubmitCommandRequest.newBuilder().setName(gameName(name)).setRequestId(requestId)
+            .setExpectedVersion(expectedVersion).setCommand(command).build()
+        try {
+            val response = unary(GameServiceGrpc.getSubmitCommandMethod(), request)
+            seen.saw(request.name, response.version)
+            return response
+        } catch (conflict: TrucoException.VersionConflict) {
+            seen.saw(request.name, VersionsSeen.conflictVersion(conflict))
+            throw conflict
+        }
+    }
+
+    /**
+     * Chooses and submits one command at the version it was chosen at; when the game moved on first (ABORTED) reads
+     * the view again and asks [choose] again, up to [attempts] times. Returns null when [choose] chooses nothing (not
+     * this seat's turn, the match over).
+     */
+    suspend fun playTurn(
+        name: String,
+        view: SeatView? = null,
+        attempts: Int = 10,
+        choose: (SeatView) -> Command? = Commands::plainBot,
+    ): Turn? {
+        var current = view ?: seatView(name)
+        var conflicts = 0
+        while (true) {
+            val command = choose(current) ?: return null
+            try {
+                return Turn(command, submit(name, command, current.public.version), conflicts)
+            } catch (conflict: TrucoException.VersionConflict) {
+                if (++conflicts >= attempts) throw conflict
+            }
+            current = seatView(name)
+        }
+    }
+
+    /**
+     * Each new event of the game with the caller's view after it, from [afterVersion] on: a cold Flow, collected once
+     * per watch. A stream broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is
+     * reopened after the last version delivered, up to the client's retries in a row with backoff, and one a quota
+     * refused after its RetryInfo delay; [onResume] hears of each. The flow completes when the server ends the stream
+     * (right after the event that ends the match); cancel the collecting coroutine to stop early. A watch has no
+     * deadline. Each event's version counts as seen.
+     */
+    fun watch(
+        name: String,
+        afterVersion: Long = 0,
+        onResume: ((afterVersion: Long, error: TrucoException) -> Unit)? = null,
+    ): Flow<WatchGameResponse> = flow {
+        val game = gameName(name)
+        var last = afterVersion
+        var failures = 0
+        while (true) {
+            val wait: Duration
+            try {
+                val request = WatchGameRequest.newBuilder().setName(game).setAfterVersion(last).build()
+                ClientCalls.serverStreamingRpc(channel, GameServiceGrpc.getWatchGameMethod(), request, CallOptions.DEFAULT, headers())
+                    .collect { item ->
+                        failures = 0
+                        last = maxOf(last, item.event.version)
+                        seen.saw(game, maxOf(item.event.version, item.public.version))
+                        emit(item)
+                    }
+                return@flow
+            } catch (error: Throwable) {
+                val failure = failureOf(error) ?: throw error
+                val quota = quotaWait(failure)
+                val broken = failure.code() == Status.Code.UNAVAILABLE || failure.code() == Status.Code.CANCELLED
+                if ((!broken && quota == null) || failures >= options.retries) {
+                    throw failure
+                }
+                onResume?.invoke(last, failure)
+                wait = quota ?: backoff(failures).also { channel.resetConnectBackoff() }
+            }
+            delay(wait)
+            failures++
+        }
+    }
+
+    /** Every open game (a seat free, not over) the caller may see, newest first, fetched page after page. */
+    fun listGames(pageSize: Int = 20): Flow<Game> = flow {
+        var pageToken = ""
+        do {
+            val request = ListGamesRequest.newBuilder().setPageSize(pageSize).setPageToken(pageToken).build()
+            val response = unary(GameServiceGrpc.getListGamesMethod(), request)
+            response.gamesList.forEach { emit(it) }
+            pageToken = response.nextPageToken
+        } while (pageToken.isNotEmpty())
+    }
+
+    /** The game: seats (with presence and takeover), clock settings, phase, scores, rematch links. */
+    suspend fun getGame(name: String): Game {
+        val request = GetGameRequest.newBuilder().setName(gameName(name)).build()
+        val game = unary(GameServiceGrpc.getGetGameMethod(), request).game
+        seen.saw(request.name, game.version)
+        return game
+    }
+
+    /** Leaves this client's seat: a bot plays it until [resumeSeat]. Returns the seat's view. */
+    suspend fun leaveGame(name: String): SeatView {
+        val request = LeaveGameRequest.newBuilder().setName(gameName(name)).build()
+        val view = unary(GameServiceGrpc.getLeaveGameMethod(), request).view
+        seen.saw(request.name, view.public.version)
+        return view
+    }
+
+    /** Takes this client's seat back from the bot that played it (after its clock ran out, or a leave). */
+    suspend fun resumeSeat(name: String): SeatView {
+        val request = ResumeSeatRequest.newBuilder().setName(gameName(name)).build()
+        val view = unary(GameServiceGrpc.getResumeSeatMethod(), request).view
+        seen.saw(request.name, view.public.version)
+        return view
+    }
+
+    /**
+     * The next game of a finished one (its game and this client's seat there): same seats, and this client's token
+     * holds its seat there too. @throws TrucoException.IllegalMove GAME_NOT_FINISHED for a game still in play
+     */
+    suspend fun rematch(name: String): RematchResponse =
+        unary(GameServiceGrpc.getRematchMethod(), RematchRequest.newBuilder().setName(gameName(name)).build())
+
+    // --- RulesService ----------------------------------------------------------------------------------------------
+
+    /** Envido, flor and card strengths of three cards under a muestra. */
+    suspend fun evaluateHand(muestra: Card, cards: Iterable<Card>, withoutFlor: Boolean = false): EvaluateHandResponse =
+        unary(
+            RulesServiceGrpc.getEvaluateHandMethod(),
+            EvaluateHandRequest.newBuilder().setMuestra(muestra).addAllCards(cards).setWithoutFlor(withoutFlor).build(),
+        )
+
+    /** Which card wins a round under a muestra: result 1 (first), -1 (second) or 0 (parda). */
+    suspend fun compareCards(muestra: Card, first: Card, second: Card): CompareCardsResponse =
+        unary(
+            RulesServiceGrpc.getCompareCardsMethod(),
+            CompareCardsRequest.newBuilder().setMuestra(muestra).setFirst(first).setSecond(second).build(),
+        )
+}

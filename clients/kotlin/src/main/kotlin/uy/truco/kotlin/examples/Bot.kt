@@ -1,0 +1,157 @@
+/**
+ * The Kotlin SDK's example bot, the same as the other SDKs' (scripts/sdk-play runs each): it creates a match against
+ * the server's heuristic bots, plays its seats to the end with coroutines, and tries one illegal card (one not in
+ * its hand) on its first turn to show the typed error. It prints one JSON line
+ * `{"sdk": "kotlin", "over": true, "scores": [a, b], "illegal_reason": "CARD_NOT_IN_HAND", ...}` and exits 0 only if
+ * the match ended and the illegal card was refused with CARD_NOT_IN_HAND.
+ *
+ *     Bot ADDRESS                        2 players: this bot in seat 0, a server bot in seat 1
+ *     Bot ADDRESS --players 4 --watch    4 players (or 6): the even seats (a client each), server bots in the odd
+ *                                        ones; each seat waits for its turn on a watch Flow that resumes by itself
+ *     --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
+ *
+ * It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
+ */
+package uy.truco.kotlin.examples
+
+import java.util.concurrent.atomic.AtomicInteger
+import kotlin.system.exitProcess
+import kotlin.time.Duration.Companion.seconds
+import kotlinx.coroutines.async
+import kotlinx.coroutines.awaitAll
+import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.takeWhile
+import kotlinx.coroutines.runBlocking
+import kotlinx.coroutines.sync.Mutex
+import kotlinx.coroutines.sync.withLock
+import uy.truco.client.Cards
+import uy.truco.client.Commands
+import uy.truco.client.TrucoException
+import uy.truco.kotlin.Options
+import uy.truco.kotlin.TrucoClient
+import uy.truco.v1.BotKind
+import uy.truco.v1.BotLevel
+import uy.truco.v1.RuleSet
+import uy.truco.v1.SeatView
+
+/** How often a polling seat reads its view while it waits (5 reads a second, well inside a player's quota). */
+private const val POLL_MILLIS = 200L
+
+private fun log(line: String) = System.err.println("bot(kotlin): $line")
+
+private class Match(val client: TrucoClient, val name: String, val thinkMs: Long) {
+    private val lock = Mutex()
+    var illegalReason = ""
+    val moves = AtomicInteger()
+    val resumes = AtomicInteger()
+
+    /** Plays a card of the deck that is not in the hand: the server must refuse it with CARD_NOT_IN_HAND. */
+    private suspend fun tryIllegalCard(seat: TrucoClient, view: SeatView): String {
+        val held = view.cardsList.map(Cards::text).toSet()
+        val stranger = Cards.deck().first { Cards.text(it) !in held }
+        return try {
+            seat.submit(name, Commands.play(stranger), view.public.version)
+            "ACCEPTED"
+        } catch (refused: TrucoException.IllegalMove) {
+            log("illegal ${Cards.text(stranger)} refused: ${refused.message}")
+            refused.reason()
+        }
+    }
+
+    /** One move when the match waits for this seat: the SDK's turn helper re-reads the view on ABORTED. */
+    suspend fun act(seat: TrucoClient, view: SeatView) {
+        if (!Commands.isMyTurn(view)) return
+        lock.withLock {
+            if (illegalReason.isEmpty() && Commands.hasLegal(view, Commands.Preference.PLAY_CARD)) {
+                illegalReason = tryIllegalCard(seat, view)
+            }
+        }
+        delay(thinkMs)
+        if (seat.playTurn(name, view) != null) moves.incrementAndGet()
+    }
+
+    suspend fun playByPolling(seat: TrucoClient, first: SeatView) {
+        var view = first
+        while (!TrucoClient.isOver(view)) {
+            if (Commands.isMyTurn(view)) act(seat, view) else delay(POLL_MILLIS)
+            view = seat.seatView(name)
+        }
+    }
+
+    suspend fun playByWatching(seat: TrucoClient, first: SeatView) {
+        act(seat, first)
+        val onResume = { after: Long, error: TrucoException ->
+            resumes.incrementAndGet()
+            log("seat ${first.seat}: watch broken (${error.code()}), resuming after version $after")
+        }
+        seat.watch(name, first.public.version, onResume)
+            .takeWhile { !it.hasSeat() || !TrucoClient.isOver(it.seat) }
+            .collect { if (it.hasSeat()) act(seat, it.seat) }
+    }
+}
+
+fun main(args: Array<String>) {
+    var address: String? = null
+    var players = 2
+    var watch = false
+    var target = 0
+    var thinkMs = 0L
+    var level = BotLevel.BOT_LEVEL_UNSPECIFIED
+    var i = 0
+    while (i < args.size) {
+        when (args[i]) {
+            "--players" -> players = args[++i].toInt()
+            "--watch" -> watch = true
+            "--target" -> target = args[++i].toInt()
+            "--think-ms" -> thinkMs = args[++i].toLong()
+            "--bot-level" -> level = TrucoClient.BOT_LEVELS.getValue(args[++i].lowercase())
+            else -> address = args[i]
+        }
+        i++
+    }
+    if (address == null || players !in setOf(2, 4, 6)) {
+        log("usage: Bot ADDRESS [--players 2|4|6] [--watch] [--target N] [--think-ms N] [--bot-level L]")
+        exitProcess(2)
+    }
+    val code = try {
+        runBlocking { play(address, players, watch, target, thinkMs, level) }
+    } catch (error: Exception) {
+        log(error.toString())
+        2
+    }
+    exitProcess(code)
+}
+
+private suspend fun play(address: String, players: Int, watch: Boolean, target: Int, thinkMs: Long, level: BotLevel): Int {
+    // Watching seats ride out a server restart: more retries, short delays.
+    val options = Options(apiKey = System.getenv("TRUCO_API_KEY"))
+        .let { if (watch) it.copy(retries = 60, maxBackoff = 1.seconds) else it }
+    TrucoClient.connect(address, options).use { creator ->
+        // The bot seats are the odd ones (the rival team); this bot plays every even seat.
+        val seats = (0 until players step 2).toList()
+        val bots = seats.associate { it + 1 to BotKind.BOT_KIND_HEURISTIC }
+        val game = creator.createGame(RuleSet.newBuilder().setPlayers(players).setTarget(target).build(), bots, level)
+        log("game ${game.name}")
+        val match = Match(creator, game.name, thinkMs)
+        val clients = seats.map { seat ->
+            val client = creator.withToken(null)
+            client to client.joinGame(game.name, seat, "kotlin bot $seat").view
+        }
+        kotlinx.coroutines.coroutineScope {
+            clients.map { (client, view) ->
+                async { if (watch) match.playByWatching(client, view) else match.playByPolling(client, view) }
+            }.awaitAll()
+        }
+        val last = clients.first().first.seatView(game.name)
+        val scores = IntArray(2)
+        last.public.scoresList.forEach { scores[it.team] = it.points }
+        val over = TrucoClient.isOver(last)
+        println(
+            "{\"sdk\": \"kotlin\", \"over\": $over, \"scores\": [${scores[0]}, ${scores[1]}], " +
+                "\"illegal_reason\": \"${match.illegalReason}\", \"game\": \"${game.name}\", \"players\": $players, " +
+                "\"moves\": ${match.moves.get()}, \"resumes\": ${match.resumes.get()}}",
+        )
+        System.out.flush()
+        return if (over && match.illegalReason == "CARD_NOT_IN_HAND") 0 else 1
+    }
+}
