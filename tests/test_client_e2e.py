@@ -30,7 +30,7 @@ from truco_client import (
     card_text,
     play,
 )
-from truco_client.v1 import views_pb2
+from truco_client.v1 import game_service_pb2, views_pb2
 
 ROOT = Path(__file__).resolve().parent.parent
 TRUCO = str(Path(sys.executable).with_name("truco"))
@@ -187,6 +187,18 @@ def test_truco_play_leaves_cleanly_at_end_of_input(server: RunningServer) -> Non
     assert "you are seat 1, team 1" in result.stdout
     assert "End of input: leaving the game" in result.stdout
     assert "Traceback" not in result.stderr
+
+
+async def test_truco_play_seats_the_servers_bots_at_the_level_asked(server: RunningServer) -> None:
+    command = [TRUCO, "play", "--server", server.address, "--players", "4", "--seat", "1", "--level", "expert"]
+    result = subprocess.run(command, cwd=ROOT, input="", capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stdout + result.stderr
+    found = re.search(r"Game (games/\w+): you are seat 1", result.stdout)
+    assert found, result.stdout
+    async with TrucoClient(server.address) as client:
+        game = await client.get_game(found.group(1))
+    levels = {seat.seat: seat.bot_level for seat in game.seats if seat.kind == game_service_pb2.SEAT_KIND_BOT}
+    assert levels == dict.fromkeys((0, 2, 3), game_service_pb2.BOT_LEVEL_EXPERT)
 
 
 # --- Friendly failures: one line, a non-zero status, never a traceback ------------------------------------------

@@ -8,7 +8,7 @@ import argparse
 
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
 
-from .commandline import LEVEL_CHOICES, Subcommands, UsageError, duration, levels, positive
+from .commandline import LEVEL_CHOICES, Subcommands, UsageError, duration, positive
 
 
 def play(commands: Subcommands) -> None:
@@ -24,11 +24,9 @@ def play(commands: Subcommands) -> None:
     parser.add_argument("--bots", choices=("random", "heuristic"), default="heuristic", help="the server's bots")
     parser.add_argument(
         "--level",
-        action="append",
         choices=LEVEL_CHOICES,
         metavar="LEVEL",
-        help="the server's bots' level: beginner, intermediate or expert; once for every bot seat, or once per bot "
-        "seat in seat order (instead of --bots)",
+        help="the server's bots' level, for every bot seat: beginner, intermediate or expert (instead of --bots)",
     )
     parser.add_argument("--seat", type=int, metavar="N", help="your seat (default 0; with --game, the first open)")
     parser.add_argument("--game", metavar="NAME", help="join this game (games/ID) instead of creating one")
@@ -46,7 +44,7 @@ def _run_play(args: argparse.Namespace) -> int:
             server=args.server,
             players=args.players,
             bots=args.bots,
-            levels=tuple(levels(args.level, args.players - 1)),
+            level=args.level,
             seat=args.seat,
             game=args.game,
             player_name=args.name,

@@ -29,11 +29,10 @@ from truco_client import (
     card_name,
     card_text,
     describe,
-    new_request_id,
     seconds_left,
     sena_name,
 )
-from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, rules_pb2, views_pb2
+from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, views_pb2
 
 from .commandline import Failure, refused
 
@@ -334,24 +333,6 @@ def parse_choice(text: str, count: int) -> int:
     return number - 1
 
 
-async def create_with_levels(client: TrucoClient, players: int, levels: dict[int, str]) -> game_service_pb2.Game:
-    """A game whose bot seats are chosen by level (``levels``: seat to beginner, intermediate or expert). Until the
-    SDK's create_game takes levels (issue 21) the request is made through its stubs."""
-    request = game_service_pb2.CreateGameRequest(
-        request_id=new_request_id(),
-        rules=rules_pb2.RuleSet(players=players),
-        bots=[
-            game_service_pb2.BotSeat(seat=seat, level=f"BOT_LEVEL_{level.upper()}")
-            for seat, level in levels.items()
-        ],
-    )
-    games, _ = client._stubs()
-    response: game_service_pb2.CreateGameResponse = await client._unary(
-        games.CreateGame, request, idempotent=True, authed=False
-    )
-    return response.game
-
-
 def bot_labels(game: game_service_pb2.Game) -> dict[int, str]:
     """Seat labels from a game resource: ``heuristic bot`` for bot seats, the player's name for taken seats."""
     labels = {}
@@ -407,8 +388,8 @@ class PlayOptions:
     server: str
     players: int = 2
     bots: str = "heuristic"
-    levels: tuple[str, ...] = ()
-    """The server's bots by level, one per bot seat in seat order (instead of ``bots``)."""
+    level: str | None = None
+    """The server's bots' level for every bot seat (beginner, intermediate or expert), instead of ``bots``."""
     seat: int | None = None
     game: str | None = None
     player_name: str = "human"
@@ -463,10 +444,7 @@ async def play(
                 out(f"truco play: --seat must be 0 to {options.players - 1}")
                 return 2
             bots = {s: options.bots for s in range(options.players) if s != seat}
-            if options.levels:
-                game = await create_with_levels(client, options.players, dict(zip(bots, options.levels, strict=True)))
-            else:
-                game = await client.create_game(rules={"players": options.players}, bots=bots)
+            game = await client.create_game(rules={"players": options.players}, bots=bots, bot_level=options.level)
             labels = bot_labels(game)
             name = game.name
         else:
