@@ -11,7 +11,7 @@ from collections.abc import Iterator
 import grpc
 import pytest
 
-from truco_client.v1 import game_service_pb2, views_pb2
+from truco_client.v1 import commands_pb2, game_service_pb2, views_pb2
 
 from .players import RPC_TIMEOUT, Player, fails, join, new_id, rule_set
 from .servers import InProcessServer, LoopThread
@@ -124,6 +124,24 @@ def wait_for_end(player: Player, name: str, timeout: float = 300.0) -> views_pb2
     raise AssertionError("the match did not end")
 
 
+def cautious(actions: list[commands_pb2.Command], rng: random.Random) -> commands_pb2.Command:
+    """A random card, else no quiero, else any move but a seña or a bet on the whole match: a match of some length
+    (a random player that accepts a falta envido can lose the match in its first hand)."""
+    cards = [a for a in actions if a.WhichOneof("kind") == "play_card"]
+    if cards:
+        return rng.choice(cards)
+    for action in actions:
+        if action.WhichOneof("kind") == "answer" and not action.answer.accept:
+            return action
+    whole_match = (commands_pb2.CALL_KIND_FALTA_ENVIDO, commands_pb2.CALL_KIND_CONTRA_FLOR_AL_RESTO)
+    others = [
+        a
+        for a in actions
+        if a.WhichOneof("kind") != "send_sena" and not (a.WhichOneof("kind") == "call" and a.call.call in whole_match)
+    ]
+    return rng.choice(others or actions)
+
+
 def test_a_client_plays_a_whole_match_against_the_expert(server: InProcessServer) -> None:
     game = create(server, 2, [game_service_pb2.BotSeat(seat=1, level=EXPERT)])
     player = join(server.address, game.name, 0)
@@ -138,7 +156,7 @@ def test_a_client_plays_a_whole_match_against_the_expert(server: InProcessServer
             if 0 not in view.public.to_act or not view.legal_actions:
                 time.sleep(0.01)  # the expert thinks in the server's pool: its move comes after the reply
                 continue
-            command = rng.choice([a for a in view.legal_actions if a.WhichOneof("kind") != "send_sena"])
+            command = cautious(list(view.legal_actions), rng)
             player.submit(game.name, command, expected_version=view.public.version)
             moves += 1
         else:
