@@ -58,6 +58,13 @@ class GameService(Protocol):
 
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
+
+    Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
+    WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+    request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
+    answers any call either way; a load balancer in front of several replicas may hash the header to send every
+    call of a game to the same replica while it lives, which then answers from memory instead of the event store.
+    Browsers may send it cross-origin (the web port's CORS settings allow it).
     """
     async def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -307,6 +314,13 @@ class GameServiceClient(ConnectClient):
 
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
+
+    Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
+    WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+    request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
+    answers any call either way; a load balancer in front of several replicas may hash the header to send every
+    call of a game to the same replica while it lives, which then answers from memory instead of the event store.
+    Browsers may send it cross-origin (the web port's CORS settings allow it).
     """
     def __init__(
         self,
@@ -620,6 +634,13 @@ class GameServiceSync(Protocol):
 
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
+
+    Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
+    WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+    request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
+    answers any call either way; a load balancer in front of several replicas may hash the header to send every
+    call of a game to the same replica while it lives, which then answers from memory instead of the event store.
+    Browsers may send it cross-origin (the web port's CORS settings allow it).
     """
     def create_game(self, request: CreateGameRequest, ctx: RequestContext[CreateGameRequest, CreateGameResponse], /) -> CreateGameResponse:
         """
@@ -867,6 +888,13 @@ class GameServiceClientSync(ConnectClientSync):
 
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
+
+    Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
+    WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+    request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
+    answers any call either way; a load balancer in front of several replicas may hash the header to send every
+    call of a game to the same replica while it lives, which then answers from memory instead of the event store.
+    Browsers may send it cross-origin (the web port's CORS settings allow it).
     """
     def __init__(
         self,
