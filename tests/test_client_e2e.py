@@ -28,6 +28,8 @@ from truco_client import (
     Unauthenticated,
     VersionConflict,
     card_text,
+    clock_settings,
+    commit_events,
     play,
 )
 from truco_client.v1 import game_service_pb2, views_pb2
@@ -309,6 +311,28 @@ async def test_a_malformed_hand_is_invalid_argument(server: RunningServer) -> No
             await client.evaluate_hand("1o", "2o 2o 3c")
     assert caught.value.code is grpc.StatusCode.INVALID_ARGUMENT
     assert caught.value.reason
+
+
+async def test_a_watch_from_the_middle_of_a_commit_gets_the_rest_of_it_in_one_message(server: RunningServer) -> None:
+    """The SDK's watches ask for one message per commit; resumed at a version inside a commit (as after a
+    disconnect, or from a version a per-event watch delivered last), the first message holds the rest of it."""
+    async with TrucoClient(server.address) as client:
+        game = await client.create_game(bots={1: "random"}, clock=clock_settings(0))
+        _, _, view = await client.join_game(game.name, seat=0)
+        reply = await client.submit(game.name, view.legal_actions[0], expected_version=view.public.version)
+        while len(reply.events) < 3 and not over(reply.view):  # a move that ends a round, a hand, deals...
+            view = reply.view
+            reply = await client.submit(game.name, view.legal_actions[0], expected_version=view.public.version)
+        versions = [event.version for event in reply.events]
+        middle = versions[0]  # inside the commit: two events of it or more still to come
+        async with contextlib.aclosing(client.watch_commits(game.name, after_version=middle)) as commits:
+            first = await anext(commits)
+        async with contextlib.aclosing(client.watch(game.name, after_version=middle)) as items:
+            flat = [await anext(items) for _ in range(reply.version - middle)]
+    assert [event.version for event in commit_events(first)] == list(range(middle + 1, reply.version + 1))
+    assert first.seat.public.version == reply.version, "with the seat's view after the commit"
+    assert [item.event.version for item in flat] == list(range(middle + 1, reply.version + 1))
+    assert flat[-1].seat == first.seat and not any(item.HasField("seat") for item in flat[:-1])
 
 
 async def test_a_replayed_request_id_applies_the_command_once(server: RunningServer) -> None:

@@ -4,9 +4,10 @@ against a scripted in-process server, the proto-to-engine view used by selfplay,
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import Any
 
@@ -23,6 +24,7 @@ from truco.engine.cards import RANKS
 from truco.terminal import play as play_ui
 from truco.terminal import selfplay
 from truco_client import (
+    GAME_HEADER,
     WRAPPERS,
     CardError,
     IllegalMove,
@@ -38,6 +40,7 @@ from truco_client import (
     card,
     card_name,
     card_text,
+    commit_events,
     describe,
     error_from_status,
     fixed_deal,
@@ -47,6 +50,7 @@ from truco_client import (
     legal_of,
     mazo,
     parse_cards,
+    per_event,
     perros,
     pick_action,
     plain_bot,
@@ -221,6 +225,8 @@ class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
         self.submits: list[game_service_pb2.SubmitCommandRequest] = []
         self.submit_failures: list[grpc.StatusCode] = []
         self.watches: list[int] = []
+        self.per_commit: list[bool] = []
+        self.released = False
         self.watch_failure = grpc.StatusCode.UNAVAILABLE
         self.metadata: list[dict[str, str]] = []
         self.reads: list[tuple[str, str, int]] = []
@@ -254,10 +260,23 @@ class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
         return game_service_pb2.ListLegalActionsResponse(version=self.read_version)
 
     async def WatchGame(self, request: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        """Versions 1 to 3, then the stream breaks; a resumed one goes on to 5. With ``per_commit`` (unless the
+        server plays a released one, ``released``) the events come in commits of up to two, each with the seat's
+        view after its last event; else one event per message, as the released stream sends them."""
         self.watches.append(request.after_version)
+        self.per_commit.append(request.per_commit)
         last = 5 if len(self.watches) > 1 else 3
-        for version in range(request.after_version + 1, last + 1):
-            yield game_service_pb2.WatchGameResponse(event=events_pb2.Event(version=version))
+        versions = list(range(request.after_version + 1, last + 1))
+        if request.per_commit and not self.released:
+            for start in range(0, len(versions), 2):
+                commit = versions[start : start + 2]
+                yield game_service_pb2.WatchGameResponse(
+                    events=[events_pb2.Event(version=version) for version in commit],
+                    seat=views_pb2.SeatView(public=views_pb2.MatchView(version=commit[-1])),
+                )
+        else:
+            for version in versions:
+                yield game_service_pb2.WatchGameResponse(event=events_pb2.Event(version=version))
         if len(self.watches) == 1:
             await context.abort(self.watch_failure, "going away")
 
@@ -268,15 +287,37 @@ def _as_grpc_status(status: status_pb2.Status) -> grpc.Status:
     return rpc_status.to_status(status)
 
 
+class Recorder(grpc.aio.ServerInterceptor):
+    """Records the metadata of every call the server is sent, answered or not, by method name."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, dict[str, str]]] = []
+
+    async def intercept_service(
+        self,
+        continuation: Callable[[grpc.HandlerCallDetails], Awaitable[grpc.RpcMethodHandler | None]],
+        details: grpc.HandlerCallDetails,
+    ) -> grpc.RpcMethodHandler | None:
+        metadata = {key: value for key, value in details.invocation_metadata or () if isinstance(value, str)}
+        self.calls.append((details.method.rsplit("/", 1)[-1], metadata))
+        return await continuation(details)
+
+
 @pytest.fixture
-async def scripted() -> AsyncIterator[tuple[ScriptedGames, str]]:
-    servicer = ScriptedGames()
-    server = grpc.aio.server()
+async def recorded() -> AsyncIterator[tuple[ScriptedGames, Recorder, str]]:
+    servicer, recorder = ScriptedGames(), Recorder()
+    server = grpc.aio.server(interceptors=[recorder])
     game_service_pb2_grpc.add_GameServiceServicer_to_server(servicer, server)
     port = server.add_insecure_port("127.0.0.1:0")
     await server.start()
-    yield servicer, f"127.0.0.1:{port}"
+    yield servicer, recorder, f"127.0.0.1:{port}"
     await server.stop(None)
+
+
+@pytest.fixture
+def scripted(recorded: tuple[ScriptedGames, Recorder, str]) -> tuple[ScriptedGames, str]:
+    servicer, _, target = recorded
+    return servicer, target
 
 
 async def test_submit_retries_unavailable_with_the_same_request_id(scripted: tuple[ScriptedGames, str]) -> None:
@@ -381,9 +422,100 @@ async def test_retries_are_bounded(scripted: tuple[ScriptedGames, str]) -> None:
 async def test_watch_resumes_after_the_last_version_received(scripted: tuple[ScriptedGames, str]) -> None:
     servicer, target = scripted
     async with TrucoClient(target, token="t", backoff=0.01) as client:
-        versions = [item.event.version async for item in client.watch("games/g1")]
-    assert versions == [1, 2, 3, 4, 5]
+        items = [item async for item in client.watch("games/g1")]
+    assert [item.event.version for item in items] == [1, 2, 3, 4, 5]
     assert servicer.watches == [0, 3]
+    assert servicer.per_commit == [True, True], "the watch asks for one message per commit"
+    # A commit's view goes with its last event (both views: a seat's holds the public one); the others have none.
+    with_views = [(item.event.version, item.seat.public.version, item.public.version) for item in items]
+    assert [versions for versions in with_views if versions[1]] == [(2, 2, 2), (3, 3, 3), (5, 5, 5)]
+    assert not any(item.HasField("seat") or item.HasField("public") for item in items if item.event.version in (1, 4))
+
+
+async def test_watch_commits_hands_each_commit_whole_and_resumes_in_the_middle_of_one(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    servicer, target = scripted
+    resumed: list[int] = []
+    async with TrucoClient(target, token="t", backoff=0.01) as client:
+        commits = client.watch_commits("g1", 1, on_resume=lambda after, _: resumed.append(after))
+        messages = [message async for message in commits]
+        # After the stream: the newest version any commit told of is what the next read asks for at least.
+        await client.get_view("g1")
+    assert [[event.version for event in commit_events(m)] for m in messages] == [[2, 3], [4, 5]]
+    assert [m.seat.public.version for m in messages] == [3, 5]
+    assert servicer.watches == [1, 3] and resumed == [3]
+    assert servicer.reads[-1] == ("GetGameView", "games/g1", 5)
+
+
+async def test_watch_reads_a_released_server_that_sends_one_event_per_message(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    """A server older than ``per_commit`` ignores it: each message is then a commit of one event."""
+    servicer, target = scripted
+    servicer.released = True
+    async with TrucoClient(target, token="t", backoff=0.01) as client:
+        assert [item.event.version async for item in client.watch("g1")] == [1, 2, 3, 4, 5]
+        commits = [[e.version for e in commit_events(m)] async for m in client.watch_commits("g2")]
+    assert commits == [[1], [2], [3], [4], [5]]
+
+
+def test_per_event_gives_a_spectators_view_to_the_last_event_only() -> None:
+    public = views_pb2.MatchView(version=7)
+    message = game_service_pb2.WatchGameResponse(events=[events_pb2.Event(version=v) for v in (6, 7)], public=public)
+    items = per_event(message)
+    assert [(item.event.version, item.HasField("public"), item.HasField("seat")) for item in items] == [
+        (6, False, False),
+        (7, True, False),
+    ]
+    assert items[-1].public == public
+    assert per_event(game_service_pb2.WatchGameResponse(public=public)) == []
+
+
+async def test_every_call_about_one_game_names_it_for_the_balancer(
+    recorded: tuple[ScriptedGames, Recorder, str],
+) -> None:
+    """``x-truco-game: games/{id}`` on every call about one game (a balancer hashes it to keep the game on one
+    replica); none on CreateGame, ListGames and the rules calculator. Calls the fake does not answer are sent all
+    the same (UNIMPLEMENTED)."""
+    _, recorder, target = recorded
+    async with TrucoClient(target, token="t", api_key="k", retries=1, backoff=0.01) as client:
+        calls: list[Awaitable[object]] = [
+            client.create_game(),
+            client.join_game("g1"),
+            client.get_view("g1"),
+            client.legal_actions("games/g1"),
+            client.submit("g1", mazo(), expected_version=1),
+            client.get_game("g1"),
+            client.leave_game("g1"),
+            client.resume_seat("g1"),
+            client.rematch("g1"),
+            client.evaluate_hand("1o", "2o 7e 3c"),
+            client.compare_cards("1o", "2o", "1e"),
+        ]
+        for pending in calls:
+            with contextlib.suppress(TrucoError):
+                await pending
+        with contextlib.suppress(TrucoError):
+            _ = [game async for game in client.list_games()]
+        _ = [item async for item in client.with_token(None).watch("g1", 3)]
+    sent = {method: metadata.get(GAME_HEADER) for method, metadata in recorder.calls}
+    assert sent == {
+        "CreateGame": None,
+        "JoinGame": "games/g1",
+        "GetGameView": "games/g1",
+        "ListLegalActions": "games/g1",
+        "SubmitCommand": "games/g1",
+        "GetGame": "games/g1",
+        "LeaveGame": "games/g1",
+        "ResumeSeat": "games/g1",
+        "Rematch": "games/g1",
+        "EvaluateHand": None,
+        "CompareCards": None,
+        "ListGames": None,
+        "WatchGame": "games/g1",
+    }
+    assert all(metadata.get("x-api-key") == "k" for _, metadata in recorder.calls), "the key still goes on all"
 
 
 async def test_watch_resumes_after_a_replica_cancelled_it(scripted: tuple[ScriptedGames, str]) -> None:

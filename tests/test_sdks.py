@@ -3,9 +3,11 @@
 
 Each SDK is built first (npm ci + tsc, go build, mvn package: installs on a clean machine, reuses later), then
 its example bot plays whole matches, the five SDKs at once on one server as one app's players: 2 players by
-polling, and 2, 4 and 6 players waiting for their turns on WatchGame streams, each with an illegal card refused
-with CARD_NOT_IN_HAND. Then each SDK plays 4 players from watches while its server is killed (SIGKILL) and
-restarted on the same port and store mid-match: it must resume its streams, retry its calls and finish. The
+polling, and 2, 4 and 6 players waiting for their turns on WatchGame streams (one message per commit, which the
+SDK hands one event at a time), each with an illegal card refused with CARD_NOT_IN_HAND. Then each SDK plays 4
+players from watches while its server is killed (SIGKILL) and restarted on the same port and store mid-match: it
+must resume its streams, retry its calls and finish. Every watching bot reports the versions of the events its
+seat 0 was handed: every event of the match from its start, in order, each once, across the restart too. The
 TypeScript SDK also plays over the web port's Connect and gRPC-Web protocols, as in a browser. The SDK code
 generated from proto/ must be what ``scripts/gen-sdks`` makes now, and each SDK's own unit tests (against
 in-memory fakes: what it sends, such as ``min_version``, quota retries, a wrapper for every RPC) pass.
@@ -148,6 +150,15 @@ def assert_finished(lang: str, status: int, result: dict[str, object], players: 
     assert status == 0, result
 
 
+def assert_watched_every_event(lang: str, result: dict[str, object], final_version: int) -> list[int]:
+    """Seat 0's watch (one message per commit underneath, handed one event at a time) delivered every event from
+    where it started to the match's last, in order, each once (señas aside: they keep the version before them)."""
+    watched = result["watched"]
+    assert isinstance(watched, list) and watched, f"{lang}: no watched events: {result}"
+    assert watched == list(range(watched[0], final_version + 1)), f"{lang}: events lost, repeated or out of order"
+    return watched
+
+
 def test_generated_sdk_code_is_what_the_protos_generate() -> None:
     result = subprocess.run(
         [str(GEN_SDKS), "--check"], cwd=ROOT, capture_output=True, text=True, timeout=FIRST_RUN_SECONDS
@@ -177,6 +188,8 @@ def test_each_sdks_example_finishes_its_match_against_a_default_server(
             final = public_view(server.address, str(result["game"]))
             assert final.phase == views_pb2.PHASE_MATCH_OVER
             assert [score.points for score in sorted(final.scores, key=lambda s: s.team)] == result["scores"]
+            if watch:
+                assert_watched_every_event(run.lang, result, final.version)
     finally:
         for run in runs:
             run.stop()
@@ -207,6 +220,8 @@ def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_serv
         final = public_view(restarted.address, name)
         assert final.phase == views_pb2.PHASE_MATCH_OVER
         assert final.version > before.version
+        # Every event in order across the restart: the watch started before it and resumed to the match's end.
+        assert assert_watched_every_event(lang, result, final.version)[0] <= before.version
     finally:
         run.stop()
         if restarted is not None:
@@ -224,6 +239,8 @@ def test_the_typescript_sdk_plays_over_the_browser_protocols_of_the_web_port(
     try:
         status, result = run.result(MATCH_SECONDS)
         assert_finished("ts", status, result, players=4)
-        assert public_view(server.address, str(result["game"])).phase == OVER
+        final = public_view(server.address, str(result["game"]))
+        assert final.phase == OVER
+        assert_watched_every_event("ts", result, final.version)
     finally:
         run.stop()

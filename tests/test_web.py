@@ -288,10 +288,13 @@ def test_grpc_web_error_details_reach_the_browser(server: WebServer) -> None:
 
 def test_cors_preflight_allows_configured_origins_only(server: WebServer) -> None:
     url = f"{server.url}/truco.v1.GameService/SubmitCommand"
-    ask = {"access-control-request-method": "POST", "access-control-request-headers": "content-type,authorization"}
+    # What the web table sends: the seat token, the API key, and the game's name for balancers' game affinity.
+    sent = "content-type,authorization,x-api-key,x-truco-game"
+    ask = {"access-control-request-method": "POST", "access-control-request-headers": sent}
     status, headers, _ = _post(url, b"", {**ask, "origin": ORIGIN}, method="OPTIONS")
     assert status == 200 and headers["access-control-allow-origin"] == ORIGIN
-    assert "authorization" in headers["access-control-allow-headers"].lower()
+    allowed = headers["access-control-allow-headers"].lower()
+    assert all(header in allowed for header in sent.split(",")), allowed
     status, headers, _ = _post(url, b"", {**ask, "origin": "http://elsewhere.example"}, method="OPTIONS")
     assert status == 400 and "access-control-allow-origin" not in headers
 

@@ -8,6 +8,7 @@ import {
   type BotLevel,
   ClockPolicy,
   type ClockSettingsSchema,
+  GAME_HEADER,
   type Game,
   type SeatView,
   TrucoClient,
@@ -26,10 +27,20 @@ export const transport = createConnectTransport({
     (next) => async (request) => {
       const key = apiKey();
       if (key) request.header.set("x-api-key", key);
+      // Every call about one game names it, so that a balancer keeps the game's calls on one replica: the SDK's
+      // client does so itself (its watch included); this covers the calls made on its stubs here.
+      const game = request.stream ? undefined : gameOf(request.message);
+      if (game) request.header.set(GAME_HEADER, game);
       return next(request);
     },
   ],
 });
+
+/** The game a request is about: its `name`, when that is a game's (`games/{id}`). */
+function gameOf(message: unknown): string | undefined {
+  const name = (message as { name?: unknown }).name;
+  return typeof name === "string" && name.startsWith("games/") ? name : undefined;
+}
 
 /** A server started with --require-api-key wants a key (`truco keys create`) to create or join games. */
 export function apiKey(): string {

@@ -15,6 +15,7 @@ import {
   type TrucoClient,
   type TrucoError,
   Unauthenticated,
+  commitEvents,
   toTrucoError,
 } from "truco-client";
 import { SeatCalls, gameId, holdSeat } from "./api";
@@ -138,16 +139,21 @@ export class Table implements Seating {
     while (!this.stop.signal.aborted) {
       try {
         this.onConnection("live");
-        for await (const item of this.client.watch(this.gameName, this.logged < 0n ? 0n : this.logged, {
+        // One message per commit: a move with the bot moves and the deal it triggered, then the view after them,
+        // drawn once.
+        for await (const commit of this.client.watchCommits(this.gameName, this.logged < 0n ? 0n : this.logged, {
           signal: this.stop.signal,
           onResume: () => this.onConnection("reconnecting"),
         })) {
           failures = 0;
           this.onConnection("live");
-          const event = item.event;
-          if (event) this.note(event);
-          this.take(item.seat, item.public ?? item.seat?.public, event?.kind.case === "senaSent");
-          if (event && this.isNews(event)) this.react(event);
+          const events = commitEvents(commit);
+          for (const event of events) {
+            this.note(event);
+            if (this.isNews(event)) this.react(event);
+          }
+          const last = events.at(-1);
+          this.take(commit.seat, commit.public ?? commit.seat?.public, last?.kind.case === "senaSent");
           this.onChange();
         }
         if (this.over()) {

@@ -13,6 +13,10 @@
 // (PlayTurn, IsMyTurn), resuming watches, legal-action pickers (PickAction, PlainBot), proof checks (VerifyProof)
 // and the versions seen.
 //
+// Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the metadata
+// "x-truco-game: games/{id}" (GameHeader): a load balancer that hashes it keeps a game's calls on one replica,
+// which then answers from memory.
+//
 // Reads (GetView, SeatView, LegalActions) send the newest version of the game the client has seen (in any reply,
 // VERSION_CONFLICT or watched event; of at most MaxGamesSeen games, the least recently seen forgotten first) as
 // min_version: the answer is never older than that, even from another replica than the one that took the client's
@@ -56,6 +60,9 @@ type Options struct {
 	// most this long (default 10s); a longer one is returned at once (ErrResourceExhausted).
 	MaxQuotaWait time.Duration
 }
+
+// GameHeader is the metadata key naming the game a call is about (games/{id}), for load balancers' game affinity.
+const GameHeader = "x-truco-game"
 
 // Wrappers names the Client method that wraps each RPC of the service (a test checks none is missing).
 var Wrappers = map[string]string{
@@ -169,14 +176,23 @@ func IsOver(view *trucov1.SeatView) bool {
 	return view.GetPublic().GetPhase() == trucov1.Phase_PHASE_MATCH_OVER
 }
 
-func (c *Client) outgoing(ctx context.Context) context.Context {
+// outgoing is ctx with the call's metadata: the API key, the seat token, and game (a resource name; "" : none),
+// the game the call is about.
+func (c *Client) outgoing(ctx context.Context, game string) context.Context {
+	var pairs []string
 	if c.options.APIKey != "" {
-		ctx = metadata.AppendToOutgoingContext(ctx, "x-api-key", c.options.APIKey)
+		pairs = append(pairs, "x-api-key", c.options.APIKey)
 	}
-	if c.options.Token == "" {
+	if c.options.Token != "" {
+		pairs = append(pairs, "authorization", "Bearer "+c.options.Token)
+	}
+	if game != "" {
+		pairs = append(pairs, GameHeader, game)
+	}
+	if len(pairs) == 0 {
 		return ctx
 	}
-	return metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+c.options.Token)
+	return metadata.AppendToOutgoingContext(ctx, pairs...)
 }
 
 func (c *Client) delay(attempt int) time.Duration {
@@ -214,11 +230,11 @@ func (c *Client) quotaWait(ctx context.Context, failure *Error) time.Duration {
 	return failure.RetryDelay
 }
 
-// unary calls f with the deadline and the token, retrying what retryable allows; the request is built once,
-// so a retried write carries the same request id.
-func unary[T any](c *Client, ctx context.Context, f func(context.Context) (T, error)) (T, error) {
+// unary calls f with the deadline, the token and the game's name (game: "" for a call about no one game),
+// retrying what retryable allows; the request is built once, so a retried write carries the same request id.
+func unary[T any](c *Client, ctx context.Context, game string, f func(context.Context) (T, error)) (T, error) {
 	for attempt := 0; ; attempt++ {
-		callCtx, cancel := context.WithTimeout(c.outgoing(ctx), c.options.Timeout)
+		callCtx, cancel := context.WithTimeout(c.outgoing(ctx, game), c.options.Timeout)
 		result, err := f(callCtx)
 		cancel()
 		if err == nil {
@@ -277,7 +293,7 @@ func (c *Client) CreateGame(ctx context.Context, options CreateOptions) (*trucov
 			request.Bots = append(request.Bots, &trucov1.BotSeat{Seat: seat, Kind: kind, Level: options.BotLevel})
 		}
 	}
-	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.CreateGameResponse, error) {
+	response, err := unary(c, ctx, "", func(ctx context.Context) (*trucov1.CreateGameResponse, error) {
 		return c.Games.CreateGame(ctx, request)
 	})
 	if err != nil {
@@ -300,7 +316,7 @@ func (c *Client) JoinGame(ctx context.Context, name string, seat int32, playerNa
 	if seat >= 0 {
 		request.Seat = &seat
 	}
-	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.JoinGameResponse, error) {
+	response, err := unary(c, ctx, request.Name, func(ctx context.Context) (*trucov1.JoinGameResponse, error) {
 		return c.Games.JoinGame(ctx, request)
 	})
 	if err != nil {
@@ -316,7 +332,7 @@ func (c *Client) JoinGame(ctx context.Context, name string, seat int32, playerNa
 func (c *Client) GetView(ctx context.Context, name string) (*trucov1.GetGameViewResponse, error) {
 	name = GameName(name)
 	request := &trucov1.GetGameViewRequest{Name: name, MinVersion: c.seen.of(name)}
-	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.GetGameViewResponse, error) {
+	response, err := unary(c, ctx, name, func(ctx context.Context) (*trucov1.GetGameViewResponse, error) {
 		return c.Games.GetGameView(ctx, request)
 	})
 	if err != nil {
@@ -343,7 +359,7 @@ func (c *Client) SeatView(ctx context.Context, name string) (*trucov1.SeatView, 
 func (c *Client) LegalActions(ctx context.Context, name string) (*trucov1.ListLegalActionsResponse, error) {
 	name = GameName(name)
 	request := &trucov1.ListLegalActionsRequest{Name: name, MinVersion: c.seen.of(name)}
-	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.ListLegalActionsResponse, error) {
+	response, err := unary(c, ctx, name, func(ctx context.Context) (*trucov1.ListLegalActionsResponse, error) {
 		return c.Games.ListLegalActions(ctx, request)
 	})
 	if err != nil {
@@ -363,7 +379,7 @@ func (c *Client) Submit(ctx context.Context, name string, command *trucov1.Comma
 // version after the command, or the current one an ErrVersionConflict tells of, counts as seen.
 func (c *Client) SubmitWithID(ctx context.Context, name string, command *trucov1.Command, expectedVersion int64, requestID string) (*trucov1.SubmitCommandResponse, error) {
 	request := &trucov1.SubmitCommandRequest{Name: GameName(name), RequestId: requestID, ExpectedVersion: expectedVersion, Command: command}
-	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.SubmitCommandResponse, error) {
+	response, err := unary(c, ctx, request.Name, func(ctx context.Context) (*trucov1.SubmitCommandResponse, error) {
 		return c.Games.SubmitCommand(ctx, request)
 	})
 	if err != nil {
@@ -418,30 +434,56 @@ type WatchOptions struct {
 	OnResume func(afterVersion int64, err error)
 }
 
-// Watch yields each new event of the game with the caller's view after it, from afterVersion on. A stream
-// broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after the last
-// version delivered, up to Retries times in a row with backoff; a stream a quota refused (too many watches) is
-// opened again after its RetryInfo delay. The sequence ends when the server ends the stream (right after the
-// event that ends the match), ctx is done, or the loop breaks; a final error is yielded with a nil response.
-// A watch has no deadline: cancel ctx to stop it. Each event's version counts as seen.
+// Watch yields each new event of the game, in order, from afterVersion on: one WatchGameResponse per event. The
+// stream underneath is WatchCommits (one message per commit): the caller's views after a commit go with its last
+// event (Seat for a seat, Public for anyone); its earlier events carry no view. Act on the items that carry one.
+//
+// A stream broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after
+// the last version delivered, up to Retries times in a row with backoff; a stream a quota refused (too many
+// watches) is opened again after its RetryInfo delay. The sequence ends when the server ends the stream (right
+// after the event that ends the match), ctx is done, or the loop breaks; a final error is yielded with a nil
+// response. A watch has no deadline: cancel ctx to stop it. Each event's version counts as seen.
 func (c *Client) Watch(ctx context.Context, name string, afterVersion int64, options WatchOptions) iter.Seq2[*trucov1.WatchGameResponse, error] {
+	return func(yield func(*trucov1.WatchGameResponse, error) bool) {
+		for commit, err := range c.WatchCommits(ctx, name, afterVersion, options) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, item := range PerEvent(commit) {
+				if !yield(item, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// WatchCommits yields each new commit of the game as one message (WatchGame with per_commit), from afterVersion
+// on: a move with the bot moves and the deal it triggered arrives as one WatchGameResponse whose Events are all of
+// them, in order, each with its version, with the caller's view after the last one (Seat for a seat, Public for a
+// spectator). The first message holds every event after afterVersion, which may be in the middle of a commit.
+// CommitEvents reads a message's events (also from a server older than per_commit, which sends one event per
+// message). It resumes and ends as Watch does (which is this stream, one event at a time).
+func (c *Client) WatchCommits(ctx context.Context, name string, afterVersion int64, options WatchOptions) iter.Seq2[*trucov1.WatchGameResponse, error] {
 	name = GameName(name)
 	return func(yield func(*trucov1.WatchGameResponse, error) bool) {
 		last := afterVersion
 		failures := 0
 		for ctx.Err() == nil {
-			streamCtx, cancel := context.WithCancel(c.outgoing(ctx))
-			stream, err := c.Games.WatchGame(streamCtx, &trucov1.WatchGameRequest{Name: name, AfterVersion: last})
+			streamCtx, cancel := context.WithCancel(c.outgoing(ctx, name))
+			request := &trucov1.WatchGameRequest{Name: name, AfterVersion: last, PerCommit: true}
+			stream, err := c.Games.WatchGame(streamCtx, request)
 			for err == nil {
 				var item *trucov1.WatchGameResponse
 				if item, err = stream.Recv(); err != nil {
 					break
 				}
 				failures = 0
-				if v := item.GetEvent().GetVersion(); v > last {
-					last = v
+				if events := CommitEvents(item); len(events) > 0 {
+					last = max(last, events[len(events)-1].GetVersion())
 				}
-				c.seen.saw(name, max(item.GetEvent().GetVersion(), item.GetPublic().GetVersion()))
+				c.seen.saw(name, CommitVersion(item))
 				if !yield(item, nil) {
 					cancel()
 					return
@@ -480,7 +522,7 @@ func (c *Client) ListGames(ctx context.Context, pageSize int32) iter.Seq2[*truco
 		token := ""
 		for {
 			request := &trucov1.ListGamesRequest{PageSize: pageSize, PageToken: token}
-			response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.ListGamesResponse, error) {
+			response, err := unary(c, ctx, "", func(ctx context.Context) (*trucov1.ListGamesResponse, error) {
 				return c.Games.ListGames(ctx, request)
 			})
 			if err != nil {
@@ -502,7 +544,7 @@ func (c *Client) ListGames(ctx context.Context, pageSize int32) iter.Seq2[*truco
 // GetGame is the game: seats (with presence and takeover), clock settings, phase, scores, rematch links.
 func (c *Client) GetGame(ctx context.Context, name string) (*trucov1.Game, error) {
 	request := &trucov1.GetGameRequest{Name: GameName(name)}
-	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.GetGameResponse, error) {
+	response, err := unary(c, ctx, request.Name, func(ctx context.Context) (*trucov1.GetGameResponse, error) {
 		return c.Games.GetGame(ctx, request)
 	})
 	if err != nil {
@@ -515,7 +557,7 @@ func (c *Client) GetGame(ctx context.Context, name string) (*trucov1.Game, error
 // LeaveGame leaves this client's seat: a bot plays it until ResumeSeat. It returns the seat's view.
 func (c *Client) LeaveGame(ctx context.Context, name string) (*trucov1.SeatView, error) {
 	request := &trucov1.LeaveGameRequest{Name: GameName(name)}
-	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.LeaveGameResponse, error) {
+	response, err := unary(c, ctx, request.Name, func(ctx context.Context) (*trucov1.LeaveGameResponse, error) {
 		return c.Games.LeaveGame(ctx, request)
 	})
 	if err != nil {
@@ -528,7 +570,7 @@ func (c *Client) LeaveGame(ctx context.Context, name string) (*trucov1.SeatView,
 // ResumeSeat takes this client's seat back from the bot that played it (after its clock ran out, or a leave).
 func (c *Client) ResumeSeat(ctx context.Context, name string) (*trucov1.SeatView, error) {
 	request := &trucov1.ResumeSeatRequest{Name: GameName(name)}
-	response, err := unary(c, ctx, func(ctx context.Context) (*trucov1.ResumeSeatResponse, error) {
+	response, err := unary(c, ctx, request.Name, func(ctx context.Context) (*trucov1.ResumeSeatResponse, error) {
 		return c.Games.ResumeSeat(ctx, request)
 	})
 	if err != nil {
@@ -542,7 +584,7 @@ func (c *Client) ResumeSeat(ctx context.Context, name string) (*trucov1.SeatView
 // there too. Every seat asking gets the same game. ErrIllegalMove GAME_NOT_FINISHED for a game still in play.
 func (c *Client) Rematch(ctx context.Context, name string) (*trucov1.RematchResponse, error) {
 	request := &trucov1.RematchRequest{Name: GameName(name)}
-	return unary(c, ctx, func(ctx context.Context) (*trucov1.RematchResponse, error) {
+	return unary(c, ctx, request.Name, func(ctx context.Context) (*trucov1.RematchResponse, error) {
 		return c.Games.Rematch(ctx, request)
 	})
 }
@@ -552,7 +594,7 @@ func (c *Client) Rematch(ctx context.Context, name string) (*trucov1.RematchResp
 // EvaluateHand is the envido, flor and card strengths of three cards under a muestra.
 func (c *Client) EvaluateHand(ctx context.Context, muestra *trucov1.Card, cards []*trucov1.Card, withoutFlor bool) (*trucov1.EvaluateHandResponse, error) {
 	request := &trucov1.EvaluateHandRequest{Muestra: muestra, Cards: cards, WithoutFlor: withoutFlor}
-	return unary(c, ctx, func(ctx context.Context) (*trucov1.EvaluateHandResponse, error) {
+	return unary(c, ctx, "", func(ctx context.Context) (*trucov1.EvaluateHandResponse, error) {
 		return c.Rules.EvaluateHand(ctx, request)
 	})
 }
@@ -560,7 +602,7 @@ func (c *Client) EvaluateHand(ctx context.Context, muestra *trucov1.Card, cards 
 // CompareCards says which card wins a round under a muestra: Result 1 (first), -1 (second) or 0 (parda).
 func (c *Client) CompareCards(ctx context.Context, muestra, first, second *trucov1.Card) (*trucov1.CompareCardsResponse, error) {
 	request := &trucov1.CompareCardsRequest{Muestra: muestra, First: first, Second: second}
-	return unary(c, ctx, func(ctx context.Context) (*trucov1.CompareCardsResponse, error) {
+	return unary(c, ctx, "", func(ctx context.Context) (*trucov1.CompareCardsResponse, error) {
 		return c.Rules.CompareCards(ctx, request)
 	})
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -13,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/grpc/test/bufconn"
 
@@ -28,7 +30,10 @@ type read struct {
 
 // fakeGames is a GameService whose replies carry the versions the test sets: version for views, legal actions
 // and submits; conflictAt (when set) makes submits fail with ABORTED VERSION_CONFLICT at that version; WatchGame
-// streams one event for each of events. It records every read it is sent.
+// streams events after the request's version: with per_commit (unless the fake plays a released server) in
+// commits of up to two events, each with the seat's view after its last one, else one event per message; a watch
+// with breakAfter set ends with UNAVAILABLE after its events up to that version (once). It records every read,
+// every watch request, and the x-truco-game metadata of every call (calls, by method name).
 type fakeGames struct {
 	trucov1.UnimplementedGameServiceServer
 	mu         sync.Mutex
@@ -36,6 +41,10 @@ type fakeGames struct {
 	version    int64
 	conflictAt int64
 	events     []int64
+	released   bool
+	breakAfter int64
+	watches    []*trucov1.WatchGameRequest
+	calls      []string
 }
 
 func (f *fakeGames) set(change func(*fakeGames)) {
@@ -104,24 +113,77 @@ func (f *fakeGames) SubmitCommand(context.Context, *trucov1.SubmitCommandRequest
 	return &trucov1.SubmitCommandResponse{Version: version}, nil
 }
 
-func (f *fakeGames) WatchGame(_ *trucov1.WatchGameRequest, stream grpc.ServerStreamingServer[trucov1.WatchGameResponse]) error {
+func (f *fakeGames) WatchGame(request *trucov1.WatchGameRequest, stream grpc.ServerStreamingServer[trucov1.WatchGameResponse]) error {
 	f.mu.Lock()
-	events := append([]int64(nil), f.events...)
+	f.watches = append(f.watches, request)
+	breakAfter, released := f.breakAfter, f.released
+	f.breakAfter = 0
+	var versions []int64
+	for _, version := range f.events {
+		if version > request.GetAfterVersion() && (breakAfter == 0 || version <= breakAfter) {
+			versions = append(versions, version)
+		}
+	}
 	f.mu.Unlock()
-	for _, version := range events {
-		if err := stream.Send(&trucov1.WatchGameResponse{Event: &trucov1.Event{Version: version}, Public: matchView(version)}); err != nil {
+	var messages []*trucov1.WatchGameResponse
+	if request.GetPerCommit() && !released {
+		for start := 0; start < len(versions); start += 2 {
+			commit := versions[start:min(start+2, len(versions))]
+			message := &trucov1.WatchGameResponse{Seat: &trucov1.SeatView{Public: matchView(commit[len(commit)-1])}}
+			for _, version := range commit {
+				message.Events = append(message.Events, &trucov1.Event{Version: version})
+			}
+			messages = append(messages, message)
+		}
+	} else {
+		for _, version := range versions {
+			messages = append(messages, &trucov1.WatchGameResponse{Event: &trucov1.Event{Version: version}, Public: matchView(version)})
+		}
+	}
+	for _, message := range messages {
+		if err := stream.Send(message); err != nil {
 			return err
 		}
 	}
+	if breakAfter != 0 {
+		return status.Error(codes.Unavailable, "going away")
+	}
 	return nil
+}
+
+// heard records the x-truco-game metadata of a call: "Method games/g1", or "Method -" without one.
+func (f *fakeGames) heard(ctx context.Context, method string) {
+	game := "-"
+	if values := metadata.ValueFromIncomingContext(ctx, GameHeader); len(values) == 1 {
+		game = values[0]
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.calls = append(f.calls, method[strings.LastIndex(method, "/")+1:]+" "+game)
 }
 
 // serve starts fake on an in-memory listener and returns a client of it (no retries).
 func serve(t *testing.T, fake *fakeGames) *Client {
 	t.Helper()
+	return serveWith(t, fake, Options{Retries: -1, Timeout: 5 * time.Second})
+}
+
+// serveWith starts fake (and an unimplemented RulesService) on an in-memory listener, recording every call's
+// x-truco-game metadata, and returns a client of it with options.
+func serveWith(t *testing.T, fake *fakeGames, options Options) *Client {
+	t.Helper()
 	listener := bufconn.Listen(1 << 20)
-	server := grpc.NewServer()
+	unary := func(ctx context.Context, request any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		fake.heard(ctx, info.FullMethod)
+		return handler(ctx, request)
+	}
+	stream := func(server any, stream grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		fake.heard(stream.Context(), info.FullMethod)
+		return handler(server, stream)
+	}
+	server := grpc.NewServer(grpc.UnaryInterceptor(unary), grpc.StreamInterceptor(stream))
 	trucov1.RegisterGameServiceServer(server, fake)
+	trucov1.RegisterRulesServiceServer(server, trucov1.UnimplementedRulesServiceServer{})
 	go func() { _ = server.Serve(listener) }()
 	t.Cleanup(server.Stop)
 	dialer := func(ctx context.Context, _ string) (net.Conn, error) { return listener.DialContext(ctx) }
@@ -131,7 +193,7 @@ func serve(t *testing.T, fake *fakeGames) *Client {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = conn.Close() })
-	return NewClient(conn, Options{Retries: -1, Timeout: 5 * time.Second})
+	return NewClient(conn, options)
 }
 
 // needing is a check that a call succeeded: need(client.GetView(ctx, name)).

@@ -25,7 +25,7 @@ import json
 import os
 import sys
 from contextlib import aclosing
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from truco_client import IllegalMove, TrucoClient, TrucoError, card_text, is_my_turn, is_over, plain_bot, play
 from truco_client.v1 import views_pb2
@@ -45,6 +45,9 @@ class State:
     illegal_reason: str = ""
     moves: int = 0
     resumes: int = 0
+    watched: list[int] = field(default_factory=list)
+    """The versions of the events the first seat's watch delivered, in order (señas aside: they keep the version
+    of the event before them)."""
 
 
 async def try_illegal_card(client: TrucoClient, name: str, view: views_pb2.SeatView) -> str:
@@ -88,9 +91,13 @@ async def play_by_watching(
         state.resumes += 1
         log(f"seat {view.seat}: watch broken ({error.code.name}), resuming after version {after}")
 
-    # The SDK's watch reopens a broken stream after the last version it delivered.
+    # The SDK's watch reopens a broken stream after the last version it delivered. It hands each event of a
+    # commit in order; the seat's view after the commit comes with its last event.
+    first = view.seat == 0
     async with aclosing(client.watch(name, after_version=view.public.version, on_resume=resumed)) as items:
         async for item in items:
+            if first and item.event.WhichOneof("kind") != "sena_sent":
+                state.watched.append(item.event.version)
             if not item.HasField("seat"):
                 continue
             if is_over(item.seat):
@@ -138,6 +145,7 @@ async def main() -> int:
             "players": args.players,
             "moves": state.moves,
             "resumes": state.resumes,
+            "watched": state.watched,
         }
         print(json.dumps(result), flush=True)
         return 0 if over and state.illegal_reason == "CARD_NOT_IN_HAND" else 1

@@ -112,7 +112,9 @@ async function playByWatching(client: TrucoClient, name: string, first: SeatView
     state.resumes++;
     log(`seat ${first.seat}: watch broken (${error.code}), resuming after version ${after}`);
   };
+  // The SDK's watch hands each event of a commit in order; the seat's view after the commit comes with its last event.
   for await (const item of client.watch(name, first.public?.version ?? 0n, { onResume })) {
+    if (first.seat === 0 && item.event && item.event.kind.case !== "senaSent") state.watched.push(item.event.version);
     if (!item.seat) continue;
     if (isOver(item.seat)) return;
     await act(item.seat);
@@ -123,6 +125,8 @@ interface State {
   illegalReason: string;
   moves: number;
   resumes: number;
+  /** The versions of the events seat 0's watch delivered, in order (señas aside: they keep the version before). */
+  watched: bigint[];
 }
 
 async function main(): Promise<number> {
@@ -136,7 +140,7 @@ async function main(): Promise<number> {
   const rules = { players: options.players, ...(options.target ? { target: options.target } : {}) };
   const game = await creator.createGame({ rules, bots, botLevel: options.botLevel });
   log(`game ${game.name}`);
-  const state: State = { illegalReason: "", moves: 0, resumes: 0 };
+  const state: State = { illegalReason: "", moves: 0, resumes: 0, watched: [] };
   const clients = await Promise.all(
     seats.map(async (seat) => {
       const client = creator.withToken(undefined);
@@ -158,6 +162,7 @@ async function main(): Promise<number> {
     players: options.players,
     moves: state.moves,
     resumes: state.resumes,
+    watched: state.watched.map(Number),
   };
   console.log(JSON.stringify(result));
   return over && state.illegalReason === "CARD_NOT_IN_HAND" ? 0 : 1;

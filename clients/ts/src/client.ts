@@ -16,17 +16,22 @@
  * (playTurn, isMyTurn), resuming watches, legal-action pickers (./commands.ts), proof checks (./proofs.ts) and
  * the versions seen.
  *
+ * Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the header
+ * `x-truco-game: games/{id}` ({@link GAME_HEADER}): a load balancer that hashes it keeps a game's calls on one
+ * replica, which then answers from memory.
+ *
  * Reads (views, legal actions) send the newest version of the game the client has seen (in any reply, VERSION_CONFLICT
  * or watched event; of at most 1,024 games, the least recently seen forgotten first) as `minVersion`: the answer is
  * never older than that, even from another replica than the one that took the client's move, and a replica that
  * already holds it answers from memory.
  */
-import type { MessageInitShape } from "@bufbuild/protobuf";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
 import { type CallOptions, Code, type Client, createClient, type Transport } from "@connectrpc/connect";
 import { type CardLike, card, parseCards } from "./cards.js";
 import { plainBot } from "./commands.js";
 import { ResourceExhausted, type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
 import type { Command } from "./gen/truco/v1/commands_pb.js";
+import type { Event } from "./gen/truco/v1/events_pb.js";
 import {
   BotKind,
   BotLevel,
@@ -39,6 +44,7 @@ import {
   type RematchResponse,
   type SubmitCommandResponse,
   type WatchGameResponse,
+  WatchGameResponseSchema,
 } from "./gen/truco/v1/game_service_pb.js";
 import type { RuleSetSchema } from "./gen/truco/v1/rules_pb.js";
 import {
@@ -58,6 +64,9 @@ export const BOT_LEVELS: Readonly<Record<string, BotLevel>> = {
   intermediate: BotLevel.INTERMEDIATE,
   expert: BotLevel.EXPERT,
 };
+
+/** The header naming the game a call is about (`games/{id}`), for load balancers' game affinity. */
+export const GAME_HEADER = "x-truco-game";
 
 /** The {@link TrucoClient} method that wraps each RPC of the service (a test checks none is missing). */
 export const WRAPPERS: Readonly<Record<string, keyof TrucoClient>> = {
@@ -140,6 +149,31 @@ export function isOver(view: SeatView | undefined): boolean {
   return view?.public?.phase === Phase.MATCH_OVER;
 }
 
+/**
+ * The events a watch message carries, in order: its `events` (a commit, with `perCommit`), or the one `event` of a
+ * message of the per-event stream (a server older than `perCommit`).
+ */
+export function commitEvents(message: WatchGameResponse): Event[] {
+  if (message.events.length > 0) {
+    return message.events;
+  }
+  return message.event ? [message.event] : [];
+}
+
+/**
+ * A commit's message as the per-event stream's messages, one per event in order. The views after the commit go with
+ * its last event (`seat` for a seat, and `public` for anyone: a seat's view holds it); the events before it carry
+ * none, as no view after them was sent.
+ */
+export function perEvent(message: WatchGameResponse): WatchGameResponse[] {
+  const events = commitEvents(message);
+  return events.map((event, index) =>
+    index < events.length - 1
+      ? create(WatchGameResponseSchema, { event })
+      : create(WatchGameResponseSchema, { event, seat: message.seat, public: message.public ?? message.seat?.public }),
+  );
+}
+
 /** A client of GameService and RulesService over one Connect transport. */
 export class TrucoClient {
   readonly games: Client<typeof GameService>;
@@ -195,10 +229,14 @@ export class TrucoClient {
     return other;
   }
 
-  private headers(): Record<string, string> {
+  /** The call's headers: the API key, the seat token, and the game the call is about (a resource name), if any. */
+  private headers(game?: string): Record<string, string> {
     const headers: Record<string, string> = this.apiKey ? { "x-api-key": this.apiKey } : {};
     if (this.currentToken) {
       headers.authorization = `Bearer ${this.currentToken}`;
+    }
+    if (game) {
+      headers[GAME_HEADER] = game;
     }
     return headers;
   }
@@ -215,14 +253,14 @@ export class TrucoClient {
   }
 
   /**
-   * Calls `method` with the deadline and the token, retrying UNAVAILABLE and DEADLINE_EXCEEDED with backoff, and a
+   * Calls `method` with the deadline, the token and the game's name (`game`), retrying UNAVAILABLE and DEADLINE_EXCEEDED with backoff, and a
    * quota's refusal after its RetryInfo delay.
    */
-  private async unary<T>(method: (options: CallOptions) => Promise<T>): Promise<T> {
+  private async unary<T>(method: (options: CallOptions) => Promise<T>, game?: string): Promise<T> {
     for (let attempt = 0; ; attempt++) {
       let wait: number;
       try {
-        return await method({ timeoutMs: this.timeoutMs, headers: this.headers() });
+        return await method({ timeoutMs: this.timeoutMs, headers: this.headers(game) });
       } catch (error) {
         const failure = toTrucoError(error);
         const quotaWait = this.quotaWait(failure);
@@ -285,9 +323,8 @@ export class TrucoClient {
   async joinGame(name: string, options: { seat?: number; playerName?: string; requestId?: string } = {}): Promise<JoinResult> {
     const requestId = options.requestId ?? newRequestId();
     const game = gameName(name);
-    const response = await this.unary((call) =>
-      this.games.joinGame({ name: game, requestId, seat: options.seat, playerName: options.playerName ?? "" }, call),
-    );
+    const request = { name: game, requestId, seat: options.seat, playerName: options.playerName ?? "" };
+    const response = await this.unary((call) => this.games.joinGame(request, call), game);
     if (!response.view) {
       throw new Error("JoinGame answered without a view");
     }
@@ -303,7 +340,7 @@ export class TrucoClient {
   async getView(name: string): Promise<GetGameViewResponse> {
     const game = gameName(name);
     const minVersion = this.seen.of(game);
-    const response = await this.unary((call) => this.games.getGameView({ name: game, minVersion }, call));
+    const response = await this.unary((call) => this.games.getGameView({ name: game, minVersion }, call), game);
     this.seen.saw(game, response.public?.version);
     this.seen.saw(game, response.seat?.public?.version);
     return response;
@@ -325,7 +362,7 @@ export class TrucoClient {
   async legalActions(name: string): Promise<ListLegalActionsResponse> {
     const game = gameName(name);
     const minVersion = this.seen.of(game);
-    const response = await this.unary((call) => this.games.listLegalActions({ name: game, minVersion }, call));
+    const response = await this.unary((call) => this.games.listLegalActions({ name: game, minVersion }, call), game);
     this.seen.saw(game, response.version);
     return response;
   }
@@ -345,9 +382,8 @@ export class TrucoClient {
     const requestId = options.requestId ?? newRequestId();
     const expectedVersion = BigInt(options.expectedVersion ?? 0);
     try {
-      const response = await this.unary((call) =>
-        this.games.submitCommand({ name: game, requestId, expectedVersion, command }, call),
-      );
+      const request = { name: game, requestId, expectedVersion, command };
+      const response = await this.unary((call) => this.games.submitCommand(request, call), game);
       this.seen.saw(game, response.version);
       return response;
     } catch (error) {
@@ -388,14 +424,37 @@ export class TrucoClient {
   }
 
   /**
-   * Each new event of the game with the caller's view after it, from `afterVersion` on. A stream broken by
-   * UNAVAILABLE or a server-side CANCELLED (a restart, a dropped connection) is reopened after the last version delivered, up to `retries`
-   * times in a row with backoff (the count restarts at each message). Ends when the server ends the stream (the
-   * match is over: right after the event that ends it) or `signal` aborts. A stream a quota refused (too many
-   * watches) is opened again after its RetryInfo delay. A watch has no deadline. Each event's version counts as
-   * seen.
+   * Each new event of the game, in order, from `afterVersion` on: one WatchGameResponse per event. The stream
+   * underneath is {@link TrucoClient.watchCommits} (one message per commit): the caller's views after a commit go
+   * with its last event (`seat` for a seat, `public` for anyone); its earlier events carry no view. Act on the items
+   * that carry one.
+   *
+   * A stream broken by UNAVAILABLE or a server-side CANCELLED (a restart, a dropped connection) is reopened after
+   * the last version delivered, up to `retries` times in a row with backoff (the count restarts at each message).
+   * Ends when the server ends the stream (the match is over: right after the event that ends it) or `signal`
+   * aborts. A stream a quota refused (too many watches) is opened again after its RetryInfo delay. A watch has no
+   * deadline. Each event's version counts as seen.
    */
   async *watch(name: string, afterVersion: bigint | number = 0, options: WatchOptions = {}): AsyncGenerator<WatchGameResponse> {
+    for await (const commit of this.watchCommits(name, afterVersion, options)) {
+      yield* perEvent(commit);
+    }
+  }
+
+  /**
+   * Each new commit of the game as one message (WatchGame with `perCommit`), from `afterVersion` on: a move with the
+   * bot moves and the deal it triggered arrives as one WatchGameResponse whose `events` are all of them, in order,
+   * each with its version, with the caller's view after the last one (`seat` for a seat, `public` for a
+   * spectator). The first message holds every event after `afterVersion`, which may be in the middle of a commit.
+   * {@link commitEvents} reads a message's events (also from a server older than `perCommit`, which sends one
+   * event per message). It resumes and ends as {@link TrucoClient.watch} does (which is this stream, one event at a
+   * time).
+   */
+  async *watchCommits(
+    name: string,
+    afterVersion: bigint | number = 0,
+    options: WatchOptions = {},
+  ): AsyncGenerator<WatchGameResponse> {
     const game = gameName(name);
     let last = BigInt(afterVersion);
     let failures = 0;
@@ -406,15 +465,18 @@ export class TrucoClient {
       options.signal?.addEventListener("abort", stop);
       try {
         const stream = this.games.watchGame(
-          { name: game, afterVersion: last },
-          { headers: this.headers(), signal: controller.signal, timeoutMs: 0 },
+          { name: game, afterVersion: last, perCommit: true },
+          { headers: this.headers(game), signal: controller.signal, timeoutMs: 0 },
         );
         for await (const item of stream) {
           failures = 0;
-          if (item.event && item.event.version > last) {
-            last = item.event.version;
+          const events = commitEvents(item);
+          const newest = events.at(-1)?.version;
+          if (newest !== undefined && newest > last) {
+            last = newest;
           }
-          this.seen.saw(game, item.event?.version);
+          this.seen.saw(game, newest);
+          this.seen.saw(game, item.seat?.public?.version);
           this.seen.saw(game, item.public?.version);
           yield item;
         }
@@ -454,7 +516,7 @@ export class TrucoClient {
   /** The game: seats (with presence and takeover), clock settings, phase, scores, rematch links. */
   async getGame(name: string): Promise<Game> {
     const game = gameName(name);
-    const response = await this.unary((call) => this.games.getGame({ name: game }, call));
+    const response = await this.unary((call) => this.games.getGame({ name: game }, call), game);
     if (!response.game) {
       throw new Error("GetGame answered without a game");
     }
@@ -465,14 +527,14 @@ export class TrucoClient {
   /** Leave this client's seat: a bot plays it until {@link TrucoClient.resumeSeat}. Resolves to the seat's view. */
   async leaveGame(name: string): Promise<SeatView> {
     const game = gameName(name);
-    const response = await this.unary((call) => this.games.leaveGame({ name: game }, call));
+    const response = await this.unary((call) => this.games.leaveGame({ name: game }, call), game);
     return this.seatViewOf(game, response.view);
   }
 
   /** Take this client's seat back from the bot that played it (after its clock ran out, or a leave). */
   async resumeSeat(name: string): Promise<SeatView> {
     const game = gameName(name);
-    const response = await this.unary((call) => this.games.resumeSeat({ name: game }, call));
+    const response = await this.unary((call) => this.games.resumeSeat({ name: game }, call), game);
     return this.seatViewOf(game, response.view);
   }
 
@@ -482,7 +544,7 @@ export class TrucoClient {
    */
   async rematch(name: string): Promise<RematchResponse> {
     const game = gameName(name);
-    return this.unary((call) => this.games.rematch({ name: game }, call));
+    return this.unary((call) => this.games.rematch({ name: game }, call), game);
   }
 
   private seatViewOf(game: string, view: SeatView | undefined): SeatView {

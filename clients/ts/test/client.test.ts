@@ -4,15 +4,20 @@
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { create } from "@bufbuild/protobuf";
-import { Code, ConnectError, createRouterTransport } from "@connectrpc/connect";
-import { TrucoClient, WRAPPERS } from "../src/client.js";
+import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import { Code, ConnectError, createRouterTransport, type HandlerContext } from "@connectrpc/connect";
+import { GAME_HEADER, TrucoClient, WRAPPERS, commitEvents } from "../src/client.js";
 import { card } from "../src/cards.js";
 import { play } from "../src/commands.js";
 import { ResourceExhausted, VersionConflict } from "../src/errors.js";
 import { ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import { CardProofSchema, EventSchema } from "../src/gen/truco/v1/events_pb.js";
-import { GameService, GameSchema } from "../src/gen/truco/v1/game_service_pb.js";
+import {
+  GameService,
+  GameSchema,
+  type WatchGameRequest,
+  type WatchGameResponseSchema,
+} from "../src/gen/truco/v1/game_service_pb.js";
 import { RulesService } from "../src/gen/truco/v1/rules_service_pb.js";
 import { commitmentOf, verifyProof } from "../src/proofs.js";
 import { MatchViewSchema, SeatViewSchema } from "../src/gen/truco/v1/views_pb.js";
@@ -28,33 +33,94 @@ interface Read {
 /**
  * A GameService whose replies carry the versions the test sets: `version` for views, legal actions and submits,
  * `conflictAt` (when set) makes the next submit fail with ABORTED VERSION_CONFLICT at that version, and WatchGame
- * streams one event for each of `events`.
+ * streams `events`: with `perCommit` (unless the fake plays a `released` server) in commits of up to two events,
+ * each with the seat's view after its last one, else one event per message. A watch with `breakAfter` set ends
+ * with UNAVAILABLE after its events up to that version (once). It records the `x-truco-game` header of every call.
  */
 class FakeGames {
   readonly reads: Read[] = [];
   version = 0n;
   conflictAt: bigint | undefined;
   events: bigint[] = [];
+  released = false;
+  breakAfter: bigint | undefined;
+  /** Each watch's `afterVersion` and `perCommit`. */
+  watches: { afterVersion: bigint; perCommit: boolean }[] = [];
+  /** Each call's RPC and the game its `x-truco-game` header named (null: none). */
+  games: { rpc: string; game: string | null }[] = [];
   /** Quota refusals the next submits get, each with this RetryInfo delay (ms); the request ids submits were sent. */
   quotaDelaysMs: number[] = [];
   submitIds: string[] = [];
 
+  private heard(rpc: string, context: HandlerContext): void {
+    this.games.push({ rpc, game: context.requestHeader.get(GAME_HEADER) });
+  }
+
+  private async *watch(request: WatchGameRequest): AsyncGenerator<MessageInitShape<typeof WatchGameResponseSchema>> {
+    this.watches.push({ afterVersion: request.afterVersion, perCommit: request.perCommit });
+    const breakAfter = this.breakAfter;
+    this.breakAfter = undefined;
+    const versions = this.events.filter((v) => v > request.afterVersion && (breakAfter === undefined || v <= breakAfter));
+    if (request.perCommit && !this.released) {
+      for (let start = 0; start < versions.length; start += 2) {
+        const commit = versions.slice(start, start + 2);
+        const after = create(MatchViewSchema, { version: commit.at(-1) });
+        yield { events: commit.map((version) => create(EventSchema, { version })), seat: create(SeatViewSchema, { public: after }) };
+      }
+    } else {
+      for (const version of versions) {
+        yield { event: create(EventSchema, { version }), public: create(MatchViewSchema, { version }) };
+      }
+    }
+    if (breakAfter !== undefined) {
+      throw new ConnectError("going away", Code.Unavailable);
+    }
+  }
+
   transport() {
     const view = (version: bigint) => create(MatchViewSchema, { version });
-    const events = () => this.events;
-    return createRouterTransport((router) =>
+    return createRouterTransport((router) => {
       router.service(GameService, {
-        createGame: () => ({ game: create(GameSchema, { name: "games/created", version: this.version }) }),
-        joinGame: () => ({ seat: 0, seatToken: "token", view: create(SeatViewSchema, { public: view(this.version) }) }),
-        getGameView: (request) => {
+        createGame: (_, context) => {
+          this.heard("CreateGame", context);
+          return { game: create(GameSchema, { name: "games/created", version: this.version }) };
+        },
+        joinGame: (_, context) => {
+          this.heard("JoinGame", context);
+          return { seat: 0, seatToken: "token", view: create(SeatViewSchema, { public: view(this.version) }) };
+        },
+        getGameView: (request, context) => {
+          this.heard("GetGameView", context);
           this.reads.push({ rpc: "GetGameView", name: request.name, minVersion: request.minVersion });
           return { seat: create(SeatViewSchema, { public: view(this.version) }), public: view(this.version) };
         },
-        listLegalActions: (request) => {
+        listLegalActions: (request, context) => {
+          this.heard("ListLegalActions", context);
           this.reads.push({ rpc: "ListLegalActions", name: request.name, minVersion: request.minVersion });
           return { version: this.version };
         },
-        submitCommand: (request) => {
+        listGames: (_, context) => {
+          this.heard("ListGames", context);
+          return {};
+        },
+        getGame: (request, context) => {
+          this.heard("GetGame", context);
+          return { game: create(GameSchema, { name: request.name, version: this.version }) };
+        },
+        leaveGame: (_, context) => {
+          this.heard("LeaveGame", context);
+          return { view: create(SeatViewSchema, { public: view(this.version) }) };
+        },
+        resumeSeat: (_, context) => {
+          this.heard("ResumeSeat", context);
+          return { view: create(SeatViewSchema, { public: view(this.version) }) };
+        },
+        rematch: (_, context) => {
+          this.heard("Rematch", context);
+          return {};
+        },
+        submitCommand: (request, context) => {
+          this.heard("SubmitCommand", context);
           this.submitIds.push(request.requestId);
           const delay = this.quotaDelaysMs.shift();
           if (delay !== undefined) {
@@ -76,13 +142,22 @@ class FakeGames {
           }
           return { version: this.version };
         },
-        watchGame: async function* () {
-          for (const version of events()) {
-            yield { event: create(EventSchema, { version }), public: view(version) };
-          }
+        watchGame: (request, context) => {
+          this.heard("WatchGame", context);
+          return this.watch(request);
         },
-      }),
-    );
+      });
+      router.service(RulesService, {
+        evaluateHand: (_, context) => {
+          this.heard("EvaluateHand", context);
+          return {};
+        },
+        compareCards: (_, context) => {
+          this.heard("CompareCards", context);
+          return {};
+        },
+      });
+    });
   }
 
   /** The `minVersion` of the last read sent. */
@@ -191,6 +266,101 @@ describe("TrucoClient", () => {
     assert.equal(refused.reason, "QUOTA_EXCEEDED");
     assert.equal(refused.retryDelayMs, 30_000);
     assert.equal(fake.submitIds.length, 1);
+  });
+});
+
+describe("TrucoClient watches", () => {
+  it("asks for one message per commit and hands each event in order, the view with a commit's last", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 0 });
+    fake.events = [8n, 9n, 10n];
+    const items = [];
+    for await (const item of client.watch("g1", 7n)) {
+      items.push(item);
+    }
+    assert.deepEqual(fake.watches, [{ afterVersion: 7n, perCommit: true }]);
+    assert.deepEqual(
+      items.map((item) => [item.event?.version, item.seat?.public?.version, item.public?.version]),
+      [
+        [8n, undefined, undefined],
+        [9n, 9n, 9n],
+        [10n, 10n, 10n],
+      ],
+    );
+    await client.getView("g1");
+    assert.equal(fake.lastMinVersion(), 10n, "the watched commits' versions count as seen");
+  });
+
+  it("hands commits whole with watchCommits, and resumes after the last version received", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 2, backoffMs: 1 });
+    fake.events = [1n, 2n, 3n, 4n, 5n];
+    fake.breakAfter = 2n;
+    const resumed: bigint[] = [];
+    const commits = [];
+    for await (const commit of client.watchCommits("g1", 0, { onResume: (after) => resumed.push(after) })) {
+      commits.push(commitEvents(commit).map((event) => event.version));
+    }
+    assert.deepEqual(commits, [[1n, 2n], [3n, 4n], [5n]]);
+    assert.deepEqual(fake.watches, [
+      { afterVersion: 0n, perCommit: true },
+      { afterVersion: 2n, perCommit: true },
+    ]);
+    assert.deepEqual(resumed, [2n]);
+  });
+
+  it("reads a server older than perCommit, which sends one event per message", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { retries: 0 });
+    fake.released = true;
+    fake.events = [1n, 2n, 3n];
+    const versions = [];
+    for await (const item of client.watch("g1")) {
+      versions.push([item.event?.version, item.public?.version]);
+    }
+    assert.deepEqual(versions, [
+      [1n, 1n],
+      [2n, 2n],
+      [3n, 3n],
+    ]);
+  });
+
+  it("names the game in x-truco-game on every call about one game, and on no other", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 0 });
+    fake.events = [1n];
+    await client.createGame();
+    await client.joinGame("g1");
+    await client.getView("g1");
+    await client.legalActions("games/g1");
+    await client.submit("g1", play("1e"));
+    for await (const _ of client.watch("g1")) {
+      // one event
+    }
+    for await (const _ of client.listGames()) {
+      // none
+    }
+    await client.getGame("g1");
+    await client.leaveGame("g1");
+    await client.resumeSeat("g1");
+    await client.rematch("g1");
+    await client.evaluateHand("1o", "2o 7e 3c");
+    await client.compareCards("1o", "2o", "1e");
+    assert.deepEqual(fake.games, [
+      { rpc: "CreateGame", game: null },
+      { rpc: "JoinGame", game: "games/g1" },
+      { rpc: "GetGameView", game: "games/g1" },
+      { rpc: "ListLegalActions", game: "games/g1" },
+      { rpc: "SubmitCommand", game: "games/g1" },
+      { rpc: "WatchGame", game: "games/g1" },
+      { rpc: "ListGames", game: null },
+      { rpc: "GetGame", game: "games/g1" },
+      { rpc: "LeaveGame", game: "games/g1" },
+      { rpc: "ResumeSeat", game: "games/g1" },
+      { rpc: "Rematch", game: "games/g1" },
+      { rpc: "EvaluateHand", game: null },
+      { rpc: "CompareCards", game: null },
+    ]);
   });
 });
 

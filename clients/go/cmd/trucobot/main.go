@@ -40,6 +40,9 @@ type state struct {
 	illegalReason string
 	moves         atomic.Int64
 	resumes       atomic.Int64
+	// watched are the versions of the events seat 0's watch delivered, in order (señas aside: they keep the
+	// version of the event before them).
+	watched []int64
 }
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "bot(go): "+format+"\n", args...) }
@@ -129,9 +132,13 @@ func (s *state) playByWatching(ctx context.Context, client *truco.Client, name s
 		s.resumes.Add(1)
 		logf("seat %d: watch broken (%v), resuming after version %d", view.GetSeat(), err, after)
 	}
+	// Watch hands each event of a commit in order; the seat's view after the commit comes with its last event.
 	for item, err := range client.Watch(ctx, name, view.GetPublic().GetVersion(), truco.WatchOptions{OnResume: onResume}) {
 		if err != nil {
 			return err
+		}
+		if view.GetSeat() == 0 && item.GetEvent().GetSenaSent() == nil {
+			s.watched = append(s.watched, item.GetEvent().GetVersion())
 		}
 		if item.GetSeat() == nil {
 			continue
@@ -182,7 +189,7 @@ func run() (int, error) {
 		return 2, err
 	}
 	logf("game %s", game.GetName())
-	s := &state{}
+	s := &state{watched: []int64{}}
 	think := time.Duration(*thinkMs) * time.Millisecond
 	errs := make(chan error, len(seats))
 	var first *truco.Client
@@ -225,7 +232,8 @@ func run() (int, error) {
 		Players       int     `json:"players"`
 		Moves         int64   `json:"moves"`
 		Resumes       int64   `json:"resumes"`
-	}{"go", truco.IsOver(final), scores, s.illegalReason, game.GetName(), *players, s.moves.Load(), s.resumes.Load()}
+		Watched       []int64 `json:"watched"`
+	}{"go", truco.IsOver(final), scores, s.illegalReason, game.GetName(), *players, s.moves.Load(), s.resumes.Load(), s.watched}
 	line, _ := json.Marshal(result)
 	fmt.Println(string(line))
 	if truco.IsOver(final) && s.illegalReason == "CARD_NOT_IN_HAND" {

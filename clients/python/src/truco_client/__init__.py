@@ -1,7 +1,17 @@
 """The Python SDK of the Truco Uruguayo service: generated stubs (truco_client.v1) and a small client."""
 
 from .cards import CardError, CardLike, card, card_name, card_text, fixed_deal, parse_cards
-from .client import BOT_KINDS, BOT_LEVELS, WRAPPERS, JoinResult, TrucoClient, Turn, game_name, new_request_id
+from .client import (
+    BOT_KINDS,
+    BOT_LEVELS,
+    GAME_HEADER,
+    WRAPPERS,
+    JoinResult,
+    TrucoClient,
+    Turn,
+    game_name,
+    new_request_id,
+)
 from .clocks import clock_seats, clock_settings, seconds_left, taken_over
 from .commands import (
     PLAIN_BOT,
@@ -24,6 +34,7 @@ from .commands import (
     sena_name,
     skip_perros,
 )
+from .commits import commit_events, commit_version, per_event
 from .errors import (
     DeadlineExceeded,
     IllegalMove,
@@ -45,6 +56,7 @@ __version__ = "0.2.0"
 __all__ = [
     "BOT_KINDS",
     "BOT_LEVELS",
+    "GAME_HEADER",
     "PLAIN_BOT",
     "WRAPPERS",
     "CardError",
@@ -71,6 +83,8 @@ __all__ = [
     "card_text",
     "clock_seats",
     "clock_settings",
+    "commit_events",
+    "commit_version",
     "commitment_of",
     "describe",
     "error_from_status",
@@ -84,6 +98,7 @@ __all__ = [
     "new_request_id",
     "no_quiero",
     "parse_cards",
+    "per_event",
     "perros",
     "pick_action",
     "plain_bot",

@@ -12,6 +12,10 @@ One client plays one seat: :meth:`TrucoClient.join_game` remembers the seat toke
 built with ``token=`` starts as that seat; :meth:`TrucoClient.with_token` gives another seat's client on the
 same channel. Without a token the client is a spectator.
 
+Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the metadata
+``x-truco-game: games/{id}`` (:data:`GAME_HEADER`): a load balancer that hashes it keeps a game's calls on one
+replica, which then answers from memory.
+
 Reads (views, legal actions) send the newest version of the game the client has seen as ``min_version``: the
 answer is never older than that, even from another replica than the one that took the client's move, and a
 replica that already holds it answers from memory.
@@ -35,6 +39,7 @@ import asyncio
 import random
 import secrets
 from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable, Mapping, Sequence
+from contextlib import aclosing
 from types import TracebackType
 from typing import Any, NamedTuple, TypeVar
 
@@ -43,6 +48,7 @@ import grpc.aio
 
 from .cards import CardLike, card, parse_cards
 from .commands import plain_bot
+from .commits import commit_events, commit_version, per_event
 from .errors import ResourceExhausted, TrucoError, VersionConflict, from_rpc_error
 from .v1 import (
     game_service_pb2,
@@ -90,6 +96,9 @@ WRAPPERS: dict[str, str] = {
     "truco.v1.RulesService/CompareCards": "compare_cards",
 }
 """The :class:`TrucoClient` method that wraps each RPC of the service (tests check none is missing)."""
+
+GAME_HEADER = "x-truco-game"
+"""The metadata key naming the game a call is about (``games/{id}``), for load balancers' game affinity."""
 
 MAX_QUOTA_WAIT = 10.0
 """The longest RetryInfo delay a client waits out by itself (seconds); a longer one is raised at once."""
@@ -234,11 +243,15 @@ class TrucoClient:
         self._open()
         return self._games, self._rules
 
-    def _metadata(self, authed: bool) -> tuple[tuple[str, str], ...]:
-        key: tuple[tuple[str, str], ...] = (("x-api-key", self._api_key),) if self._api_key else ()
+    def _metadata(self, authed: bool, game: str = "") -> tuple[tuple[str, str], ...]:
+        """The call's metadata: the API key, the game it is about (``game``, a resource name) and, for a seat's
+        call (``authed``), the seat token."""
+        metadata: list[tuple[str, str]] = [("x-api-key", self._api_key)] if self._api_key else []
+        if game:
+            metadata.append((GAME_HEADER, game))
         if authed and self._token:
-            return (*key, ("authorization", f"Bearer {self._token}"))
-        return key
+            metadata.append(("authorization", f"Bearer {self._token}"))
+        return tuple(metadata)
 
     # --- Retries ---------------------------------------------------------------------------------------------
 
@@ -266,7 +279,7 @@ class TrucoClient:
         return error.code() is grpc.StatusCode.INTERNAL and "RST_STREAM" in (error.details() or "")
 
     async def _unary(
-        self, method: Callable[..., Awaitable[T]], request: object, *, idempotent: bool, authed: bool
+        self, method: Callable[..., Awaitable[T]], request: object, *, idempotent: bool, authed: bool, game: str = ""
     ) -> T:
         """Call ``method`` with the deadline, retrying UNAVAILABLE (and, if idempotent, DEADLINE_EXCEEDED and a
         call cut on its way: CANCELLED by the server or a proxy, INTERNAL from a proxy's stream reset), and a
@@ -274,7 +287,7 @@ class TrucoClient:
         attempt = 0
         while True:
             try:
-                return await method(request, timeout=self.timeout, metadata=self._metadata(authed))
+                return await method(request, timeout=self.timeout, metadata=self._metadata(authed, game))
             except grpc.aio.AioRpcError as error:
                 code = error.code()
                 failure = from_rpc_error(error)
@@ -355,7 +368,7 @@ class TrucoClient:
             request.seat = seat
         games, _ = self._stubs()
         response: game_service_pb2.JoinGameResponse = await self._unary(
-            games.JoinGame, request, idempotent=True, authed=False
+            games.JoinGame, request, idempotent=True, authed=False, game=request.name
         )
         self._token = response.seat_token
         self._seen.saw(request.name, response.view.public.version)
@@ -370,7 +383,7 @@ class TrucoClient:
         name = game_name(name)
         request = game_service_pb2.GetGameViewRequest(name=name, min_version=self._seen.of(name))
         response: game_service_pb2.GetGameViewResponse = await self._unary(
-            games.GetGameView, request, idempotent=True, authed=True
+            games.GetGameView, request, idempotent=True, authed=True, game=request.name
         )
         self._seen.saw(name, response.public.version)
         return response
@@ -384,7 +397,7 @@ class TrucoClient:
         name = game_name(name)
         request = game_service_pb2.ListLegalActionsRequest(name=name, min_version=self._seen.of(name))
         response: game_service_pb2.ListLegalActionsResponse = await self._unary(
-            games.ListLegalActions, request, idempotent=True, authed=True
+            games.ListLegalActions, request, idempotent=True, authed=True, game=request.name
         )
         self._seen.saw(name, response.version)
         return response
@@ -409,7 +422,7 @@ class TrucoClient:
         )
         try:
             response: game_service_pb2.SubmitCommandResponse = await self._unary(
-                games.SubmitCommand, request, idempotent=True, authed=True
+                games.SubmitCommand, request, idempotent=True, authed=True, game=request.name
             )
         except VersionConflict as conflict:
             # It tells the game's current version: the read that follows must not answer older.
@@ -458,14 +471,18 @@ class TrucoClient:
         timeout: float | None = None,
         on_resume: Callable[[int, TrucoError], None] | None = None,
     ) -> AsyncGenerator[game_service_pb2.WatchGameResponse, None]:
-        """Each new event of the game, with the caller's view after it, from ``after_version`` on.
+        """Each new event of the game, in order, from ``after_version`` on: one ``WatchGameResponse`` per event.
+
+        The stream underneath is :meth:`watch_commits` (one message per commit): the caller's views after a
+        commit go with its last event (``.seat`` for a seat, ``.public`` for anyone); its earlier events carry
+        no view (``item.HasField("seat")`` is false). Act on the items that carry a view.
 
         When the stream breaks with UNAVAILABLE (a restart, a dropped connection), is cancelled by a replica
         shutting down (CANCELLED) or is reset by a proxy whose replica went away (INTERNAL with RST_STREAM), it
         is opened again, wherever the proxy sends it, after the last version received, up to ``retries`` times
         in a row with backoff (the count starts again at each message received); a stream a quota refused
-        (too many watches) is opened again after its RetryInfo delay. The iterator ends when the server ends
-        the stream: right after the event that ends the match.
+        (too many watches) is opened again after its RetryInfo delay. The iterator ends when the server ends the
+        stream: right after the event that ends the match.
 
         The stream has no deadline unless ``timeout`` is given (a watch waits for moves as long as the match
         lasts). Close it early with ``contextlib.aclosing`` or ``await iterator.aclose()``.
@@ -474,17 +491,42 @@ class TrucoClient:
             the error that broke it.
         :raises NotFound: for an unknown game.
         """
+        commits = self.watch_commits(name, after_version, timeout=timeout, on_resume=on_resume)
+        async with aclosing(commits):
+            async for commit in commits:
+                for item in per_event(commit):
+                    yield item
+
+    async def watch_commits(
+        self,
+        name: str,
+        after_version: int = 0,
+        *,
+        timeout: float | None = None,
+        on_resume: Callable[[int, TrucoError], None] | None = None,
+    ) -> AsyncGenerator[game_service_pb2.WatchGameResponse, None]:
+        """Each new commit of the game as one message (WatchGame with ``per_commit``), from ``after_version`` on:
+        a move with the bot moves and the deal it triggered arrives as one ``WatchGameResponse`` whose
+        ``.events`` are all of them, in order, each with its version, and whose view is the caller's after the
+        last one (``.seat`` for a seat, ``.public`` for a spectator). The first message holds every event after
+        ``after_version``, which may be in the middle of a commit. :func:`~truco_client.commit_events` reads a
+        message's events (also from a server older than ``per_commit``, which sends one event per message).
+
+        It resumes and ends as :meth:`watch` does (which is this stream, one event at a time).
+        """
         games, _ = self._stubs()
+        name = game_name(name)
         last = after_version
         failures = 0
         while True:
-            request = game_service_pb2.WatchGameRequest(name=game_name(name), after_version=last)
-            call = games.WatchGame(request, timeout=timeout, metadata=self._metadata(True))
+            request = game_service_pb2.WatchGameRequest(name=name, after_version=last, per_commit=True)
+            call = games.WatchGame(request, timeout=timeout, metadata=self._metadata(True, name))
             try:
                 async for response in call:
                     failures = 0
-                    last = max(last, response.event.version)
-                    self._seen.saw(request.name, last)
+                    events = commit_events(response)
+                    last = max(last, events[-1].version if events else 0)
+                    self._seen.saw(name, commit_version(response))
                     yield response
                 return
             except grpc.aio.AioRpcError as error:
@@ -520,7 +562,7 @@ class TrucoClient:
         games, _ = self._stubs()
         request = game_service_pb2.GetGameRequest(name=game_name(name))
         response: game_service_pb2.GetGameResponse = await self._unary(
-            games.GetGame, request, idempotent=True, authed=False
+            games.GetGame, request, idempotent=True, authed=False, game=request.name
         )
         self._seen.saw(request.name, response.game.version)
         return response.game
@@ -530,7 +572,7 @@ class TrucoClient:
         games, _ = self._stubs()
         request = game_service_pb2.LeaveGameRequest(name=game_name(name))
         response: game_service_pb2.LeaveGameResponse = await self._unary(
-            games.LeaveGame, request, idempotent=True, authed=True
+            games.LeaveGame, request, idempotent=True, authed=True, game=request.name
         )
         self._seen.saw(request.name, response.view.public.version)
         return response.view
@@ -540,7 +582,7 @@ class TrucoClient:
         games, _ = self._stubs()
         request = game_service_pb2.ResumeSeatRequest(name=game_name(name))
         response: game_service_pb2.ResumeSeatResponse = await self._unary(
-            games.ResumeSeat, request, idempotent=True, authed=True
+            games.ResumeSeat, request, idempotent=True, authed=True, game=request.name
         )
         self._seen.saw(request.name, response.view.public.version)
         return response.view
@@ -554,7 +596,7 @@ class TrucoClient:
         games, _ = self._stubs()
         request = game_service_pb2.RematchRequest(name=game_name(name))
         response: game_service_pb2.RematchResponse = await self._unary(
-            games.Rematch, request, idempotent=True, authed=True
+            games.Rematch, request, idempotent=True, authed=True, game=request.name
         )
         return response
 

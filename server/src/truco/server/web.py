@@ -65,8 +65,10 @@ CORS_ALLOW_HEADERS = (
     "x-grpc-web",
     "x-user-agent",
     "x-api-key",
+    "x-truco-game",
 )
-"""Request headers a browser may send cross-origin: the Connect and gRPC-Web ones, the seat token, the API key."""
+"""Request headers a browser may send cross-origin: the Connect and gRPC-Web ones, the seat token, the API key, the
+game a call is about (for balancers' game affinity)."""
 CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin")
 """Response headers a cross-origin page may read: gRPC-Web's status (Connect puts its errors in the body)."""
 REFLECTION_SERVICE = "grpc.reflection.v1alpha.ServerReflection"

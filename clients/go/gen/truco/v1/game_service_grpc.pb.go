@@ -55,6 +55,13 @@ const (
 //
 // Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
 // (the SDKs always send one, and send the same one on every retry of a call).
+//
+// Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
+// WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+// request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
+// answers any call either way; a load balancer in front of several replicas may hash the header to send every
+// call of a game to the same replica while it lives, which then answers from memory instead of the event store.
+// Browsers may send it cross-origin (the web port's CORS settings allow it).
 type GameServiceClient interface {
 	// Create a match. Seats listed in `bots` are played by the server; the others are open to JoinGame.
 	CreateGame(ctx context.Context, in *CreateGameRequest, opts ...grpc.CallOption) (*CreateGameResponse, error)
@@ -243,6 +250,13 @@ func (c *gameServiceClient) Rematch(ctx context.Context, in *RematchRequest, opt
 //
 // Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
 // (the SDKs always send one, and send the same one on every retry of a call).
+//
+// Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
+// WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+// request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
+// answers any call either way; a load balancer in front of several replicas may hash the header to send every
+// call of a game to the same replica while it lives, which then answers from memory instead of the event store.
+// Browsers may send it cross-origin (the web port's CORS settings allow it).
 type GameServiceServer interface {
 	// Create a match. Seats listed in `bots` are played by the server; the others are open to JoinGame.
 	CreateGame(context.Context, *CreateGameRequest) (*CreateGameResponse, error)

@@ -1,8 +1,9 @@
 """``truco selfplay``: whole matches through the server, every seat a separate client driven by an in-process bot.
 
 Each game is created with every seat human; each seat joins with its own :class:`TrucoClient` (its own
-channel and connection), watches the game, and when its view offers legal actions lets a bot of
-:mod:`truco.bots` choose one, submitted with ``expected_version`` and a request id. A stale version
+channel and connection), watches the game (one message per commit: a move with the events it caused and the
+view after them), and when its view offers legal actions lets a bot of :mod:`truco.bots` choose one, submitted
+with ``expected_version`` and a request id. A stale version
 (ABORTED: a teammate answered first, say) is counted as a race, apart from errors, and the seat reads the table
 again. It doubles as a load
 generator: ``--games`` and ``--concurrency`` set the volume, the summary gives moves per second, submit
@@ -31,7 +32,15 @@ from truco.bots import make_bot
 from truco.wire import as_wire, command_from_pb, seat_view_from_pb
 from truco.wire.v1 import commands_pb2 as wire_commands
 from truco.wire.v1 import views_pb2 as wire_views
-from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, clock_settings, taken_over
+from truco_client import (
+    IllegalMove,
+    TrucoClient,
+    TrucoError,
+    VersionConflict,
+    clock_settings,
+    commit_events,
+    taken_over,
+)
 from truco_client.v1 import commands_pb2, events_pb2, game_service_pb2, views_pb2
 
 from .commandline import Failure, refused
@@ -40,8 +49,6 @@ SEPARATE_CONNECTION = (("grpc.use_local_subchannel_pool", 1),)
 """Channel option that keeps each seat's channel on its own connection (grpc shares them by default)."""
 STALL_SECONDS = 5.0
 """How long a seat waits for the watch before reading its view directly."""
-SETTLE_SECONDS = 0.01
-"""How long a seat waits for more events after one arrives, before acting on the view."""
 
 
 def playable(view: views_pb2.SeatView, *, sena_sent: bool = False) -> list[commands_pb2.Command]:
@@ -166,26 +173,23 @@ class _Seat:
                 if actions:
                     await self._act(actions, stats)
                     continue
+                # One move brings several events (the card, the round's end, the points, the next deal): the watch
+                # delivers them as one commit with the view after the last, so the seat acts on no outdated view.
                 try:
                     self._update(await asyncio.wait_for(updates.get(), STALL_SECONDS))
                 except TimeoutError:
                     await self.refresh()
-                    continue
-                # One move brings several events (the card, the round's end, the points, the next deal): take
-                # the last view before acting, or the move is chosen on a view already outdated.
-                with contextlib.suppress(TimeoutError):
-                    while True:
-                        self._update(await asyncio.wait_for(updates.get(), SETTLE_SECONDS))
         finally:
             watcher.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await watcher
 
-    def _update(self, item: game_service_pb2.WatchGameResponse | BaseException | None) -> None:
-        if isinstance(item, BaseException):
-            raise item
-        if item is not None and item.HasField("seat"):
-            self.take(item.seat, sena=item.event.WhichOneof("kind") == "sena_sent")
+    def _update(self, commit: game_service_pb2.WatchGameResponse | BaseException | None) -> None:
+        if isinstance(commit, BaseException):
+            raise commit
+        if commit is not None and commit.HasField("seat"):
+            events = commit_events(commit)
+            self.take(commit.seat, sena=bool(events) and events[-1].WhichOneof("kind") == "sena_sent")
 
     async def _act(self, actions: Sequence[commands_pb2.Command], stats: Stats) -> None:
         hand = self.view.public.hand.number
@@ -213,9 +217,9 @@ class _Seat:
         self, updates: asyncio.Queue[game_service_pb2.WatchGameResponse | BaseException | None]
     ) -> None:
         try:
-            async with contextlib.aclosing(self.client.watch(self.name, self.view.public.version)) as stream:
-                async for item in stream:
-                    updates.put_nowait(item)
+            async with contextlib.aclosing(self.client.watch_commits(self.name, self.view.public.version)) as stream:
+                async for commit in stream:
+                    updates.put_nowait(commit)
             updates.put_nowait(None)
         except TrucoError as error:
             updates.put_nowait(error)

@@ -1,6 +1,7 @@
 package uy.truco.client;
 
 import io.grpc.stub.StreamObserver;
+import java.util.Iterator;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutorService;
@@ -112,17 +113,31 @@ public final class AsyncTrucoClient {
   }
 
   /**
-   * {@link TrucoClient#watch} on the executor: {@code observer} gets each event with the caller's view after it,
-   * then {@code onCompleted} when the match is over, or {@code onError} (a {@link TrucoException}) once resuming
-   * failed. A broken stream is reopened after the last version delivered, as the blocking watch does. Closing the
-   * returned handle stops the watch (the observer then hears nothing more).
+   * {@link TrucoClient#watch} on the executor: {@code observer} gets each event in order (the caller's view after a
+   * commit with its last event), then {@code onCompleted} when the match is over, or {@code onError} (a
+   * {@link TrucoException}) once resuming failed. A broken stream is reopened after the last version delivered, as
+   * the blocking watch does. Closing the returned handle stops the watch (the observer then hears nothing more).
    */
   public AutoCloseable watch(String name, long afterVersion, StreamObserver<WatchGameResponse> observer) {
     TrucoClient.Watch watch = client.watch(name, afterVersion, null);
+    return pump(watch, watch::close, observer);
+  }
+
+  /**
+   * {@link TrucoClient#watchCommits} on the executor: {@code observer} gets each commit as one message (its events in
+   * order, the caller's view after the last), then completes or fails as {@link #watch} does.
+   */
+  public AutoCloseable watchCommits(String name, long afterVersion, StreamObserver<WatchGameResponse> observer) {
+    TrucoClient.CommitWatch watch = client.watchCommits(name, afterVersion, null);
+    return pump(watch, watch::close, observer);
+  }
+
+  /** Pushes {@code items} to {@code observer} on the executor; the handle returned runs {@code close} and stops. */
+  private AutoCloseable pump(Iterator<WatchGameResponse> items, Runnable close, StreamObserver<WatchGameResponse> observer) {
     Future<?> pump = executor.submit(() -> {
       try {
-        while (watch.hasNext()) {
-          observer.onNext(watch.next());
+        while (items.hasNext()) {
+          observer.onNext(items.next());
         }
         if (!Thread.currentThread().isInterrupted()) {
           observer.onCompleted();
@@ -134,7 +149,7 @@ public final class AsyncTrucoClient {
       }
     });
     return () -> {
-      watch.close();
+      close.run();
       pump.cancel(true);
     };
   }

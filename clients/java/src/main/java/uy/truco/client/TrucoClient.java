@@ -8,7 +8,9 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.NoSuchElementException;
 import java.util.UUID;
@@ -29,6 +31,7 @@ import uy.truco.v1.Card;
 import uy.truco.v1.CreateGameRequest;
 import uy.truco.v1.EvaluateHandRequest;
 import uy.truco.v1.EvaluateHandResponse;
+import uy.truco.v1.Event;
 import uy.truco.v1.Game;
 import uy.truco.v1.GameServiceGrpc;
 import uy.truco.v1.GetGameRequest;
@@ -69,6 +72,10 @@ import uy.truco.v1.WatchGameResponse;
  * helper ({@link #playTurn}, {@link Commands#isMyTurn}), resuming watches, legal-action pickers ({@link Commands}),
  * proof checks ({@link Proofs}) and the versions seen.
  *
+ * <p>Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the metadata
+ * {@code x-truco-game: games/{id}} ({@link #GAME_HEADER}): a load balancer that hashes it keeps a game's calls on one
+ * replica, which then answers from memory.
+ *
  * <p>Reads ({@link #getView}, {@link #seatView}, {@link #legalActions}) send the newest version of the game the
  * client has seen (in any reply, VERSION_CONFLICT or watched event; of at most 1,024 games, the least recently seen
  * forgotten first) as {@code min_version}: the answer is never older than that, even from another replica than the
@@ -78,6 +85,9 @@ public final class TrucoClient implements AutoCloseable {
   private static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
   private static final Metadata.Key<String> API_KEY = Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER);
+  /** The metadata key naming the game a call is about ({@code games/{id}}), for load balancers' game affinity. */
+  public static final String GAME_HEADER = "x-truco-game";
+  private static final Metadata.Key<String> GAME = Metadata.Key.of(GAME_HEADER, Metadata.ASCII_STRING_MARSHALLER);
 
   private final ManagedChannel channel;
   private final boolean ownsChannel;
@@ -252,7 +262,8 @@ public final class TrucoClient implements AutoCloseable {
     return view.getPublic().getPhase() == Phase.PHASE_MATCH_OVER;
   }
 
-  private Metadata headers() {
+  /** The call's metadata: the seat token, the API key, and the game it is about ({@code game}, a name; null: none). */
+  private Metadata headers(String game) {
     Metadata headers = new Metadata();
     if (token != null && !token.isEmpty()) {
       headers.put(AUTHORIZATION, "Bearer " + token);
@@ -260,18 +271,22 @@ public final class TrucoClient implements AutoCloseable {
     if (apiKey != null && !apiKey.isEmpty()) {
       headers.put(API_KEY, apiKey);
     }
+    if (game != null) {
+      headers.put(GAME, game);
+    }
     return headers;
   }
 
-  private GameServiceGrpc.GameServiceBlockingStub games() {
+  /** A stub with the deadline and the metadata of a call about {@code game} (null: about no one game). */
+  private GameServiceGrpc.GameServiceBlockingStub games(String game) {
     return GameServiceGrpc.newBlockingStub(channel)
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers()))
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers(game)))
         .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
   private RulesServiceGrpc.RulesServiceBlockingStub rules() {
     return RulesServiceGrpc.newBlockingStub(channel)
-        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers()))
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers(null)))
         .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
@@ -355,7 +370,7 @@ public final class TrucoClient implements AutoCloseable {
       request.setRequestId(newRequestId());
     }
     CreateGameRequest built = request.build();
-    Game game = unary(() -> games().createGame(built)).getGame();
+    Game game = unary(() -> games(null).createGame(built)).getGame();
     seen.saw(gameName(game.getName()), game.getVersion());
     return game;
   }
@@ -371,7 +386,7 @@ public final class TrucoClient implements AutoCloseable {
       request.setSeat(seat);
     }
     JoinGameRequest built = request.build();
-    JoinGameResponse response = unary(() -> games().joinGame(built));
+    JoinGameResponse response = unary(() -> games(built.getName()).joinGame(built));
     token = response.getSeatToken();
     seen.saw(built.getName(), response.getView().getPublic().getVersion());
     return new JoinResult(response.getSeat(), response.getSeatToken(), response.getView());
@@ -384,7 +399,7 @@ public final class TrucoClient implements AutoCloseable {
   public GetGameViewResponse getView(String name) {
     String game = gameName(name);
     GetGameViewRequest request = GetGameViewRequest.newBuilder().setName(game).setMinVersion(seen.of(game)).build();
-    GetGameViewResponse response = unary(() -> games().getGameView(request));
+    GetGameViewResponse response = unary(() -> games(game).getGameView(request));
     seen.saw(game, Math.max(response.getPublic().getVersion(), response.getSeat().getPublic().getVersion()));
     return response;
   }
@@ -406,7 +421,7 @@ public final class TrucoClient implements AutoCloseable {
     String game = gameName(name);
     ListLegalActionsRequest request =
         ListLegalActionsRequest.newBuilder().setName(game).setMinVersion(seen.of(game)).build();
-    ListLegalActionsResponse response = unary(() -> games().listLegalActions(request));
+    ListLegalActionsResponse response = unary(() -> games(game).listLegalActions(request));
     seen.saw(game, response.getVersion());
     return response;
   }
@@ -427,7 +442,7 @@ public final class TrucoClient implements AutoCloseable {
     SubmitCommandRequest request = SubmitCommandRequest.newBuilder()
         .setName(gameName(name)).setRequestId(requestId).setExpectedVersion(expectedVersion).setCommand(command).build();
     try {
-      SubmitCommandResponse response = unary(() -> games().submitCommand(request));
+      SubmitCommandResponse response = unary(() -> games(request.getName()).submitCommand(request));
       seen.saw(request.getName(), response.getVersion());
       return response;
     } catch (TrucoException.VersionConflict conflict) {
@@ -463,19 +478,74 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   /**
-   * Each new event of the game with the caller's view after it, from {@code afterVersion} on. A stream broken by
-   * UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after the last version
-   * delivered, up to the client's retries in a row with backoff; {@code onResume} (may be null) hears of each. A
-   * stream a quota refused (too many watches) is opened again after its RetryInfo delay. The iterator ends when the
-   * server ends the stream (right after the event that ends the match); close it to stop early. Each event's
-   * version counts as seen.
+   * Each new event of the game, in order, from {@code afterVersion} on: one WatchGameResponse per event. The stream
+   * underneath is {@link #watchCommits} (one message per commit): the caller's views after a commit go with its last
+   * event ({@code seat} for a seat, {@code public} for anyone); its earlier events carry no view. Act on the items
+   * that carry one.
+   *
+   * <p>A stream broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after
+   * the last version delivered, up to the client's retries in a row with backoff; {@code onResume} (may be null)
+   * hears of each. A stream a quota refused (too many watches) is opened again after its RetryInfo delay. The
+   * iterator ends when the server ends the stream (right after the event that ends the match); close it to stop
+   * early. Each event's version counts as seen.
    */
   public Watch watch(String name, long afterVersion, BiConsumer<Long, TrucoException> onResume) {
-    return new Watch(gameName(name), afterVersion, onResume);
+    return new Watch(new CommitWatch(gameName(name), afterVersion, onResume), afterVersion);
   }
 
-  /** A resuming WatchGame stream: an iterator to close when done. */
+  /**
+   * Each new commit of the game as one message (WatchGame with {@code per_commit}), from {@code afterVersion} on: a
+   * move with the bot moves and the deal it triggered arrives as one WatchGameResponse whose {@code events} are all
+   * of them, in order, each with its version, with the caller's view after the last one ({@code seat} for a seat,
+   * {@code public} for a spectator). The first message holds every event after {@code afterVersion}, which may be in
+   * the middle of a commit. {@link Commits#events} reads a message's events (also from a server older than
+   * {@code per_commit}, which sends one event per message). It resumes and ends as {@link #watch} does (which is
+   * this stream, one event at a time).
+   */
+  public CommitWatch watchCommits(String name, long afterVersion, BiConsumer<Long, TrucoException> onResume) {
+    return new CommitWatch(gameName(name), afterVersion, onResume);
+  }
+
+  /** A resuming WatchGame stream, one event at a time: an iterator to close when done. */
   public final class Watch implements Iterator<WatchGameResponse>, AutoCloseable {
+    private final CommitWatch commits;
+    private final ArrayDeque<WatchGameResponse> pending = new ArrayDeque<>();
+    private long last;
+
+    private Watch(CommitWatch commits, long afterVersion) {
+      this.commits = commits;
+      this.last = afterVersion;
+    }
+
+    @Override
+    public boolean hasNext() {
+      while (pending.isEmpty() && commits.hasNext()) {
+        pending.addAll(Commits.perEvent(commits.next()));
+      }
+      return !pending.isEmpty();
+    }
+
+    @Override
+    public WatchGameResponse next() {
+      if (!hasNext()) {
+        throw new NoSuchElementException();
+      }
+      WatchGameResponse item = pending.poll();
+      last = Math.max(last, item.getEvent().getVersion());
+      return item;
+    }
+
+    /** The last version delivered. */
+    public long lastVersion() { return last; }
+
+    @Override
+    public void close() {
+      commits.close();
+    }
+  }
+
+  /** A resuming WatchGame stream with {@code per_commit}, one message per commit: an iterator to close when done. */
+  public final class CommitWatch implements Iterator<WatchGameResponse>, AutoCloseable {
     private final String name;
     private final BiConsumer<Long, TrucoException> onResume;
     private long last;
@@ -485,7 +555,7 @@ public final class TrucoClient implements AutoCloseable {
     private WatchGameResponse next;
     private boolean done;
 
-    private Watch(String name, long afterVersion, BiConsumer<Long, TrucoException> onResume) {
+    private CommitWatch(String name, long afterVersion, BiConsumer<Long, TrucoException> onResume) {
       this.name = name;
       this.last = afterVersion;
       this.onResume = onResume;
@@ -493,11 +563,12 @@ public final class TrucoClient implements AutoCloseable {
 
     private void open() {
       context = Context.current().withCancellation();
-      WatchGameRequest request = WatchGameRequest.newBuilder().setName(name).setAfterVersion(last).build();
+      WatchGameRequest request =
+          WatchGameRequest.newBuilder().setName(name).setAfterVersion(last).setPerCommit(true).build();
       Context previous = context.attach();
       try {
         stream = GameServiceGrpc.newBlockingStub(channel)
-            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers()))
+            .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers(name)))
             .watchGame(request);
       } finally {
         context.detach(previous);
@@ -514,8 +585,11 @@ public final class TrucoClient implements AutoCloseable {
           if (stream.hasNext()) {
             next = stream.next();
             failures = 0;
-            last = Math.max(last, next.getEvent().getVersion());
-            seen.saw(name, Math.max(next.getEvent().getVersion(), next.getPublic().getVersion()));
+            List<Event> events = Commits.events(next);
+            if (!events.isEmpty()) {
+              last = Math.max(last, events.get(events.size() - 1).getVersion());
+            }
+            seen.saw(name, Commits.version(next));
           } else {
             close();
           }
@@ -552,7 +626,7 @@ public final class TrucoClient implements AutoCloseable {
       return item;
     }
 
-    /** The last version delivered. */
+    /** The last version received (of the last event of the last commit delivered). */
     public long lastVersion() { return last; }
 
     @Override
@@ -575,7 +649,7 @@ public final class TrucoClient implements AutoCloseable {
       public boolean hasNext() {
         while (!page.hasNext() && !last) {
           ListGamesRequest request = ListGamesRequest.newBuilder().setPageSize(pageSize).setPageToken(nextToken).build();
-          ListGamesResponse response = unary(() -> games().listGames(request));
+          ListGamesResponse response = unary(() -> games(null).listGames(request));
           page = response.getGamesList().iterator();
           nextToken = response.getNextPageToken();
           last = nextToken.isEmpty();
@@ -596,7 +670,7 @@ public final class TrucoClient implements AutoCloseable {
   /** The game: seats (with presence and takeover), clock settings, phase, scores, rematch links. */
   public Game getGame(String name) {
     GetGameRequest request = GetGameRequest.newBuilder().setName(gameName(name)).build();
-    Game game = unary(() -> games().getGame(request)).getGame();
+    Game game = unary(() -> games(request.getName()).getGame(request)).getGame();
     seen.saw(request.getName(), game.getVersion());
     return game;
   }
@@ -604,7 +678,7 @@ public final class TrucoClient implements AutoCloseable {
   /** Leaves this client's seat: a bot plays it until {@link #resumeSeat}. Returns the seat's view. */
   public SeatView leaveGame(String name) {
     LeaveGameRequest request = LeaveGameRequest.newBuilder().setName(gameName(name)).build();
-    SeatView view = unary(() -> games().leaveGame(request)).getView();
+    SeatView view = unary(() -> games(request.getName()).leaveGame(request)).getView();
     seen.saw(request.getName(), view.getPublic().getVersion());
     return view;
   }
@@ -612,7 +686,7 @@ public final class TrucoClient implements AutoCloseable {
   /** Takes this client's seat back from the bot that played it (after its clock ran out, or a leave). */
   public SeatView resumeSeat(String name) {
     ResumeSeatRequest request = ResumeSeatRequest.newBuilder().setName(gameName(name)).build();
-    SeatView view = unary(() -> games().resumeSeat(request)).getView();
+    SeatView view = unary(() -> games(request.getName()).resumeSeat(request)).getView();
     seen.saw(request.getName(), view.getPublic().getVersion());
     return view;
   }
@@ -625,7 +699,7 @@ public final class TrucoClient implements AutoCloseable {
    */
   public RematchResponse rematch(String name) {
     RematchRequest request = RematchRequest.newBuilder().setName(gameName(name)).build();
-    return unary(() -> games().rematch(request));
+    return unary(() -> games(request.getName()).rematch(request));
   }
 
   // --- RulesService --------------------------------------------------------------------------------------------

@@ -42,6 +42,8 @@ public final class Bot {
   private volatile String illegalReason = "";
   private final AtomicInteger moves = new AtomicInteger();
   private final AtomicInteger resumes = new AtomicInteger();
+  /** The versions of the events seat 0's watch delivered, in order (señas aside: they keep the version before). */
+  private final List<Long> watched = new ArrayList<>();
   private final long thinkMs;
 
   private Bot(long thinkMs) {
@@ -107,8 +109,12 @@ public final class Bot {
       resumes.incrementAndGet();
       log("seat " + first.getSeat() + ": watch broken (" + error.code() + "), resuming after version " + after);
     })) {
+      // The watch hands each event of a commit in order; the seat's view after the commit comes with its last event.
       while (watch.hasNext()) {
         WatchGameResponse item = watch.next();
+        if (first.getSeat() == 0 && !item.getEvent().hasSenaSent()) {
+          watched.add(item.getEvent().getVersion());
+        }
         if (!item.hasSeat()) {
           continue;
         }
@@ -205,8 +211,8 @@ public final class Bot {
       boolean over = TrucoClient.isOver(last);
       System.out.printf(
           "{\"sdk\": \"java\", \"over\": %b, \"scores\": [%d, %d], \"illegal_reason\": \"%s\", \"game\": \"%s\", "
-              + "\"players\": %d, \"moves\": %d, \"resumes\": %d}%n",
-          over, scores[0], scores[1], illegalReason, name, players, moves.get(), resumes.get());
+              + "\"players\": %d, \"moves\": %d, \"resumes\": %d, \"watched\": %s}%n",
+          over, scores[0], scores[1], illegalReason, name, players, moves.get(), resumes.get(), watched);
       System.out.flush();
       return over && illegalReason.equals("CARD_NOT_IN_HAND") ? 0 : 1;
     }

@@ -7,10 +7,16 @@ import io.grpc.ManagedChannel;
 import io.grpc.ManagedChannelBuilder;
 import io.grpc.Server;
 import io.grpc.ServerBuilder;
+import io.grpc.ServerCall;
+import io.grpc.ServerCallHandler;
+import io.grpc.ServerInterceptor;
+import io.grpc.ServerInterceptors;
 import io.grpc.protobuf.StatusProto;
 import io.grpc.stub.StreamObserver;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collections;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -26,6 +32,7 @@ import uy.truco.v1.JoinGameResponse;
 import uy.truco.v1.ListLegalActionsRequest;
 import uy.truco.v1.ListLegalActionsResponse;
 import uy.truco.v1.MatchView;
+import uy.truco.v1.RulesServiceGrpc;
 import uy.truco.v1.SeatView;
 import uy.truco.v1.SubmitCommandRequest;
 import uy.truco.v1.SubmitCommandResponse;
@@ -44,13 +51,19 @@ public class TrucoClientTest {
   /**
    * A GameService whose replies carry the versions the test sets: {@code version} for views, legal actions and
    * submits; {@code conflictAt} (when above 0) makes submits fail with ABORTED VERSION_CONFLICT at that version;
-   * WatchGame streams one event for each of {@code events}.
+   * WatchGame streams the {@code events} after the request's version: with {@code per_commit} (unless the fake plays
+   * a {@code released} server) in commits of up to two events, each with the seat's view after its last one, else one
+   * event per message; a watch with {@code breakAfter} set ends with UNAVAILABLE after its events up to that version
+   * (once). It records every read and every watch request.
    */
   static final class FakeGames extends GameServiceGrpc.GameServiceImplBase {
     final List<Read> reads = new ArrayList<>();
+    final List<WatchGameRequest> watches = Collections.synchronizedList(new ArrayList<>());
     volatile long version;
     volatile long conflictAt;
     volatile List<Long> events = List.of();
+    volatile boolean released;
+    volatile long breakAfter;
 
     private static MatchView view(long version) {
       return MatchView.newBuilder().setVersion(version).build();
@@ -109,22 +122,58 @@ public class TrucoClientTest {
 
     @Override
     public void watchGame(WatchGameRequest request, StreamObserver<WatchGameResponse> reply) {
-      for (long event : events) {
-        reply.onNext(WatchGameResponse.newBuilder()
-            .setEvent(Event.newBuilder().setVersion(event)).setPublic(view(event)).build());
+      watches.add(request);
+      long cut = breakAfter;
+      breakAfter = 0;
+      List<Long> versions = events.stream()
+          .filter(v -> v > request.getAfterVersion() && (cut == 0 || v <= cut)).toList();
+      if (request.getPerCommit() && !released) {
+        for (int start = 0; start < versions.size(); start += 2) {
+          List<Long> commit = versions.subList(start, Math.min(start + 2, versions.size()));
+          WatchGameResponse.Builder message = WatchGameResponse.newBuilder()
+              .setSeat(SeatView.newBuilder().setPublic(view(commit.get(commit.size() - 1))));
+          commit.forEach(v -> message.addEvents(Event.newBuilder().setVersion(v)));
+          reply.onNext(message.build());
+        }
+      } else {
+        for (long event : versions) {
+          reply.onNext(WatchGameResponse.newBuilder()
+              .setEvent(Event.newBuilder().setVersion(event)).setPublic(view(event)).build());
+        }
       }
-      reply.onCompleted();
+      if (cut != 0) {
+        reply.onError(io.grpc.Status.UNAVAILABLE.withDescription("going away").asRuntimeException());
+      } else {
+        reply.onCompleted();
+      }
+    }
+  }
+
+  /** Records each call's method name and the game its {@code x-truco-game} metadata names ("-": none). */
+  static final class Recorder implements ServerInterceptor {
+    final List<String> calls = Collections.synchronizedList(new ArrayList<>());
+
+    @Override
+    public <Q, R> ServerCall.Listener<Q> interceptCall(
+        ServerCall<Q, R> call, io.grpc.Metadata headers, ServerCallHandler<Q, R> next) {
+      String game = headers.get(io.grpc.Metadata.Key.of(TrucoClient.GAME_HEADER, io.grpc.Metadata.ASCII_STRING_MARSHALLER));
+      calls.add(call.getMethodDescriptor().getBareMethodName() + " " + (game == null ? "-" : game));
+      return next.startCall(call, headers);
     }
   }
 
   private FakeGames fake;
+  private Recorder recorder;
   private Server server;
   private ManagedChannel channel;
   private TrucoClient client;
 
   public void setUp() throws Exception {
     fake = new FakeGames();
-    server = ServerBuilder.forPort(0).addService(fake).build().start();
+    recorder = new Recorder();
+    server = ServerBuilder.forPort(0).addService(ServerInterceptors.intercept(fake, recorder))
+        .addService(ServerInterceptors.intercept(new RulesServiceGrpc.RulesServiceImplBase() {}, recorder))
+        .build().start();
     channel = ManagedChannelBuilder.forTarget("localhost:" + server.getPort()).usePlaintext().build();
     client = new TrucoClient(channel, null, Duration.ofSeconds(5), 0, Duration.ofMillis(10), Duration.ofMillis(10));
   }
@@ -192,6 +241,86 @@ public class TrucoClientTest {
     Game game = client.createGame(uy.truco.v1.RuleSet.getDefaultInstance(), Map.of());
     client.getView(game.getName());
     expectMinVersion(2, "the created game's version");
+  }
+
+  private static List<List<Long>> versionsOf(Iterator<WatchGameResponse> items) {
+    List<List<Long>> out = new ArrayList<>();
+    items.forEachRemaining(item -> out.add(List.of(
+        item.getEvent().getVersion(), item.getSeat().getPublic().getVersion(), item.getPublic().getVersion())));
+    return out;
+  }
+
+  public void testTheWatchAsksForCommitsAndHandsEachEventInOrderWithTheViewOnTheLast() {
+    fake.events = List.of(8L, 9L, 10L);
+    List<List<Long>> got;
+    try (TrucoClient.Watch watch = client.watch("g1", 7, null)) {
+      got = versionsOf(watch);
+      assert watch.lastVersion() == 10 : watch.lastVersion();
+    }
+    // Each event's version, then its seat and public views' (0: none): the view after a commit on its last event.
+    List<List<Long>> want = List.of(List.of(8L, 0L, 0L), List.of(9L, 9L, 9L), List.of(10L, 10L, 10L));
+    assert got.equals(want) : got;
+    assert fake.watches.size() == 1 && fake.watches.get(0).getPerCommit() && fake.watches.get(0).getAfterVersion() == 7
+        : fake.watches;
+    client.getView("g1");
+    expectMinVersion(10, "the last watched commit's version");
+  }
+
+  public void testWatchCommitsHandsCommitsWholeAndResumesAfterTheLastVersion() throws Exception {
+    fake.events = List.of(1L, 2L, 3L, 4L, 5L);
+    fake.breakAfter = 2;
+    List<Long> resumed = new ArrayList<>();
+    List<List<Long>> commits = new ArrayList<>();
+    try (TrucoClient resuming = TrucoClient.builder(null).channel(channel).retries(2).backoff(Duration.ofMillis(1)).build();
+        TrucoClient.CommitWatch watch = resuming.watchCommits("g1", 0, (after, error) -> resumed.add(after))) {
+      watch.forEachRemaining(m -> commits.add(Commits.events(m).stream().map(Event::getVersion).toList()));
+    }
+    assert commits.equals(List.of(List.of(1L, 2L), List.of(3L, 4L), List.of(5L))) : commits;
+    assert resumed.equals(List.of(2L)) : resumed;
+    assert fake.watches.size() == 2 && fake.watches.get(1).getAfterVersion() == 2 && fake.watches.get(1).getPerCommit()
+        : fake.watches;
+  }
+
+  public void testTheWatchReadsAServerOlderThanPerCommit() {
+    fake.events = List.of(1L, 2L);
+    fake.released = true;
+    try (TrucoClient.Watch watch = client.watch("g1", 0, null)) {
+      List<List<Long>> got = versionsOf(watch);
+      assert got.equals(List.of(List.of(1L, 0L, 1L), List.of(2L, 0L, 2L))) : got;
+    }
+  }
+
+  public void testEveryCallAboutOneGameNamesItForTheBalancer() {
+    fake.events = List.of(1L);
+    List<Runnable> calls = List.of(
+        () -> client.createGame(uy.truco.v1.RuleSet.getDefaultInstance(), Map.of()),
+        () -> client.joinGame("g1", 0, "ana"),
+        () -> client.getView("g1"),
+        () -> client.legalActions("games/g1"),
+        () -> client.submit("g1", Commands.mazo(), 0),
+        () -> {
+          try (TrucoClient.Watch watch = client.watch("g1", 0, null)) {
+            watch.forEachRemaining(item -> {});
+          }
+        },
+        () -> client.listGames(10).forEach(game -> {}),
+        () -> client.getGame("g1"),
+        () -> client.leaveGame("g1"),
+        () -> client.resumeSeat("g1"),
+        () -> client.rematch("g1"),
+        () -> client.evaluateHand(Cards.card("1o"), List.of(), false),
+        () -> client.compareCards(Cards.card("1o"), Cards.card("2o"), Cards.card("1e")));
+    for (Runnable call : calls) {
+      try {
+        call.run();
+      } catch (TrucoException unimplemented) {
+        // the fake answers some of them UNIMPLEMENTED: what matters is what they were sent with
+      }
+    }
+    List<String> want = List.of("CreateGame -", "JoinGame games/g1", "GetGameView games/g1",
+        "ListLegalActions games/g1", "SubmitCommand games/g1", "WatchGame games/g1", "ListGames -", "GetGame games/g1",
+        "LeaveGame games/g1", "ResumeSeat games/g1", "Rematch games/g1", "EvaluateHand -", "CompareCards -");
+    assert recorder.calls.equals(want) : recorder.calls;
   }
 
   public void testWithTokenSharesTheVersionsSeen() {

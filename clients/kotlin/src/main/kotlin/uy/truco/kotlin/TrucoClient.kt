@@ -21,7 +21,9 @@ import kotlinx.coroutines.CancellationException
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
+import kotlinx.coroutines.flow.transform
 import uy.truco.client.Commands
+import uy.truco.client.Commits
 import uy.truco.client.TrucoException
 import uy.truco.client.VersionsSeen
 import uy.truco.v1.BotKind
@@ -99,6 +101,10 @@ data class Turn(val command: Command, val response: SubmitCommandResponse, val c
  * which the server applies once. Failures throw the Java SDK's [TrucoException] subclasses (the ErrorInfo reason in
  * `reason()`); cancelling the calling coroutine cancels the call.
  *
+ * Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the metadata
+ * `x-truco-game: games/{id}` ([GAME_HEADER]): a load balancer that hashes it keeps a game's calls on one replica,
+ * which then answers from memory.
+ *
  * Every RPC of the service has one method here ([WRAPPERS]), with the helpers every SDK has: the turn helper
  * ([playTurn], [Commands.isMyTurn]), resuming watches ([watch]), legal-action pickers ([Commands]), proof checks
  * ([uy.truco.client.Proofs]) and the versions seen (reads send the newest as `min_version`).
@@ -139,6 +145,10 @@ class TrucoClient private constructor(
 
         private val AUTHORIZATION: Metadata.Key<String> = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER)
         private val API_KEY: Metadata.Key<String> = Metadata.Key.of("x-api-key", Metadata.ASCII_STRING_MARSHALLER)
+
+        /** The metadata key naming the game a call is about (`games/{id}`), for load balancers' game affinity. */
+        const val GAME_HEADER: String = "x-truco-game"
+        private val GAME: Metadata.Key<String> = Metadata.Key.of(GAME_HEADER, Metadata.ASCII_STRING_MARSHALLER)
 
         /**
          * A plaintext client to [address] ("host:port") over the okhttp transport, the one for Android; [close] closes
@@ -182,10 +192,12 @@ class TrucoClient private constructor(
         }
     }
 
-    private fun headers(): Metadata {
+    /** The call's metadata: the seat token, the API key, and the game it is about ([game], a name; null: none). */
+    private fun headers(game: String?): Metadata {
         val headers = Metadata()
         currentToken?.takeIf { it.isNotEmpty() }?.let { headers.put(AUTHORIZATION, "Bearer $it") }
         options.apiKey?.takeIf { it.isNotEmpty() }?.let { headers.put(API_KEY, it) }
+        game?.let { headers.put(GAME, it) }
         return headers
     }
 
@@ -211,16 +223,16 @@ class TrucoClient private constructor(
     }
 
     /**
-     * One unary call with the deadline and the headers, retried as the class says; the request is built once, so a
+     * One unary call with the deadline and the headers (naming [game], if any), retried as the class says; the request is built once, so a
      * retried write carries the same request id.
      */
-    private suspend fun <Q : Any, R : Any> unary(method: MethodDescriptor<Q, R>, request: Q): R {
+    private suspend fun <Q : Any, R : Any> unary(method: MethodDescriptor<Q, R>, request: Q, game: String? = null): R {
         var attempt = 0
         while (true) {
             val wait: Duration
             try {
                 val call = CallOptions.DEFAULT.withDeadlineAfter(options.timeout.inWholeMilliseconds, TimeUnit.MILLISECONDS)
-                return ClientCalls.unaryRpc(channel, method, request, call, headers())
+                return ClientCalls.unaryRpc(channel, method, request, call, headers(game))
             } catch (error: Throwable) {
                 val failure = failureOf(error) ?: throw error
                 val quota = quotaWait(failure)
@@ -264,7 +276,7 @@ class TrucoClient private constructor(
         val request = JoinGameRequest.newBuilder().setName(gameName(name)).setRequestId(newRequestId())
             .setPlayerName(playerName)
         seat?.let { request.setSeat(it) }
-        val response = unary(GameServiceGrpc.getJoinGameMethod(), request.build())
+        val response = unary(GameServiceGrpc.getJoinGameMethod(), request.build(), request.name)
         currentToken = response.seatToken
         seen.saw(request.name, response.view.public.version)
         return JoinResult(response.seat, response.seatToken, response.view)
@@ -274,7 +286,7 @@ class TrucoClient private constructor(
     suspend fun getView(name: String): GetGameViewResponse {
         val game = gameName(name)
         val request = GetGameViewRequest.newBuilder().setName(game).setMinVersion(seen.of(game)).build()
-        val response = unary(GameServiceGrpc.getGetGameViewMethod(), request)
+        val response = unary(GameServiceGrpc.getGetGameViewMethod(), request, game)
         seen.saw(game, maxOf(response.public.version, response.seat.public.version))
         return response
     }
@@ -290,7 +302,7 @@ class TrucoClient private constructor(
     suspend fun legalActions(name: String): ListLegalActionsResponse {
         val game = gameName(name)
         val request = ListLegalActionsRequest.newBuilder().setName(game).setMinVersion(seen.of(game)).build()
-        val response = unary(GameServiceGrpc.getListLegalActionsMethod(), request)
+        val response = unary(GameServiceGrpc.getListLegalActionsMethod(), request, game)
         seen.saw(game, response.version)
         return response
     }
@@ -311,7 +323,7 @@ class TrucoClient private constructor(
         val request = SubmitCommandRequest.newBuilder().setName(gameName(name)).setRequestId(requestId)
             .setExpectedVersion(expectedVersion).setCommand(command).build()
         try {
-            val response = unary(GameServiceGrpc.getSubmitCommandMethod(), request)
+            val response = unary(GameServiceGrpc.getSubmitCommandMethod(), request, request.name)
             seen.saw(request.name, response.version)
             return response
         } catch (conflict: TrucoException.VersionConflict) {
@@ -345,14 +357,34 @@ class TrucoClient private constructor(
     }
 
     /**
-     * Each new event of the game with the caller's view after it, from [afterVersion] on: a cold Flow, collected once
-     * per watch. A stream broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is
-     * reopened after the last version delivered, up to the client's retries in a row with backoff, and one a quota
-     * refused after its RetryInfo delay; [onResume] hears of each. The flow completes when the server ends the stream
-     * (right after the event that ends the match); cancel the collecting coroutine to stop early. A watch has no
-     * deadline. Each event's version counts as seen.
+     * Each new event of the game, in order, from [afterVersion] on: a cold Flow of one WatchGameResponse per event,
+     * collected once per watch. The stream underneath is [watchCommits] (one message per commit): the caller's views
+     * after a commit go with its last event (`seat` for a seat, `public` for anyone); its earlier events carry no
+     * view. Act on the items that carry one.
+     *
+     * A stream broken by UNAVAILABLE (or a server-side CANCELLED: a restart, a dropped connection) is reopened after
+     * the last version delivered, up to the client's retries in a row with backoff, and one a quota refused after its
+     * RetryInfo delay; [onResume] hears of each. The flow completes when the server ends the stream (right after the
+     * event that ends the match); cancel the collecting coroutine to stop early. A watch has no deadline. Each
+     * event's version counts as seen.
      */
     fun watch(
+        name: String,
+        afterVersion: Long = 0,
+        onResume: ((afterVersion: Long, error: TrucoException) -> Unit)? = null,
+    ): Flow<WatchGameResponse> = watchCommits(name, afterVersion, onResume).transform { commit ->
+        Commits.perEvent(commit).forEach { emit(it) }
+    }
+
+    /**
+     * Each new commit of the game as one message (WatchGame with `per_commit`), from [afterVersion] on: a move with the
+     * bot moves and the deal it triggered arrives as one WatchGameResponse whose `events` are all of them, in order,
+     * each with its version, with the caller's view after the last one (`seat` for a seat, `public` for a
+     * spectator). The first message holds every event after [afterVersion], which may be in the middle of a commit.
+     * [Commits.events] reads a message's events (also from a server older than `per_commit`, which sends one event
+     * per message). It resumes and ends as [watch] does (which is this flow, one event at a time).
+     */
+    fun watchCommits(
         name: String,
         afterVersion: Long = 0,
         onResume: ((afterVersion: Long, error: TrucoException) -> Unit)? = null,
@@ -363,13 +395,13 @@ class TrucoClient private constructor(
         while (true) {
             val wait: Duration
             try {
-                val request = WatchGameRequest.newBuilder().setName(game).setAfterVersion(last).build()
-                ClientCalls.serverStreamingRpc(channel, GameServiceGrpc.getWatchGameMethod(), request, CallOptions.DEFAULT, headers())
-                    .collect { item ->
+                val request = WatchGameRequest.newBuilder().setName(game).setAfterVersion(last).setPerCommit(true).build()
+                ClientCalls.serverStreamingRpc(channel, GameServiceGrpc.getWatchGameMethod(), request, CallOptions.DEFAULT, headers(game))
+                    .collect { commit ->
                         failures = 0
-                        last = maxOf(last, item.event.version)
-                        seen.saw(game, maxOf(item.event.version, item.public.version))
-                        emit(item)
+                        Commits.events(commit).lastOrNull()?.let { last = maxOf(last, it.version) }
+                        seen.saw(game, Commits.version(commit))
+                        emit(commit)
                     }
                 return@flow
             } catch (error: Throwable) {
@@ -401,7 +433,7 @@ class TrucoClient private constructor(
     /** The game: seats (with presence and takeover), clock settings, phase, scores, rematch links. */
     suspend fun getGame(name: String): Game {
         val request = GetGameRequest.newBuilder().setName(gameName(name)).build()
-        val game = unary(GameServiceGrpc.getGetGameMethod(), request).game
+        val game = unary(GameServiceGrpc.getGetGameMethod(), request, request.name).game
         seen.saw(request.name, game.version)
         return game
     }
@@ -409,7 +441,7 @@ class TrucoClient private constructor(
     /** Leaves this client's seat: a bot plays it until [resumeSeat]. Returns the seat's view. */
     suspend fun leaveGame(name: String): SeatView {
         val request = LeaveGameRequest.newBuilder().setName(gameName(name)).build()
-        val view = unary(GameServiceGrpc.getLeaveGameMethod(), request).view
+        val view = unary(GameServiceGrpc.getLeaveGameMethod(), request, request.name).view
         seen.saw(request.name, view.public.version)
         return view
     }
@@ -417,7 +449,7 @@ class TrucoClient private constructor(
     /** Takes this client's seat back from the bot that played it (after its clock ran out, or a leave). */
     suspend fun resumeSeat(name: String): SeatView {
         val request = ResumeSeatRequest.newBuilder().setName(gameName(name)).build()
-        val view = unary(GameServiceGrpc.getResumeSeatMethod(), request).view
+        val view = unary(GameServiceGrpc.getResumeSeatMethod(), request, request.name).view
         seen.saw(request.name, view.public.version)
         return view
     }
@@ -426,8 +458,10 @@ class TrucoClient private constructor(
      * The next game of a finished one (its game and this client's seat there): same seats, and this client's token
      * holds its seat there too. @throws TrucoException.IllegalMove GAME_NOT_FINISHED for a game still in play
      */
-    suspend fun rematch(name: String): RematchResponse =
-        unary(GameServiceGrpc.getRematchMethod(), RematchRequest.newBuilder().setName(gameName(name)).build())
+    suspend fun rematch(name: String): RematchResponse {
+        val request = RematchRequest.newBuilder().setName(gameName(name)).build()
+        return unary(GameServiceGrpc.getRematchMethod(), request, request.name)
+    }
 
     // --- RulesService ----------------------------------------------------------------------------------------------
 

@@ -5,7 +5,12 @@ import com.google.rpc.Code
 import com.google.rpc.ErrorInfo
 import com.google.rpc.RetryInfo
 import io.grpc.ManagedChannel
+import io.grpc.Metadata
 import io.grpc.Server
+import io.grpc.ServerCall
+import io.grpc.ServerCallHandler
+import io.grpc.ServerInterceptor
+import io.grpc.ServerInterceptors
 import io.grpc.inprocess.InProcessChannelBuilder
 import io.grpc.inprocess.InProcessServerBuilder
 import io.grpc.protobuf.StatusProto
@@ -16,12 +21,16 @@ import kotlin.reflect.full.declaredMemberFunctions
 import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.flow.toList
 import kotlinx.coroutines.runBlocking
+import uy.truco.client.Cards
 import uy.truco.client.Commands
+import uy.truco.client.Commits
 import uy.truco.client.TrucoException
 import uy.truco.v1.Event
 import uy.truco.v1.GameServiceGrpc
 import uy.truco.v1.MatchView
+import uy.truco.v1.RuleSet
 import uy.truco.v1.RulesServiceGrpc
+import uy.truco.v1.SeatView
 import uy.truco.v1.SubmitCommandRequest
 import uy.truco.v1.SubmitCommandResponse
 import uy.truco.v1.WatchGameRequest
@@ -33,11 +42,16 @@ import uy.truco.v1.WatchGameResponse
  * (POJO) Surefire test: each public `test*` method runs between [setUp] and [tearDown]; checks use `check`.
  */
 class TrucoClientTest {
-    /** Refuses the first submits with QUOTA_EXCEEDED (a RetryInfo of each delay, in ms); its first watch breaks. */
+    /**
+     * Refuses the first submits with QUOTA_EXCEEDED (a RetryInfo of each delay, in ms). Its watches stream versions
+     * 1 to 3, then break (the first), or go on to 5: with `per_commit` in commits of up to two events, each with the
+     * seat's view after its last one, else one event per message.
+     */
     class FakeGames : GameServiceGrpc.GameServiceImplBase() {
         val quotaDelaysMs: MutableList<Long> = Collections.synchronizedList(mutableListOf())
         val ids: MutableList<String> = Collections.synchronizedList(mutableListOf())
         val watches: MutableList<Long> = Collections.synchronizedList(mutableListOf())
+        val perCommit: MutableList<Boolean> = Collections.synchronizedList(mutableListOf())
 
         override fun submitCommand(request: SubmitCommandRequest, reply: StreamObserver<SubmitCommandResponse>) {
             ids.add(request.requestId)
@@ -58,12 +72,24 @@ class TrucoClientTest {
 
         override fun watchGame(request: WatchGameRequest, reply: StreamObserver<WatchGameResponse>) {
             watches.add(request.afterVersion)
+            perCommit.add(request.perCommit)
             val last = if (watches.size > 1) 5L else 3L
-            for (version in request.afterVersion + 1..last) {
-                reply.onNext(
-                    WatchGameResponse.newBuilder().setEvent(Event.newBuilder().setVersion(version))
-                        .setPublic(MatchView.newBuilder().setVersion(version)).build(),
-                )
+            val versions = (request.afterVersion + 1..last).toList()
+            if (request.perCommit) {
+                versions.chunked(2).forEach { commit ->
+                    val view = SeatView.newBuilder().setPublic(MatchView.newBuilder().setVersion(commit.last()))
+                    reply.onNext(
+                        WatchGameResponse.newBuilder().setSeat(view)
+                            .addAllEvents(commit.map { Event.newBuilder().setVersion(it).build() }).build(),
+                    )
+                }
+            } else {
+                versions.forEach { version ->
+                    reply.onNext(
+                        WatchGameResponse.newBuilder().setEvent(Event.newBuilder().setVersion(version))
+                            .setPublic(MatchView.newBuilder().setVersion(version)).build(),
+                    )
+                }
             }
             if (watches.size == 1) {
                 reply.onError(io.grpc.Status.UNAVAILABLE.withDescription("going away").asRuntimeException())
@@ -78,10 +104,26 @@ class TrucoClientTest {
     private lateinit var channel: ManagedChannel
     private lateinit var client: TrucoClient
 
+    /** Records each call's method name and the game its `x-truco-game` metadata names ("-": none). */
+    class Recorder : ServerInterceptor {
+        val calls: MutableList<String> = Collections.synchronizedList(mutableListOf())
+
+        override fun <Q, R> interceptCall(call: ServerCall<Q, R>, headers: Metadata, next: ServerCallHandler<Q, R>): ServerCall.Listener<Q> {
+            val game = headers.get(Metadata.Key.of(TrucoClient.GAME_HEADER, Metadata.ASCII_STRING_MARSHALLER)) ?: "-"
+            calls.add("${call.methodDescriptor.bareMethodName} $game")
+            return next.startCall(call, headers)
+        }
+    }
+
+    private lateinit var recorder: Recorder
+
     fun setUp() {
         fake = FakeGames()
+        recorder = Recorder()
         val name = InProcessServerBuilder.generateName()
-        server = InProcessServerBuilder.forName(name).addService(fake).build().start()
+        server = InProcessServerBuilder.forName(name).addService(ServerInterceptors.intercept(fake, recorder))
+            .addService(ServerInterceptors.intercept(object : RulesServiceGrpc.RulesServiceImplBase() {}, recorder))
+            .build().start()
         channel = InProcessChannelBuilder.forName(name).build()
         client = TrucoClient(channel, Options(retries = 2, backoff = 0.01.seconds, maxQuotaWait = 1.seconds))
     }
@@ -117,8 +159,44 @@ class TrucoClientTest {
 
     fun testTheWatchFlowResumesAfterTheLastVersionDelivered() = runBlocking {
         val resumed = mutableListOf<Long>()
-        val versions = client.watch("g1", 0) { after, _ -> resumed.add(after) }.toList().map { it.event.version }
+        val items = client.watch("g1", 0) { after, _ -> resumed.add(after) }.toList()
+        val versions = items.map { it.event.version }
         check(versions == listOf(1L, 2L, 3L, 4L, 5L)) { "versions $versions" }
         check(fake.watches == listOf(0L, 3L) && resumed == listOf(3L)) { "watches ${fake.watches}, resumed $resumed" }
+        check(fake.perCommit == listOf(true, true)) { "per_commit ${fake.perCommit}" }
+        // The view after a commit goes with its last event (both views: a seat's holds the public one).
+        val withViews = items.filter { it.hasSeat() }.map { listOf(it.event.version, it.seat.public.version, it.public.version) }
+        check(withViews == listOf(listOf(2L, 2L, 2L), listOf(3L, 3L, 3L), listOf(5L, 5L, 5L))) { "views $withViews" }
+    }
+
+    fun testWatchCommitsHandsEachCommitWhole() = runBlocking {
+        val commits = client.watchCommits("g1", 1).toList().map { commit -> Commits.events(commit).map { it.version } }
+        check(commits == listOf(listOf(2L, 3L), listOf(4L, 5L))) { "commits $commits" }
+        check(fake.watches == listOf(1L, 3L)) { "watches ${fake.watches}" }
+    }
+
+    fun testEveryCallAboutOneGameNamesItForTheBalancer() = runBlocking {
+        val calls: List<suspend () -> kotlin.Any> = listOf(
+            { client.createGame(RuleSet.getDefaultInstance()) },
+            { client.joinGame("g1") },
+            { client.getView("g1") },
+            { client.legalActions("games/g1") },
+            { client.submit("g1", Commands.mazo(), 1) },
+            { client.watch("g1", 3).toList() },
+            { client.listGames().toList() },
+            { client.getGame("g1") },
+            { client.leaveGame("g1") },
+            { client.resumeSeat("g1") },
+            { client.rematch("g1") },
+            { client.evaluateHand(Cards.card("1o"), emptyList()) },
+            { client.compareCards(Cards.card("1o"), Cards.card("2o"), Cards.card("1e")) },
+        )
+        calls.forEach { call -> runCatching { call() } } // the fake answers some UNIMPLEMENTED: what was sent counts
+        val want = listOf(
+            "CreateGame -", "JoinGame games/g1", "GetGameView games/g1", "ListLegalActions games/g1",
+            "SubmitCommand games/g1", "WatchGame games/g1", "ListGames -", "GetGame games/g1", "LeaveGame games/g1",
+            "ResumeSeat games/g1", "Rematch games/g1", "EvaluateHand -", "CompareCards -",
+        )
+        check(recorder.calls.distinct() == want) { "calls ${recorder.calls}" } // a watch that resumes calls twice
     }
 }

@@ -20,6 +20,7 @@ import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.onEach
 import kotlinx.coroutines.flow.takeWhile
 import kotlinx.coroutines.runBlocking
 import kotlinx.coroutines.sync.Mutex
@@ -44,6 +45,9 @@ private class Match(val client: TrucoClient, val name: String, val thinkMs: Long
     var illegalReason = ""
     val moves = AtomicInteger()
     val resumes = AtomicInteger()
+
+    /** The versions of the events seat 0's watch delivered, in order (señas aside: they keep the version before). */
+    val watched: MutableList<Long> = java.util.Collections.synchronizedList(mutableListOf())
 
     /** Plays a card of the deck that is not in the hand: the server must refuse it with CARD_NOT_IN_HAND. */
     private suspend fun tryIllegalCard(seat: TrucoClient, view: SeatView): String {
@@ -84,7 +88,9 @@ private class Match(val client: TrucoClient, val name: String, val thinkMs: Long
             resumes.incrementAndGet()
             log("seat ${first.seat}: watch broken (${error.code()}), resuming after version $after")
         }
+        // The watch hands each event of a commit in order; the seat's view after the commit comes with its last event.
         seat.watch(name, first.public.version, onResume)
+            .onEach { if (first.seat == 0 && !it.event.hasSenaSent()) watched.add(it.event.version) }
             .takeWhile { !it.hasSeat() || !TrucoClient.isOver(it.seat) }
             .collect { if (it.hasSeat()) act(seat, it.seat) }
     }
@@ -149,7 +155,7 @@ private suspend fun play(address: String, players: Int, watch: Boolean, target: 
         println(
             "{\"sdk\": \"kotlin\", \"over\": $over, \"scores\": [${scores[0]}, ${scores[1]}], " +
                 "\"illegal_reason\": \"${match.illegalReason}\", \"game\": \"${game.name}\", \"players\": $players, " +
-                "\"moves\": ${match.moves.get()}, \"resumes\": ${match.resumes.get()}}",
+                "\"moves\": ${match.moves.get()}, \"resumes\": ${match.resumes.get()}, \"watched\": ${match.watched}}",
         )
         System.out.flush()
         return if (over && match.illegalReason == "CARD_NOT_IN_HAND") 0 else 1
