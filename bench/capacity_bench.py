@@ -63,6 +63,28 @@ def build_loadgen() -> Path:
     return LOADGEN
 
 
+def fsync_latency(directory: str, writes: int = 200) -> dict[str, float]:
+    """How long the disk under the stores takes to make a 4 KiB write durable (ms): a move's reply waits for at
+    least one such fsync (SQLite's commit, PostgreSQL's WAL flush), so its p99 bounds the moves' p99 from below."""
+    path = Path(directory) / "fsync-probe"
+    latencies = []
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for _ in range(writes):
+            os.write(descriptor, b"x" * 4096)
+            started = time.perf_counter()
+            os.fsync(descriptor)
+            latencies.append((time.perf_counter() - started) * 1000)
+    finally:
+        os.close(descriptor)
+        path.unlink()
+    latencies.sort()
+    return {q: round(latencies[min(len(latencies) - 1, int(f * len(latencies)))], 2) for q, f in FSYNC_QUANTILES}
+
+
+FSYNC_QUANTILES = (("p50_ms", 0.5), ("p90_ms", 0.9), ("p99_ms", 0.99))
+
+
 def pin(roots: Sequence[int], cpus: set[int]) -> None:
     """Every thread of ``roots`` and their descendants on ``cpus`` (children forked later inherit it)."""
     for root in roots:
@@ -97,7 +119,7 @@ def server_side(
     """``replicas`` servers (each ``--workers``) on ``store`` (``sqlite`` or ``postgres``), behind nginx balancing
     by ``balance`` if given, all pinned to the server cores."""
     with tempfile.TemporaryDirectory(prefix="truco-capacity-") as directory:
-        state = cluster.State(directory=directory, workers=workers, serve_args=SERVE_ARGS)
+        state = cluster.State(directory=directory, workers=workers, serve_args=[*SERVE_ARGS, *args.serve_args])
         url = f"sqlite:///{directory}/capacity.db"
         if store == "postgres":
             cluster.start_postgres(state)
@@ -250,6 +272,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--realplay-k", default="2:300,4:150", help="the fixed K of realplay, per table size")
     parser.add_argument("--rounds", type=int, default=2, help="realplay: runs of each watch shape, alternating")
     parser.add_argument("--affinity-k", type=int, default=150, help="the fixed K of the affinity scenario")
+    parser.add_argument(
+        "--serve-arg",
+        dest="serve_args",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="one more truco serve argument for every server (repeat; for A/B runs, e.g. --serve-arg=--presence "
+        "--serve-arg=10m)",
+    )
+    parser.add_argument("--label", default="", help="a suffix for the report's file name (an A/B run's)")
     parser.add_argument("--client-cpus", default="0", help="cores of the load generator")
     parser.add_argument("--server-cpus", default="1", help="cores of the servers, PostgreSQL and nginx")
     parser.add_argument("--quick", action="store_true", help="a short smoke run: small K, short think and windows")
@@ -267,6 +299,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if scenario not in RUNNERS:
             parser.error(f"--scenarios: {scenario!r} is not one of {', '.join(SCENARIOS)}")
         log(f"{scenario}: starting (load average {os.getloadavg()[0]:.2f})")
+        fsync = fsync_latency(tempfile.gettempdir())
+        log(f"{scenario}: a 4 KiB write's fsync takes {fsync['p50_ms']} ms (p50), {fsync['p99_ms']} ms (p99)")
         report = {
             "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
             "machine": {
@@ -274,6 +308,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "python": platform.python_version(),
                 "go": subprocess.run(["go", "version"], capture_output=True, text=True).stdout.strip(),
                 "load_before": os.getloadavg(),
+                "fsync_4k": fsync,
             },
             "setup": {
                 "think_seconds": args.think,
@@ -285,14 +320,14 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "p99_limit_ms": args.limit_ms,
                 "client_cpus": args.client_cpus,
                 "server_cpus": args.server_cpus,
-                "serve": ["--no-limits", *SERVE_ARGS],
+                "serve": ["--no-limits", *SERVE_ARGS, *args.serve_args],
                 "postgres": "fsync=on, full_page_writes=on, synchronous_commit=on (loopback)",
                 "quick": args.quick,
             },
             "results": RUNNERS[scenario](args),
         }
         report["machine"]["load_after"] = os.getloadavg()
-        suffix = "-quick" if args.quick else ""
+        suffix = ("-quick" if args.quick else "") + (f"-{args.label}" if args.label else "")
         out = args.out_dir / f"capacity-{scenario}{suffix}.json"
         out.parent.mkdir(parents=True, exist_ok=True)
         out.write_text(json.dumps(report, indent=2) + "\n")

@@ -8,6 +8,7 @@ package main
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -35,15 +36,8 @@ func (r Ramp) Next(done []Outcome) (int, bool) {
 		}
 		return 0, false
 	}
-	refined := 0
-	firstBreak := -1
-	for i, o := range done {
-		if !o.Held && firstBreak < 0 {
-			firstBreak = i
-		}
-	}
-	refined = len(done) - 1 - firstBreak
-	if refined >= r.Refine {
+	firstBreak := slices.IndexFunc(done, func(o Outcome) bool { return !o.Held })
+	if refined := len(done) - 1 - firstBreak; refined >= r.Refine {
 		return 0, false
 	}
 	if float64(broke-held) <= r.MinGap*float64(broke) || broke-held < 2 {
@@ -60,7 +54,6 @@ func (r Ramp) Knee(done []Outcome) int {
 
 // bounds: the largest K that held below the smallest that broke (0 if none broke).
 func (r Ramp) bounds(done []Outcome) (held, broke int) {
-	broke = 0
 	for _, o := range done {
 		if !o.Held && (broke == 0 || o.K < broke) {
 			broke = o.K
