@@ -25,6 +25,7 @@ Writes ``bench/results/capacity-<scenario>.json``; progress on stderr. ``--quick
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
@@ -113,17 +114,40 @@ class Target:
 
 
 @contextmanager
-def server_side(
-    args: argparse.Namespace, store: str, *, replicas: int = 1, workers: int = 1, balance: str = ""
-) -> Iterator[Target]:
-    """``replicas`` servers (each ``--workers``) on ``store`` (``sqlite`` or ``postgres``), behind nginx balancing
-    by ``balance`` if given, all pinned to the server cores."""
+def postgres(store: str) -> Iterator[Any]:
+    """A scratch directory for a cluster's state, and PostgreSQL (fsync on) in it if ``store`` is ``postgres``."""
     with tempfile.TemporaryDirectory(prefix="truco-capacity-") as directory:
-        state = cluster.State(directory=directory, workers=workers, serve_args=[*SERVE_ARGS, *args.serve_args])
-        url = f"sqlite:///{directory}/capacity.db"
-        if store == "postgres":
-            cluster.start_postgres(state)
-            url = state.postgres_url
+        state = cluster.State(directory=directory)
+        try:
+            if store == "postgres":
+                cluster.start_postgres(state)
+            yield state
+        finally:
+            cluster.stop_postgres(state)
+
+
+@contextmanager
+def server_side(
+    args: argparse.Namespace,
+    store: str,
+    *,
+    replicas: int = 1,
+    workers: int = 1,
+    balance: str = "",
+    database: Any = None,
+) -> Iterator[Target]:
+    """``replicas`` servers (each ``--workers``) on ``store`` (``sqlite`` or ``postgres``: ``database``'s, or one of
+    their own), behind nginx balancing by ``balance`` if given, all pinned to the server cores."""
+    with contextlib.ExitStack() as stack:
+        base = database or stack.enter_context(postgres(store))
+        state = cluster.State(
+            directory=tempfile.mkdtemp(prefix="servers-", dir=base.directory),
+            postgres_dir=base.postgres_dir,
+            postgres_url=base.postgres_url,
+            workers=workers,
+            serve_args=[*SERVE_ARGS, *args.serve_args],
+        )
+        url = state.postgres_url if store == "postgres" else f"sqlite:///{state.directory}/capacity.db"
         started: list[Any] = []
         try:
             started = [cluster.start_replica(state, index, store=url) for index in range(replicas)]
@@ -144,13 +168,13 @@ def server_side(
                 cluster.stop_replica(replica)
             if state.nginx_pid:
                 cluster.stop_pid(state.nginx_pid, signal.SIGQUIT, 15, "nginx")
-            cluster.stop_postgres(state)
 
 
 def run_loadgen(
     args: argparse.Namespace, target: Target, label: str, options: Sequence[str], *, fixed: bool = False
 ) -> dict[str, Any]:
-    """One load generator run, pinned to the client cores; its report. ``fixed``: one K, measured longer."""
+    """One load generator run, pinned to the client cores; its report. ``fixed``: one K, measured longer. Its
+    progress passes through to stderr; with ``--profile``, the first measured window is also profiled."""
     measure = args.fixed_measure if fixed else args.measure
     with tempfile.NamedTemporaryFile(prefix="loadgen-", suffix=".json") as out:
         command = [
@@ -161,13 +185,113 @@ def run_loadgen(
         ]  # fmt: skip
         for name, pids in target.groups.items():
             command += ["-group", f"{name}={','.join(map(str, pids))}"]
-        process = subprocess.Popen(command, preexec_fn=lambda: os.sched_setaffinity(0, cpus(args.client_cpus)))
-        status = process.wait()
+        process = subprocess.Popen(
+            command,
+            stderr=subprocess.PIPE,
+            text=True,
+            preexec_fn=lambda: os.sched_setaffinity(0, cpus(args.client_cpus)),
+        )
+        profiler: Profiler | None = None
+        try:
+            assert process.stderr is not None
+            for line in process.stderr:
+                sys.stderr.write(line)
+                if args.profile and profiler is None and ": measuring for " in line:
+                    profiler = Profiler(target.groups["server"], min(args.profile, measure), args.out_dir, label)
+            status = process.wait()
+        finally:
+            if process.poll() is None:  # interrupted: the load generator goes too
+                process.kill()
+                process.wait()
         report: dict[str, Any] = json.loads(Path(out.name).read_text() or "{}")
     if status != 0:
         log(f"{label}: the load generator failed ({status}): {report.get('error', 'no report')}")
+    if profiler is not None:
+        report["profile"] = profiler.result()
     report["load_average_after"] = os.getloadavg()
     return report
+
+
+class Profiler:
+    """Two profilers on every server process of a run, for ``seconds``: py-spy (sampling the Python stacks of
+    threads that are running, not waiting) for which Python functions cost what, and, where ``perf`` exists, perf
+    (sampling the CPU clock) for the share of each binary: the interpreter, gRPC's C core, SQLite, psycopg's
+    libpq, the kernel. Both are summarised in the report; py-spy's stacks are kept beside it."""
+
+    def __init__(self, roots: Sequence[int], seconds: float, out_dir: Path, label: str) -> None:
+        spy = Path(sys.executable).with_name("py-spy")
+        if not spy.exists():
+            raise SystemExit("capacity: --profile needs py-spy in .venv (pip install py-spy; ./dev bench does)")
+        self.raw = out_dir / "profiles" / f"{label}.collapsed.txt"
+        self.raw.parent.mkdir(parents=True, exist_ok=True)
+        self.files = [self.raw.with_suffix(f".{pid}.txt") for pid in roots]
+        duration = str(int(seconds))
+        spying = [str(spy), "record", "--nonblocking", "--subprocesses", "-r", "100", "-d", duration, "-f", "raw"]
+        self.processes = [
+            subprocess.Popen(
+                [*spying, "-o", str(path), "-p", str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            for pid, path in zip(roots, self.files, strict=True)
+        ]
+        self.perf_data = self.raw.with_suffix(".perf.data")
+        pids = ",".join(str(pid) for root in roots for pid in tree(root))
+        if shutil.which("perf"):
+            perf = ["perf", "record", "-e", "cpu-clock", "-F", "499", "-p", pids, "-o", str(self.perf_data)]
+            self.processes.append(
+                subprocess.Popen([*perf, "--", "sleep", duration], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            )
+
+    def result(self) -> dict[str, Any]:
+        for process in self.processes:
+            process.wait(timeout=120)
+        stacks: list[str] = []
+        for path in self.files:
+            if path.exists():
+                stacks += path.read_text().splitlines()
+                path.unlink()
+        self.raw.write_text("\n".join(stacks) + "\n")
+        where = str(self.raw.relative_to(ROOT)) if self.raw.is_relative_to(ROOT) else str(self.raw)
+        return {"collapsed_stacks": where, **summarise_profile(stacks), "perf_by_binary": self._binaries()}
+
+    def _binaries(self) -> list[tuple[str, float]]:
+        """perf's share of samples by binary (DSO), largest first."""
+        if not self.perf_data.exists():
+            return []
+        report = subprocess.run(
+            ["perf", "report", "-i", str(self.perf_data), "--sort", "dso", "--stdio", "--percent-limit", "0.5"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        self.perf_data.unlink()
+        shares = []
+        for line in report.splitlines():
+            fields = line.split()
+            if len(fields) == 2 and fields[0].endswith("%"):
+                shares.append((fields[1], float(fields[0].rstrip("%"))))
+        return shares
+
+
+def summarise_profile(stacks: Sequence[str], top: int = 25) -> dict[str, Any]:
+    """Samples by the function they were in (self) and by every function on the stack (cumulative), as shares."""
+    own: dict[str, int] = {}
+    cumulative: dict[str, int] = {}
+    total = 0
+    for line in stacks:
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        samples, frames = int(count), stack.split(";")
+        total += samples
+        own[frames[-1]] = own.get(frames[-1], 0) + samples
+        for frame in set(frames):
+            cumulative[frame] = cumulative.get(frame, 0) + samples
+
+    def shares(counts: dict[str, int]) -> list[tuple[str, float]]:
+        ranked = sorted(counts.items(), key=lambda item: -item[1])[:top]
+        return [(frame, round(100 * n / total, 1)) for frame, n in ranked]
+
+    return {"samples": total, "self_percent": shares(own), "cumulative_percent": shares(cumulative)}
 
 
 # --- Scenarios -----------------------------------------------------------------------------------------------------
@@ -202,20 +326,28 @@ def realplay(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
-AFFINITY_TOPOLOGIES = {"1x1": (1, ""), "3x1-round-robin": (3, "round-robin"), "3x1-hash": (3, "hash")}
+AFFINITY_TOPOLOGIES = {
+    "1x1": (1, ""),
+    "1x1-nginx": (1, "hash"),
+    "3x1-round-robin": (3, "round-robin"),
+    "3x1-hash": (3, "hash"),
+}
 
 
 def affinity(args: argparse.Namespace) -> dict[str, Any]:
+    """The topologies in turn on one PostgreSQL, ``--rounds`` times (the machine's noise falls on all alike)."""
     results: dict[str, Any] = {}
-    for name, (replicas, balance) in AFFINITY_TOPOLOGIES.items():
-        behind = f", nginx {balance}" if balance else ""
-        log(f"{name}: {replicas} replica(s) on PostgreSQL (fsync on){behind}, K={args.affinity_k}")
-        with server_side(args, "postgres", replicas=replicas, balance=balance) as target:
-            options = [
-                "-players", "2", "-steps", str(args.affinity_k), "-fixed", "-watch", "commit",
-                "-empty", f"{args.empty}s",
-            ]  # fmt: skip
-            results[name] = run_loadgen(args, target, name, options, fixed=True)
+    with postgres("postgres") as database:
+        for round_ in range(1, args.rounds + 1):
+            for name, (replicas, balance) in AFFINITY_TOPOLOGIES.items():
+                behind = f", nginx {balance}" if balance else ""
+                log(f"{name}, round {round_}: {replicas} replica(s) on PostgreSQL{behind}, K={args.affinity_k}")
+                with server_side(args, "postgres", replicas=replicas, balance=balance, database=database) as target:
+                    options = [
+                        "-players", "2", "-steps", str(args.affinity_k), "-fixed", "-watch", "commit",
+                        "-empty", f"{args.empty}s",
+                    ]  # fmt: skip
+                    results[f"{name}/round-{round_}"] = run_loadgen(args, target, name, options, fixed=True)
     return results
 
 
@@ -281,12 +413,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="one more truco serve argument for every server (repeat; for A/B runs, e.g. --serve-arg=--presence "
         "--serve-arg=10m)",
     )
+    parser.add_argument(
+        "--profile", type=float, default=0.0, metavar="SECONDS", help="py-spy the servers this long in each run"
+    )
     parser.add_argument("--label", default="", help="a suffix for the report's file name (an A/B run's)")
     parser.add_argument("--client-cpus", default="0", help="cores of the load generator")
     parser.add_argument("--server-cpus", default="1", help="cores of the servers, PostgreSQL and nginx")
     parser.add_argument("--quick", action="store_true", help="a short smoke run: small K, short think and windows")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
     args = parser.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C: every server, nginx and PostgreSQL started is stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     args.realplay_k = {int(p): int(k) for p, k in (item.split(":") for item in args.realplay_k.split(","))}
     if args.quick:
         args.think, args.warmup, args.measure, args.fixed_measure = 0.3, 2.0, 5.0, 5.0

@@ -405,6 +405,7 @@ func measure(ctx context.Context, c Config, load *Load, k int, baseline int64, e
 	recorder := NewRecorder()
 	start := time.Now()
 	load.recorder.Store(recorder)
+	log("K=%d: measuring for %s", k, c.Measure) // bench/capacity_bench.py --profile starts its profiler on this line
 	for elapsed := time.Duration(0); elapsed < c.Measure; {
 		wait := min(10*time.Second, c.Measure-elapsed)
 		if !sleep(ctx, wait) {
