@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""Generate the Python protobuf and gRPC code of proto/truco/v1 into clients/python/src/truco_client/v1, and the
-server's Connect/gRPC-Web bindings (connectrpc, over those same messages) into server/src/truco/server/v1.
+"""Generate the Python code of proto/truco/v1: the SDK's messages and gRPC stubs into
+clients/python/src/truco_client/v1, the server's and truco.wire's own messages (no stubs: the server serves
+from the descriptors) into wire/src/truco/wire/v1, and beside them the contract's descriptors with their
+comments (``contract.binpb``: a FileDescriptorSet with source info, which server reflection hands out).
 
     python scripts/gen_proto.py           # regenerate
     python scripts/gen_proto.py --check   # exit 1 if the committed code is not what the protos generate
 
-protoc names Python modules after the proto files (``truco.v1.cards_pb2``); the SDK ships them inside its
-own package, so the generated absolute imports are rewritten to relative ones. The output depends only on
-the protos and the pinned grpcio-tools version (pyproject.toml), so it is reproducible.
+protoc names Python modules after the proto files (``truco.v1.cards_pb2``); each package ships them inside
+itself, so the generated absolute imports are rewritten to relative ones. The two packages register the same
+files: the protobuf runtime keeps one copy of each (their classes are the same). The output depends only on the
+protos and the pinned grpcio-tools version (pyproject.toml), so it is reproducible.
 """
 
 from __future__ import annotations
@@ -25,7 +28,8 @@ ROOT = Path(__file__).resolve().parent.parent
 PROTO_ROOT = ROOT / "proto"
 PACKAGE_DIR = Path("truco") / "v1"
 OUT = ROOT / "clients" / "python" / "src" / "truco_client" / "v1"
-CONNECT_OUT = ROOT / "server" / "src" / "truco" / "server" / "v1"
+WIRE_OUT = ROOT / "wire" / "src" / "truco" / "wire" / "v1"
+DESCRIPTORS = "contract.binpb"
 HEADER = '"""Generated from proto/truco/v1 by scripts/gen_proto.py: do not edit."""\n'
 
 _ABSOLUTE_IMPORT = re.compile(r"^from truco\.v1 import (\w+_pb2)", re.MULTILINE)
@@ -40,27 +44,10 @@ def _protoc(raw: str, *outputs: str) -> None:
         raise SystemExit(f"protoc failed with status {status}")
 
 
-def generate_connect(into: Path) -> None:
-    """The connectrpc plugin's ASGI applications and clients, importing the SDK's google.protobuf messages."""
-    plugin = Path(sys.executable).parent / "protoc-gen-connectrpc"
-    with tempfile.TemporaryDirectory() as raw:
-        _protoc(
-            raw,
-            f"--plugin=protoc-gen-connectrpc={plugin}",
-            f"--connectrpc_out={raw}",
-            "--connectrpc_opt=protobuf=google",
-        )
-        into.mkdir(parents=True, exist_ok=True)
-        for path in sorted((Path(raw) / PACKAGE_DIR).iterdir()):
-            text = _CONNECT_IMPORT.sub(r"from truco_client.v1.\1 import", path.read_text())
-            (into / path.name).write_text(text)
-    (into / "__init__.py").write_text(HEADER)
-
-
-def generate(into: Path) -> None:
+def _generate(into: Path, *outputs: str) -> None:
     """Run protoc on every proto of the package and write the fixed-up modules into ``into``."""
     with tempfile.TemporaryDirectory() as raw:
-        _protoc(raw, f"--python_out={raw}", f"--pyi_out={raw}", f"--grpc_python_out={raw}")
+        _protoc(raw, *(option.format(raw=raw) for option in outputs))
         into.mkdir(parents=True, exist_ok=True)
         for path in sorted((Path(raw) / PACKAGE_DIR).iterdir()):
             text = _ABSOLUTE_IMPORT.sub(r"from . import \1", path.read_text())
@@ -68,11 +55,26 @@ def generate(into: Path) -> None:
     (into / "__init__.py").write_text(HEADER)
 
 
+def generate(into: Path) -> None:
+    """The SDK's messages, their typing stubs and the gRPC client stubs."""
+    _generate(into, "--python_out={raw}", "--pyi_out={raw}", "--grpc_python_out={raw}")
+
+
+def generate_wire(into: Path) -> None:
+    """The messages and typing stubs alone, and the descriptors with their comments."""
+    _generate(into, "--python_out={raw}", "--pyi_out={raw}")
+    _protoc(str(into), "--include_source_info", "--include_imports", f"--descriptor_set_out={into / DESCRIPTORS}")
+
+
+def _read(path: Path) -> str:
+    return path.read_bytes().hex() if path.suffix == ".binpb" else path.read_text()
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--check", action="store_true", help="compare with the committed code instead")
     args = parser.parse_args(argv)
-    targets = ((OUT, generate, "*_pb2*.py*"), (CONNECT_OUT, generate_connect, "*_connect.py"))
+    targets = ((OUT, generate, "*_pb2*.py*"), (WIRE_OUT, generate_wire, "*_pb2*.py*"))
     if not args.check:
         for out, make, pattern in targets:
             for stale in out.glob(pattern):
@@ -85,9 +87,9 @@ def main(argv: list[str] | None = None) -> int:
     for out, make, _ in targets:
         with tempfile.TemporaryDirectory() as fresh:
             make(Path(fresh))
-            expected |= {f"{out.relative_to(ROOT)}/{p.name}": p.read_text() for p in Path(fresh).iterdir()}
+            expected |= {f"{out.relative_to(ROOT)}/{p.name}": _read(p) for p in Path(fresh).iterdir()}
         if out.exists():
-            actual |= {f"{out.relative_to(ROOT)}/{p.name}": p.read_text() for p in out.iterdir() if p.is_file()}
+            actual |= {f"{out.relative_to(ROOT)}/{p.name}": _read(p) for p in out.iterdir() if p.is_file()}
     if expected == actual:
         print("generated code is in sync with proto/")
         return 0

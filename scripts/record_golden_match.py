@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Record tests/data/golden-match-schema{N}.bin, N the current codec.EVENT_SCHEMA: a whole 4-player match
+"""Record tests/data/golden-match-schema{N}.bin, N the current messages.EVENT_SCHEMA: a whole 4-player match
 (señas, flor, perros included) as stored events, so tests/test_stored_events.py proves matches stored today still
 replay after the proto grows.
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 from truco.cli.simulate import deal_command
 from truco.engine import Game, RuleSet
-from truco.server import codec
+from truco.server import messages
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data"
 
@@ -34,10 +34,10 @@ def main() -> int:
         game.execute(actions[int(rng.random() * len(actions))])
     records = bytearray()
     for event in game.events:
-        kind, schema, payload = codec.encode_event(event)
+        kind, schema, payload = messages.encode_event(event)
         name = kind.encode()
         records += struct.pack(">HHI", len(name), schema, len(payload)) + name + payload
-    (OUT / f"golden-match-schema{codec.EVENT_SCHEMA}.bin").write_bytes(bytes(records))
+    (OUT / f"golden-match-schema{messages.EVENT_SCHEMA}.bin").write_bytes(bytes(records))
     summary = {
         "events": len(game.events),
         "version": game.version,
@@ -45,7 +45,7 @@ def main() -> int:
         "winner": game.state.winner,
         "hands": game.state.hands_dealt,
     }
-    (OUT / f"golden-match-schema{codec.EVENT_SCHEMA}.json").write_text(json.dumps(summary, indent=2) + "\n")
+    (OUT / f"golden-match-schema{messages.EVENT_SCHEMA}.json").write_text(json.dumps(summary, indent=2) + "\n")
     print(summary)
     return 0
 

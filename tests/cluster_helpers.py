@@ -18,7 +18,7 @@ import grpc
 import psycopg
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from truco.server import codec
+from truco.server import messages
 from truco.server.audit import CorruptMatch, audit_match
 from truco.server.store import open_store
 
@@ -157,7 +157,7 @@ def audit_store(url: str) -> Audit:
                 record, events = await store.get_game(game_id), await store.read(game_id)
                 result.events += len(events)
                 try:
-                    audit_match(record, events, codec.STORED_EVENTS)
+                    audit_match(record, events, messages.STORED_EVENTS)
                 except CorruptMatch as error:
                     result.corrupt.append(str(error))
         finally:

@@ -21,7 +21,8 @@ from truco.server.keys import create_key
 from truco.server.quotas import Limits
 from truco_client.v1 import game_service_pb2
 
-from .server_helpers import InProcessServer, LoopThread, Player, create_game, join, new_id
+from .players import Player, create_game, join, new_id
+from .servers import InProcessServer, LoopThread
 
 ROOT = Path(__file__).resolve().parent.parent
 TRUCO = ROOT / ".venv" / "bin" / "truco"

@@ -20,12 +20,12 @@ SOURCES = {
     "truco.engine": ROOT / "engine/src/truco/engine",
     "truco.bots": ROOT / "clients/bots/src/truco/bots",
     "truco_client": ROOT / "clients/python/src/truco_client",
-    "truco.wire": ROOT / "wire/src/truco/wire.py",
+    "truco.wire": ROOT / "wire/src/truco/wire",
     "truco.terminal": ROOT / "clients/terminal/src/truco/terminal",
     "truco.server": ROOT / "server/src/truco/server",
     "truco.cli": ROOT / "server/src/truco/cli",
 }
-GENERATED = ("truco_client.v1", "truco.server.v1")
+GENERATED = ("truco_client.v1", "truco.wire.v1")
 """Code written by protoc and its plugins, which the layering does not govern."""
 
 SERVER_PORTS = (
@@ -36,7 +36,7 @@ SERVER_PORTS = (
     "truco.server.pipeline",
     "truco.server.errors",
     "truco.server.service",
-    "truco.server.codec",
+    "truco.server.messages",
     "truco.server.projections",
 )
 """The server's doors and what they are made of: the only modules of truco.server that may speak protobuf and
@@ -69,16 +69,16 @@ def refusal(module: str, imported: str) -> str | None:
         if within(imported, "truco"):
             return "the SDK never imports truco.*"
     elif within(module, "truco.wire"):
-        if not (stdlib or within(imported, "truco.engine", "truco_client.v1", "google.protobuf")):
-            return "truco.wire converts engine values to the generated messages only"
+        if not (stdlib or within(imported, "truco.engine", "truco.wire", "google.protobuf")):
+            return "truco.wire converts engine values to its generated messages (truco.wire.v1) only"
     elif within(module, "truco.terminal"):
         if not (stdlib or within(imported, *TERMINAL)):
             return "the terminal client is a client: the engine, the bots, the SDK and truco.wire, never the server"
     elif within(module, "truco.server"):
         if within(imported, "truco.cli", "truco.terminal"):
             return "the server never imports the command line"
-        if within(imported, "truco_client") and not within(imported, "truco_client.v1"):
-            return "the server uses the generated stubs (truco_client.v1), not the SDK"
+        if within(imported, "truco_client"):
+            return "the server has its own generated messages (truco.wire.v1), never the SDK's"
         if in_core(module) and (within(imported, *WIRE) or within(imported, *SERVER_PORTS)):
             return "the server's core is free of gRPC and protobuf, and never imports a door"
     return None
@@ -106,7 +106,7 @@ def imports(module: str, source: str, is_package: bool = False) -> Iterator[Impo
             else:
                 prefix = node.module or ""
             yield Import(module, prefix, node.lineno)
-            for alias in node.names:  # a name may be a submodule (from truco.server import codec)
+            for alias in node.names:  # a name may be a submodule (from truco.server import messages)
                 if alias.name != "*":
                     yield Import(module, f"{prefix}.{alias.name}", node.lineno)
 
@@ -195,20 +195,21 @@ def test_every_package_imports_only_what_its_layer_may() -> None:
     ("module", "source", "broken"),
     [
         ("truco.engine.state", "import grpc", "grpc"),
-        ("truco.engine.views", "from truco.server import codec", "truco.server.codec"),
+        ("truco.engine.views", "from truco.server import messages", "truco.server.messages"),
         ("truco.engine.views", "from truco.bots import make_bot", "truco.bots"),
         ("truco.bots.heuristic", "from truco.server.games import Games", "truco.server.games"),
         ("truco.bots.heuristic", "from truco_client import play", "truco_client"),
         ("truco_client.client", "from truco.engine import Card", "truco.engine"),
         ("truco.server.service", "from truco_client.errors import TrucoError", "truco_client.errors"),
+        ("truco.server.messages", "from truco_client.v1 import views_pb2", "truco_client.v1"),
         ("truco.server.games", "import grpc", "grpc"),
         ("truco.server.games", "from .errors import ServiceError", "truco.server.errors"),
         ("truco.server.store.sqlite", "from google.protobuf import message", "google.protobuf"),
-        ("truco.terminal.selfplay", "from truco.server import codec", "truco.server.codec"),
+        ("truco.terminal.selfplay", "from truco.server import messages", "truco.server.messages"),
         ("truco.terminal.play", "from truco.cli.main import main", "truco.cli.main"),
         ("truco.terminal.commands", "import psycopg", "psycopg"),
         ("truco.server.app", "from truco.terminal.commandline import UsageError", "truco.terminal.commandline"),
-        ("truco.server.games", "from . import codec", "truco.server.codec"),
+        ("truco.server.games", "from . import messages", "truco.server.messages"),
         ("truco.server.snapshots", "from .pipeline import Call", "truco.server.pipeline"),
     ],
 )
@@ -222,10 +223,10 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str
     [
         ("truco.engine.views", "from .state import MatchState"),
         ("truco.bots.heuristic", "from truco.engine import Card"),
-        ("truco.wire", "from truco_client.v1 import cards_pb2"),
-        ("truco.server.service", "from truco_client.v1 import game_service_pb2"),
+        ("truco.wire", "from truco.wire.v1 import cards_pb2"),
+        ("truco.server.service", "from truco.wire.v1 import game_service_pb2"),
         ("truco.server.games", "from .referee import drive"),
-        ("truco.server.service", "from . import codec"),
+        ("truco.server.service", "from . import messages"),
         ("truco.cli.main", "from truco.server.app import main"),
         ("truco.cli.main", "from truco.terminal import commands"),
         ("truco.terminal.selfplay", "from truco.wire import seat_view_from_pb"),

@@ -15,11 +15,11 @@ from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import evolve
 from truco.engine.views import seat_view
-from truco.server import codec
+from truco.server import messages
 from truco.server.audit import CorruptMatch, audit_match, replay
-from truco.server.store.base import GameRecord, StoredEvent
+from truco.server.store.records import GameRecord, StoredEvent
 
-EVENTS = codec.STORED_EVENTS
+EVENTS = messages.STORED_EVENTS
 
 
 def played(
@@ -61,7 +61,7 @@ def _apply(state: MatchState, events: list[ev.Event]) -> list[ev.Event]:
 def stored(events: list[ev.Event], game_id: str = "g1") -> tuple[GameRecord, list[StoredEvent]]:
     items = []
     for seq, event in enumerate(events, start=1):
-        kind, schema, payload = codec.encode_event(event)
+        kind, schema, payload = messages.encode_event(event)
         items.append(StoredEvent(game_id, seq, kind, schema, payload, None))
     over = isinstance(events[-1], ev.MatchEnded)
     record = GameRecord(game_id, "2026-12-01T00:00:00.000000Z", b"", 2, (), len(events), over)

@@ -13,16 +13,8 @@ import pytest
 
 from truco_client.v1 import game_service_pb2, views_pb2
 
-from .server_helpers import (
-    RPC_TIMEOUT,
-    InProcessServer,
-    LoopThread,
-    Player,
-    fails,
-    join,
-    new_id,
-    rule_set,
-)
+from .players import RPC_TIMEOUT, Player, fails, join, new_id, rule_set
+from .servers import InProcessServer, LoopThread
 
 EXPERT = game_service_pb2.BOT_LEVEL_EXPERT
 

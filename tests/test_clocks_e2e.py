@@ -23,19 +23,9 @@ from google.protobuf.duration_pb2 import Duration
 from truco.server.store import open_store
 from truco_client.v1 import events_pb2, game_service_pb2, rules_pb2, views_pb2
 
-from .server_helpers import (
-    BACKENDS,
-    RPC_TIMEOUT,
-    TRUCO,
-    InProcessServer,
-    LoopThread,
-    Player,
-    Stores,
-    failure_of,
-    join,
-    kind_of,
-    new_id,
-)
+from .players import RPC_TIMEOUT, Player, failure_of, join, new_id
+from .servers import BACKENDS, TRUCO, InProcessServer, LoopThread, Stores
+from .wire_builders import kind_of
 
 TAKEOVER = game_service_pb2.CLOCK_POLICY_TAKEOVER
 FORFEIT = game_service_pb2.CLOCK_POLICY_FORFEIT

@@ -13,11 +13,12 @@ from truco.engine import DECK, Game, PlayCard, Reason, RuleSet, RuleViolation, S
 from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import Phase
-from truco.server import codec
+from truco.server import messages
 from truco.server.clocks import US, ClockBook, ClockSettings, Timekeeper
-from truco.server.codec import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
+from truco.server.messages import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
 from truco.server.reasons import ServiceFailure
-from truco.server.store.base import EventStore, now_us
+from truco.server.store.interface import EventStore
+from truco.server.store.records import now_us
 from truco.terminal.play import clock_line, describe_event
 from truco.terminal.selfplay import count_takeovers
 from truco_client import clock_settings, seconds_left, taken_over
@@ -83,8 +84,8 @@ def test_leaving_and_coming_back() -> None:
 
 @pytest.mark.parametrize("event", [ev.ClockExpired(3, 1_796_000_000_123_456, True), ev.SeatLeft(2), ev.SeatResumed(5)])
 def test_absence_events_survive_the_store(event: ev.Event) -> None:
-    kind, schema, payload = codec.encode_event(event)
-    assert codec.decode_event(kind, schema, payload) == event
+    kind, schema, payload = messages.encode_event(event)
+    assert messages.decode_event(kind, schema, payload) == event
 
 
 # --- The clock book ----------------------------------------------------------------------------------------------

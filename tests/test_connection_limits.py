@@ -34,7 +34,7 @@ from truco.server.connections import (
 from truco.server.quotas import ConnectionLimits
 from truco_client.v1 import cards_pb2, rules_service_pb2, rules_service_pb2_grpc
 
-from .server_helpers import ProcessServer
+from .servers import ProcessServer
 
 ATTACKERS = ("127.0.0.2", "127.0.0.3", "127.0.0.4", "127.0.0.5")
 GUARDED = "127.0.0.6"

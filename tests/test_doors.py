@@ -20,7 +20,7 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from truco_client.v1 import game_service_pb2, rules_service_pb2
 
-from .server_helpers import InProcessServer, LoopThread
+from .servers import InProcessServer, LoopThread
 
 SERVICES = (
     game_service_pb2.DESCRIPTOR.services_by_name["GameService"],

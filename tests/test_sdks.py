@@ -32,7 +32,7 @@ import pytest
 
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, views_pb2
 
-from .server_helpers import ProcessServer
+from .servers import ProcessServer
 
 ROOT = Path(__file__).resolve().parent.parent
 SDK_PLAY = ROOT / "scripts" / "sdk-play"

@@ -41,47 +41,24 @@ from truco_client.v1 import (
     views_pb2,
 )
 
-from .server_helpers import (
-    BACKENDS,
-    InProcessServer,
-    LoopThread,
-    Move,
+from .fair_deals import assert_private, assert_sealed, deals_from, sealed_salts, without_own_proofs
+from .players import (
     Player,
-    ProcessServer,
-    Stores,
     Table,
-    answer,
-    assert_private,
-    assert_sealed,
     bearer,
-    call,
-    card,
-    cards_in,
     create_game,
-    deals_from,
     fails,
     failure_of,
-    fixed_deal,
     join,
-    kind_of,
-    mazo,
     new_id,
     open_table,
-    play,
-    play_to_end,
-    play_until,
     public_events,
     reconnect,
     replay,
-    sealed_salts,
-    sena,
-    step,
-    text_of,
-    texts,
-    unchanged,
-    wait_until,
-    without_own_proofs,
 )
+from .random_play import Move, play_to_end, play_until, step, unchanged
+from .servers import BACKENDS, InProcessServer, LoopThread, ProcessServer, Stores, wait_until
+from .wire_builders import answer, call, card, cards_in, fixed_deal, kind_of, mazo, play, sena, text_of, texts
 
 OK = grpc.StatusCode.OK
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT

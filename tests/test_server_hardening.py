@@ -31,24 +31,13 @@ from prometheus_client.parser import text_string_to_metric_families
 from truco.server.keys import create_key
 from truco.server.quotas import Limits, derived_watch_cap, memory_limit
 from truco.server.store import open_store
-from truco.server.store.base import ApiKeyRecord
+from truco.server.store.records import ApiKeyRecord
 from truco_client import TrucoClient
 from truco_client.errors import Unauthenticated
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, views_pb2
 
-from .server_helpers import (
-    BACKENDS,
-    InProcessServer,
-    LoopThread,
-    Player,
-    Stores,
-    create_game,
-    fails,
-    failure_of,
-    join,
-    new_id,
-    wait_until,
-)
+from .players import Player, create_game, fails, failure_of, join, new_id
+from .servers import BACKENDS, InProcessServer, LoopThread, Stores, wait_until
 
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT
 RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -42,8 +42,8 @@ from truco.server.store import (
 )
 from truco.server.store import postgres as postgres_backend
 from truco.server.store import sqlite as sqlite_backend
-from truco.server.store.base import now_us
 from truco.server.store.postgres import PostgresStore
+from truco.server.store.records import now_us
 from truco.server.store.sqlite import SQLiteStore
 
 #: Run by a child process to append one event: a writer the store under test cannot see in memory.

@@ -13,7 +13,7 @@ import pytest
 
 from truco.engine import Card, event_for, evolve, fold
 from truco.engine import events as ev
-from truco.server import codec
+from truco.server import messages
 from truco_client.v1 import events_pb2
 
 DATA = Path(__file__).parent / "data"
@@ -36,7 +36,7 @@ def read_records(path: Path) -> list[tuple[str, int, bytes]]:
 def test_a_match_stored_with_an_old_schema_replays_to_the_same_result(schema: int) -> None:
     records = read_records(DATA / f"golden-match-schema{schema}.bin")
     expected = json.loads((DATA / f"golden-match-schema{schema}.json").read_text())
-    events = [codec.decode_event(kind, stored_schema, payload) for kind, stored_schema, payload in records]
+    events = [messages.decode_event(kind, stored_schema, payload) for kind, stored_schema, payload in records]
     assert [type(event).__name__ for event in events] == [kind for kind, _, _ in records]
     state = fold(events)
     assert len(events) == expected["events"]
@@ -50,15 +50,15 @@ def test_a_match_stored_with_an_old_schema_replays_to_the_same_result(schema: in
 
 def test_an_unknown_schema_is_refused_not_misread() -> None:
     kind, _, payload = read_records(DATA / "golden-match-schema1.bin")[0]
-    with pytest.raises(codec.DecodeError, match="schema 99"):
-        codec.decode_event(kind, 99, payload)
+    with pytest.raises(messages.DecodeError, match="schema 99"):
+        messages.decode_event(kind, 99, payload)
 
 
 def test_encoding_today_reproduces_the_stored_bytes() -> None:
     """Today's encoder writes schema-2 events byte for byte as they were stored: the encoding is stable."""
     for kind, schema, payload in read_records(DATA / "golden-match-schema2.bin"):
-        event = codec.decode_event(kind, schema, payload)
-        assert codec.encode_event(event) == (kind, schema, payload)
+        event = messages.decode_event(kind, schema, payload)
+        assert messages.encode_event(event) == (kind, schema, payload)
 
 
 def test_schema_one_is_upcast_without_its_reveal() -> None:
@@ -66,20 +66,20 @@ def test_schema_one_is_upcast_without_its_reveal() -> None:
     commitment (projections recompute per-card ones from the recorded order and secret) and HandEnded its
     revealed order and salt, which no projection of an old match shows any more."""
     records = read_records(DATA / "golden-match-schema1.bin")
-    events = [codec.decode_event(kind, schema, payload) for kind, schema, payload in records]
+    events = [messages.decode_event(kind, schema, payload) for kind, schema, payload in records]
     state = fold([])
     revealed_before = 0
     for (kind, _schema, payload), event in zip(records, events, strict=True):
         evolve(state, event)
         if kind not in ("HandDealt", "HandEnded"):
-            assert codec.encode_event(event) == (kind, codec.EVENT_SCHEMA, payload)
+            assert messages.encode_event(event) == (kind, messages.EVENT_SCHEMA, payload)
             continue
         old = events_pb2.Event.FromString(payload)
         if kind == "HandEnded":
             revealed_before += len(old.hand_ended.order)
             seen = event_for(event, None, state.hand)
             assert isinstance(seen, ev.HandEnded)
-            message = codec.event_to_pb(seen)
+            message = messages.event_to_pb(seen)
             assert not message.hand_ended.order and not message.hand_ended.salt
             assert len(seen.proofs) == sum(len(cards) for _, cards in seen.shown)
         else:
@@ -101,17 +101,17 @@ def as_schema0(payload: bytes) -> bytes:
 
 def test_a_schema0_event_is_upcast_to_the_same_event() -> None:
     """One synthetic schema-0 event: a card played, stored bare."""
-    bare = events_pb2.CardPlayed(seat=1, card=codec.card_to_pb(Card.parse("7o"))).SerializeToString()
-    assert codec.decode_event("CardPlayed", 0, bare) == ev.CardPlayed(1, Card.parse("7o"))
+    bare = events_pb2.CardPlayed(seat=1, card=messages.card_to_pb(Card.parse("7o"))).SerializeToString()
+    assert messages.decode_event("CardPlayed", 0, bare) == ev.CardPlayed(1, Card.parse("7o"))
 
 
 def test_the_golden_match_stored_as_schema0_replays_like_schema1() -> None:
     records = read_records(DATA / "golden-match-schema1.bin")
-    upcast = [codec.decode_event(kind, 0, as_schema0(payload)) for kind, _, payload in records]
-    assert upcast == [codec.decode_event(kind, schema, payload) for kind, schema, payload in records]
+    upcast = [messages.decode_event(kind, 0, as_schema0(payload)) for kind, _, payload in records]
+    assert upcast == [messages.decode_event(kind, schema, payload) for kind, schema, payload in records]
     assert fold(upcast).winner == json.loads((DATA / "golden-match-schema1.json").read_text())["winner"]
 
 
 def test_a_schema0_event_of_an_unknown_kind_is_refused() -> None:
-    with pytest.raises(codec.DecodeError, match="unknown kind 'Nonsense'"):
-        codec.decode_event("Nonsense", 0, b"")
+    with pytest.raises(messages.DecodeError, match="unknown kind 'Nonsense'"):
+        messages.decode_event("Nonsense", 0, b"")

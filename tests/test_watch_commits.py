@@ -11,7 +11,9 @@ import pytest
 from truco.server.projections import field, watch_messages
 from truco_client.v1 import game_service_pb2
 
-from .server_helpers import InProcessServer, LoopThread, Player, Watcher, open_table, play_to_end, step
+from .players import Player, Watcher, open_table
+from .random_play import play_to_end, step
+from .servers import InProcessServer, LoopThread
 
 TIMEOUT = 30.0
 

@@ -31,9 +31,9 @@ from google.rpc import error_details_pb2
 from prometheus_client.parser import text_string_to_metric_families
 from pyqwest import Client, HTTPTransport, HTTPVersion
 
-from truco.server.v1.game_service_connect import GameServiceClient
-from truco.server.v1.rules_service_connect import RulesServiceClient
 from truco_client.v1 import cards_pb2, commands_pb2, game_service_pb2, rules_pb2, rules_service_pb2
+
+from .connect_client import game_service_client, rules_service_client
 
 ROOT = Path(__file__).resolve().parent.parent
 TRUCO = ROOT / ".venv" / "bin" / "truco"
@@ -178,7 +178,7 @@ async def test_a_game_over_each_protocol(server: WebServer, protocol: str, http:
         "http_client": _client(server.url, http),
         "timeout_ms": 20_000,
     }
-    rules = RulesServiceClient(server.url, **options)
+    rules = rules_service_client(server.url, **options)
     evaluated = await rules.evaluate_hand(
         rules_service_pb2.EvaluateHandRequest(
             muestra=_card(1, cards_pb2.SUIT_ORO),
@@ -187,7 +187,7 @@ async def test_a_game_over_each_protocol(server: WebServer, protocol: str, http:
     )
     assert evaluated.envido == 37 and list(evaluated.strength) == [19, 12, 10]
 
-    games = GameServiceClient(server.url, **options)
+    games = game_service_client(server.url, **options)
     created = await games.create_game(
         game_service_pb2.CreateGameRequest(
             rules=rules_pb2.RuleSet(players=2, target=15),
@@ -342,7 +342,7 @@ async def test_a_sena_sent_during_a_watch_reaches_the_partner_live(server: WebSe
     """A seña keeps the public version, yet one sent while the partner's watch runs is streamed at once (not
     only with the next move); a spectator's watch never carries it."""
     options: dict[str, Any] = {"http_client": _client(server.url, HTTPVersion.HTTP1), "timeout_ms": 20_000}
-    games = GameServiceClient(server.url, **options)
+    games = game_service_client(server.url, **options)
     bots = [game_service_pb2.BotSeat(seat=s, kind=game_service_pb2.BOT_KIND_RANDOM) for s in (1, 3)]
     created = await games.create_game(game_service_pb2.CreateGameRequest(rules=rules_pb2.RuleSet(players=4), bots=bots))
     name = created.game.name

@@ -29,7 +29,7 @@ from truco.server.workers import (
     resolve_workers,
 )
 
-from .server_helpers import TOKEN_KEY, TRUCO, Stores
+from .servers import TOKEN_KEY, TRUCO, Stores
 
 LISTENING = re.compile(
     r"^truco serve: listening on port (\d+) .*(\d+) workers\), metrics on (http://\S+/metrics), "

@@ -96,30 +96,14 @@ def _next_plan(rules: RuleSet, last: HandView | None, scores: tuple[int, int]) -
 def _hand_state(view: SeatView, shown: HandView, hidden: Mapping[int, Sequence[Card]]) -> HandState:
     rules = view.public.rules
     muestra = shown.muestra
-    played: dict[int, list[Card]] = {seat: [] for seat in shown.seats}
-    for plays in shown.rounds:
-        for seat, card in plays:
-            played[seat].append(card)
-    left = dict(shown.cards_left)
-    unplayed: dict[int, list[Card]] = {}
-    for seat in shown.seats:
-        cards = list(view.cards) if seat == view.seat else list(hidden.get(seat, ()))
-        if len(cards) != left.get(seat, 0):
-            raise ValueError(f"seat {seat} holds {left.get(seat, 0)} unplayed cards, not {len(cards)}")
-        unplayed[seat] = cards
+    played, unplayed = _cards(view, shown, hidden)
     dealt = {seat: (*played[seat], *unplayed[seat]) for seat in shown.seats}
     every = [card for cards in dealt.values() for card in cards]
     every.append(muestra)
     if len(set(every)) != len(every):
         raise ValueError("a card is dealt twice: the hidden cards must be other than every card the view shows")
     flor_holders = tuple(seat for seat in shown.seats if rules.flor and has_flor(dealt[seat], muestra))
-    truco_pending: PendingCall | None = None
-    bet_pending: PendingCall | None = None
-    for pending in shown.pending_calls:
-        if pending.call.family is Family.TRUCO:
-            truco_pending = PendingCall(pending.call, pending.seat)
-        else:
-            bet_pending = PendingCall(pending.call, pending.seat)
+    truco_pending, bet_pending = _pending(shown)
     rounds = [list(plays) for plays in shown.rounds]
     while len(rounds) < min(len(shown.results) + 1, 3):
         rounds.append([])
@@ -158,6 +142,36 @@ def _hand_state(view: SeatView, shown: HandView, hidden: Mapping[int, Sequence[C
         senas=[*view.senas, *_own_senas(view, shown)],
         points=[shown.points[0], shown.points[1]],
     )
+
+
+def _cards(
+    view: SeatView, shown: HandView, hidden: Mapping[int, Sequence[Card]]
+) -> tuple[dict[int, list[Card]], dict[int, list[Card]]]:
+    """Each seat's cards played this hand, and its unplayed ones: the seat's own, or ``hidden``'s guess."""
+    played: dict[int, list[Card]] = {seat: [] for seat in shown.seats}
+    for plays in shown.rounds:
+        for seat, card in plays:
+            played[seat].append(card)
+    left = dict(shown.cards_left)
+    unplayed: dict[int, list[Card]] = {}
+    for seat in shown.seats:
+        cards = list(view.cards) if seat == view.seat else list(hidden.get(seat, ()))
+        if len(cards) != left.get(seat, 0):
+            raise ValueError(f"seat {seat} holds {left.get(seat, 0)} unplayed cards, not {len(cards)}")
+        unplayed[seat] = cards
+    return played, unplayed
+
+
+def _pending(shown: HandView) -> tuple[PendingCall | None, PendingCall | None]:
+    """The truco call and the other bet (envido, flor) awaiting an answer, as the view lists them."""
+    truco_pending: PendingCall | None = None
+    bet_pending: PendingCall | None = None
+    for pending in shown.pending_calls:
+        if pending.call.family is Family.TRUCO:
+            truco_pending = PendingCall(pending.call, pending.seat)
+        else:
+            bet_pending = PendingCall(pending.call, pending.seat)
+    return truco_pending, bet_pending
 
 
 def _own_senas(view: SeatView, shown: HandView) -> list[tuple[int, Sena]]:

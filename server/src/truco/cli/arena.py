@@ -230,61 +230,71 @@ class RemoteTable:
         scores (remote bot's team, other team)."""
         import grpc
 
-        from truco.server.codec import bot_to_pb, card_to_pb
-        from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2
+        from truco.wire.v1 import game_service_pb2
+        from truco_client.v1 import game_service_pb2_grpc
 
-        deals = random.Random(deal_seed)
-        fixed = []
-        for _ in range(DEALS_PER_MATCH):
-            order = shuffled(deals).order
-            n = rules.players
-            hands = [order[p : 3 * n : n] for p in range(n)]
-            fixed.append(
-                game_service_pb2.FixedDeal(
-                    hands=[game_service_pb2.DealtHand(cards=[card_to_pb(c) for c in hand]) for hand in hands],
-                    muestra=card_to_pb(order[3 * n]),
-                )
-            )
-        kind, level = bot_to_pb(LEVEL_BOTS.get(local, local))
-        bots = [
-            game_service_pb2.BotSeat(seat=s, kind=kind, level=level)
-            for s in range(rules.players)
-            if team_of(s) != remote_team
-        ]
         with grpc.insecure_channel(self.address) as channel:
             stub = game_service_pb2_grpc.GameServiceStub(channel)
-            game = stub.CreateGame(
-                game_service_pb2.CreateGameRequest(
-                    rules=rules_pb2.RuleSet(players=rules.players, target=rules.target),
-                    bots=bots,
-                    fixed_deals=fixed,
-                    clock=game_service_pb2.ClockSettings(),
-                ),
-                timeout=30,
-            ).game
+            game = stub.CreateGame(_paired_game(rules, local, remote_team, deal_seed), timeout=30).game
             seats = [s for s in range(rules.players) if team_of(s) == remote_team]
-            processes = [
-                subprocess.Popen(
-                    [
-                        part.replace("{address}", self.address).replace("{game}", game.name).replace("{seat}", str(s))
-                        for part in remote.command
-                    ]
-                    + (["--seed", str(seed + s)] if remote.spec.startswith("remote:") else []),
-                )
-                for s in seats
-            ]
-            try:
-                for process in processes:
-                    if process.wait(timeout=3600) != 0:
-                        raise RuntimeError(f"the remote bot {remote.spec!r} exited with status {process.returncode}")
-            finally:
-                for process in processes:
-                    if process.poll() is None:
-                        process.kill()
-                        process.wait()
+            self._run_remote(remote, game.name, seats, seed)
             final = stub.GetGame(game_service_pb2.GetGameRequest(name=game.name), timeout=30).game
         scores = {s.team: s.points for s in final.scores}
         return scores.get(remote_team, 0), scores.get(1 - remote_team, 0)
+
+    def _run_remote(self, remote: Contender, game: str, seats: list[int], seed: int) -> None:
+        """The remote bot's processes, one per seat, until the match is over."""
+        processes = [
+            subprocess.Popen(
+                [
+                    part.replace("{address}", self.address).replace("{game}", game).replace("{seat}", str(s))
+                    for part in remote.command
+                ]
+                + (["--seed", str(seed + s)] if remote.spec.startswith("remote:") else []),
+            )
+            for s in seats
+        ]
+        try:
+            for process in processes:
+                if process.wait(timeout=3600) != 0:
+                    raise RuntimeError(f"the remote bot {remote.spec!r} exited with status {process.returncode}")
+        finally:
+            for process in processes:
+                if process.poll() is None:
+                    process.kill()
+                    process.wait()
+
+
+def _paired_game(rules: RuleSet, local: str, remote_team: int, deal_seed: int) -> Any:
+    """The CreateGameRequest of one match against a remote bot: its deals scripted from ``deal_seed`` (the same
+    for the match with the seats swapped), the local bot's seats played by the server, no clocks."""
+    from truco.server.messages import bot_to_pb, card_to_pb
+    from truco.wire.v1 import game_service_pb2, rules_pb2
+
+    deals = random.Random(deal_seed)
+    fixed = []
+    for _ in range(DEALS_PER_MATCH):
+        order = shuffled(deals).order
+        n = rules.players
+        hands = [order[p : 3 * n : n] for p in range(n)]
+        fixed.append(
+            game_service_pb2.FixedDeal(
+                hands=[game_service_pb2.DealtHand(cards=[card_to_pb(c) for c in hand]) for hand in hands],
+                muestra=card_to_pb(order[3 * n]),
+            )
+        )
+    kind, level = bot_to_pb(LEVEL_BOTS.get(local, local))
+    bots = [
+        game_service_pb2.BotSeat(seat=s, kind=kind, level=level)
+        for s in range(rules.players)
+        if team_of(s) != remote_team
+    ]
+    return game_service_pb2.CreateGameRequest(
+        rules=rules_pb2.RuleSet(players=rules.players, target=rules.target),
+        bots=bots,
+        fixed_deals=fixed,
+        clock=game_service_pb2.ClockSettings(),
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,7 +19,9 @@ from collections.abc import Sequence
 from functools import partial
 
 from truco.bots import make_bot
-from truco.wire import command_from_pb, seat_view_from_pb
+from truco.wire import as_wire, command_from_pb, seat_view_from_pb
+from truco.wire.v1 import commands_pb2 as wire_commands
+from truco.wire.v1 import views_pb2 as wire_views
 from truco_client import IllegalMove, TrucoClient, VersionConflict
 from truco_client.v1 import views_pb2
 
@@ -41,8 +43,8 @@ async def play_seat(address: str, game: str, seat: int, bot_name: str, seed: int
                 response = await client.get_view(game)
                 view = response.seat
                 continue
-            engine_actions = [command_from_pb(a, seat) for a in actions]
-            chosen = bot.choose(engine_actions, partial(seat_view_from_pb, view), rng)
+            engine_actions = [command_from_pb(as_wire(a, wire_commands.Command), seat) for a in actions]
+            chosen = bot.choose(engine_actions, partial(seat_view_from_pb, as_wire(view, wire_views.SeatView)), rng)
             command = actions[engine_actions.index(chosen)]
             try:
                 view = (await client.submit(game, command, expected_version=view.public.version)).view

@@ -20,8 +20,9 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 from prometheus_client import start_http_server
 
-from truco_client.v1 import game_service_pb2, rules_service_pb2
+from truco.wire.v1 import game_service_pb2, rules_service_pb2
 
+from .admission import Admission
 from .auth import TokenIssuer
 from .clocks import Alarm, ClockSettings, Timekeeper
 from .connections import (
@@ -36,14 +37,15 @@ from .games import Games
 from .grpc_door import GrpcDoor
 from .keys import ApiKeys
 from .lifecycle import Housekeeper
-from .limits import Admission
 from .metrics import Metrics
 from .pipeline import Method, Observer, Pipeline, methods_of
 from .projections import ENCODINGS
 from .quotas import ConnectionLimits, Limits
+from .reflection import DocumentedReflection
 from .service import GameServicer, RulesServicer
 from .store import open_store
-from .store.base import EventStore, StoreUnavailable
+from .store.errors import StoreUnavailable
+from .store.interface import EventStore
 from .web import DEFAULT_WEB_ASSETS, WebLimits, WebServer, build_app
 
 MAX_REQUEST_BYTES = 64 * 1024
@@ -210,7 +212,8 @@ class Server:
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
         names = [service.full_name for service in SERVICES]
-        reflection.enable_server_reflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME), self.grpc)
+        self.reflection = DocumentedReflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME))
+        self.reflection.register(self.grpc)
         self.port = 0
         self.metrics_port: int | None = None
         self.web: WebServer | None = None
@@ -254,6 +257,7 @@ class Server:
         app = build_app(
             self.pipeline,
             self.services,
+            self.reflection,
             limits,
             cors_origins=self.config.cors_origins,
             assets=assets if assets.is_dir() else None,

@@ -19,7 +19,7 @@ from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import evolve
 
 from .encodings import EventCodec
-from .store.base import GameRecord, StoredEvent
+from .store.records import GameRecord, StoredEvent
 
 
 class CorruptMatch(Exception):

@@ -24,7 +24,7 @@ from truco.engine import execute_legal
 from .commits import Commits
 from .referee import bots_due, thinker_due
 from .snapshots import Snapshot, Snapshots
-from .store.base import VersionConflict
+from .store.errors import VersionConflict
 from .thinking import Thinkers
 
 PAUSE_SECONDS = 0.005

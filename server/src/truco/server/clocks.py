@@ -23,7 +23,8 @@ import structlog
 from truco.engine import MatchState, Phase, actors
 from truco.engine import events as ev
 
-from .store.base import EventStore, now_us
+from .store.interface import Deadlines
+from .store.records import now_us
 
 US = 1_000_000
 DEFAULT_TAKEOVER_BOT = "heuristic"
@@ -223,7 +224,7 @@ class Timekeeper:
 
     def __init__(
         self,
-        store: EventStore,
+        store: Deadlines,
         fire: Fire,
         *,
         alarm: Alarm | None = None,

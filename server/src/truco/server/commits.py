@@ -24,7 +24,8 @@ from .metrics import Metrics
 from .referee import drive
 from .seats import Seats
 from .snapshots import Loaded, Snapshot, Snapshots
-from .store.base import AppendResult, EventStore, NewEvent, now_us
+from .store.interface import GameLog
+from .store.records import AppendResult, NewEvent, now_us
 
 Reply = Callable[[Sequence[ev.Event], MatchState, Clocks, dict[Hashable, object]], bytes]
 """Encodes the answer to a move from all its events (the bots' and deals' included), the state and clocks after;
@@ -47,7 +48,7 @@ class Commits:
 
     def __init__(
         self,
-        store: EventStore,
+        store: GameLog,
         events: EventCodec,
         snapshots: Snapshots,
         seats: Seats,

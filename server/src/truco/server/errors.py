@@ -24,7 +24,7 @@ from truco.engine import InvalidCommand, RuleViolation
 from truco.wire import DecodeError
 
 from .reasons import QuotaExceeded, ServiceFailure, ServiceReason
-from .store.base import GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable
+from .store.errors import GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable
 
 DOMAIN = "truco.v1"
 """The ``google.rpc.ErrorInfo.domain`` of every reason."""

@@ -42,17 +42,9 @@ from .referee import drive
 from .seats import Seats, joined_times
 from .setups import Setup, setup_to_bytes
 from .snapshots import CACHE_ENTRIES, Snapshot, Snapshots
-from .store.base import (
-    SEAT_BOT,
-    SEAT_OPEN,
-    SEAT_TAKEN,
-    EventStore,
-    GameRecord,
-    SeatRecord,
-    VersionConflict,
-    decode_cursor,
-    now_us,
-)
+from .store.errors import VersionConflict
+from .store.interface import EventStore
+from .store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord, decode_cursor, now_us
 from .thinking import Thinkers
 
 APPEND_ATTEMPTS = 4

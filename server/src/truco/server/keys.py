@@ -20,7 +20,8 @@ from datetime import UTC, datetime
 
 from .app_quotas import NO_QUOTAS, AppQuotas
 from .reasons import ServiceFailure, ServiceReason
-from .store.base import ApiKeyRecord, EventStore
+from .store.interface import KeyRing
+from .store.records import ApiKeyRecord
 
 API_KEY_HEADER = "x-api-key"
 KEY_PREFIX = "truco_"
@@ -45,7 +46,7 @@ def new_key() -> tuple[str, str]:
     return key_id, f"{KEY_PREFIX}{key_id}_{secrets.token_urlsafe(32)}"
 
 
-async def create_key(store: EventStore, name: str, quotas: AppQuotas = NO_QUOTAS) -> tuple[ApiKeyRecord, str]:
+async def create_key(store: KeyRing, name: str, quotas: AppQuotas = NO_QUOTAS) -> tuple[ApiKeyRecord, str]:
     """Store a new key named ``name`` (with its own app totals, if any); returns its record and the key itself
     (shown once, never stored).
 
@@ -103,7 +104,7 @@ class ApiKeys:
     """Looks up the keys callers send, and the keys seats were taken under, remembering each answer for a few
     seconds (a bounded LRU)."""
 
-    def __init__(self, store: EventStore, *, ttl: float = CACHE_SECONDS, entries: int = CACHE_ENTRIES) -> None:
+    def __init__(self, store: KeyRing, *, ttl: float = CACHE_SECONDS, entries: int = CACHE_ENTRIES) -> None:
         self.store = store
         self.ttl = ttl
         self.entries = entries

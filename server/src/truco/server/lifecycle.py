@@ -18,7 +18,8 @@ from datetime import UTC, datetime, timedelta
 import structlog
 
 from .metrics import Metrics
-from .store.base import EventStore, now_us
+from .store.interface import GameDirectory
+from .store.records import now_us
 
 DELETE_BATCH = 500
 
@@ -28,12 +29,12 @@ def created_before(seconds: float) -> str:
     return (datetime.now(UTC) - timedelta(seconds=seconds)).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-async def close_abandoned(store: EventStore, after_seconds: float) -> list[str]:
+async def close_abandoned(store: GameDirectory, after_seconds: float) -> list[str]:
     """Close the games whose table did not fill within ``after_seconds`` of their creation."""
     return await store.close_abandoned(created_before(after_seconds))
 
 
-async def collect_garbage(store: EventStore, older_than_seconds: float, batch: int = DELETE_BATCH) -> int:
+async def collect_garbage(store: GameDirectory, older_than_seconds: float, batch: int = DELETE_BATCH) -> int:
     """Remove every over game that ended more than ``older_than_seconds`` ago; how many were removed."""
     cutoff = now_us() - round(older_than_seconds * 1_000_000)
     removed = 0
@@ -48,7 +49,7 @@ async def collect_garbage(store: EventStore, older_than_seconds: float, batch: i
 class Housekeeper:
     """What the timekeeper runs now and then: close abandoned games, remove those past retention."""
 
-    store: EventStore
+    store: GameDirectory
     metrics: Metrics
     abandon_after: float | None = None
     retention: float | None = None

@@ -4,7 +4,7 @@ gRPC on the web port), is
 1. observed: counted, timed and logged, labelled with its protocol (:class:`Observer`);
 2. refused if its request did not parse (:class:`Malformed`), before anything else sees it;
 3. admitted: API key, call rate, bounded input, in-flight and watch slots, per-method quotas
-   (:class:`~truco.server.limits.Admission`);
+   (:class:`~truco.server.admission.Admission`);
 4. handed to the service's handler, which takes the request and the :class:`Call` and answers a message (or
    its bytes, already serialized) or streams them.
 
@@ -16,9 +16,10 @@ The doors only translate (``grpc_door``, ``web``); the methods they serve come f
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import hashlib
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -27,9 +28,9 @@ from google.protobuf import message_factory
 from google.protobuf.descriptor import ServiceDescriptor
 from google.protobuf.message import Message
 
+from .admission import Admission
 from .errors import Code, ServiceError, error_for
 from .keys import ANONYMOUS, Caller
-from .limits import Admission
 from .metrics import Metrics
 from .reasons import ServiceReason
 
@@ -190,39 +191,31 @@ class Pipeline:
 
     async def unary(self, call: Call, request: object) -> Reply:
         """The call's answer. :raises ServiceError: for any failure (its code and reason for the door)."""
-        method = call.method
-        meters = self.observer.meters("unary", method.service, method.name, call.protocol)
-        meters.started.inc()
-        started, code = time.perf_counter(), Code.OK
-        try:
+        with self._observed(call, "unary", request):
             await self._admit(call, request)
             with self.admission.unary_slot(call.caller):
-                await self.admission.charge_method(method.name, call.caller)
-                reply: Reply = await method.handler(request, call)
+                await self.admission.charge_method(call.method.name, call.caller)
+                reply: Reply = await call.method.handler(request, call)
                 return reply
-        except asyncio.CancelledError:
-            code = Code.CANCELLED  # the client cancelled the call, or its connection went away
-            raise
-        except Exception as failure:
-            error = error_for(failure)
-            code = error.code
-            raise error from None
-        finally:
-            labels = (method.service, method.name, call.protocol)
-            self.observer.finish(meters, labels, started, request, code, call.seat)
 
     async def stream(self, call: Call, request: object) -> AsyncIterator[Reply]:
         """The call's messages. :raises ServiceError: for any failure (its code and reason for the door)."""
+        with self._observed(call, "server_stream", request) as meters:
+            await self._admit(call, request)
+            with self.admission.watch_slot(call.caller):
+                async for message in call.method.handler(request, call):
+                    meters.sent.inc()
+                    yield message
+
+    @contextlib.contextmanager
+    def _observed(self, call: Call, kind: str, request: object) -> Iterator[_Meters]:
+        """Count and time the call around its handling; any failure leaves as the ServiceError it stands for."""
         method = call.method
-        meters = self.observer.meters("server_stream", method.service, method.name, call.protocol)
+        meters = self.observer.meters(kind, method.service, method.name, call.protocol)
         meters.started.inc()
         started, code = time.perf_counter(), Code.OK
         try:
-            await self._admit(call, request)
-            with self.admission.watch_slot(call.caller):
-                async for message in method.handler(request, call):
-                    meters.sent.inc()
-                    yield message
+            yield meters
         except (asyncio.CancelledError, GeneratorExit):
             code = Code.CANCELLED  # the client cancelled the call, or its connection went away
             raise

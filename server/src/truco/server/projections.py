@@ -15,20 +15,18 @@ from truco import wire
 from truco.engine import MatchState, evolve, seat_view, spectator_view
 from truco.engine import events as ev
 from truco.engine.views import event_for, events_for
-from truco_client.v1 import game_service_pb2 as gs
+from truco.wire.v1 import game_service_pb2 as gs
 
 from .clocks import Clocks
-from .codec import (
+from .encodings import Encodings
+from .messages import (
     NAME_PREFIX,
     STORED_EVENTS,
     add_clocks,
     fill_match_view,
     fill_seat_view,
     legacy_setup,
-    match_view_to_pb,
-    seat_view_to_pb,
 )
-from .encodings import Encodings
 from .snapshots import Snapshot
 
 Memo = dict[Hashable, object]
@@ -149,8 +147,8 @@ def _per_event(
         out.append(
             gs.WatchGameResponse(
                 event=wire.event_to_pb(visible, state.version),
-                seat=seat_view_to_pb(seat_view(state, seat), game) if seat is not None else None,
-                public=match_view_to_pb(spectator_view(state), game),
+                seat=wire.seat_view_to_pb(seat_view(state, seat), game) if seat is not None else None,
+                public=wire.match_view_to_pb(spectator_view(state), game),
             )
         )
     if out:  # the clocks are the latest: the latest views get them

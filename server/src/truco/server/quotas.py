@@ -1,4 +1,4 @@
-"""The quotas and caps a server enforces (``limits.py`` and ``connections.py`` enforce them). Free of gRPC and of
+"""The quotas and caps a server enforces (``admission.py`` and ``connections.py`` enforce them). Free of gRPC and of
 the server's other modules, so the ``truco`` command can show the defaults without importing them."""
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ from typing import TypeVar
 from .auth import BEARER_HINT, token_hash
 from .keys import ApiKeys
 from .reasons import ServiceFailure, ServiceReason
-from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, EventStore, GameNotFound, GameRecord, SeatRecord, now_us
+from .store.errors import GameNotFound
+from .store.interface import EventStore
+from .store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord, now_us
 
 SEAT_CACHE_ENTRIES = 50_000
 """Token-to-seat lookups and game owners remembered (least recently used forgotten first)."""

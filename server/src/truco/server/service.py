@@ -1,4 +1,4 @@
-"""The services: each RPC converts the request to domain values (truco.server.codec), calls the game
+"""The services: each RPC converts the request to domain values (truco.server.messages), calls the game
 application (truco.server.games) or the engine, and converts the result back. They take the request and the
 port-neutral :class:`~truco.server.pipeline.Call` (its metadata, its admitted caller), and serve every door
 alike; failures are raised as they are, and the pipeline reports them (truco.server.errors maps them).
@@ -7,25 +7,25 @@ alike; failures are raised as they are, and the pipeline reports them (truco.ser
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import AsyncIterator, Hashable
+from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import TypeVar
 
 from google.protobuf.message import Message
 
 from truco.engine import compare_cards, evaluate_hand, legal_actions, seat_view, spectator_view, strength
 from truco.engine.evaluation import HandError
-from truco_client.v1 import game_service_pb2 as gs
-from truco_client.v1 import rules_service_pb2 as rs
-from truco_client.v1 import views_pb2
+from truco.wire.v1 import game_service_pb2 as gs
+from truco.wire.v1 import rules_service_pb2 as rs
+from truco.wire.v1 import views_pb2
 
-from . import codec
+from . import messages
 from .auth import bearer_token
 from .games import Games
 from .pipeline import Call
 from .projections import watch_messages
 from .reasons import ServiceFailure, ServiceReason
 from .snapshots import Snapshot
-from .store.base import GameRecord
+from .store.records import GameRecord
 
 R = TypeVar("R", bound=Message)
 REPLY_MEMO_ENTRIES = 512
@@ -79,17 +79,19 @@ class GameServicer:
 
     async def _seat_view(self, game_id: str, seat: int, snapshot: Snapshot) -> views_pb2.SeatView:
         clocks = await self.games.clocks(game_id, snapshot)
-        return codec.seat_view_to_pb(seat_view(snapshot.state, seat), codec.NAME_PREFIX + game_id, clocks)
+        out = views_pb2.SeatView()
+        messages.fill_seat_view(out, seat_view(snapshot.state, seat), messages.NAME_PREFIX + game_id, clocks)
+        return out
 
     def _game(self, record: GameRecord, snapshot: Snapshot) -> gs.Game:
-        return codec.game_to_pb(record, snapshot.state, snapshot.setup.clock, self.games.present(record))
+        return messages.game_to_pb(record, snapshot.state, snapshot.setup.clock, self.games.present(record))
 
     async def CreateGame(
         self, request: gs.CreateGameRequest, call: Call
     ) -> gs.CreateGameResponse:
         caller = call.caller
         record, snapshot = await self.games.create(
-            codec.setup_from_pb(request),
+            messages.setup_from_pb(request),
             request.request_id or None,
             owner=caller.owner,
             creator=caller.subject,
@@ -101,7 +103,7 @@ class GameServicer:
     async def JoinGame(
         self, request: gs.JoinGameRequest, call: Call
     ) -> gs.JoinGameResponse:
-        game_id = codec.game_id_from_name(request.name)
+        game_id = messages.game_id_from_name(request.name)
         wanted = request.seat if request.HasField("seat") else None
         seat, token, snapshot = await self.games.join(
             game_id, wanted, request.player_name, request.request_id or None, call.caller.owner
@@ -112,9 +114,9 @@ class GameServicer:
     async def GetGameView(
         self, request: gs.GetGameViewRequest, call: Call
     ) -> gs.GetGameViewResponse:
-        game_id = codec.game_id_from_name(request.name)
+        game_id = messages.game_id_from_name(request.name)
         seat = await self._seat(game_id, call, required=False)
-        snapshot = await self.games.snapshot(game_id, codec.min_version_from_pb(request.min_version))
+        snapshot = await self.games.snapshot(game_id, messages.min_version_from_pb(request.min_version))
         clocks = await self.games.clocks(game_id, snapshot)
         key = ("GetGameView", request.name, snapshot.seq, seat, clocks)
         reply = self._replies.get(key)
@@ -122,9 +124,9 @@ class GameServicer:
             return reply
         reply = gs.GetGameViewResponse()
         if seat is None:
-            codec.fill_match_view(reply.public, spectator_view(snapshot.state), request.name, clocks)
+            messages.fill_match_view(reply.public, spectator_view(snapshot.state), request.name, clocks)
         else:
-            codec.fill_seat_view(reply.seat, seat_view(snapshot.state, seat), request.name, clocks)
+            messages.fill_seat_view(reply.seat, seat_view(snapshot.state, seat), request.name, clocks)
             reply.public.CopyFrom(reply.seat.public)  # the seat's view holds the public one
         return self._replies.put(key, reply)
 
@@ -133,33 +135,33 @@ class GameServicer:
         request: gs.ListLegalActionsRequest,
         call: Call,
     ) -> gs.ListLegalActionsResponse:
-        game_id = codec.game_id_from_name(request.name)
+        game_id = messages.game_id_from_name(request.name)
         seat = await self._seat(game_id, call, required=True)
         assert seat is not None
-        snapshot = await self.games.snapshot(game_id, codec.min_version_from_pb(request.min_version))
+        snapshot = await self.games.snapshot(game_id, messages.min_version_from_pb(request.min_version))
         key = ("ListLegalActions", request.name, snapshot.seq, seat)
         reply = self._replies.get(key)
         if isinstance(reply, gs.ListLegalActionsResponse):
             return reply
         state = snapshot.state
-        actions = codec.commands_to_pb(legal_actions(state, seat))
+        actions = messages.commands_to_pb(legal_actions(state, seat))
         return self._replies.put(key, gs.ListLegalActionsResponse(version=state.version, actions=actions))
 
     async def SubmitCommand(
         self, request: gs.SubmitCommandRequest, call: Call
     ) -> bytes:
-        game_id = codec.game_id_from_name(request.name)
+        game_id = messages.game_id_from_name(request.name)
         seat = await self._seat(game_id, call, required=True)
         assert seat is not None
         if not request.HasField("command"):
             raise ServiceFailure(ServiceReason.MALFORMED_REQUEST, "command: set exactly one kind of command")
-        command = codec.command_from_pb(request.command, seat)
+        command = messages.command_from_pb(request.command, seat)
         result = await self.games.submit(game_id, command, request.expected_version, request.request_id or None)
-        # The reply was encoded once (codec.submit_reply) and stored for replays: it goes out as those bytes.
+        # The reply was encoded once (messages.submit_reply) and stored for replays: it goes out as those bytes.
         return result.reply
 
     async def WatchGame(self, request: gs.WatchGameRequest, call: Call) -> AsyncIterator[bytes]:
-        game_id = codec.game_id_from_name(request.name)
+        game_id = messages.game_id_from_name(request.name)
         if request.after_version < 0:
             raise ServiceFailure(ServiceReason.INVALID_VERSION, "after_version cannot be negative")
         seat = await self._seat(game_id, call, required=False)
@@ -191,31 +193,29 @@ class GameServicer:
     async def GetGame(
         self, request: gs.GetGameRequest, call: Call
     ) -> gs.GetGameResponse:
-        game_id = codec.game_id_from_name(request.name)
+        game_id = messages.game_id_from_name(request.name)
         await self._seat(game_id, call, required=False)
         record, snapshot = await self.games.game(game_id)
         return gs.GetGameResponse(game=self._game(record, snapshot))
 
-    async def LeaveGame(
-        self, request: gs.LeaveGameRequest, call: Call
-    ) -> gs.LeaveGameResponse:
-        game_id = codec.game_id_from_name(request.name)
-        seat = await self._player(game_id, call)
-        snapshot = await self.games.leave(game_id, seat)
-        return gs.LeaveGameResponse(view=await self._seat_view(game_id, seat, snapshot))
+    async def LeaveGame(self, request: gs.LeaveGameRequest, call: Call) -> gs.LeaveGameResponse:
+        return gs.LeaveGameResponse(view=await self._absence(request.name, call, self.games.leave))
 
-    async def ResumeSeat(
-        self, request: gs.ResumeSeatRequest, call: Call
-    ) -> gs.ResumeSeatResponse:
-        game_id = codec.game_id_from_name(request.name)
+    async def ResumeSeat(self, request: gs.ResumeSeatRequest, call: Call) -> gs.ResumeSeatResponse:
+        return gs.ResumeSeatResponse(view=await self._absence(request.name, call, self.games.resume))
+
+    async def _absence(
+        self, name: str, call: Call, change: Callable[[str, int], Awaitable[Snapshot]]
+    ) -> views_pb2.SeatView:
+        """The caller's player leaves its seat to its bot or takes it back (``change``); its view after."""
+        game_id = messages.game_id_from_name(name)
         seat = await self._player(game_id, call)
-        snapshot = await self.games.resume(game_id, seat)
-        return gs.ResumeSeatResponse(view=await self._seat_view(game_id, seat, snapshot))
+        return await self._seat_view(game_id, seat, await change(game_id, seat))
 
     async def Rematch(
         self, request: gs.RematchRequest, call: Call
     ) -> gs.RematchResponse:
-        game_id = codec.game_id_from_name(request.name)
+        game_id = messages.game_id_from_name(request.name)
         seat = await self._player(game_id, call)  # only a seat of the finished game may ask
         record, snapshot = await self.games.rematch(game_id)
         return gs.RematchResponse(game=self._game(record, snapshot), seat=seat)
@@ -227,8 +227,8 @@ class RulesServicer:
     async def EvaluateHand(
         self, request: rs.EvaluateHandRequest, call: Call
     ) -> rs.EvaluateHandResponse:
-        muestra = codec.card_from_pb(request.muestra, "muestra")
-        cards = codec.cards_from_pb(request.cards)
+        muestra = messages.card_from_pb(request.muestra, "muestra")
+        cards = messages.cards_from_pb(request.cards)
         try:
             result = evaluate_hand(muestra, cards, with_flor=not request.without_flor)
         except HandError as error:
@@ -243,9 +243,9 @@ class RulesServicer:
     async def CompareCards(
         self, request: rs.CompareCardsRequest, call: Call
     ) -> rs.CompareCardsResponse:
-        muestra = codec.card_from_pb(request.muestra, "muestra")
-        first = codec.card_from_pb(request.first, "first")
-        second = codec.card_from_pb(request.second, "second")
+        muestra = messages.card_from_pb(request.muestra, "muestra")
+        first = messages.card_from_pb(request.first, "first")
+        second = messages.card_from_pb(request.second, "second")
         return rs.CompareCardsResponse(
             result=compare_cards(first, second, muestra),
             first_strength=strength(first, muestra),

@@ -3,7 +3,7 @@ store on every read, so a move costs the same late in a match as early and any r
 
 A read that names a version the caller has seen (``min_version``) is answered from memory when the store vouches
 for the cache: the store's notifications (PostgreSQL's LISTEN) have heard every append since the snapshot was
-last checked, with no gap (:meth:`~truco.server.store.base.EventStore.hearing_epoch`) and none past it, within
+last checked, with no gap (:meth:`~truco.server.store.EventStore.hearing_epoch`) and none past it, within
 the last :data:`TRUST_SECONDS`. The cache is only ever a copy: dropping any entry changes no answer.
 """
 
@@ -22,7 +22,8 @@ from .encodings import EventCodec
 from .metrics import Metrics
 from .seats import Seats
 from .setups import LegacySetup, Setup, setup_from_bytes
-from .store.base import EventStore, StoredEvent
+from .store.interface import GameLog
+from .store.records import StoredEvent
 
 TRUST_SECONDS = 2.0
 """How long a check against the store vouches for a cached game on notifications alone. A notification
@@ -54,7 +55,7 @@ class Snapshots:
 
     def __init__(
         self,
-        store: EventStore,
+        store: GameLog,
         events: EventCodec,
         legacy_setup: LegacySetup,
         seats: Seats,

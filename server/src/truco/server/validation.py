@@ -1,7 +1,7 @@
 """Bounded input: every id, name and page token a request carries is checked for length and characters here,
 before any store, parser or log line sees it. A failure is INVALID_ARGUMENT with a reason saying which field.
 
-The checks run in the admission of both ports (``limits.py``), for every GameService method, so no handler has
+The checks run in the admission of both ports (``admission.py``), for every GameService method, so no handler has
 to remember them. Free of gRPC: failures are :class:`~truco.server.reasons.ServiceFailure`.
 """
 

@@ -39,6 +39,7 @@ from connectrpc.server import ConnectASGIApplication, Endpoint
 from google.protobuf import json_format
 from google.protobuf.message import Message
 from google.rpc import error_details_pb2
+from grpc_reflection.v1alpha import reflection_pb2
 from hypercorn.asyncio import serve as hypercorn_serve
 from hypercorn.config import Config as HypercornConfig
 from hypercorn.config import Sockets
@@ -53,6 +54,7 @@ from .connections import ConnectionCounts, GuardedListener
 from .errors import Code, ServiceError, rich_details
 from .pipeline import Call, Malformed, Method, Pipeline
 from .quotas import ConnectionLimits
+from .reflection import DocumentedReflection
 
 CORS_ALLOW_HEADERS = (
     "authorization",
@@ -67,6 +69,7 @@ CORS_ALLOW_HEADERS = (
 """Request headers a browser may send cross-origin: the Connect and gRPC-Web ones, the seat token, the API key."""
 CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin")
 """Response headers a cross-origin page may read: gRPC-Web's status (Connect puts its errors in the body)."""
+REFLECTION_SERVICE = "grpc.reflection.v1alpha.ServerReflection"
 DEFAULT_WEB_ASSETS = Path(__file__).resolve().parents[4] / "web" / "dist"
 """The web table built by Vite in a source checkout (``web/dist``); ``--web-assets`` names another folder."""
 
@@ -271,6 +274,37 @@ class ServiceApp(ConnectASGIApplication[Pipeline]):
         return self._path
 
 
+class ReflectionApp(ConnectASGIApplication[DocumentedReflection]):
+    """Server reflection on the web port: the gRPC port's servicer, answering over connectrpc's gRPC (HTTP/2)."""
+
+    def __init__(self, servicer: DocumentedReflection, limits: WebLimits) -> None:
+        info = MethodInfo(
+            name="ServerReflectionInfo",
+            service_name=REFLECTION_SERVICE,
+            input=reflection_pb2.ServerReflectionRequest,
+            output=reflection_pb2.ServerReflectionResponse,
+            idempotency_level=IdempotencyLevel.UNKNOWN,
+            stream_type=StreamType.BIDI_STREAM,
+        )
+
+        def answer(requests: AsyncIterator[Any], _: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+            return servicer.answer(requests)
+
+        endpoints: dict[str, Any] = {
+            f"/{REFLECTION_SERVICE}/{info.name}": Endpoint.bidi_stream(method=info, function=answer)
+        }
+        super().__init__(
+            service=servicer,
+            endpoints=lambda _: endpoints,
+            read_max_bytes=limits.max_request_bytes,
+            codecs=(google_protobuf_binary_codec(),),
+        )
+
+    @property
+    def path(self) -> str:
+        return f"/{REFLECTION_SERVICE}"
+
+
 _NOT_BUILT = (
     b"<!doctype html><meta charset=utf-8><title>truco</title><p>The web table is not built: run "
     b"<code>npm --prefix web ci &amp;&amp; npm --prefix web run build</code> (./dev serve does it), or start "
@@ -334,13 +368,16 @@ async def _plain(send: Send, status: int, body: bytes, content_type: bytes = b"t
 def build_app(
     pipeline: Pipeline,
     services: Sequence[Sequence[Method]],
+    reflection: DocumentedReflection,
     limits: WebLimits,
     *,
     cors_origins: Iterable[str] = (),
     assets: Path | None = None,
 ) -> ASGIApp:
-    """The web port's ASGI application: each service's methods through ``pipeline``, and the web table."""
-    app: ASGIApp = WebApp([ServiceApp(pipeline, methods, limits) for methods in services], assets)
+    """The web port's ASGI application: each service's methods through ``pipeline``, server reflection (over
+    gRPC: it is a bidirectional stream), and the web table."""
+    apps: list[Any] = [ServiceApp(pipeline, methods, limits) for methods in services]
+    app: ASGIApp = WebApp([*apps, ReflectionApp(reflection, limits)], assets)
     app = ReadableErrors(app)
     origins = list(cors_origins)
     if origins:

@@ -21,7 +21,7 @@ many clients (or a proxy opening several upstream connections) use them all.
   (health NOT_SERVING, in-flight calls finish within ``--grace``, watchers told to resume); the supervisor
   exits when all have, killing any that outlives the grace by 10 s. A worker that dies unexpectedly is started
   again (at most once a second). Workers get SIGTERM if the supervisor itself dies (``PR_SET_PDEATHSIG``).
-* **Quotas** (``truco.server.limits``) are kept by each worker: a per-key or per-address rate is enforced per
+* **Quotas** (``truco.server.admission``) are kept by each worker: a per-key or per-address rate is enforced per
   worker, so a host allows up to N times it (the open-games quota, counted in the store, is exact).
 * **SQLite**: refused with more than one worker. SQLite's own locking would keep the file consistent, but a
   worker wakes its watchers only for moves it appended itself, so watchers on one worker would not see moves

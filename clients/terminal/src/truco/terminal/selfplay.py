@@ -28,7 +28,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from truco.bots import make_bot
-from truco.wire import command_from_pb, seat_view_from_pb
+from truco.wire import as_wire, command_from_pb, seat_view_from_pb
+from truco.wire.v1 import commands_pb2 as wire_commands
+from truco.wire.v1 import views_pb2 as wire_views
 from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, clock_settings, taken_over
 from truco_client.v1 import commands_pb2, events_pb2, game_service_pb2, views_pb2
 
@@ -60,8 +62,9 @@ def choose(bot_name: str, view: views_pb2.SeatView, actions: Sequence[commands_p
     """One of ``actions`` (never empty; from ``view``), as the bot ``bot_name`` would choose it."""
     if bot_name == "random":
         return actions[int(rng.random() * len(actions))]
-    engine_actions = [command_from_pb(a, view.seat) for a in actions]
-    chosen = make_bot(bot_name).choose(engine_actions, lambda: seat_view_from_pb(view), rng)
+    engine_actions = [command_from_pb(as_wire(a, wire_commands.Command), view.seat) for a in actions]
+    wire_view = as_wire(view, wire_views.SeatView)
+    chosen = make_bot(bot_name).choose(engine_actions, lambda: seat_view_from_pb(wire_view), rng)
     return actions[engine_actions.index(chosen)]
 
 

@@ -1,34 +1,67 @@
-"""Event stores: one interface, one module per backend (SQLite embedded, PostgreSQL scaled out).
+"""Event stores: the interface (one protocol per concern), one module per backend (SQLite embedded, PostgreSQL
+scaled out), the SQL they share (``sql.py``).
 
 Open one with :func:`open_store` and a URL; everything else goes through the :class:`EventStore` protocol.
 """
 
-from .base import (
+from __future__ import annotations
+
+from .errors import (
     ApiKeyNotFound,
-    ApiKeyRecord,
-    AppendResult,
-    EventStore,
     GameNotFound,
-    GameRecord,
-    NewEvent,
-    SeatRecord,
     SeatUnavailable,
-    StoredEvent,
     StoreError,
     StoreRejected,
     StoreUnavailable,
     VersionConflict,
-    open_store,
 )
+from .interface import Deadlines, EventStore, GameDirectory, GameLog, KeyRing, SeatBook
+from .records import ApiKeyRecord, AppendResult, GameRecord, NewEvent, SeatRecord, StoredEvent
+
+
+async def open_store(url: str) -> EventStore:
+    """Open (creating or migrating its schema) the store a URL names.
+
+    ``sqlite:///relative/path.db``, ``sqlite:////absolute/path.db`` (three slashes, then the path, as in
+    SQLAlchemy), ``sqlite:///:memory:`` (one store object only), or ``postgresql://...`` / ``postgres://...``.
+
+    :raises ValueError: the URL's scheme is not one of these.
+    :raises StoreUnavailable: an SQLite file cannot be opened.
+    """
+    # Backends are imported here so that neither import costs anything (or fails) for the other's users.
+    scheme, sep, _ = url.partition("://")
+    if sep and scheme == "sqlite":
+        from .sqlite import SQLiteStore
+
+        return await SQLiteStore.open(sqlite_path(url))
+    if sep and scheme in ("postgresql", "postgres"):
+        from .postgres import PostgresStore
+
+        return await PostgresStore.open(url)
+    raise ValueError(f"unknown event store URL {url!r}: expected sqlite:///PATH, postgresql://... or postgres://...")
+
+
+def sqlite_path(url: str) -> str:
+    """The file path of a ``sqlite:///PATH`` URL (``:memory:`` for an in-memory database)."""
+    prefix = "sqlite:///"
+    if not url.startswith(prefix) or len(url) == len(prefix):
+        raise ValueError(f"bad SQLite URL {url!r}: expected sqlite:///relative/path.db or sqlite:////absolute/path.db")
+    return url[len(prefix) :]
+
 
 __all__ = [
     "ApiKeyNotFound",
     "ApiKeyRecord",
     "AppendResult",
+    "Deadlines",
     "EventStore",
+    "GameDirectory",
+    "GameLog",
     "GameNotFound",
     "GameRecord",
+    "KeyRing",
     "NewEvent",
+    "SeatBook",
     "SeatRecord",
     "SeatUnavailable",
     "StoreError",
@@ -37,4 +70,5 @@ __all__ = [
     "StoredEvent",
     "VersionConflict",
     "open_store",
+    "sqlite_path",
 ]

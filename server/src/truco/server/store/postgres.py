@@ -22,41 +22,35 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import AsyncConnection, sql
+from psycopg import AsyncConnection
+from psycopg import sql as pgsql
 from psycopg_pool import AsyncConnectionPool
 
-from .base import (
-    GAME_COLUMNS,
+from . import sql
+from .errors import ApiKeyNotFound, GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable, VersionConflict
+from .records import (
     SEAT_OPEN,
     SEAT_TAKEN,
-    ApiKeyNotFound,
     ApiKeyRecord,
+    Append,
     AppendResult,
-    ChangeSignals,
-    GameNotFound,
     GameRecord,
-    GameRow,
     NewEvent,
-    SeatUnavailable,
     StoredEvent,
-    StoreRejected,
-    StoreUnavailable,
-    VersionConflict,
     check_page_size,
     check_token_hash,
     choose_seat,
     decode_cursor,
-    games_from_rows,
     now_us,
     page_of,
-    wait_until_after,
 )
+from .signals import ChangeSignals, wait_until_after
 
 T = TypeVar("T")
 Conn = AsyncConnection[Any]
 
 CHANNEL = "truco_events"
-#: Key of the advisory lock that serializes migrations ("truco" in ASCII).
+#: Key of the advisory lock that serializes sql.migrations ("truco" in ASCII).
 MIGRATION_LOCK_KEY = 0x747275636F
 TIMEOUT_S = 5.0
 #: A health check should answer fast; a pool busy for this long is as good as down.
@@ -65,90 +59,9 @@ LISTEN_RETRY_MAX_S = 5.0
 READ_ATTEMPTS = 3
 """Tries of a read that failed on a connection the server had just ended (the next is lent at once)."""
 
-#: Schema migrations, applied in order at open; version N is MIGRATIONS[N - 1]. Never edit a released one:
-#: append a new script instead.
-MIGRATIONS: tuple[str, ...] = (
-    """
-    -- COLLATE "C": ids and ISO-8601 times sort byte by byte, whatever the database's locale, as in SQLite.
-    CREATE TABLE games (
-        game_id text COLLATE "C" PRIMARY KEY,
-        created_at text COLLATE "C" NOT NULL,
-        rules bytea NOT NULL,
-        players integer NOT NULL,
-        last_seq bigint NOT NULL,
-        over boolean NOT NULL,
-        create_request_id text UNIQUE
-    );
-    CREATE INDEX games_unfinished_newest ON games (created_at DESC, game_id DESC) WHERE NOT over;
-    CREATE TABLE seats (
-        game_id text COLLATE "C" NOT NULL REFERENCES games (game_id),
-        seat integer NOT NULL,
-        kind text NOT NULL CHECK (kind IN ('open', 'taken', 'bot')),
-        bot text NOT NULL,
-        player_name text NOT NULL,
-        token_hash bytea NOT NULL,
-        PRIMARY KEY (game_id, seat)
-    );
-    CREATE TABLE events (
-        game_id text COLLATE "C" NOT NULL REFERENCES games (game_id),
-        seq bigint NOT NULL,
-        kind text NOT NULL,
-        schema integer NOT NULL,
-        payload bytea NOT NULL,
-        audience smallint,
-        PRIMARY KEY (game_id, seq)
-    );
-    CREATE TABLE append_requests (
-        game_id text COLLATE "C" NOT NULL REFERENCES games (game_id),
-        request_id text NOT NULL,
-        response bytea NOT NULL,
-        last_seq bigint NOT NULL,
-        PRIMARY KEY (game_id, request_id)
-    );
-    CREATE TABLE seat_claims (
-        game_id text COLLATE "C" NOT NULL REFERENCES games (game_id),
-        request_id text NOT NULL,
-        seat integer NOT NULL,
-        PRIMARY KEY (game_id, request_id)
-    );
-    """,
-    """
-    ALTER TABLE games ADD COLUMN owner text NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN creator text NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN public boolean NOT NULL DEFAULT false;
-    CREATE INDEX games_unfinished_by_creator ON games (creator) WHERE NOT over;
-    CREATE TABLE api_keys (
-        key_id text COLLATE "C" PRIMARY KEY,
-        name text NOT NULL,
-        secret_hash bytea NOT NULL UNIQUE,
-        created_at text COLLATE "C" NOT NULL,
-        revoked_at text
-    );
-    """,
-    # 3: turn clocks and the life of a game (times in microseconds since the Unix epoch).
-    """
-    ALTER TABLE events ADD COLUMN at_us bigint NOT NULL DEFAULT 0;
-    ALTER TABLE games ADD COLUMN closed boolean NOT NULL DEFAULT false;
-    ALTER TABLE games ADD COLUMN previous_game text COLLATE "C" NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN next_game text COLLATE "C" NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN deadline_us bigint;
-    ALTER TABLE games ADD COLUMN ended_us bigint;
-    ALTER TABLE seats ADD COLUMN joined_us bigint NOT NULL DEFAULT 0;
-    ALTER TABLE seats ADD COLUMN seen_us bigint NOT NULL DEFAULT 0;
-    UPDATE games SET ended_us = 0 WHERE over;
-    CREATE INDEX games_deadline ON games (deadline_us) WHERE deadline_us IS NOT NULL AND NOT over;
-    CREATE INDEX games_ended ON games (ended_us) WHERE over;
-    """,
-    # 4: a seat's token dies with the API key it was taken under.
-    """
-    ALTER TABLE seats ADD COLUMN key_id text COLLATE "C" NOT NULL DEFAULT '';
-    """,
-    # 5: an API key's own app totals (truco keys create --calls-per-second ...), as JSON; '{}': the server's flags.
-    """
-    ALTER TABLE api_keys ADD COLUMN quotas text NOT NULL DEFAULT '{}';
-    """,
-)
-_KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at, quotas"
+MIGRATIONS = sql.migrations(sql.POSTGRES)
+"""The schema sql.migrations (store/sql.py), in PostgreSQL."""
+S = sql.statements(sql.POSTGRES)
 
 _APPEND = """
 WITH moved AS (
@@ -173,27 +86,8 @@ SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
 """
 """An append in one round trip (see PostgresStore._append)."""
 
-_GAME_COLUMNS = GAME_COLUMNS
-_GAME_QUERY = f"""
-    SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN seats s ON s.game_id = g.game_id
-    WHERE g.game_id = %s ORDER BY s.seat
-"""
-_OPEN_GAMES_QUERY = """
-    SELECT {columns} FROM (
-        SELECT * FROM games
-        WHERE NOT over AND EXISTS (SELECT 1 FROM seats WHERE seats.game_id = games.game_id AND kind = 'open')
-        {viewer} {after}
-        ORDER BY created_at DESC, game_id DESC LIMIT %s
-    ) g LEFT JOIN seats s ON s.game_id = g.game_id
-    ORDER BY g.created_at DESC, g.game_id DESC, s.seat
-"""
-_EVENT_INSERT = (
-    "INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us) VALUES (%s, %s, %s, %s, %s, %s, %s)"
-)
-
-
 class PostgresStore:
-    """An :class:`~truco.server.store.base.EventStore` in a PostgreSQL database. Build it with :meth:`open`."""
+    """An :class:`~truco.server.store.EventStore` in a PostgreSQL database. Build it with :meth:`open`."""
 
     def __init__(self, url: str, pool: AsyncConnectionPool[Conn], channel: str, timeout: float) -> None:
         self._url = url
@@ -262,7 +156,7 @@ class PostgresStore:
         try:
             result = await self._run(
                 lambda conn: self._append(
-                    conn, game_id, expected_last_seq, events, request_id, response, over, deadline_us
+                    conn, Append(game_id, expected_last_seq, events, request_id, response, over, deadline_us)
                 ),
                 transaction=False,
             )
@@ -318,7 +212,7 @@ class PostgresStore:
 
     async def count_unfinished_games(self, creator: str) -> int:
         async def count(conn: Conn) -> int:
-            cur = await conn.execute("SELECT count(*) FROM games WHERE NOT over AND creator = %s", (creator,))
+            cur = await conn.execute(S.count_unfinished, (creator,))
             row = await cur.fetchone()
             return int(row[0]) if row is not None else 0
 
@@ -327,10 +221,7 @@ class PostgresStore:
     async def create_api_key(self, key: ApiKeyRecord) -> None:
         async def insert(conn: Conn) -> None:
             try:
-                await conn.execute(
-                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (%s, %s, %s, %s, %s, %s)",
-                    (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at, key.quotas),
-                )
+                await conn.execute(S.insert_key, sql.key_values(key))
             except psycopg.errors.UniqueViolation as exc:
                 raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
 
@@ -338,13 +229,13 @@ class PostgresStore:
 
     async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
         found = await self._run(
-            lambda conn: _keys(conn, "WHERE secret_hash = %s", (secret_hash,)), transaction=False, read_only=True
+            lambda conn: _keys(conn, S.key_by_hash, (secret_hash,)), transaction=False, read_only=True
         )
         return found[0] if found else None
 
     async def api_key_by_id(self, key_id: str) -> ApiKeyRecord | None:
         found = await self._run(
-            lambda conn: _keys(conn, "WHERE key_id = %s", (key_id,)), transaction=False, read_only=True
+            lambda conn: _keys(conn, S.key_by_id, (key_id,)), transaction=False, read_only=True
         )
         return found[0] if found else None
 
@@ -353,10 +244,8 @@ class PostgresStore:
 
     async def revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
         async def revoke(conn: Conn) -> list[ApiKeyRecord]:
-            await conn.execute(
-                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, %s) WHERE key_id = %s", (revoked_at, key_id)
-            )
-            return await _keys(conn, "WHERE key_id = %s", (key_id,))
+            await conn.execute(S.revoke_key, (revoked_at, key_id))
+            return await _keys(conn, S.key_by_id, (key_id,))
 
         found = await self._run(revoke)
         if not found:
@@ -387,26 +276,16 @@ class PostgresStore:
 
     async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
         async def work(conn: Conn) -> bool:
-            cur = await conn.execute(
-                "UPDATE games SET deadline_us = %s WHERE game_id = %s AND last_seq = %s AND NOT over",
-                (deadline_us, game_id, last_seq),
-            )
+            cur = await conn.execute(S.set_deadline, (deadline_us, game_id, last_seq))
             return cur.rowcount == 1
 
         return await self._run(work, transaction=False)
 
     async def due_games(self, now_us: int, limit: int) -> tuple[list[str], int | None]:
         async def work(conn: Conn) -> tuple[list[str], int | None]:
-            cur = await conn.execute(
-                "SELECT game_id FROM games WHERE NOT over AND deadline_us IS NOT NULL AND deadline_us <= %s"
-                " ORDER BY deadline_us LIMIT %s",
-                (now_us, limit),
-            )
+            cur = await conn.execute(S.due_games, (now_us, limit))
             ids = [str(row[0]) for row in await cur.fetchall()]
-            cur = await conn.execute(
-                "SELECT min(deadline_us) FROM games WHERE NOT over AND deadline_us IS NOT NULL AND deadline_us > %s",
-                (now_us,),
-            )
+            cur = await conn.execute(S.next_deadline, (now_us,))
             row = await cur.fetchone()
             return ids, (None if row is None or row[0] is None else int(row[0]))
 
@@ -414,19 +293,14 @@ class PostgresStore:
 
     async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
         async def work(conn: Conn) -> None:
-            await conn.execute(
-                "UPDATE seats SET seen_us = %s WHERE game_id = %s AND seat = %s AND seen_us < %s",
-                (at_us, game_id, seat, at_us),
-            )
+            await conn.execute(S.touch_seat, (at_us, game_id, seat, at_us))
 
         await self._run(work, transaction=False)
 
     async def link_next_game(self, game_id: str, next_game: str) -> str:
         async def work(conn: Conn) -> str:
-            await conn.execute(
-                "UPDATE games SET next_game = %s WHERE game_id = %s AND next_game = ''", (next_game, game_id)
-            )
-            cur = await conn.execute("SELECT next_game FROM games WHERE game_id = %s", (game_id,))
+            await conn.execute(S.link_next_game, (next_game, game_id))
+            cur = await conn.execute(S.next_game, (game_id,))
             row = await cur.fetchone()
             if row is None:
                 raise GameNotFound(f"no game {game_id!r}")
@@ -436,28 +310,18 @@ class PostgresStore:
 
     async def close_abandoned(self, created_before: str) -> list[str]:
         async def work(conn: Conn) -> list[str]:
-            cur = await conn.execute(
-                "UPDATE games g SET over = true, closed = true, deadline_us = NULL, ended_us = %s"
-                " WHERE NOT over AND created_at < %s"
-                " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = %s)"
-                " RETURNING game_id",
-                (now_us(), created_before, SEAT_OPEN),
-            )
+            cur = await conn.execute(S.close_abandoned, (now_us(), created_before, SEAT_OPEN))
             return [str(row[0]) for row in await cur.fetchall()]
 
         return await self._run(work)
 
     async def delete_games(self, ended_before_us: int, limit: int) -> list[str]:
         async def work(conn: Conn) -> list[str]:
-            cur = await conn.execute(
-                "SELECT game_id FROM games WHERE over AND ended_us < %s ORDER BY ended_us LIMIT %s FOR UPDATE",
-                (ended_before_us, limit),
-            )
+            cur = await conn.execute(S.ended_games, (ended_before_us, limit))
             ids = [str(row[0]) for row in await cur.fetchall()]
-            for table in ("events", "append_requests", "seat_claims", "seats", "games"):
-                await conn.execute(
-                    sql.SQL("DELETE FROM {} WHERE game_id = ANY(%s)").format(sql.Identifier(table)), (ids,)
-                )
+            async with conn.cursor() as cursor:
+                for statement in S.delete_game_rows:
+                    await cursor.executemany(statement, [(game_id,) for game_id in ids])
             return ids
 
         return await self._run(work)
@@ -541,50 +405,40 @@ class PostgresStore:
             raise VersionConflict(f"game {game.game_id!r} already exists") from exc
         return await _get_game(conn, game.game_id)
 
-    async def _append(
-        self,
-        conn: Conn,
-        game_id: str,
-        expected_last_seq: int,
-        events: Sequence[NewEvent],
-        request_id: str | None,
-        response: bytes,
-        over: bool,
-        deadline_us: int | None = None,
-    ) -> AppendResult:
+    async def _append(self, conn: Conn, append: Append) -> AppendResult:
         """One statement: the guarded update of the game's last seq gates the inserts, so a stale append writes
         nothing; a racing writer waits on the row lock and then finds the seq moved. A request id already
         recorded can only have moved the seq too, and append() answers it from what was recorded."""
-        last_seq = expected_last_seq + len(events)
+        events, last_seq, over = append.events, append.last_seq, append.over
         try:
             cur = await conn.execute(
                 _APPEND,
                 {
-                    "game": game_id,
-                    "expected": expected_last_seq,
+                    "game": append.game_id,
+                    "expected": append.expected_last_seq,
                     "last": last_seq,
                     "over": over,
-                    "seqs": list(range(expected_last_seq + 1, last_seq + 1)),
+                    "seqs": list(range(append.expected_last_seq + 1, last_seq + 1)),
                     "kinds": [e.kind for e in events],
                     "schemas": [e.schema for e in events],
                     "payloads": [e.payload for e in events],
                     "audiences": [e.audience for e in events],
                     "ats": [e.at_us for e in events],
-                    "deadline": None if over else deadline_us,
+                    "deadline": None if over else append.deadline_us,
                     "now": now_us(),
-                    "request": request_id,
-                    "response": response,
+                    "request": append.request_id,
+                    "response": append.response,
                     "channel": self._channel,
-                    "note": f"{game_id}:{last_seq}",
+                    "note": f"{append.game_id}:{last_seq}",
                 },
             )
             row = await cur.fetchone()
         except psycopg.errors.UniqueViolation as exc:
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
+            raise VersionConflict(append.conflict()) from exc
         if row is None or int(row[0]) != 1:
-            await _last_seq(conn, game_id)  # GameNotFound for an unknown game
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
-        return AppendResult(last_seq, response)
+            await _last_seq(conn, append.game_id)  # GameNotFound for an unknown game
+            raise VersionConflict(append.conflict())
+        return AppendResult(last_seq, append.response)
 
     # Waking waiters on other replicas' appends.
 
@@ -607,7 +461,7 @@ class PostgresStore:
                 async with await AsyncConnection.connect(
                     self._url, autocommit=True, connect_timeout=max(1, round(self._timeout))
                 ) as conn:
-                    await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self._channel)))
+                    await conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(self._channel)))
                     # A new epoch: what was checked before this LISTEN may have missed notifications since.
                     self._epoch += 1
                     self._listening.set()
@@ -664,9 +518,9 @@ def _quiet(conn: Conn) -> bool:
 
 
 async def _migrate(conn: Conn) -> None:
-    """Apply the migrations the database lacks, one replica at a time."""
+    """Apply the sql.migrations the database lacks, one replica at a time."""
     async with conn.transaction():
-        # Held until this transaction ends; a second replica waits here, then finds the migrations applied.
+        # Held until this transaction ends; a second replica waits here, then finds the sql.migrations applied.
         await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
         await conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version"
@@ -677,70 +531,39 @@ async def _migrate(conn: Conn) -> None:
         current = int(row[0]) if row is not None else 0
         for version, script in enumerate(MIGRATIONS, start=1):
             if version > current:
-                await conn.execute(script)  # a constant script: several statements, no parameters
+                await conn.execute(script)  # a constant script: several sql.statements, no parameters
                 await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
 
 
 async def _insert_game(conn: Conn, game: GameRecord, last_seq: int, request_id: str | None) -> None:
-    await conn.execute(
-        "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id, owner, creator,"
-        " public, previous_game, deadline_us, ended_us) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s)",
-        (
-            game.game_id,
-            game.created_at,
-            game.rules,
-            game.players,
-            last_seq,
-            game.over,
-            request_id,
-            game.owner,
-            game.creator,
-            game.public,
-            game.previous_game,
-            None if game.over else game.deadline_us,
-            now_us() if game.over else None,
-        ),
-    )
+    await conn.execute(S.insert_game, sql.game_values(game, last_seq, request_id))
     async with conn.cursor() as cur:
-        await cur.executemany(
-            "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id)"
-            " VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
-            [
-                (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us, s.key_id)
-                for s in game.seats
-            ],
-        )
+        await cur.executemany(S.insert_seats, sql.seat_values(game))
 
 
 async def _insert_events(conn: Conn, game_id: str, after_seq: int, events: Sequence[NewEvent]) -> None:
     if not events:
         return
     async with conn.cursor() as cur:
-        await cur.executemany(
-            _EVENT_INSERT,
-            [
-                (game_id, after_seq + i, e.kind, e.schema, e.payload, e.audience, e.at_us)
-                for i, e in enumerate(events, start=1)
-            ],
-        )
+        await cur.executemany(S.insert_event, sql.event_values(game_id, after_seq, events))
 
 
 async def _get_game(conn: Conn, game_id: str) -> GameRecord:
-    cur = await conn.execute(_GAME_QUERY, (game_id,))
-    rows: list[GameRow] = await cur.fetchall()
+    cur = await conn.execute(S.game, (game_id,))
+    rows: list[sql.GameRow] = await cur.fetchall()
     if not rows:
         raise GameNotFound(f"no game {game_id!r}")
-    return games_from_rows(rows)[0]
+    return sql.games_from_rows(rows)[0]
 
 
 async def _game_by_request(conn: Conn, request_id: str) -> GameRecord | None:
-    cur = await conn.execute("SELECT game_id FROM games WHERE create_request_id = %s", (request_id,))
+    cur = await conn.execute(S.game_by_request, (request_id,))
     row = await cur.fetchone()
     return await _get_game(conn, row[0]) if row is not None else None
 
 
 async def _last_seq(conn: Conn, game_id: str) -> int:
-    cur = await conn.execute("SELECT last_seq FROM games WHERE game_id = %s", (game_id,))
+    cur = await conn.execute(S.last_seq, (game_id,))
     row = await cur.fetchone()
     if row is None:
         raise GameNotFound(f"no game {game_id!r}")
@@ -748,26 +571,17 @@ async def _last_seq(conn: Conn, game_id: str) -> int:
 
 
 async def _recorded_append(conn: Conn, game_id: str, request_id: str) -> AppendResult | None:
-    cur = await conn.execute(
-        "SELECT last_seq, response FROM append_requests WHERE game_id = %s AND request_id = %s",
-        (game_id, request_id),
-    )
+    cur = await conn.execute(S.recorded_append, (game_id, request_id))
     row = await cur.fetchone()
     return AppendResult(int(row[0]), bytes(row[1])) if row is not None else None
 
 
 async def _read(conn: Conn, game_id: str, after_seq: int) -> list[StoredEvent]:
-    cur = await conn.execute(
-        "SELECT seq, kind, schema, payload, audience, at_us FROM events WHERE game_id = %s AND seq > %s ORDER BY seq",
-        (game_id, after_seq),
-    )
+    cur = await conn.execute(S.read_events, (game_id, after_seq))
     rows = await cur.fetchall()
     if not rows:
         await _last_seq(conn, game_id)  # raises GameNotFound for an unknown game
-    return [
-        StoredEvent(game_id, int(seq), kind, schema, bytes(payload), audience, int(at_us))
-        for seq, kind, schema, payload, audience, at_us in rows
-    ]
+    return sql.stored_events(game_id, rows)
 
 
 async def _claim_seat(
@@ -785,39 +599,26 @@ async def _claim_seat(
     if await cur.fetchone() is None:
         raise GameNotFound(f"no game {game_id!r}")
     if request_id is not None:
-        cur = await conn.execute(
-            "SELECT seat FROM seat_claims WHERE game_id = %s AND request_id = %s", (game_id, request_id)
-        )
+        cur = await conn.execute(S.claimed_seat, (game_id, request_id))
         claimed = await cur.fetchone()
         if claimed is not None:
             return await _get_game(conn, game_id), int(claimed[0])
     chosen = choose_seat(await _get_game(conn, game_id), seat)
-    await conn.execute(
-        "UPDATE seats SET kind = %s, token_hash = %s, player_name = %s, joined_us = %s, seen_us = %s,"
-        " key_id = %s WHERE game_id = %s AND seat = %s AND kind = %s",
-        (SEAT_TAKEN, token_hash, player_name, now_us(), now_us(), key_id, game_id, chosen, SEAT_OPEN),
-    )
+    await conn.execute(S.take_seat, sql.take_seat_values(game_id, chosen, token_hash, player_name, key_id))
     if request_id is not None:
-        await conn.execute(
-            "INSERT INTO seat_claims (game_id, request_id, seat) VALUES (%s, %s, %s)", (game_id, request_id, chosen)
-        )
+        await conn.execute(S.record_claim, (game_id, request_id, chosen))
     return await _get_game(conn, game_id), chosen
 
 
 async def _set_seat_token(conn: Conn, game_id: str, seat: int, token_hash: bytes) -> None:
-    updated = await conn.execute(
-        "UPDATE seats SET token_hash = %s WHERE game_id = %s AND seat = %s AND kind = %s",
-        (token_hash, game_id, seat, SEAT_TAKEN),
-    )
+    updated = await conn.execute(S.set_seat_token, (token_hash, game_id, seat, SEAT_TAKEN))
     if updated.rowcount != 1:
         await _last_seq(conn, game_id)  # raises GameNotFound for an unknown game
         raise SeatUnavailable(f"seat {seat} of game {game_id!r} is not taken")
 
 
 async def _seat_for_token(conn: Conn, game_id: str, token_hash: bytes) -> int | None:
-    cur = await conn.execute(
-        "SELECT seat FROM seats WHERE game_id = %s AND kind = %s AND token_hash = %s", (game_id, SEAT_TAKEN, token_hash)
-    )
+    cur = await conn.execute(S.seat_for_token, (game_id, SEAT_TAKEN, token_hash))
     row = await cur.fetchone()
     if row is None:
         await _last_seq(conn, game_id)  # raises GameNotFound for an unknown game
@@ -826,17 +627,15 @@ async def _seat_for_token(conn: Conn, game_id: str, token_hash: bytes) -> int | 
 
 
 async def _keys(conn: Conn, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
-    cur = await conn.execute(f"SELECT {_KEY_COLUMNS} FROM api_keys {where} ORDER BY created_at, key_id", parameters)
-    return [ApiKeyRecord(k, n, bytes(h), c, r, q) for k, n, h, c, r, q in await cur.fetchall()]
+    cur = await conn.execute(S.keys.format(where=where), parameters)
+    return sql.key_records(await cur.fetchall())
 
 
 async def _open_games(conn: Conn, limit: int, after: tuple[str, str] | None, viewer: str | None) -> list[GameRecord]:
-    after_clause = "AND (created_at, game_id) < (%s, %s)" if after is not None else ""
-    viewer_clause = "AND (public OR owner = %s)" if viewer is not None else ""
-    query = _OPEN_GAMES_QUERY.format(columns=_GAME_COLUMNS, viewer=viewer_clause, after=after_clause)
-    cur = await conn.execute(query, (*((viewer,) if viewer is not None else ()), *(after or ()), limit))
-    rows: list[GameRow] = await cur.fetchall()
-    return games_from_rows(rows)
+    query, parameters = sql.open_games_query(S, limit, after, viewer)
+    cur = await conn.execute(query, parameters)
+    rows: list[sql.GameRow] = await cur.fetchall()
+    return sql.games_from_rows(rows)
 
 
 __all__ = ["MIGRATIONS", "PostgresStore"]

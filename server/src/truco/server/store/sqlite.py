@@ -13,7 +13,7 @@ Two things keep the hot paths cheap (a hop to the worker thread costs more CPU t
 
 - **Group commit.** Appends waiting while a commit is on its way to disk go together in the next transaction,
   with one fsync for all; one refused append is undone alone, the others stand. Each is answered only after
-  that commit returned, so an acknowledged move is on disk all the same. An append is three statements (the
+  that commit returned, so an acknowledged move is on disk all the same. An append is three sql.statements (the
   worker gives up the GIL on each, so each statement is also a handoff with the event loop's thread).
 - **Reads that find nothing new stay on the event loop.** A second, read-only connection, used by the event
   loop's thread alone, first compares the game's ``last_seq`` with the caller's: a point lookup of a few
@@ -35,32 +35,25 @@ import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import ParamSpec, TypeVar
 
-from .base import (
-    GAME_COLUMNS,
+from . import sql
+from .errors import ApiKeyNotFound, GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable, VersionConflict
+from .records import (
     SEAT_OPEN,
     SEAT_TAKEN,
-    ApiKeyNotFound,
     ApiKeyRecord,
+    Append,
     AppendResult,
-    ChangeSignals,
-    GameNotFound,
     GameRecord,
-    GameRow,
     NewEvent,
-    SeatUnavailable,
     StoredEvent,
-    StoreRejected,
-    StoreUnavailable,
-    VersionConflict,
     check_page_size,
     check_token_hash,
     choose_seat,
     decode_cursor,
-    games_from_rows,
     now_us,
     page_of,
-    wait_until_after,
 )
+from .signals import ChangeSignals, wait_until_after
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -70,104 +63,11 @@ POLL_INTERVAL_S = 0.05
 MAX_APPENDS_PER_COMMIT = 64
 """The most appends one group commit takes (the rest wait for the next), so no single transaction grows long."""
 
-#: Schema migrations, applied in order at open; version N is MIGRATIONS[N - 1]. Never edit a released one:
-#: append a new script instead.
-MIGRATIONS: tuple[str, ...] = (
-    """
-    CREATE TABLE games (
-        game_id TEXT PRIMARY KEY,
-        created_at TEXT NOT NULL,
-        rules BLOB NOT NULL,
-        players INTEGER NOT NULL,
-        last_seq INTEGER NOT NULL,
-        over INTEGER NOT NULL,
-        create_request_id TEXT UNIQUE
-    );
-    CREATE INDEX games_unfinished_newest ON games (created_at DESC, game_id DESC) WHERE over = 0;
-    CREATE TABLE seats (
-        game_id TEXT NOT NULL REFERENCES games (game_id),
-        seat INTEGER NOT NULL,
-        kind TEXT NOT NULL CHECK (kind IN ('open', 'taken', 'bot')),
-        bot TEXT NOT NULL,
-        player_name TEXT NOT NULL,
-        token_hash BLOB NOT NULL,
-        PRIMARY KEY (game_id, seat)
-    ) WITHOUT ROWID;
-    CREATE TABLE events (
-        game_id TEXT NOT NULL REFERENCES games (game_id),
-        seq INTEGER NOT NULL,
-        kind TEXT NOT NULL,
-        schema INTEGER NOT NULL,
-        payload BLOB NOT NULL,
-        audience INTEGER,
-        PRIMARY KEY (game_id, seq)
-    ) WITHOUT ROWID;
-    CREATE TABLE append_requests (
-        game_id TEXT NOT NULL REFERENCES games (game_id),
-        request_id TEXT NOT NULL,
-        response BLOB NOT NULL,
-        last_seq INTEGER NOT NULL,
-        PRIMARY KEY (game_id, request_id)
-    ) WITHOUT ROWID;
-    CREATE TABLE seat_claims (
-        game_id TEXT NOT NULL REFERENCES games (game_id),
-        request_id TEXT NOT NULL,
-        seat INTEGER NOT NULL,
-        PRIMARY KEY (game_id, request_id)
-    ) WITHOUT ROWID;
-    """,
-    """
-    ALTER TABLE games ADD COLUMN owner TEXT NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN creator TEXT NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN public INTEGER NOT NULL DEFAULT 0;
-    CREATE INDEX games_unfinished_by_creator ON games (creator) WHERE over = 0;
-    CREATE TABLE api_keys (
-        key_id TEXT PRIMARY KEY,
-        name TEXT NOT NULL,
-        secret_hash BLOB NOT NULL UNIQUE,
-        created_at TEXT NOT NULL,
-        revoked_at TEXT
-    );
-    """,
-    # 3: turn clocks and the life of a game (times in microseconds since the Unix epoch).
-    """
-    ALTER TABLE events ADD COLUMN at_us INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE games ADD COLUMN closed INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE games ADD COLUMN previous_game TEXT NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN next_game TEXT NOT NULL DEFAULT '';
-    ALTER TABLE games ADD COLUMN deadline_us INTEGER;
-    ALTER TABLE games ADD COLUMN ended_us INTEGER;
-    ALTER TABLE seats ADD COLUMN joined_us INTEGER NOT NULL DEFAULT 0;
-    ALTER TABLE seats ADD COLUMN seen_us INTEGER NOT NULL DEFAULT 0;
-    UPDATE games SET ended_us = 0 WHERE over = 1;
-    CREATE INDEX games_deadline ON games (deadline_us) WHERE deadline_us IS NOT NULL AND over = 0;
-    CREATE INDEX games_ended ON games (ended_us) WHERE over = 1;
-    """,
-    # 4: a seat's token dies with the API key it was taken under.
-    """
-    ALTER TABLE seats ADD COLUMN key_id TEXT NOT NULL DEFAULT '';
-    """,
-    # 5: an API key's own app totals (truco keys create --calls-per-second ...), as JSON; '{}': the server's flags.
-    """
-    ALTER TABLE api_keys ADD COLUMN quotas TEXT NOT NULL DEFAULT '{}';
-    """,
-)
-_GAME_COLUMNS = GAME_COLUMNS
-_KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at, quotas"
-_GAME_QUERY = f"""
-    SELECT {_GAME_COLUMNS} FROM games g LEFT JOIN seats s ON s.game_id = g.game_id
-    WHERE g.game_id = ? ORDER BY s.seat
-"""
-_OPEN_GAMES_QUERY = """
-    SELECT {columns} FROM (
-        SELECT * FROM games
-        WHERE over = 0 AND EXISTS (SELECT 1 FROM seats WHERE seats.game_id = games.game_id AND kind = 'open')
-        {viewer} {after}
-        ORDER BY created_at DESC, game_id DESC LIMIT ?
-    ) g LEFT JOIN seats s ON s.game_id = g.game_id
-    ORDER BY g.created_at DESC, g.game_id DESC, s.seat
-"""
-_EVENT_INSERT = "INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us) VALUES (?, ?, ?, ?, ?, ?, ?)"
+MIGRATIONS = sql.migrations(sql.SQLITE)
+"""The schema sql.migrations (store/sql.py), in SQLite."""
+S = sql.statements(sql.SQLITE)
+
+_EVENT_INSERT = S.insert_event
 _EVENT_ROWS_PER_INSERT = 100
 """Event rows per INSERT statement: 700 parameters, under SQLite's oldest default limit (999)."""
 
@@ -175,11 +75,11 @@ _EVENT_ROWS_PER_INSERT = 100
 @functools.lru_cache(maxsize=_EVENT_ROWS_PER_INSERT)
 def _event_insert(rows: int) -> str:
     """One INSERT of ``rows`` events: a single statement (and GIL handoff) instead of one per event."""
-    return _EVENT_INSERT + ", (?, ?, ?, ?, ?, ?, ?)" * (rows - 1)
+    return _EVENT_INSERT + f", {sql.EVENT_ROW}" * (rows - 1)
 
 
 class SQLiteStore:
-    """An :class:`~truco.server.store.base.EventStore` in one SQLite file. Build it with :meth:`open`."""
+    """An :class:`~truco.server.store.EventStore` in one SQLite file. Build it with :meth:`open`."""
 
     def __init__(self, path: str, poll_interval: float = POLL_INTERVAL_S) -> None:
         self._path = path
@@ -226,7 +126,7 @@ class SQLiteStore:
         if self._closed:
             raise StoreUnavailable("the SQLite store is closed")
         pending = _PendingAppend(
-            (game_id, expected_last_seq, events, request_id, response, over, deadline_us),
+            Append(game_id, expected_last_seq, events, request_id, response, over, deadline_us),
             asyncio.get_running_loop().create_future(),
         )
         self._appends.append(pending)
@@ -283,11 +183,11 @@ class SQLiteStore:
         await self._call(self._create_api_key, key)
 
     async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
-        rows = await self._call(self._keys, "WHERE secret_hash = ?", (secret_hash,))
+        rows = await self._call(self._keys, S.key_by_hash, (secret_hash,))
         return rows[0] if rows else None
 
     async def api_key_by_id(self, key_id: str) -> ApiKeyRecord | None:
-        rows = await self._call(self._keys, "WHERE key_id = ?", (key_id,))
+        rows = await self._call(self._keys, S.key_by_id, (key_id,))
         return rows[0] if rows else None
 
     async def list_api_keys(self) -> list[ApiKeyRecord]:
@@ -392,7 +292,7 @@ class SQLiteStore:
             return None
         try:
             # fetchall: the statement runs to its end, so no read transaction (and no old snapshot) stays open.
-            rows = self._reader.execute("SELECT last_seq FROM games WHERE game_id = ?", (game_id,)).fetchall()
+            rows = self._reader.execute(S.last_seq, (game_id,)).fetchall()
         except sqlite3.Error:
             return None
         return int(rows[0][0]) if rows else None
@@ -446,49 +346,43 @@ class SQLiteStore:
         try:
             with _write(conn):
                 if request_id is not None:
-                    row = conn.execute(
-                        "SELECT game_id FROM games WHERE create_request_id = ?", (request_id,)
-                    ).fetchone()
+                    row = conn.execute(S.game_by_request, (request_id,)).fetchone()
                     if row is not None:
                         return self._get_game(row[0])
                 _insert_game(conn, game, len(events), request_id)
-                conn.executemany(_EVENT_INSERT, _event_rows(game.game_id, 0, events))
+                conn.executemany(_EVENT_INSERT, sql.event_values(game.game_id, 0, events))
                 return self._get_game(game.game_id)
         except sqlite3.IntegrityError as exc:
             raise VersionConflict(f"game {game.game_id!r} already exists") from exc
 
-    def _append(
-        self,
-        conn: sqlite3.Connection,
-        game_id: str,
-        expected_last_seq: int,
-        events: Sequence[NewEvent],
-        request_id: str | None,
-        response: bytes,
-        over: bool,
-        deadline_us: int | None,
-    ) -> AppendResult:
+    def _append(self, conn: sqlite3.Connection, append: Append) -> AppendResult:
         """One append, inside the write transaction of :meth:`_append_batch`, which undoes what it wrote when it
-        raises. Two statements when it stands, three with a request id: the worker gives up the GIL on each, so
+        raises. Two sql.statements when it stands, three with a request id: the worker gives up the GIL on each, so
         each one more is a handoff with the event loop's thread that costs more than the SQL itself."""
-        last_seq = expected_last_seq + len(events)
+        game_id, expected_last_seq, events, request_id = (
+            append.game_id,
+            append.expected_last_seq,
+            append.events,
+            append.request_id,
+        )
+        last_seq, over = append.last_seq, append.over
         # The sequence check is the update's own condition: no row changed, the game moved on (or never was).
         updated = conn.execute(
             "UPDATE games SET last_seq = ?, over = ?, deadline_us = ?,"
             " ended_us = CASE WHEN ? AND ended_us IS NULL THEN ? ELSE ended_us END"
             " WHERE game_id = ? AND last_seq = ?",
-            (last_seq, int(over), None if over else deadline_us, int(over), now_us(), game_id, expected_last_seq),
+            (last_seq, over, None if over else append.deadline_us, over, now_us(), game_id, expected_last_seq),
         )
         if updated.rowcount != 1:
             if request_id is not None and (recorded := _recorded_append(conn, game_id, request_id)) is not None:
                 return recorded  # a retry of a request applied before: its first answer
             _last_seq(conn, game_id)  # raises GameNotFound for a game that is not there
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}")
+            raise VersionConflict(append.conflict())
         if request_id is not None:
             inserted = conn.execute(
                 "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (?, ?, ?, ?)"
                 " ON CONFLICT DO NOTHING",
-                (game_id, request_id, response, last_seq),
+                (game_id, request_id, append.response, last_seq),
             )
             if inserted.rowcount != 1:
                 # Applied before, when the game was at an earlier seq (the caller decided again on a newer
@@ -498,13 +392,14 @@ class SQLiteStore:
                 raise _AlreadyApplied(recorded)
         try:
             for chunk in range(0, len(events), _EVENT_ROWS_PER_INSERT):
-                rows = _event_rows(game_id, expected_last_seq + chunk, events[chunk : chunk + _EVENT_ROWS_PER_INSERT])
+                batch = events[chunk : chunk + _EVENT_ROWS_PER_INSERT]
+                rows = sql.event_values(game_id, expected_last_seq + chunk, batch)
                 conn.execute(_event_insert(len(rows)), [value for row in rows for value in row])
         except sqlite3.IntegrityError as exc:
-            raise VersionConflict(f"game {game_id!r} has moved past seq {expected_last_seq}") from exc
-        return AppendResult(last_seq, response)
+            raise VersionConflict(append.conflict()) from exc
+        return AppendResult(last_seq, append.response)
 
-    def _append_batch(self, requests: Sequence[_AppendRequest]) -> list[AppendResult | Exception]:
+    def _append_batch(self, requests: Sequence[Append]) -> list[AppendResult | Exception]:
         """One group commit: the outcome of each append (its result, or what refused it, the others unharmed).
         A failure of the transaction itself raises, failing them all."""
         conn = self._db()
@@ -518,22 +413,22 @@ class SQLiteStore:
             return [_refusal_outcome(exc)]
 
     def _appends_in(
-        self, conn: sqlite3.Connection, requests: Sequence[_AppendRequest], *, isolated: bool
+        self, conn: sqlite3.Connection, requests: Sequence[Append], *, isolated: bool
     ) -> list[AppendResult | Exception]:
         """The appends of a group commit inside ``conn``'s write transaction. An append alone needs no
         savepoint: what refuses it is raised, and rolls back the transaction. Together, each may be refused
         on its own. Nearly every refusal (a stale seq, a retried request id) comes before the append wrote
-        anything, so savepoints, two more statements an append, are taken only when ``isolated``, in the rare
+        anything, so savepoints, two more sql.statements an append, are taken only when ``isolated``, in the rare
         rerun of a group in which one append was refused after writing (:class:`_Redo`)."""
         if len(requests) == 1:
-            return [self._append(conn, *requests[0])]
+            return [self._append(conn, requests[0])]
         outcomes: list[AppendResult | Exception] = []
         for request in requests:
             if isolated:
                 conn.execute("SAVEPOINT append")
             changes = conn.total_changes
             try:
-                outcomes.append(self._append(conn, *request))
+                outcomes.append(self._append(conn, request))
             except _REFUSALS as exc:
                 outcomes.append(_refusal_outcome(exc))
                 if isolated:
@@ -550,25 +445,18 @@ class SQLiteStore:
     def _read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
         rows = (
             self._db()
-            .execute(
-                "SELECT seq, kind, schema, payload, audience, at_us FROM events"
-                " WHERE game_id = ? AND seq > ? ORDER BY seq",
-                (game_id, after_seq),
-            )
+            .execute(S.read_events, (game_id, after_seq))
             .fetchall()
         )
         if not rows:
             self._last_seq(game_id)  # raises GameNotFound for an unknown game
-        return [
-            StoredEvent(game_id, seq, kind, schema, bytes(payload), audience, at_us)
-            for seq, kind, schema, payload, audience, at_us in rows
-        ]
+        return sql.stored_events(game_id, rows)
 
     def _get_game(self, game_id: str) -> GameRecord:
-        rows: list[GameRow] = self._db().execute(_GAME_QUERY, (game_id,)).fetchall()
+        rows: list[sql.GameRow] = self._db().execute(S.game, (game_id,)).fetchall()
         if not rows:
             raise GameNotFound(f"no game {game_id!r}")
-        return games_from_rows(rows)[0]
+        return sql.games_from_rows(rows)[0]
 
     def _last_seq(self, game_id: str) -> int:
         return _last_seq(self._db(), game_id)
@@ -579,31 +467,19 @@ class SQLiteStore:
         conn = self._db()
         with _write(conn):
             if request_id is not None:
-                claimed = conn.execute(
-                    "SELECT seat FROM seat_claims WHERE game_id = ? AND request_id = ?", (game_id, request_id)
-                ).fetchone()
+                claimed = conn.execute(S.claimed_seat, (game_id, request_id)).fetchone()
                 if claimed is not None:
                     return self._get_game(game_id), int(claimed[0])
             chosen = choose_seat(self._get_game(game_id), seat)
-            conn.execute(
-                "UPDATE seats SET kind = ?, token_hash = ?, player_name = ?, joined_us = ?, seen_us = ?,"
-                " key_id = ? WHERE game_id = ? AND seat = ? AND kind = ?",
-                (SEAT_TAKEN, token_hash, player_name, now_us(), now_us(), key_id, game_id, chosen, SEAT_OPEN),
-            )
+            conn.execute(S.take_seat, sql.take_seat_values(game_id, chosen, token_hash, player_name, key_id))
             if request_id is not None:
-                conn.execute(
-                    "INSERT INTO seat_claims (game_id, request_id, seat) VALUES (?, ?, ?)",
-                    (game_id, request_id, chosen),
-                )
+                conn.execute(S.record_claim, (game_id, request_id, chosen))
             return self._get_game(game_id), chosen
 
     def _set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
         conn = self._db()
         with _write(conn):
-            updated = conn.execute(
-                "UPDATE seats SET token_hash = ? WHERE game_id = ? AND seat = ? AND kind = ?",
-                (token_hash, game_id, seat, SEAT_TAKEN),
-            )
+            updated = conn.execute(S.set_seat_token, (token_hash, game_id, seat, SEAT_TAKEN))
             if updated.rowcount != 1:
                 self._last_seq(game_id)  # raises GameNotFound for an unknown game
                 raise SeatUnavailable(f"seat {seat} of game {game_id!r} is not taken")
@@ -611,10 +487,7 @@ class SQLiteStore:
     def _seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
         row = (
             self._db()
-            .execute(
-                "SELECT seat FROM seats WHERE game_id = ? AND kind = ? AND token_hash = ?",
-                (game_id, SEAT_TAKEN, token_hash),
-            )
+            .execute(S.seat_for_token, (game_id, SEAT_TAKEN, token_hash))
             .fetchone()
         )
         if row is None:
@@ -623,40 +496,31 @@ class SQLiteStore:
         return int(row[0])
 
     def _open_games(self, limit: int, after: tuple[str, str] | None, viewer: str | None) -> list[GameRecord]:
-        after_clause = "AND (created_at, game_id) < (?, ?)" if after is not None else ""
-        viewer_clause = "AND (public = 1 OR owner = ?)" if viewer is not None else ""
-        query = _OPEN_GAMES_QUERY.format(columns=_GAME_COLUMNS, viewer=viewer_clause, after=after_clause)
-        parameters = (*((viewer,) if viewer is not None else ()), *(after or ()), limit)
-        rows: list[GameRow] = self._db().execute(query, parameters).fetchall()
-        return games_from_rows(rows)
+        query, parameters = sql.open_games_query(S, limit, after, viewer)
+        rows: list[sql.GameRow] = self._db().execute(query, parameters).fetchall()
+        return sql.games_from_rows(rows)
 
     def _count_unfinished(self, creator: str) -> int:
-        row = self._db().execute("SELECT count(*) FROM games WHERE over = 0 AND creator = ?", (creator,)).fetchone()
+        row = self._db().execute(S.count_unfinished, (creator,)).fetchone()
         return int(row[0])
 
     def _create_api_key(self, key: ApiKeyRecord) -> None:
         conn = self._db()
         try:
             with _write(conn):
-                conn.execute(
-                    f"INSERT INTO api_keys ({_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
-                    (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at, key.quotas),
-                )
+                conn.execute(S.insert_key, sql.key_values(key))
         except sqlite3.IntegrityError as exc:
             raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
 
     def _keys(self, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
-        query = f"SELECT {_KEY_COLUMNS} FROM api_keys {where} ORDER BY created_at, key_id"
-        rows = self._db().execute(query, parameters)
-        return [ApiKeyRecord(k, n, bytes(h), c, r, q) for k, n, h, c, r, q in rows.fetchall()]
+        rows = self._db().execute(S.keys.format(where=where), parameters)
+        return sql.key_records(rows.fetchall())
 
     def _revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
         conn = self._db()
         with _write(conn):
-            conn.execute(
-                "UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?) WHERE key_id = ?", (revoked_at, key_id)
-            )
-            found = self._keys("WHERE key_id = ?", (key_id,))
+            conn.execute(S.revoke_key, (revoked_at, key_id))
+            found = self._keys(S.key_by_id, (key_id,))
         if not found:
             raise ApiKeyNotFound(f"no API key {key_id!r}")
         return found[0]
@@ -664,36 +528,25 @@ class SQLiteStore:
     def _set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
         conn = self._db()
         with _write(conn):
-            updated = conn.execute(
-                "UPDATE games SET deadline_us = ? WHERE game_id = ? AND last_seq = ? AND over = 0",
-                (deadline_us, game_id, last_seq),
-            )
+            updated = conn.execute(S.set_deadline, (deadline_us, game_id, last_seq))
             return updated.rowcount == 1
 
     def _due_games(self, now: int, limit: int) -> tuple[list[str], int | None]:
         conn = self._db()
-        rows = conn.execute(
-            "SELECT game_id FROM games WHERE over = 0 AND deadline_us IS NOT NULL AND deadline_us <= ?"
-            " ORDER BY deadline_us LIMIT ?",
-            (now, limit),
-        ).fetchall()
-        following = conn.execute(
-            "SELECT min(deadline_us) FROM games WHERE over = 0 AND deadline_us IS NOT NULL AND deadline_us > ?", (now,)
-        ).fetchone()
+        rows = conn.execute(S.due_games, (now, limit)).fetchall()
+        following = conn.execute(S.next_deadline, (now,)).fetchone()
         return [str(row[0]) for row in rows], (None if following[0] is None else int(following[0]))
 
     def _touch_seat(self, game_id: str, seat: int, at: int) -> None:
         conn = self._db()
         with _write(conn):
-            conn.execute(
-                "UPDATE seats SET seen_us = ? WHERE game_id = ? AND seat = ? AND seen_us < ?", (at, game_id, seat, at)
-            )
+            conn.execute(S.touch_seat, (at, game_id, seat, at))
 
     def _link_next_game(self, game_id: str, next_game: str) -> str:
         conn = self._db()
         with _write(conn):
-            conn.execute("UPDATE games SET next_game = ? WHERE game_id = ? AND next_game = ''", (next_game, game_id))
-            row = conn.execute("SELECT next_game FROM games WHERE game_id = ?", (game_id,)).fetchone()
+            conn.execute(S.link_next_game, (next_game, game_id))
+            row = conn.execute(S.next_game, (game_id,)).fetchone()
             if row is None:
                 raise GameNotFound(f"no game {game_id!r}")
             return str(row[0])
@@ -701,28 +554,16 @@ class SQLiteStore:
     def _close_abandoned(self, created_before: str) -> list[str]:
         conn = self._db()
         with _write(conn):
-            rows = conn.execute(
-                "SELECT game_id FROM games g WHERE over = 0 AND created_at < ?"
-                " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.kind = ?)",
-                (created_before, SEAT_OPEN),
-            ).fetchall()
-            ids = [str(row[0]) for row in rows]
-            conn.executemany(
-                "UPDATE games SET over = 1, closed = 1, deadline_us = NULL, ended_us = ? WHERE game_id = ?",
-                [(now_us(), game_id) for game_id in ids],
-            )
-            return ids
+            rows = conn.execute(S.close_abandoned, (now_us(), created_before, SEAT_OPEN)).fetchall()
+            return [str(row[0]) for row in rows]
 
     def _delete_games(self, ended_before: int, limit: int) -> list[str]:
         conn = self._db()
         with _write(conn):
-            rows = conn.execute(
-                "SELECT game_id FROM games WHERE over = 1 AND ended_us < ? ORDER BY ended_us LIMIT ?",
-                (ended_before, limit),
-            ).fetchall()
+            rows = conn.execute(S.ended_games, (ended_before, limit)).fetchall()
             ids = [(str(row[0]),) for row in rows]
-            for table in ("events", "append_requests", "seat_claims", "seats", "games"):
-                conn.executemany(f"DELETE FROM {table} WHERE game_id = ?", ids)  # table names are constants
+            for statement in S.delete_game_rows:
+                conn.executemany(statement, ids)
             return [game_id for (game_id,) in ids]
 
     def _data_version(self) -> int:
@@ -747,10 +588,6 @@ class SQLiteStore:
             if version is None or version != seen:
                 seen = version
                 self._signals.fire_all()
-
-
-_AppendRequest = tuple[str, int, Sequence[NewEvent], str | None, bytes, bool, int | None]
-"""An append's arguments: game, expected last seq, events, request id, response, over, deadline."""
 
 
 class _AlreadyApplied(Exception):
@@ -779,7 +616,7 @@ def _refusal_outcome(exc: Exception) -> AppendResult | Exception:
 
 @dataclasses.dataclass(frozen=True, slots=True)
 class _PendingAppend:
-    request: _AppendRequest
+    request: Append
     outcome: asyncio.Future[AppendResult]
 
 
@@ -818,21 +655,19 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
 
 
 def _recorded_append(conn: sqlite3.Connection, game_id: str, request_id: str) -> AppendResult | None:
-    row = conn.execute(
-        "SELECT last_seq, response FROM append_requests WHERE game_id = ? AND request_id = ?", (game_id, request_id)
-    ).fetchone()
+    row = conn.execute(S.recorded_append, (game_id, request_id)).fetchone()
     return AppendResult(int(row[0]), bytes(row[1])) if row is not None else None
 
 
 def _last_seq(conn: sqlite3.Connection, game_id: str) -> int:
-    row = conn.execute("SELECT last_seq FROM games WHERE game_id = ?", (game_id,)).fetchone()
+    row = conn.execute(S.last_seq, (game_id,)).fetchone()
     if row is None:
         raise GameNotFound(f"no game {game_id!r}")
     return int(row[0])
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    """Apply the migrations this file lacks; several processes opening a new file at once apply each once."""
+    """Apply the sql.migrations this file lacks; several processes opening a new file at once apply each once."""
     conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
     current = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
     for version, script in enumerate(MIGRATIONS, start=1):
@@ -854,42 +689,8 @@ def _migrate(conn: sqlite3.Connection) -> None:
 
 
 def _insert_game(conn: sqlite3.Connection, game: GameRecord, last_seq: int, request_id: str | None) -> None:
-    conn.execute(
-        "INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id, owner, creator,"
-        " public, previous_game, deadline_us, ended_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        (
-            game.game_id,
-            game.created_at,
-            game.rules,
-            game.players,
-            last_seq,
-            int(game.over),
-            request_id,
-            game.owner,
-            game.creator,
-            int(game.public),
-            game.previous_game,
-            None if game.over else game.deadline_us,
-            now_us() if game.over else None,
-        ),
-    )
-    conn.executemany(
-        "INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [
-            (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us, s.key_id)
-            for s in game.seats
-        ],
-    )
-
-
-def _event_rows(
-    game_id: str, after_seq: int, events: Sequence[NewEvent]
-) -> list[tuple[str, int, str, int, bytes, int | None, int]]:
-    return [
-        (game_id, after_seq + i, e.kind, e.schema, e.payload, e.audience, e.at_us)
-        for i, e in enumerate(events, start=1)
-    ]
+    conn.execute(S.insert_game, sql.game_values(game, last_seq, request_id))
+    conn.executemany(S.insert_seats, sql.seat_values(game))
 
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]

@@ -1,6 +1,6 @@
 """The truco.v1 protobuf form of the engine's values, both ways: cards, rules, commands, events and views.
 
-Shared by the server (through :mod:`truco.server.codec`) and the terminal client's over-the-wire bots
+Shared by the server (through :mod:`truco.server.messages`) and the terminal client's over-the-wire bots
 (:mod:`truco.terminal.selfplay`), so the wire format has one definition; its own distribution (truco-wire), so
 a client needs none of the server's dependencies. Decoding raises :class:`DecodeError` for
 a value that is not well formed; encoding never fails.
@@ -42,7 +42,21 @@ from truco.engine import events as ev
 from truco.engine.deal import CardProof
 from truco.engine.state import Phase
 from truco.engine.views import HandSummary, HandView, PendingCallView, Standing
-from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, rules_pb2, views_pb2
+from truco.wire.v1 import cards_pb2, commands_pb2, events_pb2, rules_pb2, views_pb2
+
+M = TypeVar("M", bound=Message)
+
+
+def as_wire(message: Message, kind: type[M]) -> M:
+    """``message``, a truco.v1 message of any package generated from the contract (the SDK's ``truco_client.v1``
+    for one), typed as this package's ``kind`` for the converters here. The generated packages register the same
+    files, and the protobuf runtime keeps one class per message: it is the same object.
+
+    :raises TypeError: a message of another type.
+    """
+    if message.DESCRIPTOR.full_name != kind.DESCRIPTOR.full_name:
+        raise TypeError(f"{message.DESCRIPTOR.full_name} is not a {kind.DESCRIPTOR.full_name}")
+    return cast(M, message)
 
 
 class DecodeError(ValueError):

@@ -1,5 +1,7 @@
-"""The server's protobuf forms: stored events, a game's stored setup, the Game resource and names, and the
-SubmitCommand reply. Engine values convert through :mod:`truco.wire` (re-exported here for the servicers).
+"""The server's protobuf messages: stored events (:class:`StoredEvents`), the setups stored before setups had a
+schema of their own (:func:`legacy_setup`), requests' values (game names, setups, clocks) and the Game resource.
+Engine values convert through :mod:`truco.wire` (re-exported here for the servicers); views and replies are
+built in :mod:`truco.server.projections`.
 
 Decoding client input raises :class:`DecodeError` (mapped to INVALID_ARGUMENT) or, for a well-formed value
 the service refuses, :class:`~truco.server.reasons.ServiceFailure`; encoding never fails. Events are stored
@@ -34,12 +36,12 @@ from truco.wire import (
     rules_to_pb,
     sena_from_pb,
 )
-from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
+from truco.wire.v1 import events_pb2, game_service_pb2, views_pb2
 
 from .clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
 from .reasons import ServiceFailure, ServiceReason
 from .setups import FixedDeal, Setup
-from .store.base import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
+from .store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
 
 EVENT_SCHEMA = 2
 """Version of the stored event encoding. Bump it when an event's meaning changes, and teach decode_event the
@@ -257,7 +259,7 @@ def game_to_pb(
         ],
         version=state.version,
         phase=phase_to_pb(state.phase),
-        scores=match_view_to_pb(spectator_view(state), name).scores,
+        scores=wire.match_view_to_pb(spectator_view(state), name).scores,
         public=record.public,
         previous_game=NAME_PREFIX + record.previous_game if record.previous_game else "",
         next_game=NAME_PREFIX + record.next_game if record.next_game else "",
@@ -286,28 +288,16 @@ STORED_EVENTS = StoredEvents()
 # --- Views with the clocks ---------------------------------------------------------------------------------------
 
 
-def match_view_to_pb(view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.MatchView:
-    """The public view (:func:`truco.wire.match_view_to_pb`) with the game's clocks at this version."""
-    out = views_pb2.MatchView()
-    fill_match_view(out, view, game, clocks)
-    return out
-
-
 def fill_match_view(out: views_pb2.MatchView, view: SpectatorView, game: str, clocks: Clocks = NO_CLOCKS) -> None:
-    """:func:`match_view_to_pb` written into the empty message ``out`` (a reply's field): no copy."""
+    """The public view (:func:`truco.wire.fill_match_view`) with the game's clocks at this version, written into the
+    empty message ``out`` (a reply's field): no copy."""
     wire.fill_match_view(out, view, game)
     add_clocks(out, clocks)
 
 
-def seat_view_to_pb(view: SeatView, game: str, clocks: Clocks = NO_CLOCKS) -> views_pb2.SeatView:
-    """The seat's view (:func:`truco.wire.seat_view_to_pb`) with the game's clocks at this version."""
-    out = views_pb2.SeatView()
-    fill_seat_view(out, view, game, clocks)
-    return out
-
-
 def fill_seat_view(out: views_pb2.SeatView, view: SeatView, game: str, clocks: Clocks = NO_CLOCKS) -> None:
-    """:func:`seat_view_to_pb` written into the empty message ``out`` (a reply's field): no copy."""
+    """The seat's view (:func:`truco.wire.fill_seat_view`) with the game's clocks at this version, written into the
+    empty message ``out``."""
     wire.fill_seat_view(out, view, game)
     add_clocks(out.public, clocks)
 
@@ -406,10 +396,8 @@ __all__ = [
     "event_to_pb",
     "fill_seat_view",
     "hand_view_to_pb",
-    "match_view_to_pb",
     "phase_to_pb",
     "rules_from_pb",
     "rules_to_pb",
-    "seat_view_to_pb",
     "sena_from_pb",
 ]

@@ -34,7 +34,7 @@ from .app_quotas import NO_QUOTAS, AppQuotas, player_of
 from .keys import KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
 from .quotas import Limits
 from .reasons import QuotaExceeded, ServiceFailure, ServiceReason
-from .store.base import EventStore
+from .store.interface import GameDirectory
 from .validation import check_request
 
 GAME_SERVICE = "truco.v1.GameService"
@@ -129,7 +129,7 @@ class Slots:
 class Admission:
     """Keys, quotas and caps of the calls of every door, free of any protocol."""
 
-    def __init__(self, limits: Limits, keys: ApiKeys, store: EventStore, *, require_api_key: bool) -> None:
+    def __init__(self, limits: Limits, keys: ApiKeys, store: GameDirectory, *, require_api_key: bool) -> None:
         self.limits = limits
         self.keys = keys
         self.store = store

@@ -1,0 +1,228 @@
+"""What the service needs from an event store, one protocol per concern; :class:`EventStore` is all of them.
+
+Every write is atomic and durable when it returns. Retried writes carrying the same request id are answered from
+what was recorded the first time. Each backend module implements every protocol; one contract suite
+(``tests/test_store_contract.py``) tests them all.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Protocol
+
+from .records import ApiKeyRecord, AppendResult, GameRecord, NewEvent, StoredEvent
+
+
+class GameLog(Protocol):
+    """A game's log of events: creating it, appending to it, reading it, hearing of appends."""
+
+    async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
+        """Store a new game and its first events (seq 1..n) in one transaction; ``game.last_seq`` is ignored.
+
+        A ``request_id`` already used to create a game returns that game as it is now, and writes nothing.
+
+        :raises VersionConflict: the game id is already used by another request.
+        """
+        ...
+
+    async def append(
+        self,
+        game_id: str,
+        expected_last_seq: int,
+        events: Sequence[NewEvent],
+        request_id: str | None,
+        response: bytes,
+        over: bool,
+        deadline_us: int | None = None,
+    ) -> AppendResult:
+        """Append events after ``expected_last_seq``, record ``response`` under ``request_id``, set ``over``
+        and the game's next ``deadline_us`` (None: none); the first append with ``over`` stamps the end time.
+
+        A ``request_id`` already recorded for this game returns the recorded result and appends nothing.
+
+        :raises GameNotFound: no such game.
+        :raises VersionConflict: the game's last seq is not ``expected_last_seq``; nothing was written.
+        """
+        ...
+
+    async def find_response(self, game_id: str, request_id: str) -> bytes | None:
+        """The response recorded by the append made with this request id in this game, or None if none was."""
+        ...
+
+    async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
+        """The game's events with seq > ``after_seq``, in order.
+
+        :raises GameNotFound: no such game.
+        """
+        ...
+
+    async def get_game(self, game_id: str) -> GameRecord:
+        """The game's record.
+
+        :raises GameNotFound: no such game.
+        """
+        ...
+
+    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> None:
+        """Return once the game has an event with seq > ``after_seq`` (at once if it has), or after ``timeout``.
+
+        Appends by other store objects and other processes on the same database wake it too.
+
+        :raises GameNotFound: no such game.
+        """
+        ...
+
+    def on_append(self, heard: Callable[[str, int], None]) -> None:
+        """Call ``heard(game_id, last_seq)`` for each append this store hears of, by any replica, as it hears it.
+
+        The cue for a cache that its copy of a game is stale; see :meth:`hearing_epoch` for when silence counts.
+        """
+        ...
+
+    def hearing_epoch(self) -> int | None:
+        """A number that stays the same for as long as this store hears every append, by any replica, without a
+        gap; None while it cannot (never, for a store without change notifications).
+
+        A cached game checked against the store while the epoch was E, and since then heard of no newer append,
+        is current for as long as the epoch is still E: a reader may then answer from it without a store read.
+        """
+        ...
+
+
+class SeatBook(Protocol):
+    """The seats of a game: claiming them, their tokens, their players' last calls."""
+
+    async def claim_seat(
+        self,
+        game_id: str,
+        seat: int | None,
+        token_hash: bytes,
+        player_name: str,
+        request_id: str | None,
+        key_id: str = "",
+    ) -> tuple[GameRecord, int]:
+        """Turn an open seat (``None``: the lowest open one) into a taken one, under the API key ``key_id`` ("":
+        none); returns the game and the seat.
+
+        A ``request_id`` already used to claim a seat in this game returns that seat again.
+
+        :raises GameNotFound: no such game.
+        :raises SeatUnavailable: the seat is not open, or no seat is, or the game is over.
+        """
+        ...
+
+    async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
+        """Replace the token hash of a taken seat (a retried join hands out a fresh token).
+
+        :raises GameNotFound: no such game.
+        :raises SeatUnavailable: the seat is not a taken one.
+        """
+        ...
+
+    async def seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
+        """The seat taken with this token hash, or None.
+
+        :raises GameNotFound: no such game.
+        """
+        ...
+
+    async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
+        """Record that the seat's player was seen at ``at_us`` (presence)."""
+        ...
+
+
+class GameDirectory(Protocol):
+    """Games as a collection: listing the open ones, counting a creator's, linking rematches, closing the
+    abandoned games and removing the old ones."""
+
+    async def list_open_games(
+        self, page_size: int, after: str | None, viewer: str | None = None
+    ) -> tuple[list[GameRecord], str | None]:
+        """One page of open games, newest first, and the cursor of the next page (None on the last page).
+
+        With a ``viewer`` (an API key id, or "" for anonymous callers) only the games it owns and the public
+        ones; with None, every open game.
+
+        :raises ValueError: ``page_size`` < 1 or ``after`` is not a cursor this store returned.
+        """
+        ...
+
+    async def count_unfinished_games(self, creator: str) -> int:
+        """How many games charged to ``creator`` are not over (the open-games quota)."""
+        ...
+
+    async def link_next_game(self, game_id: str, next_game: str) -> str:
+        """Name ``next_game`` as the game's rematch unless one is named already; the rematch named now."""
+        ...
+
+    async def close_abandoned(self, created_before: str) -> list[str]:
+        """Close the unfinished games created before ``created_before`` (a ``created_at`` string) in which
+        some seat is still open (their table never filled, so their match never started): they become over and
+        closed, and are never listed. Returns their ids."""
+        ...
+
+    async def delete_games(self, ended_before_us: int, limit: int) -> list[str]:
+        """Remove up to ``limit`` over (finished or closed) games that ended before ``ended_before_us``, with
+        their events, seats and recorded requests. A game that is not over is never removed. Their ids."""
+        ...
+
+
+class KeyRing(Protocol):
+    """API keys: made, looked up, listed and revoked."""
+
+    async def create_api_key(self, key: ApiKeyRecord) -> None:
+        """Store a new API key.
+
+        :raises VersionConflict: the key id is already used.
+        """
+        ...
+
+    async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
+        """The key whose secret hashes to ``secret_hash`` (revoked or not), or None."""
+        ...
+
+    async def api_key_by_id(self, key_id: str) -> ApiKeyRecord | None:
+        """The key with this id (revoked or not), or None."""
+        ...
+
+    async def list_api_keys(self) -> list[ApiKeyRecord]:
+        """Every key, oldest first."""
+        ...
+
+    async def revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
+        """Mark a key revoked (a key revoked before keeps its first revocation time); returns it.
+
+        :raises ApiKeyNotFound: no such key.
+        """
+        ...
+
+
+class Deadlines(Protocol):
+    """Each game's next turn-clock deadline, and the games whose deadline passed."""
+
+    async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
+        """Set the game's next deadline if its last seq is still ``last_seq``; False (nothing written) if not."""
+        ...
+
+    async def due_games(self, now_us: int, limit: int) -> tuple[list[str], int | None]:
+        """Up to ``limit`` unfinished games whose deadline is at or before ``now_us`` (earliest first), and the
+        earliest deadline after ``now_us`` (None if no game has one)."""
+        ...
+
+
+class EventStore(GameLog, SeatBook, GameDirectory, KeyRing, Deadlines, Protocol):
+    """Everything the service needs from a store, and its life: a health check and a close."""
+
+    async def ping(self) -> None:
+        """Check that the backend answers.
+
+        :raises StoreUnavailable: it does not.
+        """
+        ...
+
+    async def close(self) -> None:
+        """Release connections and threads; the store must not be used afterwards."""
+        ...
+
+
+__all__ = ["Deadlines", "EventStore", "GameDirectory", "GameLog", "KeyRing", "SeatBook"]

@@ -1,0 +1,98 @@
+"""How a store tells waiters that a game moved: per-game wake-ups fired by its appends, its notifications or its
+polls, and the listeners of ``EventStore.on_append``."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import Awaitable, Callable, Iterator
+
+
+class ChangeSignals:
+    """Wake-ups for :meth:`EventStore.wait_for_change`, per game, fired by appends, notifications and polls,
+    and the listeners of :meth:`EventStore.on_append`.
+
+    Each watched game has one :class:`asyncio.Event`; firing sets it and starts a new one, so a waiter that
+    took the event before checking the database cannot miss a change made after its check.
+    """
+
+    def __init__(self) -> None:
+        self._events: dict[str, asyncio.Event] = {}
+        self._watchers: dict[str, int] = {}
+        self._known_seq: dict[str, int] = {}
+        self._heard: list[Callable[[str, int], None]] = []
+
+    @property
+    def watching(self) -> bool:
+        return bool(self._watchers)
+
+    @contextlib.contextmanager
+    def watch(self, game_id: str) -> Iterator[None]:
+        self._watchers[game_id] = self._watchers.get(game_id, 0) + 1
+        try:
+            yield
+        finally:
+            self._watchers[game_id] -= 1
+            if not self._watchers[game_id]:
+                # Forget unwatched games, or every game ever waited on would stay in memory.
+                del self._watchers[game_id]
+                self._events.pop(game_id, None)
+                self._known_seq.pop(game_id, None)
+
+    def current(self, game_id: str) -> asyncio.Event:
+        return self._events.setdefault(game_id, asyncio.Event())
+
+    def known_seq(self, game_id: str) -> int:
+        """The highest seq a notification announced for a watched game (0 if none did)."""
+        return self._known_seq.get(game_id, 0)
+
+    def on_append(self, heard: Callable[[str, int], None]) -> None:
+        """Call ``heard(game_id, last_seq)`` on every firing that names the seq, whether the game is watched or not."""
+        self._heard.append(heard)
+
+    def fire(self, game_id: str, last_seq: int | None = None) -> None:
+        if last_seq is not None:
+            for heard in self._heard:
+                heard(game_id, last_seq)
+        if game_id not in self._watchers:
+            return
+        if last_seq is not None:
+            self._known_seq[game_id] = max(last_seq, self._known_seq.get(game_id, 0))
+        event = self._events.pop(game_id, None)
+        if event is not None:
+            event.set()
+
+    def fire_all(self) -> None:
+        """Wake every waiter to look again (after a poll saw some change, or after notifications may be lost)."""
+        events, self._events = self._events, {}
+        for event in events.values():
+            event.set()
+
+
+async def wait_until_after(
+    signals: ChangeSignals,
+    game_id: str,
+    after_seq: int,
+    timeout: float,
+    last_seq: Callable[[], Awaitable[int]],
+) -> None:
+    """The shared body of ``wait_for_change``: check, sleep until fired or timed out, check again."""
+    deadline = time.monotonic() + timeout
+    with signals.watch(game_id):
+        while True:
+            fired = signals.current(game_id)
+            if signals.known_seq(game_id) > after_seq or await last_seq() > after_seq:
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            try:
+                # asyncio.timeout, not wait_for: no task of its own to outlive a cancelled waiter.
+                async with asyncio.timeout(remaining):
+                    await fired.wait()
+            except TimeoutError:
+                return
+
+
+__all__ = ["ChangeSignals", "wait_until_after"]
