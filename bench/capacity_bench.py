@@ -161,7 +161,8 @@ def server_side(
                 address = state.balancer
                 groups["proxy"] = [state.nginx_pid]
             pin([pid for pids in groups.values() for pid in pids], cpus(args.server_cpus))
-            cluster.wait_serving(address)
+            # No gRPC in this process (the load generator waits until the address serves): a process that has
+            # used gRPC can hang forking the next load generator in gRPC's fork handlers.
             yield Target(address, [f"http://127.0.0.1:{r.metrics_port}/metrics" for r in started], groups)
         finally:
             for replica in started:
@@ -185,12 +186,7 @@ def run_loadgen(
         ]  # fmt: skip
         for name, pids in target.groups.items():
             command += ["-group", f"{name}={','.join(map(str, pids))}"]
-        process = subprocess.Popen(
-            command,
-            stderr=subprocess.PIPE,
-            text=True,
-            preexec_fn=lambda: os.sched_setaffinity(0, cpus(args.client_cpus)),
-        )
+        process = subprocess.Popen(["taskset", "-c", args.client_cpus, *command], stderr=subprocess.PIPE, text=True)
         profiler: Profiler | None = None
         try:
             assert process.stderr is not None

@@ -261,6 +261,10 @@ func (p *Pool) Stop() {
 func Run(ctx context.Context, c Config, log func(string, ...any)) Report {
 	report := Report{Config: c, Started: time.Now().UTC().Format(time.RFC3339)}
 	began := time.Now()
+	if err := waitServing(ctx, c.Server, time.Minute); err != nil {
+		report.Error = err.Error()
+		return report
+	}
 	server := groupNamed(c.Groups, "server")
 	if c.Idle > 0 {
 		report.Idle = idleCores(ctx, c, log)
@@ -484,6 +488,31 @@ func measure(ctx context.Context, c Config, load *Load, k int, baseline int64, e
 	limit := float64(c.Limit) / float64(time.Millisecond)
 	step.Held = step.Submit.Count > 0 && step.Submit.P99 <= limit && step.Delivery.P99 <= limit && step.Missing == 0
 	return step, nil
+}
+
+// waitServing polls the server's (or balancer's) health until the game service is SERVING.
+func waitServing(ctx context.Context, address string, timeout time.Duration) error {
+	conn, err := grpc.NewClient(address, NewLoad(address, Play{}).dialOpts...)
+	if err != nil {
+		return err
+	}
+	defer conn.Close()
+	health := healthpb.NewHealthClient(conn)
+	deadline := time.Now().Add(timeout)
+	for {
+		callCtx, cancel := context.WithTimeout(ctx, 2*time.Second)
+		reply, err := health.Check(callCtx, &healthpb.HealthCheckRequest{Service: "truco.v1.GameService"})
+		cancel()
+		if err == nil && reply.GetStatus() == healthpb.HealthCheckResponse_SERVING {
+			return nil
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("%s is not SERVING after %s (%v, %v)", address, timeout, reply.GetStatus(), err)
+		}
+		if !sleep(ctx, 100*time.Millisecond) {
+			return ctx.Err()
+		}
+	}
 }
 
 // idleCores is the CPU each group uses with no load: the servers' background work (store checks, LISTEN, timers),
