@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """A load-balanced Truco cluster on loopback: PostgreSQL, N server replicas and nginx in front of them.
 
-    scripts/cluster up [--replicas 3] [--workers N] [--port P] [--state DIR]   start it; prints the balancer address
+    scripts/cluster up [--replicas 3] [--workers N] [--port P] [--balance hash|round-robin] [--state DIR]
+                                                                               start it; prints the balancer address
     scripts/cluster status [--state DIR]                                       what runs, by pid
     scripts/cluster down [--state DIR]                                         stop everything it started
 
@@ -13,9 +14,16 @@
   one ``TRUCO_TOKEN_KEY``, with ``--no-limits``: behind nginx every client comes from nginx's address, so
   per-address quotas would pool all of them (in production, quotas go by API key: ``--require-api-key``);
 * nginx (Debian's ``nginx-light``, installed with apt-get when missing) on ``--port`` (default: a free one),
-  balancing every gRPC call round robin over the replicas (``grpc_pass``), with HTTP/2 keepalive connections
-  to them and passive failover: a call that cannot reach a replica (refused, reset, no reply) goes to the next
-  one, and a replica that fails is left out for a while (``max_fails``/``fail_timeout``).
+  balancing gRPC calls over the replicas (``grpc_pass``) with **game affinity**: a call that carries the
+  ``x-truco-game`` metadata (the game's name, ``games/{game}``, which the SDKs send on every call of a game) goes
+  to the replica a consistent hash of it picks (``hash $http_x_truco_game consistent``), so every call and watch
+  of one game lands on one replica, whose cached state of the game is then always current; a call without it
+  (CreateGame, ListGames, the rules service) goes round robin. ``--balance round-robin`` spreads every call round
+  robin instead (the cache misses affinity avoids: bench/README.md). HTTP/2 keepalive connections to the
+  replicas, and passive failover: a call that cannot reach a replica (refused, reset, no reply) goes to the next
+  one (for a hashed game, the next replica on the hash ring, the same for every call of the game), and a replica
+  that fails is left out for a while (``max_fails``/``fail_timeout``); when it serves again its games come back
+  to it. Nothing of a game lives only on a replica: moving it costs one read of its events from PostgreSQL.
 
 The last line ``up`` prints is the balancer's address (``127.0.0.1:PORT``), for
 ``truco selfplay --server 127.0.0.1:PORT``. Everything it starts is recorded by pid in ``DIR/state.json``
@@ -52,6 +60,9 @@ HOST = "127.0.0.1"
 START_TIMEOUT = 120.0
 SERVER_GRACE = 10.0
 """The replicas' --grace: how long in-flight calls get after SIGTERM."""
+AFFINITY_HEADER = "x-truco-game"
+"""The metadata that names a call's game; nginx hashes on it (``$http_x_truco_game``)."""
+BALANCES = ("hash", "round-robin")
 
 
 def log(message: str) -> None:
@@ -90,6 +101,10 @@ class State:
     nginx_pid: int = 0
     nginx_port: int = 0
     workers: int = 1
+    balance: str = "hash"
+    """How nginx picks a replica: ``hash`` (game affinity on AFFINITY_HEADER) or ``round-robin`` (every call)."""
+    serve_args: list[str] = field(default_factory=list)
+    """More ``truco serve`` options for every replica (benchmarks: ``--clock 0``)."""
     token_key: str = field(default_factory=lambda: secrets.token_urlsafe(32))
     """TRUCO_TOKEN_KEY of every replica: replicas on one PostgreSQL must issue the same seat tokens."""
 
@@ -238,16 +253,17 @@ def stop_postgres(state: State) -> None:
 # --- Replicas --------------------------------------------------------------------------------------------------
 
 
-def start_replica(state: State, index: int, port: int = 0) -> Replica:
+def start_replica(state: State, index: int, port: int = 0, store: str = "") -> Replica:
     """Start replica ``index`` (``truco serve --workers N``) in a process group of its own; wait until it serves.
-    ``port`` 0 picks a free one; a replica started again after a crash takes its old port back."""
+    ``port`` 0 picks a free one; a replica started again after a crash takes its old port back. ``store``: the
+    cluster's PostgreSQL unless given (benchmarks run one replica on SQLite too)."""
     directory = Path(state.directory)
     out_path = directory / f"replica-{index}.out"
     log_path = directory / f"replica-{index}.log"
     command = [
-        truco_command(), "serve", "--store", state.postgres_url, "--host", HOST, "--port", str(port),
+        truco_command(), "serve", "--store", store or state.postgres_url, "--host", HOST, "--port", str(port),
         "--metrics-port", "0", "--workers", str(state.workers), "--grace", str(SERVER_GRACE),
-        "--log-format", "json", "--no-limits",
+        "--log-format", "json", "--no-limits", *state.serve_args,
     ]  # fmt: skip
     env = {**os.environ, "TRUCO_TOKEN_KEY": state.token_key}
     with out_path.open("w") as out, log_path.open("a") as err:
@@ -316,6 +332,16 @@ def install_nginx() -> str:
     return nginx
 
 
+BALANCING = {
+    # ketama consistent hashing: a replica that leaves (or comes back) moves only its own share of the games.
+    # A call without the header has an empty key, which nginx sends round robin (the tests check it).
+    "hash": "        # Game affinity: every call naming a game (x-truco-game) on the replica its hash picks; the rest\n"
+    "        # (CreateGame, ListGames, the rules service) round robin.\n"
+    "        hash $http_x_truco_game consistent;",
+    "round-robin": "        # Round robin (nginx's default) over the replicas, per call.",
+}
+
+
 def nginx_config(state: State, prefix: Path) -> str:
     servers = "\n".join(
         # max_fails=1 fail_timeout=5s: one failed connection or call leaves the replica out for 5 s, then it
@@ -324,6 +350,7 @@ def nginx_config(state: State, prefix: Path) -> str:
         for r in state.replicas
     )
     user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
+    balancing = BALANCING[state.balance]
     return f"""# Written by scripts/cluster up; nginx -p {prefix} -c {prefix / "nginx.conf"}
 {user}worker_processes 1;
 daemon off;
@@ -334,7 +361,8 @@ events {{
 }}
 http {{
     log_format grpc '$time_iso8601 $remote_addr "$request" $status grpc-status=$sent_trailer_grpc_status '
-                    'upstream=$upstream_addr upstream_status=$upstream_status time=$request_time';
+                    'upstream=$upstream_addr upstream_status=$upstream_status time=$request_time '
+                    'game=$http_x_truco_game';
     access_log {prefix / "access.log"} grpc buffer=64k flush=1s;
     client_body_temp_path {prefix / "tmp" / "body"};
     proxy_temp_path {prefix / "tmp" / "proxy"};
@@ -343,7 +371,7 @@ http {{
     scgi_temp_path {prefix / "tmp" / "scgi"};
 
     upstream truco {{
-        # Round robin (nginx's default) over the replicas, per call.
+{balancing}
 {servers}
         # HTTP/2 connections to the replicas stay open between calls (each carries one call at a time).
         keepalive 64;
@@ -438,14 +466,14 @@ def wait_serving(address: str, timeout: float = 60.0, service: str = "truco.v1.G
 # --- Commands --------------------------------------------------------------------------------------------------
 
 
-def up(directory: Path, replicas: int, workers: int, port: int = 0) -> State:
+def up(directory: Path, replicas: int, workers: int, port: int = 0, balance: str = "hash") -> State:
     if (directory / "state.json").exists():
         previous = State.load(directory)
         if any(alive(r.pid) for r in previous.replicas) or alive(previous.nginx_pid):
             raise ClusterError(f"a cluster already runs from {directory}: scripts/cluster down first")
         down(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    state = State(directory=str(directory), workers=workers, nginx_port=port)
+    state = State(directory=str(directory), workers=workers, nginx_port=port, balance=balance)
     state.save()
     try:
         start_postgres(state)
@@ -501,6 +529,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--replicas", type=int, default=3, help="server replicas (default 3)")
     parser.add_argument("--workers", type=int, default=1, help="worker processes per replica (default 1)")
     parser.add_argument("--port", type=int, default=0, help="the balancer's port (default: a free one)")
+    parser.add_argument(
+        "--balance",
+        choices=BALANCES,
+        default="hash",
+        help="hash: game affinity on the x-truco-game metadata, the rest round robin (default); "
+        "round-robin: every call",
+    )
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE, help=f"state directory (default {DEFAULT_STATE})")
     args = parser.parse_args(argv)
     directory = args.state.resolve()
@@ -508,9 +543,9 @@ def main(argv: list[str] | None = None) -> int:
         if args.command == "up":
             if args.replicas < 1 or args.workers < 1:
                 raise ClusterError("--replicas and --workers must be at least 1")
-            state = up(directory, args.replicas, args.workers, args.port)
+            state = up(directory, args.replicas, args.workers, args.port, args.balance)
             log(f"PostgreSQL {state.postgres_url} (fsync on)")
-            log(f"nginx balancing {len(state.replicas)} replicas; stop everything with: scripts/cluster down")
+            log(f"nginx balancing {len(state.replicas)} replicas ({state.balance}); stop: scripts/cluster down")
             print(state.balancer, flush=True)
             return 0
         if args.command == "down":

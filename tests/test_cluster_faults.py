@@ -1,8 +1,10 @@
 """Faults under load, through a real load balancer: ``scripts/cluster`` starts PostgreSQL (fsync on), three
-``truco serve`` replicas and nginx (grpc_pass, round robin, passive failover) on loopback; ``truco selfplay``
-plays many concurrent matches through nginx while a replica is SIGKILLed, a replica is SIGTERMed, or PostgreSQL
-is stopped and started again. After each: every game finished, every acknowledged move is stored exactly once,
-and every match in the store replays through the engine (truco.server.audit).
+``truco serve`` replicas and nginx (grpc_pass, game affinity on the ``x-truco-game`` metadata and round robin for
+calls without it, passive failover) on loopback; ``truco selfplay`` plays many concurrent matches through nginx
+while a replica is SIGKILLed, a replica is SIGTERMed, or PostgreSQL is stopped and started again. After each:
+every game finished, every acknowledged move is stored exactly once, and every match in the store replays through
+the engine (truco.server.audit). With game affinity, every call of a game lands on one replica, and a killed
+replica's games move to the others with nothing lost.
 
 Needs nginx and PostgreSQL (both installed with apt-get by the scripts when missing, as root); without them the
 module is skipped, except under CI=true, where it fails.
@@ -11,21 +13,30 @@ module is skipped, except under CI=true, where it fails.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import signal
 import subprocess
 import time
-from collections import Counter
+import uuid
+from collections import Counter, defaultdict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import grpc
 import pytest
+
+from truco_client.v1 import game_service_pb2 as gs
+from truco_client.v1 import game_service_pb2_grpc as gsg
+from truco_client.v1 import views_pb2
 
 from .cluster_helpers import (
     ROOT,
     Load,
+    applied_moves,
     assert_exactly_once_and_sound,
+    audit_store,
     health,
     load_cluster_script,
     wait_for_moves,
@@ -101,7 +112,93 @@ def test_the_balancer_spreads_matches_over_every_replica_and_applies_each_move_o
     assert_exactly_once_and_sound(cluster.postgres_url, run, 5)
     calls = _upstreams(cluster, since)
     assert set(calls) == {r.address for r in cluster.replicas}, calls
-    assert min(calls.values()) > sum(calls.values()) / (2 * REPLICAS), f"round robin is uneven: {calls}"
+
+
+ACCESS = re.compile(r'"POST (\S+) HTTP/2.0" .* upstream=(.*) upstream_status=.* game=(\S+)$')
+
+
+def _calls_by_game(state: Any, since: int) -> dict[str, list[tuple[str, str]]]:
+    """Game (``-``: none) -> (method, the replica that answered) of every call in the access log after ``since``.
+    A call nginx passed on after a failure lists every replica it tried; the last one answered."""
+    time.sleep(1.1)  # the access log is flushed every second
+    calls: dict[str, list[tuple[str, str]]] = defaultdict(list)
+    for line in (Path(state.directory) / "nginx" / "access.log").read_text().splitlines()[since:]:
+        if match := ACCESS.search(line):
+            method, upstreams, game = match.groups()
+            calls[game].append((method, upstreams.split(", ")[-1].strip()))
+    return calls
+
+
+class _Table:
+    """A match against a server bot, every call naming its game in ``x-truco-game`` (as the SDKs send it)."""
+
+    def __init__(self, stub: gsg.GameServiceStub) -> None:
+        self.stub = stub
+        bots = [gs.BotSeat(seat=1, kind=gs.BOT_KIND_RANDOM)]
+        self.name = stub.CreateGame(gs.CreateGameRequest(request_id=uuid.uuid4().hex, bots=bots)).game.name
+        self.game = [("x-truco-game", self.name)]
+        joined = stub.JoinGame(
+            gs.JoinGameRequest(name=self.name, seat=0, request_id=uuid.uuid4().hex), metadata=self.game
+        )
+        self.metadata = [*self.game, ("authorization", f"Bearer {joined.seat_token}")]
+        self.view = joined.view
+        self.moves = 0
+
+    def play(self, moves: int) -> None:
+        for _ in range(moves):
+            if self.view.public.phase == views_pb2.PHASE_MATCH_OVER:
+                return
+            request = gs.SubmitCommandRequest(
+                name=self.name,
+                request_id=uuid.uuid4().hex,
+                expected_version=self.view.public.version,
+                command=self.view.legal_actions[0],
+            )
+            # nginx passes a call cut by the replica's death to the next one; the request id applies it once.
+            self.view = self.stub.SubmitCommand(request, metadata=self.metadata, timeout=30).view
+            self.moves += 1
+        watch = self.stub.WatchGame(
+            gs.WatchGameRequest(name=self.name, after_version=0, per_commit=True), metadata=self.metadata, timeout=30
+        )
+        next(iter(watch))  # a watch lands with the game's other calls
+        watch.cancel()
+
+
+def test_every_call_of_a_game_lands_on_one_replica_and_moves_when_it_dies(cluster: Any) -> None:
+    since = _log_lines(cluster, "access.log")
+    with grpc.insecure_channel(cluster.balancer) as channel:
+        stub = gsg.GameServiceStub(channel)
+        tables = [_Table(stub) for _ in range(12)]
+        for table in tables:
+            table.play(3)
+        before = _calls_by_game(cluster, since)
+        # Calls naming no game (CreateGame) go round robin; every call of a game to the one replica its hash picks.
+        assert {replica for _, replica in before["-"]} == {r.address for r in cluster.replicas}, before["-"]
+        home = {}
+        for table in tables:
+            methods = {method.rsplit("/", 1)[1] for method, _ in before[table.name]}
+            assert {"JoinGame", "SubmitCommand", "WatchGame"} <= methods, before[table.name]
+            (home[table.name],) = {replica for _, replica in before[table.name]}
+        assert len(set(home.values())) >= 2, f"12 games hashed onto one replica: {home}"
+        busiest = Counter(home.values()).most_common(1)[0][0]
+        victim = next(r for r in cluster.replicas if r.address == busiest)
+        since = _log_lines(cluster, "access.log")
+        cluster_script.stop_replica(victim, signal.SIGKILL)
+        try:
+            for table in tables:
+                table.play(3)
+            after = _calls_by_game(cluster, since)
+        finally:
+            _restart(cluster, victim.index)
+    for table in tables:
+        replicas = {replica for _, replica in after[table.name]}
+        if home[table.name] == victim.address:  # moved, all of it to one other replica
+            assert len(replicas) == 1 and victim.address not in replicas, after[table.name]
+        else:  # the others stay where they were
+            assert replicas == {home[table.name]}, after[table.name]
+    names = [table.name.removeprefix("games/") for table in tables]
+    assert applied_moves(cluster.postgres_url, names) == sum(table.moves for table in tables)
+    assert audit_store(cluster.postgres_url).corrupt == []
 
 
 def test_a_replica_killed_mid_load(cluster: Any) -> None:

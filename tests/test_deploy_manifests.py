@@ -25,7 +25,7 @@ from deploycheck import (  # noqa: E402
     image,
     model,
 )
-from deploycheck.checks import hadolint, kustomize, schemas, serve_flags  # noqa: E402
+from deploycheck.checks import affinity, hadolint, kustomize, schemas, serve_flags  # noqa: E402
 from deploycheck.model import Deploy  # noqa: E402
 
 
@@ -66,6 +66,11 @@ def _one(d: Deploy, kind: str, name: str) -> dict[str, Any]:
     found = [obj for obj in d.find(kind) if obj["metadata"]["name"] == name]
     assert len(found) == 1
     return found[0]
+
+
+def _component(d: Deploy, name: str) -> model.Folder:
+    (found,) = [component for component in d.components if component.path.name == name]
+    return found
 
 
 def _server(d: Deploy) -> dict[str, Any]:
@@ -144,7 +149,8 @@ def test_every_manifest_file_is_read(deploy: Deploy) -> None:
         ("StatefulSet", "truco-postgres"),
     }
     assert [(c.path.name, sorted(c.manifests)) for c in deploy.components] == [
-        ("prometheus-operator", ["servicemonitor.yaml"])
+        ("ingress-nginx", ["ingress.yaml", "service-games.yaml"]),
+        ("prometheus-operator", ["servicemonitor.yaml"]),
     ]
 
 
@@ -192,7 +198,7 @@ def test_the_schemas_of_the_oldest_kubernetes_the_readme_promises(changed: Deplo
 def test_custom_resources_pass_only_when_a_project_check_covers_them(changed: Deploy) -> None:
     certificate = {"apiVersion": "cert-manager.io/v1", "kind": "Certificate", "metadata": {"name": "truco"}}
     changed.base.manifests["certificate.yaml"] = [certificate]
-    (monitor,) = changed.components[0].manifests["servicemonitor.yaml"]
+    (monitor,) = _component(changed, "prometheus-operator").manifests["servicemonitor.yaml"]
     monitor["spec"]["endpoints"][0]["scrapeInterval"] = "15s"  # no schema: the monitoring check's business
     problems = catalogue.run_check(schemas.check_schemas, changed)
     assert problems and all("Certificate/truco" in problem for problem in problems), problems
@@ -241,11 +247,12 @@ def test_truco_serve_must_accept_every_flag(changed: Deploy) -> None:
 
 
 def test_the_kustomization_must_list_every_manifest_but_the_example(changed: Deploy) -> None:
-    assert changed.base.kustomization is not None and changed.components[0].kustomization is not None
+    monitoring = _component(changed, "prometheus-operator")
+    assert changed.base.kustomization is not None and monitoring.kustomization is not None
     resources = changed.base.kustomization["resources"]
     resources.remove("pdb.yaml")
     resources += ["secret.example.yaml", "gone.yaml", "hpa.yaml"]
-    changed.components[0].kustomization["resources"] = []
+    monitoring.kustomization["resources"] = []
     _expect(
         catalogue.CHECKS["kustomizations list every manifest"],
         changed,
@@ -500,7 +507,7 @@ def test_a_secret_key_the_example_does_not_show_or_a_real_secret(changed: Deploy
 
 def test_metrics_that_prometheus_would_not_find(changed: Deploy) -> None:
     _server(changed)["spec"]["template"]["metadata"]["annotations"]["prometheus.io/port"] = "9091"
-    (monitor,) = changed.components[0].manifests["servicemonitor.yaml"]
+    (monitor,) = _component(changed, "prometheus-operator").manifests["servicemonitor.yaml"]
     monitor["spec"]["endpoints"][0]["port"] = "http-metrics"
     monitor["spec"]["endpoints"].append({"port": "web", "path": "/stats"})
     monitor["spec"]["namespaceSelector"]["matchNames"] = ["default"]
@@ -514,6 +521,63 @@ def test_metrics_that_prometheus_would_not_find(changed: Deploy) -> None:
     )
     monitor["spec"]["endpoints"] = [{"port": "none"}]
     _expect(catalogue.CHECKS["Prometheus scraping"], changed, "selects no Service with a port named ['none']")
+
+
+# --- game affinity ------------------------------------------------------------------------------------------
+
+
+def _ingresses(d: Deploy) -> dict[str, dict[str, Any]]:
+    component = _component(d, "ingress-nginx")
+    return {obj["metadata"]["name"]: obj for obj in component.manifests["ingress.yaml"]}
+
+
+def test_every_rpc_naming_a_game_is_hashed_on_it_and_the_others_go_round_robin(changed: Deploy) -> None:
+    methods = dict(affinity.public_methods())
+    # Read from the contract: the calls that name no game are the ones a hash would pile onto one pod.
+    assert {path for path, names_a_game in methods.items() if not names_a_game} == {
+        "/truco.v1.GameService/CreateGame",
+        "/truco.v1.GameService/ListGames",
+        "/truco.v1.RulesService/EvaluateHand",
+        "/truco.v1.RulesService/CompareCards",
+    }
+    assert methods["/truco.v1.GameService/SubmitCommand"] and methods["/truco.v1.GameService/WatchGame"]
+    plain = _ingresses(changed)["truco-grpc"]["spec"]["rules"][0]["http"]["paths"]
+    del plain[0]  # CreateGame
+    plain[1]["path"] = "/truco.v1"  # the rules service: now routed nowhere by an exact element match
+    _expect(
+        catalogue.CHECKS["game affinity (ingress-nginx)"],
+        changed,
+        "truco.example.com/truco.v1.GameService/CreateGame: goes to Ingress/truco-grpc-games, want a round-robin",
+        "truco.example.com/truco.v1.RulesService/CompareCards: no Ingress routes it",
+    )
+
+
+def test_an_ingress_that_hashes_on_something_else_or_shares_its_service(changed: Deploy) -> None:
+    games = _ingresses(changed)["truco-grpc-games"]
+    games["metadata"]["annotations"]["nginx.ingress.kubernetes.io/upstream-hash-by"] = "$remote_addr"
+    games["metadata"]["annotations"]["nginx.ingress.kubernetes.io/proxy-read-timeout"] = "60"
+    games["spec"]["rules"][0]["http"]["paths"][0]["backend"]["service"]["name"] = "truco"
+    _expect(
+        catalogue.CHECKS["game affinity (ingress-nginx)"],
+        changed,
+        "Ingress/truco-grpc-games: hashes on '$remote_addr', not the x-truco-game metadata",
+        "proxy-read-timeout under 3600 s",
+        "Service/truco: both hashed by game and balanced round robin",
+    )
+
+
+def test_an_ingress_whose_service_misses_the_server_grpc_port(changed: Deploy) -> None:
+    (service,) = _component(changed, "ingress-nginx").manifests["service-games.yaml"]
+    service["spec"]["ports"][0]["targetPort"] = "web"
+    del _ingresses(changed)["truco-grpc"]["metadata"]["annotations"]["nginx.ingress.kubernetes.io/backend-protocol"]
+    _expect(
+        catalogue.CHECKS["game affinity (ingress-nginx)"],
+        changed,
+        "Service/truco-games port grpc is not the server's gRPC port",
+        "Ingress/truco-grpc: backend-protocol is not GRPC",
+    )
+    service["spec"]["selector"] = {"app.kubernetes.io/name": "postgres"}
+    _expect(catalogue.CHECKS["game affinity (ingress-nginx)"], changed, "does not select Deployment/truco's pods")
 
 
 # --- the image -----------------------------------------------------------------------------------------------

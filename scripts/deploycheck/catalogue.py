@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from deploycheck.checks.affinity import check_game_affinity
 from deploycheck.checks.build_context import check_build_context
 from deploycheck.checks.hadolint import check_hadolint
 from deploycheck.checks.image_build import check_compiled_build
@@ -50,6 +51,7 @@ CHECKS: dict[str, Check] = {
     "pod security": check_security,
     "Secret references": check_secret_references,
     "Prometheus scraping": check_monitoring,
+    "game affinity (ingress-nginx)": check_game_affinity,
     "image: compiled engine": check_compiled_build,
     "image: runtime stage": check_runtime_stage,
     "image: web table": check_web_table,

@@ -1,0 +1,474 @@
+#!/usr/bin/env python3
+"""Human-paced capacity benchmark: how many concurrent matches a server core holds at real play's pace.
+
+The load is ``bench/loadgen`` (Go, built here): K concurrent matches, every seat a client with its own gRPC
+connection and WatchGame stream (``per_commit``, or the released per-event stream), waiting a think time per
+decision (5 s by default, jittered ±50 %), sending ``x-truco-game`` on every call of a game. The load generator
+is pinned to one core (``--client-cpus``), the server side (servers, PostgreSQL, nginx) to the other
+(``--server-cpus``), with ``taskset``'s system call. Servers run with ``--no-limits --clock 0``. Scenarios:
+
+* ``ramp``: for each store and table size, K rises step by step (``--steps``) until the p99 of SubmitCommand
+  or of watch delivery passes ``--limit-ms``, then bisects twice: the knee K. SQLite is one process;
+  PostgreSQL (fsync on, ``scripts/postgres-test-cluster.sh`` with ``PG_FSYNC=on``) runs ``--workers 2``.
+* ``realplay``: SQLite at a fixed moderate K for 2 and 4 players, with ``per_commit`` watches and with the
+  released per-event ones, alternating twice, and empty unary calls (health Check) before and after: server
+  CPU per move, also in empty calls.
+* ``affinity``: PostgreSQL (fsync on) at a fixed K: one replica direct, then three replicas behind nginx
+  balancing round robin, then on the ``x-truco-game`` hash (``scripts/cluster.py``): server CPU per move of all
+  replicas together, PostgreSQL's and nginx's.
+
+Per step, from /proc and the servers' /metrics: server CPU per applied move (truco_commands_applied_total),
+its resident memory per match, SubmitCommand and delivery p50/p99, open streams, the load generator's own CPU.
+Writes ``bench/results/capacity-<scenario>.json``; progress on stderr. ``--quick`` for a short smoke run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import platform
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cluster_bench import cluster, tree
+
+ROOT = Path(__file__).resolve().parent.parent
+LOADGEN_SOURCE = ROOT / "bench" / "loadgen"
+LOADGEN = ROOT / ".tools" / "loadgen" / "loadgen"
+SERVE_ARGS = ["--clock", "0"]
+"""Clocks off (a load test has no takeover bots to time); ``--no-limits`` comes with every replica."""
+SCENARIOS = ("ramp", "realplay", "affinity")
+
+
+def log(line: str) -> None:
+    print(f"capacity: {line}", file=sys.stderr, flush=True)
+
+
+def build_loadgen() -> Path:
+    """``go build`` the load generator (Go's build cache makes a second build instant)."""
+    if shutil.which("go") is None:
+        raise SystemExit("capacity: needs Go (go.dev/dl) to build bench/loadgen")
+    LOADGEN.parent.mkdir(parents=True, exist_ok=True)
+    subprocess.run(["go", "build", "-o", str(LOADGEN), "."], cwd=LOADGEN_SOURCE, check=True)
+    return LOADGEN
+
+
+def fsync_latency(directory: str, writes: int = 200) -> dict[str, float]:
+    """How long the disk under the stores takes to make a 4 KiB write durable (ms): a move's reply waits for at
+    least one such fsync (SQLite's commit, PostgreSQL's WAL flush), so its p99 bounds the moves' p99 from below."""
+    path = Path(directory) / "fsync-probe"
+    latencies = []
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT, 0o600)
+    try:
+        for _ in range(writes):
+            os.write(descriptor, b"x" * 4096)
+            started = time.perf_counter()
+            os.fsync(descriptor)
+            latencies.append((time.perf_counter() - started) * 1000)
+    finally:
+        os.close(descriptor)
+        path.unlink()
+    latencies.sort()
+    return {q: round(latencies[min(len(latencies) - 1, int(f * len(latencies)))], 2) for q, f in FSYNC_QUANTILES}
+
+
+FSYNC_QUANTILES = (("p50_ms", 0.5), ("p90_ms", 0.9), ("p99_ms", 0.99))
+
+
+def pin(roots: Sequence[int], cpus: set[int]) -> None:
+    """Every thread of ``roots`` and their descendants on ``cpus`` (children forked later inherit it)."""
+    for root in roots:
+        for pid in tree(root):
+            for task in Path(f"/proc/{pid}/task").glob("*"):
+                try:
+                    os.sched_setaffinity(int(task.name), cpus)
+                except (OSError, ValueError):
+                    continue
+
+
+def cpus(text: str) -> set[int]:
+    return {int(c) for c in text.split(",")}
+
+
+# --- What runs on the server side ----------------------------------------------------------------------------------
+
+
+@dataclass
+class Target:
+    """Where the load goes and what to measure there."""
+
+    address: str
+    metrics: list[str]
+    groups: dict[str, list[int]]  # loadgen -group NAME=PIDS: "server" is the one per move
+
+
+@contextmanager
+def postgres(store: str) -> Iterator[Any]:
+    """A scratch directory for a cluster's state, and PostgreSQL (fsync on) in it if ``store`` is ``postgres``."""
+    with tempfile.TemporaryDirectory(prefix="truco-capacity-") as directory:
+        state = cluster.State(directory=directory)
+        try:
+            if store == "postgres":
+                cluster.start_postgres(state)
+            yield state
+        finally:
+            cluster.stop_postgres(state)
+
+
+@contextmanager
+def server_side(
+    args: argparse.Namespace,
+    store: str,
+    *,
+    replicas: int = 1,
+    workers: int = 1,
+    balance: str = "",
+    database: Any = None,
+) -> Iterator[Target]:
+    """``replicas`` servers (each ``--workers``) on ``store`` (``sqlite`` or ``postgres``: ``database``'s, or one of
+    their own), behind nginx balancing by ``balance`` if given, all pinned to the server cores."""
+    with contextlib.ExitStack() as stack:
+        base = database or stack.enter_context(postgres(store))
+        state = cluster.State(
+            directory=tempfile.mkdtemp(prefix="servers-", dir=base.directory),
+            postgres_dir=base.postgres_dir,
+            postgres_url=base.postgres_url,
+            workers=workers,
+            serve_args=[*SERVE_ARGS, *args.serve_args],
+        )
+        url = state.postgres_url if store == "postgres" else f"sqlite:///{state.directory}/capacity.db"
+        started: list[Any] = []
+        try:
+            started = [cluster.start_replica(state, index, store=url) for index in range(replicas)]
+            groups = {"server": [r.pid for r in started]}
+            if store == "postgres":
+                groups["db"] = [cluster.postgres_pid(state)]
+            address = started[0].address
+            if balance:
+                state.balance = balance
+                cluster.start_nginx(state)
+                address = state.balancer
+                groups["proxy"] = [state.nginx_pid]
+            pin([pid for pids in groups.values() for pid in pids], cpus(args.server_cpus))
+            # No gRPC in this process (the load generator waits until the address serves): a process that has
+            # used gRPC can hang forking the next load generator in gRPC's fork handlers.
+            yield Target(address, [f"http://127.0.0.1:{r.metrics_port}/metrics" for r in started], groups)
+        finally:
+            for replica in started:
+                cluster.stop_replica(replica)
+            if state.nginx_pid:
+                cluster.stop_pid(state.nginx_pid, signal.SIGQUIT, 15, "nginx")
+
+
+def run_loadgen(
+    args: argparse.Namespace, target: Target, label: str, options: Sequence[str], *, fixed: bool = False
+) -> dict[str, Any]:
+    """One load generator run, pinned to the client cores; its report. ``fixed``: one K, measured longer. Its
+    progress passes through to stderr; with ``--profile``, the first measured window is also profiled."""
+    measure = args.fixed_measure if fixed else args.measure
+    with tempfile.NamedTemporaryFile(prefix="loadgen-", suffix=".json") as out:
+        command = [
+            str(LOADGEN), "-server", target.address, "-metrics", ",".join(target.metrics), "-label", label,
+            "-think", f"{args.think}s", "-warmup", f"{args.warmup}s", "-measure", f"{measure}s",
+            "-limit", f"{args.limit_ms}ms", "-idle", f"{args.idle}s",
+            "-spawn-rate", str(args.spawn_rate), "-out", out.name, *options,
+        ]  # fmt: skip
+        for name, pids in target.groups.items():
+            command += ["-group", f"{name}={','.join(map(str, pids))}"]
+        process = subprocess.Popen(["taskset", "-c", args.client_cpus, *command], stderr=subprocess.PIPE, text=True)
+        profiler: Profiler | None = None
+        try:
+            assert process.stderr is not None
+            for line in process.stderr:
+                sys.stderr.write(line)
+                if args.profile and profiler is None and ": measuring for " in line:
+                    profiler = Profiler(target.groups["server"], min(args.profile, measure), args.out_dir, label)
+            status = process.wait()
+        finally:
+            if process.poll() is None:  # interrupted: the load generator goes too
+                process.kill()
+                process.wait()
+        report: dict[str, Any] = json.loads(Path(out.name).read_text() or "{}")
+    if status != 0:
+        log(f"{label}: the load generator failed ({status}): {report.get('error', 'no report')}")
+    if profiler is not None:
+        report["profile"] = profiler.result()
+    report["load_average_after"] = os.getloadavg()
+    return report
+
+
+class Profiler:
+    """Two profilers on every server process of a run, for ``seconds``: py-spy (sampling the Python stacks of
+    threads that are running, not waiting) for which Python functions cost what, and, where ``perf`` exists, perf
+    (sampling the CPU clock) for the share of each binary: the interpreter, gRPC's C core, SQLite, psycopg's
+    libpq, the kernel. Both are summarised in the report; py-spy's stacks are kept beside it."""
+
+    def __init__(self, roots: Sequence[int], seconds: float, out_dir: Path, label: str) -> None:
+        spy = Path(sys.executable).with_name("py-spy")
+        if not spy.exists():
+            raise SystemExit("capacity: --profile needs py-spy in .venv (pip install py-spy; ./dev bench does)")
+        self.raw = out_dir / "profiles" / f"{label}.collapsed.txt"
+        self.raw.parent.mkdir(parents=True, exist_ok=True)
+        self.files = [self.raw.with_suffix(f".{pid}.txt") for pid in roots]
+        duration = str(int(seconds))
+        spying = [str(spy), "record", "--nonblocking", "--subprocesses", "-r", "100", "-d", duration, "-f", "raw"]
+        self.processes = [
+            subprocess.Popen(
+                [*spying, "-o", str(path), "-p", str(pid)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL
+            )
+            for pid, path in zip(roots, self.files, strict=True)
+        ]
+        self.perf_data = self.raw.with_suffix(".perf.data")
+        pids = ",".join(str(pid) for root in roots for pid in tree(root))
+        if shutil.which("perf"):
+            perf = ["perf", "record", "-e", "cpu-clock", "-F", "499", "-p", pids, "-o", str(self.perf_data)]
+            self.processes.append(
+                subprocess.Popen([*perf, "--", "sleep", duration], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            )
+
+    def result(self) -> dict[str, Any]:
+        for process in self.processes:
+            process.wait(timeout=120)
+        stacks: list[str] = []
+        for path in self.files:
+            if path.exists():
+                stacks += path.read_text().splitlines()
+                path.unlink()
+        self.raw.write_text("\n".join(stacks) + "\n")
+        where = str(self.raw.relative_to(ROOT)) if self.raw.is_relative_to(ROOT) else str(self.raw)
+        return {"collapsed_stacks": where, **summarise_profile(stacks), "perf_by_binary": self._binaries()}
+
+    def _binaries(self) -> list[tuple[str, float]]:
+        """perf's share of samples by binary (DSO), largest first."""
+        if not self.perf_data.exists():
+            return []
+        report = subprocess.run(
+            ["perf", "report", "-i", str(self.perf_data), "--sort", "dso", "--stdio", "--percent-limit", "0.5"],
+            capture_output=True,
+            text=True,
+            check=False,
+        ).stdout
+        self.perf_data.unlink()
+        shares = []
+        for line in report.splitlines():
+            fields = line.split()
+            if len(fields) == 2 and fields[0].endswith("%"):
+                shares.append((fields[1], float(fields[0].rstrip("%"))))
+        return shares
+
+
+def summarise_profile(stacks: Sequence[str], top: int = 25) -> dict[str, Any]:
+    """Samples by the function they were in (self) and by every function on the stack (cumulative), as shares."""
+    own: dict[str, int] = {}
+    cumulative: dict[str, int] = {}
+    total = 0
+    for line in stacks:
+        stack, _, count = line.rpartition(" ")
+        if not stack or not count.isdigit():
+            continue
+        samples, frames = int(count), stack.split(";")
+        total += samples
+        own[frames[-1]] = own.get(frames[-1], 0) + samples
+        for frame in set(frames):
+            cumulative[frame] = cumulative.get(frame, 0) + samples
+
+    def shares(counts: dict[str, int]) -> list[tuple[str, float]]:
+        ranked = sorted(counts.items(), key=lambda item: -item[1])[:top]
+        return [(frame, round(100 * n / total, 1)) for frame, n in ranked]
+
+    return {"samples": total, "self_percent": shares(own), "cumulative_percent": shares(cumulative)}
+
+
+# --- Scenarios -----------------------------------------------------------------------------------------------------
+
+
+def ramp(args: argparse.Namespace) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for store in args.stores.split(","):
+        for players in map(int, args.players.split(",")):
+            label = f"{store}-{players}p"
+            workers = 2 if store == "postgres" else 1
+            steps = args.steps or ("100:1.6:8000" if players == 2 else "50:1.6:4000")
+            log(f"{label}: ramp over K = {steps} ({workers} server process{'es' if workers > 1 else ''})")
+            with server_side(args, store, workers=workers) as target:
+                options = ["-players", str(players), "-steps", steps, "-watch", "commit", "-empty", f"{args.empty}s"]
+                results[label] = run_loadgen(args, target, label, options)
+    return results
+
+
+def realplay(args: argparse.Namespace) -> dict[str, Any]:
+    results: dict[str, Any] = {}
+    for players in map(int, args.players.split(",")):
+        k = args.realplay_k.get(players, 100)
+        label = f"sqlite-{players}p-K{k}"
+        log(f"{label}: real play at K={k}, per_commit and per-event watches alternating, {args.rounds} rounds")
+        with server_side(args, "sqlite") as target:
+            options = [
+                "-players", str(players), "-steps", str(k), "-fixed", "-watch", "commit,event",
+                "-rounds", str(args.rounds), "-empty", f"{args.empty}s",
+            ]  # fmt: skip
+            results[label] = run_loadgen(args, target, label, options, fixed=True)
+    return results
+
+
+AFFINITY_TOPOLOGIES = {
+    "1x1": (1, ""),
+    "1x1-nginx": (1, "hash"),
+    "3x1-round-robin": (3, "round-robin"),
+    "3x1-hash": (3, "hash"),
+}
+
+
+def affinity(args: argparse.Namespace) -> dict[str, Any]:
+    """The topologies in turn on one PostgreSQL, ``--rounds`` times (the machine's noise falls on all alike)."""
+    results: dict[str, Any] = {}
+    with postgres("postgres") as database:
+        for round_ in range(1, args.rounds + 1):
+            for name, (replicas, balance) in AFFINITY_TOPOLOGIES.items():
+                behind = f", nginx {balance}" if balance else ""
+                log(f"{name}, round {round_}: {replicas} replica(s) on PostgreSQL{behind}, K={args.affinity_k}")
+                with server_side(args, "postgres", replicas=replicas, balance=balance, database=database) as target:
+                    options = [
+                        "-players", "2", "-steps", str(args.affinity_k), "-fixed", "-watch", "commit",
+                        "-empty", f"{args.empty}s",
+                    ]  # fmt: skip
+                    results[f"{name}/round-{round_}"] = run_loadgen(args, target, name, options, fixed=True)
+    return results
+
+
+RUNNERS = {"ramp": ramp, "realplay": realplay, "affinity": affinity}
+
+
+# --- Summaries -----------------------------------------------------------------------------------------------------
+
+
+def summary_lines(scenario: str, results: dict[str, Any]) -> Iterator[str]:
+    for label, report in results.items():
+        empty = report.get("empty") or []
+        reference = sum(e["server_cpu_ms_per_call"] for e in empty) / len(empty) if empty else 0.0
+        for run in report.get("runs", []):
+            steps = run["steps"]
+            if not steps:
+                continue
+            if scenario == "ramp":
+                held = [s for s in steps if s["k"] <= run["knee_k"] and s["held"]] or steps[:1]
+                knee = max(held, key=lambda s: s["k"])
+                above = "+" if run["knee_not_reached"] else ""
+                yield (
+                    f"{label}: knee K={run['knee_k']}{above}; at it {knee['server_cpu_ms_per_move']} ms server CPU "
+                    f"per move ({knee['server_cores']} cores), submit p99 {knee['submit']['p99_ms']} ms, delivery p99 "
+                    f"{knee['delivery']['p99_ms']} ms, {knee['server_rss_per_match_bytes'] / 1024:.1f} KiB per match, "
+                    f"{knee['open_streams_server']:.0f} streams"
+                )
+            else:
+                step = steps[0]
+                in_empty = f" = {step['server_cpu_ms_per_move'] / reference:.2f} empty calls" if reference else ""
+                yield (
+                    f"{label} [{run['watch']} watch, round {run['round']}]: {step['server_cpu_ms_per_move']} ms server "
+                    f"CPU per move{in_empty}; {step['cpu_ms_per_move']}; {step['watch_messages_per_move']} watch "
+                    f"messages per move; submit p99 {step['submit']['p99_ms']} ms"
+                )
+        if reference:
+            yield f"{label}: empty unary call {reference:.3f} ms of server CPU"
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--scenarios", default=",".join(SCENARIOS), help=f"of {', '.join(SCENARIOS)}")
+    parser.add_argument("--stores", default="sqlite,postgres", help="the ramp's stores")
+    parser.add_argument("--players", default="2,4")
+    parser.add_argument("--steps", default="", help="the ramp's K: K1,K2,... or START:FACTOR:MAX (default per size)")
+    parser.add_argument("--think", type=float, default=5.0, help="think time per decision, seconds (jittered ±50 %%)")
+    parser.add_argument("--warmup", type=float, default=20.0, help="seconds at K before measuring")
+    parser.add_argument("--measure", type=float, default=30.0, help="measured seconds per ramp step")
+    parser.add_argument("--fixed-measure", type=float, default=60.0, help="measured seconds at a fixed K")
+    parser.add_argument("--spawn-rate", type=float, default=50.0, help="new matches per second while K grows")
+    parser.add_argument("--limit-ms", type=float, default=50.0, help="the p99 a step must hold")
+    parser.add_argument("--empty", type=float, default=10.0, help="seconds of empty calls, before and after")
+    parser.add_argument("--idle", type=float, default=10.0, help="seconds of the servers' CPU with no load, first")
+    parser.add_argument("--realplay-k", default="2:300,4:150", help="the fixed K of realplay, per table size")
+    parser.add_argument("--rounds", type=int, default=2, help="realplay: runs of each watch shape, alternating")
+    parser.add_argument("--affinity-k", type=int, default=150, help="the fixed K of the affinity scenario")
+    parser.add_argument(
+        "--serve-arg",
+        dest="serve_args",
+        action="append",
+        default=[],
+        metavar="ARG",
+        help="one more truco serve argument for every server (repeat; for A/B runs, e.g. --serve-arg=--presence "
+        "--serve-arg=10m)",
+    )
+    parser.add_argument(
+        "--profile", type=float, default=0.0, metavar="SECONDS", help="py-spy the servers this long in each run"
+    )
+    parser.add_argument("--label", default="", help="a suffix for the report's file name (an A/B run's)")
+    parser.add_argument("--client-cpus", default="0", help="cores of the load generator")
+    parser.add_argument("--server-cpus", default="1", help="cores of the servers, PostgreSQL and nginx")
+    parser.add_argument("--quick", action="store_true", help="a short smoke run: small K, short think and windows")
+    parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
+    args = parser.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C: every server, nginx and PostgreSQL started is stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    args.realplay_k = {int(p): int(k) for p, k in (item.split(":") for item in args.realplay_k.split(","))}
+    if args.quick:
+        args.think, args.warmup, args.measure, args.fixed_measure = 0.3, 2.0, 5.0, 5.0
+        args.empty, args.idle, args.rounds = 2.0, 2.0, 1
+        args.steps = args.steps or "4,8"
+        args.realplay_k = {2: 4, 4: 2}
+        args.affinity_k = 4
+    build_loadgen()
+    for scenario in args.scenarios.split(","):
+        if scenario not in RUNNERS:
+            parser.error(f"--scenarios: {scenario!r} is not one of {', '.join(SCENARIOS)}")
+        log(f"{scenario}: starting (load average {os.getloadavg()[0]:.2f})")
+        fsync = fsync_latency(tempfile.gettempdir())
+        log(f"{scenario}: a 4 KiB write's fsync takes {fsync['p50_ms']} ms (p50), {fsync['p99_ms']} ms (p99)")
+        report = {
+            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+            "machine": {
+                "cores": os.cpu_count(),
+                "python": platform.python_version(),
+                "go": subprocess.run(["go", "version"], capture_output=True, text=True).stdout.strip(),
+                "load_before": os.getloadavg(),
+                "fsync_4k": fsync,
+            },
+            "setup": {
+                "think_seconds": args.think,
+                "think_jitter": 0.5,
+                "warmup_seconds": args.warmup,
+                "measure_seconds": args.measure,
+                "fixed_measure_seconds": args.fixed_measure,
+                "spawn_per_second": args.spawn_rate,
+                "p99_limit_ms": args.limit_ms,
+                "client_cpus": args.client_cpus,
+                "server_cpus": args.server_cpus,
+                "serve": ["--no-limits", *SERVE_ARGS, *args.serve_args],
+                "postgres": "fsync=on, full_page_writes=on, synchronous_commit=on (loopback)",
+                "quick": args.quick,
+            },
+            "results": RUNNERS[scenario](args),
+        }
+        report["machine"]["load_after"] = os.getloadavg()
+        suffix = ("-quick" if args.quick else "") + (f"-{args.label}" if args.label else "")
+        out = args.out_dir / f"capacity-{scenario}{suffix}.json"
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_text(json.dumps(report, indent=2) + "\n")
+        for line in summary_lines(scenario, report["results"]):
+            print(line, flush=True)
+        print(f"report: {out}", flush=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
