@@ -61,8 +61,8 @@ import uy.truco.v1.WatchGameResponse;
  * {@code StreamObserver} watch from {@link #async()}. Build one with {@link #builder(String)}.
  *
  * <p>One client plays one seat: {@link #joinGame} keeps the seat token and sends it, as {@code authorization:
- * Bearer <token>}, on every later call. Every call has a deadline; UNAVAILABLE, DEADLINE_EXCEEDED and a CANCELLED
- * the caller did not ask for are retried with backoff and jitter, and a retried write sends the same request id,
+ * Bearer <token>}, on every later call. Every call has a deadline; UNAVAILABLE, DEADLINE_EXCEEDED, a CANCELLED
+ * the caller did not ask for and a connection closed under the call ({@link TrucoException#connectionLost}) are retried with backoff and jitter, and a retried write sends the same request id,
  * which the server applies once. A call a quota refused (RESOURCE_EXHAUSTED with a {@code google.rpc.RetryInfo}) is
  * sent again, the same request, after the delay the server asked for when it is at most the builder's
  * {@code maxQuotaWait}. Failures throw {@link TrucoException} subclasses carrying the ErrorInfo reason.
@@ -295,8 +295,8 @@ public final class TrucoClient implements AutoCloseable {
     return ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
   }
 
-  private static boolean retryable(Status.Code code) {
-    return code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED;
+  private static boolean retryable(TrucoException failure) {
+    return failure.connectionLost() || failure.code() == Status.Code.DEADLINE_EXCEEDED;
   }
 
   /** How long to wait before sending again a call a quota refused; -1: do not (no RetryInfo, or too long). */
@@ -319,7 +319,7 @@ public final class TrucoClient implements AutoCloseable {
       } catch (StatusRuntimeException error) {
         TrucoException failure = TrucoException.from(error);
         long quotaWait = quotaWaitMillis(failure);
-        boolean again = quotaWait >= 0 || retryable(failure.code());
+        boolean again = quotaWait >= 0 || retryable(failure);
         if (!again || attempt >= retries || Context.current().isCancelled()) {
           throw failure;
         }
@@ -598,7 +598,7 @@ public final class TrucoClient implements AutoCloseable {
           context.cancel(null);
           stream = null;
           long quotaWait = quotaWaitMillis(failure);
-          boolean broken = failure.code() == Status.Code.UNAVAILABLE || failure.code() == Status.Code.CANCELLED;
+          boolean broken = failure.connectionLost();
           if (done || !(broken || quotaWait >= 0) || failures >= retries) {
             done = true;
             throw failure;

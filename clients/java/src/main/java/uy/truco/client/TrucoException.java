@@ -57,6 +57,17 @@ public class TrucoException extends RuntimeException {
    */
   public Duration retryDelay() { return retryDelay; }
 
+  /**
+   * Whether the call failed because the connection did, not because the service refused it: UNAVAILABLE, a CANCELLED
+   * the caller did not ask for, or an UNKNOWN without the service's ErrorInfo (grpc-java reports a connection closed
+   * under a call, as on a server restart, as "UNKNOWN: channel closed"; the service's own errors always carry a
+   * reason). Such a call is safe to send again: writes carry their request id.
+   */
+  public boolean connectionLost() {
+    return code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED
+        || (code == Status.Code.UNKNOWN && !DOMAIN.equals(domain));
+  }
+
   /** INVALID_ARGUMENT: a malformed request. */
   public static class InvalidArgument extends TrucoException {
     InvalidArgument(Status.Code c, String r, String m, Map<String, String> md, String d, Throwable t) { super(c, r, m, md, d, t); }

@@ -53,8 +53,8 @@ public class TrucoClientTest {
    * submits; {@code conflictAt} (when above 0) makes submits fail with ABORTED VERSION_CONFLICT at that version;
    * WatchGame streams the {@code events} after the request's version: with {@code per_commit} (unless the fake plays
    * a {@code released} server) in commits of up to two events, each with the seat's view after its last one, else one
-   * event per message; a watch with {@code breakAfter} set ends with UNAVAILABLE after its events up to that version
-   * (once). It records every read and every watch request.
+   * event per message; a watch with {@code breakAfter} set ends with {@code breakWith} (UNAVAILABLE unless set) after
+   * its events up to that version (once). It records every read and every watch request.
    */
   static final class FakeGames extends GameServiceGrpc.GameServiceImplBase {
     final List<Read> reads = new ArrayList<>();
@@ -64,6 +64,7 @@ public class TrucoClientTest {
     volatile List<Long> events = List.of();
     volatile boolean released;
     volatile long breakAfter;
+    volatile io.grpc.Status breakWith = io.grpc.Status.UNAVAILABLE.withDescription("going away");
 
     private static MatchView view(long version) {
       return MatchView.newBuilder().setVersion(version).build();
@@ -142,7 +143,7 @@ public class TrucoClientTest {
         }
       }
       if (cut != 0) {
-        reply.onError(io.grpc.Status.UNAVAILABLE.withDescription("going away").asRuntimeException());
+        reply.onError(breakWith.asRuntimeException());
       } else {
         reply.onCompleted();
       }
@@ -279,6 +280,31 @@ public class TrucoClientTest {
     assert resumed.equals(List.of(2L)) : resumed;
     assert fake.watches.size() == 2 && fake.watches.get(1).getAfterVersion() == 2 && fake.watches.get(1).getPerCommit()
         : fake.watches;
+  }
+
+  public void testAWatchCutByAClosedChannelIsReopened() throws Exception {
+    fake.events = List.of(1L, 2L, 3L);
+    fake.breakAfter = 2;
+    // What grpc-java reports when the connection closes under a stream, as on a server restart.
+    fake.breakWith = io.grpc.Status.UNKNOWN.withDescription("channel closed");
+    List<Long> resumed = new ArrayList<>();
+    List<Long> versions = new ArrayList<>();
+    try (TrucoClient resuming = TrucoClient.builder(null).channel(channel).retries(2).backoff(Duration.ofMillis(1)).build();
+        TrucoClient.Watch watch = resuming.watch("g1", 0, (after, error) -> resumed.add(after))) {
+      watch.forEachRemaining(m -> versions.add(m.getEvent().getVersion()));
+    }
+    assert versions.equals(List.of(1L, 2L, 3L)) : versions;
+    assert resumed.equals(List.of(2L)) : resumed;
+  }
+
+  public void testOnlyAnUnknownWithoutTheServicesReasonIsAConnectionLost() {
+    assert TrucoException.from(io.grpc.Status.UNKNOWN.withDescription("channel closed").asRuntimeException())
+        .connectionLost();
+    com.google.rpc.Status internal = com.google.rpc.Status.newBuilder().setCode(Code.UNKNOWN_VALUE).setMessage("boom")
+        .addDetails(Any.pack(ErrorInfo.newBuilder().setDomain(TrucoException.DOMAIN).setReason("INTERNAL").build()))
+        .build();
+    assert !TrucoException.from(StatusProto.toStatusRuntimeException(internal)).connectionLost();
+    assert !TrucoException.from(io.grpc.Status.INVALID_ARGUMENT.asRuntimeException()).connectionLost();
   }
 
   public void testTheWatchReadsAServerOlderThanPerCommit() {

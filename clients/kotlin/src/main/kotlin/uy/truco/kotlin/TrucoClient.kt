@@ -96,7 +96,8 @@ data class Turn(val command: Command, val response: SubmitCommandResponse, val c
  *
  * One client plays one seat: [joinGame] keeps the seat token and sends it, as `authorization: Bearer <token>`, on
  * every later call; [withToken] gives another seat's client on the same channel. Every call has a deadline
- * ([Options.timeout]); UNAVAILABLE, DEADLINE_EXCEEDED and a CANCELLED the caller did not ask for are retried with
+ * ([Options.timeout]); UNAVAILABLE, DEADLINE_EXCEEDED, a CANCELLED the caller did not ask for and a
+ * connection closed under the call ([TrucoException.connectionLost]) are retried with
  * backoff and jitter, a quota's refusal after its RetryInfo delay, and a retried write sends the same request id,
  * which the server applies once. Failures throw the Java SDK's [TrucoException] subclasses (the ErrorInfo reason in
  * `reason()`); cancelling the calling coroutine cancels the call.
@@ -213,8 +214,8 @@ class TrucoClient private constructor(
         return if (failure.code() == Status.Code.RESOURCE_EXHAUSTED && wait <= options.maxQuotaWait) wait else null
     }
 
-    private fun retryable(code: Status.Code): Boolean =
-        code == Status.Code.UNAVAILABLE || code == Status.Code.DEADLINE_EXCEEDED || code == Status.Code.CANCELLED
+    private fun retryable(failure: TrucoException): Boolean =
+        failure.connectionLost() || failure.code() == Status.Code.DEADLINE_EXCEEDED
 
     private fun failureOf(error: Throwable): TrucoException? = when (error) {
         is CancellationException -> null // the caller's own cancellation: never retried, never converted
@@ -236,7 +237,7 @@ class TrucoClient private constructor(
             } catch (error: Throwable) {
                 val failure = failureOf(error) ?: throw error
                 val quota = quotaWait(failure)
-                if ((quota == null && !retryable(failure.code())) || attempt >= options.retries) {
+                if ((quota == null && !retryable(failure)) || attempt >= options.retries) {
                     throw failure
                 }
                 wait = quota ?: backoff(attempt).also { channel.resetConnectBackoff() }
@@ -407,7 +408,7 @@ class TrucoClient private constructor(
             } catch (error: Throwable) {
                 val failure = failureOf(error) ?: throw error
                 val quota = quotaWait(failure)
-                val broken = failure.code() == Status.Code.UNAVAILABLE || failure.code() == Status.Code.CANCELLED
+                val broken = failure.connectionLost()
                 if ((!broken && quota == null) || failures >= options.retries) {
                     throw failure
                 }
