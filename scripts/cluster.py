@@ -396,7 +396,9 @@ http {{
             grpc_send_timeout 1h;
             # Passive failover: a call that could not be sent, or got no reply because the replica died or
             # refused the stream (shutting down), goes to the next replica. non_idempotent: every write of
-            # the protocol carries a request id and applies once, so resending it is safe.
+            # the protocol carries a request id and applies once, so resending it is safe. A call already
+            # written to a kept-alive connection that the death then reset cannot be resent (gRPC bodies are
+            # streamed, not buffered): its client gets UNAVAILABLE and sends it again, as the SDKs do.
             grpc_next_upstream error timeout non_idempotent;
             grpc_next_upstream_tries 3;
             grpc_next_upstream_timeout 10s;

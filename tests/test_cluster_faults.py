@@ -12,6 +12,7 @@ module is skipped, except under CI=true, where it fails.
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 import shutil
@@ -20,9 +21,9 @@ import subprocess
 import time
 import uuid
 from collections import Counter, defaultdict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import grpc
 import pytest
@@ -114,19 +115,44 @@ def test_the_balancer_spreads_matches_over_every_replica_and_applies_each_move_o
     assert set(calls) == {r.address for r in cluster.replicas}, calls
 
 
-ACCESS = re.compile(r'"POST (\S+) HTTP/2.0" .* upstream=(.*) upstream_status=.* game=(\S+)$')
+ACCESS = re.compile(r'"POST (\S+) HTTP/2.0" (\d+) .* upstream=(.*) upstream_status=.* game=(\S+)$')
 
 
-def _calls_by_game(state: Any, since: int) -> dict[str, list[tuple[str, str]]]:
-    """Game (``-``: none) -> (method, the replica that answered) of every call in the access log after ``since``.
-    A call nginx passed on after a failure lists every replica it tried; the last one answered."""
-    time.sleep(1.1)  # the access log is flushed every second
-    calls: dict[str, list[tuple[str, str]]] = defaultdict(list)
-    for line in (Path(state.directory) / "nginx" / "access.log").read_text().splitlines()[since:]:
-        if match := ACCESS.search(line):
-            method, upstreams, game = match.groups()
-            calls[game].append((method, upstreams.split(", ")[-1].strip()))
-    return calls
+def _calls_by_game(state: Any, since: int, watched: Sequence[str]) -> dict[str, list[tuple[str, str]]]:
+    """Game (``-``: none) -> (method, the replica that answered) of every answered call in the access log after
+    ``since``, once the log shows a WatchGame of each game in ``watched`` (each table's last call). A call nginx
+    passed on after a failure lists every replica it tried; the last one answered. A call nginx could not pass on
+    (its 502, which the client sends again) was answered by none."""
+    deadline = time.monotonic() + 30
+    while True:
+        # The access log is buffered (flushed every second), and a cancelled stream's line is written when nginx
+        # has closed it upstream too: a busy machine may take a few seconds.
+        calls: dict[str, list[tuple[str, str]]] = defaultdict(list)
+        for line in (Path(state.directory) / "nginx" / "access.log").read_text().splitlines()[since:]:
+            if (match := ACCESS.search(line)) and match[2] == "200":
+                method, _, upstreams, game = match.groups()
+                calls[game].append((method, upstreams.split(", ")[-1].strip()))
+        logged = all(any(m.endswith("/WatchGame") for m, _ in calls[game]) for game in watched)
+        if logged or time.monotonic() > deadline:
+            return calls
+        time.sleep(0.2)
+
+
+T = TypeVar("T")
+
+
+def _sent_again(call: Callable[[], T]) -> T:
+    """``call``, sent again on UNAVAILABLE as the SDKs do (a move's request id applies it once). nginx passes a call
+    that could not reach a dead replica to the next one, but not one already written to a kept-alive connection
+    that the death then reset: a gRPC request body is streamed, not buffered, so nginx has nothing to send again,
+    and the client gets a 502 (UNAVAILABLE)."""
+    for attempt in range(3):
+        try:
+            return call()
+        except grpc.RpcError as error:
+            if error.code() != grpc.StatusCode.UNAVAILABLE or attempt == 2:
+                raise
+    raise AssertionError("unreachable")
 
 
 class _Table:
@@ -147,21 +173,28 @@ class _Table:
     def play(self, moves: int) -> None:
         for _ in range(moves):
             if self.view.public.phase == views_pb2.PHASE_MATCH_OVER:
-                return
+                break  # the watch below still lands, on the finished match
+            # A card when one is legal: a first legal action such as a falta envido the bot accepts can end the
+            # match in two moves.
+            actions = self.view.legal_actions
+            command = next((a for a in actions if a.WhichOneof("kind") == "play_card"), actions[0])
             request = gs.SubmitCommandRequest(
-                name=self.name,
-                request_id=uuid.uuid4().hex,
-                expected_version=self.view.public.version,
-                command=self.view.legal_actions[0],
+                name=self.name, request_id=uuid.uuid4().hex, expected_version=self.view.public.version, command=command
             )
-            # nginx passes a call cut by the replica's death to the next one; the request id applies it once.
-            self.view = self.stub.SubmitCommand(request, metadata=self.metadata, timeout=30).view
+            self.view = _sent_again(functools.partial(self._submit, request)).view
             self.moves += 1
-        watch = self.stub.WatchGame(
-            gs.WatchGameRequest(name=self.name, after_version=0, per_commit=True), metadata=self.metadata, timeout=30
-        )
-        next(iter(watch))  # a watch lands with the game's other calls
-        watch.cancel()
+        watch = gs.WatchGameRequest(name=self.name, after_version=0, per_commit=True)
+        _sent_again(functools.partial(self._first_of, watch))  # a watch lands with the game's other calls
+
+    def _submit(self, request: gs.SubmitCommandRequest) -> gs.SubmitCommandResponse:
+        return self.stub.SubmitCommand(request, metadata=self.metadata, timeout=30)
+
+    def _first_of(self, request: gs.WatchGameRequest) -> gs.WatchGameResponse:
+        watch = self.stub.WatchGame(request, metadata=self.metadata, timeout=30)
+        try:
+            return next(iter(watch))
+        finally:
+            watch.cancel()
 
 
 def test_every_call_of_a_game_lands_on_one_replica_and_moves_when_it_dies(cluster: Any) -> None:
@@ -171,7 +204,7 @@ def test_every_call_of_a_game_lands_on_one_replica_and_moves_when_it_dies(cluste
         tables = [_Table(stub) for _ in range(12)]
         for table in tables:
             table.play(3)
-        before = _calls_by_game(cluster, since)
+        before = _calls_by_game(cluster, since, [table.name for table in tables])
         # Calls naming no game (CreateGame) go round robin; every call of a game to the one replica its hash picks.
         assert {replica for _, replica in before["-"]} == {r.address for r in cluster.replicas}, before["-"]
         home = {}
@@ -187,7 +220,7 @@ def test_every_call_of_a_game_lands_on_one_replica_and_moves_when_it_dies(cluste
         try:
             for table in tables:
                 table.play(3)
-            after = _calls_by_game(cluster, since)
+            after = _calls_by_game(cluster, since, [table.name for table in tables])
         finally:
             _restart(cluster, victim.index)
     for table in tables:
