@@ -9,7 +9,8 @@ and by the ErrorInfo reason of the google.rpc.Status in the trailers, exactly.
 
 from __future__ import annotations
 
-import asyncio
+import gc
+import inspect
 import json
 import logging
 import random
@@ -30,6 +31,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from truco.server import snapshots as snapshots_module
+from truco.server.store.signals import wait_until_after
 from truco_client import verify_proof
 from truco_client.v1 import (
     cards_pb2,
@@ -829,25 +831,27 @@ def test_a_watch_from_zero_delivers_every_event_once_in_order(
     teammate.cancel()
 
 
-def test_a_watch_the_client_cancels_leaves_no_waiting_task_behind(
+def test_a_watch_the_client_cancels_leaves_nothing_waiting(
     server: InProcessServer, tables: Callable[..., Table]
 ) -> None:
-    """A watch waits for the next move and for the server's stop at once; when the client goes away mid-wait,
-    both waits end with the stream, or each cancelled watch would keep a task until the server stops."""
+    """A watch waits for the next move inside its own call (the server's stop ends every wait through the store,
+    with no task per wait); when the client goes away mid-wait, the wait ends with the stream, or each cancelled
+    watch would keep a wait on its game until the server stops."""
 
     table = scripted(tables, server)
     game_id = table.name.removeprefix("games/")
-    stopping = server.server.games.stopping
 
-    def waits() -> tuple[int, int]:
-        """This game's waits for a move, and the waits for the server's stop."""
+    def waits() -> int:
+        """The waits for this game's next move, as live coroutines of the stores' one waiting loop."""
 
-        async def count() -> tuple[int, int]:
-            frames = [task.get_coro().cr_frame for task in asyncio.all_tasks()]  # type: ignore[union-attr]
-            local = [frame.f_locals for frame in frames if frame is not None]
-            return (
-                sum(1 for names in local if names.get("game_id") == game_id and "after_seq" in names),
-                sum(1 for names in local if names.get("self") is stopping),
+        async def count() -> int:
+            return sum(
+                1
+                for o in gc.get_objects()
+                if inspect.iscoroutine(o)
+                and o.cr_code is wait_until_after.__code__
+                and o.cr_frame is not None
+                and o.cr_frame.f_locals.get("game_id") == game_id
             )
 
         return server.loop.run(count())
@@ -856,16 +860,15 @@ def test_a_watch_the_client_cancels_leaves_no_waiting_task_behind(
     for watcher in watchers:
         watcher.wait_for(lambda w: len(w.items) >= 1, what="the first event")
     deadline = time.monotonic() + 10
-    while waits()[0] < 3 and time.monotonic() < deadline:
-        time.sleep(0.01)
-    moves, stops = waits()
-    assert moves == 3 and stops >= 3  # other tests' watches may wait for the stop too
+    while waits() < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert waits() == 3
     for watcher in watchers:
         watcher.call.cancel()
     deadline = time.monotonic() + 10
-    while waits() > (0, stops - 3) and time.monotonic() < deadline:
-        time.sleep(0.01)
-    assert waits() <= (0, stops - 3)
+    while waits() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert waits() == 0
 
 
 @pytest.mark.parametrize("how", ["cancel", "close-channel"])

@@ -335,10 +335,14 @@ def spectator_view(state: MatchState, *, proofs: bool = True) -> SpectatorView:
     )
 
 
-def seat_view(state: MatchState, seat: int, *, proofs: bool = True) -> SeatView:
+def seat_view(
+    state: MatchState, seat: int, *, proofs: bool = True, public: SpectatorView | None = None
+) -> SeatView:
     """What ``seat`` may see of ``state``. :raises ValueError: for a seat the match does not have.
 
-    ``proofs=False`` leaves the fair-deal commitments and proofs out, as for :func:`spectator_view`."""
+    ``proofs=False`` leaves the fair-deal commitments and proofs out, as for :func:`spectator_view`. ``public``:
+    ``spectator_view(state, proofs=proofs)`` when the caller has it already (it is every seat's), so that each
+    seat's view of one state does not compute it again."""
     if not 0 <= seat < state.rules.players:
         raise ValueError(f"seat must be 0 to {state.rules.players - 1}")
     hand = state.hand
@@ -360,7 +364,7 @@ def seat_view(state: MatchState, seat: int, *, proofs: bool = True) -> SeatView:
     return SeatView(
         seat=seat,
         team=team_of(seat),
-        public=spectator_view(state, proofs=proofs),
+        public=public if public is not None else spectator_view(state, proofs=proofs),
         cards=cards,
         envido=envido,
         flor=flor,

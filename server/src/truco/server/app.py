@@ -300,7 +300,7 @@ class Server:
             await self.connection_guard.stop()
         await self.timekeeper.stop()
         await self.health.enter_graceful_shutdown()
-        self.games.stopping.set()
+        self.games.stop_watches()
         web_stopped = self.web.stop() if self.web is not None else asyncio.sleep(0)
         await asyncio.gather(self.grpc.stop(self.config.grace_seconds if grace is None else grace), web_stopped)
         await self.games.close()

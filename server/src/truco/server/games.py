@@ -127,9 +127,14 @@ class Games:
         """Start the autoplayer (in the running event loop)."""
         self.autoplayer.start()
 
-    async def close(self) -> None:
-        """Stop the autoplayer."""
+    def stop_watches(self) -> None:
+        """Tell every watch, now and from now on, that this server is stopping (SERVER_SHUTTING_DOWN)."""
         self.stopping.set()
+        self.store.interrupt_waits()
+
+    async def close(self) -> None:
+        """Stop the watches and the autoplayer."""
+        self.stop_watches()
         await self.autoplayer.close()
 
     # --- Reads and seats ---------------------------------------------------------------------------------------
@@ -445,15 +450,8 @@ class Games:
                     f"this server is shutting down: resume the watch from version {version}",
                     {"version": str(version)},
                 )
-            waiter = asyncio.ensure_future(self.store.wait_for_change(game_id, snapshot.seq, poll_seconds))
-            stopper = asyncio.ensure_future(self.stopping.wait())
-            try:
-                await asyncio.wait({waiter, stopper}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                # Also when the stream ends here (the client went away): a stopper left pending would live
-                # until the server stops, one per watch ever cancelled.
-                for task in (waiter, stopper):
-                    task.cancel()
+            # Returns at once when the server stops (stop_watches): no task of its own per wait.
+            await self.store.wait_for_change(game_id, snapshot.seq, poll_seconds)
 
     async def list_open(
         self, page_size: int, page_token: str, viewer: str | None = None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 from truco import wire
-from truco.engine import MatchState, evolve, seat_view, spectator_view
+from truco.engine import MatchState, SpectatorView, evolve, seat_view, spectator_view
 from truco.engine import events as ev
 from truco.engine.views import event_for, events_for
 from truco.wire.v1 import game_service_pb2 as gs
@@ -24,7 +24,6 @@ from .messages import (
     STORED_EVENTS,
     add_clocks,
     fill_match_view,
-    fill_seat_view,
     legacy_setup,
 )
 from .snapshots import Snapshot
@@ -34,6 +33,7 @@ Memo = dict[Hashable, object]
 _SUBMIT_VIEW = gs.SubmitCommandResponse.DESCRIPTOR.fields_by_name["view"].number
 _WATCH_SEAT = gs.WatchGameResponse.DESCRIPTOR.fields_by_name["seat"].number
 _WATCH_PUBLIC = gs.WatchGameResponse.DESCRIPTOR.fields_by_name["public"].number
+_SEAT_PUBLIC = gs.SubmitCommandResponse().view.DESCRIPTOR.fields_by_name["public"].number
 
 
 def _varint(value: int) -> bytes:
@@ -51,13 +51,15 @@ def field(number: int, payload: bytes) -> bytes:
 
 
 def seat_view_bytes(memo: Memo, state: MatchState, seat: int, game: str, clocks: Clocks) -> bytes:
-    """``seat``'s view of ``state`` (the snapshot whose memo this is), serialized once."""
+    """``seat``'s view of ``state`` (the snapshot whose memo this is), serialized once: its own fields, then the
+    public view's bytes, which every seat's view and the spectators' share."""
     key = ("seat", seat, clocks)
     found = memo.get(key)
     if not isinstance(found, bytes):
         out = gs.SubmitCommandResponse().view
-        fill_seat_view(out, seat_view(state, seat), game, clocks)
-        found = memo[key] = out.SerializeToString()
+        wire.fill_seat_fields(out, seat_view(state, seat, public=_public_view(memo, state)))
+        public = public_view_bytes(memo, state, game, clocks)
+        found = memo[key] = out.SerializeToString() + field(_SEAT_PUBLIC, public)
     return found
 
 
@@ -67,8 +69,16 @@ def public_view_bytes(memo: Memo, state: MatchState, game: str, clocks: Clocks) 
     found = memo.get(key)
     if not isinstance(found, bytes):
         out = gs.WatchGameResponse().public
-        fill_match_view(out, spectator_view(state), game, clocks)
+        fill_match_view(out, _public_view(memo, state), game, clocks)
         found = memo[key] = out.SerializeToString()
+    return found
+
+
+def _public_view(memo: Memo, state: MatchState) -> SpectatorView:
+    """The engine's public view of ``state``, projected once (the part of every seat's view that is the same)."""
+    found = memo.get("spectator")
+    if not isinstance(found, SpectatorView):
+        found = memo["spectator"] = spectator_view(state)
     return found
 
 

@@ -604,9 +604,15 @@ def seat_view_to_pb(view: SeatView, game: str) -> views_pb2.SeatView:
 
 def fill_seat_view(out: views_pb2.SeatView, view: SeatView, game: str) -> None:
     """Write ``view``, the seat's view of ``game``, into the empty message ``out``, in place."""
+    fill_match_view(out.public, view.public, game)
+    fill_seat_fields(out, view)
+
+
+def fill_seat_fields(out: views_pb2.SeatView, view: SeatView) -> None:
+    """Write what is the seat's own in ``view`` (all but ``public``) into ``out``, in place: a server that has the
+    public view's bytes already appends them (a message's bytes are the concatenation of its fields')."""
     out.seat = view.seat
     out.team = view.team
-    fill_match_view(out.public, view.public, game)
     out.cards.extend(cards_to_pb(view.cards))
     for seat, sena in view.senas:
         out.senas.add(seat=seat, sena=_SENA_TO_PB[sena])

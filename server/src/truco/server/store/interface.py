@@ -72,6 +72,11 @@ class GameLog(Protocol):
         """
         ...
 
+    def interrupt_waits(self) -> None:
+        """Make every :meth:`wait_for_change`, running or to come, return at once: the server is stopping, and
+        its watchers must hear so without a task of their own waiting for it."""
+        ...
+
     def on_append(self, heard: Callable[[str, int], None]) -> None:
         """Call ``heard(game_id, last_seq)`` for each append this store hears of, by any replica, as it hears it.
 

@@ -266,6 +266,9 @@ class PostgresStore:
     def on_append(self, heard: Callable[[str, int], None]) -> None:
         self._signals.on_append(heard)
 
+    def interrupt_waits(self) -> None:
+        self._signals.interrupt()
+
     def hearing_epoch(self) -> int | None:
         if self._listening.is_set():
             return self._epoch

@@ -22,6 +22,8 @@ class ChangeSignals:
         self._watchers: dict[str, int] = {}
         self._known_seq: dict[str, int] = {}
         self._heard: list[Callable[[str, int], None]] = []
+        self.interrupted = False
+        """Set when the server stops: every wait returns at once, so its watchers hear of it."""
 
     @property
     def watching(self) -> bool:
@@ -63,6 +65,11 @@ class ChangeSignals:
         if event is not None:
             event.set()
 
+    def interrupt(self) -> None:
+        """End every wait now and every later one at once (the server is stopping)."""
+        self.interrupted = True
+        self.fire_all()
+
     def fire_all(self) -> None:
         """Wake every waiter to look again (after a poll saw some change, or after notifications may be lost)."""
         events, self._events = self._events, {}
@@ -82,7 +89,7 @@ async def wait_until_after(
     with signals.watch(game_id):
         while True:
             fired = signals.current(game_id)
-            if signals.known_seq(game_id) > after_seq or await last_seq() > after_seq:
+            if signals.interrupted or signals.known_seq(game_id) > after_seq or await last_seq() > after_seq:
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:

@@ -199,6 +199,9 @@ class SQLiteStore:
     def on_append(self, heard: Callable[[str, int], None]) -> None:
         self._signals.on_append(heard)
 
+    def interrupt_waits(self) -> None:
+        self._signals.interrupt()
+
     def hearing_epoch(self) -> int | None:
         # Other processes on the same file are heard of only by polling, so silence proves nothing; a read on
         # the loop's own connection costs about 10 us anyway.
@@ -208,7 +211,13 @@ class SQLiteStore:
         if self._closed:
             raise StoreUnavailable("the SQLite store is closed")
         self._start_poller()
-        await wait_until_after(self._signals, game_id, after_seq, timeout, lambda: self._call(self._last_seq, game_id))
+        current = functools.partial(self._current_seq, game_id)
+        await wait_until_after(self._signals, game_id, after_seq, timeout, current)
+
+    async def _current_seq(self, game_id: str) -> int:
+        # Every wait looks once before it sleeps: on the loop's own connection, not a hop to the worker.
+        peeked = self._peek_last_seq(game_id)
+        return peeked if peeked is not None else await self._call(self._last_seq, game_id)
 
     async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
         return await self._call(self._set_deadline, game_id, last_seq, deadline_us)
