@@ -1052,3 +1052,23 @@ async def test_open_store_rejects_an_unknown_scheme(url: str) -> None:
 async def test_open_store_rejects_an_sqlite_url_without_a_path() -> None:
     with pytest.raises(ValueError, match="bad SQLite URL"):
         await open_store("sqlite://")
+
+
+async def test_sqlite_checkpoints_the_wal_beside_the_appends(tmp_path: Path) -> None:
+    """The WAL reaches the database file within a few checkpoint intervals though it stays far below SQLite's own
+    checkpoint size: the store's checkpointer did it, on its own thread, not an append (whose commit SQLite's
+    automatic checkpoint would stall behind an fsync of the whole file)."""
+    path = tmp_path / "events.db"
+    store = await SQLiteStore.open(str(path))
+    try:
+        await store.create_game(new_game("g1"), events("Started"), None)
+        size = path.stat().st_size
+        payload = [NewEvent("Moved", 1, secrets.token_bytes(4096), None) for _ in range(16)]
+        for seq in range(1, 1 + 10 * len(payload), len(payload)):
+            await store.append("g1", seq, payload, None, b"", False)
+        deadline = time.monotonic() + 10  # seconds: ten checkpoint intervals
+        while path.stat().st_size < size + 10 * 16 * 4096 and time.monotonic() < deadline:
+            await asyncio.sleep(0.05)
+        assert path.stat().st_size >= size + 10 * 16 * 4096
+    finally:
+        await store.close()

@@ -60,6 +60,8 @@ T = TypeVar("T")
 
 BUSY_TIMEOUT_MS = 10_000
 POLL_INTERVAL_S = 0.05
+CHECKPOINT_INTERVAL_S = 1.0
+"""How often the WAL is copied into the database file, beside the appends rather than inside one of them."""
 MAX_APPENDS_PER_COMMIT = 64
 """The most appends one group commit takes (the rest wait for the next), so no single transaction grows long."""
 
@@ -92,6 +94,10 @@ class SQLiteStore:
         self._reader: sqlite3.Connection | None = None
         self._appends: list[_PendingAppend] = []
         self._committer: asyncio.Task[None] | None = None
+        self._checkpointer: asyncio.Task[None] | None = None
+        # Checkpoints on a thread and a connection of their own: SQLite's automatic checkpoint runs inside the
+        # commit that fills the WAL, and its fsync of the database file stalled every append queued behind it.
+        self._checkpoints = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="truco-wal")
 
     @classmethod
     async def open(cls, path: str, poll_interval: float = POLL_INTERVAL_S) -> SQLiteStore:
@@ -103,6 +109,7 @@ class SQLiteStore:
         try:
             await store._call(store._connect)
             store._open_reader()
+            store._start_checkpoints()
         except BaseException:
             await store.close()
             raise
@@ -247,6 +254,10 @@ class SQLiteStore:
             self._poller.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._poller
+        if self._checkpointer is not None:
+            self._checkpointer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._checkpointer
         if self._committer is not None:
             await asyncio.gather(self._committer, return_exceptions=True)  # queued appends are answered first
         with contextlib.suppress(StoreUnavailable):
@@ -256,6 +267,7 @@ class SQLiteStore:
             self._reader.close()
             self._reader = None
         self._executor.shutdown(wait=False)
+        self._checkpoints.shutdown(wait=True)  # a checkpoint under way ends before its connection goes
 
     # Group commit, on the event loop: take what is queued, commit it on the worker, answer each.
 
@@ -280,6 +292,29 @@ class SQLiteStore:
                     pending.outcome.set_exception(outcome)
                 else:
                     pending.outcome.set_result(outcome)
+
+    # The WAL's checkpoints, on their own thread.
+
+    def _start_checkpoints(self) -> None:
+        if self._path == ":memory:":
+            return  # no WAL
+        self._checkpointer = asyncio.create_task(self._checkpoint_loop(), name="truco-sqlite-checkpoints")
+
+    async def _checkpoint_loop(self) -> None:
+        loop = asyncio.get_running_loop()
+        conn = await loop.run_in_executor(self._checkpoints, self._checkpoint_connection)
+        try:
+            while True:
+                await asyncio.sleep(CHECKPOINT_INTERVAL_S)
+                with contextlib.suppress(sqlite3.Error):  # busy or failing: the next one tries again
+                    await loop.run_in_executor(self._checkpoints, _checkpoint, conn)
+        finally:
+            self._checkpoints.submit(conn.close)
+
+    def _checkpoint_connection(self) -> sqlite3.Connection:
+        conn = sqlite3.connect(self._path, timeout=0, isolation_level=None, check_same_thread=False)
+        conn.execute("PRAGMA busy_timeout = 0")
+        return conn
 
     # On the event loop's thread: the read-only connection's check.
 
@@ -336,6 +371,9 @@ class SQLiteStore:
             # FULL: in WAL mode NORMAL may lose the last commits on power loss; an append must survive it.
             conn.execute("PRAGMA synchronous = FULL")
             conn.execute("PRAGMA foreign_keys = ON")
+            # The store's own checkpointer copies the WAL into the file every second (_checkpoint_loop); this
+            # connection checkpoints only if the WAL ever grows past 16 MiB without it (4,096 pages of 4 KiB).
+            conn.execute("PRAGMA wal_autocheckpoint = 4096")
             _migrate(conn)
         except BaseException:
             conn.close()
@@ -627,6 +665,11 @@ def _refusal_outcome(exc: Exception) -> AppendResult | Exception:
 class _PendingAppend:
     request: Append
     outcome: asyncio.Future[AppendResult]
+
+
+def _checkpoint(conn: sqlite3.Connection) -> None:
+    # PASSIVE: copies what it can without waiting for the writer or readers, so no append ever waits for it.
+    conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
 
 
 async def _version_or_none(pending: Awaitable[int]) -> int | None:
