@@ -89,6 +89,7 @@ class Commits:
         if not decided:
             return None
         at = now_us()
+        epoch = self.store.hearing_epoch()  # before the append: a gap in hearing from here on voids the check
         book, deadline = await self._book_after(game_id, base, at, decided, state)
         encoded = b""
         memo: dict[Hashable, object] = {}
@@ -98,7 +99,7 @@ class Commits:
         result = await self._append(game_id, base.seq, decided, request_id, encoded, state, at, deadline)
         self._bot_moves.inc(bot_moves + moved)
         after = Snapshot(base.setup, result.last_seq, state, base.events + decided, book, memo)
-        self._snapshots.remember(game_id, after)
+        self._snapshots.appended(game_id, after, epoch)
         self._committed(game_id, after)
         return Committed(after, decided, result, encoded)
 

@@ -437,7 +437,8 @@ class Games:
         while True:
             if seat is not None:
                 await self.seats.seen(game_id, seat)  # an open stream keeps its seat present
-            snapshot = await self.snapshots.get(game_id)
+            # After the first look, what the store's notifications vouch for is the newest (no read per wake-up).
+            snapshot = await self.snapshots.get(game_id, before.state.version if before is not None else 0)
             if before is None or snapshot.seq > before.seq:
                 yield Progress(before, snapshot, await self.clocks(game_id, snapshot))
                 before = snapshot

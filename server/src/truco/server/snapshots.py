@@ -158,6 +158,14 @@ class Snapshots:
             dropped, _ = self._cache.popitem(last=False)
             self._forget_hearing(dropped)
 
+    def appended(self, game_id: str, snapshot: Snapshot, epoch: int | None) -> None:
+        """Keep ``snapshot``, which this process has just appended (``epoch``: the store's hearing epoch taken
+        before the append). The append's sequence check proved the store held nothing newer when it committed,
+        and anything appended since is heard of: a check against the store, as a read would have made."""
+        self.remember(game_id, snapshot)
+        if epoch is not None and epoch == self.store.hearing_epoch() and self._cache.get(game_id) is snapshot:
+            self._checked[game_id] = (epoch, time.monotonic() + TRUST_SECONDS)
+
     def _vouched(self, game_id: str, cached: Snapshot) -> bool:
         """Whether ``cached`` is the game's newest state as far as the store can tell without a read: it was
         checked against the store lately, the store has heard every append since without a gap, and none of
