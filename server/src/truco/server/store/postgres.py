@@ -50,7 +50,7 @@ T = TypeVar("T")
 Conn = AsyncConnection[Any]
 
 CHANNEL = "truco_events"
-#: Key of the advisory lock that serializes sql.migrations ("truco" in ASCII).
+#: Key of the advisory lock that serializes migrations ("truco" in ASCII).
 MIGRATION_LOCK_KEY = 0x747275636F
 TIMEOUT_S = 5.0
 #: A health check should answer fast; a pool busy for this long is as good as down.
@@ -60,7 +60,7 @@ READ_ATTEMPTS = 3
 """Tries of a read that failed on a connection the server had just ended (the next is lent at once)."""
 
 MIGRATIONS = sql.migrations(sql.POSTGRES)
-"""The schema sql.migrations (store/sql.py), in PostgreSQL."""
+"""The schema migrations (store/sql.py), in PostgreSQL."""
 S = sql.statements(sql.POSTGRES)
 
 _APPEND = """
@@ -521,9 +521,9 @@ def _quiet(conn: Conn) -> bool:
 
 
 async def _migrate(conn: Conn) -> None:
-    """Apply the sql.migrations the database lacks, one replica at a time."""
+    """Apply the migrations the database lacks, one replica at a time."""
     async with conn.transaction():
-        # Held until this transaction ends; a second replica waits here, then finds the sql.migrations applied.
+        # Held until this transaction ends; a second replica waits here, then finds the migrations applied.
         await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
         await conn.execute(
             "CREATE TABLE IF NOT EXISTS schema_version"
@@ -534,7 +534,7 @@ async def _migrate(conn: Conn) -> None:
         current = int(row[0]) if row is not None else 0
         for version, script in enumerate(MIGRATIONS, start=1):
             if version > current:
-                await conn.execute(script)  # a constant script: several sql.statements, no parameters
+                await conn.execute(script)  # a constant script: several statements, no parameters
                 await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
 
 

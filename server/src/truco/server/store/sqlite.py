@@ -13,7 +13,7 @@ Two things keep the hot paths cheap (a hop to the worker thread costs more CPU t
 
 - **Group commit.** Appends waiting while a commit is on its way to disk go together in the next transaction,
   with one fsync for all; one refused append is undone alone, the others stand. Each is answered only after
-  that commit returned, so an acknowledged move is on disk all the same. An append is three sql.statements (the
+  that commit returned, so an acknowledged move is on disk all the same. An append is three statements (the
   worker gives up the GIL on each, so each statement is also a handoff with the event loop's thread).
 - **Reads that find nothing new stay on the event loop.** A second, read-only connection, used by the event
   loop's thread alone, first compares the game's ``last_seq`` with the caller's: a point lookup of a few
@@ -66,7 +66,7 @@ MAX_APPENDS_PER_COMMIT = 64
 """The most appends one group commit takes (the rest wait for the next), so no single transaction grows long."""
 
 MIGRATIONS = sql.migrations(sql.SQLITE)
-"""The schema sql.migrations (store/sql.py), in SQLite."""
+"""The schema migrations (store/sql.py), in SQLite."""
 S = sql.statements(sql.SQLITE)
 
 _EVENT_INSERT = S.insert_event
@@ -302,7 +302,11 @@ class SQLiteStore:
 
     async def _checkpoint_loop(self) -> None:
         loop = asyncio.get_running_loop()
-        conn = await loop.run_in_executor(self._checkpoints, self._checkpoint_connection)
+        try:
+            opening = functools.partial(_side_connection, self._path, "PRAGMA busy_timeout = 0")
+            conn = await loop.run_in_executor(self._checkpoints, opening)
+        except sqlite3.Error:
+            return  # the writer's own automatic checkpoint (wal_autocheckpoint) still bounds the WAL
         try:
             while True:
                 await asyncio.sleep(CHECKPOINT_INTERVAL_S)
@@ -311,24 +315,12 @@ class SQLiteStore:
         finally:
             self._checkpoints.submit(conn.close)
 
-    def _checkpoint_connection(self) -> sqlite3.Connection:
-        conn = sqlite3.connect(self._path, timeout=0, isolation_level=None, check_same_thread=False)
-        conn.execute("PRAGMA busy_timeout = 0")
-        return conn
-
     # On the event loop's thread: the read-only connection's check.
 
     def _open_reader(self) -> None:
         if self._path == ":memory:":
             return  # a private database: no other connection can see it (and no other process can write it)
-        reader = sqlite3.connect(self._path, timeout=0, isolation_level=None)
-        try:
-            reader.execute("PRAGMA busy_timeout = 0")
-            reader.execute("PRAGMA query_only = ON")
-        except BaseException:
-            reader.close()
-            raise
-        self._reader = reader
+        self._reader = _side_connection(self._path, "PRAGMA busy_timeout = 0", "PRAGMA query_only = ON")
 
     def _peek_last_seq(self, game_id: str) -> int | None:
         """The game's last seq as committed now, read on this thread; None when unknown or not readable at once."""
@@ -404,7 +396,7 @@ class SQLiteStore:
 
     def _append(self, conn: sqlite3.Connection, append: Append) -> AppendResult:
         """One append, inside the write transaction of :meth:`_append_batch`, which undoes what it wrote when it
-        raises. Two sql.statements when it stands, three with a request id: the worker gives up the GIL on each, so
+        raises. Two statements when it stands, three with a request id: the worker gives up the GIL on each, so
         each one more is a handoff with the event loop's thread that costs more than the SQL itself."""
         game_id, expected_last_seq, events, request_id = (
             append.game_id,
@@ -465,7 +457,7 @@ class SQLiteStore:
         """The appends of a group commit inside ``conn``'s write transaction. An append alone needs no
         savepoint: what refuses it is raised, and rolls back the transaction. Together, each may be refused
         on its own. Nearly every refusal (a stale seq, a retried request id) comes before the append wrote
-        anything, so savepoints, two more sql.statements an append, are taken only when ``isolated``, in the rare
+        anything, so savepoints, two more statements an append, are taken only when ``isolated``, in the rare
         rerun of a group in which one append was refused after writing (:class:`_Redo`)."""
         if len(requests) == 1:
             return [self._append(conn, requests[0])]
@@ -667,6 +659,18 @@ class _PendingAppend:
     outcome: asyncio.Future[AppendResult]
 
 
+def _side_connection(path: str, *pragmas: str) -> sqlite3.Connection:
+    """A connection beside the writer's that never waits for a lock (the reader's, the checkpointer's)."""
+    conn = sqlite3.connect(path, timeout=0, isolation_level=None, check_same_thread=False)
+    try:
+        for pragma in pragmas:
+            conn.execute(pragma)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 def _checkpoint(conn: sqlite3.Connection) -> None:
     # PASSIVE: copies what it can without waiting for the writer or readers, so no append ever waits for it.
     conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
@@ -719,7 +723,7 @@ def _last_seq(conn: sqlite3.Connection, game_id: str) -> int:
 
 
 def _migrate(conn: sqlite3.Connection) -> None:
-    """Apply the sql.migrations this file lacks; several processes opening a new file at once apply each once."""
+    """Apply the migrations this file lacks; several processes opening a new file at once apply each once."""
     conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
     current = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
     for version, script in enumerate(MIGRATIONS, start=1):
