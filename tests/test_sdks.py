@@ -140,6 +140,24 @@ def public_view(address: str, name: str) -> views_pb2.MatchView:
         return view
 
 
+def cards_played_by_seat(address: str, name: str) -> dict[int, int]:
+    """How many cards each seat has played so far, read from a spectator's WatchGame up to the current version."""
+    until = public_view(address, name).version
+    played: dict[int, int] = {}
+    if until == 0:
+        return played
+    with grpc.insecure_channel(address) as channel:
+        stub = game_service_pb2_grpc.GameServiceStub(channel)
+        request = game_service_pb2.WatchGameRequest(name=name, after_version=0, per_commit=True)
+        for message in stub.WatchGame(request, timeout=20):
+            for event in message.events:
+                if event.HasField("card_played"):
+                    played[event.card_played.seat] = played.get(event.card_played.seat, 0) + 1
+            if message.events and message.events[-1].version >= until:
+                return played
+    return played
+
+
 def assert_finished(lang: str, status: int, result: dict[str, object], players: int) -> None:
     assert result["sdk"] == lang
     assert result["over"] is True, result
@@ -204,7 +222,8 @@ def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_serv
     try:
         name = run.game(FIRST_RUN_SECONDS)
         deadline = time.monotonic() + MATCH_SECONDS
-        while public_view(server.address, name).version < 4:  # a few moves in: both seats are watching
+        # A bot seat makes at most one move before it opens its watch: a second card means its stream is open.
+        while min(cards_played_by_seat(server.address, name).get(seat, 0) for seat in (0, 2)) < 2:
             assert time.monotonic() < deadline, "the match did not get going"
             time.sleep(0.01)
         server.process.send_signal(signal.SIGKILL)
