@@ -710,9 +710,12 @@ class StoreContract(abc.ABC):
         await store.claim_seat("g1", 0, b"hash-a", "Ana", None)
         joined = (await store.get_game("g1")).seats[0]
         assert joined.joined_us > 0 and joined.seen_us >= joined.joined_us
-        await store.touch_seat("g1", 0, joined.seen_us + 5)
-        await store.touch_seat("g1", 0, joined.seen_us + 1)  # an older sighting never goes back in time
-        assert (await store.get_game("g1")).seats[0].seen_us == joined.seen_us + 5
+        await store.claim_seat("g1", 1, b"hash-b", "Beto", None)
+        at = (await store.get_game("g1")).seats[1].seen_us  # the later of the two claims
+        await store.touch_seats([("g1", 0, at + 5), ("g1", 1, at + 7)])  # one write for both
+        await store.touch_seats([("g1", 0, at + 1)])  # an older sighting never goes back in time
+        seats = (await store.get_game("g1")).seats
+        assert (seats[0].seen_us, seats[1].seen_us) == (at + 5, at + 7)
 
     async def test_close_abandoned_closes_the_games_whose_table_never_filled(self) -> None:
         store = await self.open()

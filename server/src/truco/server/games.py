@@ -124,8 +124,9 @@ class Games:
         self._seat_moves = metrics.commands_applied.labels("seat")
 
     def start(self) -> None:
-        """Start the autoplayer (in the running event loop)."""
+        """Start the autoplayer and the writer of players' sightings (in the running event loop)."""
         self.autoplayer.start()
+        self.seats.start()
 
     def stop_watches(self) -> None:
         """Tell every watch, now and from now on, that this server is stopping (SERVER_SHUTTING_DOWN)."""
@@ -133,9 +134,10 @@ class Games:
         self.store.interrupt_waits()
 
     async def close(self) -> None:
-        """Stop the watches and the autoplayer."""
+        """Stop the watches and the autoplayer; write the last sightings."""
         self.stop_watches()
         await self.autoplayer.close()
+        await self.seats.close()
 
     # --- Reads and seats ---------------------------------------------------------------------------------------
 
@@ -151,8 +153,8 @@ class Games:
         """Refuse a private game to another app's callers (see :meth:`Seats.require_visible`)."""
         await self.seats.require_visible(game_id, viewer)
 
-    async def seen(self, game_id: str, seat: int) -> None:
-        await self.seats.seen(game_id, seat)
+    def seen(self, game_id: str, seat: int) -> None:
+        self.seats.seen(game_id, seat)
 
     def present(self, record: GameRecord) -> dict[int, bool]:
         return self.seats.present(record)
@@ -436,7 +438,7 @@ class Games:
             poll_seconds = min(poll_seconds, self.seats.presence_us / 3_000_000)
         while True:
             if seat is not None:
-                await self.seats.seen(game_id, seat)  # an open stream keeps its seat present
+                self.seats.seen(game_id, seat)  # an open stream keeps its seat present
             # After the first look, what the store's notifications vouch for is the newest (no read per wake-up).
             snapshot = await self.snapshots.get(game_id, before.state.version if before is not None else 0)
             if before is None or snapshot.seq > before.seq:
@@ -477,7 +479,6 @@ class Games:
         """The game's record (seats, links, closed) and its latest snapshot."""
         record = await self.store.get_game(game_id)
         return record, await self.snapshots.get(game_id)
-
 
 
 __all__ = ["Games", "Move", "Progress", "Replayed"]

@@ -5,14 +5,18 @@ a game's owner) and looked up again where it may (an open seat, a player's last 
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 from collections import OrderedDict
 from collections.abc import Sequence
 from typing import TypeVar
 
+import structlog
+
 from .auth import BEARER_HINT, token_hash
 from .keys import ApiKeys
 from .reasons import ServiceFailure, ServiceReason
-from .store.errors import GameNotFound
+from .store.errors import GameNotFound, StoreUnavailable
 from .store.interface import EventStore
 from .store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord, now_us
 
@@ -20,6 +24,10 @@ SEAT_CACHE_ENTRIES = 50_000
 """Token-to-seat lookups and game owners remembered (least recently used forgotten first)."""
 TIMES_ENTRIES = 8192
 """Games whose seats' join times are remembered, and (twice as many) seats whose last call is."""
+SIGHTINGS_SECONDS = 1.0
+"""How often the players seen are written to the store, all in one write (at most; a shorter presence window
+writes more often). A write of its own per sighting was one fsynced transaction per seat every few seconds,
+about one per move in human-paced play, queued on the same writer as the moves."""
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -49,7 +57,10 @@ class Seats:
         self._held: OrderedDict[tuple[str, bytes], Held] = OrderedDict()
         self._visibility: OrderedDict[str, tuple[str, bool]] = OrderedDict()
         self._joined: dict[str, dict[int, int]] = {}
+        # When this process last saw each seat's player, and the sightings not yet written.
         self._touched: dict[tuple[str, int], int] = {}
+        self._sightings: dict[tuple[str, int], int] = {}
+        self._writer: asyncio.Task[None] | None = None
 
     async def of_token(self, game_id: str, token: str | None, *, required: bool) -> int | None:
         """The seat ``token`` holds in this game; None for a spectator (no token) when allowed. A seat taken
@@ -117,23 +128,68 @@ class Seats:
         times = self._joined[game_id] = joined_times(seats)
         return times
 
-    async def seen(self, game_id: str, seat: int) -> None:
-        """The seat's player called: record its presence (at most a few writes per presence window)."""
+    def seen(self, game_id: str, seat: int) -> None:
+        """The seat's player called: record its presence (a few sightings per presence window, written with the
+        others by :meth:`write_sightings`)."""
         now = now_us()
         key = (game_id, seat)
         if now - self._touched.get(key, 0) < self.presence_us // 4:
             return
         if len(self._touched) > 2 * TIMES_ENTRIES:
             self._touched.clear()
+        if len(self._sightings) > 2 * TIMES_ENTRIES:
+            self._sightings.clear()  # the store is down this long: presence is what the next sightings say
         self._touched[key] = now
-        await self.store.touch_seat(game_id, seat, now)
+        self._sightings[key] = now
+
+    async def write_sightings(self) -> None:
+        """Write the sightings recorded since the last write, in one store call (kept for the next on failure)."""
+        if not self._sightings:
+            return
+        sightings, self._sightings = self._sightings, {}
+        try:
+            await self.store.touch_seats([(game_id, seat, at) for (game_id, seat), at in sightings.items()])
+        except BaseException:
+            for key, at in sightings.items():
+                self._sightings[key] = max(at, self._sightings.get(key, 0))
+            raise
+
+    def start(self) -> None:
+        """Write the sightings every :data:`SIGHTINGS_SECONDS` (in the running event loop)."""
+        if self._writer is None:
+            self._writer = asyncio.create_task(self._write_every(), name="truco-sightings")
+
+    async def close(self) -> None:
+        """Stop writing sightings, after a last write of those not written yet (if the store takes it)."""
+        if self._writer is not None:
+            self._writer.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._writer
+            self._writer = None
+        with contextlib.suppress(StoreUnavailable):
+            await self.write_sightings()
+
+    async def _write_every(self) -> None:
+        interval = min(SIGHTINGS_SECONDS, self.presence_us / 8_000_000)
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                await self.write_sightings()
+            except StoreUnavailable as error:  # written with the next ones
+                structlog.get_logger("truco.server").warning("sightings not written", error=str(error))
 
     def present(self, record: GameRecord) -> dict[int, bool]:
         """Which seats' players are at the table: a bot always; a player seen within the presence window (an
-        open WatchGame stream keeps it seen); never an open seat."""
+        open WatchGame stream keeps it seen) by any replica, or by this one since its last write; never an open
+        seat."""
         now = now_us()
+        touched = self._touched
         return {
-            s.seat: s.kind == SEAT_BOT or (s.kind == SEAT_TAKEN and now - s.seen_us <= self.presence_us)
+            s.seat: s.kind == SEAT_BOT
+            or (
+                s.kind == SEAT_TAKEN
+                and now - max(s.seen_us, touched.get((record.game_id, s.seat), 0)) <= self.presence_us
+            )
             for s in record.seats
         }
 

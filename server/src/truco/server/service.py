@@ -69,7 +69,7 @@ class GameServicer:
         if seat is None:
             await self.games.require_visible(game_id, call.caller.owner)
         else:
-            await self.games.seen(game_id, seat)  # presence: the seat's player called
+            self.games.seen(game_id, seat)  # presence: the seat's player called
         return seat
 
     async def _player(self, game_id: str, call: Call) -> int:
@@ -86,9 +86,7 @@ class GameServicer:
     def _game(self, record: GameRecord, snapshot: Snapshot) -> gs.Game:
         return messages.game_to_pb(record, snapshot.state, snapshot.setup.clock, self.games.present(record))
 
-    async def CreateGame(
-        self, request: gs.CreateGameRequest, call: Call
-    ) -> gs.CreateGameResponse:
+    async def CreateGame(self, request: gs.CreateGameRequest, call: Call) -> gs.CreateGameResponse:
         caller = call.caller
         record, snapshot = await self.games.create(
             messages.setup_from_pb(request),
@@ -100,9 +98,7 @@ class GameServicer:
         )
         return gs.CreateGameResponse(game=self._game(record, snapshot))
 
-    async def JoinGame(
-        self, request: gs.JoinGameRequest, call: Call
-    ) -> gs.JoinGameResponse:
+    async def JoinGame(self, request: gs.JoinGameRequest, call: Call) -> gs.JoinGameResponse:
         game_id = messages.game_id_from_name(request.name)
         wanted = request.seat if request.HasField("seat") else None
         seat, token, snapshot = await self.games.join(
@@ -111,9 +107,7 @@ class GameServicer:
         call.seat = seat
         return gs.JoinGameResponse(seat=seat, seat_token=token, view=await self._seat_view(game_id, seat, snapshot))
 
-    async def GetGameView(
-        self, request: gs.GetGameViewRequest, call: Call
-    ) -> gs.GetGameViewResponse:
+    async def GetGameView(self, request: gs.GetGameViewRequest, call: Call) -> gs.GetGameViewResponse:
         game_id = messages.game_id_from_name(request.name)
         seat = await self._seat(game_id, call, required=False)
         snapshot = await self.games.snapshot(game_id, messages.min_version_from_pb(request.min_version))
@@ -147,9 +141,7 @@ class GameServicer:
         actions = messages.commands_to_pb(legal_actions(state, seat))
         return self._replies.put(key, gs.ListLegalActionsResponse(version=state.version, actions=actions))
 
-    async def SubmitCommand(
-        self, request: gs.SubmitCommandRequest, call: Call
-    ) -> bytes:
+    async def SubmitCommand(self, request: gs.SubmitCommandRequest, call: Call) -> bytes:
         game_id = messages.game_id_from_name(request.name)
         seat = await self._seat(game_id, call, required=True)
         assert seat is not None
@@ -181,18 +173,14 @@ class GameServicer:
         finally:
             self.games.metrics.watchers.dec()
 
-    async def ListGames(
-        self, request: gs.ListGamesRequest, call: Call
-    ) -> gs.ListGamesResponse:
+    async def ListGames(self, request: gs.ListGamesRequest, call: Call) -> gs.ListGamesResponse:
         # A caller sees the games of its API key (anonymous callers: the games made without one) and public ones.
         games, cursor = await self.games.list_open(request.page_size, request.page_token, call.caller.owner)
         return gs.ListGamesResponse(
             games=[self._game(record, snapshot) for record, snapshot in games], next_page_token=cursor
         )
 
-    async def GetGame(
-        self, request: gs.GetGameRequest, call: Call
-    ) -> gs.GetGameResponse:
+    async def GetGame(self, request: gs.GetGameRequest, call: Call) -> gs.GetGameResponse:
         game_id = messages.game_id_from_name(request.name)
         await self._seat(game_id, call, required=False)
         record, snapshot = await self.games.game(game_id)
@@ -212,9 +200,7 @@ class GameServicer:
         seat = await self._player(game_id, call)
         return await self._seat_view(game_id, seat, await change(game_id, seat))
 
-    async def Rematch(
-        self, request: gs.RematchRequest, call: Call
-    ) -> gs.RematchResponse:
+    async def Rematch(self, request: gs.RematchRequest, call: Call) -> gs.RematchResponse:
         game_id = messages.game_id_from_name(request.name)
         seat = await self._player(game_id, call)  # only a seat of the finished game may ask
         record, snapshot = await self.games.rematch(game_id)
@@ -224,9 +210,7 @@ class GameServicer:
 class RulesServicer:
     """truco.v1.RulesService: the rules calculator."""
 
-    async def EvaluateHand(
-        self, request: rs.EvaluateHandRequest, call: Call
-    ) -> rs.EvaluateHandResponse:
+    async def EvaluateHand(self, request: rs.EvaluateHandRequest, call: Call) -> rs.EvaluateHandResponse:
         muestra = messages.card_from_pb(request.muestra, "muestra")
         cards = messages.cards_from_pb(request.cards)
         try:
@@ -240,9 +224,7 @@ class RulesServicer:
             response.flor_points = result.flor_points
         return response
 
-    async def CompareCards(
-        self, request: rs.CompareCardsRequest, call: Call
-    ) -> rs.CompareCardsResponse:
+    async def CompareCards(self, request: rs.CompareCardsRequest, call: Call) -> rs.CompareCardsResponse:
         muestra = messages.card_from_pb(request.muestra, "muestra")
         first = messages.card_from_pb(request.first, "first")
         second = messages.card_from_pb(request.second, "second")

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Protocol
 
-from .records import ApiKeyRecord, AppendResult, GameRecord, NewEvent, StoredEvent
+from .records import ApiKeyRecord, AppendResult, GameRecord, NewEvent, Sighting, StoredEvent
 
 
 class GameLog(Protocol):
@@ -131,8 +131,9 @@ class SeatBook(Protocol):
         """
         ...
 
-    async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
-        """Record that the seat's player was seen at ``at_us`` (presence)."""
+    async def touch_seats(self, sightings: Sequence[Sighting]) -> None:
+        """Record when each seat's player was last seen (presence), all in one write; a sighting older than the
+        one stored never moves it back."""
         ...
 
 

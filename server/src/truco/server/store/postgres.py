@@ -36,6 +36,7 @@ from .records import (
     AppendResult,
     GameRecord,
     NewEvent,
+    Sighting,
     StoredEvent,
     check_page_size,
     check_token_hash,
@@ -85,6 +86,7 @@ WITH moved AS (
 SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
 """
 """An append in one round trip (see PostgresStore._append)."""
+
 
 class PostgresStore:
     """An :class:`~truco.server.store.EventStore` in a PostgreSQL database. Build it with :meth:`open`."""
@@ -234,9 +236,7 @@ class PostgresStore:
         return found[0] if found else None
 
     async def api_key_by_id(self, key_id: str) -> ApiKeyRecord | None:
-        found = await self._run(
-            lambda conn: _keys(conn, S.key_by_id, (key_id,)), transaction=False, read_only=True
-        )
+        found = await self._run(lambda conn: _keys(conn, S.key_by_id, (key_id,)), transaction=False, read_only=True)
         return found[0] if found else None
 
     async def list_api_keys(self) -> list[ApiKeyRecord]:
@@ -294,11 +294,12 @@ class PostgresStore:
 
         return await self._run(work, transaction=False, read_only=True)
 
-    async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
+    async def touch_seats(self, sightings: Sequence[Sighting]) -> None:
         async def work(conn: Conn) -> None:
-            await conn.execute(S.touch_seat, (at_us, game_id, seat, at_us))
+            async with conn.cursor() as cur:
+                await cur.executemany(S.touch_seat, [(at, game_id, seat, at) for game_id, seat, at in sightings])
 
-        await self._run(work, transaction=False)
+        await self._run(work)
 
     async def link_next_game(self, game_id: str, next_game: str) -> str:
         async def work(conn: Conn) -> str:

@@ -20,6 +20,9 @@ SEAT_OPEN = "open"
 SEAT_TAKEN = "taken"
 SEAT_BOT = "bot"
 
+Sighting = tuple[str, int, int]
+"""A seat's player seen (presence): the game, the seat, and when, in microseconds since the Unix epoch."""
+
 
 @dataclass(frozen=True, slots=True)
 class NewEvent:
@@ -125,8 +128,6 @@ class ApiKeyRecord:
     quotas: str = "{}"  #: the key's own app totals as JSON (``truco.server.app_quotas.AppQuotas``); {}: none
 
 
-
-
 def encode_cursor(game: GameRecord) -> str:
     """A page cursor: the sort key of the last game shown, opaque to callers."""
     key = json.dumps([game.created_at, game.game_id], separators=(",", ":"))
@@ -199,6 +200,7 @@ __all__ = [
     "GameRecord",
     "NewEvent",
     "SeatRecord",
+    "Sighting",
     "StoredEvent",
     "check_page_size",
     "check_token_hash",

@@ -45,6 +45,7 @@ from .records import (
     AppendResult,
     GameRecord,
     NewEvent,
+    Sighting,
     StoredEvent,
     check_page_size,
     check_token_hash,
@@ -232,8 +233,8 @@ class SQLiteStore:
     async def due_games(self, now_us: int, limit: int) -> tuple[list[str], int | None]:
         return await self._call(self._due_games, now_us, limit)
 
-    async def touch_seat(self, game_id: str, seat: int, at_us: int) -> None:
-        await self._call(self._touch_seat, game_id, seat, at_us)
+    async def touch_seats(self, sightings: Sequence[Sighting]) -> None:
+        await self._call(self._touch_seats, sightings)
 
     async def link_next_game(self, game_id: str, next_game: str) -> str:
         return await self._call(self._link_next_game, game_id, next_game)
@@ -482,11 +483,7 @@ class SQLiteStore:
         return _recorded_append(self._db(), game_id, request_id)
 
     def _read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
-        rows = (
-            self._db()
-            .execute(S.read_events, (game_id, after_seq))
-            .fetchall()
-        )
+        rows = self._db().execute(S.read_events, (game_id, after_seq)).fetchall()
         if not rows:
             self._last_seq(game_id)  # raises GameNotFound for an unknown game
         return sql.stored_events(game_id, rows)
@@ -524,11 +521,7 @@ class SQLiteStore:
                 raise SeatUnavailable(f"seat {seat} of game {game_id!r} is not taken")
 
     def _seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
-        row = (
-            self._db()
-            .execute(S.seat_for_token, (game_id, SEAT_TAKEN, token_hash))
-            .fetchone()
-        )
+        row = self._db().execute(S.seat_for_token, (game_id, SEAT_TAKEN, token_hash)).fetchone()
         if row is None:
             self._last_seq(game_id)  # raises GameNotFound for an unknown game
             return None
@@ -576,10 +569,10 @@ class SQLiteStore:
         following = conn.execute(S.next_deadline, (now,)).fetchone()
         return [str(row[0]) for row in rows], (None if following[0] is None else int(following[0]))
 
-    def _touch_seat(self, game_id: str, seat: int, at: int) -> None:
+    def _touch_seats(self, sightings: Sequence[Sighting]) -> None:
         conn = self._db()
         with _write(conn):
-            conn.execute(S.touch_seat, (at, game_id, seat, at))
+            conn.executemany(S.touch_seat, [(at, game_id, seat, at) for game_id, seat, at in sightings])
 
     def _link_next_game(self, game_id: str, next_game: str) -> str:
         conn = self._db()
