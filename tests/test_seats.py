@@ -103,3 +103,30 @@ async def test_closing_writes_the_last_sightings(tmp_path: Path, monkeypatch: py
         assert [[(game, seat) for game, seat, _ in write] for write in store.writes] == [[("g1", 3)]]
     finally:
         await store.close()
+
+
+async def test_an_open_watch_keeps_its_player_present_without_waking_and_its_end_is_a_sighting(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(seats_module, "SIGHTINGS_SECONDS", 0.02)
+    store = await table_of_four(tmp_path)
+    try:
+        seats = Seats(store, None, presence_seconds=0.2)
+        seats.start()
+        with seats.watching("g1", 2):
+            await asyncio.sleep(0.5)  # two and a half presence windows, and nothing but the writer runs
+            assert seats.present(await store.get_game("g1")) == {0: False, 1: False, 2: True, 3: False}
+            # Written every quarter window, so another replica (a fresh Seats on the same store) agrees.
+            assert Seats(store, None, presence_seconds=0.2).present(await store.get_game("g1"))[2]
+            sightings_of_2 = [at for write in store.writes for game, seat, at in write if seat == 2]
+            assert len(sightings_of_2) >= 4
+        ended = await store.get_game("g1")
+        await seats.close()
+        elsewhere = Seats(store, None, presence_seconds=0.2)
+        assert elsewhere.present(await store.get_game("g1"))[2]  # seen as the watch ended
+        assert (await store.get_game("g1")).seats[2].seen_us >= ended.seats[2].seen_us
+        await asyncio.sleep(0.25)
+        assert not elsewhere.present(await store.get_game("g1"))[2]
+        assert not seats.present(await store.get_game("g1"))[2]
+    finally:
+        await store.close()

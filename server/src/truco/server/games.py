@@ -10,6 +10,7 @@ setups and replies are encoded (:class:`~truco.server.encodings.Encodings`), and
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import random
 import secrets
 import uuid
@@ -428,33 +429,31 @@ class Games:
 
     # --- Watching and listing ----------------------------------------------------------------------------------
 
-    async def watch(self, game_id: str, seat: int | None, poll_seconds: float = 5.0) -> AsyncIterator[Progress]:
+    async def watch(self, game_id: str, seat: int | None) -> AsyncIterator[Progress]:
         """The game as it is now, then each time it moves (one commit, or several while the watcher was busy),
         until the match ends; the watch of ``seat`` keeps its player present. Every watcher of a game in this
         process reads the same snapshots, so what is projected from them is projected once
-        (:mod:`truco.server.projections`). :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
+        (:mod:`truco.server.projections`). A watch sleeps until the store wakes it: an idle stream costs nothing
+        but a look every ``recheck_seconds`` of the store. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
         before: Snapshot | None = None
-        if self.seats.presence_us:
-            poll_seconds = min(poll_seconds, self.seats.presence_us / 3_000_000)
-        while True:
-            if seat is not None:
-                self.seats.seen(game_id, seat)  # an open stream keeps its seat present
-            # After the first look, what the store's notifications vouch for is the newest (no read per wake-up).
-            snapshot = await self.snapshots.get(game_id, before.state.version if before is not None else 0)
-            if before is None or snapshot.seq > before.seq:
-                yield Progress(before, snapshot, await self.clocks(game_id, snapshot))
-                before = snapshot
-            if snapshot.state.phase is Phase.MATCH_OVER:
-                return
-            if self.stopping.is_set():
-                version = snapshot.state.version
-                raise ServiceFailure(
-                    ServiceReason.SERVER_SHUTTING_DOWN,
-                    f"this server is shutting down: resume the watch from version {version}",
-                    {"version": str(version)},
-                )
-            # Returns at once when the server stops (stop_watches): no task of its own per wait.
-            await self.store.wait_for_change(game_id, snapshot.seq, poll_seconds)
+        with self.seats.watching(game_id, seat) if seat is not None else contextlib.nullcontext():
+            while True:
+                # After the first look, what the store's notifications vouch for is the newest (no read per wake).
+                snapshot = await self.snapshots.get(game_id, before.state.version if before is not None else 0)
+                if before is None or snapshot.seq > before.seq:
+                    yield Progress(before, snapshot, await self.clocks(game_id, snapshot))
+                    before = snapshot
+                if snapshot.state.phase is Phase.MATCH_OVER:
+                    return
+                if self.stopping.is_set():
+                    version = snapshot.state.version
+                    raise ServiceFailure(
+                        ServiceReason.SERVER_SHUTTING_DOWN,
+                        f"this server is shutting down: resume the watch from version {version}",
+                        {"version": str(version)},
+                    )
+                # Returns at once when the server stops (stop_watches): no task of its own per wait.
+                await self.store.wait_for_change(game_id, snapshot.seq, self.store.recheck_seconds)
 
     async def list_open(
         self, page_size: int, page_token: str, viewer: str | None = None

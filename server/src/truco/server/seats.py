@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
 import structlog
@@ -60,6 +60,7 @@ class Seats:
         # When this process last saw each seat's player, and the sightings not yet written.
         self._touched: dict[tuple[str, int], int] = {}
         self._sightings: dict[tuple[str, int], int] = {}
+        self._watched: dict[tuple[str, int], int] = {}  # open WatchGame streams per seat
         self._writer: asyncio.Task[None] | None = None
 
     async def of_token(self, game_id: str, token: str | None, *, required: bool) -> int | None:
@@ -133,14 +134,32 @@ class Seats:
         others by :meth:`write_sightings`)."""
         now = now_us()
         key = (game_id, seat)
-        if now - self._touched.get(key, 0) < self.presence_us // 4:
-            return
+        if now - self._touched.get(key, 0) >= self.presence_us // 4:
+            self._sight(key, now)
+
+    @contextlib.contextmanager
+    def watching(self, game_id: str, seat: int) -> Iterator[None]:
+        """An open WatchGame stream of the seat's player, who is present for as long as it lasts: this replica
+        says so at once, and the writer records a sighting of it a few times per presence window, so the
+        stream itself never has to wake up to keep its player present. Its end is its player's last sighting."""
+        key = (game_id, seat)
+        self._watched[key] = self._watched.get(key, 0) + 1
+        self.seen(game_id, seat)
+        try:
+            yield
+        finally:
+            left = self._watched.pop(key) - 1
+            if left:
+                self._watched[key] = left
+            self._sight(key, now_us())
+
+    def _sight(self, key: tuple[str, int], at: int) -> None:
         if len(self._touched) > 2 * TIMES_ENTRIES:
             self._touched.clear()
         if len(self._sightings) > 2 * TIMES_ENTRIES:
             self._sightings.clear()  # the store is down this long: presence is what the next sightings say
-        self._touched[key] = now
-        self._sightings[key] = now
+        self._touched[key] = at
+        self._sightings[key] = at
 
     async def write_sightings(self) -> None:
         """Write the sightings recorded since the last write, in one store call (kept for the next on failure)."""
@@ -170,9 +189,11 @@ class Seats:
             await self.write_sightings()
 
     async def _write_every(self) -> None:
-        interval = min(SIGHTINGS_SECONDS, self.presence_us / 8_000_000)
+        interval = min(SIGHTINGS_SECONDS, self.presence_us / 8_000_000) or SIGHTINGS_SECONDS
         while True:
             await asyncio.sleep(interval)
+            for game_id, seat in self._watched:
+                self.seen(game_id, seat)
             try:
                 await self.write_sightings()
             except StoreUnavailable as error:  # written with the next ones
@@ -183,12 +204,15 @@ class Seats:
         open WatchGame stream keeps it seen) by any replica, or by this one since its last write; never an open
         seat."""
         now = now_us()
-        touched = self._touched
+        touched, watched = self._touched, self._watched
         return {
             s.seat: s.kind == SEAT_BOT
             or (
                 s.kind == SEAT_TAKEN
-                and now - max(s.seen_us, touched.get((record.game_id, s.seat), 0)) <= self.presence_us
+                and (
+                    (record.game_id, s.seat) in watched
+                    or now - max(s.seen_us, touched.get((record.game_id, s.seat), 0)) <= self.presence_us
+                )
             )
             for s in record.seats
         }

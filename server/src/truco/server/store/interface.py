@@ -16,6 +16,10 @@ from .records import ApiKeyRecord, AppendResult, GameRecord, NewEvent, Sighting,
 class GameLog(Protocol):
     """A game's log of events: creating it, appending to it, reading it, hearing of appends."""
 
+    recheck_seconds: float
+    """How long a :meth:`wait_for_change` waiter may sleep without a wake-up before it looks again: a change this
+    store could fail to wake it for (a notification lost on a connection that died silently) is seen within it."""
+
     async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
         """Store a new game and its first events (seq 1..n) in one transaction; ``game.last_seq`` is ignored.
 

@@ -91,6 +91,10 @@ SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
 class PostgresStore:
     """An :class:`~truco.server.store.EventStore` in a PostgreSQL database. Build it with :meth:`open`."""
 
+    recheck_seconds = 5.0
+    """Another replica's append is heard by notification; if the listening connection dies without an error (a
+    silent network fault), a waiter still sees the append within this."""
+
     def __init__(self, url: str, pool: AsyncConnectionPool[Conn], channel: str, timeout: float) -> None:
         self._url = url
         self._pool = pool

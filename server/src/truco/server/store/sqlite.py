@@ -84,6 +84,10 @@ def _event_insert(rows: int) -> str:
 class SQLiteStore:
     """An :class:`~truco.server.store.EventStore` in one SQLite file. Build it with :meth:`open`."""
 
+    recheck_seconds = 60.0
+    """Nothing is missed here (this store's appends wake their waiters, other processes' are polled for): a look
+    once a minute is only a safety net, and an idle watch costs next to nothing."""
+
     def __init__(self, path: str, poll_interval: float = POLL_INTERVAL_S) -> None:
         self._path = path
         self._poll_interval = poll_interval
