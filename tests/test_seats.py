@@ -10,7 +10,7 @@ import pytest
 
 from truco.server import seats as seats_module
 from truco.server.seats import Seats
-from truco.server.store.records import SEAT_OPEN, GameRecord, SeatRecord, Sighting
+from truco.server.store.records import SEAT_OPEN, GameRecord, SeatRecord, Sighting, now_us
 from truco.server.store.sqlite import SQLiteStore
 
 
@@ -63,8 +63,8 @@ async def test_sightings_count_at_once_and_are_written_together(tmp_path: Path) 
 async def test_this_replica_counts_its_sightings_before_they_are_written(tmp_path: Path) -> None:
     store = await table_of_four(tmp_path)
     try:
-        seats = Seats(store, None, presence_seconds=0.2)
-        await asyncio.sleep(0.25)  # every claim is out of the window
+        seats = Seats(store, None, presence_seconds=0.5)
+        await asyncio.sleep(0.55)  # every claim is out of the window
         seats.seen("g1", 1)
         assert seats.present(await store.get_game("g1")) == {0: False, 1: True, 2: False, 3: False}
         assert store.writes == []
@@ -75,8 +75,8 @@ async def test_this_replica_counts_its_sightings_before_they_are_written(tmp_pat
 async def test_the_writer_writes_every_interval(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(seats_module, "SIGHTINGS_SECONDS", 0.05)
     store = await table_of_four(tmp_path)
+    seats = Seats(store, None, presence_seconds=30.0)
     try:
-        seats = Seats(store, None, presence_seconds=30.0)
         seats.start()
         for seat in (0, 1):
             seats.seen("g1", seat)
@@ -85,8 +85,8 @@ async def test_the_writer_writes_every_interval(tmp_path: Path, monkeypatch: pyt
                     break
                 await asyncio.sleep(0.01)
         assert [[(game, seat) for game, seat, _ in write] for write in store.writes] == [[("g1", 0)], [("g1", 1)]]
-        await seats.close()
     finally:
+        await seats.close()
         await store.close()
 
 
@@ -109,24 +109,24 @@ async def test_an_open_watch_keeps_its_player_present_without_waking_and_its_end
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(seats_module, "SIGHTINGS_SECONDS", 0.02)
+    monkeypatch.setattr(seats_module, "MIN_SIGHTINGS_SECONDS", 0.02)
     store = await table_of_four(tmp_path)
+    seats = Seats(store, None, presence_seconds=1.0)
     try:
-        seats = Seats(store, None, presence_seconds=0.2)
         seats.start()
         with seats.watching("g1", 2):
-            await asyncio.sleep(0.5)  # two and a half presence windows, and nothing but the writer runs
+            await asyncio.sleep(1.1)  # a window and more: the claims are out of it, and nothing runs but the writer
             assert seats.present(await store.get_game("g1")) == {0: False, 1: False, 2: True, 3: False}
-            # Written every quarter window, so another replica (a fresh Seats on the same store) agrees.
-            assert Seats(store, None, presence_seconds=0.2).present(await store.get_game("g1"))[2]
-            sightings_of_2 = [at for write in store.writes for game, seat, at in write if seat == 2]
-            assert len(sightings_of_2) >= 4
-        ended = await store.get_game("g1")
+            # A sighting written every quarter window: another replica (a Seats of its own) agrees.
+            assert Seats(store, None, presence_seconds=1.0).present(await store.get_game("g1"))[2]
+            assert len([seat for write in store.writes for _, seat, _ in write if seat == 2]) >= 4
+            ended = now_us()
         await seats.close()
-        elsewhere = Seats(store, None, presence_seconds=0.2)
-        assert elsewhere.present(await store.get_game("g1"))[2]  # seen as the watch ended
-        assert (await store.get_game("g1")).seats[2].seen_us >= ended.seats[2].seen_us
-        await asyncio.sleep(0.25)
+        assert (await store.get_game("g1")).seats[2].seen_us >= ended  # the watch's end is its last sighting
+        await asyncio.sleep(1.05)
+        elsewhere = Seats(store, None, presence_seconds=1.0)
         assert not elsewhere.present(await store.get_game("g1"))[2]
         assert not seats.present(await store.get_game("g1"))[2]
     finally:
+        await seats.close()
         await store.close()

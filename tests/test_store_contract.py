@@ -819,6 +819,19 @@ class TestSQLiteStore(StoreContract):
     async def make_store(self) -> EventStore:
         return await SQLiteStore.open(str(Path(self.url.removeprefix("sqlite:///"))))
 
+    async def test_a_committed_append_whose_caller_gave_up_still_wakes_the_waiters(self) -> None:
+        # A move whose call was cancelled (a deadline, a dropped connection) after it was queued is committed by
+        # the group commit all the same: its game's watchers must hear of it at once, not at their next look.
+        store = await self.open()
+        await self.game_with_events(store, "g1", 1)
+        waiter = asyncio.create_task(store.wait_for_change("g1", 1, 30))
+        await asyncio.sleep(0.05)  # the waiter has looked and sleeps
+        append = asyncio.create_task(store.append("g1", 1, events("E2"), None, b"", False))
+        await asyncio.sleep(0)  # queued for the next group commit
+        append.cancel()
+        await asyncio.wait_for(waiter, timeout=5)
+        assert [event.seq for event in await store.read("g1")] == [1, 2]
+
     async def test_the_file_is_in_wal_mode_with_every_migration(self) -> None:
         await asyncio.gather(*(self.open() for _ in range(3)))
         conn = sqlite3.connect(self.url.removeprefix("sqlite:///"))

@@ -14,7 +14,7 @@ import contextlib
 import random
 import secrets
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -429,7 +429,7 @@ class Games:
 
     # --- Watching and listing ----------------------------------------------------------------------------------
 
-    async def watch(self, game_id: str, seat: int | None) -> AsyncIterator[Progress]:
+    async def watch(self, game_id: str, seat: int | None) -> AsyncGenerator[Progress]:
         """The game as it is now, then each time it moves (one commit, or several while the watcher was busy),
         until the match ends; the watch of ``seat`` keeps its player present. Every watcher of a game in this
         process reads the same snapshots, so what is projected from them is projected once

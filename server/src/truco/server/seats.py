@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import traceback
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
@@ -16,7 +17,7 @@ import structlog
 from .auth import BEARER_HINT, token_hash
 from .keys import ApiKeys
 from .reasons import ServiceFailure, ServiceReason
-from .store.errors import GameNotFound, StoreUnavailable
+from .store.errors import GameNotFound, StoreRejected, StoreUnavailable
 from .store.interface import EventStore
 from .store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord, now_us
 
@@ -28,6 +29,8 @@ SIGHTINGS_SECONDS = 1.0
 """How often the players seen are written to the store, all in one write (at most; a shorter presence window
 writes more often). A write of its own per sighting was one fsynced transaction per seat every few seconds,
 about one per move in human-paced play, queued on the same writer as the moves."""
+MIN_SIGHTINGS_SECONDS = 0.05
+"""However short the presence window, sightings are not written more often than this."""
 
 K = TypeVar("K")
 V = TypeVar("V")
@@ -167,7 +170,10 @@ class Seats:
             return
         sightings, self._sightings = self._sightings, {}
         try:
-            await self.store.touch_seats([(game_id, seat, at) for (game_id, seat), at in sightings.items()])
+            # In one order (game, seat), so that two replicas' writes never wait for each other's rows.
+            await self.store.touch_seats([(game_id, seat, at) for (game_id, seat), at in sorted(sightings.items())])
+        except StoreRejected:
+            raise  # the same rows would be refused again: these sightings are dropped
         except BaseException:
             for key, at in sightings.items():
                 self._sightings[key] = max(at, self._sightings.get(key, 0))
@@ -185,19 +191,27 @@ class Seats:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._writer
             self._writer = None
-        with contextlib.suppress(StoreUnavailable):
+        try:
             await self.write_sightings()
+        except Exception as error:  # presence is not worth a failed shutdown
+            structlog.get_logger("truco.server").warning("last sightings not written", error=repr(error))
 
     async def _write_every(self) -> None:
-        interval = min(SIGHTINGS_SECONDS, self.presence_us / 8_000_000) or SIGHTINGS_SECONDS
+        interval = max(MIN_SIGHTINGS_SECONDS, min(SIGHTINGS_SECONDS, self.presence_us / 8_000_000))
         while True:
             await asyncio.sleep(interval)
             for game_id, seat in self._watched:
                 self.seen(game_id, seat)
             try:
                 await self.write_sightings()
-            except StoreUnavailable as error:  # written with the next ones
+            except StoreUnavailable as error:  # kept, and written with the next ones
                 structlog.get_logger("truco.server").warning("sightings not written", error=str(error))
+            except Exception as error:  # a bug or a refused row: never the end of presence for this process
+                structlog.get_logger("truco.server").error(
+                    "sightings not written",
+                    error=repr(error),
+                    traceback="".join(traceback.format_exception(error)),
+                )
 
     def present(self, record: GameRecord) -> dict[int, bool]:
         """Which seats' players are at the table: a bot always; a player seen within the presence window (an

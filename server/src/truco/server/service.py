@@ -6,6 +6,7 @@ alike; failures are raised as they are, and the pipeline reports them (truco.ser
 
 from __future__ import annotations
 
+import contextlib
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
 from typing import TypeVar
@@ -159,17 +160,20 @@ class GameServicer:
         seat = await self._seat(game_id, call, required=False)
         self.games.metrics.watchers.inc()
         try:
-            async for progress in self.games.watch(game_id, seat):
-                for message in watch_messages(
-                    request.name,
-                    seat,
-                    progress.before,
-                    progress.after,
-                    progress.clocks,
-                    request.after_version,
-                    per_commit=request.per_commit,
-                ):
-                    yield message  # serialized once for every stream of this audience
+            # aclosing: a stream closed while paused at a message ends the watch now (its seat's presence with it),
+            # not when the collector finds the generator.
+            async with contextlib.aclosing(self.games.watch(game_id, seat)) as progresses:
+                async for progress in progresses:
+                    for message in watch_messages(
+                        request.name,
+                        seat,
+                        progress.before,
+                        progress.after,
+                        progress.clocks,
+                        request.after_version,
+                        per_commit=request.per_commit,
+                    ):
+                        yield message  # serialized once for every stream of this audience
         finally:
             self.games.metrics.watchers.dec()
 

@@ -145,9 +145,7 @@ class SQLiteStore:
         if self._committer is None or self._committer.done():
             # A task of its own, not the caller: a cancelled call must not strand the appends queued behind it.
             self._committer = asyncio.create_task(self._commit_appends(), name="truco-sqlite-group-commit")
-        result = await pending.outcome
-        self._signals.fire(game_id, result.last_seq)
-        return result
+        return await pending.outcome  # its waiters are woken by the committer (_commit_appends)
 
     async def find_response(self, game_id: str, request_id: str) -> bytes | None:
         recorded = await self._call(self._recorded_append, game_id, request_id)
@@ -291,12 +289,16 @@ class SQLiteStore:
                 self._appends.clear()
                 raise
             for pending, outcome in zip(batch, outcomes, strict=True):
-                if pending.outcome.done():
-                    continue
-                if isinstance(outcome, BaseException):
-                    pending.outcome.set_exception(outcome)
-                else:
-                    pending.outcome.set_result(outcome)
+                if not pending.outcome.done():
+                    if isinstance(outcome, BaseException):
+                        pending.outcome.set_exception(outcome)
+                    else:
+                        pending.outcome.set_result(outcome)
+                if not isinstance(outcome, BaseException):
+                    # Here, not in the caller: a move committed for a caller that gave up (a deadline, a dropped
+                    # connection) wakes its game's watchers all the same; the poller never sees this connection's
+                    # own commits.
+                    self._signals.fire(pending.request.game_id, outcome.last_seq)
 
     # The WAL's checkpoints, on their own thread.
 
