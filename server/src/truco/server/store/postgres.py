@@ -301,7 +301,7 @@ class PostgresStore:
     async def touch_seats(self, sightings: Sequence[Sighting]) -> None:
         async def work(conn: Conn) -> None:
             async with conn.cursor() as cur:
-                await cur.executemany(S.touch_seat, [(at, game_id, seat, at) for game_id, seat, at in sightings])
+                await cur.executemany(S.touch_seat, sql.sighting_values(sightings))
 
         await self._run(work)
 

@@ -13,7 +13,17 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
 
-from .records import SEAT_OPEN, SEAT_TAKEN, ApiKeyRecord, GameRecord, NewEvent, SeatRecord, StoredEvent, now_us
+from .records import (
+    SEAT_OPEN,
+    SEAT_TAKEN,
+    ApiKeyRecord,
+    GameRecord,
+    NewEvent,
+    SeatRecord,
+    Sighting,
+    StoredEvent,
+    now_us,
+)
 
 GAME_COLUMNS = (
     "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, g.owner, g.creator, g.public, g.closed, "
@@ -357,6 +367,11 @@ def take_seat_values(game_id: str, seat: int, token_hash: bytes, player_name: st
     return (SEAT_TAKEN, token_hash, player_name, now, now, key_id, game_id, seat, SEAT_OPEN)
 
 
+def sighting_values(sightings: Sequence[Sighting]) -> list[tuple[object, ...]]:
+    """The parameters of ``touch_seat``, one row per sighting (a seat's time only ever moves forward)."""
+    return [(at, game_id, seat, at) for game_id, seat, at in sightings]
+
+
 def key_values(key: ApiKeyRecord) -> tuple[object, ...]:
     return (key.key_id, key.name, key.secret_hash, key.created_at, key.revoked_at, key.quotas)
 
@@ -405,6 +420,7 @@ __all__ = [
     "migrations",
     "open_games_query",
     "seat_values",
+    "sighting_values",
     "statements",
     "stored_events",
     "take_seat_values",

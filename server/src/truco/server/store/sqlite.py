@@ -578,7 +578,7 @@ class SQLiteStore:
     def _touch_seats(self, sightings: Sequence[Sighting]) -> None:
         conn = self._db()
         with _write(conn):
-            conn.executemany(S.touch_seat, [(at, game_id, seat, at) for game_id, seat, at in sightings])
+            conn.executemany(S.touch_seat, sql.sighting_values(sightings))
 
     def _link_next_game(self, game_id: str, next_game: str) -> str:
         conn = self._db()
