@@ -103,6 +103,11 @@ class PostgresStore:
         self._migrated = False
         self._migrate_lock = asyncio.Lock()
         self._signals = ChangeSignals()
+        # Games with an append of this store under way, and the newest seq their notifications told of meanwhile:
+        # the append's own notification can arrive before its caller has recorded the move, and waking the game's
+        # watchers then would send each of them to the store for what their own replica is about to know.
+        self._appending: dict[str, int] = {}
+        self._held_back: dict[str, int] = {}
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
         self._epoch = 0
@@ -159,6 +164,7 @@ class PostgresStore:
         over: bool,
         deadline_us: int | None = None,
     ) -> AppendResult:
+        self._appending[game_id] = self._appending.get(game_id, 0) + 1
         try:
             result = await self._run(
                 lambda conn: self._append(
@@ -173,9 +179,21 @@ class PostgresStore:
                 if recorded is not None:
                     return recorded
             raise
+        finally:
+            self._appended(game_id)
         # Our own listener will hear the NOTIFY too; firing now saves local waiters that round trip.
         self._signals.fire(game_id, result.last_seq)
         return result
+
+    def _appended(self, game_id: str) -> None:
+        left = self._appending.pop(game_id) - 1
+        if left:
+            self._appending[game_id] = left
+            return
+        held = self._held_back.pop(game_id, None)
+        if held is not None:
+            # Scheduled, not fired now: the append's caller records its move first (it resumes before this).
+            asyncio.get_running_loop().call_soon(self._signals.fire, game_id, held)
 
     async def find_response(self, game_id: str, request_id: str) -> bytes | None:
         recorded = await self._run(lambda conn: _recorded_append(conn, game_id, request_id), read_only=True)
@@ -487,8 +505,14 @@ class PostgresStore:
 
     def _on_notify(self, payload: str) -> None:
         game_id, _, seq = payload.rpartition(":")
-        with contextlib.suppress(ValueError):
-            self._signals.fire(game_id, int(seq))
+        try:
+            last_seq = int(seq)
+        except ValueError:
+            return
+        if game_id in self._appending:  # held back until this store's own append of the game has returned
+            self._held_back[game_id] = max(last_seq, self._held_back.get(game_id, 0))
+        else:
+            self._signals.fire(game_id, last_seq)
 
 
 class _ConnectionCheck:
