@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc
 import logging
 import os
 import signal
@@ -25,6 +24,7 @@ from truco.wire.v1 import game_service_pb2, rules_service_pb2
 from .admission import Admission
 from .auth import TokenIssuer
 from .clocks import Alarm, ClockSettings, Timekeeper
+from .collector import CollectorSchedule
 from .connections import (
     ConnectionCounts,
     GrpcConnectionGuard,
@@ -56,10 +56,6 @@ MAX_STREAMS_PER_CONNECTION = 128
 connection and per method class: gRPC's server-wide maximum_concurrent_rpcs is not used, because it counts
 health checks too, so any caller able to fill it would fail every probe."""
 TOKEN_KEY_ENV = "TRUCO_TOKEN_KEY"
-GC_YOUNG_THRESHOLD = 20_000
-"""Allocations between two young-generation collections (CPython's default: 700). A call allocates thousands
-of short-lived objects that reference counting frees, nearly none in cycles: at the default the collector ran
-every few calls and took about 3 % of a move's CPU, scanning survivors that were never garbage."""
 HEALTH_INTERVAL_SECONDS = 2.0
 LIVENESS_SERVICE = "liveness"
 """A health name that stays SERVING until shutdown: a store outage makes pods unready, it does not restart them."""
@@ -320,16 +316,6 @@ class Server:
         await self.stop()
 
 
-def tune_gc() -> None:
-    """Fewer collections of a long-running server's heap: what was allocated by the start (modules, protobuf
-    descriptors, the store's connections) is moved out of the collector's sight, for good, and the young
-    generation is collected every :data:`GC_YOUNG_THRESHOLD` allocations."""
-    gc.collect()
-    gc.freeze()
-    _, middle, old = gc.get_threshold()
-    gc.set_threshold(GC_YOUNG_THRESHOLD, middle, old)
-
-
 async def serve(config: ServeConfig) -> None:
     configure_logging(config.log_format)
     before, after = raise_open_files_limit()
@@ -343,7 +329,8 @@ async def serve(config: ServeConfig) -> None:
         web_connections=caps.web if server.web is not None else None,
         connections_per_address=caps.per_address,
     )
-    tune_gc()
+    collector = CollectorSchedule()
+    collector.start()
     metrics = f", metrics on http://localhost:{server.metrics_port}/metrics" if server.metrics_port else ""
     web = f", web table and Connect/gRPC-Web on http://localhost:{server.web.port}/" if server.web else ""
     # The first line on standard output names the ports, so scripts and tests can start it on port 0.
@@ -352,7 +339,10 @@ async def serve(config: ServeConfig) -> None:
         f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}{web}; {mode}",
         flush=True,
     )
-    await server.wait_for_signal()
+    try:
+        await server.wait_for_signal()
+    finally:
+        await collector.stop()
 
 
 def main(config: ServeConfig) -> int:

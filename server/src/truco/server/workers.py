@@ -119,13 +119,19 @@ def _worker_main(config: ServeConfig, index: int, ready: multiprocessing.connect
     import asyncio
 
     from .app import Server, configure_logging
+    from .collector import CollectorSchedule
 
     async def run() -> None:
         configure_logging(config.log_format)
         server = await Server.start(config)
         ready.send((server.port, server.web.port if server.web is not None else None))
         ready.close()
-        await server.wait_for_signal()
+        collector = CollectorSchedule()
+        collector.start()
+        try:
+            await server.wait_for_signal()
+        finally:
+            await collector.stop()
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())

@@ -1,0 +1,93 @@
+"""The garbage collector on a clock (truco.server.collector): the automatic collector is off while the schedule
+runs, cyclic garbage is still collected, each generation at its cadence, and the collector is given back."""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import weakref
+from typing import Any
+
+import pytest
+
+from truco.server.collector import CollectorSchedule
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.other: Any = None
+
+
+def _cycle() -> weakref.ref[_Node]:
+    """A reference cycle nothing else holds: only a collection frees it."""
+    first, second = _Node(), _Node()
+    first.other, second.other = second, first
+    return weakref.ref(first)
+
+
+async def _until(condition: Any, seconds: float = 5.0) -> None:
+    deadline = asyncio.get_running_loop().time() + seconds
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "the schedule never got there"
+        await asyncio.sleep(0.01)
+
+
+def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() -> None:
+    async def scenario() -> None:
+        schedule = CollectorSchedule(young_seconds=0.02, middle_every=3, full_seconds=0.2)
+        schedule.start()
+        try:
+            assert not gc.isenabled()
+            garbage = _cycle()
+            assert garbage() is not None  # nothing collects it on allocation
+            await _until(lambda: garbage() is None)
+            # Each generation at its cadence: a middle collection every third turn, the full one after 0.2 s.
+            await _until(lambda: schedule.collections[2] >= 1 and schedule.collections[1] >= 2)
+            young, middle, _ = schedule.collections
+            assert young > middle  # two young turns for each middle one
+        finally:
+            await schedule.stop()
+        assert gc.isenabled()
+
+    was_enabled = gc.isenabled()
+    gc.enable()
+    try:
+        asyncio.run(scenario())
+    finally:
+        gc.unfreeze()
+        if not was_enabled:
+            gc.disable()
+
+
+def test_a_full_collection_reaches_garbage_that_outlived_the_younger_ones() -> None:
+    async def scenario() -> None:
+        schedule = CollectorSchedule(young_seconds=0.02, middle_every=1_000_000, full_seconds=0.3)
+        old = _Node()
+        old.other = old  # alive, then promoted out of the young generation by the collections below
+        garbage = weakref.ref(old)
+        schedule.start()  # collects once, then freezes: survivors are out of sight from here on
+        gc.unfreeze()  # ... but this one must stay visible, to become garbage later
+        try:
+            gc.collect(0)
+            gc.collect(1)  # now in the oldest generation
+            del old
+            await _until(lambda: schedule.collections[0] >= 3)
+            assert garbage() is not None, "a young collection reached the oldest generation"
+            await _until(lambda: garbage() is None)
+            assert schedule.collections[2] >= 1
+        finally:
+            await schedule.stop()
+
+    was_enabled = gc.isenabled()
+    try:
+        asyncio.run(scenario())
+    finally:
+        gc.unfreeze()
+        (gc.enable if was_enabled else gc.disable)()
+
+
+def test_the_schedule_refuses_intervals_that_would_never_collect() -> None:
+    with pytest.raises(ValueError):
+        CollectorSchedule(young_seconds=0)
+    with pytest.raises(ValueError):
+        CollectorSchedule(middle_every=0)
