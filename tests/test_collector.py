@@ -37,6 +37,8 @@ def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() ->
         schedule = CollectorSchedule(young_seconds=0.02, middle_every=3, full_seconds=0.2)
         schedule.start()
         try:
+            assert gc.isenabled()  # until the loop's next turn: the caller goes on at once
+            await asyncio.sleep(0)
             assert not gc.isenabled()
             garbage = _cycle()
             assert garbage() is not None  # nothing collects it on allocation
@@ -61,18 +63,20 @@ def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() ->
 
 def test_a_full_collection_reaches_garbage_that_outlived_the_younger_ones() -> None:
     async def scenario() -> None:
-        schedule = CollectorSchedule(young_seconds=0.02, middle_every=1_000_000, full_seconds=0.3)
+        schedule = CollectorSchedule(young_seconds=0.01, middle_every=1_000_000, full_seconds=1.0)
         old = _Node()
         old.other = old  # alive, then promoted out of the young generation by the collections below
         garbage = weakref.ref(old)
-        schedule.start()  # collects once, then freezes: survivors are out of sight from here on
+        schedule.start()
+        await asyncio.sleep(0)  # it has collected once, then frozen: survivors are out of sight from here on
         gc.unfreeze()  # ... but this one must stay visible, to become garbage later
         try:
             gc.collect(0)
             gc.collect(1)  # now in the oldest generation
             del old
-            await _until(lambda: schedule.collections[0] >= 3)
-            assert garbage() is not None, "a young collection reached the oldest generation"
+            await _until(lambda: schedule.collections[0] >= 3 or schedule.collections[2] >= 1)
+            if not schedule.collections[2]:  # (a machine too slow for three turns in a second proves nothing)
+                assert garbage() is not None, "a young collection reached the oldest generation"
             await _until(lambda: garbage() is None)
             assert schedule.collections[2] >= 1
         finally:

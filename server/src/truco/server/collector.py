@@ -47,17 +47,14 @@ class CollectorSchedule:
         self.collections = [0, 0, 0]
         """Collections run by the schedule, per generation."""
         self._task: asyncio.Task[None] | None = None
-        self._was_enabled = True
+        self._give_back = False
 
     def start(self) -> None:
-        """Freeze what exists now and take over from the automatic collector (on the running loop)."""
-        if self._task is not None:
-            return
-        gc.collect()
-        gc.freeze()
-        self._was_enabled = gc.isenabled()
-        gc.disable()
-        self._task = asyncio.get_running_loop().create_task(self._run(), name="truco-collector")
+        """Take over from the automatic collector, on the running loop, from its next turn: the first collection
+        (of everything, before what exists is frozen) takes tens of ms, and must not delay what the caller does
+        next, such as installing its signal handlers (a SIGTERM before them would kill the process unlogged)."""
+        if self._task is None:
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="truco-collector")
 
     async def stop(self) -> None:
         """Give the collector back to CPython as it was."""
@@ -67,10 +64,15 @@ class CollectorSchedule:
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
-        if self._was_enabled:
+        if self._give_back:
+            self._give_back = False
             gc.enable()
 
     async def _run(self) -> None:
+        gc.collect()
+        gc.freeze()
+        self._give_back = gc.isenabled()
+        gc.disable()
         turn = 0
         full_at = time.monotonic() + self.full_seconds
         while True:
