@@ -34,9 +34,7 @@ async def _until(condition: Any, seconds: float = 5.0) -> None:
 
 def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() -> None:
     async def scenario() -> None:
-        schedule = CollectorSchedule(young_seconds=0.02, middle_every=3, full_seconds=0.2)
-        schedule.start()
-        try:
+        async with CollectorSchedule(young_seconds=0.02, middle_every=3, full_seconds=0.2) as schedule:
             assert gc.isenabled()  # until the loop's next turn: the caller goes on at once
             await asyncio.sleep(0)
             assert not gc.isenabled()
@@ -47,8 +45,6 @@ def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() ->
             await _until(lambda: schedule.collections[2] >= 1 and schedule.collections[1] >= 2)
             young, middle, _ = schedule.collections
             assert young > middle  # two young turns for each middle one
-        finally:
-            await schedule.stop()
         assert gc.isenabled()
 
     was_enabled = gc.isenabled()

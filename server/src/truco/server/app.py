@@ -329,8 +329,6 @@ async def serve(config: ServeConfig) -> None:
         web_connections=caps.web if server.web is not None else None,
         connections_per_address=caps.per_address,
     )
-    collector = CollectorSchedule()
-    collector.start()
     metrics = f", metrics on http://localhost:{server.metrics_port}/metrics" if server.metrics_port else ""
     web = f", web table and Connect/gRPC-Web on http://localhost:{server.web.port}/" if server.web else ""
     # The first line on standard output names the ports, so scripts and tests can start it on port 0.
@@ -339,10 +337,8 @@ async def serve(config: ServeConfig) -> None:
         f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}{web}; {mode}",
         flush=True,
     )
-    try:
+    async with CollectorSchedule():
         await server.wait_for_signal()
-    finally:
-        await collector.stop()
 
 
 def main(config: ServeConfig) -> int:

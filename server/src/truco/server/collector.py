@@ -31,7 +31,8 @@ stream's, an exception's traceback) waits at most this long."""
 
 
 class CollectorSchedule:
-    """Runs the collector on a clock while started; the automatic collector is off meanwhile."""
+    """Runs the collector on a clock while started (or inside ``async with``); the automatic collector is off
+    meanwhile."""
 
     def __init__(
         self,
@@ -55,6 +56,13 @@ class CollectorSchedule:
         next, such as installing its signal handlers (a SIGTERM before them would kill the process unlogged)."""
         if self._task is None:
             self._task = asyncio.get_running_loop().create_task(self._run(), name="truco-collector")
+
+    async def __aenter__(self) -> CollectorSchedule:
+        self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()
 
     async def stop(self) -> None:
         """Give the collector back to CPython as it was."""

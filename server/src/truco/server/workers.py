@@ -126,12 +126,8 @@ def _worker_main(config: ServeConfig, index: int, ready: multiprocessing.connect
         server = await Server.start(config)
         ready.send((server.port, server.web.port if server.web is not None else None))
         ready.close()
-        collector = CollectorSchedule()
-        collector.start()
-        try:
+        async with CollectorSchedule():
             await server.wait_for_signal()
-        finally:
-            await collector.stop()
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
