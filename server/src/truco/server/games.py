@@ -436,10 +436,17 @@ class Games:
         (:mod:`truco.server.projections`). A watch sleeps until the store wakes it: an idle stream costs nothing
         but a look every ``recheck_seconds`` of the store. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
         before: Snapshot | None = None
+        learned: int | None = None
         with self.seats.watching(game_id, seat) if seat is not None else contextlib.nullcontext():
             while True:
-                # After the first look, what the store's notifications vouch for is the newest (no read per wake).
-                snapshot = await self.snapshots.get(game_id, before.state.version if before is not None else 0)
+                # A wake that named a seq this process has cached (its own commit, the usual case) needs no store
+                # read: anything newer is found by the next wait's look before it sleeps. Otherwise, after the
+                # first look, what the store's notifications vouch for is the newest (no read per wake).
+                cached = self.snapshots.cached(game_id)
+                if learned is not None and cached is not None and cached.seq >= learned:
+                    snapshot = cached
+                else:
+                    snapshot = await self.snapshots.get(game_id, before.state.version if before is not None else 0)
                 if before is None or snapshot.seq > before.seq:
                     yield Progress(before, snapshot, await self.clocks(game_id, snapshot))
                     before = snapshot
@@ -453,7 +460,7 @@ class Games:
                         {"version": str(version)},
                     )
                 # Returns at once when the server stops (stop_watches): no task of its own per wait.
-                await self.store.wait_for_change(game_id, snapshot.seq, self.store.recheck_seconds)
+                learned = await self.store.wait_for_change(game_id, snapshot.seq, self.store.recheck_seconds)
 
     async def list_open(
         self, page_size: int, page_token: str, viewer: str | None = None

@@ -67,8 +67,10 @@ class GameLog(Protocol):
         """
         ...
 
-    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> None:
-        """Return once the game has an event with seq > ``after_seq`` (at once if it has), or after ``timeout``.
+    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> int | None:
+        """Return once the game has an event with seq > ``after_seq`` (at once if it has), or after ``timeout``:
+        the game's last seq as the wait learned it (a lower bound: newer events may follow), None when it did
+        not learn one (the timeout, or the store stopping).
 
         Appends by other store objects and other processes on the same database wake it too.
 

@@ -274,10 +274,10 @@ class PostgresStore:
             raise ApiKeyNotFound(f"no API key {key_id!r}")
         return found[0]
 
-    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> None:
+    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> int | None:
         # LISTEN must be in place before the first look at the database, or a commit between the two is missed.
         await self._ensure_listening()
-        await wait_until_after(
+        return await wait_until_after(
             self._signals,
             game_id,
             after_seq,

@@ -43,7 +43,10 @@ class ChangeSignals:
                 self._known_seq.pop(game_id, None)
 
     def current(self, game_id: str) -> asyncio.Event:
-        return self._events.setdefault(game_id, asyncio.Event())
+        event = self._events.get(game_id)
+        if event is None:  # not setdefault: that would build an Event on every call, for each waiter's every look
+            event = self._events[game_id] = asyncio.Event()
+        return event
 
     def known_seq(self, game_id: str) -> int:
         """The highest seq a notification announced for a watched game (0 if none did)."""
@@ -83,23 +86,30 @@ async def wait_until_after(
     after_seq: int,
     timeout: float,
     last_seq: Callable[[], Awaitable[int]],
-) -> None:
-    """The shared body of ``wait_for_change``: check, sleep until fired or timed out, check again."""
+) -> int | None:
+    """The shared body of ``wait_for_change``: check, sleep until fired or timed out, check again. Returns the
+    game's last seq as the wait learned it (from an append's signal or a look), None when it did not."""
     deadline = time.monotonic() + timeout
     with signals.watch(game_id):
         while True:
             fired = signals.current(game_id)
-            if signals.interrupted or signals.known_seq(game_id) > after_seq or await last_seq() > after_seq:
-                return
+            if signals.interrupted:
+                return None
+            known = signals.known_seq(game_id)
+            if known > after_seq:
+                return known
+            looked = await last_seq()
+            if looked > after_seq:
+                return looked
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                return
+                return None
             try:
                 # asyncio.timeout, not wait_for: no task of its own to outlive a cancelled waiter.
                 async with asyncio.timeout(remaining):
                     await fired.wait()
             except TimeoutError:
-                return
+                return None
 
 
 __all__ = ["ChangeSignals", "wait_until_after"]
