@@ -17,8 +17,9 @@ is pinned to one core (``--client-cpus``), the server side (servers, PostgreSQL,
   balancing round robin, then on the ``x-truco-game`` hash (``scripts/cluster.py``): server CPU per move of all
   replicas together, PostgreSQL's and nginx's.
 
-Per step, from /proc and the servers' /metrics: server CPU per applied move (truco_commands_applied_total),
-its resident memory per match, SubmitCommand and delivery p50/p99, open streams, the load generator's own CPU.
+Per step, from /proc and the servers' /metrics: server CPU per applied move (truco_commands_applied_total; split
+by thread: the event loop, gRPC's C core, the others), its resident memory per match, SubmitCommand and delivery
+p50/p99, open streams, the load generator's own CPU.
 Writes ``bench/results/capacity-<scenario>.json``; progress on stderr. ``--quick`` for a short smoke run.
 """
 
@@ -353,6 +354,16 @@ RUNNERS = {"ramp": ramp, "realplay": realplay, "affinity": affinity}
 # --- Summaries -----------------------------------------------------------------------------------------------------
 
 
+def by_thread(step: dict[str, Any]) -> str:
+    """Where a step's server CPU per move went, as "; loop ..., gRPC core ..., other threads ..." ("" in a report
+    from before the load generator split it): the event loop, gRPC's C core, the rest (the store's threads)."""
+    split = step.get("server_cpu_ms_per_move_by_thread")
+    if not split:
+        return ""
+    loop, core, other = (split.get(kind, 0) for kind in ("loop", "grpc_core", "other"))
+    return f"; loop {loop}, gRPC core {core}, other threads {other}"
+
+
 def summary_lines(scenario: str, results: dict[str, Any]) -> Iterator[str]:
     for label, report in results.items():
         empty = report.get("empty") or []
@@ -367,7 +378,8 @@ def summary_lines(scenario: str, results: dict[str, Any]) -> Iterator[str]:
                 above = "+" if run["knee_not_reached"] else ""
                 yield (
                     f"{label}: knee K={run['knee_k']}{above}; at it {knee['server_cpu_ms_per_move']} ms server CPU "
-                    f"per move ({knee['server_cores']} cores), submit p99 {knee['submit']['p99_ms']} ms, delivery p99 "
+                    f"per move ({knee['server_cores']} cores{by_thread(knee)}), submit p99 "
+                    f"{knee['submit']['p99_ms']} ms, delivery p99 "
                     f"{knee['delivery']['p99_ms']} ms, {knee['server_rss_per_match_bytes'] / 1024:.1f} KiB per match, "
                     f"{knee['open_streams_server']:.0f} streams"
                 )
@@ -376,7 +388,8 @@ def summary_lines(scenario: str, results: dict[str, Any]) -> Iterator[str]:
                 in_empty = f" = {step['server_cpu_ms_per_move'] / reference:.2f} empty calls" if reference else ""
                 yield (
                     f"{label} [{run['watch']} watch, round {run['round']}]: {step['server_cpu_ms_per_move']} ms server "
-                    f"CPU per move{in_empty}; {step['cpu_ms_per_move']}; {step['watch_messages_per_move']} watch "
+                    f"CPU per move{in_empty}{by_thread(step)}; {step['cpu_ms_per_move']}; "
+                    f"{step['watch_messages_per_move']} watch "
                     f"messages per move; submit p99 {step['submit']['p99_ms']} ms"
                 )
         if reference:

@@ -2,6 +2,7 @@ package main
 
 import (
 	"math"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -102,6 +103,46 @@ func TestParseStatCPUCountsFieldsAfterTheName(t *testing.T) {
 	got, err := ParseStatCPU(stat)
 	if err != nil || got != 3.0 {
 		t.Fatalf("got %v %v, want 3 s (300 ticks)", got, err)
+	}
+}
+
+func TestThreadKindsSplitTheLoopGRPCCoreAndTheRest(t *testing.T) {
+	stat := "4243 (event_engine) S 1 4242 4242 0 -1 4194560 100 0 0 0 250 50 0 0 20 0 3 0 1000 0 0"
+	if comm := ParseStatComm(stat); comm != "event_engine" {
+		t.Fatalf("comm %q", comm)
+	}
+	cases := []struct {
+		tid  int
+		comm string
+		want string
+	}{
+		{4242, "truco", ThreadLoop}, {4243, "event_engine", ThreadGRPC}, {4244, "grpc_global_tim", ThreadGRPC},
+		{4245, "lifeguard", ThreadGRPC}, {4246, "truco", ThreadOther}, {4247, "python3", ThreadOther},
+	}
+	for _, c := range cases {
+		if got := ThreadKind(4242, c.tid, c.comm); got != c.want {
+			t.Errorf("thread %d %q: %s, want %s", c.tid, c.comm, got, c.want)
+		}
+	}
+}
+
+func TestCPUByThreadAddsUpToTheProcessAndCountsNewThreadsFromZero(t *testing.T) {
+	before := Reading{Threads: map[int]threadSample{1: {ThreadLoop, 2.0}, 2: {ThreadGRPC, 1.0}, 3: {ThreadOther, 5.0}}}
+	after := Reading{Threads: map[int]threadSample{
+		1: {ThreadLoop, 3.5}, 2: {ThreadGRPC, 1.25}, 3: {ThreadOther, 5.0}, 4: {ThreadOther, 0.5},
+	}}
+	got := CPUByThread(before, after)
+	if got[ThreadLoop] != 1.5 || got[ThreadGRPC] != 0.25 || got[ThreadOther] != 0.5 {
+		t.Fatalf("got %v", got)
+	}
+	// This test's own process: its threads' CPU is read, the main thread's as the loop.
+	own := Group{Name: "self", Roots: []int{os.Getpid()}}.Read()
+	kinds := map[string]bool{}
+	for _, sample := range own.Threads {
+		kinds[sample.kind] = true
+	}
+	if !kinds[ThreadLoop] || len(own.Threads) < 2 {
+		t.Fatalf("own threads: %v", own.Threads)
 	}
 }
 

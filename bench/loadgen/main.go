@@ -2,7 +2,8 @@
 // seat a client with its own gRPC connection and WatchGame stream that waits a think time per decision. It holds
 // K for a warm-up and a measured window, raises K step by step until the p99 of SubmitCommand or of watch
 // delivery passes a limit, and reports per step the server's CPU per applied move (from /proc and
-// truco_commands_applied_total), its memory per match, latencies and open streams. Progress goes to stderr, the
+// truco_commands_applied_total; also split by thread: the event loop, gRPC's C core, the others), its memory per
+// match, latencies and open streams. Progress goes to stderr, the
 // report (JSON) to -out. bench/capacity_bench.py starts the servers and runs it; see bench/README.md.
 package main
 
@@ -196,7 +197,8 @@ type Step struct {
 	ServerCPUMsMove  float64            `json:"server_cpu_ms_per_move"`
 	ServerCores      float64            `json:"server_cores"`
 	ServerNetOfIdle  float64            `json:"server_cpu_ms_per_move_net_of_idle"`
-	CPUMsMove        map[string]float64 `json:"cpu_ms_per_move"` // by group
+	CPUMsMove        map[string]float64 `json:"cpu_ms_per_move"`                  // by group
+	ServerByThread   map[string]float64 `json:"server_cpu_ms_per_move_by_thread"` // by ThreadKind
 	ServerInEmpty    float64            `json:"server_cpu_per_move_in_empty_calls,omitempty"`
 	ServerRSS        int64              `json:"server_rss_bytes"`
 	RSSPerMatch      float64            `json:"server_rss_per_match_bytes"`
@@ -384,10 +386,11 @@ func allHeld(outcomes []Outcome) bool {
 
 func describe(s Step) string {
 	return fmt.Sprintf("%.1f moves/s; submit p50 %.1f p99 %.1f ms; delivery p50 %.1f p99 %.1f ms; "+
-		"server %.2f ms CPU/move (%.2f cores), RSS %.0f KiB/match; streams %d (server %.0f); client %.2f cores; "+
-		"load %.1f; %s", s.MovesPerSecond, s.Submit.P50, s.Submit.P99, s.Delivery.P50, s.Delivery.P99,
-		s.ServerCPUMsMove, s.ServerCores, s.RSSPerMatch/1024, s.StreamsClient, s.StreamsServer, s.ClientCores,
-		s.LoadAverage, map[bool]string{true: "held", false: "BROKE the limit"}[s.Held])
+		"server %.2f ms CPU/move (%.2f cores; loop %.2f, gRPC core %.2f, other threads %.2f), RSS %.0f KiB/match; "+
+		"streams %d (server %.0f); client %.2f cores; load %.1f; %s", s.MovesPerSecond, s.Submit.P50, s.Submit.P99,
+		s.Delivery.P50, s.Delivery.P99, s.ServerCPUMsMove, s.ServerCores, s.ServerByThread[ThreadLoop],
+		s.ServerByThread[ThreadGRPC], s.ServerByThread[ThreadOther], s.RSSPerMatch/1024, s.StreamsClient,
+		s.StreamsServer, s.ClientCores, s.LoadAverage, map[bool]string{true: "held", false: "BROKE the limit"}[s.Held])
 }
 
 // settleTime lets the moves sent near a window's end finish and reach every watcher before it is summed up.
@@ -476,6 +479,10 @@ func measure(ctx context.Context, c Config, load *Load, k int, baseline int64, e
 		step.CPUMsMove[g.Name] = perMove(used)
 		if g.Name == "server" {
 			step.ServerCPUMsMove = perMove(used)
+			step.ServerByThread = map[string]float64{}
+			for kind, seconds := range CPUByThread(before[g.Name], after[g.Name]) {
+				step.ServerByThread[kind] = perMove(seconds)
+			}
 			step.ServerCores = round3(used / seconds)
 			step.ServerNetOfIdle = perMove(max(0, used-idle*seconds))
 			step.ServerRSS = after[g.Name].RSS

@@ -111,21 +111,88 @@ func rssOf(pid int) int64 {
 	return pages * pageSize
 }
 
-// Reading is the CPU time of every process of a group at one moment, by pid, and their resident memory.
+// The kinds of thread a server's CPU is split into: where a move's cost lies, and so what could lower it.
+const (
+	ThreadLoop  = "loop"      // a process's main thread: a server's asyncio event loop (our Python, grpc.aio's)
+	ThreadGRPC  = "grpc_core" // gRPC's C-core threads: its event engine's I/O, timers and their lifeguard
+	ThreadOther = "other"     // every other thread: the store's worker threads, grpc.aio's poller, /metrics
+)
+
+// ThreadKind classifies thread “tid“ of process “pid“ by its name (“comm“ in /proc/PID/task/TID/stat).
+func ThreadKind(pid, tid int, comm string) string {
+	switch {
+	case tid == pid:
+		return ThreadLoop
+	case strings.HasPrefix(comm, "event_engine"), strings.HasPrefix(comm, "grpc_"), comm == "lifeguard":
+		return ThreadGRPC
+	default:
+		return ThreadOther
+	}
+}
+
+// ParseStatComm is the command name in /proc/PID/stat's (or a task's) text, without its parentheses.
+func ParseStatComm(stat string) string {
+	start, end := strings.IndexByte(stat, '('), strings.LastIndexByte(stat, ')')
+	if start < 0 || end < start {
+		return ""
+	}
+	return stat[start+1 : end]
+}
+
+// threadSample is one thread's kind and CPU time so far.
+type threadSample struct {
+	kind string
+	cpu  float64
+}
+
+// Reading is the CPU time of every process of a group at one moment, by pid, the same by thread (keyed by tid,
+// which Linux does not reuse while any process is alive that could confuse them in one window), and their
+// resident memory.
 type Reading struct {
-	CPU map[int]float64
-	RSS int64
+	CPU     map[int]float64
+	Threads map[int]threadSample
+	RSS     int64
 }
 
 func (g Group) Read() Reading {
-	reading := Reading{CPU: map[int]float64{}}
+	reading := Reading{CPU: map[int]float64{}, Threads: map[int]threadSample{}}
 	for _, root := range g.Roots {
 		for _, pid := range Tree(root) {
 			reading.CPU[pid] = cpuOf(pid)
 			reading.RSS += rssOf(pid)
+			readThreads(pid, reading.Threads)
 		}
 	}
 	return reading
+}
+
+func readThreads(pid int, into map[int]threadSample) {
+	tasks, _ := filepath.Glob(fmt.Sprintf("/proc/%d/task/*/stat", pid))
+	for _, task := range tasks {
+		tid, err := strconv.Atoi(filepath.Base(filepath.Dir(task)))
+		if err != nil {
+			continue
+		}
+		data, err := os.ReadFile(task)
+		if err != nil {
+			continue // the thread ended
+		}
+		seconds, err := ParseStatCPU(string(data))
+		if err != nil {
+			continue
+		}
+		into[tid] = threadSample{ThreadKind(pid, tid, ParseStatComm(string(data))), seconds}
+	}
+}
+
+// CPUByThread is the CPU time used between two readings by each kind of thread (ThreadKind); a thread that
+// appeared in between counts from zero, one that ended in between is not counted.
+func CPUByThread(before, after Reading) map[string]float64 {
+	used := map[string]float64{}
+	for tid, sample := range after.Threads {
+		used[sample.kind] += sample.cpu - before.Threads[tid].cpu
+	}
+	return used
 }
 
 // CPUUsed between two readings; a process that appeared in between counts from zero.
