@@ -607,6 +607,33 @@ def test_a_repeated_submit_request_id_applies_once(server: InProcessServer, tabl
     assert played(spectator_log(table), "1e") == 1
 
 
+def test_a_repeated_request_id_of_a_command_legal_again_changes_nothing(
+    server: InProcessServer, tables: Callable[..., Table]
+) -> None:
+    """A retry decided again on the state its original made (this server cached it) may be legal again: a seat
+    that went to the mazo is the mano of the next hand and may go again. The store answers with what the original
+    recorded and writes nothing; the state the retry decided must not be taken for the game's either."""
+    table = scripted(tables, server)
+    mano, rival = table.players
+    mano.submit(table.name, play("1e"))
+    request = rival.request(table.name, mazo(), 0, new_id())
+    first = rival.games.SubmitCommand(request, metadata=rival.metadata, timeout=10)
+    assert any(action.HasField("go_to_mazo") for action in rival.legal(table.name).actions), "the retry is legal again"
+    views = [p.view(table.name).SerializeToString() for p in table.players]
+    spectator = table.spectator.view(table.name).SerializeToString()
+
+    again = rival.games.SubmitCommand(request, metadata=rival.metadata, timeout=10)
+
+    assert again.SerializeToString() == first.SerializeToString()
+    assert table.version() == first.version
+    assert [p.view(table.name).SerializeToString() for p in table.players] == views
+    assert table.spectator.view(table.name).SerializeToString() == spectator
+    # The next move is decided on the game as stored: its reply's view agrees with the store's log.
+    rival.submit(table.name, mazo())
+    log = spectator_log(table)
+    assert log[-1].public == table.spectator.view(table.name).public
+
+
 @pytest.mark.parametrize("expected_version", [True, False], ids=["with-version", "without-version"])
 def test_a_retry_racing_its_original_gets_the_same_response(
     server: InProcessServer, tables: Callable[..., Table], expected_version: bool

@@ -244,9 +244,14 @@ class StoreContract(abc.ABC):
         first = await store.append("g1", 1, events("Played"), "req-1", b"response-1", False)
         await store.append("g1", 2, events("Next"), "req-2", b"response-2", False)
 
-        # A retry, even with another expected seq, other events and another response, gets the first answer.
-        assert await store.append("g1", 1, events("Played"), "req-1", b"response-x", True) == first
-        assert await replica.append("g1", 7, events("Other"), "req-1", b"", False) == AppendResult(2, b"response-1")
+        # A retry, even with another expected seq, other events and another response, gets the first answer,
+        # marked as replayed; so does one at the game's current seq (its events would fit: they are not written).
+        assert first == AppendResult(2, b"response-1") and not first.replayed
+        replayed = AppendResult(2, b"response-1", replayed=True)
+        assert await store.append("g1", 1, events("Played"), "req-1", b"response-x", True) == replayed
+        assert await replica.append("g1", 7, events("Other"), "req-1", b"", False) == replayed
+        assert await store.append("g1", 3, events("Again"), "req-1", b"response-y", True) == replayed
+        assert await replica.append("g1", 3, events("Again"), "req-1", b"response-y", True) == replayed
 
         assert kinds(await store.read("g1")) == ["E1", "Played", "Next"]
         game = await store.get_game("g1")
@@ -276,7 +281,10 @@ class StoreContract(abc.ABC):
             store.append("g1", 1, events("Played"), "req-1", b"response-1", False),
             replica.append("g1", 1, events("Played"), "req-1", b"response-1", False),
         )
-        assert list(results) == [AppendResult(2, b"response-1")] * 2
+        assert sorted(results, key=lambda result: result.replayed) == [
+            AppendResult(2, b"response-1"),
+            AppendResult(2, b"response-1", replayed=True),
+        ]
         assert kinds(await store.read("g1")) == ["E1", "Played"]
 
     async def test_concurrent_appends_stand_or_fall_alone(self) -> None:
@@ -297,8 +305,11 @@ class StoreContract(abc.ABC):
         )
         # Which of two racing appends wins is the store's choice (PostgreSQL runs them on separate connections);
         # what is promised is that exactly one does, and that the retry gets the winner's answer.
-        assert outcomes[0] == outcomes[6]
-        assert outcomes[0] in (AppendResult(2, b"g1"), AppendResult(2, b"g1-retry"))
+        first, retry = outcomes[0], outcomes[6]
+        assert isinstance(first, AppendResult) and isinstance(retry, AppendResult)
+        assert (first.last_seq, first.response) == (retry.last_seq, retry.response)
+        assert (first.last_seq, first.response) in ((2, b"g1"), (2, b"g1-retry"))
+        assert sorted([first.replayed, retry.replayed]) == [False, True], "exactly one wrote"
         g2_winners = [o for o in outcomes[1:3] if isinstance(o, AppendResult)]
         g2_losers = [o for o in outcomes[1:3] if isinstance(o, VersionConflict)]
         assert len(g2_winners) == 1 and len(g2_losers) == 1
@@ -597,8 +608,9 @@ class StoreContract(abc.ABC):
         store = await self.open()
         await self.game_with_events(store, count=2)
         started = time.monotonic()
-        await store.wait_for_change("g1", 1, timeout=10)
-        await store.wait_for_change("g1", 0, timeout=10)
+        # Each returns the last seq it learned: here by looking.
+        assert await store.wait_for_change("g1", 1, timeout=10) == 2
+        assert await store.wait_for_change("g1", 0, timeout=10) == 2
         assert time.monotonic() - started < 1
 
     async def test_wait_times_out_when_nothing_happens(self) -> None:
@@ -611,7 +623,7 @@ class StoreContract(abc.ABC):
         await asyncio.sleep(0.2)
         assert not waiter.done()
         started = time.monotonic()
-        await waiter
+        assert await waiter is None  # it learned no newer seq
         assert 0.1 < time.monotonic() - started < 2
 
     async def test_wait_wakes_on_an_append_by_the_same_store(self) -> None:
@@ -663,9 +675,10 @@ class StoreContract(abc.ABC):
         assert not waiter.done()
         await append()
         appended = time.monotonic()
-        await asyncio.wait_for(waiter, timeout=2)
+        learned = await asyncio.wait_for(waiter, timeout=2)
         assert time.monotonic() - appended < 1
         assert (await store.get_game("g1")).last_seq == 2
+        assert learned == 2, "the wait returns the seq it learned: the append's"
 
     # Durability and life cycle.
 
@@ -791,7 +804,7 @@ class StoreContract(abc.ABC):
         fresh = await self.open()
         assert await fresh.get_game("g1") == game
         assert await fresh.read("g1") == stored
-        assert await fresh.append("g1", 1, [], "req-1", b"", False) == AppendResult(2, b"response-1")
+        assert await fresh.append("g1", 1, [], "req-1", b"", False) == AppendResult(2, b"response-1", replayed=True)
         assert await fresh.claim_seat("g1", None, b"hash-ana", "Ana", "join-1") == (game, 0)
 
     async def test_stores_opened_together_on_a_new_database_all_work(self) -> None:
@@ -907,7 +920,7 @@ class TestSQLiteStore(StoreContract):
         assert outcomes == [
             AppendResult(2, b"g0"),
             AppendResult(2, b"g2"),
-            AppendResult(2, b"first"),
+            AppendResult(2, b"first", replayed=True),
             AppendResult(3, b"g2-after"),
         ]
         assert kinds(await store.read("g1")) == ["E1", "First"]

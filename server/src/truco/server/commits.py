@@ -35,7 +35,8 @@ what it derives may go in the last argument, the memo of the snapshot the commit
 @dataclass(frozen=True, slots=True)
 class Committed:
     """What a commit stored: the snapshot after it, its events, and the store's answer (``response``: the reply
-    stored with the request id, the first one's if that id was applied before)."""
+    stored with the request id). When that id was applied before (``result.replayed``), the store's answer is the
+    first one's and nothing was stored: the snapshot is the one the commit started from, with no events."""
 
     snapshot: Snapshot
     events: tuple[ev.Event, ...]
@@ -97,8 +98,18 @@ class Commits:
             clocks = book.clocks(state, base.setup.clock, self._seats.joined_now(game_id))
             encoded = reply(decided, state, clocks, memo)
         result = await self._append(game_id, base.seq, decided, request_id, encoded, state, at, deadline)
+        if result.replayed:
+            # The request id was applied by an earlier try: the store kept that try's events and wrote none of
+            # these. What this try decided was never committed, so nothing of it is cached, counted or timed (a
+            # command can be legal again on the state its first try made: a mazo, then the next hand's).
+            return Committed(base, (), result, encoded)
         self._bot_moves.inc(bot_moves + moved)
+        self.counted(decided)
+        if deadline is not None:
+            self._alarm.ring(deadline)
         after = Snapshot(base.setup, result.last_seq, state, base.events + decided, book, memo)
+        # No await from here to the return: the snapshot is cached before the watchers the append woke resume,
+        # so they send it without a store read (Games.watch).
         self._snapshots.appended(game_id, after, epoch)
         self._committed(game_id, after)
         return Committed(after, decided, result, encoded)
@@ -131,13 +142,9 @@ class Commits:
         over = state.phase is Phase.MATCH_OVER
         records = self.records(events, at_us)
         try:
-            result = await self.store.append(game_id, expected_seq, records, request_id, response, over, deadline_us)
+            return await self.store.append(game_id, expected_seq, records, request_id, response, over, deadline_us)
         finally:
             self._append_latency.observe(time.perf_counter() - started)
-        self.counted(events)
-        if deadline_us is not None:
-            self._alarm.ring(deadline_us)
-        return result
 
     def records(self, events: Sequence[ev.Event], at_us: int = 0) -> list[NewEvent]:
         """The events as the store keeps them, each with the engine's :func:`~truco.engine.audience` and the

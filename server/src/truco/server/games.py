@@ -320,7 +320,7 @@ class Games:
                     ) from None
                 continue
             assert committed is not None  # a seat's command always decides an event
-            if committed.result.response != committed.reply:  # our request id was applied by an earlier try
+            if committed.result.replayed:  # our request id was applied by an earlier try
                 return Replayed(committed.result.response)
             self._seat_moves.inc()
             return Move(game_id, seat, before.version, committed.events, committed.snapshot.state, committed.reply)

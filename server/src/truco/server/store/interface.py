@@ -42,7 +42,8 @@ class GameLog(Protocol):
         """Append events after ``expected_last_seq``, record ``response`` under ``request_id``, set ``over``
         and the game's next ``deadline_us`` (None: none); the first append with ``over`` stamps the end time.
 
-        A ``request_id`` already recorded for this game returns the recorded result and appends nothing.
+        A ``request_id`` already recorded for this game returns the recorded result (``replayed``) and appends
+        nothing.
 
         :raises GameNotFound: no such game.
         :raises VersionConflict: the game's last seq is not ``expected_last_seq``; nothing was written.

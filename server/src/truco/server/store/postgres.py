@@ -605,7 +605,7 @@ async def _last_seq(conn: Conn, game_id: str) -> int:
 async def _recorded_append(conn: Conn, game_id: str, request_id: str) -> AppendResult | None:
     cur = await conn.execute(S.recorded_append, (game_id, request_id))
     row = await cur.fetchone()
-    return AppendResult(int(row[0]), bytes(row[1])) if row is not None else None
+    return AppendResult(int(row[0]), bytes(row[1]), replayed=True) if row is not None else None
 
 
 async def _read(conn: Conn, game_id: str, after_seq: int) -> list[StoredEvent]:

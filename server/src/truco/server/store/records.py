@@ -90,10 +90,12 @@ class GameRecord:
 
 @dataclass(frozen=True, slots=True)
 class AppendResult:
-    """What an append recorded: the game's new last seq and the response the service stored with it."""
+    """What an append recorded: the game's new last seq and the response the service stored with it; or, for a
+    request id applied before (``replayed``), what that first append recorded, this one having written nothing."""
 
     last_seq: int
     response: bytes
+    replayed: bool = False
 
 
 @dataclass(frozen=True, slots=True)

@@ -49,7 +49,8 @@ class ChangeSignals:
         return event
 
     def known_seq(self, game_id: str) -> int:
-        """The highest seq a notification announced for a watched game (0 if none did)."""
+        """The highest seq announced for a watched game (0 if none was): by this process's own appends, and by
+        notifications of other replicas' where the store has them."""
         return self._known_seq.get(game_id, 0)
 
     def on_append(self, heard: Callable[[str, int], None]) -> None:

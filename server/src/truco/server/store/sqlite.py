@@ -297,7 +297,8 @@ class SQLiteStore:
                 if not isinstance(outcome, BaseException):
                     # Here, not in the caller: a move committed for a caller that gave up (a deadline, a dropped
                     # connection) wakes its game's watchers all the same; the poller never sees this connection's
-                    # own commits.
+                    # own commits. After the result is set: the caller resumes first and caches the new state, so
+                    # the watchers woken here send it without reading it back (Commits.commit, Games.watch).
                     self._signals.fire(pending.request.game_id, outcome.last_seq)
 
     # The WAL's checkpoints, on their own thread.
@@ -711,7 +712,7 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
 
 def _recorded_append(conn: sqlite3.Connection, game_id: str, request_id: str) -> AppendResult | None:
     row = conn.execute(S.recorded_append, (game_id, request_id)).fetchone()
-    return AppendResult(int(row[0]), bytes(row[1])) if row is not None else None
+    return AppendResult(int(row[0]), bytes(row[1]), replayed=True) if row is not None else None
 
 
 def _last_seq(conn: sqlite3.Connection, game_id: str) -> int:
