@@ -100,7 +100,7 @@ class Commits:
         result = await self._append(game_id, base.seq, decided, request_id, encoded, state, at, deadline)
         if result.replayed:
             # The request id was applied by an earlier try: the store kept that try's events and wrote none of
-            # these. What this try decided was never committed, so nothing of it is cached, counted or timed (a
+            # these. What this try decided was never committed, so nothing of it is cached, counted or clocked (a
             # command can be legal again on the state its first try made: a mazo, then the next hand's).
             return Committed(base, (), result, encoded)
         self._bot_moves.inc(bot_moves + moved)
