@@ -31,6 +31,8 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from truco.server import snapshots as snapshots_module
+from truco.server.store import postgres as postgres_module
+from truco.server.store import sqlite as sqlite_module
 from truco.server.store.records import StoredEvent
 from truco.server.store.signals import wait_until_after
 from truco_client import verify_proof
@@ -372,10 +374,11 @@ def test_a_move_vouches_for_the_state_it_made_so_its_watchers_and_readers_need_n
     server: InProcessServer, stores: Stores, tables: Callable[..., Table], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A watch woken by a move made on this server takes the state the move cached, with no store read (on any
-    store: the wake names the move's seq, and the watch's next wait looks for anything newer before it sleeps).
-    On PostgreSQL, an append that passed its sequence check is also a check against the store: a read at the new
-    version is answered from memory until a notification tells of a newer move. SQLite hears no other process,
-    so such a read always looks (about 10 us on the loop's thread)."""
+    store: the wake names the move's seq). On PostgreSQL, an append that passed its sequence check is also a
+    check against the store: until a notification tells of a newer move, a read at the new version is answered
+    from memory, and the watch goes back to sleep without looking at the database (a notification wakes it).
+    SQLite hears no other process, so such a read and the watch's next wait look at the file (about 10 us on the
+    loop's thread)."""
     monkeypatch.setattr(snapshots_module, "TRUST_SECONDS", 3600.0)
     table = scripted(tables, server)
     game_id = table.name.removeprefix("games/")
@@ -390,6 +393,22 @@ def test_a_move_vouches_for_the_state_it_made_so_its_watchers_and_readers_need_n
         return await timed_read(read_id, after_seq)
 
     monkeypatch.setattr(snapshots, "_timed_read", counted)
+    # The looks at the database a wait makes before it sleeps, counted as they begin.
+    store = server.server.store
+    store_module = postgres_module if stores.backend == "postgres" else sqlite_module
+    real_wait = store_module.wait_until_after
+    looks_at_game: list[str] = []
+
+    async def counting_wait(*args: Any) -> int | None:
+        signals, look_id, after_seq, timeout, last_seq, *vouched = args
+
+        async def look() -> int:
+            looks_at_game.append(look_id)
+            return await last_seq()
+
+        return await real_wait(signals, look_id, after_seq, timeout, look, *vouched)
+
+    monkeypatch.setattr(store_module, "wait_until_after", counting_wait)
     mano, rival = table.players
     watcher = rival.watch(table.name)
     first = mano.submit(table.name, play("1e")).version
@@ -401,10 +420,18 @@ def test_a_move_vouches_for_the_state_it_made_so_its_watchers_and_readers_need_n
     # Until the store listens, nothing is vouched for (a move's append as well): the race this test must not run.
     if stores.backend == "postgres":
         assert wait_until(lambda: server.loop.run(listening()))
-    before = reads_of_game.count(game_id)
+    # The watch is waiting again when the store counts the game watched: by then its look, if any, has begun.
+    assert wait_until(lambda: game_id in store._signals._watchers)
+    before, looks_before = reads_of_game.count(game_id), looks_at_game.count(game_id)
     moved = rival.submit(table.name, play("6e")).version
     watcher.wait_version(moved)
     assert reads_of_game.count(game_id) == before, "the watch's wake-up read the store"
+    assert wait_until(lambda: game_id in store._signals._watchers)
+    looks = looks_at_game.count(game_id) - looks_before
+    if stores.backend == "postgres":
+        assert looks == 0
+    else:
+        assert looks == 1  # its look before it sleeps
     assert mano.view(table.name, min_version=moved).seat.public.version == moved
     reads = reads_of_game.count(game_id) - before
     assert reads == (0 if stores.backend == "postgres" else 1)

@@ -459,8 +459,10 @@ class Games:
                         f"this server is shutting down: resume the watch from version {version}",
                         {"version": str(version)},
                     )
-                # Returns at once when the server stops (stop_watches): no task of its own per wait.
-                learned = await self.store.wait_for_change(game_id, snapshot.seq, self.store.recheck_seconds)
+                # Returns at once when the server stops (stop_watches): no task of its own per wait. While the
+                # store's notifications vouch for what was just sent, the wait does not look at the store first.
+                vouched = partial(self.snapshots.vouches, game_id, snapshot)
+                learned = await self.store.wait_for_change(game_id, snapshot.seq, self.store.recheck_seconds, vouched)
 
     async def list_open(
         self, page_size: int, page_token: str, viewer: str | None = None

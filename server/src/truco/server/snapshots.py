@@ -71,7 +71,7 @@ class Snapshots:
         self._loaded_hook = loaded
         self.size = size
         self._cache: OrderedDict[str, Snapshot] = OrderedDict()
-        # What makes a cached snapshot current without a store read (see _vouched): when it was last checked
+        # What makes a cached snapshot current without a store read (see vouches): when it was last checked
         # against the store, and the newest seq the store's notifications told of since. Kept only for games
         # cached or being loaded, so both stay as small as the cache.
         self._checked: dict[str, tuple[int, float]] = {}
@@ -91,7 +91,7 @@ class Snapshots:
         the store's notifications vouch for is returned as it is, without a store read.
         """
         cached = self._cache.get(game_id)
-        if cached is not None and 0 < min_version <= cached.state.version and self._vouched(game_id, cached):
+        if cached is not None and 0 < min_version <= cached.state.version and self.vouches(game_id, cached):
             self._cache.move_to_end(game_id)
             self._loaded_hook(game_id, cached)
             return cached
@@ -166,16 +166,19 @@ class Snapshots:
         if epoch is not None and epoch == self.store.hearing_epoch() and self._cache.get(game_id) is snapshot:
             self._checked[game_id] = (epoch, time.monotonic() + TRUST_SECONDS)
 
-    def _vouched(self, game_id: str, cached: Snapshot) -> bool:
-        """Whether ``cached`` is the game's newest state as far as the store can tell without a read: it was
-        checked against the store lately, the store has heard every append since without a gap, and none of
-        them went past it."""
+    def vouches(self, game_id: str, snapshot: Snapshot) -> bool:
+        """Whether ``snapshot`` is the game's newest state as far as the store can tell without a read: it is as
+        new as the cached one, which was checked against the store lately, the store has heard every append since
+        without a gap, and none of them went past it. (Never on a store without a hearing epoch, such as SQLite.)"""
+        cached = self._cache.get(game_id)
         checked = self._checked.get(game_id)
         return (
-            checked is not None
+            cached is not None
+            and cached.seq <= snapshot.seq
+            and checked is not None
             and checked[0] == self.store.hearing_epoch()
             and time.monotonic() < checked[1]
-            and self._heard_seq.get(game_id, 0) <= cached.seq
+            and self._heard_seq.get(game_id, 0) <= snapshot.seq
         )
 
     def _on_append(self, game_id: str, last_seq: int) -> None:

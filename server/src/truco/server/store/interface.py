@@ -68,10 +68,14 @@ class GameLog(Protocol):
         """
         ...
 
-    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> int | None:
+    async def wait_for_change(
+        self, game_id: str, after_seq: int, timeout: float, vouched: Callable[[], bool] | None = None
+    ) -> int | None:
         """Return once the game has an event with seq > ``after_seq`` (at once if it has), or after ``timeout``:
         the game's last seq as the wait learned it (a lower bound: newer events may follow), None when it did
-        not learn one (the timeout, or the store stopping).
+        not learn one (the timeout, or the store stopping). The wait looks at the database before it sleeps,
+        unless ``vouched()`` says that its notifications have heard every append since ``after_seq`` was the
+        game's last (:meth:`hearing_epoch`).
 
         Appends by other store objects and other processes on the same database wake it too.
 

@@ -274,7 +274,9 @@ class PostgresStore:
             raise ApiKeyNotFound(f"no API key {key_id!r}")
         return found[0]
 
-    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> int | None:
+    async def wait_for_change(
+        self, game_id: str, after_seq: int, timeout: float, vouched: Callable[[], bool] | None = None
+    ) -> int | None:
         # LISTEN must be in place before the first look at the database, or a commit between the two is missed.
         await self._ensure_listening()
         return await wait_until_after(
@@ -283,6 +285,7 @@ class PostgresStore:
             after_seq,
             timeout,
             lambda: self._run(lambda conn: _last_seq(conn, game_id), read_only=True),
+            vouched,
         )
 
     def on_append(self, heard: Callable[[str, int], None]) -> None:

@@ -87,9 +87,12 @@ async def wait_until_after(
     after_seq: int,
     timeout: float,
     last_seq: Callable[[], Awaitable[int]],
+    vouched: Callable[[], bool] | None = None,
 ) -> int | None:
     """The shared body of ``wait_for_change``: check, sleep until fired or timed out, check again. Returns the
-    game's last seq as the wait learned it (from an append's signal or a look), None when it did not."""
+    game's last seq as the wait learned it (from an append's signal or a look), None when it did not. The look is
+    skipped while ``vouched()`` says the store has heard every append since ``after_seq`` was current: asked
+    after this wait took the game's wake-up, anything heard later wakes it."""
     deadline = time.monotonic() + timeout
     with signals.watch(game_id):
         while True:
@@ -99,9 +102,10 @@ async def wait_until_after(
             known = signals.known_seq(game_id)
             if known > after_seq:
                 return known
-            looked = await last_seq()
-            if looked > after_seq:
-                return looked
+            if vouched is None or not vouched():
+                looked = await last_seq()
+                if looked > after_seq:
+                    return looked
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return None

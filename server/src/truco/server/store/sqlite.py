@@ -217,12 +217,14 @@ class SQLiteStore:
         # the loop's own connection costs about 10 us anyway.
         return None
 
-    async def wait_for_change(self, game_id: str, after_seq: int, timeout: float) -> int | None:
+    async def wait_for_change(
+        self, game_id: str, after_seq: int, timeout: float, vouched: Callable[[], bool] | None = None
+    ) -> int | None:
         if self._closed:
             raise StoreUnavailable("the SQLite store is closed")
         self._start_poller()
         current = functools.partial(self._current_seq, game_id)
-        return await wait_until_after(self._signals, game_id, after_seq, timeout, current)
+        return await wait_until_after(self._signals, game_id, after_seq, timeout, current, vouched)
 
     async def _current_seq(self, game_id: str) -> int:
         # Every wait looks once before it sleeps: on the loop's own connection, not a hop to the worker.
