@@ -28,7 +28,8 @@ from .store.records import StoredEvent
 TRUST_SECONDS = 2.0
 """How long a check against the store vouches for a cached game on notifications alone. A notification
 connection can die without an error for a while (a silent network fault); a reader then waits at most this long
-for a move made on another replica."""
+for a move made on another replica, and a watch that went to sleep on this vouching at most this and the store's
+``recheck_seconds``."""
 CACHE_ENTRIES = 2048
 
 

@@ -18,7 +18,8 @@ class GameLog(Protocol):
 
     recheck_seconds: float
     """How long a :meth:`wait_for_change` waiter may sleep without a wake-up before it looks again: a change this
-    store could fail to wake it for (a notification lost on a connection that died silently) is seen within it."""
+    store could fail to wake it for (a notification lost on a connection that died silently) is seen within it,
+    plus how long the notifications vouched for the game, for a wait that skipped its first look on their word."""
 
     async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
         """Store a new game and its first events (seq 1..n) in one transaction; ``game.last_seq`` is ignored.

@@ -93,7 +93,8 @@ class PostgresStore:
 
     recheck_seconds = 5.0
     """Another replica's append is heard by notification; if the listening connection dies without an error (a
-    silent network fault), a waiter still sees the append within this."""
+    silent network fault), a waiter still sees the append within this (within this and ``TRUST_SECONDS`` when it
+    went to sleep without a look, on the notifications' word: ``wait_for_change``'s ``vouched``)."""
 
     def __init__(self, url: str, pool: AsyncConnectionPool[Conn], channel: str, timeout: float) -> None:
         self._url = url
