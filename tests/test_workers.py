@@ -3,6 +3,7 @@ worker started again, and SQLite refused with more than one worker."""
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import signal
@@ -200,6 +201,40 @@ def test_sigterm_stops_every_worker_gracefully(supervised: Supervised) -> None:
     assert supervised.stderr.read_text().count('"event": "shutdown"') == 3  # the supervisor and each worker
     with pytest.raises(OSError):
         urllib.request.urlopen(supervised.metrics_url, timeout=2)
+
+
+WRITES_PER_RECORD = """
+import json, logging, sys
+import structlog
+from truco.server.app import configure_logging
+
+class Writes:
+    def __init__(self) -> None:
+        self.calls: list[str] = []
+    def write(self, text: str) -> int:
+        self.calls.append(text)
+        return len(text)
+    def flush(self) -> None:
+        pass
+
+sys.stderr = writes = Writes()
+configure_logging("json")
+structlog.get_logger("truco.server").info("shutdown", grace_seconds=2.0)
+logging.getLogger("psycopg.pool").warning("a library's line")
+print(json.dumps([call for call in writes.calls if call]))
+"""
+
+
+def test_each_log_line_is_one_write_so_workers_sharing_stderr_cannot_splice_lines() -> None:
+    """The workers share the supervisor's standard error: a line written as two writes (text, then newline, as
+    print() does) can have another worker's line between them, two records on one line."""
+    run = subprocess.run([sys.executable, "-c", WRITES_PER_RECORD], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    writes = json.loads(run.stdout)
+    assert len(writes) == 2, writes
+    for write in writes:
+        assert write.endswith("\n") and write.count("\n") == 1, writes
+        json.loads(write)
 
 
 def _metrics_dirs(base: Path) -> list[Path]:

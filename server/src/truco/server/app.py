@@ -130,7 +130,9 @@ def configure_logging(log_format: str) -> None:
     structlog.configure(
         processors=[*stamps, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-        logger_factory=structlog.PrintLoggerFactory(sys.stderr),
+        # One write per line (print() writes the line and its newline apart): workers share standard error, and
+        # two of them logging at once must not splice their lines.
+        logger_factory=structlog.WriteLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
     handler = logging.StreamHandler(sys.stderr)
