@@ -16,6 +16,10 @@ is pinned to one core (``--client-cpus``), the server side (servers, PostgreSQL,
 * ``affinity``: PostgreSQL (fsync on) at a fixed K: one replica direct, then three replicas behind nginx
   balancing round robin, then on the ``x-truco-game`` hash (``scripts/cluster.py``): server CPU per move of all
   replicas together, PostgreSQL's and nginx's.
+* ``selfplay``: issue 20's own measure, at full speed rather than human pace: ``truco selfplay`` (every seat a
+  Python client with its own connection and per-commit watch, playing with its bot at once, 24 games at a time)
+  on SQLite, for 2 and 4 players, ``--rounds`` times; server CPU per applied move, with empty unary calls
+  measured on the same server first.
 
 Per step, from /proc and the servers' /metrics: server CPU per applied move (truco_commands_applied_total; split
 by thread: the event loop, gRPC's C core, the others), its resident memory per match, SubmitCommand and delivery
@@ -30,26 +34,28 @@ import contextlib
 import json
 import os
 import platform
+import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cluster_bench import cluster, tree
+from cluster_bench import cluster, cpu_used, tree, tree_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 LOADGEN_SOURCE = ROOT / "bench" / "loadgen"
 LOADGEN = ROOT / ".tools" / "loadgen" / "loadgen"
 SERVE_ARGS = ["--clock", "0"]
 """Clocks off (a load test has no takeover bots to time); ``--no-limits`` comes with every replica."""
-SCENARIOS = ("ramp", "realplay", "affinity")
+SCENARIOS = ("ramp", "realplay", "affinity", "selfplay")
 
 
 def log(line: str) -> None:
@@ -348,7 +354,66 @@ def affinity(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
-RUNNERS = {"ramp": ramp, "realplay": realplay, "affinity": affinity}
+SELFPLAY_GAMES = {2: 200, 4: 100}
+"""Games per selfplay run, by table size: 10-20 s of play each on this machine."""
+SELFPLAY_CONCURRENCY = 24
+
+
+def moves_applied(target: Target) -> float:
+    total = 0.0
+    for url in target.metrics:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            text = response.read().decode()
+        total += sum(float(v) for v in re.findall(r"^truco_commands_applied_total\{[^}]*\} (\S+)$", text, re.M))
+    return total
+
+
+def selfplay(args: argparse.Namespace) -> dict[str, Any]:
+    """``truco selfplay`` against a fresh SQLite server per run, after the empty calls' yardstick on it."""
+    results: dict[str, Any] = {}
+    truco = Path(sys.executable).with_name("truco")
+    for round_ in range(1, args.rounds + 1):
+        for players in map(int, args.players.split(",")):
+            games = 4 if args.quick else SELFPLAY_GAMES.get(players, 100)
+            concurrency = 2 if args.quick else SELFPLAY_CONCURRENCY
+            label = f"sqlite-{players}p-selfplay"
+            log(f"{label}, round {round_}: {games} games, {concurrency} at a time")
+            with server_side(args, "sqlite") as target:
+                # One match at K=1 measured for a second: the load generator's run is for its empty calls.
+                options = ["-players", "2", "-steps", "1", "-fixed", "-warmup", "1s", "-measure", "1s"]
+                yardstick = run_loadgen(args, target, label, [*options, "-empty", f"{args.empty}s"])
+                moves, before = moves_applied(target), tree_cpu(target.groups["server"])
+                started = time.monotonic()
+                command = [str(truco), "selfplay", "--server", target.address, "--players", str(players)]
+                command += ["--games", str(games), "--concurrency", str(concurrency), "--seed", str(round_)]
+                run = subprocess.run(
+                    ["taskset", "-c", args.client_cpus, *command], capture_output=True, text=True, timeout=1800
+                )
+                seconds = time.monotonic() - started
+                cpu, moves = cpu_used(before, tree_cpu(target.groups["server"])), moves_applied(target) - moves
+            if run.returncode != 0:
+                log(f"{label}: truco selfplay failed ({run.returncode}): {run.stderr.strip()[-500:]}")
+            empty = [e["server_cpu_ms_per_call"] for e in yardstick.get("empty", [])]
+            per_move = cpu * 1000 / moves if moves else 0.0
+            results[f"{label}/round-{round_}"] = {
+                "players": players,
+                "games": games,
+                "concurrency": concurrency,
+                "seconds": round(seconds, 2),
+                "moves_applied": moves,
+                "moves_per_second": round(moves / seconds, 1),
+                "server_cores": round(cpu / seconds, 3),
+                "server_cpu_ms_per_move": round(per_move, 3),
+                "empty_call_server_cpu_ms": empty,
+                "server_cpu_per_move_in_empty_calls": round(per_move / (sum(empty) / len(empty)), 2) if empty else None,
+                "selfplay_summary": [
+                    line for line in run.stdout.splitlines() if line.startswith(("moves", "submit", "errors"))
+                ],
+            }
+    return results
+
+
+RUNNERS = {"ramp": ramp, "realplay": realplay, "affinity": affinity, "selfplay": selfplay}
 
 
 # --- Summaries -----------------------------------------------------------------------------------------------------
@@ -365,6 +430,14 @@ def by_thread(step: dict[str, Any]) -> str:
 
 
 def summary_lines(scenario: str, results: dict[str, Any]) -> Iterator[str]:
+    if scenario == "selfplay":
+        for label, run in results.items():
+            yield (
+                f"{label}: {run['server_cpu_ms_per_move']} ms server CPU per move "
+                f"(= {run['server_cpu_per_move_in_empty_calls']} empty calls of {run['empty_call_server_cpu_ms']} ms), "
+                f"{run['moves_applied']:.0f} moves at {run['moves_per_second']}/s on {run['server_cores']} cores"
+            )
+        return
     for label, report in results.items():
         empty = report.get("empty") or []
         reference = sum(e["server_cpu_ms_per_call"] for e in empty) / len(empty) if empty else 0.0
@@ -411,7 +484,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--empty", type=float, default=10.0, help="seconds of empty calls, before and after")
     parser.add_argument("--idle", type=float, default=10.0, help="seconds of the servers' CPU with no load, first")
     parser.add_argument("--realplay-k", default="2:300,4:150", help="the fixed K of realplay, per table size")
-    parser.add_argument("--rounds", type=int, default=2, help="realplay: runs of each watch shape, alternating")
+    parser.add_argument(
+        "--rounds", type=int, default=2, help="realplay: runs of each watch shape, alternating; selfplay: runs"
+    )
     parser.add_argument("--affinity-k", type=int, default=150, help="the fixed K of the affinity scenario")
     parser.add_argument(
         "--serve-arg",

@@ -1,5 +1,6 @@
 """The garbage collector on a clock (truco.server.collector): the automatic collector is off while the schedule
-runs, cyclic garbage is still collected, each generation at its cadence, and the collector is given back."""
+runs, cyclic garbage is still collected, the young and the full collections at their cadence, a young
+collection's survivors go straight to the old generation, and the collector is given back."""
 
 from __future__ import annotations
 
@@ -34,17 +35,16 @@ async def _until(condition: Any, seconds: float = 5.0) -> None:
 
 def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() -> None:
     async def scenario() -> None:
-        async with CollectorSchedule(young_seconds=0.02, middle_every=3, full_seconds=0.2) as schedule:
+        async with CollectorSchedule(young_seconds=0.02, full_seconds=0.2) as schedule:
             assert gc.isenabled()  # until the loop's next turn: the caller goes on at once
             await asyncio.sleep(0)
             assert not gc.isenabled()
             garbage = _cycle()
             assert garbage() is not None  # nothing collects it on allocation
             await _until(lambda: garbage() is None)
-            # Each generation at its cadence: a middle collection every third turn, the full one after 0.2 s.
-            await _until(lambda: schedule.collections[2] >= 1 and schedule.collections[1] >= 2)
-            young, middle, _ = schedule.collections
-            assert young > middle  # two young turns for each middle one
+            # Each at its cadence: young ones every 0.02 s, the full one after 0.2 s (in place of a young one).
+            await _until(lambda: schedule.full_collections >= 1)
+            assert schedule.young_collections > schedule.full_collections
         assert gc.isenabled()
 
     was_enabled = gc.isenabled()
@@ -59,7 +59,7 @@ def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() ->
 
 def test_a_full_collection_reaches_garbage_that_outlived_the_younger_ones() -> None:
     async def scenario() -> None:
-        schedule = CollectorSchedule(young_seconds=0.01, middle_every=1_000_000, full_seconds=1.0)
+        schedule = CollectorSchedule(young_seconds=0.01, full_seconds=1.0)
         old = _Node()
         old.other = old  # alive, then promoted out of the young generation by the collections below
         garbage = weakref.ref(old)
@@ -70,11 +70,36 @@ def test_a_full_collection_reaches_garbage_that_outlived_the_younger_ones() -> N
             gc.collect(0)
             gc.collect(1)  # now in the oldest generation
             del old
-            await _until(lambda: schedule.collections[0] >= 3 or schedule.collections[2] >= 1)
-            if not schedule.collections[2]:  # (a machine too slow for three turns in a second proves nothing)
+            await _until(lambda: schedule.young_collections >= 3 or schedule.full_collections >= 1)
+            if not schedule.full_collections:  # (a machine too slow for three turns in a second proves nothing)
                 assert garbage() is not None, "a young collection reached the oldest generation"
             await _until(lambda: garbage() is None)
-            assert schedule.collections[2] >= 1
+            assert schedule.full_collections >= 1
+        finally:
+            await schedule.stop()
+
+    was_enabled = gc.isenabled()
+    try:
+        asyncio.run(scenario())
+    finally:
+        gc.unfreeze()
+        (gc.enable if was_enabled else gc.disable)()
+
+
+def test_a_young_collections_survivors_go_straight_to_the_old_generation() -> None:
+    """No middle generation fills between collections: collecting it once a second, a second's survivors at a
+    time, stopped the loop for tens of ms at a thousand matches."""
+
+    async def scenario() -> None:
+        schedule = CollectorSchedule(young_seconds=0.01, full_seconds=600.0)
+        schedule.start()
+        await asyncio.sleep(0)  # collected once and frozen: what follows is young
+        try:
+            survivor = _Node()
+            assert any(found is survivor for found in gc.get_objects(generation=0))
+            await _until(lambda: schedule.young_collections >= 1)
+            assert not any(found is survivor for found in gc.get_objects(generation=1)), "left in the middle"
+            assert any(found is survivor for found in gc.get_objects(generation=2))
         finally:
             await schedule.stop()
 
@@ -90,4 +115,4 @@ def test_the_schedule_refuses_intervals_that_would_never_collect() -> None:
     with pytest.raises(ValueError):
         CollectorSchedule(young_seconds=0)
     with pytest.raises(ValueError):
-        CollectorSchedule(middle_every=0)
+        CollectorSchedule(full_seconds=0)
