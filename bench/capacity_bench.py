@@ -386,16 +386,22 @@ def selfplay(args: argparse.Namespace) -> dict[str, Any]:
                 started = time.monotonic()
                 command = [str(truco), "selfplay", "--server", target.address, "--players", str(players)]
                 command += ["--games", str(games), "--concurrency", str(concurrency), "--seed", str(round_)]
-                run = subprocess.run(
-                    ["taskset", "-c", args.client_cpus, *command], capture_output=True, text=True, timeout=1800
-                )
+                try:
+                    run = subprocess.run(
+                        ["taskset", "-c", args.client_cpus, *command], capture_output=True, text=True, timeout=1800
+                    )
+                except subprocess.TimeoutExpired as timeout:  # the report keeps what the other runs measured
+                    output = timeout.stdout.decode() if isinstance(timeout.stdout, bytes) else timeout.stdout or ""
+                    run = subprocess.CompletedProcess(command, -1, output, "timed out after 1800 s")
                 seconds = time.monotonic() - started
                 cpu, moves = cpu_used(before, tree_cpu(target.groups["server"])), moves_applied(target) - moves
             if run.returncode != 0:
                 log(f"{label}: truco selfplay failed ({run.returncode}): {run.stderr.strip()[-500:]}")
             empty = [e["server_cpu_ms_per_call"] for e in yardstick.get("empty", [])]
-            per_move = cpu * 1000 / moves if moves else 0.0
+            per_move = round(cpu * 1000 / moves, 3) if moves else None
             results[f"{label}/round-{round_}"] = {
+                "selfplay_exit_status": run.returncode,
+                "failed": run.returncode != 0 or not moves,
                 "players": players,
                 "games": games,
                 "concurrency": concurrency,
@@ -403,9 +409,11 @@ def selfplay(args: argparse.Namespace) -> dict[str, Any]:
                 "moves_applied": moves,
                 "moves_per_second": round(moves / seconds, 1),
                 "server_cores": round(cpu / seconds, 3),
-                "server_cpu_ms_per_move": round(per_move, 3),
+                "server_cpu_ms_per_move": per_move,
                 "empty_call_server_cpu_ms": empty,
-                "server_cpu_per_move_in_empty_calls": round(per_move / (sum(empty) / len(empty)), 2) if empty else None,
+                "server_cpu_per_move_in_empty_calls": (
+                    round(per_move / (sum(empty) / len(empty)), 2) if empty and per_move is not None else None
+                ),
                 "selfplay_summary": [
                     line for line in run.stdout.splitlines() if line.startswith(("moves", "submit", "errors"))
                 ],
@@ -432,6 +440,9 @@ def by_thread(step: dict[str, Any]) -> str:
 def summary_lines(scenario: str, results: dict[str, Any]) -> Iterator[str]:
     if scenario == "selfplay":
         for label, run in results.items():
+            if run.get("failed"):
+                yield f"{label}: FAILED (truco selfplay exit status {run['selfplay_exit_status']})"
+                continue
             yield (
                 f"{label}: {run['server_cpu_ms_per_move']} ms server CPU per move "
                 f"(= {run['server_cpu_per_move_in_empty_calls']} empty calls of {run['empty_call_server_cpu_ms']} ms), "

