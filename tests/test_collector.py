@@ -8,6 +8,7 @@ import asyncio
 import gc
 import sys
 import weakref
+from collections.abc import Callable, Coroutine
 from typing import Any
 
 import pytest
@@ -34,6 +35,19 @@ async def _until(condition: Any, seconds: float = 5.0) -> None:
         await asyncio.sleep(0.01)
 
 
+def _run(scenario: Callable[[], Coroutine[Any, Any, None]], *, enabled: bool | None = None) -> None:
+    """Run ``scenario`` on a loop of its own (the automatic collector on or off first, if ``enabled`` says), then
+    give the collector back as it was, with nothing left frozen."""
+    was_enabled = gc.isenabled()
+    if enabled is not None:
+        (gc.enable if enabled else gc.disable)()
+    try:
+        asyncio.run(scenario())
+    finally:
+        gc.unfreeze()
+        (gc.enable if was_enabled else gc.disable)()
+
+
 def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() -> None:
     async def scenario() -> None:
         async with CollectorSchedule(young_seconds=0.02, full_seconds=0.2) as schedule:
@@ -47,14 +61,7 @@ def test_cycles_are_collected_on_the_clock_with_the_automatic_collector_off() ->
             await _until(lambda: schedule.full_collections >= 1 and schedule.young_collections >= 1)
         assert gc.isenabled()
 
-    was_enabled = gc.isenabled()
-    gc.enable()
-    try:
-        asyncio.run(scenario())
-    finally:
-        gc.unfreeze()
-        if not was_enabled:
-            gc.disable()
+    _run(scenario, enabled=True)
 
 
 def test_a_full_collection_reaches_garbage_that_outlived_the_younger_ones() -> None:
@@ -78,12 +85,7 @@ def test_a_full_collection_reaches_garbage_that_outlived_the_younger_ones() -> N
         finally:
             await schedule.stop()
 
-    was_enabled = gc.isenabled()
-    try:
-        asyncio.run(scenario())
-    finally:
-        gc.unfreeze()
-        (gc.enable if was_enabled else gc.disable)()
+    _run(scenario)
 
 
 @pytest.mark.skipif(sys.version_info >= (3, 14), reason="3.14's incremental collector has no middle generation")
@@ -104,12 +106,7 @@ def test_a_young_collections_survivors_go_straight_to_the_old_generation() -> No
         finally:
             await schedule.stop()
 
-    was_enabled = gc.isenabled()
-    try:
-        asyncio.run(scenario())
-    finally:
-        gc.unfreeze()
-        (gc.enable if was_enabled else gc.disable)()
+    _run(scenario)
 
 
 def test_the_schedule_refuses_intervals_that_would_never_collect() -> None:
