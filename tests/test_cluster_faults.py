@@ -19,6 +19,7 @@ import shutil
 import signal
 import subprocess
 import time
+import urllib.request
 import uuid
 from collections import Counter, defaultdict
 from collections.abc import Callable, Iterator, Sequence
@@ -234,16 +235,36 @@ def test_every_call_of_a_game_lands_on_one_replica_and_moves_when_it_dies(cluste
     assert audit_store(cluster.postgres_url).corrupt == []
 
 
+def _open_watches(replica: Any) -> float:
+    """The replica's open WatchGame streams, from its /metrics (0 if it does not answer)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{replica.metrics_port}/metrics", timeout=5) as response:
+            text = response.read().decode()
+    except OSError:
+        return 0.0
+    found = re.search(r"^truco_watchers (\S+)$", text, re.M)
+    return float(found.group(1)) if found else 0.0
+
+
 def test_a_replica_killed_mid_load(cluster: Any) -> None:
-    victim = _replica(cluster, 1)
     errors_before = _log_lines(cluster, "error.log")
     load = Load(cluster.balancer, games=GAMES)
+    victim: Any = None
     try:
         wait_for_moves(cluster.postgres_url, 60)
+        # The replica with the most watch streams open now (the hash decides where games live, and a fixed
+        # replica may hold none of this load's games, or only finished ones).
+        deadline = time.monotonic() + 10
+        while victim is None and time.monotonic() < deadline:
+            watches = {replica.index: _open_watches(replica) for replica in cluster.replicas}
+            if max(watches.values()) > 0:
+                victim = _replica(cluster, max(watches, key=lambda index: watches[index]))
+        assert victim is not None, "no replica has a watch stream open mid-load"
         cluster_script.stop_replica(victim, signal.SIGKILL)
         run = load.finish()
     finally:
-        _restart(cluster, 1)
+        if victim is not None:
+            _restart(cluster, victim.index)
     assert_exactly_once_and_sound(cluster.postgres_url, run, GAMES)
     # Watch streams were open on the killed replica: nginx saw them cut, and the games still finished, so
     # their watchers resumed through nginx on the other replicas.
