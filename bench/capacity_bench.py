@@ -34,21 +34,19 @@ import contextlib
 import json
 import os
 import platform
-import re
 import shutil
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from cluster_bench import cluster, cpu_used, tree, tree_cpu
+from cluster_bench import cluster, cpu_used, moves_applied_at, tree, tree_cpu
 
 ROOT = Path(__file__).resolve().parent.parent
 LOADGEN_SOURCE = ROOT / "bench" / "loadgen"
@@ -359,15 +357,6 @@ SELFPLAY_GAMES = {2: 200, 4: 100}
 SELFPLAY_CONCURRENCY = 24
 
 
-def moves_applied(target: Target) -> float:
-    total = 0.0
-    for url in target.metrics:
-        with urllib.request.urlopen(url, timeout=10) as response:
-            text = response.read().decode()
-        total += sum(float(v) for v in re.findall(r"^truco_commands_applied_total\{[^}]*\} (\S+)$", text, re.M))
-    return total
-
-
 def selfplay(args: argparse.Namespace) -> dict[str, Any]:
     """``truco selfplay`` against a fresh SQLite server per run, after the empty calls' yardstick on it."""
     results: dict[str, Any] = {}
@@ -382,7 +371,7 @@ def selfplay(args: argparse.Namespace) -> dict[str, Any]:
                 # One match at K=1 measured for a second: the load generator's run is for its empty calls.
                 options = ["-players", "2", "-steps", "1", "-fixed", "-warmup", "1s", "-measure", "1s"]
                 yardstick = run_loadgen(args, target, label, [*options, "-empty", f"{args.empty}s"])
-                moves, before = moves_applied(target), tree_cpu(target.groups["server"])
+                moves, before = moves_applied_at(target.metrics), tree_cpu(target.groups["server"])
                 started = time.monotonic()
                 command = [str(truco), "selfplay", "--server", target.address, "--players", str(players)]
                 command += ["--games", str(games), "--concurrency", str(concurrency), "--seed", str(round_)]
@@ -394,7 +383,8 @@ def selfplay(args: argparse.Namespace) -> dict[str, Any]:
                     output = timeout.stdout.decode() if isinstance(timeout.stdout, bytes) else timeout.stdout or ""
                     run = subprocess.CompletedProcess(command, -1, output, "timed out after 1800 s")
                 seconds = time.monotonic() - started
-                cpu, moves = cpu_used(before, tree_cpu(target.groups["server"])), moves_applied(target) - moves
+                cpu = cpu_used(before, tree_cpu(target.groups["server"]))
+                moves = moves_applied_at(target.metrics) - moves
             if run.returncode != 0:
                 log(f"{label}: truco selfplay failed ({run.returncode}): {run.stderr.strip()[-500:]}")
             empty = [e["server_cpu_ms_per_call"] for e in yardstick.get("empty", [])]

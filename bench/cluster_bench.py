@@ -150,9 +150,14 @@ def cpu_used(before: dict[int, float], after: dict[int, float]) -> float:
 
 
 def moves_applied(metrics_ports: Sequence[int]) -> float:
+    return moves_applied_at([f"http://127.0.0.1:{port}/metrics" for port in metrics_ports])
+
+
+def moves_applied_at(metrics_urls: Sequence[str]) -> float:
+    """Moves applied so far by the servers whose /metrics these are (``truco_commands_applied_total``)."""
     total = 0.0
-    for port in metrics_ports:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}/metrics", timeout=10) as response:
+    for url in metrics_urls:
+        with urllib.request.urlopen(url, timeout=10) as response:
             text = response.read().decode()
         total += sum(float(v) for v in re.findall(r"^truco_commands_applied_total\{[^}]*\} (\S+)$", text, re.M))
     return total
