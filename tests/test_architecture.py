@@ -36,6 +36,7 @@ SERVER_PORTS = (
     "truco.server.pipeline",
     "truco.server.errors",
     "truco.server.service",
+    "truco.server.sessions",
     "truco.server.messages",
     "truco.server.projections",
     "truco.server.reflection",

@@ -7,7 +7,7 @@ health and reflection never pass through it, so no caller can starve a probe). F
    anonymous) and its player (the seat token, else the connection; see ``app_quotas.py``); a key this replica
    has not looked up lately costs its address a token of a small bucket first, so a client sending one made-up
    key after another is throttled before the store is asked;
-2. refuses CreateGame, JoinGame and WatchGame without a key when keys are required;
+2. refuses CreateGame, JoinGame, WatchGame and PlayGame without a key when keys are required;
 3. charges the player's calls-per-second token bucket, then its app's (the key's own rate when it has one);
 4. checks the request's ids, names and page token (``validation.py``);
 5. holds one of the app's in-flight slots (unary calls) or watch slots (streams: capped per client address,
@@ -40,7 +40,7 @@ from .validation import check_request
 GAME_SERVICE = "truco.v1.GameService"
 RULES_SERVICE = "truco.v1.RulesService"
 LIMITED_SERVICES = (GAME_SERVICE, RULES_SERVICE)
-KEYED_METHODS = frozenset({"CreateGame", "JoinGame", "WatchGame"})
+KEYED_METHODS = frozenset({"CreateGame", "JoinGame", "WatchGame", "PlayGame"})
 """The methods that need an API key when the server requires keys (a spectator's watch too: no anonymous
 caller may hold the server's streams)."""
 CREATING_METHODS = frozenset({"CreateGame", "Rematch"})
@@ -156,9 +156,14 @@ class Admission:
         """
         caller = await self.identify(method, metadata, peer)
         self.charge_call(caller)
+        self.check(service, method, request)
+        return caller
+
+    @staticmethod
+    def check(service: str, method: str, request: Any) -> None:
+        """Step 4: the request's bounded input. :raises ServiceFailure: INVALID_ARGUMENT with its reason."""
         if service == GAME_SERVICE:
             check_request(method, request)
-        return caller
 
     async def identify(self, method: str, metadata: Any, peer: str) -> Caller:
         key = api_key_of(metadata)

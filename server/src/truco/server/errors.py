@@ -4,7 +4,8 @@ Every error a client can cause has a status :class:`Code` (gRPC's codes, which C
 stable machine ``reason`` (the engine's reason codes for moves, and the service's own
 :class:`~truco.server.reasons.ServiceReason`); its message never names a card the caller does not hold. This
 module is the one place domain failures become service errors; each door maps a :class:`ServiceError` to its own
-wire form once (``grpc_door.status_of``, ``web.connect_error``), with the same details (:func:`rich_details`).
+wire form once (``grpc_door.status_of``, ``web.connect_error``), with the same details (:func:`rich_details`);
+a command refused on a PlayGame stream is answered with the same facts as a message (:func:`command_error`).
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from google.rpc import error_details_pb2
 
 from truco.engine import InvalidCommand, RuleViolation
 from truco.wire import DecodeError
+from truco.wire.v1 import game_service_pb2
 
 from .reasons import QuotaExceeded, ServiceFailure, ServiceReason
 from .store.errors import GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable
@@ -166,6 +168,18 @@ def rich_details(error: ServiceError) -> list[any_pb2.Any]:
     return packed
 
 
+def command_error(error: ServiceError) -> game_service_pb2.CommandError:
+    """A refused command as a PlayGame stream reports it: the code, reason, message and metadata its unary
+    call's status would carry, and past a quota when to send it again."""
+    out = game_service_pb2.CommandError(
+        code=error.code.value, reason=error.reason, message=error.message, metadata=error.metadata
+    )
+    if error.quota is not None:
+        whole = math.floor(error.quota.retry_after)
+        out.retry_delay.seconds, out.retry_delay.nanos = whole, int((error.quota.retry_after - whole) * 1e9)
+    return out
+
+
 def error_for(error: Exception) -> ServiceError:
     """What a failure is reported as. A domain error says what the client got wrong; anything else is a bug of
     ours: logged with its traceback and answered INTERNAL, without internal details."""
@@ -179,4 +193,14 @@ def error_for(error: Exception) -> ServiceError:
         return ServiceError.of(ServiceReason.INTERNAL, "internal error; it has been logged")
 
 
-__all__ = ["CODES", "DOMAIN", "Code", "Quota", "ServiceError", "error_for", "from_exception", "rich_details"]
+__all__ = [
+    "CODES",
+    "DOMAIN",
+    "Code",
+    "Quota",
+    "ServiceError",
+    "command_error",
+    "error_for",
+    "from_exception",
+    "rich_details",
+]

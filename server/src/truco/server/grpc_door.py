@@ -83,6 +83,17 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
     def _handler(self, method: Method) -> _Handler:
         pipeline = self.pipeline
         parse = _tolerant(method.request.FromString)
+        if method.bidirectional:
+
+            async def session(requests: AsyncIterator[Any], context: _Context) -> AsyncIterator[Any]:
+                call = Call(method, "grpc", _metadata(context), context.peer())
+                try:
+                    async for message in pipeline.session(call, requests):
+                        yield message
+                except ServiceError as error:
+                    await context.abort_with_status(status_of(error))
+
+            return grpc.stream_stream_rpc_method_handler(session, parse, _serialize)
         if method.streaming:
 
             async def stream(request: Any, context: _Context) -> AsyncIterator[Any]:

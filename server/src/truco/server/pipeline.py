@@ -8,6 +8,10 @@ gRPC on the web port), is
 4. handed to the service's handler, which takes the request and the :class:`Call` and answers a message (or
    its bytes, already serialized) or streams them.
 
+A bidirectional call (:meth:`Pipeline.session`) is admitted as a stream by its first message; each later
+message is admitted as a call of the caller's (its rate, its input), and one refused reaches the handler as a
+:class:`Refused` for it to answer on the stream, which goes on.
+
 Any failure becomes one :class:`~truco.server.errors.ServiceError`, which each door maps to its wire form once.
 The doors only translate (``grpc_door``, ``web``); the methods they serve come from the services' descriptors
 (:func:`methods_of`), so every RPC of the contract is on every door by construction.
@@ -51,7 +55,10 @@ class Method:
     request: type[Message]
     response: type[Message]
     handler: Callable[..., Any]
-    """``(request, call) -> Awaitable[Reply]``, or ``-> AsyncIterator[Reply]`` for a server stream."""
+    """``(request, call) -> Awaitable[Reply]``, or ``-> AsyncIterator[Reply]`` for a server stream; for a
+    bidirectional one ``(requests, call) -> AsyncIterator[Reply]``, ``requests`` as :meth:`Pipeline.session`
+    hands them."""
+    bidirectional: bool = False
 
     @property
     def path(self) -> str:
@@ -59,6 +66,8 @@ class Method:
 
     @property
     def kind(self) -> str:
+        if self.bidirectional:
+            return "bidi_stream"
         return "server_stream" if self.streaming else "unary"
 
 
@@ -72,7 +81,7 @@ def methods_of(service: ServiceDescriptor, servicer: object) -> list[Method]:
         handler = getattr(servicer, method.name, None)
         if handler is None:
             raise TypeError(f"{type(servicer).__name__} does not serve {service.full_name}/{method.name}")
-        if method.client_streaming:
+        if method.client_streaming and not method.server_streaming:
             raise TypeError(f"{service.full_name}/{method.name}: client streams are not served")
         found.append(
             Method(
@@ -82,6 +91,7 @@ def methods_of(service: ServiceDescriptor, servicer: object) -> list[Method]:
                 message_factory.GetMessageClass(method.input_type),
                 message_factory.GetMessageClass(method.output_type),
                 handler,
+                bidirectional=method.client_streaming,
             )
         )
     return found
@@ -104,6 +114,15 @@ class Malformed:
     """Stands for a request whose bytes did not parse, so that the pipeline answers INVALID_ARGUMENT."""
 
     error: str
+
+
+@dataclass(frozen=True)
+class Refused:
+    """A later message of a bidirectional call that the admission refused (past the caller's rate, bad input):
+    the handler answers it on the stream, which goes on."""
+
+    request: Any
+    error: ServiceError
 
 
 def request_fields(request: object) -> dict[str, str]:
@@ -207,6 +226,39 @@ class Pipeline:
                     meters.sent.inc()
                     yield message
 
+    async def session(self, call: Call, requests: AsyncIterator[object]) -> AsyncIterator[Reply]:
+        """A bidirectional call's messages. Its first message is admitted as a stream's (identified, charged,
+        checked, a watch slot held for the call's life) and handed on; each later one is charged and checked as
+        a call of the caller's and handed on, or handed on as :class:`Refused`. The handler receives them as
+        ``requests`` and may stop reading at any time. :raises ServiceError: for a failure of the call itself
+        (its first message refused, a message that did not parse, the handler's own)."""
+        first = await anext(aiter(requests), None)
+        if first is None:
+            first = Malformed("the stream ended before its first message")
+        with self._observed(call, "bidi_stream", _loggable(first)) as meters:
+            await self._admit(call, first)
+            with self.admission.watch_slot(call.caller):
+                async with contextlib.aclosing(call.method.handler(self._later(call, first, requests), call)) as out:
+                    async for message in out:
+                        meters.sent.inc()
+                        yield message
+
+    async def _later(self, call: Call, first: object, requests: AsyncIterator[object]) -> AsyncIterator[object]:
+        yield first
+        method = call.method
+        async for request in requests:
+            if isinstance(request, Malformed):
+                raise ServiceError.of(
+                    ServiceReason.MALFORMED_REQUEST, f"a message is not a valid {method.request.DESCRIPTOR.name}"
+                )
+            try:
+                self.admission.charge_call(call.caller)
+                self.admission.check(method.service, method.name, request)
+            except Exception as failure:
+                yield Refused(request, error_for(failure))
+            else:
+                yield request
+
     @contextlib.contextmanager
     def _observed(self, call: Call, kind: str, request: object) -> Iterator[_Meters]:
         """Count and time the call around its handling; any failure leaves as the ServiceError it stands for."""
@@ -235,6 +287,16 @@ class Pipeline:
         method = call.method
         call.caller = await self.admission.admit(method.service, method.name, request, call.metadata, call.peer)
 
+def _loggable(request: object) -> object:
+    """What a bidirectional call's log line names: the fields of its first message's set part (its game)."""
+    if isinstance(request, Message):
+        kind = request.DESCRIPTOR.oneofs[0].name if request.DESCRIPTOR.oneofs else None
+        which = request.WhichOneof(kind) if kind else None
+        if which:
+            return getattr(request, which)
+    return request
+
+
 __all__ = [
     "HEALTH_SERVICE",
     "Call",
@@ -243,6 +305,7 @@ __all__ = [
     "Method",
     "Observer",
     "Pipeline",
+    "Refused",
     "Reply",
     "methods_of",
     "request_fields",

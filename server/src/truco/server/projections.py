@@ -116,6 +116,25 @@ def watch_messages(
     return found
 
 
+_PLAY_COMMIT = gs.PlayGameResponse.DESCRIPTOR.fields_by_name["commit"].number
+
+
+def session_messages(
+    game: str, seat: int | None, before: Snapshot | None, after: Snapshot, clocks: Clocks, after_version: int
+) -> list[bytes]:
+    """What a PlayGame stream sends for the events of ``after`` past ``before``: a per-commit watch's messages,
+    each wrapped as a ``PlayGameResponse.commit``, kept in ``after``'s memo like them."""
+    if before is None:
+        caught_up = watch_messages(game, seat, None, after, clocks, after_version, per_commit=True)
+        return [field(_PLAY_COMMIT, message) for message in caught_up]
+    key = ("session", before.seq, seat, clocks)
+    found = after.memo.get(key)
+    if not isinstance(found, list):
+        watched = watch_messages(game, seat, before, after, clocks, 0, per_commit=True)
+        found = after.memo[key] = [field(_PLAY_COMMIT, message) for message in watched]
+    return found
+
+
 def _messages(
     game: str, seat: int | None, before: Snapshot | None, after: Snapshot, clocks: Clocks, after_version: int,
     per_commit: bool,
@@ -172,4 +191,12 @@ def _per_event(
 ENCODINGS = Encodings(events=STORED_EVENTS, reply=submit_reply, legacy_setup=legacy_setup)
 """How the game application stores events and replies, and reads old setups, in this server."""
 
-__all__ = ["ENCODINGS", "field", "public_view_bytes", "seat_view_bytes", "submit_reply", "watch_messages"]
+__all__ = [
+    "ENCODINGS",
+    "field",
+    "public_view_bytes",
+    "seat_view_bytes",
+    "session_messages",
+    "submit_reply",
+    "watch_messages",
+]

@@ -25,6 +25,7 @@ from .games import Games
 from .pipeline import Call
 from .projections import watch_messages
 from .reasons import ServiceFailure, ServiceReason
+from .sessions import Session
 from .snapshots import Snapshot
 from .store.records import GameRecord
 
@@ -176,6 +177,21 @@ class GameServicer:
                         yield message  # serialized once for every stream of this audience
         finally:
             self.games.metrics.watchers.dec()
+
+    async def PlayGame(self, requests: AsyncIterator[object], call: Call) -> AsyncIterator[bytes]:
+        # The pipeline hands the first message admitted and the later ones admitted or Refused.
+        first = await anext(aiter(requests))
+        if not isinstance(first, gs.PlayGameRequest) or first.WhichOneof("kind") != "start":
+            raise ServiceFailure(ServiceReason.MALFORMED_REQUEST, "the first message of a PlayGame stream is `start`")
+        start = first.start
+        game_id = messages.game_id_from_name(start.name)
+        if start.after_version < 0:
+            raise ServiceFailure(ServiceReason.INVALID_VERSION, "start.after_version cannot be negative")
+        seat = await self._seat(game_id, call, required=False)
+        session = Session(self.games, start.name, game_id, seat, start.after_version)
+        async with contextlib.aclosing(session.messages(requests)) as out:
+            async for message in out:
+                yield message
 
     async def ListGames(self, request: gs.ListGamesRequest, call: Call) -> gs.ListGamesResponse:
         # A caller sees the games of its API key (anonymous callers: the games made without one) and public ones.

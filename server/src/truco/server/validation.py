@@ -118,6 +118,8 @@ def check_request(method: str, request: Any) -> None:
         check_player_name(request.player_name)
     elif method in ("CreateGame", "SubmitCommand"):
         check_request_id(request.request_id)
+    elif method == "PlayGame" and request.HasField("command"):
+        check_request_id(request.command.request_id, "command.request_id")
     elif method == "ListGames":
         check_page_token(request.page_token)
 

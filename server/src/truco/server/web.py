@@ -175,6 +175,13 @@ def _refused(error: ServiceError, ctx: RequestContext[Any, Any]) -> ConnectError
     return connect_error(error)
 
 
+_STREAM_TYPES = {
+    "unary": StreamType.UNARY,
+    "server_stream": StreamType.SERVER_STREAM,
+    "bidi_stream": StreamType.BIDI_STREAM,
+}
+
+
 def endpoint(pipeline: Pipeline, method: Method) -> Endpoint[Any, Any]:
     """The Connect endpoint of one method: the call goes through the pipeline, its failure maps to Connect."""
     info = MethodInfo(
@@ -183,8 +190,18 @@ def endpoint(pipeline: Pipeline, method: Method) -> Endpoint[Any, Any]:
         input=method.request,
         output=method.response,
         idempotency_level=IdempotencyLevel.UNKNOWN,
-        stream_type=StreamType.SERVER_STREAM if method.streaming else StreamType.UNARY,
+        stream_type=_STREAM_TYPES[method.kind],
     )
+    if method.bidirectional:
+
+        async def session(requests: AsyncIterator[Any], ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+            try:
+                async for message in pipeline.session(_call(method, ctx), requests):
+                    yield _Serialized(message, method.response) if isinstance(message, bytes) else message
+            except ServiceError as error:
+                raise _refused(error, ctx) from None
+
+        return Endpoint.bidi_stream(method=info, function=session)
     if method.streaming:
 
         async def stream(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:

@@ -1597,6 +1597,450 @@ func (x *WatchGameResponse) GetEvents() []*Event {
 	return nil
 }
 
+// A message of a PlayGame stream: its `start` first, then commands.
+type PlayGameRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the message is.
+	//
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*PlayGameRequest_Start
+	//	*PlayGameRequest_Command
+	Kind          isPlayGameRequest_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayGameRequest) Reset() {
+	*x = PlayGameRequest{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[19]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayGameRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayGameRequest) ProtoMessage() {}
+
+func (x *PlayGameRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[19]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayGameRequest.ProtoReflect.Descriptor instead.
+func (*PlayGameRequest) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{19}
+}
+
+func (x *PlayGameRequest) GetKind() isPlayGameRequest_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *PlayGameRequest) GetStart() *PlayGameStart {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayGameRequest_Start); ok {
+			return x.Start
+		}
+	}
+	return nil
+}
+
+func (x *PlayGameRequest) GetCommand() *PlayGameCommand {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayGameRequest_Command); ok {
+			return x.Command
+		}
+	}
+	return nil
+}
+
+type isPlayGameRequest_Kind interface {
+	isPlayGameRequest_Kind()
+}
+
+type PlayGameRequest_Start struct {
+	// The first message: the game and where its commits start.
+	Start *PlayGameStart `protobuf:"bytes,1,opt,name=start,proto3,oneof"`
+}
+
+type PlayGameRequest_Command struct {
+	// A command for the caller's seat.
+	Command *PlayGameCommand `protobuf:"bytes,2,opt,name=command,proto3,oneof"`
+}
+
+func (*PlayGameRequest_Start) isPlayGameRequest_Kind() {}
+
+func (*PlayGameRequest_Command) isPlayGameRequest_Kind() {}
+
+// Which game a PlayGame stream plays, and from where.
+type PlayGameStart struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `games/{game}`.
+	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	// Send the commits after this version (0: from the start), as WatchGame's `after_version`.
+	AfterVersion  int64 `protobuf:"varint,2,opt,name=after_version,json=afterVersion,proto3" json:"after_version,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayGameStart) Reset() {
+	*x = PlayGameStart{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[20]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayGameStart) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayGameStart) ProtoMessage() {}
+
+func (x *PlayGameStart) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[20]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayGameStart.ProtoReflect.Descriptor instead.
+func (*PlayGameStart) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{20}
+}
+
+func (x *PlayGameStart) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+func (x *PlayGameStart) GetAfterVersion() int64 {
+	if x != nil {
+		return x.AfterVersion
+	}
+	return 0
+}
+
+// A command sent on a PlayGame stream: a SubmitCommandRequest without the game's name (the stream's).
+type PlayGameCommand struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Required here: the outcome names the command by it. The same request id sent again (on this stream or
+	// any other, or to SubmitCommand) applies the command once and answers the same outcome. Same format as
+	// SubmitCommandRequest's.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// The version the client saw; if the game has moved on, the outcome is ABORTED and nothing changes.
+	// 0 skips the check.
+	ExpectedVersion int64 `protobuf:"varint,2,opt,name=expected_version,json=expectedVersion,proto3" json:"expected_version,omitempty"`
+	// The command.
+	Command       *Command `protobuf:"bytes,3,opt,name=command,proto3" json:"command,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayGameCommand) Reset() {
+	*x = PlayGameCommand{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[21]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayGameCommand) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayGameCommand) ProtoMessage() {}
+
+func (x *PlayGameCommand) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[21]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayGameCommand.ProtoReflect.Descriptor instead.
+func (*PlayGameCommand) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{21}
+}
+
+func (x *PlayGameCommand) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *PlayGameCommand) GetExpectedVersion() int64 {
+	if x != nil {
+		return x.ExpectedVersion
+	}
+	return 0
+}
+
+func (x *PlayGameCommand) GetCommand() *Command {
+	if x != nil {
+		return x.Command
+	}
+	return nil
+}
+
+// A message of a PlayGame stream: a commit of the game, or a command's outcome.
+type PlayGameResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// What the message is.
+	//
+	// Types that are valid to be assigned to Kind:
+	//
+	//	*PlayGameResponse_Commit
+	//	*PlayGameResponse_Outcome
+	Kind          isPlayGameResponse_Kind `protobuf_oneof:"kind"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayGameResponse) Reset() {
+	*x = PlayGameResponse{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[22]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayGameResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayGameResponse) ProtoMessage() {}
+
+func (x *PlayGameResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[22]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayGameResponse.ProtoReflect.Descriptor instead.
+func (*PlayGameResponse) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{22}
+}
+
+func (x *PlayGameResponse) GetKind() isPlayGameResponse_Kind {
+	if x != nil {
+		return x.Kind
+	}
+	return nil
+}
+
+func (x *PlayGameResponse) GetCommit() *WatchGameResponse {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayGameResponse_Commit); ok {
+			return x.Commit
+		}
+	}
+	return nil
+}
+
+func (x *PlayGameResponse) GetOutcome() *PlayGameOutcome {
+	if x != nil {
+		if x, ok := x.Kind.(*PlayGameResponse_Outcome); ok {
+			return x.Outcome
+		}
+	}
+	return nil
+}
+
+type isPlayGameResponse_Kind interface {
+	isPlayGameResponse_Kind()
+}
+
+type PlayGameResponse_Commit struct {
+	// A commit's events with the caller's view after them: exactly a per-commit WatchGame's message.
+	Commit *WatchGameResponse `protobuf:"bytes,1,opt,name=commit,proto3,oneof"`
+}
+
+type PlayGameResponse_Outcome struct {
+	// What became of one of the caller's commands.
+	Outcome *PlayGameOutcome `protobuf:"bytes,2,opt,name=outcome,proto3,oneof"`
+}
+
+func (*PlayGameResponse_Commit) isPlayGameResponse_Kind() {}
+
+func (*PlayGameResponse_Outcome) isPlayGameResponse_Kind() {}
+
+// What became of a command sent on a PlayGame stream.
+type PlayGameOutcome struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The command's request id.
+	RequestId string `protobuf:"bytes,1,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
+	// Accepted: the game's version after the command (and the bot moves and deal it triggered). Its events
+	// arrive, or arrived, as a `commit`. 0 when refused.
+	Version int64 `protobuf:"varint,2,opt,name=version,proto3" json:"version,omitempty"`
+	// Refused: why, as SubmitCommand's status would say it. Unset when accepted.
+	Error         *CommandError `protobuf:"bytes,3,opt,name=error,proto3" json:"error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PlayGameOutcome) Reset() {
+	*x = PlayGameOutcome{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[23]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PlayGameOutcome) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PlayGameOutcome) ProtoMessage() {}
+
+func (x *PlayGameOutcome) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[23]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PlayGameOutcome.ProtoReflect.Descriptor instead.
+func (*PlayGameOutcome) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{23}
+}
+
+func (x *PlayGameOutcome) GetRequestId() string {
+	if x != nil {
+		return x.RequestId
+	}
+	return ""
+}
+
+func (x *PlayGameOutcome) GetVersion() int64 {
+	if x != nil {
+		return x.Version
+	}
+	return 0
+}
+
+func (x *PlayGameOutcome) GetError() *CommandError {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
+// Why a command was refused: what a unary call's status and google.rpc details would carry.
+type CommandError struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The gRPC status code (google.rpc.Code) SubmitCommand would have failed with.
+	Code int32 `protobuf:"varint,1,opt,name=code,proto3" json:"code,omitempty"`
+	// The machine reason (an ErrorReason name without its prefix, as in ErrorInfo.reason).
+	Reason string `protobuf:"bytes,2,opt,name=reason,proto3" json:"reason,omitempty"`
+	// For people; may change.
+	Message string `protobuf:"bytes,3,opt,name=message,proto3" json:"message,omitempty"`
+	// The ErrorInfo's metadata (a quota's `quota`, `limit` and `retry_after_seconds`; a conflict's versions).
+	Metadata map[string]string `protobuf:"bytes,4,rep,name=metadata,proto3" json:"metadata,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Past a quota (RESOURCE_EXHAUSTED, QUOTA_EXCEEDED): when to send the command again, with the same request
+	// id (the google.rpc.RetryInfo's delay).
+	RetryDelay    *durationpb.Duration `protobuf:"bytes,5,opt,name=retry_delay,json=retryDelay,proto3" json:"retry_delay,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CommandError) Reset() {
+	*x = CommandError{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[24]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CommandError) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CommandError) ProtoMessage() {}
+
+func (x *CommandError) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[24]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CommandError.ProtoReflect.Descriptor instead.
+func (*CommandError) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{24}
+}
+
+func (x *CommandError) GetCode() int32 {
+	if x != nil {
+		return x.Code
+	}
+	return 0
+}
+
+func (x *CommandError) GetReason() string {
+	if x != nil {
+		return x.Reason
+	}
+	return ""
+}
+
+func (x *CommandError) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
+func (x *CommandError) GetMetadata() map[string]string {
+	if x != nil {
+		return x.Metadata
+	}
+	return nil
+}
+
+func (x *CommandError) GetRetryDelay() *durationpb.Duration {
+	if x != nil {
+		return x.RetryDelay
+	}
+	return nil
+}
+
 // List open games.
 type ListGamesRequest struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1610,7 +2054,7 @@ type ListGamesRequest struct {
 
 func (x *ListGamesRequest) Reset() {
 	*x = ListGamesRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[19]
+	mi := &file_truco_v1_game_service_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1622,7 +2066,7 @@ func (x *ListGamesRequest) String() string {
 func (*ListGamesRequest) ProtoMessage() {}
 
 func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[19]
+	mi := &file_truco_v1_game_service_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1635,7 +2079,7 @@ func (x *ListGamesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesRequest.ProtoReflect.Descriptor instead.
 func (*ListGamesRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{19}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *ListGamesRequest) GetPageSize() int32 {
@@ -1665,7 +2109,7 @@ type ListGamesResponse struct {
 
 func (x *ListGamesResponse) Reset() {
 	*x = ListGamesResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[20]
+	mi := &file_truco_v1_game_service_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1677,7 +2121,7 @@ func (x *ListGamesResponse) String() string {
 func (*ListGamesResponse) ProtoMessage() {}
 
 func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[20]
+	mi := &file_truco_v1_game_service_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1690,7 +2134,7 @@ func (x *ListGamesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListGamesResponse.ProtoReflect.Descriptor instead.
 func (*ListGamesResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{20}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *ListGamesResponse) GetGames() []*Game {
@@ -1718,7 +2162,7 @@ type GetGameRequest struct {
 
 func (x *GetGameRequest) Reset() {
 	*x = GetGameRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[21]
+	mi := &file_truco_v1_game_service_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1730,7 +2174,7 @@ func (x *GetGameRequest) String() string {
 func (*GetGameRequest) ProtoMessage() {}
 
 func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[21]
+	mi := &file_truco_v1_game_service_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1743,7 +2187,7 @@ func (x *GetGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameRequest.ProtoReflect.Descriptor instead.
 func (*GetGameRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{21}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *GetGameRequest) GetName() string {
@@ -1764,7 +2208,7 @@ type GetGameResponse struct {
 
 func (x *GetGameResponse) Reset() {
 	*x = GetGameResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[22]
+	mi := &file_truco_v1_game_service_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1776,7 +2220,7 @@ func (x *GetGameResponse) String() string {
 func (*GetGameResponse) ProtoMessage() {}
 
 func (x *GetGameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[22]
+	mi := &file_truco_v1_game_service_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1789,7 +2233,7 @@ func (x *GetGameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetGameResponse.ProtoReflect.Descriptor instead.
 func (*GetGameResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{22}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *GetGameResponse) GetGame() *Game {
@@ -1810,7 +2254,7 @@ type LeaveGameRequest struct {
 
 func (x *LeaveGameRequest) Reset() {
 	*x = LeaveGameRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[23]
+	mi := &file_truco_v1_game_service_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1822,7 +2266,7 @@ func (x *LeaveGameRequest) String() string {
 func (*LeaveGameRequest) ProtoMessage() {}
 
 func (x *LeaveGameRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[23]
+	mi := &file_truco_v1_game_service_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1835,7 +2279,7 @@ func (x *LeaveGameRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveGameRequest.ProtoReflect.Descriptor instead.
 func (*LeaveGameRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{23}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *LeaveGameRequest) GetName() string {
@@ -1856,7 +2300,7 @@ type LeaveGameResponse struct {
 
 func (x *LeaveGameResponse) Reset() {
 	*x = LeaveGameResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[24]
+	mi := &file_truco_v1_game_service_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1868,7 +2312,7 @@ func (x *LeaveGameResponse) String() string {
 func (*LeaveGameResponse) ProtoMessage() {}
 
 func (x *LeaveGameResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[24]
+	mi := &file_truco_v1_game_service_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1881,7 +2325,7 @@ func (x *LeaveGameResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use LeaveGameResponse.ProtoReflect.Descriptor instead.
 func (*LeaveGameResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{24}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *LeaveGameResponse) GetView() *SeatView {
@@ -1902,7 +2346,7 @@ type ResumeSeatRequest struct {
 
 func (x *ResumeSeatRequest) Reset() {
 	*x = ResumeSeatRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[25]
+	mi := &file_truco_v1_game_service_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1914,7 +2358,7 @@ func (x *ResumeSeatRequest) String() string {
 func (*ResumeSeatRequest) ProtoMessage() {}
 
 func (x *ResumeSeatRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[25]
+	mi := &file_truco_v1_game_service_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1927,7 +2371,7 @@ func (x *ResumeSeatRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeSeatRequest.ProtoReflect.Descriptor instead.
 func (*ResumeSeatRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{25}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *ResumeSeatRequest) GetName() string {
@@ -1948,7 +2392,7 @@ type ResumeSeatResponse struct {
 
 func (x *ResumeSeatResponse) Reset() {
 	*x = ResumeSeatResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[26]
+	mi := &file_truco_v1_game_service_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1960,7 +2404,7 @@ func (x *ResumeSeatResponse) String() string {
 func (*ResumeSeatResponse) ProtoMessage() {}
 
 func (x *ResumeSeatResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[26]
+	mi := &file_truco_v1_game_service_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1973,7 +2417,7 @@ func (x *ResumeSeatResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ResumeSeatResponse.ProtoReflect.Descriptor instead.
 func (*ResumeSeatResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{26}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *ResumeSeatResponse) GetView() *SeatView {
@@ -1994,7 +2438,7 @@ type RematchRequest struct {
 
 func (x *RematchRequest) Reset() {
 	*x = RematchRequest{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[27]
+	mi := &file_truco_v1_game_service_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2006,7 +2450,7 @@ func (x *RematchRequest) String() string {
 func (*RematchRequest) ProtoMessage() {}
 
 func (x *RematchRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[27]
+	mi := &file_truco_v1_game_service_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2019,7 +2463,7 @@ func (x *RematchRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RematchRequest.ProtoReflect.Descriptor instead.
 func (*RematchRequest) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{27}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *RematchRequest) GetName() string {
@@ -2042,7 +2486,7 @@ type RematchResponse struct {
 
 func (x *RematchResponse) Reset() {
 	*x = RematchResponse{}
-	mi := &file_truco_v1_game_service_proto_msgTypes[28]
+	mi := &file_truco_v1_game_service_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2054,7 +2498,7 @@ func (x *RematchResponse) String() string {
 func (*RematchResponse) ProtoMessage() {}
 
 func (x *RematchResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_truco_v1_game_service_proto_msgTypes[28]
+	mi := &file_truco_v1_game_service_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2067,7 +2511,7 @@ func (x *RematchResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RematchResponse.ProtoReflect.Descriptor instead.
 func (*RematchResponse) Descriptor() ([]byte, []int) {
-	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{28}
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *RematchResponse) GetGame() *Game {
@@ -2189,7 +2633,38 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x05event\x18\x01 \x01(\v2\x0f.truco.v1.EventR\x05event\x12&\n" +
 	"\x04seat\x18\x02 \x01(\v2\x12.truco.v1.SeatViewR\x04seat\x12+\n" +
 	"\x06public\x18\x03 \x01(\v2\x13.truco.v1.MatchViewR\x06public\x12'\n" +
-	"\x06events\x18\x04 \x03(\v2\x0f.truco.v1.EventR\x06events\"N\n" +
+	"\x06events\x18\x04 \x03(\v2\x0f.truco.v1.EventR\x06events\"\x81\x01\n" +
+	"\x0fPlayGameRequest\x12/\n" +
+	"\x05start\x18\x01 \x01(\v2\x17.truco.v1.PlayGameStartH\x00R\x05start\x125\n" +
+	"\acommand\x18\x02 \x01(\v2\x19.truco.v1.PlayGameCommandH\x00R\acommandB\x06\n" +
+	"\x04kind\"H\n" +
+	"\rPlayGameStart\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
+	"\rafter_version\x18\x02 \x01(\x03R\fafterVersion\"\x88\x01\n" +
+	"\x0fPlayGameCommand\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12)\n" +
+	"\x10expected_version\x18\x02 \x01(\x03R\x0fexpectedVersion\x12+\n" +
+	"\acommand\x18\x03 \x01(\v2\x11.truco.v1.CommandR\acommand\"\x88\x01\n" +
+	"\x10PlayGameResponse\x125\n" +
+	"\x06commit\x18\x01 \x01(\v2\x1b.truco.v1.WatchGameResponseH\x00R\x06commit\x125\n" +
+	"\aoutcome\x18\x02 \x01(\v2\x19.truco.v1.PlayGameOutcomeH\x00R\aoutcomeB\x06\n" +
+	"\x04kind\"x\n" +
+	"\x0fPlayGameOutcome\x12\x1d\n" +
+	"\n" +
+	"request_id\x18\x01 \x01(\tR\trequestId\x12\x18\n" +
+	"\aversion\x18\x02 \x01(\x03R\aversion\x12,\n" +
+	"\x05error\x18\x03 \x01(\v2\x16.truco.v1.CommandErrorR\x05error\"\x8f\x02\n" +
+	"\fCommandError\x12\x12\n" +
+	"\x04code\x18\x01 \x01(\x05R\x04code\x12\x16\n" +
+	"\x06reason\x18\x02 \x01(\tR\x06reason\x12\x18\n" +
+	"\amessage\x18\x03 \x01(\tR\amessage\x12@\n" +
+	"\bmetadata\x18\x04 \x03(\v2$.truco.v1.CommandError.MetadataEntryR\bmetadata\x12:\n" +
+	"\vretry_delay\x18\x05 \x01(\v2\x19.google.protobuf.DurationR\n" +
+	"retryDelay\x1a;\n" +
+	"\rMetadataEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"N\n" +
 	"\x10ListGamesRequest\x12\x1b\n" +
 	"\tpage_size\x18\x01 \x01(\x05R\bpageSize\x12\x1d\n" +
 	"\n" +
@@ -2231,7 +2706,7 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\aBotKind\x12\x18\n" +
 	"\x14BOT_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fBOT_KIND_RANDOM\x10\x01\x12\x16\n" +
-	"\x12BOT_KIND_HEURISTIC\x10\x022\xaf\x06\n" +
+	"\x12BOT_KIND_HEURISTIC\x10\x022\xf6\x06\n" +
 	"\vGameService\x12G\n" +
 	"\n" +
 	"CreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12A\n" +
@@ -2245,7 +2720,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\tLeaveGame\x12\x1a.truco.v1.LeaveGameRequest\x1a\x1b.truco.v1.LeaveGameResponse\x12G\n" +
 	"\n" +
 	"ResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n" +
-	"\aRematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponseB\x9c\x01\n" +
+	"\aRematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponse\x12E\n" +
+	"\bPlayGame\x12\x19.truco.v1.PlayGameRequest\x1a\x1a.truco.v1.PlayGameResponse(\x010\x01B\x9c\x01\n" +
 	"\fcom.truco.v1B\x10GameServiceProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
@@ -2261,7 +2737,7 @@ func file_truco_v1_game_service_proto_rawDescGZIP() []byte {
 }
 
 var file_truco_v1_game_service_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_truco_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 29)
+var file_truco_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
 var file_truco_v1_game_service_proto_goTypes = []any{
 	(ClockPolicy)(0),                 // 0: truco.v1.ClockPolicy
 	(SeatKind)(0),                    // 1: truco.v1.SeatKind
@@ -2286,29 +2762,36 @@ var file_truco_v1_game_service_proto_goTypes = []any{
 	(*SubmitCommandResponse)(nil),    // 20: truco.v1.SubmitCommandResponse
 	(*WatchGameRequest)(nil),         // 21: truco.v1.WatchGameRequest
 	(*WatchGameResponse)(nil),        // 22: truco.v1.WatchGameResponse
-	(*ListGamesRequest)(nil),         // 23: truco.v1.ListGamesRequest
-	(*ListGamesResponse)(nil),        // 24: truco.v1.ListGamesResponse
-	(*GetGameRequest)(nil),           // 25: truco.v1.GetGameRequest
-	(*GetGameResponse)(nil),          // 26: truco.v1.GetGameResponse
-	(*LeaveGameRequest)(nil),         // 27: truco.v1.LeaveGameRequest
-	(*LeaveGameResponse)(nil),        // 28: truco.v1.LeaveGameResponse
-	(*ResumeSeatRequest)(nil),        // 29: truco.v1.ResumeSeatRequest
-	(*ResumeSeatResponse)(nil),       // 30: truco.v1.ResumeSeatResponse
-	(*RematchRequest)(nil),           // 31: truco.v1.RematchRequest
-	(*RematchResponse)(nil),          // 32: truco.v1.RematchResponse
-	(*durationpb.Duration)(nil),      // 33: google.protobuf.Duration
-	(*Card)(nil),                     // 34: truco.v1.Card
-	(*RuleSet)(nil),                  // 35: truco.v1.RuleSet
-	(Phase)(0),                       // 36: truco.v1.Phase
-	(*TeamScore)(nil),                // 37: truco.v1.TeamScore
-	(*SeatView)(nil),                 // 38: truco.v1.SeatView
-	(*MatchView)(nil),                // 39: truco.v1.MatchView
-	(*Command)(nil),                  // 40: truco.v1.Command
-	(*Event)(nil),                    // 41: truco.v1.Event
+	(*PlayGameRequest)(nil),          // 23: truco.v1.PlayGameRequest
+	(*PlayGameStart)(nil),            // 24: truco.v1.PlayGameStart
+	(*PlayGameCommand)(nil),          // 25: truco.v1.PlayGameCommand
+	(*PlayGameResponse)(nil),         // 26: truco.v1.PlayGameResponse
+	(*PlayGameOutcome)(nil),          // 27: truco.v1.PlayGameOutcome
+	(*CommandError)(nil),             // 28: truco.v1.CommandError
+	(*ListGamesRequest)(nil),         // 29: truco.v1.ListGamesRequest
+	(*ListGamesResponse)(nil),        // 30: truco.v1.ListGamesResponse
+	(*GetGameRequest)(nil),           // 31: truco.v1.GetGameRequest
+	(*GetGameResponse)(nil),          // 32: truco.v1.GetGameResponse
+	(*LeaveGameRequest)(nil),         // 33: truco.v1.LeaveGameRequest
+	(*LeaveGameResponse)(nil),        // 34: truco.v1.LeaveGameResponse
+	(*ResumeSeatRequest)(nil),        // 35: truco.v1.ResumeSeatRequest
+	(*ResumeSeatResponse)(nil),       // 36: truco.v1.ResumeSeatResponse
+	(*RematchRequest)(nil),           // 37: truco.v1.RematchRequest
+	(*RematchResponse)(nil),          // 38: truco.v1.RematchResponse
+	nil,                              // 39: truco.v1.CommandError.MetadataEntry
+	(*durationpb.Duration)(nil),      // 40: google.protobuf.Duration
+	(*Card)(nil),                     // 41: truco.v1.Card
+	(*RuleSet)(nil),                  // 42: truco.v1.RuleSet
+	(Phase)(0),                       // 43: truco.v1.Phase
+	(*TeamScore)(nil),                // 44: truco.v1.TeamScore
+	(*SeatView)(nil),                 // 45: truco.v1.SeatView
+	(*MatchView)(nil),                // 46: truco.v1.MatchView
+	(*Command)(nil),                  // 47: truco.v1.Command
+	(*Event)(nil),                    // 48: truco.v1.Event
 }
 var file_truco_v1_game_service_proto_depIdxs = []int32{
-	33, // 0: truco.v1.ClockSettings.decision:type_name -> google.protobuf.Duration
-	33, // 1: truco.v1.ClockSettings.reserve:type_name -> google.protobuf.Duration
+	40, // 0: truco.v1.ClockSettings.decision:type_name -> google.protobuf.Duration
+	40, // 1: truco.v1.ClockSettings.reserve:type_name -> google.protobuf.Duration
 	0,  // 2: truco.v1.ClockSettings.on_expiry:type_name -> truco.v1.ClockPolicy
 	3,  // 3: truco.v1.ClockSettings.takeover_bot:type_name -> truco.v1.BotKind
 	2,  // 4: truco.v1.ClockSettings.takeover_level:type_name -> truco.v1.BotLevel
@@ -2318,63 +2801,73 @@ var file_truco_v1_game_service_proto_depIdxs = []int32{
 	3,  // 8: truco.v1.SeatInfo.bot:type_name -> truco.v1.BotKind
 	2,  // 9: truco.v1.SeatInfo.bot_level:type_name -> truco.v1.BotLevel
 	9,  // 10: truco.v1.FixedDeal.hands:type_name -> truco.v1.DealtHand
-	34, // 11: truco.v1.FixedDeal.muestra:type_name -> truco.v1.Card
+	41, // 11: truco.v1.FixedDeal.muestra:type_name -> truco.v1.Card
 	8,  // 12: truco.v1.FixedDeal.seat_hands:type_name -> truco.v1.SeatHand
-	34, // 13: truco.v1.SeatHand.cards:type_name -> truco.v1.Card
-	34, // 14: truco.v1.DealtHand.cards:type_name -> truco.v1.Card
-	35, // 15: truco.v1.Game.rules:type_name -> truco.v1.RuleSet
+	41, // 13: truco.v1.SeatHand.cards:type_name -> truco.v1.Card
+	41, // 14: truco.v1.DealtHand.cards:type_name -> truco.v1.Card
+	42, // 15: truco.v1.Game.rules:type_name -> truco.v1.RuleSet
 	6,  // 16: truco.v1.Game.seats:type_name -> truco.v1.SeatInfo
-	36, // 17: truco.v1.Game.phase:type_name -> truco.v1.Phase
-	37, // 18: truco.v1.Game.scores:type_name -> truco.v1.TeamScore
+	43, // 17: truco.v1.Game.phase:type_name -> truco.v1.Phase
+	44, // 18: truco.v1.Game.scores:type_name -> truco.v1.TeamScore
 	4,  // 19: truco.v1.Game.clock:type_name -> truco.v1.ClockSettings
-	35, // 20: truco.v1.CreateGameRequest.rules:type_name -> truco.v1.RuleSet
+	42, // 20: truco.v1.CreateGameRequest.rules:type_name -> truco.v1.RuleSet
 	5,  // 21: truco.v1.CreateGameRequest.bots:type_name -> truco.v1.BotSeat
 	7,  // 22: truco.v1.CreateGameRequest.fixed_deals:type_name -> truco.v1.FixedDeal
 	4,  // 23: truco.v1.CreateGameRequest.clock:type_name -> truco.v1.ClockSettings
 	10, // 24: truco.v1.CreateGameResponse.game:type_name -> truco.v1.Game
-	38, // 25: truco.v1.JoinGameResponse.view:type_name -> truco.v1.SeatView
-	38, // 26: truco.v1.GetGameViewResponse.seat:type_name -> truco.v1.SeatView
-	39, // 27: truco.v1.GetGameViewResponse.public:type_name -> truco.v1.MatchView
-	40, // 28: truco.v1.ListLegalActionsResponse.actions:type_name -> truco.v1.Command
-	40, // 29: truco.v1.SubmitCommandRequest.command:type_name -> truco.v1.Command
-	41, // 30: truco.v1.SubmitCommandResponse.events:type_name -> truco.v1.Event
-	38, // 31: truco.v1.SubmitCommandResponse.view:type_name -> truco.v1.SeatView
-	41, // 32: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
-	38, // 33: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
-	39, // 34: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
-	41, // 35: truco.v1.WatchGameResponse.events:type_name -> truco.v1.Event
-	10, // 36: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
-	10, // 37: truco.v1.GetGameResponse.game:type_name -> truco.v1.Game
-	38, // 38: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
-	38, // 39: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
-	10, // 40: truco.v1.RematchResponse.game:type_name -> truco.v1.Game
-	11, // 41: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
-	13, // 42: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
-	15, // 43: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
-	17, // 44: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
-	19, // 45: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
-	21, // 46: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
-	23, // 47: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
-	25, // 48: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
-	27, // 49: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
-	29, // 50: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
-	31, // 51: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
-	12, // 52: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
-	14, // 53: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
-	16, // 54: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
-	18, // 55: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
-	20, // 56: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
-	22, // 57: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
-	24, // 58: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
-	26, // 59: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
-	28, // 60: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
-	30, // 61: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
-	32, // 62: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
-	52, // [52:63] is the sub-list for method output_type
-	41, // [41:52] is the sub-list for method input_type
-	41, // [41:41] is the sub-list for extension type_name
-	41, // [41:41] is the sub-list for extension extendee
-	0,  // [0:41] is the sub-list for field type_name
+	45, // 25: truco.v1.JoinGameResponse.view:type_name -> truco.v1.SeatView
+	45, // 26: truco.v1.GetGameViewResponse.seat:type_name -> truco.v1.SeatView
+	46, // 27: truco.v1.GetGameViewResponse.public:type_name -> truco.v1.MatchView
+	47, // 28: truco.v1.ListLegalActionsResponse.actions:type_name -> truco.v1.Command
+	47, // 29: truco.v1.SubmitCommandRequest.command:type_name -> truco.v1.Command
+	48, // 30: truco.v1.SubmitCommandResponse.events:type_name -> truco.v1.Event
+	45, // 31: truco.v1.SubmitCommandResponse.view:type_name -> truco.v1.SeatView
+	48, // 32: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
+	45, // 33: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
+	46, // 34: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
+	48, // 35: truco.v1.WatchGameResponse.events:type_name -> truco.v1.Event
+	24, // 36: truco.v1.PlayGameRequest.start:type_name -> truco.v1.PlayGameStart
+	25, // 37: truco.v1.PlayGameRequest.command:type_name -> truco.v1.PlayGameCommand
+	47, // 38: truco.v1.PlayGameCommand.command:type_name -> truco.v1.Command
+	22, // 39: truco.v1.PlayGameResponse.commit:type_name -> truco.v1.WatchGameResponse
+	27, // 40: truco.v1.PlayGameResponse.outcome:type_name -> truco.v1.PlayGameOutcome
+	28, // 41: truco.v1.PlayGameOutcome.error:type_name -> truco.v1.CommandError
+	39, // 42: truco.v1.CommandError.metadata:type_name -> truco.v1.CommandError.MetadataEntry
+	40, // 43: truco.v1.CommandError.retry_delay:type_name -> google.protobuf.Duration
+	10, // 44: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
+	10, // 45: truco.v1.GetGameResponse.game:type_name -> truco.v1.Game
+	45, // 46: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
+	45, // 47: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
+	10, // 48: truco.v1.RematchResponse.game:type_name -> truco.v1.Game
+	11, // 49: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
+	13, // 50: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
+	15, // 51: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
+	17, // 52: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
+	19, // 53: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
+	21, // 54: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
+	29, // 55: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
+	31, // 56: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
+	33, // 57: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
+	35, // 58: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
+	37, // 59: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
+	23, // 60: truco.v1.GameService.PlayGame:input_type -> truco.v1.PlayGameRequest
+	12, // 61: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
+	14, // 62: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
+	16, // 63: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
+	18, // 64: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
+	20, // 65: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
+	22, // 66: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
+	30, // 67: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
+	32, // 68: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
+	34, // 69: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
+	36, // 70: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
+	38, // 71: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
+	26, // 72: truco.v1.GameService.PlayGame:output_type -> truco.v1.PlayGameResponse
+	61, // [61:73] is the sub-list for method output_type
+	49, // [49:61] is the sub-list for method input_type
+	49, // [49:49] is the sub-list for extension type_name
+	49, // [49:49] is the sub-list for extension extendee
+	0,  // [0:49] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_game_service_proto_init() }
@@ -2388,13 +2881,21 @@ func file_truco_v1_game_service_proto_init() {
 	file_truco_v1_rules_proto_init()
 	file_truco_v1_views_proto_init()
 	file_truco_v1_game_service_proto_msgTypes[9].OneofWrappers = []any{}
+	file_truco_v1_game_service_proto_msgTypes[19].OneofWrappers = []any{
+		(*PlayGameRequest_Start)(nil),
+		(*PlayGameRequest_Command)(nil),
+	}
+	file_truco_v1_game_service_proto_msgTypes[22].OneofWrappers = []any{
+		(*PlayGameResponse_Commit)(nil),
+		(*PlayGameResponse_Outcome)(nil),
+	}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_truco_v1_game_service_proto_rawDesc), len(file_truco_v1_game_service_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   29,
+			NumMessages:   36,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

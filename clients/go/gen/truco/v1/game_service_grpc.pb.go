@@ -30,6 +30,7 @@ const (
 	GameService_LeaveGame_FullMethodName        = "/truco.v1.GameService/LeaveGame"
 	GameService_ResumeSeat_FullMethodName       = "/truco.v1.GameService/ResumeSeat"
 	GameService_Rematch_FullMethodName          = "/truco.v1.GameService/Rematch"
+	GameService_PlayGame_FullMethodName         = "/truco.v1.GameService/PlayGame"
 )
 
 // GameServiceClient is the client API for GameService service.
@@ -98,6 +99,27 @@ type GameServiceClient interface {
 	// finished game is re-joined with the same seat token (and name); the two games name each other
 	// (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
 	Rematch(ctx context.Context, in *RematchRequest, opts ...grpc.CallOption) (*RematchResponse, error)
+	// A seat's whole match on one call, for native gRPC clients: its commands in, the game's commits out. It
+	// replaces the pair of SubmitCommand and a per-commit WatchGame (same semantics, same quotas, same secrecy)
+	// and costs the server less per move: no new call per command.
+	//
+	// The first message is `start` (the game, and the version to stream after, as in WatchGame); the seat is the
+	// one of the call's seat token (`authorization: Bearer <token>`; without one the call is a spectator's, and
+	// its commands are refused with TOKEN_MISSING). Every later message is a `command`, applied in the order sent,
+	// each answered by one `outcome` with its request id: its version once durably stored, or the error
+	// SubmitCommand would have failed with. A refused command (a rule, a stale `expected_version`, a quota) ends
+	// nothing: the stream goes on. The game's commits arrive as `commit`s, exactly as a per-commit WatchGame
+	// sends them (a command's own commit included); a command's outcome and its commit may arrive in either
+	// order.
+	//
+	// When it ends: as WatchGame (OK after the commit that ends the match; UNAVAILABLE, SERVER_SHUTTING_DOWN with
+	// metadata `version` when the server stops: open a new one with `after_version` set to it, and send again
+	// the commands whose outcome did not arrive, with the same request ids). A first message that is not a
+	// `start`, or a second `start`, ends it with INVALID_ARGUMENT, MALFORMED_REQUEST. A client that half-closes
+	// keeps receiving commits. It counts as a watch for the quotas, and each command as a call of the seat's.
+	// It needs HTTP/2 end to end (the gRPC port; the web port's gRPC and Connect over HTTP/2): browsers, whose
+	// fetch has no full-duplex streams, use the pair.
+	PlayGame(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayGameRequest, PlayGameResponse], error)
 }
 
 type gameServiceClient struct {
@@ -227,6 +249,19 @@ func (c *gameServiceClient) Rematch(ctx context.Context, in *RematchRequest, opt
 	return out, nil
 }
 
+func (c *gameServiceClient) PlayGame(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayGameRequest, PlayGameResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &GameService_ServiceDesc.Streams[1], GameService_PlayGame_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[PlayGameRequest, PlayGameResponse]{ClientStream: stream}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GameService_PlayGameClient = grpc.BidiStreamingClient[PlayGameRequest, PlayGameResponse]
+
 // GameServiceServer is the server API for GameService service.
 // All implementations must embed UnimplementedGameServiceServer
 // for forward compatibility.
@@ -293,6 +328,27 @@ type GameServiceServer interface {
 	// finished game is re-joined with the same seat token (and name); the two games name each other
 	// (`next_game`, `previous_game`). Any seat may call it, any number of times: all get the same next game.
 	Rematch(context.Context, *RematchRequest) (*RematchResponse, error)
+	// A seat's whole match on one call, for native gRPC clients: its commands in, the game's commits out. It
+	// replaces the pair of SubmitCommand and a per-commit WatchGame (same semantics, same quotas, same secrecy)
+	// and costs the server less per move: no new call per command.
+	//
+	// The first message is `start` (the game, and the version to stream after, as in WatchGame); the seat is the
+	// one of the call's seat token (`authorization: Bearer <token>`; without one the call is a spectator's, and
+	// its commands are refused with TOKEN_MISSING). Every later message is a `command`, applied in the order sent,
+	// each answered by one `outcome` with its request id: its version once durably stored, or the error
+	// SubmitCommand would have failed with. A refused command (a rule, a stale `expected_version`, a quota) ends
+	// nothing: the stream goes on. The game's commits arrive as `commit`s, exactly as a per-commit WatchGame
+	// sends them (a command's own commit included); a command's outcome and its commit may arrive in either
+	// order.
+	//
+	// When it ends: as WatchGame (OK after the commit that ends the match; UNAVAILABLE, SERVER_SHUTTING_DOWN with
+	// metadata `version` when the server stops: open a new one with `after_version` set to it, and send again
+	// the commands whose outcome did not arrive, with the same request ids). A first message that is not a
+	// `start`, or a second `start`, ends it with INVALID_ARGUMENT, MALFORMED_REQUEST. A client that half-closes
+	// keeps receiving commits. It counts as a watch for the quotas, and each command as a call of the seat's.
+	// It needs HTTP/2 end to end (the gRPC port; the web port's gRPC and Connect over HTTP/2): browsers, whose
+	// fetch has no full-duplex streams, use the pair.
+	PlayGame(grpc.BidiStreamingServer[PlayGameRequest, PlayGameResponse]) error
 	mustEmbedUnimplementedGameServiceServer()
 }
 
@@ -335,6 +391,9 @@ func (UnimplementedGameServiceServer) ResumeSeat(context.Context, *ResumeSeatReq
 }
 func (UnimplementedGameServiceServer) Rematch(context.Context, *RematchRequest) (*RematchResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Rematch not implemented")
+}
+func (UnimplementedGameServiceServer) PlayGame(grpc.BidiStreamingServer[PlayGameRequest, PlayGameResponse]) error {
+	return status.Error(codes.Unimplemented, "method PlayGame not implemented")
 }
 func (UnimplementedGameServiceServer) mustEmbedUnimplementedGameServiceServer() {}
 func (UnimplementedGameServiceServer) testEmbeddedByValue()                     {}
@@ -548,6 +607,13 @@ func _GameService_Rematch_Handler(srv interface{}, ctx context.Context, dec func
 	return interceptor(ctx, in, info, handler)
 }
 
+func _GameService_PlayGame_Handler(srv interface{}, stream grpc.ServerStream) error {
+	return srv.(GameServiceServer).PlayGame(&grpc.GenericServerStream[PlayGameRequest, PlayGameResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type GameService_PlayGameServer = grpc.BidiStreamingServer[PlayGameRequest, PlayGameResponse]
+
 // GameService_ServiceDesc is the grpc.ServiceDesc for GameService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -601,6 +667,12 @@ var GameService_ServiceDesc = grpc.ServiceDesc{
 			StreamName:    "WatchGame",
 			Handler:       _GameService_WatchGame_Handler,
 			ServerStreams: true,
+		},
+		{
+			StreamName:    "PlayGame",
+			Handler:       _GameService_PlayGame_Handler,
+			ServerStreams: true,
+			ClientStreams: true,
 		},
 	},
 	Metadata: "truco/v1/game_service.proto",

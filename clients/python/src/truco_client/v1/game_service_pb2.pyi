@@ -267,6 +267,71 @@ class WatchGameResponse(_message.Message):
     events: _containers.RepeatedCompositeFieldContainer[_events_pb2.Event]
     def __init__(self, event: _Optional[_Union[_events_pb2.Event, _Mapping]] = ..., seat: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ..., public: _Optional[_Union[_views_pb2.MatchView, _Mapping]] = ..., events: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ...) -> None: ...
 
+class PlayGameRequest(_message.Message):
+    __slots__ = ("start", "command")
+    START_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    start: PlayGameStart
+    command: PlayGameCommand
+    def __init__(self, start: _Optional[_Union[PlayGameStart, _Mapping]] = ..., command: _Optional[_Union[PlayGameCommand, _Mapping]] = ...) -> None: ...
+
+class PlayGameStart(_message.Message):
+    __slots__ = ("name", "after_version")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    after_version: int
+    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ...) -> None: ...
+
+class PlayGameCommand(_message.Message):
+    __slots__ = ("request_id", "expected_version", "command")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    EXPECTED_VERSION_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    expected_version: int
+    command: _commands_pb2.Command
+    def __init__(self, request_id: _Optional[str] = ..., expected_version: _Optional[int] = ..., command: _Optional[_Union[_commands_pb2.Command, _Mapping]] = ...) -> None: ...
+
+class PlayGameResponse(_message.Message):
+    __slots__ = ("commit", "outcome")
+    COMMIT_FIELD_NUMBER: _ClassVar[int]
+    OUTCOME_FIELD_NUMBER: _ClassVar[int]
+    commit: WatchGameResponse
+    outcome: PlayGameOutcome
+    def __init__(self, commit: _Optional[_Union[WatchGameResponse, _Mapping]] = ..., outcome: _Optional[_Union[PlayGameOutcome, _Mapping]] = ...) -> None: ...
+
+class PlayGameOutcome(_message.Message):
+    __slots__ = ("request_id", "version", "error")
+    REQUEST_ID_FIELD_NUMBER: _ClassVar[int]
+    VERSION_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    request_id: str
+    version: int
+    error: CommandError
+    def __init__(self, request_id: _Optional[str] = ..., version: _Optional[int] = ..., error: _Optional[_Union[CommandError, _Mapping]] = ...) -> None: ...
+
+class CommandError(_message.Message):
+    __slots__ = ("code", "reason", "message", "metadata", "retry_delay")
+    class MetadataEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    CODE_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    RETRY_DELAY_FIELD_NUMBER: _ClassVar[int]
+    code: int
+    reason: str
+    message: str
+    metadata: _containers.ScalarMap[str, str]
+    retry_delay: _duration_pb2.Duration
+    def __init__(self, code: _Optional[int] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., metadata: _Optional[_Mapping[str, str]] = ..., retry_delay: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+
 class ListGamesRequest(_message.Message):
     __slots__ = ("page_size", "page_token")
     PAGE_SIZE_FIELD_NUMBER: _ClassVar[int]

@@ -115,6 +115,11 @@ class GameServiceStub:
                 request_serializer=truco_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
                 _registered_method=True)
+        self.PlayGame = channel.stream_stream(
+                '/truco.v1.GameService/PlayGame',
+                request_serializer=truco_dot_v1_dot_game__service__pb2.PlayGameRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_game__service__pb2.PlayGameResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -236,6 +241,32 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def PlayGame(self, request_iterator, context):
+        """A seat's whole match on one call, for native gRPC clients: its commands in, the game's commits out. It
+        replaces the pair of SubmitCommand and a per-commit WatchGame (same semantics, same quotas, same secrecy)
+        and costs the server less per move: no new call per command.
+
+        The first message is `start` (the game, and the version to stream after, as in WatchGame); the seat is the
+        one of the call's seat token (`authorization: Bearer <token>`; without one the call is a spectator's, and
+        its commands are refused with TOKEN_MISSING). Every later message is a `command`, applied in the order sent,
+        each answered by one `outcome` with its request id: its version once durably stored, or the error
+        SubmitCommand would have failed with. A refused command (a rule, a stale `expected_version`, a quota) ends
+        nothing: the stream goes on. The game's commits arrive as `commit`s, exactly as a per-commit WatchGame
+        sends them (a command's own commit included); a command's outcome and its commit may arrive in either
+        order.
+
+        When it ends: as WatchGame (OK after the commit that ends the match; UNAVAILABLE, SERVER_SHUTTING_DOWN with
+        metadata `version` when the server stops: open a new one with `after_version` set to it, and send again
+        the commands whose outcome did not arrive, with the same request ids). A first message that is not a
+        `start`, or a second `start`, ends it with INVALID_ARGUMENT, MALFORMED_REQUEST. A client that half-closes
+        keeps receiving commits. It counts as a watch for the quotas, and each command as a call of the seat's.
+        It needs HTTP/2 end to end (the gRPC port; the web port's gRPC and Connect over HTTP/2): browsers, whose
+        fetch has no full-duplex streams, use the pair.
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -293,6 +324,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     servicer.Rematch,
                     request_deserializer=truco_dot_v1_dot_game__service__pb2.RematchRequest.FromString,
                     response_serializer=truco_dot_v1_dot_game__service__pb2.RematchResponse.SerializeToString,
+            ),
+            'PlayGame': grpc.stream_stream_rpc_method_handler(
+                    servicer.PlayGame,
+                    request_deserializer=truco_dot_v1_dot_game__service__pb2.PlayGameRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_game__service__pb2.PlayGameResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -618,6 +654,33 @@ class GameService:
             '/truco.v1.GameService/Rematch',
             truco_dot_v1_dot_game__service__pb2.RematchRequest.SerializeToString,
             truco_dot_v1_dot_game__service__pb2.RematchResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def PlayGame(request_iterator,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.stream_stream(
+            request_iterator,
+            target,
+            '/truco.v1.GameService/PlayGame',
+            truco_dot_v1_dot_game__service__pb2.PlayGameRequest.SerializeToString,
+            truco_dot_v1_dot_game__service__pb2.PlayGameResponse.FromString,
             options,
             channel_credentials,
             insecure,

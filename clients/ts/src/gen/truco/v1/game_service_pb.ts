@@ -22,7 +22,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file truco/v1/game_service.proto.
  */
 export const file_truco_v1_game_service: GenFile = /*@__PURE__*/
-  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIucBCg1DbG9ja1NldHRpbmdzEisKCGRlY2lzaW9uGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoJb25fZXhwaXJ5GAMgASgOMhUudHJ1Y28udjEuQ2xvY2tQb2xpY3kSJwoMdGFrZW92ZXJfYm90GAQgASgOMhEudHJ1Y28udjEuQm90S2luZBIqCg50YWtlb3Zlcl9sZXZlbBgFIAEoDjISLnRydWNvLnYxLkJvdExldmVsIlsKB0JvdFNlYXQSDAoEc2VhdBgBIAEoBRIfCgRraW5kGAIgASgOMhEudHJ1Y28udjEuQm90S2luZBIhCgVsZXZlbBgDIAEoDjISLnRydWNvLnYxLkJvdExldmVsIrsBCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEiAKBGtpbmQYAiABKA4yEi50cnVjby52MS5TZWF0S2luZBIeCgNib3QYAyABKA4yES50cnVjby52MS5Cb3RLaW5kEhMKC3BsYXllcl9uYW1lGAQgASgJEg8KB3ByZXNlbnQYBSABKAgSEgoKdGFrZW5fb3ZlchgGIAEoCBIlCglib3RfbGV2ZWwYByABKA4yEi50cnVjby52MS5Cb3RMZXZlbCJ4CglGaXhlZERlYWwSIgoFaGFuZHMYASADKAsyEy50cnVjby52MS5EZWFsdEhhbmQSHwoHbXVlc3RyYRgCIAEoCzIOLnRydWNvLnYxLkNhcmQSJgoKc2VhdF9oYW5kcxgDIAMoCzISLnRydWNvLnYxLlNlYXRIYW5kIjcKCFNlYXRIYW5kEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi50cnVjby52MS5DYXJkIioKCURlYWx0SGFuZBIdCgVjYXJkcxgBIAMoCzIOLnRydWNvLnYxLkNhcmQioQIKBEdhbWUSDAoEbmFtZRgBIAEoCRIgCgVydWxlcxgCIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSIQoFc2VhdHMYAyADKAsyEi50cnVjby52MS5TZWF0SW5mbxIPCgd2ZXJzaW9uGAQgASgDEh4KBXBoYXNlGAUgASgOMg8udHJ1Y28udjEuUGhhc2USIwoGc2NvcmVzGAYgAygLMhMudHJ1Y28udjEuVGVhbVNjb3JlEg4KBnB1YmxpYxgHIAEoCBImCgVjbG9jaxgIIAEoCzIXLnRydWNvLnYxLkNsb2NrU2V0dGluZ3MSFQoNcHJldmlvdXNfZ2FtZRgJIAEoCRIRCgluZXh0X2dhbWUYCiABKAkSDgoGY2xvc2VkGAsgASgIIswBChFDcmVhdGVHYW1lUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEiAKBXJ1bGVzGAIgASgLMhEudHJ1Y28udjEuUnVsZVNldBIfCgRib3RzGAMgAygLMhEudHJ1Y28udjEuQm90U2VhdBIoCgtmaXhlZF9kZWFscxgEIAMoCzITLnRydWNvLnYxLkZpeGVkRGVhbBIOCgZwdWJsaWMYBSABKAgSJgoFY2xvY2sYBiABKAsyFy50cnVjby52MS5DbG9ja1NldHRpbmdzIjIKEkNyZWF0ZUdhbWVSZXNwb25zZRIcCgRnYW1lGAEgASgLMg4udHJ1Y28udjEuR2FtZSJkCg9Kb2luR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhEKBHNlYXQYAyABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgEIAEoCUIHCgVfc2VhdCJWChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRIgCgR2aWV3GAMgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciNwoSR2V0R2FtZVZpZXdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLbWluX3ZlcnNpb24YAiABKAMiXAoTR2V0R2FtZVZpZXdSZXNwb25zZRIgCgRzZWF0GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXcSIwoGcHVibGljGAIgASgLMhMudHJ1Y28udjEuTWF0Y2hWaWV3IjwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLbWluX3ZlcnNpb24YAiABKAMiTwoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIgoHYWN0aW9ucxgCIAMoCzIRLnRydWNvLnYxLkNvbW1hbmQidgoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSIgoHY29tbWFuZBgEIAEoCzIRLnRydWNvLnYxLkNvbW1hbmQiawoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSHwoGZXZlbnRzGAIgAygLMg8udHJ1Y28udjEuRXZlbnQSIAoEdmlldxgDIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IksKEFdhdGNoR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIVCg1hZnRlcl92ZXJzaW9uGAIgASgDEhIKCnBlcl9jb21taXQYAyABKAgimwEKEVdhdGNoR2FtZVJlc3BvbnNlEh4KBWV2ZW50GAEgASgLMg8udHJ1Y28udjEuRXZlbnQSIAoEc2VhdBgCIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3EiMKBnB1YmxpYxgDIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldxIfCgZldmVudHMYBCADKAsyDy50cnVjby52MS5FdmVudCI5ChBMaXN0R2FtZXNSZXF1ZXN0EhEKCXBhZ2Vfc2l6ZRgBIAEoBRISCgpwYWdlX3Rva2VuGAIgASgJIksKEUxpc3RHYW1lc1Jlc3BvbnNlEh0KBWdhbWVzGAEgAygLMg4udHJ1Y28udjEuR2FtZRIXCg9uZXh0X3BhZ2VfdG9rZW4YAiABKAkiHgoOR2V0R2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSIvCg9HZXRHYW1lUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUiIAoQTGVhdmVHYW1lUmVxdWVzdBIMCgRuYW1lGAEgASgJIjUKEUxlYXZlR2FtZVJlc3BvbnNlEiAKBHZpZXcYASABKAsyEi50cnVjby52MS5TZWF0VmlldyIhChFSZXN1bWVTZWF0UmVxdWVzdBIMCgRuYW1lGAEgASgJIjYKElJlc3VtZVNlYXRSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciHgoOUmVtYXRjaFJlcXVlc3QSDAoEbmFtZRgBIAEoCSI9Cg9SZW1hdGNoUmVzcG9uc2USHAoEZ2FtZRgBIAEoCzIOLnRydWNvLnYxLkdhbWUSDAoEc2VhdBgCIAEoBSpgCgtDbG9ja1BvbGljeRIcChhDTE9DS19QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVDTE9DS19QT0xJQ1lfVEFLRU9WRVIQARIYChRDTE9DS19QT0xJQ1lfRk9SRkVJVBACKmEKCFNlYXRLaW5kEhkKFVNFQVRfS0lORF9VTlNQRUNJRklFRBAAEhIKDlNFQVRfS0lORF9PUEVOEAESEwoPU0VBVF9LSU5EX1RBS0VOEAISEQoNU0VBVF9LSU5EX0JPVBADKm8KCEJvdExldmVsEhkKFUJPVF9MRVZFTF9VTlNQRUNJRklFRBAAEhYKEkJPVF9MRVZFTF9CRUdJTk5FUhABEhoKFkJPVF9MRVZFTF9JTlRFUk1FRElBVEUQAhIUChBCT1RfTEVWRUxfRVhQRVJUEAMqUAoHQm90S2luZBIYChRCT1RfS0lORF9VTlNQRUNJRklFRBAAEhMKD0JPVF9LSU5EX1JBTkRPTRABEhYKEkJPVF9LSU5EX0hFVVJJU1RJQxACMq8GCgtHYW1lU2VydmljZRJHCgpDcmVhdGVHYW1lEhsudHJ1Y28udjEuQ3JlYXRlR2FtZVJlcXVlc3QaHC50cnVjby52MS5DcmVhdGVHYW1lUmVzcG9uc2USQQoISm9pbkdhbWUSGS50cnVjby52MS5Kb2luR2FtZVJlcXVlc3QaGi50cnVjby52MS5Kb2luR2FtZVJlc3BvbnNlEkoKC0dldEdhbWVWaWV3EhwudHJ1Y28udjEuR2V0R2FtZVZpZXdSZXF1ZXN0Gh0udHJ1Y28udjEuR2V0R2FtZVZpZXdSZXNwb25zZRJZChBMaXN0TGVnYWxBY3Rpb25zEiEudHJ1Y28udjEuTGlzdExlZ2FsQWN0aW9uc1JlcXVlc3QaIi50cnVjby52MS5MaXN0TGVnYWxBY3Rpb25zUmVzcG9uc2USUAoNU3VibWl0Q29tbWFuZBIeLnRydWNvLnYxLlN1Ym1pdENvbW1hbmRSZXF1ZXN0Gh8udHJ1Y28udjEuU3VibWl0Q29tbWFuZFJlc3BvbnNlEkYKCVdhdGNoR2FtZRIaLnRydWNvLnYxLldhdGNoR2FtZVJlcXVlc3QaGy50cnVjby52MS5XYXRjaEdhbWVSZXNwb25zZTABEkQKCUxpc3RHYW1lcxIaLnRydWNvLnYxLkxpc3RHYW1lc1JlcXVlc3QaGy50cnVjby52MS5MaXN0R2FtZXNSZXNwb25zZRI+CgdHZXRHYW1lEhgudHJ1Y28udjEuR2V0R2FtZVJlcXVlc3QaGS50cnVjby52MS5HZXRHYW1lUmVzcG9uc2USRAoJTGVhdmVHYW1lEhoudHJ1Y28udjEuTGVhdmVHYW1lUmVxdWVzdBobLnRydWNvLnYxLkxlYXZlR2FtZVJlc3BvbnNlEkcKClJlc3VtZVNlYXQSGy50cnVjby52MS5SZXN1bWVTZWF0UmVxdWVzdBocLnRydWNvLnYxLlJlc3VtZVNlYXRSZXNwb25zZRI+CgdSZW1hdGNoEhgudHJ1Y28udjEuUmVtYXRjaFJlcXVlc3QaGS50cnVjby52MS5SZW1hdGNoUmVzcG9uc2VCnAEKDGNvbS50cnVjby52MUIQR2FtZVNlcnZpY2VQcm90b1ABWjlnaXRodWIuY29tL3RydWNvLXV5L3RydWNvL2NsaWVudHMvZ28vZ2VuL3RydWNvL3YxO3RydWNvdjGiAgNUWFiqAghUcnVjby5WMcoCCFRydWNvXFYx4gIUVHJ1Y29cVjFcR1BCTWV0YWRhdGHqAglUcnVjbzo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
+  fileDesc("Cht0cnVjby92MS9nYW1lX3NlcnZpY2UucHJvdG8SCHRydWNvLnYxIucBCg1DbG9ja1NldHRpbmdzEisKCGRlY2lzaW9uGAEgASgLMhkuZ29vZ2xlLnByb3RvYnVmLkR1cmF0aW9uEioKB3Jlc2VydmUYAiABKAsyGS5nb29nbGUucHJvdG9idWYuRHVyYXRpb24SKAoJb25fZXhwaXJ5GAMgASgOMhUudHJ1Y28udjEuQ2xvY2tQb2xpY3kSJwoMdGFrZW92ZXJfYm90GAQgASgOMhEudHJ1Y28udjEuQm90S2luZBIqCg50YWtlb3Zlcl9sZXZlbBgFIAEoDjISLnRydWNvLnYxLkJvdExldmVsIlsKB0JvdFNlYXQSDAoEc2VhdBgBIAEoBRIfCgRraW5kGAIgASgOMhEudHJ1Y28udjEuQm90S2luZBIhCgVsZXZlbBgDIAEoDjISLnRydWNvLnYxLkJvdExldmVsIrsBCghTZWF0SW5mbxIMCgRzZWF0GAEgASgFEiAKBGtpbmQYAiABKA4yEi50cnVjby52MS5TZWF0S2luZBIeCgNib3QYAyABKA4yES50cnVjby52MS5Cb3RLaW5kEhMKC3BsYXllcl9uYW1lGAQgASgJEg8KB3ByZXNlbnQYBSABKAgSEgoKdGFrZW5fb3ZlchgGIAEoCBIlCglib3RfbGV2ZWwYByABKA4yEi50cnVjby52MS5Cb3RMZXZlbCJ4CglGaXhlZERlYWwSIgoFaGFuZHMYASADKAsyEy50cnVjby52MS5EZWFsdEhhbmQSHwoHbXVlc3RyYRgCIAEoCzIOLnRydWNvLnYxLkNhcmQSJgoKc2VhdF9oYW5kcxgDIAMoCzISLnRydWNvLnYxLlNlYXRIYW5kIjcKCFNlYXRIYW5kEgwKBHNlYXQYASABKAUSHQoFY2FyZHMYAiADKAsyDi50cnVjby52MS5DYXJkIioKCURlYWx0SGFuZBIdCgVjYXJkcxgBIAMoCzIOLnRydWNvLnYxLkNhcmQioQIKBEdhbWUSDAoEbmFtZRgBIAEoCRIgCgVydWxlcxgCIAEoCzIRLnRydWNvLnYxLlJ1bGVTZXQSIQoFc2VhdHMYAyADKAsyEi50cnVjby52MS5TZWF0SW5mbxIPCgd2ZXJzaW9uGAQgASgDEh4KBXBoYXNlGAUgASgOMg8udHJ1Y28udjEuUGhhc2USIwoGc2NvcmVzGAYgAygLMhMudHJ1Y28udjEuVGVhbVNjb3JlEg4KBnB1YmxpYxgHIAEoCBImCgVjbG9jaxgIIAEoCzIXLnRydWNvLnYxLkNsb2NrU2V0dGluZ3MSFQoNcHJldmlvdXNfZ2FtZRgJIAEoCRIRCgluZXh0X2dhbWUYCiABKAkSDgoGY2xvc2VkGAsgASgIIswBChFDcmVhdGVHYW1lUmVxdWVzdBISCgpyZXF1ZXN0X2lkGAEgASgJEiAKBXJ1bGVzGAIgASgLMhEudHJ1Y28udjEuUnVsZVNldBIfCgRib3RzGAMgAygLMhEudHJ1Y28udjEuQm90U2VhdBIoCgtmaXhlZF9kZWFscxgEIAMoCzITLnRydWNvLnYxLkZpeGVkRGVhbBIOCgZwdWJsaWMYBSABKAgSJgoFY2xvY2sYBiABKAsyFy50cnVjby52MS5DbG9ja1NldHRpbmdzIjIKEkNyZWF0ZUdhbWVSZXNwb25zZRIcCgRnYW1lGAEgASgLMg4udHJ1Y28udjEuR2FtZSJkCg9Kb2luR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhEKBHNlYXQYAyABKAVIAIgBARITCgtwbGF5ZXJfbmFtZRgEIAEoCUIHCgVfc2VhdCJWChBKb2luR2FtZVJlc3BvbnNlEgwKBHNlYXQYASABKAUSEgoKc2VhdF90b2tlbhgCIAEoCRIgCgR2aWV3GAMgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciNwoSR2V0R2FtZVZpZXdSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLbWluX3ZlcnNpb24YAiABKAMiXAoTR2V0R2FtZVZpZXdSZXNwb25zZRIgCgRzZWF0GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXcSIwoGcHVibGljGAIgASgLMhMudHJ1Y28udjEuTWF0Y2hWaWV3IjwKF0xpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0EgwKBG5hbWUYASABKAkSEwoLbWluX3ZlcnNpb24YAiABKAMiTwoYTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSIgoHYWN0aW9ucxgCIAMoCzIRLnRydWNvLnYxLkNvbW1hbmQidgoUU3VibWl0Q29tbWFuZFJlcXVlc3QSDAoEbmFtZRgBIAEoCRISCgpyZXF1ZXN0X2lkGAIgASgJEhgKEGV4cGVjdGVkX3ZlcnNpb24YAyABKAMSIgoHY29tbWFuZBgEIAEoCzIRLnRydWNvLnYxLkNvbW1hbmQiawoVU3VibWl0Q29tbWFuZFJlc3BvbnNlEg8KB3ZlcnNpb24YASABKAMSHwoGZXZlbnRzGAIgAygLMg8udHJ1Y28udjEuRXZlbnQSIAoEdmlldxgDIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3IksKEFdhdGNoR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIVCg1hZnRlcl92ZXJzaW9uGAIgASgDEhIKCnBlcl9jb21taXQYAyABKAgimwEKEVdhdGNoR2FtZVJlc3BvbnNlEh4KBWV2ZW50GAEgASgLMg8udHJ1Y28udjEuRXZlbnQSIAoEc2VhdBgCIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3EiMKBnB1YmxpYxgDIAEoCzITLnRydWNvLnYxLk1hdGNoVmlldxIfCgZldmVudHMYBCADKAsyDy50cnVjby52MS5FdmVudCJxCg9QbGF5R2FtZVJlcXVlc3QSKAoFc3RhcnQYASABKAsyFy50cnVjby52MS5QbGF5R2FtZVN0YXJ0SAASLAoHY29tbWFuZBgCIAEoCzIZLnRydWNvLnYxLlBsYXlHYW1lQ29tbWFuZEgAQgYKBGtpbmQiNAoNUGxheUdhbWVTdGFydBIMCgRuYW1lGAEgASgJEhUKDWFmdGVyX3ZlcnNpb24YAiABKAMiYwoPUGxheUdhbWVDb21tYW5kEhIKCnJlcXVlc3RfaWQYASABKAkSGAoQZXhwZWN0ZWRfdmVyc2lvbhgCIAEoAxIiCgdjb21tYW5kGAMgASgLMhEudHJ1Y28udjEuQ29tbWFuZCJ3ChBQbGF5R2FtZVJlc3BvbnNlEi0KBmNvbW1pdBgBIAEoCzIbLnRydWNvLnYxLldhdGNoR2FtZVJlc3BvbnNlSAASLAoHb3V0Y29tZRgCIAEoCzIZLnRydWNvLnYxLlBsYXlHYW1lT3V0Y29tZUgAQgYKBGtpbmQiXQoPUGxheUdhbWVPdXRjb21lEhIKCnJlcXVlc3RfaWQYASABKAkSDwoHdmVyc2lvbhgCIAEoAxIlCgVlcnJvchgDIAEoCzIWLnRydWNvLnYxLkNvbW1hbmRFcnJvciLWAQoMQ29tbWFuZEVycm9yEgwKBGNvZGUYASABKAUSDgoGcmVhc29uGAIgASgJEg8KB21lc3NhZ2UYAyABKAkSNgoIbWV0YWRhdGEYBCADKAsyJC50cnVjby52MS5Db21tYW5kRXJyb3IuTWV0YWRhdGFFbnRyeRIuCgtyZXRyeV9kZWxheRgFIAEoCzIZLmdvb2dsZS5wcm90b2J1Zi5EdXJhdGlvbhovCg1NZXRhZGF0YUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiOQoQTGlzdEdhbWVzUmVxdWVzdBIRCglwYWdlX3NpemUYASABKAUSEgoKcGFnZV90b2tlbhgCIAEoCSJLChFMaXN0R2FtZXNSZXNwb25zZRIdCgVnYW1lcxgBIAMoCzIOLnRydWNvLnYxLkdhbWUSFwoPbmV4dF9wYWdlX3Rva2VuGAIgASgJIh4KDkdldEdhbWVSZXF1ZXN0EgwKBG5hbWUYASABKAkiLwoPR2V0R2FtZVJlc3BvbnNlEhwKBGdhbWUYASABKAsyDi50cnVjby52MS5HYW1lIiAKEExlYXZlR2FtZVJlcXVlc3QSDAoEbmFtZRgBIAEoCSI1ChFMZWF2ZUdhbWVSZXNwb25zZRIgCgR2aWV3GAEgASgLMhIudHJ1Y28udjEuU2VhdFZpZXciIQoRUmVzdW1lU2VhdFJlcXVlc3QSDAoEbmFtZRgBIAEoCSI2ChJSZXN1bWVTZWF0UmVzcG9uc2USIAoEdmlldxgBIAEoCzISLnRydWNvLnYxLlNlYXRWaWV3Ih4KDlJlbWF0Y2hSZXF1ZXN0EgwKBG5hbWUYASABKAkiPQoPUmVtYXRjaFJlc3BvbnNlEhwKBGdhbWUYASABKAsyDi50cnVjby52MS5HYW1lEgwKBHNlYXQYAiABKAUqYAoLQ2xvY2tQb2xpY3kSHAoYQ0xPQ0tfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGQoVQ0xPQ0tfUE9MSUNZX1RBS0VPVkVSEAESGAoUQ0xPQ0tfUE9MSUNZX0ZPUkZFSVQQAiphCghTZWF0S2luZBIZChVTRUFUX0tJTkRfVU5TUEVDSUZJRUQQABISCg5TRUFUX0tJTkRfT1BFThABEhMKD1NFQVRfS0lORF9UQUtFThACEhEKDVNFQVRfS0lORF9CT1QQAypvCghCb3RMZXZlbBIZChVCT1RfTEVWRUxfVU5TUEVDSUZJRUQQABIWChJCT1RfTEVWRUxfQkVHSU5ORVIQARIaChZCT1RfTEVWRUxfSU5URVJNRURJQVRFEAISFAoQQk9UX0xFVkVMX0VYUEVSVBADKlAKB0JvdEtpbmQSGAoUQk9UX0tJTkRfVU5TUEVDSUZJRUQQABITCg9CT1RfS0lORF9SQU5ET00QARIWChJCT1RfS0lORF9IRVVSSVNUSUMQAjL2BgoLR2FtZVNlcnZpY2USRwoKQ3JlYXRlR2FtZRIbLnRydWNvLnYxLkNyZWF0ZUdhbWVSZXF1ZXN0GhwudHJ1Y28udjEuQ3JlYXRlR2FtZVJlc3BvbnNlEkEKCEpvaW5HYW1lEhkudHJ1Y28udjEuSm9pbkdhbWVSZXF1ZXN0GhoudHJ1Y28udjEuSm9pbkdhbWVSZXNwb25zZRJKCgtHZXRHYW1lVmlldxIcLnRydWNvLnYxLkdldEdhbWVWaWV3UmVxdWVzdBodLnRydWNvLnYxLkdldEdhbWVWaWV3UmVzcG9uc2USWQoQTGlzdExlZ2FsQWN0aW9ucxIhLnRydWNvLnYxLkxpc3RMZWdhbEFjdGlvbnNSZXF1ZXN0GiIudHJ1Y28udjEuTGlzdExlZ2FsQWN0aW9uc1Jlc3BvbnNlElAKDVN1Ym1pdENvbW1hbmQSHi50cnVjby52MS5TdWJtaXRDb21tYW5kUmVxdWVzdBofLnRydWNvLnYxLlN1Ym1pdENvbW1hbmRSZXNwb25zZRJGCglXYXRjaEdhbWUSGi50cnVjby52MS5XYXRjaEdhbWVSZXF1ZXN0GhsudHJ1Y28udjEuV2F0Y2hHYW1lUmVzcG9uc2UwARJECglMaXN0R2FtZXMSGi50cnVjby52MS5MaXN0R2FtZXNSZXF1ZXN0GhsudHJ1Y28udjEuTGlzdEdhbWVzUmVzcG9uc2USPgoHR2V0R2FtZRIYLnRydWNvLnYxLkdldEdhbWVSZXF1ZXN0GhkudHJ1Y28udjEuR2V0R2FtZVJlc3BvbnNlEkQKCUxlYXZlR2FtZRIaLnRydWNvLnYxLkxlYXZlR2FtZVJlcXVlc3QaGy50cnVjby52MS5MZWF2ZUdhbWVSZXNwb25zZRJHCgpSZXN1bWVTZWF0EhsudHJ1Y28udjEuUmVzdW1lU2VhdFJlcXVlc3QaHC50cnVjby52MS5SZXN1bWVTZWF0UmVzcG9uc2USPgoHUmVtYXRjaBIYLnRydWNvLnYxLlJlbWF0Y2hSZXF1ZXN0GhkudHJ1Y28udjEuUmVtYXRjaFJlc3BvbnNlEkUKCFBsYXlHYW1lEhkudHJ1Y28udjEuUGxheUdhbWVSZXF1ZXN0GhoudHJ1Y28udjEuUGxheUdhbWVSZXNwb25zZSgBMAFCnAEKDGNvbS50cnVjby52MUIQR2FtZVNlcnZpY2VQcm90b1ABWjlnaXRodWIuY29tL3RydWNvLXV5L3RydWNvL2NsaWVudHMvZ28vZ2VuL3RydWNvL3YxO3RydWNvdjGiAgNUWFiqAghUcnVjby5WMcoCCFRydWNvXFYx4gIUVHJ1Y29cVjFcR1BCTWV0YWRhdGHqAglUcnVjbzo6VjFiBnByb3RvMw", [file_google_protobuf_duration, file_truco_v1_cards, file_truco_v1_commands, file_truco_v1_events, file_truco_v1_rules, file_truco_v1_views]);
 
 /**
  * Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
@@ -807,6 +807,232 @@ export const WatchGameResponseSchema: GenMessage<WatchGameResponse> = /*@__PURE_
   messageDesc(file_truco_v1_game_service, 18);
 
 /**
+ * A message of a PlayGame stream: its `start` first, then commands.
+ *
+ * @generated from message truco.v1.PlayGameRequest
+ */
+export type PlayGameRequest = Message<"truco.v1.PlayGameRequest"> & {
+  /**
+   * What the message is.
+   *
+   * @generated from oneof truco.v1.PlayGameRequest.kind
+   */
+  kind: {
+    /**
+     * The first message: the game and where its commits start.
+     *
+     * @generated from field: truco.v1.PlayGameStart start = 1;
+     */
+    value: PlayGameStart;
+    case: "start";
+  } | {
+    /**
+     * A command for the caller's seat.
+     *
+     * @generated from field: truco.v1.PlayGameCommand command = 2;
+     */
+    value: PlayGameCommand;
+    case: "command";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message truco.v1.PlayGameRequest.
+ * Use `create(PlayGameRequestSchema)` to create a new message.
+ */
+export const PlayGameRequestSchema: GenMessage<PlayGameRequest> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 19);
+
+/**
+ * Which game a PlayGame stream plays, and from where.
+ *
+ * @generated from message truco.v1.PlayGameStart
+ */
+export type PlayGameStart = Message<"truco.v1.PlayGameStart"> & {
+  /**
+   * `games/{game}`.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Send the commits after this version (0: from the start), as WatchGame's `after_version`.
+   *
+   * @generated from field: int64 after_version = 2;
+   */
+  afterVersion: bigint;
+};
+
+/**
+ * Describes the message truco.v1.PlayGameStart.
+ * Use `create(PlayGameStartSchema)` to create a new message.
+ */
+export const PlayGameStartSchema: GenMessage<PlayGameStart> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 20);
+
+/**
+ * A command sent on a PlayGame stream: a SubmitCommandRequest without the game's name (the stream's).
+ *
+ * @generated from message truco.v1.PlayGameCommand
+ */
+export type PlayGameCommand = Message<"truco.v1.PlayGameCommand"> & {
+  /**
+   * Required here: the outcome names the command by it. The same request id sent again (on this stream or
+   * any other, or to SubmitCommand) applies the command once and answers the same outcome. Same format as
+   * SubmitCommandRequest's.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * The version the client saw; if the game has moved on, the outcome is ABORTED and nothing changes.
+   * 0 skips the check.
+   *
+   * @generated from field: int64 expected_version = 2;
+   */
+  expectedVersion: bigint;
+
+  /**
+   * The command.
+   *
+   * @generated from field: truco.v1.Command command = 3;
+   */
+  command?: Command | undefined;
+};
+
+/**
+ * Describes the message truco.v1.PlayGameCommand.
+ * Use `create(PlayGameCommandSchema)` to create a new message.
+ */
+export const PlayGameCommandSchema: GenMessage<PlayGameCommand> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 21);
+
+/**
+ * A message of a PlayGame stream: a commit of the game, or a command's outcome.
+ *
+ * @generated from message truco.v1.PlayGameResponse
+ */
+export type PlayGameResponse = Message<"truco.v1.PlayGameResponse"> & {
+  /**
+   * What the message is.
+   *
+   * @generated from oneof truco.v1.PlayGameResponse.kind
+   */
+  kind: {
+    /**
+     * A commit's events with the caller's view after them: exactly a per-commit WatchGame's message.
+     *
+     * @generated from field: truco.v1.WatchGameResponse commit = 1;
+     */
+    value: WatchGameResponse;
+    case: "commit";
+  } | {
+    /**
+     * What became of one of the caller's commands.
+     *
+     * @generated from field: truco.v1.PlayGameOutcome outcome = 2;
+     */
+    value: PlayGameOutcome;
+    case: "outcome";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message truco.v1.PlayGameResponse.
+ * Use `create(PlayGameResponseSchema)` to create a new message.
+ */
+export const PlayGameResponseSchema: GenMessage<PlayGameResponse> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 22);
+
+/**
+ * What became of a command sent on a PlayGame stream.
+ *
+ * @generated from message truco.v1.PlayGameOutcome
+ */
+export type PlayGameOutcome = Message<"truco.v1.PlayGameOutcome"> & {
+  /**
+   * The command's request id.
+   *
+   * @generated from field: string request_id = 1;
+   */
+  requestId: string;
+
+  /**
+   * Accepted: the game's version after the command (and the bot moves and deal it triggered). Its events
+   * arrive, or arrived, as a `commit`. 0 when refused.
+   *
+   * @generated from field: int64 version = 2;
+   */
+  version: bigint;
+
+  /**
+   * Refused: why, as SubmitCommand's status would say it. Unset when accepted.
+   *
+   * @generated from field: truco.v1.CommandError error = 3;
+   */
+  error?: CommandError | undefined;
+};
+
+/**
+ * Describes the message truco.v1.PlayGameOutcome.
+ * Use `create(PlayGameOutcomeSchema)` to create a new message.
+ */
+export const PlayGameOutcomeSchema: GenMessage<PlayGameOutcome> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 23);
+
+/**
+ * Why a command was refused: what a unary call's status and google.rpc details would carry.
+ *
+ * @generated from message truco.v1.CommandError
+ */
+export type CommandError = Message<"truco.v1.CommandError"> & {
+  /**
+   * The gRPC status code (google.rpc.Code) SubmitCommand would have failed with.
+   *
+   * @generated from field: int32 code = 1;
+   */
+  code: number;
+
+  /**
+   * The machine reason (an ErrorReason name without its prefix, as in ErrorInfo.reason).
+   *
+   * @generated from field: string reason = 2;
+   */
+  reason: string;
+
+  /**
+   * For people; may change.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+
+  /**
+   * The ErrorInfo's metadata (a quota's `quota`, `limit` and `retry_after_seconds`; a conflict's versions).
+   *
+   * @generated from field: map<string, string> metadata = 4;
+   */
+  metadata: { [key: string]: string };
+
+  /**
+   * Past a quota (RESOURCE_EXHAUSTED, QUOTA_EXCEEDED): when to send the command again, with the same request
+   * id (the google.rpc.RetryInfo's delay).
+   *
+   * @generated from field: google.protobuf.Duration retry_delay = 5;
+   */
+  retryDelay?: Duration | undefined;
+};
+
+/**
+ * Describes the message truco.v1.CommandError.
+ * Use `create(CommandErrorSchema)` to create a new message.
+ */
+export const CommandErrorSchema: GenMessage<CommandError> = /*@__PURE__*/
+  messageDesc(file_truco_v1_game_service, 24);
+
+/**
  * List open games.
  *
  * @generated from message truco.v1.ListGamesRequest
@@ -832,7 +1058,7 @@ export type ListGamesRequest = Message<"truco.v1.ListGamesRequest"> & {
  * Use `create(ListGamesRequestSchema)` to create a new message.
  */
 export const ListGamesRequestSchema: GenMessage<ListGamesRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 19);
+  messageDesc(file_truco_v1_game_service, 25);
 
 /**
  * A page of open games.
@@ -860,7 +1086,7 @@ export type ListGamesResponse = Message<"truco.v1.ListGamesResponse"> & {
  * Use `create(ListGamesResponseSchema)` to create a new message.
  */
 export const ListGamesResponseSchema: GenMessage<ListGamesResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 20);
+  messageDesc(file_truco_v1_game_service, 26);
 
 /**
  * Ask for a game.
@@ -881,7 +1107,7 @@ export type GetGameRequest = Message<"truco.v1.GetGameRequest"> & {
  * Use `create(GetGameRequestSchema)` to create a new message.
  */
 export const GetGameRequestSchema: GenMessage<GetGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 21);
+  messageDesc(file_truco_v1_game_service, 27);
 
 /**
  * The game.
@@ -902,7 +1128,7 @@ export type GetGameResponse = Message<"truco.v1.GetGameResponse"> & {
  * Use `create(GetGameResponseSchema)` to create a new message.
  */
 export const GetGameResponseSchema: GenMessage<GetGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 22);
+  messageDesc(file_truco_v1_game_service, 28);
 
 /**
  * Leave the caller's seat.
@@ -923,7 +1149,7 @@ export type LeaveGameRequest = Message<"truco.v1.LeaveGameRequest"> & {
  * Use `create(LeaveGameRequestSchema)` to create a new message.
  */
 export const LeaveGameRequestSchema: GenMessage<LeaveGameRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 23);
+  messageDesc(file_truco_v1_game_service, 29);
 
 /**
  * The seat after leaving.
@@ -944,7 +1170,7 @@ export type LeaveGameResponse = Message<"truco.v1.LeaveGameResponse"> & {
  * Use `create(LeaveGameResponseSchema)` to create a new message.
  */
 export const LeaveGameResponseSchema: GenMessage<LeaveGameResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 24);
+  messageDesc(file_truco_v1_game_service, 30);
 
 /**
  * Take the caller's seat back.
@@ -965,7 +1191,7 @@ export type ResumeSeatRequest = Message<"truco.v1.ResumeSeatRequest"> & {
  * Use `create(ResumeSeatRequestSchema)` to create a new message.
  */
 export const ResumeSeatRequestSchema: GenMessage<ResumeSeatRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 25);
+  messageDesc(file_truco_v1_game_service, 31);
 
 /**
  * The seat after resuming.
@@ -986,7 +1212,7 @@ export type ResumeSeatResponse = Message<"truco.v1.ResumeSeatResponse"> & {
  * Use `create(ResumeSeatResponseSchema)` to create a new message.
  */
 export const ResumeSeatResponseSchema: GenMessage<ResumeSeatResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 26);
+  messageDesc(file_truco_v1_game_service, 32);
 
 /**
  * Ask for the rematch of a finished game.
@@ -1007,7 +1233,7 @@ export type RematchRequest = Message<"truco.v1.RematchRequest"> & {
  * Use `create(RematchRequestSchema)` to create a new message.
  */
 export const RematchRequestSchema: GenMessage<RematchRequest> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 27);
+  messageDesc(file_truco_v1_game_service, 33);
 
 /**
  * The next game.
@@ -1035,7 +1261,7 @@ export type RematchResponse = Message<"truco.v1.RematchResponse"> & {
  * Use `create(RematchResponseSchema)` to create a new message.
  */
 export const RematchResponseSchema: GenMessage<RematchResponse> = /*@__PURE__*/
-  messageDesc(file_truco_v1_game_service, 28);
+  messageDesc(file_truco_v1_game_service, 34);
 
 /**
  * What happens when a seat's turn clock runs out.
@@ -1340,6 +1566,35 @@ export const GameService: GenService<{
     methodKind: "unary";
     input: typeof RematchRequestSchema;
     output: typeof RematchResponseSchema;
+  },
+  /**
+   * A seat's whole match on one call, for native gRPC clients: its commands in, the game's commits out. It
+   * replaces the pair of SubmitCommand and a per-commit WatchGame (same semantics, same quotas, same secrecy)
+   * and costs the server less per move: no new call per command.
+   *
+   * The first message is `start` (the game, and the version to stream after, as in WatchGame); the seat is the
+   * one of the call's seat token (`authorization: Bearer <token>`; without one the call is a spectator's, and
+   * its commands are refused with TOKEN_MISSING). Every later message is a `command`, applied in the order sent,
+   * each answered by one `outcome` with its request id: its version once durably stored, or the error
+   * SubmitCommand would have failed with. A refused command (a rule, a stale `expected_version`, a quota) ends
+   * nothing: the stream goes on. The game's commits arrive as `commit`s, exactly as a per-commit WatchGame
+   * sends them (a command's own commit included); a command's outcome and its commit may arrive in either
+   * order.
+   *
+   * When it ends: as WatchGame (OK after the commit that ends the match; UNAVAILABLE, SERVER_SHUTTING_DOWN with
+   * metadata `version` when the server stops: open a new one with `after_version` set to it, and send again
+   * the commands whose outcome did not arrive, with the same request ids). A first message that is not a
+   * `start`, or a second `start`, ends it with INVALID_ARGUMENT, MALFORMED_REQUEST. A client that half-closes
+   * keeps receiving commits. It counts as a watch for the quotas, and each command as a call of the seat's.
+   * It needs HTTP/2 end to end (the gRPC port; the web port's gRPC and Connect over HTTP/2): browsers, whose
+   * fetch has no full-duplex streams, use the pair.
+   *
+   * @generated from rpc truco.v1.GameService.PlayGame
+   */
+  playGame: {
+    methodKind: "bidi_streaming";
+    input: typeof PlayGameRequestSchema;
+    output: typeof PlayGameResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_truco_v1_game_service, 0);
