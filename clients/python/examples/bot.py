@@ -12,6 +12,8 @@ and exits 0 only if the match ended and the illegal card was refused with CARD_N
                                                  each), server bots the odd ones; each seat waits for its turn on
                                                  a WatchGame stream that resumes by itself after a dropped
                                                  connection or a server restart
+    python bot.py ADDRESS --players 4 --session  the same, each seat playing its whole match on one PlayGame
+                                                 stream (commands in, commits out) that also resumes by itself
     --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
 
 It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
@@ -27,7 +29,18 @@ import sys
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
-from truco_client import IllegalMove, TrucoClient, TrucoError, card_text, is_my_turn, is_over, plain_bot, play
+from truco_client import (
+    IllegalMove,
+    PlaySession,
+    TrucoClient,
+    TrucoError,
+    VersionConflict,
+    card_text,
+    is_my_turn,
+    is_over,
+    plain_bot,
+    play,
+)
 from truco_client.v1 import views_pb2
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
@@ -50,11 +63,14 @@ class State:
     of the event before them)."""
 
 
-async def try_illegal_card(client: TrucoClient, name: str, view: views_pb2.SeatView) -> str:
+async def try_illegal_card(client: TrucoClient | PlaySession, name: str, view: views_pb2.SeatView) -> str:
     held = {card_text(c) for c in view.cards}
     stranger = next(text for text in DECK if text not in held)
     try:
-        await client.submit(name, play(stranger), expected_version=view.public.version)
+        if isinstance(client, PlaySession):
+            await client.submit(play(stranger), expected_version=view.public.version)
+        else:
+            await client.submit(name, play(stranger), expected_version=view.public.version)
     except IllegalMove as error:
         log(f"illegal {stranger} refused: {error}")
         return error.reason
@@ -105,17 +121,57 @@ async def play_by_watching(
             await act(client, name, item.seat, state, think)
 
 
+async def act_in_session(session: PlaySession, view: views_pb2.SeatView, state: State, think: float) -> None:
+    """The session's move for the seat when the match waits for it. A move the game overtook (ABORTED) needs no
+    second try: the commit that overtook it is on its way, with the view to choose from."""
+    if not is_my_turn(view):
+        return
+    if not state.illegal_reason and any(a.WhichOneof("kind") == "play_card" for a in view.legal_actions):
+        state.illegal_reason = await try_illegal_card(session, session.name, view)
+    await asyncio.sleep(think)
+    command = plain_bot(view)
+    if command is None:
+        return
+    try:
+        await session.submit(command, expected_version=view.public.version)
+        state.moves += 1
+    except VersionConflict:
+        pass
+
+
+async def play_by_session(client: TrucoClient, name: str, view: views_pb2.SeatView, state: State, think: float) -> None:
+    def resumed(after: int, error: TrucoError) -> None:
+        state.resumes += 1
+        log(f"seat {view.seat}: session broken ({error.code.name}), resuming after version {after}")
+
+    # One PlayGame stream: commands go out on it, and it hands each event of a commit in order, the seat's view
+    # after the commit with the last one, as the watch does.
+    first = view.seat == 0
+    async with client.play(name, after_version=view.public.version, on_resume=resumed) as session:
+        await act_in_session(session, view, state, think)
+        async with aclosing(session.events()) as items:
+            async for item in items:
+                if first and item.event.WhichOneof("kind") != "sena_sent":
+                    state.watched.append(item.event.version)
+                if not item.HasField("seat"):
+                    continue
+                if is_over(item.seat):
+                    return
+                await act_in_session(session, item.seat, state, think)
+
+
 async def main() -> int:
     parser = argparse.ArgumentParser(description="The Python SDK's example bot.")
     parser.add_argument("address")
     parser.add_argument("--players", type=int, choices=(2, 4, 6), default=2)
     parser.add_argument("--watch", action="store_true")
+    parser.add_argument("--session", action="store_true")
     parser.add_argument("--target", type=int, default=0)
     parser.add_argument("--think-ms", type=int, default=0)
     parser.add_argument("--bot-level", choices=("beginner", "intermediate", "expert"))
     args = parser.parse_args()
     # Watching seats ride out a server restart: more retries, and gRPC's reconnect backoff kept short.
-    retries = 60 if args.watch else 4
+    retries = 60 if args.watch or args.session else 4
     options = [("grpc.initial_reconnect_backoff_ms", 200), ("grpc.max_reconnect_backoff_ms", 1000)]
     api_key = os.environ.get("TRUCO_API_KEY") or None
     async with TrucoClient(args.address, api_key=api_key, retries=retries, max_backoff=1.0, options=options) as creator:
@@ -131,7 +187,7 @@ async def main() -> int:
         pairs = zip(clients, seats, strict=True)
         joined = [await c.join_game(game.name, seat=s, player_name=f"python bot {s}") for c, s in pairs]
         views = [result.view for result in joined]
-        play_seat = play_by_watching if args.watch else play_by_polling
+        play_seat = play_by_session if args.session else play_by_watching if args.watch else play_by_polling
         await asyncio.gather(*(play_seat(c, game.name, v, state, think) for c, v in zip(clients, views, strict=True)))
         final = (await clients[0].get_view(game.name)).seat
         scores = [next((s.points for s in final.public.scores if s.team == team), 0) for team in (0, 1)]

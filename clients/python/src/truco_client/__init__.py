@@ -50,6 +50,7 @@ from .errors import (
     from_rpc_error,
 )
 from .proofs import commitment_of, verify, verify_proof
+from .sessions import PlaySession, command_error
 
 __version__ = "0.2.0"
 
@@ -67,6 +68,7 @@ __all__ = [
     "JoinResult",
     "NotFound",
     "PermissionDenied",
+    "PlaySession",
     "ResourceExhausted",
     "TrucoClient",
     "TrucoError",
@@ -83,6 +85,7 @@ __all__ = [
     "card_text",
     "clock_seats",
     "clock_settings",
+    "command_error",
     "commit_events",
     "commit_version",
     "commitment_of",

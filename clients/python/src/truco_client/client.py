@@ -50,6 +50,7 @@ from .cards import CardLike, card, parse_cards
 from .commands import plain_bot
 from .commits import commit_events, commit_version, per_event
 from .errors import ResourceExhausted, TrucoError, VersionConflict, from_rpc_error
+from .sessions import PlaySession
 from .v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
@@ -92,6 +93,7 @@ WRAPPERS: dict[str, str] = {
     "truco.v1.GameService/LeaveGame": "leave_game",
     "truco.v1.GameService/ResumeSeat": "resume_seat",
     "truco.v1.GameService/Rematch": "rematch",
+    "truco.v1.GameService/PlayGame": "play",
     "truco.v1.RulesService/EvaluateHand": "evaluate_hand",
     "truco.v1.RulesService/CompareCards": "compare_cards",
 }
@@ -541,6 +543,22 @@ class TrucoClient:
                 call.cancel()
             await asyncio.sleep(quota_wait if quota_wait is not None else self._delay(failures))
             failures += 1
+
+    def play(
+        self,
+        name: str,
+        after_version: int = 0,
+        *,
+        on_resume: Callable[[int, TrucoError], None] | None = None,
+    ) -> PlaySession:
+        """This seat's match on one PlayGame stream: :meth:`PlaySession.submit
+        <truco_client.sessions.PlaySession.submit>` sends commands, :meth:`PlaySession.commits
+        <truco_client.sessions.PlaySession.commits>` hands the commits after ``after_version``, in order, as
+        :meth:`watch_commits` does, and a broken stream resumes as a watch does (``on_resume``), sending again
+        the commands whose outcome had not arrived. Use it as ``async with client.play(name) as session:``.
+        The pair of :meth:`submit` and :meth:`watch_commits` does the same over two calls; this one costs the
+        server less per move."""
+        return PlaySession(self, game_name(name), after_version, on_resume)
 
     async def list_games(self, page_size: int = 20) -> AsyncGenerator[game_service_pb2.Game, None]:
         """Every open game (a seat free, not over), newest first, fetching page after page."""
