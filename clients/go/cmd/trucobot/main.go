@@ -163,7 +163,8 @@ func (s *state) playByWatching(ctx context.Context, client *truco.Client, name s
 }
 
 // playBySession plays one seat from a PlayGame session: its moves go in on the session, and it moves each time a
-// commit shows it legal actions. A move the game had moved past (VERSION_CONFLICT) waits for the next commit.
+// commit shows it legal actions. A move the game had moved past waits for the next commit: VERSION_CONFLICT, or
+// MATCH_OVER when the move that ended the match was a teammate's (both may answer a call), made first.
 func (s *state) playBySession(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView, think time.Duration) error {
 	onResume := func(after int64, err error) {
 		s.resumes.Add(1)
@@ -187,7 +188,7 @@ func (s *state) playBySession(ctx context.Context, client *truco.Client, name st
 		}
 		time.Sleep(think)
 		err := submit(ctx, truco.PlainBot(view), view.GetPublic().GetVersion())
-		if errors.Is(err, truco.ErrVersionConflict) {
+		if errors.Is(err, truco.ErrVersionConflict) || truco.Reason(err) == "MATCH_OVER" {
 			return nil // the commit that moved the game on is on its way, with a view to choose from again
 		}
 		if err == nil {
