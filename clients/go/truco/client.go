@@ -9,6 +9,10 @@
 // Failures are *Error values with the ErrorInfo reason. PlayTurn re-reads the view on ABORTED; Watch reopens a
 // broken stream after the last version it delivered.
 //
+// Play opens a Session: a seat's whole match on one PlayGame stream (its commands in, the game's commits out),
+// which resumes as Watch does and sends again the commands whose outcome a broken stream lost. It needs HTTP/2
+// (native gRPC); browser transports use Submit and Watch.
+//
 // Every RPC of the service has one method here (Wrappers), with the helpers every SDK has: the turn helper
 // (PlayTurn, IsMyTurn), resuming watches, legal-action pickers (PickAction, PlainBot), proof checks (VerifyProof)
 // and the versions seen.
@@ -77,6 +81,7 @@ var Wrappers = map[string]string{
 	"truco.v1.GameService/LeaveGame":        "LeaveGame",
 	"truco.v1.GameService/ResumeSeat":       "ResumeSeat",
 	"truco.v1.GameService/Rematch":          "Rematch",
+	"truco.v1.GameService/PlayGame":         "Play",
 	"truco.v1.RulesService/EvaluateHand":    "EvaluateHand",
 	"truco.v1.RulesService/CompareCards":    "CompareCards",
 }

@@ -80,6 +80,10 @@ func TestEveryCallAboutOneGameNamesItForTheBalancer(t *testing.T) {
 	_, _ = client.Submit(ctx, "g1", Mazo(), 0)
 	for range client.Watch(ctx, "g1", 0, WatchOptions{}) {
 	}
+	if session, err := client.Play(ctx, "g1", 0, PlayOptions{}); err == nil {
+		for range session.Commits() { // the fake has no PlayGame: the session ends with UNIMPLEMENTED
+		}
+	}
 	for range client.ListGames(ctx, 10) {
 	}
 	_, _ = client.GetGame(ctx, "g1")
@@ -89,7 +93,7 @@ func TestEveryCallAboutOneGameNamesItForTheBalancer(t *testing.T) {
 	_, _ = client.EvaluateHand(ctx, MustCard("1o"), nil, false)
 	_, _ = client.CompareCards(ctx, MustCard("1o"), MustCard("2o"), MustCard("1e"))
 	want := "[CreateGame - JoinGame games/g1 GetGameView games/g1 ListLegalActions games/g1 SubmitCommand games/g1 " +
-		"WatchGame games/g1 ListGames - GetGame games/g1 LeaveGame games/g1 ResumeSeat games/g1 Rematch games/g1 " +
+		"WatchGame games/g1 PlayGame games/g1 ListGames - GetGame games/g1 LeaveGame games/g1 ResumeSeat games/g1 Rematch games/g1 " +
 		"EvaluateHand - CompareCards -]"
 	if got := fmt.Sprint(fake.calls); got != want {
 		t.Errorf("calls %v,\nwant %v", got, want)

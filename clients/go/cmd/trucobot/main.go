@@ -10,6 +10,8 @@
 //	trucobot --players 4 --watch ADDRESS  4 players (or 6): this bot plays the even seats (a client each), server
 //	                                      bots the odd ones; each seat waits for its turn on a WatchGame stream
 //	                                      that resumes by itself
+//	trucobot --players 4 --session ADDRESS  the same, each seat playing its whole match from one PlayGame session
+//	                                      (Client.Play: its commands in, the commits out; it resumes by itself)
 //	--target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
 //
 // It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
@@ -40,15 +42,18 @@ type state struct {
 	illegalReason string
 	moves         atomic.Int64
 	resumes       atomic.Int64
-	// watched are the versions of the events seat 0's watch delivered, in order (señas aside: they keep the
-	// version of the event before them).
+	// watched are the versions of the events seat 0's watch (or session) delivered, in order (señas aside: they
+	// keep the version of the event before them).
 	watched []int64
 }
 
 func logf(format string, args ...any) { fmt.Fprintf(os.Stderr, "bot(go): "+format+"\n", args...) }
 
+// submitter sends one command for a seat at a version: Client.Submit, or a session's Submit.
+type submitter func(ctx context.Context, command *trucov1.Command, expectedVersion int64) error
+
 // tryIllegalCard plays a card of the deck that is not in the hand: the server must refuse it (CARD_NOT_IN_HAND).
-func tryIllegalCard(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView) (string, error) {
+func tryIllegalCard(ctx context.Context, submit submitter, view *trucov1.SeatView) (string, error) {
 	held := map[string]bool{}
 	for _, card := range view.GetCards() {
 		held[truco.CardText(card)] = true
@@ -57,7 +62,7 @@ func tryIllegalCard(ctx context.Context, client *truco.Client, name string, view
 		if held[truco.CardText(card)] {
 			continue
 		}
-		_, err := client.Submit(ctx, name, truco.Play(card), view.GetPublic().GetVersion())
+		err := submit(ctx, truco.Play(card), view.GetPublic().GetVersion())
 		if err == nil {
 			return "ACCEPTED", nil
 		}
@@ -70,13 +75,13 @@ func tryIllegalCard(ctx context.Context, client *truco.Client, name string, view
 	return "", errors.New("every card is in hand?")
 }
 
-func (s *state) maybeIllegal(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView) error {
+func (s *state) maybeIllegal(ctx context.Context, submit submitter, view *trucov1.SeatView) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.illegalReason != "" || !truco.HasLegal(view, truco.PreferPlayCard) {
 		return nil
 	}
-	reason, err := tryIllegalCard(ctx, client, name, view)
+	reason, err := tryIllegalCard(ctx, submit, view)
 	s.illegalReason = reason
 	return err
 }
@@ -85,7 +90,11 @@ func (s *state) act(ctx context.Context, client *truco.Client, name string, view
 	if !truco.IsMyTurn(view) {
 		return view, nil
 	}
-	if err := s.maybeIllegal(ctx, client, name, view); err != nil {
+	submit := func(ctx context.Context, command *trucov1.Command, expectedVersion int64) error {
+		_, err := client.Submit(ctx, name, command, expectedVersion)
+		return err
+	}
+	if err := s.maybeIllegal(ctx, submit, view); err != nil {
 		return nil, err
 	}
 	time.Sleep(think)
@@ -153,19 +162,78 @@ func (s *state) playByWatching(ctx context.Context, client *truco.Client, name s
 	return nil
 }
 
+// playBySession plays one seat from a PlayGame session: its moves go in on the session, and it moves each time a
+// commit shows it legal actions. A move the game had moved past waits for the next commit: VERSION_CONFLICT, or
+// MATCH_OVER when the move that ended the match was a teammate's (both may answer a call), made first.
+func (s *state) playBySession(ctx context.Context, client *truco.Client, name string, view *trucov1.SeatView, think time.Duration) error {
+	onResume := func(after int64, err error) {
+		s.resumes.Add(1)
+		logf("seat %d: session broken (%v), resuming after version %d", view.GetSeat(), err, after)
+	}
+	session, err := client.Play(ctx, name, view.GetPublic().GetVersion(), truco.PlayOptions{OnResume: onResume})
+	if err != nil {
+		return err
+	}
+	defer session.Close()
+	submit := func(ctx context.Context, command *trucov1.Command, expectedVersion int64) error {
+		_, err := session.Submit(ctx, command, expectedVersion)
+		return err
+	}
+	act := func(view *trucov1.SeatView) error {
+		if !truco.IsMyTurn(view) {
+			return nil
+		}
+		if err := s.maybeIllegal(ctx, submit, view); err != nil {
+			return err
+		}
+		time.Sleep(think)
+		err := submit(ctx, truco.PlainBot(view), view.GetPublic().GetVersion())
+		if errors.Is(err, truco.ErrVersionConflict) || truco.Reason(err) == "MATCH_OVER" {
+			return nil // the commit that moved the game on is on its way, with a view to choose from again
+		}
+		if err == nil {
+			s.moves.Add(1)
+		}
+		return err
+	}
+	if err := act(view); err != nil {
+		return err
+	}
+	// Events hands each event of a commit in order; the seat's view after the commit comes with its last event.
+	for item, err := range session.Events() {
+		if err != nil {
+			return err
+		}
+		if view.GetSeat() == 0 && item.GetEvent().GetSenaSent() == nil {
+			s.watched = append(s.watched, item.GetEvent().GetVersion())
+		}
+		if item.GetSeat() == nil {
+			continue
+		}
+		if truco.IsOver(item.GetSeat()) {
+			return nil
+		}
+		if err := act(item.GetSeat()); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func run() (int, error) {
 	players := flag.Int("players", 2, "2, 4 or 6 players")
 	botLevel := flag.String("bot-level", "", "the server bots' level: beginner, intermediate or expert")
 	watch := flag.Bool("watch", false, "wait for turns on a WatchGame stream")
+	session := flag.Bool("session", false, "play each seat's match from one PlayGame session")
 	target := flag.Int("target", 0, "points to win (0: the server's default)")
 	thinkMs := flag.Int("think-ms", 0, "a pause before each move, in milliseconds")
 	flag.Parse()
 	level, known := trucov1.BotLevel_value["BOT_LEVEL_"+strings.ToUpper(*botLevel)]
-	if flag.NArg() != 1 || (*players != 2 && *players != 4 && *players != 6) || (*botLevel != "" && !known) {
-		return 2, errors.New("usage: trucobot [--players 2|4|6] [--watch] [--target N] [--think-ms N] [--bot-level L] ADDRESS")
+	if flag.NArg() != 1 || (*players != 2 && *players != 4 && *players != 6) || (*botLevel != "" && !known) || (*watch && *session) {
+		return 2, errors.New("usage: trucobot [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L] ADDRESS")
 	}
 	options := truco.Options{}
-	if *watch {
+	if *watch || *session {
 		options = truco.Options{Retries: 60, MaxBackoff: time.Second}
 	}
 	options.APIKey = os.Getenv("TRUCO_API_KEY")
@@ -203,9 +271,12 @@ func run() (int, error) {
 			first = client
 		}
 		go func() {
-			if *watch {
+			switch {
+			case *session:
+				errs <- s.playBySession(ctx, client, game.GetName(), joined.View, think)
+			case *watch:
 				errs <- s.playByWatching(ctx, client, game.GetName(), joined.View, think)
-			} else {
+			default:
 				errs <- s.playByPolling(ctx, client, game.GetName(), joined.View, think)
 			}
 		}()
