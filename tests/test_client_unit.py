@@ -101,8 +101,13 @@ def test_card_text_refuses_a_malformed_card() -> None:
 
 @pytest.mark.parametrize(
     ("text", "name"),
-    [("1e", "1 de espada"), ("7o", "7 de oro"), ("10c", "sota de copa"), ("11b", "caballo de basto"),
-     ("12o", "rey de oro")],
+    [
+        ("1e", "1 de espada"),
+        ("7o", "7 de oro"),
+        ("10c", "sota de copa"),
+        ("11b", "caballo de basto"),
+        ("12o", "rey de oro"),
+    ],
 )
 def test_card_name_is_short_spanish(text: str, name: str) -> None:
     assert card_name(text) == name
@@ -232,6 +237,8 @@ class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
         self.reads: list[tuple[str, str, int]] = []
         self.read_version = 2
         self.quota_delays: list[float] = []
+        self.plays: list[list[game_service_pb2.PlayGameRequest]] = []  # what each PlayGame stream was sent
+        self.play_break = False
 
     async def SubmitCommand(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         self.submits.append(request)
@@ -279,6 +286,61 @@ class ScriptedGames(game_service_pb2_grpc.GameServiceServicer):
                 yield game_service_pb2.WatchGameResponse(event=events_pb2.Event(version=version))
         if len(self.watches) == 1:
             await context.abort(self.watch_failure, "going away")
+
+    async def PlayGame(self, requests: Any, context: grpc.aio.ServicerContext) -> AsyncIterator[Any]:
+        """A session: the commit of versions 1-2 (unless resumed past them); then each command is answered (a
+        quota refusal while ``quota_delays`` lasts; CARD_NOT_IN_HAND for ``expected_version`` 99; else accepted at
+        ``expected_version + 1``, with the commit of version 3, and the match ends). With ``play_break`` the
+        first stream breaks (UNAVAILABLE) on its first command, unanswered."""
+        self.metadata.append({k: v for k, v in context.invocation_metadata() if isinstance(v, str)})
+        received: list[game_service_pb2.PlayGameRequest] = []
+        self.plays.append(received)
+        async for request in requests:
+            received.append(request)
+            if request.WhichOneof("kind") == "start":
+                if request.start.after_version < 2:
+                    versions = range(request.start.after_version + 1, 3)
+                    commit = game_service_pb2.WatchGameResponse(
+                        events=[events_pb2.Event(version=version) for version in versions],
+                        seat=views_pb2.SeatView(public=views_pb2.MatchView(version=2)),
+                    )
+                    yield game_service_pb2.PlayGameResponse(commit=commit)
+                continue
+            command = request.command
+            if self.play_break and len(self.plays) == 1:
+                await context.abort(grpc.StatusCode.UNAVAILABLE, "going away")
+            outcome = game_service_pb2.PlayGameOutcome(request_id=command.request_id)
+            if self.quota_delays:
+                delay = self.quota_delays.pop(0)
+                outcome.error.CopyFrom(
+                    game_service_pb2.CommandError(
+                        code=grpc.StatusCode.RESOURCE_EXHAUSTED.value[0],
+                        reason="QUOTA_EXCEEDED",
+                        message="slow down",
+                        metadata={"quota": "q"},
+                        retry_delay={"seconds": int(delay), "nanos": int(delay % 1 * 1e9)},
+                    )
+                )
+                yield game_service_pb2.PlayGameResponse(outcome=outcome)
+                continue
+            if command.expected_version == 99:
+                outcome.error.CopyFrom(
+                    game_service_pb2.CommandError(
+                        code=grpc.StatusCode.FAILED_PRECONDITION.value[0],
+                        reason="CARD_NOT_IN_HAND",
+                        message="not yours",
+                        metadata={"card": "1e"},
+                    )
+                )
+                yield game_service_pb2.PlayGameResponse(outcome=outcome)
+                continue
+            outcome.version = command.expected_version + 1
+            yield game_service_pb2.PlayGameResponse(outcome=outcome)
+            commit = game_service_pb2.WatchGameResponse(
+                events=[events_pb2.Event(version=3)], seat=views_pb2.SeatView(public=views_pb2.MatchView(version=3))
+            )
+            yield game_service_pb2.PlayGameResponse(commit=commit)
+            return
 
 
 def _as_grpc_status(status: status_pb2.Status) -> grpc.Status:
@@ -499,6 +561,8 @@ async def test_every_call_about_one_game_names_it_for_the_balancer(
         with contextlib.suppress(TrucoError):
             _ = [game async for game in client.list_games()]
         _ = [item async for item in client.with_token(None).watch("g1", 3)]
+        async with client.play("g1") as session:
+            await anext(aiter(session.commits()))
     sent = {method: metadata.get(GAME_HEADER) for method, metadata in recorder.calls}
     assert sent == {
         "CreateGame": None,
@@ -514,8 +578,77 @@ async def test_every_call_about_one_game_names_it_for_the_balancer(
         "CompareCards": None,
         "ListGames": None,
         "WatchGame": "games/g1",
+        "PlayGame": "games/g1",
     }
     assert all(metadata.get("x-api-key") == "k" for _, metadata in recorder.calls), "the key still goes on all"
+
+
+async def test_a_session_starts_first_and_answers_each_submit_with_its_outcome(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    servicer, target = scripted
+    async with TrucoClient(target, token="t0k", backoff=0.01) as client, client.play("g1") as session:
+        with pytest.raises(IllegalMove) as refused:
+            await session.submit(play("1e"), expected_version=99)
+        assert (refused.value.reason, refused.value.metadata) == ("CARD_NOT_IN_HAND", {"card": "1e"})
+        assert await session.submit(play("2e"), expected_version=2, request_id="r-2") == 3
+        commits = [[event.version for event in commit.events] async for commit in session.commits()]
+        with pytest.raises(IllegalMove) as over:
+            await session.submit(play("3e"), expected_version=3)
+        assert over.value.reason == "MATCH_OVER"
+        await client.get_view("g1")
+    assert commits == [[1, 2], [3]]
+    [stream] = servicer.plays
+    assert stream[0].start == game_service_pb2.PlayGameStart(name="games/g1", after_version=0)
+    assert [message.WhichOneof("kind") for message in stream] == ["start", "command", "command"]
+    assert stream[2].command.request_id == "r-2"
+    assert servicer.metadata[0]["authorization"] == "Bearer t0k"
+    assert servicer.metadata[0][GAME_HEADER] == "games/g1"
+    assert servicer.reads[-1] == ("GetGameView", "games/g1", 3), "what the session saw, a read asks for"
+
+
+async def test_a_sessions_quota_refusal_is_sent_again_after_its_delay_with_the_same_request_id(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    servicer, target = scripted
+    servicer.quota_delays = [0.05, 0.05]
+    async with TrucoClient(target, token="t", backoff=0.01) as client, client.play("g1") as session:
+        began = asyncio.get_running_loop().time()
+        assert await session.submit(play("1e"), expected_version=2) == 3
+        waited = asyncio.get_running_loop().time() - began
+    commands = [message.command for message in servicer.plays[0][1:]]
+    assert len(commands) == 3 and len({command.request_id for command in commands}) == 1
+    assert waited >= 0.1
+
+
+async def test_a_sessions_quota_refusal_longer_than_the_clients_bound_is_raised(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    servicer, target = scripted
+    servicer.quota_delays = [30.0]
+    async with TrucoClient(target, token="t", backoff=0.01) as client, client.play("g1") as session:
+        with pytest.raises(ResourceExhausted) as refused:
+            await session.submit(play("1e"), expected_version=2)
+    assert refused.value.retry_delay == 30.0 and refused.value.metadata == {"quota": "q"}
+
+
+async def test_a_broken_session_resumes_after_the_last_version_and_sends_the_pending_command_again(
+    scripted: tuple[ScriptedGames, str],
+) -> None:
+    servicer, target = scripted
+    servicer.play_break = True
+    resumed: list[int] = []
+    async with (
+        TrucoClient(target, token="t", backoff=0.01) as client,
+        client.play("g1", on_resume=lambda after, _: resumed.append(after)) as session,
+    ):
+        first = [event.version for event in (await anext(aiter(session.commits()))).events]
+        assert await session.submit(play("1e"), expected_version=2, request_id="again") == 3
+        versions = [item.event.version async for item in session.events()]
+    assert first == [1, 2] and versions == [3]
+    assert resumed == [2]
+    assert [stream[0].start.after_version for stream in servicer.plays] == [0, 2]
+    assert [stream[1].command.request_id for stream in servicer.plays] == ["again", "again"]
 
 
 async def test_watch_resumes_after_a_replica_cancelled_it(scripted: tuple[ScriptedGames, str]) -> None:

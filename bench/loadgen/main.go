@@ -114,7 +114,7 @@ func parse(args []string) (Config, string, error) {
 	fs.DurationVar(&c.Warmup, "warmup", 15*time.Second, "time at K before measuring")
 	fs.DurationVar(&c.Measure, "measure", 30*time.Second, "the measured window of each step")
 	fs.Float64Var(&c.SpawnRate, "spawn-rate", 100, "new matches started per second while K grows")
-	fs.StringVar(&watch, "watch", "commit", "watch shapes, each a run: commit (per_commit), event (the released per-event stream)")
+	fs.StringVar(&watch, "watch", "commit", "watch shapes, each a run: commit (per_commit), event (the released per-event stream), session (PlayGame: commands and commits on one stream per seat)")
 	fs.IntVar(&c.Rounds, "rounds", 1, "runs of every watch shape, alternating")
 	fs.BoolVar(&c.Fixed, "fixed", false, "measure every step of -steps (no stop at the knee)")
 	fs.DurationVar(&c.Empty, "empty", 0, "measure empty unary calls (health Check) this long before and after (0: not)")
@@ -131,8 +131,8 @@ func parse(args []string) (Config, string, error) {
 		return c, "", err
 	}
 	for _, shape := range strings.Split(watch, ",") {
-		if shape != "commit" && shape != "event" {
-			return c, "", fmt.Errorf("-watch %q: commit or event", shape)
+		if shape != "commit" && shape != "event" && shape != "session" {
+			return c, "", fmt.Errorf("-watch %q: commit, event or session", shape)
 		}
 		c.Watch = append(c.Watch, shape)
 	}
@@ -323,7 +323,7 @@ func groupNamed(groups []Group, name string) Group {
 func ramp(ctx context.Context, c Config, shape string, round int, emptyMs, idle float64, log func(string, ...any)) (RunResult, error) {
 	play := Play{
 		Players: c.Players, Target: int32(c.Target), Think: c.Think, Jitter: c.Jitter,
-		PerCommit: shape == "commit", CallTimeout: 30 * time.Second,
+		PerCommit: shape == "commit", Session: shape == "session", CallTimeout: 30 * time.Second,
 	}
 	load := NewLoad(c.Server, play)
 	pool := &Pool{load: load, seed: uint64(round) << 32}

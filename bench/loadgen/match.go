@@ -1,7 +1,8 @@
 package main
 
 // One table of the load: its seats, each a client with its own gRPC connection and WatchGame stream, playing
-// match after match at a human pace: a seat whose turn it is waits a think time, then submits its move.
+// match after match at a human pace: a seat whose turn it is waits a think time, then submits its move. With
+// Play.Session each seat plays on one PlayGame stream instead: its commands and the game's commits on one call.
 
 import (
 	"context"
@@ -32,6 +33,7 @@ type Play struct {
 	Think       time.Duration
 	Jitter      float64 // a think time is uniform in Think × [1-Jitter, 1+Jitter]
 	PerCommit   bool
+	Session     bool // each seat on one PlayGame stream instead of SubmitCommand + WatchGame
 	CallTimeout time.Duration
 }
 
@@ -126,6 +128,12 @@ type seat struct {
 	mu      sync.Mutex
 	view    *trucov1.SeatView
 	changed chan struct{}
+
+	// With Play.Session: the seat's open PlayGame stream (nil while it reopens), the request id of the command
+	// waiting for its outcome, and where the reader hands that outcome.
+	session  grpc.BidiStreamingClient[trucov1.PlayGameRequest, trucov1.PlayGameResponse]
+	waiting  string
+	outcomes chan *trucov1.PlayGameOutcome
 }
 
 func (s *seat) latest() *trucov1.SeatView {
@@ -187,12 +195,13 @@ func (t *Table) playMatch(parent context.Context) error {
 			return fmt.Errorf("JoinGame: %w", err)
 		}
 		seats[i] = &seat{
-			number:  joined.GetSeat(),
-			rng:     rand.New(rand.NewPCG(t.rng.Uint64(), t.rng.Uint64())),
-			client:  client,
-			md:      metadata.Pairs(AffinityHeader, name, "authorization", "Bearer "+joined.GetSeatToken()),
-			view:    joined.GetView(),
-			changed: make(chan struct{}, 1),
+			number:   joined.GetSeat(),
+			rng:      rand.New(rand.NewPCG(t.rng.Uint64(), t.rng.Uint64())),
+			client:   client,
+			md:       metadata.Pairs(AffinityHeader, name, "authorization", "Bearer "+joined.GetSeatToken()),
+			view:     joined.GetView(),
+			changed:  make(chan struct{}, 1),
+			outcomes: make(chan *trucov1.PlayGameOutcome, 1),
 		}
 	}
 	matchCtx, stop := context.WithCancel(parent)
@@ -201,7 +210,11 @@ func (t *Table) playMatch(parent context.Context) error {
 	over := make(chan struct{}, play.Players)
 	for _, s := range seats {
 		wg.Add(2)
-		go func() { defer wg.Done(); t.watch(matchCtx, name, s, tracker) }()
+		if play.Session {
+			go func() { defer wg.Done(); t.session(matchCtx, name, s, tracker) }()
+		} else {
+			go func() { defer wg.Done(); t.watch(matchCtx, name, s, tracker) }()
+		}
 		go func() { defer wg.Done(); t.act(matchCtx, name, s, tracker); over <- struct{}{} }()
 	}
 	// The match is over when every seat's player has seen it end (or the load is torn down).
@@ -273,6 +286,114 @@ func (t *Table) receive(
 	}
 }
 
+// session keeps the seat's PlayGame stream open, resuming from the last version it carried, until the match
+// ends or ctx does: it hands commits to the seat's view and the outcome of its command to act. A command whose
+// stream broke before its outcome is not sent again: act gives up on it at its timeout and chooses again.
+func (t *Table) session(ctx context.Context, name string, s *seat, tracker *Tracker) {
+	after := s.latest().GetPublic().GetVersion()
+	for ctx.Err() == nil {
+		stream, err := s.client.PlayGame(metadata.NewOutgoingContext(ctx, s.md))
+		if err == nil {
+			start := &trucov1.PlayGameStart{Name: name, AfterVersion: after}
+			err = stream.Send(&trucov1.PlayGameRequest{Kind: &trucov1.PlayGameRequest_Start{Start: start}})
+		}
+		if err == nil {
+			s.mu.Lock()
+			s.session = stream
+			s.mu.Unlock()
+			t.load.streams.Add(1)
+			after, err = t.receiveSession(stream, s, tracker, after)
+			t.load.streams.Add(-1)
+			s.mu.Lock()
+			s.session = nil
+			s.mu.Unlock()
+		}
+		if err == nil || ctx.Err() != nil {
+			return // the match ended (the stream ends with OK after its last commit)
+		}
+		if w := t.load.window(); w != nil {
+			w.watchResumes.Add(1)
+			w.Error("session: " + errorKind(err))
+		}
+		sleep(ctx, 200*time.Millisecond)
+	}
+}
+
+func (t *Table) receiveSession(
+	stream grpc.BidiStreamingClient[trucov1.PlayGameRequest, trucov1.PlayGameResponse], s *seat, tracker *Tracker,
+	after int64,
+) (int64, error) {
+	for {
+		message, err := stream.Recv()
+		now := time.Now()
+		if errors.Is(err, io.EOF) {
+			return after, nil
+		}
+		if err != nil {
+			return after, err
+		}
+		if outcome := message.GetOutcome(); outcome != nil {
+			s.mu.Lock()
+			mine := outcome.GetRequestId() == s.waiting
+			s.mu.Unlock()
+			if mine {
+				select {
+				case s.outcomes <- outcome:
+				default:
+				}
+			}
+			continue
+		}
+		commit := message.GetCommit()
+		version := int64(0)
+		for _, event := range commit.GetEvents() {
+			version = max(version, event.GetVersion())
+		}
+		if w := t.load.window(); w != nil {
+			w.messages.Add(1)
+		}
+		if version > after {
+			after = version
+			tracker.Received(s.number, version, now)
+		}
+		s.update(commit.GetSeat())
+	}
+}
+
+// submitOnSession sends the command on the seat's stream and waits for its outcome (or the call timeout).
+func (t *Table) submitOnSession(ctx context.Context, s *seat, version int64, command *trucov1.Command) error {
+	id := truco.NewRequestID()
+	s.mu.Lock()
+	stream := s.session
+	s.waiting = id
+	s.mu.Unlock()
+	if stream == nil {
+		return status.Error(codes.Unavailable, "the session is reopening")
+	}
+	message := &trucov1.PlayGameCommand{RequestId: id, ExpectedVersion: version, Command: command}
+	if err := stream.Send(&trucov1.PlayGameRequest{Kind: &trucov1.PlayGameRequest_Command{Command: message}}); err != nil {
+		return status.Error(codes.Unavailable, err.Error())
+	}
+	timer := time.NewTimer(t.load.Play.CallTimeout)
+	defer timer.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-timer.C:
+			return status.Error(codes.DeadlineExceeded, "no outcome")
+		case outcome := <-s.outcomes:
+			if outcome.GetRequestId() != id {
+				continue // a late outcome of a command given up on
+			}
+			if refused := outcome.GetError(); refused != nil {
+				return status.Error(codes.Code(refused.GetCode()), refused.GetReason())
+			}
+			return nil
+		}
+	}
+}
+
 // act plays the seat: on its turn it thinks, then submits a move at the version it chose it at.
 func (t *Table) act(ctx context.Context, name string, s *seat, tracker *Tracker) {
 	acted := int64(-1)
@@ -304,11 +425,17 @@ func (t *Table) act(ctx context.Context, name string, s *seat, tracker *Tracker)
 		window := t.load.window()
 		sent := time.Now()
 		tracker.Sent(version, s.number, sent, window)
-		callCtx, cancel := t.call(ctx, s.md)
-		reply, err := s.client.SubmitCommand(callCtx, &trucov1.SubmitCommandRequest{
-			Name: name, RequestId: truco.NewRequestID(), ExpectedVersion: version, Command: command,
-		})
-		cancel()
+		var reply *trucov1.SubmitCommandResponse
+		var err error
+		if t.load.Play.Session {
+			err = t.submitOnSession(ctx, s, version, command) // the commit brings the view
+		} else {
+			callCtx, cancel := t.call(ctx, s.md)
+			reply, err = s.client.SubmitCommand(callCtx, &trucov1.SubmitCommandRequest{
+				Name: name, RequestId: truco.NewRequestID(), ExpectedVersion: version, Command: command,
+			})
+			cancel()
+		}
 		replied := time.Now()
 		tracker.Replied(version, s.number, replied, err == nil)
 		if err != nil {

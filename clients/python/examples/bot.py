@@ -137,6 +137,10 @@ async def act_in_session(session: PlaySession, view: views_pb2.SeatView, state: 
         state.moves += 1
     except VersionConflict:
         pass
+    except IllegalMove as error:
+        # A teammate's answer ended the match first: the session ended before this command's outcome.
+        if error.reason != "MATCH_OVER":
+            raise
 
 
 async def play_by_session(client: TrucoClient, name: str, view: views_pb2.SeatView, state: State, think: float) -> None:
