@@ -3,11 +3,13 @@
 
 Each SDK is built first (npm ci + tsc, go build, mvn package: installs on a clean machine, reuses later), then
 its example bot plays whole matches, the five SDKs at once on one server as one app's players: 2 players by
-polling, and 2, 4 and 6 players waiting for their turns on WatchGame streams (one message per commit, which the
-SDK hands one event at a time), each with an illegal card refused with CARD_NOT_IN_HAND. Then each SDK plays 4
-players from watches while its server is killed (SIGKILL) and restarted on the same port and store mid-match: it
-must resume its streams, retry its calls and finish. Every watching bot reports the versions of the events its
-seat 0 was handed: every event of the match from its start, in order, each once, across the restart too. The
+polling, 2, 4 and 6 players waiting for their turns on WatchGame streams (one message per commit, which the
+SDK hands one event at a time), and 2 and 4 players each seat on one PlayGame session (commands in, commits
+out), each with an illegal card refused with CARD_NOT_IN_HAND. Then each SDK plays 4 players from watches, and
+again from sessions, while its server is killed (SIGKILL) and restarted on the same port and store mid-match: it
+must resume its streams, retry its calls (a session: send again the command it had no outcome for) and finish.
+Every watching bot reports the versions of the events its seat 0 was handed: every event of the match from its
+start, in order, each once, across the restart too. The
 TypeScript SDK also plays over the web port's Connect and gRPC-Web protocols, as in a browser. The SDK code
 generated from proto/ must be what ``scripts/gen-sdks`` makes now, and each SDK's own unit tests (against
 in-memory fakes: what it sends, such as ``min_version``, quota retries, a wrapper for every RPC) pass.
@@ -192,12 +194,16 @@ def test_each_sdks_own_unit_tests_pass(built: None, lang: str) -> None:
     assert result.returncode == 0, f"{lang}:\n{result.stdout[-6000:]}\n{result.stderr[-6000:]}"
 
 
-@pytest.mark.parametrize(("players", "watch"), [(2, False), (2, True), (4, True), (6, True)])
+@pytest.mark.parametrize(
+    ("players", "mode"), [(2, "poll"), (2, "watch"), (4, "watch"), (6, "watch"), (2, "session"), (4, "session")]
+)
 def test_each_sdks_example_finishes_its_match_against_a_default_server(
-    built: None, server: ProcessServer, players: int, watch: bool
+    built: None, server: ProcessServer, players: int, mode: str
 ) -> None:
-    # The five at once, each its own game on the one server: one app (one address) with up to 15 players.
-    options = ["--players", str(players), *(["--watch"] if watch else [])]
+    # The five at once, each its own game on the one server: one app (one address) with up to 15 players. "watch":
+    # each seat waits on a WatchGame stream and moves with SubmitCommand; "session": both on one PlayGame stream.
+    options = ["--players", str(players), *([f"--{mode}"] if mode != "poll" else [])]
+    watch = mode != "poll"
     runs = [BotRun.start(lang, server.address, *options) for lang in LANGUAGES]
     try:
         for run in runs:
@@ -213,11 +219,13 @@ def test_each_sdks_example_finishes_its_match_against_a_default_server(
             run.stop()
 
 
+@pytest.mark.parametrize("mode", ["watch", "session"])
 @pytest.mark.parametrize("lang", LANGUAGES)
-def test_each_sdk_plays_four_players_from_watch_streams_that_resume_after_a_server_restart(
-    built: None, tmp_path: Path, server: ProcessServer, lang: str
+def test_each_sdk_plays_four_players_from_streams_that_resume_after_a_server_restart(
+    built: None, tmp_path: Path, server: ProcessServer, lang: str, mode: str
 ) -> None:
-    run = BotRun.start(lang, server.address, "--players", "4", "--watch")
+    # "session": each seat's PlayGame stream resumes, and sends again the command whose outcome it had not heard.
+    run = BotRun.start(lang, server.address, "--players", "4", f"--{mode}")
     restarted: ProcessServer | None = None
     try:
         name = run.game(FIRST_RUN_SECONDS)
