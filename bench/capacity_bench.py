@@ -2,16 +2,18 @@
 """Human-paced capacity benchmark: how many concurrent matches a server core holds at real play's pace.
 
 The load is ``bench/loadgen`` (Go, built here): K concurrent matches, every seat a client with its own gRPC
-connection and WatchGame stream (``per_commit``, or the released per-event stream), waiting a think time per
-decision (5 s by default, jittered ±50 %), sending ``x-truco-game`` on every call of a game. The load generator
-is pinned to one core (``--client-cpus``), the server side (servers, PostgreSQL, nginx) to the other
-(``--server-cpus``), with ``taskset``'s system call. Servers run with ``--no-limits --clock 0``. Scenarios:
+connection, waiting a think time per decision (5 s by default, jittered ±50 %), sending ``x-truco-game`` on every
+call of a game. A seat's shape (``--shapes``): ``commit``, SubmitCommand and a per-commit WatchGame stream;
+``session``, one PlayGame stream for both; ``event``, SubmitCommand and the released per-event WatchGame. The
+load generator is pinned to one core (``--client-cpus``), the server side (servers, PostgreSQL, nginx) to the
+other (``--server-cpus``), with ``taskset``'s system call. Servers run with ``--no-limits --clock 0``. Scenarios:
 
-* ``ramp``: for each store and table size, K rises step by step (``--steps``) until the p99 of SubmitCommand
-  or of watch delivery passes ``--limit-ms``, then bisects twice: the knee K. SQLite is one process;
+* ``ramp``: for each store, table size and shape (``commit`` and ``session`` by default), K rises step by step
+  (``--steps``) until the p99 of SubmitCommand (a session's: command to outcome) or of watch delivery passes
+  ``--limit-ms``, then bisects twice: the knee K. SQLite is one process;
   PostgreSQL (fsync on, ``scripts/postgres-test-cluster.sh`` with ``PG_FSYNC=on``) runs ``--workers 2``.
-* ``realplay``: SQLite at a fixed moderate K for 2 and 4 players, with ``per_commit`` watches and with the
-  released per-event ones, alternating twice, and empty unary calls (health Check) before and after: server
+* ``realplay``: SQLite at a fixed moderate K for 2 and 4 players, in each shape (``commit``, ``session`` and
+  ``event`` by default), alternating twice, and empty unary calls (health Check) before and after: server
   CPU per move, also in empty calls.
 * ``affinity``: PostgreSQL (fsync on) at a fixed K: one replica direct, then three replicas behind nginx
   balancing round robin, then on the ``x-truco-game`` hash (``scripts/cluster.py``): server CPU per move of all
@@ -307,7 +309,8 @@ def ramp(args: argparse.Namespace) -> dict[str, Any]:
             steps = args.steps or ("100:1.6:8000" if players == 2 else "50:1.6:4000")
             log(f"{label}: ramp over K = {steps} ({workers} server process{'es' if workers > 1 else ''})")
             with server_side(args, store, workers=workers) as target:
-                options = ["-players", str(players), "-steps", steps, "-watch", "commit", "-empty", f"{args.empty}s"]
+                shapes = args.shapes or "commit,session"
+                options = ["-players", str(players), "-steps", steps, "-watch", shapes, "-empty", f"{args.empty}s"]
                 results[label] = run_loadgen(args, target, label, options)
     return results
 
@@ -317,10 +320,11 @@ def realplay(args: argparse.Namespace) -> dict[str, Any]:
     for players in map(int, args.players.split(",")):
         k = args.realplay_k.get(players, 100)
         label = f"sqlite-{players}p-K{k}"
-        log(f"{label}: real play at K={k}, per_commit and per-event watches alternating, {args.rounds} rounds")
+        shapes = args.shapes or "commit,session,event"
+        log(f"{label}: real play at K={k}, shapes {shapes} alternating, {args.rounds} rounds")
         with server_side(args, "sqlite") as target:
             options = [
-                "-players", str(players), "-steps", str(k), "-fixed", "-watch", "commit,event",
+                "-players", str(players), "-steps", str(k), "-fixed", "-watch", shapes,
                 "-rounds", str(args.rounds), "-empty", f"{args.empty}s",
             ]  # fmt: skip
             results[label] = run_loadgen(args, target, label, options, fixed=True)
@@ -345,7 +349,7 @@ def affinity(args: argparse.Namespace) -> dict[str, Any]:
                 log(f"{name}, round {round_}: {replicas} replica(s) on PostgreSQL{behind}, K={args.affinity_k}")
                 with server_side(args, "postgres", replicas=replicas, balance=balance, database=database) as target:
                     options = [
-                        "-players", "2", "-steps", str(args.affinity_k), "-fixed", "-watch", "commit",
+                        "-players", "2", "-steps", str(args.affinity_k), "-fixed", "-watch", args.shapes or "commit",
                         "-empty", f"{args.empty}s",
                     ]  # fmt: skip
                     results[f"{name}/round-{round_}"] = run_loadgen(args, target, name, options, fixed=True)
@@ -475,6 +479,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help=f"of {', '.join(SCENARIOS)}")
     parser.add_argument("--stores", default="sqlite,postgres", help="the ramp's stores")
     parser.add_argument("--players", default="2,4")
+    parser.add_argument(
+        "--shapes",
+        default="",
+        help="the seats' shapes, each a run: commit, session, event (default: ramp commit,session; realplay "
+        "commit,session,event; affinity commit)",
+    )
     parser.add_argument("--steps", default="", help="the ramp's K: K1,K2,... or START:FACTOR:MAX (default per size)")
     parser.add_argument("--think", type=float, default=5.0, help="think time per decision, seconds (jittered ±50 %%)")
     parser.add_argument("--warmup", type=float, default=20.0, help="seconds at K before measuring")
