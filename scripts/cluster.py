@@ -391,7 +391,7 @@ http {{
             grpc_pass grpc://truco;
             grpc_socket_keepalive on;
             grpc_connect_timeout 2s;
-            # WatchGame streams stay open while a match lasts: no read or send timeout cuts them.
+            # WatchGame and PlayGame streams stay open while a match lasts: no read or send timeout cuts them.
             grpc_read_timeout 1h;
             grpc_send_timeout 1h;
             # Passive failover: a call that could not be sent, or got no reply because the replica died or
