@@ -8,6 +8,8 @@
  *   node dist/examples/bot.js ADDRESS --players 4 --watch
  *        4 players (or 6): this bot plays the even seats (a client each), server bots the odd ones; each seat waits
  *        for its turn on a WatchGame stream that resumes by itself after a dropped connection or a server restart.
+ *   --session: each seat plays its match from one PlayGame session (client.play) instead: its commits in, its
+ *        commands out, on one stream that also resumes by itself (gRPC only: it needs HTTP/2).
  *   --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
  * It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
  *   --protocol connect|grpc-web: talk to the server's web port (truco serve --web-port) the way a browser does
@@ -15,6 +17,7 @@
 import {
   cardText,
   deck,
+  type GameSession,
   IllegalMove,
   isMyTurn,
   isOver,
@@ -23,6 +26,7 @@ import {
   type SeatView,
   TrucoClient,
   TrucoError,
+  VersionConflict,
 } from "../src/index.js";
 import { createNodeTransport, type Protocol } from "../src/node.js";
 
@@ -30,6 +34,7 @@ interface Options {
   address: string;
   players: number;
   watch: boolean;
+  session: boolean;
   target: number;
   thinkMs: number;
   protocol: Protocol;
@@ -37,11 +42,12 @@ interface Options {
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { address: "", players: 2, watch: false, target: 0, thinkMs: 0, protocol: "grpc" };
+  const options: Options = { address: "", players: 2, watch: false, session: false, target: 0, thinkMs: 0, protocol: "grpc" };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--players") options.players = Number(argv[++i]);
     else if (arg === "--watch") options.watch = true;
+    else if (arg === "--session") options.session = true;
     else if (arg === "--target") options.target = Number(argv[++i]);
     else if (arg === "--think-ms") options.thinkMs = Number(argv[++i]);
     else if (arg === "--protocol") options.protocol = argv[++i] as Protocol;
@@ -50,7 +56,7 @@ function parseArgs(argv: string[]): Options {
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!options.address || ![2, 4, 6].includes(options.players)) {
-    throw new Error("usage: bot ADDRESS [--players 2|4|6] [--watch] [--target N] [--think-ms N] [--protocol P] [--bot-level L]");
+    throw new Error("usage: bot ADDRESS [--players 2|4|6] [--watch|--session] [--target N] [--think-ms N] [--protocol P] [--bot-level L]");
   }
   return options;
 }
@@ -60,13 +66,18 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const POLL_MS = 200;
 const log = (line: string) => process.stderr.write(`bot(ts): ${line}\n`);
 
-/** A card of the deck that is not in the seat's hand: playing it must fail with CARD_NOT_IN_HAND. */
-async function tryIllegalCard(client: TrucoClient, name: string, view: SeatView): Promise<string> {
+/**
+ * A card of the deck that is not in the seat's hand: playing it must fail with CARD_NOT_IN_HAND. Sent with
+ * SubmitCommand, or through the seat's session when it has one.
+ */
+async function tryIllegalCard(client: TrucoClient, name: string, view: SeatView, session?: GameSession): Promise<string> {
   const held = new Set(view.cards.map(cardText));
   const stranger = deck().find((candidate) => !held.has(cardText(candidate)));
   if (!stranger) throw new Error("every card is in hand?");
   try {
-    await client.submit(name, play(stranger), { expectedVersion: view.public?.version ?? 0n });
+    const expectedVersion = view.public?.version ?? 0n;
+    if (session) await session.submit(play(stranger), { expectedVersion });
+    else await client.submit(name, play(stranger), { expectedVersion });
     return "ACCEPTED";
   } catch (error) {
     if (error instanceof IllegalMove) {
@@ -121,18 +132,63 @@ async function playByWatching(client: TrucoClient, name: string, first: SeatView
   }
 }
 
+/**
+ * Plays one seat from one PlayGame session: a move each time a commit shows the seat legal actions, sent through the
+ * session, which reopens itself (and sends again a move whose outcome did not come) after a restart.
+ */
+async function playBySession(client: TrucoClient, name: string, first: SeatView, options: Options, state: State): Promise<void> {
+  const onResume = (after: bigint, error: TrucoError) => {
+    state.resumes++;
+    log(`seat ${first.seat}: session broken (${error.code}), resuming after version ${after}`);
+  };
+  const session = client.play(name, { afterVersion: first.public?.version ?? 0n, onResume });
+  const act = async (view: SeatView) => {
+    if (!isMyTurn(view)) return;
+    if (!state.illegalReason && view.legalActions.some((action) => action.kind.case === "playCard")) {
+      state.illegalReason = await tryIllegalCard(client, name, view, session);
+    }
+    if (options.thinkMs) await sleep(options.thinkMs);
+    const command = plainBot(view);
+    if (!command) return;
+    try {
+      await session.submit(command, { expectedVersion: view.public?.version ?? 0n });
+      state.moves++;
+    } catch (error) {
+      // The game moved on before the move (a stale commit: the partner answered first, say): the session brings
+      // the newer commits, to act on. MATCH_OVER: the partner's move ended the match before this one was answered.
+      const matchOver = error instanceof IllegalMove && error.reason === "MATCH_OVER";
+      if (!(error instanceof VersionConflict) && !matchOver) throw error;
+    }
+  };
+  try {
+    await act(first);
+    // Each event of a commit in order; the seat's view after the commit comes with its last event.
+    for await (const item of session.events()) {
+      if (first.seat === 0 && item.event && item.event.kind.case !== "senaSent") state.watched.push(item.event.version);
+      if (!item.seat) continue;
+      if (isOver(item.seat)) return;
+      await act(item.seat);
+    }
+  } finally {
+    session.close();
+  }
+}
+
 interface State {
   illegalReason: string;
   moves: number;
   resumes: number;
-  /** The versions of the events seat 0's watch delivered, in order (señas aside: they keep the version before). */
+  /**
+   * The versions of the events seat 0's watch (or session) delivered, in order (señas aside: they keep the version
+   * before).
+   */
   watched: bigint[];
 }
 
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
   const transport = createNodeTransport(options.address, { protocol: options.protocol });
-  const retries = options.watch ? { retries: 60, maxBackoffMs: 1000 } : {};
+  const retries = options.watch || options.session ? { retries: 60, maxBackoffMs: 1000 } : {};
   const creator = new TrucoClient(transport, { ...retries, apiKey: process.env.TRUCO_API_KEY || undefined });
   // The bot seats are the odd ones (the rival team); this bot plays every even seat.
   const seats = Array.from({ length: options.players / 2 }, (_, i) => 2 * i);
@@ -148,7 +204,7 @@ async function main(): Promise<number> {
       return { client, view: joined.view };
     }),
   );
-  const playSeat = options.watch ? playByWatching : playByPolling;
+  const playSeat = options.session ? playBySession : options.watch ? playByWatching : playByPolling;
   await Promise.all(clients.map(({ client, view }) => playSeat(client, game.name, view, options, state)));
   const final = (await clients[0].client.getView(game.name)).public;
   const scores = [0, 1].map((team) => final?.scores.find((score) => score.team === team)?.points ?? 0);

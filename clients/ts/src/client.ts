@@ -10,11 +10,12 @@
  * a stopping server sends). A call a quota refused (RESOURCE_EXHAUSTED with a google.rpc.RetryInfo) is sent again,
  * the same request, after the delay the server asked for when it is at most `maxQuotaWaitMs`. Failures reject with
  * the typed errors of ./errors.ts. {@link TrucoClient.playTurn} re-reads the view on ABORTED;
- * {@link TrucoClient.watch} reopens a broken stream after the last version it delivered.
+ * {@link TrucoClient.watch} reopens a broken stream after the last version it delivered, and so does a PlayGame
+ * session ({@link TrucoClient.play}, ./session.ts: a seat's whole match on one bidirectional stream, over HTTP/2).
  *
  * Every RPC of the service has one method here ({@link WRAPPERS}), with the helpers every SDK has: the turn helper
- * (playTurn, isMyTurn), resuming watches, legal-action pickers (./commands.ts), proof checks (./proofs.ts) and
- * the versions seen.
+ * (playTurn, isMyTurn), resuming watches and sessions, legal-action pickers (./commands.ts), proof checks
+ * (./proofs.ts) and the versions seen.
  *
  * Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the header
  * `x-truco-game: games/{id}` ({@link GAME_HEADER}): a load balancer that hashes it keeps a game's calls on one
@@ -25,13 +26,14 @@
  * never older than that, even from another replica than the one that took the client's move, and a replica that
  * already holds it answers from memory.
  */
-import { create, type MessageInitShape } from "@bufbuild/protobuf";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { type CallOptions, Code, type Client, createClient, type Transport } from "@connectrpc/connect";
 import { type CardLike, card, parseCards } from "./cards.js";
 import { plainBot } from "./commands.js";
-import { ResourceExhausted, type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
+import { commitEvents, perEvent } from "./commits.js";
+import { fullDuplexOf } from "./duplex.js";
+import { ResourceExhausted, SessionUnsupported, type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
 import type { Command } from "./gen/truco/v1/commands_pb.js";
-import type { Event } from "./gen/truco/v1/events_pb.js";
 import {
   BotKind,
   BotLevel,
@@ -44,7 +46,6 @@ import {
   type RematchResponse,
   type SubmitCommandResponse,
   type WatchGameResponse,
-  WatchGameResponseSchema,
 } from "./gen/truco/v1/game_service_pb.js";
 import type { RuleSetSchema } from "./gen/truco/v1/rules_pb.js";
 import {
@@ -53,7 +54,11 @@ import {
   RulesService,
 } from "./gen/truco/v1/rules_service_pb.js";
 import { Phase, type SeatView } from "./gen/truco/v1/views_pb.js";
+import { GameSession, type PlayOptions, type SessionHost } from "./session.js";
 import { parseVersion, VersionsSeen } from "./versions.js";
+
+export { commitEvents, perEvent } from "./commits.js";
+export { GameSession, type PlayOptions, type SessionSubmitOptions } from "./session.js";
 
 /** The server's bots by name, for `createGame({ bots: { 1: "heuristic" } })`. */
 export const BOT_KINDS: Readonly<Record<string, BotKind>> = { random: BotKind.RANDOM, heuristic: BotKind.HEURISTIC };
@@ -81,6 +86,7 @@ export const WRAPPERS: Readonly<Record<string, keyof TrucoClient>> = {
   "truco.v1.GameService/LeaveGame": "leaveGame",
   "truco.v1.GameService/ResumeSeat": "resumeSeat",
   "truco.v1.GameService/Rematch": "rematch",
+  "truco.v1.GameService/PlayGame": "play",
   "truco.v1.RulesService/EvaluateHand": "evaluateHand",
   "truco.v1.RulesService/CompareCards": "compareCards",
 };
@@ -104,6 +110,12 @@ export interface ClientOptions {
    * (default 10000 ms); a longer one rejects with ResourceExhausted at once.
    */
   maxQuotaWaitMs?: number;
+  /**
+   * Whether the transport streams both ways at once (HTTP/2), which {@link TrucoClient.play} needs. Default: what
+   * `createNodeTransport` made the transport for (gRPC, or HTTP/2: yes; Connect or gRPC-Web over HTTP/1.1: no); for
+   * another transport, yes in Node (and runtimes like it), no in a browser, whose fetch has no full-duplex streams.
+   */
+  fullDuplex?: boolean;
 }
 
 /** A seat taken with {@link TrucoClient.joinGame}. */
@@ -149,31 +161,6 @@ export function isOver(view: SeatView | undefined): boolean {
   return view?.public?.phase === Phase.MATCH_OVER;
 }
 
-/**
- * The events a watch message carries, in order: its `events` (a commit, with `perCommit`), or the one `event` of a
- * message of the per-event stream (a server older than `perCommit`).
- */
-export function commitEvents(message: WatchGameResponse): Event[] {
-  if (message.events.length > 0) {
-    return message.events;
-  }
-  return message.event ? [message.event] : [];
-}
-
-/**
- * A commit's message as the per-event stream's messages, one per event in order. The views after the commit go with
- * its last event (`seat` for a seat, and `public` for anyone: a seat's view holds it); the events before it carry
- * none, as no view after them was sent.
- */
-export function perEvent(message: WatchGameResponse): WatchGameResponse[] {
-  const events = commitEvents(message);
-  return events.map((event, index) =>
-    index < events.length - 1
-      ? create(WatchGameResponseSchema, { event })
-      : create(WatchGameResponseSchema, { event, seat: message.seat, public: message.public ?? message.seat?.public }),
-  );
-}
-
 /** A client of GameService and RulesService over one Connect transport. */
 export class TrucoClient {
   readonly games: Client<typeof GameService>;
@@ -184,6 +171,8 @@ export class TrucoClient {
   readonly maxBackoffMs: number;
   readonly maxQuotaWaitMs: number;
   readonly apiKey: string | undefined;
+  /** Whether the transport streams both ways at once (HTTP/2): {@link TrucoClient.play} needs it. */
+  readonly fullDuplex: boolean;
   private currentToken: string | undefined;
   /** The newest version of each game seen, shared with the clients {@link TrucoClient.withToken} makes. */
   private seen = new VersionsSeen();
@@ -201,6 +190,7 @@ export class TrucoClient {
     this.backoffMs = options.backoffMs ?? 100;
     this.maxBackoffMs = options.maxBackoffMs ?? 3_000;
     this.maxQuotaWaitMs = options.maxQuotaWaitMs ?? 10_000;
+    this.fullDuplex = options.fullDuplex ?? fullDuplexOf(transport) ?? isNodeLike();
     if (this.timeoutMs <= 0 || this.retries < 0) {
       throw new RangeError("timeoutMs must be positive and retries 0 or more");
     }
@@ -224,6 +214,7 @@ export class TrucoClient {
       backoffMs: this.backoffMs,
       maxBackoffMs: this.maxBackoffMs,
       maxQuotaWaitMs: this.maxQuotaWaitMs,
+      fullDuplex: this.fullDuplex,
     });
     other.seen = this.seen;
     return other;
@@ -502,6 +493,40 @@ export class TrucoClient {
     }
   }
 
+  /**
+   * Plays this seat's match on one PlayGame stream: a {@link GameSession} that sends `start` at once (the game, and
+   * `afterVersion` as a watch's), then each {@link GameSession.submit}'s command, and hands on the game's commits
+   * ({@link GameSession.commits}, or {@link GameSession.events} one event at a time, as watchCommits and watch do).
+   * It replaces the pair of {@link TrucoClient.submit} and {@link TrucoClient.watchCommits} (same errors, same
+   * quotas, the same versions seen) at a lower cost to the server, and resumes as a watch does (`onResume`), sending
+   * again the commands whose outcome had not come, with their request ids. Close it with {@link GameSession.close}.
+   *
+   * It needs a transport that streams both ways at once (HTTP/2: `createNodeTransport`'s gRPC, or Connect and
+   * gRPC-Web over HTTP/2): with one over HTTP/1.1, as browsers have (see `fullDuplex`), it throws
+   * SessionUnsupported at once; play with submit + watch there.
+   */
+  play(name: string, options: PlayOptions = {}): GameSession {
+    if (!this.fullDuplex) {
+      throw new SessionUnsupported(
+        Code.Unimplemented,
+        "",
+        "PlayGame needs a transport that streams both ways at once (HTTP/2: gRPC, or Connect/gRPC-Web over HTTP/2), " +
+          "and this client's speaks HTTP/1.1 (as browsers do): play with submit() and watch() instead",
+        {},
+        "",
+      );
+    }
+    const game = gameName(name);
+    const host: SessionHost = {
+      open: (requests, signal) => this.games.playGame(requests, { headers: this.headers(game), signal, timeoutMs: 0 }),
+      saw: (version) => this.seen.saw(game, version),
+      retries: this.retries,
+      backoff: (failures) => this.delay(failures),
+      quotaWait: (failure) => this.quotaWait(failure),
+    };
+    return new GameSession(game, host, options);
+  }
+
   /** Every open game (a seat free, not over), newest first, page after page. */
   async *listGames(pageSize = 20): AsyncGenerator<Game> {
     let pageToken = "";
@@ -590,6 +615,12 @@ function botKind(kind: string | BotKind): BotKind {
     throw new RangeError(`unknown bot ${JSON.stringify(kind)}: one of ${Object.keys(BOT_KINDS).join(", ")}`);
   }
   return found;
+}
+
+/** Whether this runs in Node or a runtime like it (Deno, Bun), whose transports can stream both ways at once. */
+function isNodeLike(): boolean {
+  const runtime = globalThis as { process?: { versions?: { node?: string } } };
+  return typeof runtime.process?.versions?.node === "string";
 }
 
 function sleep(ms: number): Promise<void> {

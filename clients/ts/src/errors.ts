@@ -7,6 +7,7 @@
  */
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema, RetryInfoSchema } from "./gen/google/rpc/error_details_pb.js";
+import type { CommandError } from "./gen/truco/v1/game_service_pb.js";
 
 /** The ErrorInfo domain of the service's own errors. */
 export const DOMAIN = "truco.v1";
@@ -59,6 +60,12 @@ export class ResourceExhausted extends TrucoError {}
 export class Unavailable extends TrucoError {}
 /** DEADLINE_EXCEEDED: no answer within the call's deadline (after the client's retries, for idempotent calls). */
 export class DeadlineExceeded extends TrucoError {}
+/**
+ * UNIMPLEMENTED, from the client itself: a PlayGame session needs a transport that streams both ways at once
+ * (HTTP/2), and the client's does not (Connect or gRPC-Web over HTTP/1.1, as browsers speak). Play with
+ * `submit` and `watch` instead.
+ */
+export class SessionUnsupported extends TrucoError {}
 
 type ErrorClass = new (...args: ConstructorParameters<typeof TrucoError>) => TrucoError;
 
@@ -97,4 +104,17 @@ export function toTrucoError(error: unknown): TrucoError {
   const cls = CLASSES[connect.code] ?? TrucoError;
   const options = { cause: error, retryDelayMs };
   return new cls(connect.code, info.reason, connect.rawMessage, { ...info.metadata }, info.domain, options);
+}
+
+/**
+ * The typed error of a command a PlayGame stream refused (its outcome's CommandError): the same class, reason,
+ * message, metadata and retry delay as SubmitCommand's failed status would have given.
+ */
+export function commandError(error: CommandError): TrucoError {
+  const code = error.code as Code; // a google.rpc.Code number: Connect's Code has the same numbers
+  const cls = CLASSES[code] ?? TrucoError;
+  const delay = error.retryDelay;
+  const retryDelayMs = delay === undefined ? undefined : Number(delay.seconds) * 1000 + delay.nanos / 1e6;
+  const domain = error.reason ? DOMAIN : "";
+  return new cls(code, error.reason, error.message, { ...error.metadata }, domain, { retryDelayMs });
 }

@@ -1,6 +1,7 @@
 /**
- * Unit tests of the client's `minVersion` bookkeeping, against an in-memory GameService (Connect's router
- * transport) that records every read it is sent. Run with `npm test` (a build, then node --test dist/test/).
+ * Unit tests of the client (its `minVersion` bookkeeping, retries, watches and PlayGame sessions), against an
+ * in-memory GameService (Connect's router transport) that records every call it is sent. Run with `npm test` (a
+ * build, then node --test dist/test/).
  */
 import assert from "node:assert/strict";
 import { describe, it } from "node:test";
@@ -9,19 +10,55 @@ import { Code, ConnectError, createRouterTransport, type HandlerContext } from "
 import { GAME_HEADER, TrucoClient, WRAPPERS, commitEvents } from "../src/client.js";
 import { card } from "../src/cards.js";
 import { play } from "../src/commands.js";
-import { ResourceExhausted, VersionConflict } from "../src/errors.js";
+import {
+  IllegalMove,
+  ResourceExhausted,
+  SessionUnsupported,
+  TrucoError,
+  Unavailable,
+  VersionConflict,
+} from "../src/errors.js";
 import { ErrorInfoSchema, RetryInfoSchema } from "../src/gen/google/rpc/error_details_pb.js";
 import { CardProofSchema, EventSchema } from "../src/gen/truco/v1/events_pb.js";
 import {
+  type CommandErrorSchema,
   GameService,
   GameSchema,
+  type PlayGameRequest,
+  type PlayGameResponseSchema,
   type WatchGameRequest,
   type WatchGameResponseSchema,
 } from "../src/gen/truco/v1/game_service_pb.js";
+import { createNodeTransport } from "../src/node.js";
 import { RulesService } from "../src/gen/truco/v1/rules_service_pb.js";
 import { commitmentOf, verifyProof } from "../src/proofs.js";
 import { MatchViewSchema, SeatViewSchema } from "../src/gen/truco/v1/views_pb.js";
 import { MAX_GAMES_SEEN, VersionsSeen } from "../src/versions.js";
+
+/** What the fake server answers a command on a PlayGame stream with. */
+type PlayReply =
+  /** The command applied: a commit of one event (the next version), then its outcome. */
+  | "accept"
+  /** The stream breaks (UNAVAILABLE) before the command's outcome. */
+  | "break"
+  /** The stream ends OK (the match is over) without the command's outcome. */
+  | "end"
+  /** No outcome: the command waits. */
+  | "hold"
+  /** The command refused with this CommandError. */
+  | MessageInitShape<typeof CommandErrorSchema>;
+
+/** A PlayGame stream the fake server was opened: its first message, its `start`, headers and commands' request ids. */
+interface PlayStream {
+  first: string | undefined;
+  start: { name: string; afterVersion: bigint } | undefined;
+  headers: { authorization: string | null; game: string | null; apiKey: string | null };
+  commands: string[];
+  /** When each command arrived (ms since the epoch). */
+  times: number[];
+  /** Whether the client half-closed it. */
+  halfClosed: boolean;
+}
 
 /** A read the fake server was sent: which RPC, for which game, with which `minVersion`. */
 interface Read {
@@ -35,7 +72,8 @@ interface Read {
  * `conflictAt` (when set) makes the next submit fail with ABORTED VERSION_CONFLICT at that version, and WatchGame
  * streams `events`: with `perCommit` (unless the fake plays a `released` server) in commits of up to two events,
  * each with the seat's view after its last one, else one event per message. A watch with `breakAfter` set ends
- * with UNAVAILABLE after its events up to that version (once). It records the `x-truco-game` header of every call.
+ * with UNAVAILABLE after its events up to that version (once). A PlayGame stream sends the same commits after its
+ * `start`, and answers each command as the next of `replies` says. It records the `x-truco-game` header of every call.
  */
 class FakeGames {
   readonly reads: Read[] = [];
@@ -51,17 +89,86 @@ class FakeGames {
   /** Quota refusals the next submits get, each with this RetryInfo delay (ms); the request ids submits were sent. */
   quotaDelaysMs: number[] = [];
   submitIds: string[] = [];
+  /** Each PlayGame stream opened, and how the next commands sent on any of them are answered ("accept" after). */
+  plays: PlayStream[] = [];
+  replies: PlayReply[] = [];
 
   private heard(rpc: string, context: HandlerContext): void {
     this.games.push({ rpc, game: context.requestHeader.get(GAME_HEADER) });
   }
 
+  /**
+   * A PlayGame stream: after its `start`, the commits of `events` after `afterVersion` (as a per-commit watch), then
+   * each command answered as `replies` says.
+   */
+  private async *play(
+    requests: AsyncIterable<PlayGameRequest>,
+    context: HandlerContext,
+  ): AsyncGenerator<MessageInitShape<typeof PlayGameResponseSchema>> {
+    this.heard("PlayGame", context);
+    const header = context.requestHeader;
+    const stream: PlayStream = {
+      first: undefined,
+      start: undefined,
+      headers: { authorization: header.get("authorization"), game: header.get(GAME_HEADER), apiKey: header.get("x-api-key") },
+      commands: [],
+      times: [],
+      halfClosed: false,
+    };
+    this.plays.push(stream);
+    for await (const request of requests) {
+      stream.first ??= request.kind.case;
+      if (request.kind.case === "start") {
+        const { name, afterVersion } = request.kind.value;
+        stream.start = { name, afterVersion };
+        for await (const commit of this.commitsAfter(afterVersion, true)) {
+          yield { kind: { case: "commit", value: commit } };
+        }
+        continue;
+      }
+      if (request.kind.case !== "command") {
+        continue;
+      }
+      const { requestId } = request.kind.value;
+      stream.commands.push(requestId);
+      stream.times.push(Date.now());
+      const reply = this.replies.shift() ?? "accept";
+      if (reply === "break") {
+        throw new ConnectError("going away", Code.Unavailable);
+      }
+      if (reply === "end") {
+        return;
+      }
+      if (reply === "hold") {
+        continue;
+      }
+      if (reply === "accept") {
+        const version = ++this.version;
+        this.events.push(version);
+        const commit = { events: [create(EventSchema, { version })], seat: create(SeatViewSchema, { public: { version } }) };
+        yield { kind: { case: "commit", value: commit } };
+        yield { kind: { case: "outcome", value: { requestId, version } } };
+      } else {
+        yield { kind: { case: "outcome", value: { requestId, error: reply } } };
+      }
+    }
+    stream.halfClosed = true;
+  }
+
   private async *watch(request: WatchGameRequest): AsyncGenerator<MessageInitShape<typeof WatchGameResponseSchema>> {
     this.watches.push({ afterVersion: request.afterVersion, perCommit: request.perCommit });
+    yield* this.commitsAfter(request.afterVersion, request.perCommit);
+  }
+
+  /** What a watch (or a PlayGame stream, per commit) sends after `afterVersion`: see the class' comment. */
+  private async *commitsAfter(
+    afterVersion: bigint,
+    perCommit: boolean,
+  ): AsyncGenerator<MessageInitShape<typeof WatchGameResponseSchema>> {
     const breakAfter = this.breakAfter;
     this.breakAfter = undefined;
-    const versions = this.events.filter((v) => v > request.afterVersion && (breakAfter === undefined || v <= breakAfter));
-    if (request.perCommit && !this.released) {
+    const versions = this.events.filter((v) => v > afterVersion && (breakAfter === undefined || v <= breakAfter));
+    if (perCommit && !this.released) {
       for (let start = 0; start < versions.length; start += 2) {
         const commit = versions.slice(start, start + 2);
         const after = create(MatchViewSchema, { version: commit.at(-1) });
@@ -146,6 +253,7 @@ class FakeGames {
           this.heard("WatchGame", context);
           return this.watch(request);
         },
+        playGame: (requests, context) => this.play(requests, context),
       });
       router.service(RulesService, {
         evaluateHand: (_, context) => {
@@ -361,6 +469,239 @@ describe("TrucoClient watches", () => {
       { rpc: "EvaluateHand", game: null },
       { rpc: "CompareCards", game: null },
     ]);
+  });
+});
+
+/** Resolves once `condition` holds (checked every few milliseconds), or fails after a second. */
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let waited = 0; !condition(); waited += 5) {
+    assert.ok(waited < 1000, `timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+/** A CommandError's init for a refusal with `code`, `reason` and `metadata`. */
+function refusal(code: Code, reason: string, metadata: Record<string, string> = {}, retryDelayMs?: number): PlayReply {
+  const retryDelay =
+    retryDelayMs === undefined
+      ? undefined
+      : { seconds: BigInt(Math.floor(retryDelayMs / 1000)), nanos: (retryDelayMs % 1000) * 1e6 };
+  return { code, reason, message: `refused: ${reason}`, metadata, retryDelay };
+}
+
+describe("TrucoClient sessions (PlayGame)", () => {
+  it("sends start first, with the game's name, afterVersion and the seat's metadata", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", apiKey: "k", retries: 0 });
+    const session = client.play("g1", { afterVersion: 7 });
+    assert.equal(session.name, "games/g1");
+    assert.equal(await session.submit(play("1e")), 1n);
+    session.close();
+    assert.equal(fake.plays.length, 1);
+    const [stream] = fake.plays;
+    assert.equal(stream.first, "start");
+    assert.deepEqual(stream.start, { name: "games/g1", afterVersion: 7n });
+    assert.deepEqual(stream.headers, { authorization: "Bearer t", game: "games/g1", apiKey: "k" });
+  });
+
+  it("resolves a submit with its outcome's version (seen), and hands on every commit in order", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 0 });
+    fake.events = [1n, 2n, 3n];
+    fake.version = 3n;
+    const session = client.play("g1");
+    const commits: bigint[][] = [];
+    const reading = (async () => {
+      for await (const commit of session.commits()) {
+        commits.push(commitEvents(commit).map((event) => event.version));
+      }
+    })();
+    const requestId = "0f0e0d0c-0b0a-4908-8706-050403020100";
+    assert.equal(await session.submit(play("1e"), { expectedVersion: 3n, requestId }), 4n);
+    assert.deepEqual(fake.plays[0].commands, [requestId]);
+    await until(() => commits.length === 3, "the command's commit");
+    session.close();
+    await reading;
+    assert.deepEqual(commits, [[1n, 2n], [3n], [4n]]);
+    assert.equal(session.lastVersion, 4n);
+    await client.getView("g1");
+    assert.equal(fake.lastMinVersion(), 4n, "the outcome's and commits' versions count as seen");
+  });
+
+  it("hands on one event at a time with events(), the view with a commit's last", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 0 });
+    fake.events = [1n, 2n, 3n];
+    fake.replies = ["end"];
+    const session = client.play("g1");
+    const ended = session.submit(play("1e")).catch((error: unknown) => error);
+    const items = [];
+    for await (const item of session.events()) {
+      items.push([item.event?.version, item.seat?.public?.version]);
+    }
+    assert.deepEqual(items, [
+      [1n, undefined],
+      [2n, 2n],
+      [3n, 3n],
+    ]);
+    await ended;
+  });
+
+  it("rejects a refused command with the typed error, its reason and metadata, and goes on", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 2 });
+    fake.replies = [
+      refusal(Code.FailedPrecondition, "CARD_NOT_IN_HAND", { card: "1e" }),
+      refusal(Code.Aborted, "VERSION_CONFLICT", { version: "12" }),
+    ];
+    const session = client.play("g1");
+    const refused = await session.submit(play("1e")).catch((error: unknown) => error);
+    assert.ok(refused instanceof IllegalMove);
+    assert.equal(refused.code, Code.FailedPrecondition);
+    assert.equal(refused.reason, "CARD_NOT_IN_HAND");
+    assert.equal(refused.rawMessage, "refused: CARD_NOT_IN_HAND");
+    assert.deepEqual(refused.metadata, { card: "1e" });
+    assert.equal(refused.domain, "truco.v1");
+    await assert.rejects(session.submit(play("2e"), { expectedVersion: 9n }), VersionConflict);
+    await client.getView("g1");
+    assert.equal(fake.lastMinVersion(), 12n, "the version a VERSION_CONFLICT tells of counts as seen");
+    assert.equal(await session.submit(play("3e")), 1n, "the stream goes on after a refusal");
+    assert.equal(fake.plays.length, 1);
+    session.close();
+  });
+
+  it("sends a command a quota refused again after its delay, with the same request id", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 2 });
+    fake.replies = [refusal(Code.ResourceExhausted, "QUOTA_EXCEEDED", { quota: "q" }, 200)];
+    const session = client.play("g1");
+    assert.equal(await session.submit(play("1e")), 1n);
+    const [stream] = fake.plays;
+    assert.equal(stream.commands.length, 2);
+    assert.equal(new Set(stream.commands).size, 1);
+    assert.ok(stream.times[1] - stream.times[0] >= 190, "it waited the delay the server asked for");
+    session.close();
+  });
+
+  it("rejects a quota refusal longer than maxQuotaWaitMs, or past the retries, as ResourceExhausted", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 1, maxQuotaWaitMs: 1000 });
+    fake.replies = [
+      refusal(Code.ResourceExhausted, "QUOTA_EXCEEDED", { quota: "q" }, 30_000),
+      refusal(Code.ResourceExhausted, "QUOTA_EXCEEDED", { quota: "q" }, 10),
+      refusal(Code.ResourceExhausted, "QUOTA_EXCEEDED", { quota: "q" }, 10),
+    ];
+    const session = client.play("g1");
+    const long = await session.submit(play("1e")).catch((error: unknown) => error);
+    assert.ok(long instanceof ResourceExhausted);
+    assert.equal(long.reason, "QUOTA_EXCEEDED");
+    assert.equal(long.retryDelayMs, 30_000);
+    await assert.rejects(session.submit(play("2e")), ResourceExhausted);
+    assert.equal(fake.plays[0].commands.length, 3, "one refusal, then one retry of the other");
+    session.close();
+  });
+
+  it("reopens a broken stream after the last version, sending the waiting command again (same id)", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 2, backoffMs: 1 });
+    fake.events = [1n, 2n, 3n];
+    fake.version = 3n;
+    fake.replies = ["break"];
+    const resumed: [bigint, TrucoError][] = [];
+    const session = client.play("g1", { onResume: (after, error) => resumed.push([after, error]) });
+    const commits: bigint[][] = [];
+    const reading = (async () => {
+      for await (const commit of session) {
+        commits.push(commitEvents(commit).map((event) => event.version));
+      }
+    })();
+    await until(() => commits.length === 2, "the first stream's commits");
+    assert.equal(await session.submit(play("1e")), 4n);
+    assert.equal(fake.plays.length, 2);
+    assert.deepEqual(fake.plays[1].start, { name: "games/g1", afterVersion: 3n });
+    assert.equal(fake.plays[1].first, "start");
+    assert.equal(fake.plays[0].commands.length, 1);
+    assert.deepEqual(fake.plays[1].commands, fake.plays[0].commands);
+    assert.equal(resumed.length, 1);
+    assert.equal(resumed[0][0], 3n);
+    assert.ok(resumed[0][1] instanceof Unavailable);
+    await until(() => commits.length === 3, "the command's commit");
+    session.close();
+    await reading;
+    assert.deepEqual(commits, [[1n, 2n], [3n], [4n]], "each commit once, in order");
+  });
+
+  it("ends the commits when the match is over, and rejects a command still waiting with MATCH_OVER", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 2 });
+    fake.events = [1n];
+    fake.replies = ["end"];
+    const session = client.play("g1");
+    const waiting = session.submit(play("1e")).catch((error: unknown) => error);
+    const versions = [];
+    for await (const commit of session.commits()) {
+      versions.push(...commitEvents(commit).map((event) => event.version));
+    }
+    assert.deepEqual(versions, [1n]);
+    const refused = await waiting;
+    assert.ok(refused instanceof IllegalMove);
+    assert.equal(refused.reason, "MATCH_OVER");
+    assert.ok(session.ended);
+    await assert.rejects(session.submit(play("2e")), IllegalMove);
+  });
+
+  it("ends: half-closes once every command sent has its outcome, and sends no more", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 2 });
+    fake.replies = [refusal(Code.ResourceExhausted, "QUOTA_EXCEEDED", { quota: "q" }, 50)];
+    const session = client.play("g1");
+    const first = session.submit(play("1e"));
+    session.end();
+    await assert.rejects(session.submit(play("2e")), (error: TrucoError) => error.code === Code.FailedPrecondition);
+    assert.equal(await first, 1n, "sent again on the same stream after the quota's delay");
+    await until(() => fake.plays[0].halfClosed, "the half-close");
+    assert.equal(fake.plays[0].commands.length, 2);
+    session.close();
+  });
+
+  it("closes: the commits end and a command still waiting rejects", async () => {
+    const fake = new FakeGames();
+    const client = new TrucoClient(fake.transport(), { token: "t", retries: 2 });
+    const stop = new AbortController();
+    const session = client.play("g1", { signal: stop.signal });
+    const reading = (async () => {
+      for await (const _ of session.commits()) {
+        // none
+      }
+    })();
+    await session.submit(play("1e"));
+    fake.replies = ["hold"];
+    const waiting = session.submit(play("2e")).catch((error: unknown) => error);
+    await until(() => fake.plays[0].commands.length === 2, "the second command");
+    stop.abort();
+    await reading;
+    assert.ok(session.ended);
+    const cancelled = await waiting;
+    assert.ok(cancelled instanceof TrucoError && cancelled.code === Code.Canceled);
+    await assert.rejects(session.submit(play("3e")), (error: TrucoError) => error.code === Code.Canceled);
+  });
+
+  it("fails at once over a transport without full-duplex streams (HTTP/1.1), with SessionUnsupported", () => {
+    const fake = new FakeGames();
+    assert.throws(() => new TrucoClient(fake.transport(), { fullDuplex: false }).play("g1"), SessionUnsupported);
+    const halfDuplex = new TrucoClient(fake.transport(), { fullDuplex: false }).withToken("t");
+    assert.throws(() => halfDuplex.play("g1"), SessionUnsupported, "withToken keeps it");
+    assert.equal(fake.plays.length, 0);
+    const over = (protocol: "grpc" | "connect" | "grpc-web", httpVersion?: "1.1" | "2") =>
+      new TrucoClient(createNodeTransport("127.0.0.1:1", { protocol, httpVersion })).fullDuplex;
+    assert.equal(over("grpc"), true);
+    assert.equal(over("connect"), false);
+    assert.equal(over("grpc-web"), false);
+    assert.equal(over("connect", "2"), true);
+    assert.equal(over("grpc-web", "2"), true);
+    const browserLike = new TrucoClient(createNodeTransport("127.0.0.1:1", { protocol: "connect" }));
+    assert.throws(() => browserLike.play("g1"), SessionUnsupported);
+    assert.equal(new TrucoClient(fake.transport()).fullDuplex, true, "another transport, in Node");
   });
 });
 
