@@ -46,7 +46,14 @@ def public_methods() -> list[tuple[str, bool]]:
     for module, service in ((game_service_pb2, "GameService"), (rules_service_pb2, "RulesService")):
         descriptor = module.DESCRIPTOR.services_by_name[service]
         for method in descriptor.methods:
-            methods.append((f"/{descriptor.full_name}/{method.name}", "name" in method.input_type.fields_by_name))
+            request = method.input_type
+            names = "name" in request.fields_by_name
+            if method.client_streaming:  # a bidirectional call names its game in its first message (PlayGame's start)
+                names = names or any(
+                    field.message_type is not None and "name" in field.message_type.fields_by_name
+                    for field in request.fields
+                )
+            methods.append((f"/{descriptor.full_name}/{method.name}", names))
     return methods
 
 

@@ -79,6 +79,7 @@ CODES: dict[ServiceReason, Code] = {
     ServiceReason.SERVER_SHUTTING_DOWN: Code.UNAVAILABLE,
     ServiceReason.TOO_MANY_CALLS: Code.RESOURCE_EXHAUSTED,
     ServiceReason.INTERNAL: Code.INTERNAL,
+    ServiceReason.NOT_ON_THIS_PORT: Code.UNIMPLEMENTED,
     ServiceReason.API_KEY_REQUIRED: Code.UNAUTHENTICATED,
     ServiceReason.API_KEY_INVALID: Code.UNAUTHENTICATED,
     ServiceReason.API_KEY_REVOKED: Code.UNAUTHENTICATED,

@@ -243,6 +243,12 @@ class Pipeline:
                         meters.sent.inc()
                         yield message
 
+    async def refuse(self, call: Call, error: ServiceError) -> None:
+        """A call its door cannot carry (a bidirectional one on the web port): observed, then refused.
+        :raises ServiceError: ``error``, always."""
+        with self._observed(call, call.method.kind, None):
+            raise error
+
     async def _later(self, call: Call, first: object, requests: AsyncIterator[object]) -> AsyncIterator[object]:
         yield first
         method = call.method

@@ -38,6 +38,7 @@ class ServiceReason(StrEnum):
     SERVER_SHUTTING_DOWN = "SERVER_SHUTTING_DOWN"
     TOO_MANY_CALLS = "TOO_MANY_CALLS"
     INTERNAL = "INTERNAL"
+    NOT_ON_THIS_PORT = "NOT_ON_THIS_PORT"
     # Client credentials, quotas and bounded input (issue 8).
     API_KEY_REQUIRED = "API_KEY_REQUIRED"
     API_KEY_INVALID = "API_KEY_INVALID"

@@ -54,6 +54,7 @@ from .connections import ConnectionCounts, GuardedListener
 from .errors import Code, ServiceError, rich_details
 from .pipeline import Call, Malformed, Method, Pipeline
 from .quotas import ConnectionLimits
+from .reasons import ServiceReason
 from .reflection import DocumentedReflection
 
 CORS_ALLOW_HEADERS = (
@@ -193,15 +194,22 @@ def endpoint(pipeline: Pipeline, method: Method) -> Endpoint[Any, Any]:
         stream_type=_STREAM_TYPES[method.kind],
     )
     if method.bidirectional:
+        # Not served here: Hypercorn fails the HTTP/2 connection when a client's data arrives after the server
+        # ended its stream, which a full-duplex call does as a matter of course; browsers have no full-duplex
+        # streams anyway. Native clients have the gRPC port.
+        refusal = ServiceError.of(
+            ServiceReason.NOT_ON_THIS_PORT,
+            f"{method.name} is served on the gRPC port only; over this port use SubmitCommand and WatchGame",
+        )
 
-        async def session(requests: AsyncIterator[Any], ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+        async def refused(requests: AsyncIterator[Any], ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
             try:
-                async for message in pipeline.session(_call(method, ctx), requests):
-                    yield _Serialized(message, method.response) if isinstance(message, bytes) else message
+                await pipeline.refuse(_call(method, ctx), refusal)
             except ServiceError as error:
                 raise _refused(error, ctx) from None
+            yield  # an async generator, as the endpoint wants; never reached
 
-        return Endpoint.bidi_stream(method=info, function=session)
+        return Endpoint.bidi_stream(method=info, function=refused)
     if method.streaming:
 
         async def stream(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:

@@ -122,6 +122,9 @@ const (
 	ErrorReason_ERROR_REASON_SERVER_SHUTTING_DOWN ErrorReason = 43
 	// INTERNAL. A bug of the server's, logged there; the message says nothing more.
 	ErrorReason_ERROR_REASON_INTERNAL ErrorReason = 44
+	// UNIMPLEMENTED. A method this port does not serve: PlayGame on the web port, whose HTTP server cannot carry
+	// a full-duplex stream reliably. Use the gRPC port, or SubmitCommand and WatchGame.
+	ErrorReason_ERROR_REASON_NOT_ON_THIS_PORT ErrorReason = 45
 	// FAILED_PRECONDITION. Any command after the match has ended.
 	ErrorReason_ERROR_REASON_MATCH_OVER ErrorReason = 50
 	// FAILED_PRECONDITION. A play, call, answer, mazo, seña or perros answer while no hand is in play.
@@ -210,6 +213,7 @@ var (
 		42: "ERROR_REASON_STORE_UNAVAILABLE",
 		43: "ERROR_REASON_SERVER_SHUTTING_DOWN",
 		44: "ERROR_REASON_INTERNAL",
+		45: "ERROR_REASON_NOT_ON_THIS_PORT",
 		50: "ERROR_REASON_MATCH_OVER",
 		51: "ERROR_REASON_HAND_NOT_IN_PLAY",
 		52: "ERROR_REASON_DEAL_NOT_EXPECTED",
@@ -271,6 +275,7 @@ var (
 		"ERROR_REASON_STORE_UNAVAILABLE":     42,
 		"ERROR_REASON_SERVER_SHUTTING_DOWN":  43,
 		"ERROR_REASON_INTERNAL":              44,
+		"ERROR_REASON_NOT_ON_THIS_PORT":      45,
 		"ERROR_REASON_MATCH_OVER":            50,
 		"ERROR_REASON_HAND_NOT_IN_PLAY":      51,
 		"ERROR_REASON_DEAL_NOT_EXPECTED":     52,
@@ -329,7 +334,7 @@ var File_truco_v1_errors_proto protoreflect.FileDescriptor
 
 const file_truco_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15truco/v1/errors.proto\x12\btruco.v1*\x81\x10\n" +
+	"\x15truco/v1/errors.proto\x12\btruco.v1*\xa4\x10\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eERROR_REASON_MALFORMED_REQUEST\x10\x01\x12\x1d\n" +
@@ -366,7 +371,8 @@ const file_truco_v1_errors_proto_rawDesc = "" +
 	"\x1bERROR_REASON_TOO_MANY_CALLS\x10)\x12\"\n" +
 	"\x1eERROR_REASON_STORE_UNAVAILABLE\x10*\x12%\n" +
 	"!ERROR_REASON_SERVER_SHUTTING_DOWN\x10+\x12\x19\n" +
-	"\x15ERROR_REASON_INTERNAL\x10,\x12\x1b\n" +
+	"\x15ERROR_REASON_INTERNAL\x10,\x12!\n" +
+	"\x1dERROR_REASON_NOT_ON_THIS_PORT\x10-\x12\x1b\n" +
 	"\x17ERROR_REASON_MATCH_OVER\x102\x12!\n" +
 	"\x1dERROR_REASON_HAND_NOT_IN_PLAY\x103\x12\"\n" +
 	"\x1eERROR_REASON_DEAL_NOT_EXPECTED\x104\x12!\n" +

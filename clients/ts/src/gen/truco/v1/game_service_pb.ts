@@ -1586,8 +1586,8 @@ export const GameService: GenService<{
    * the commands whose outcome did not arrive, with the same request ids). A first message that is not a
    * `start`, or a second `start`, ends it with INVALID_ARGUMENT, MALFORMED_REQUEST. A client that half-closes
    * keeps receiving commits. It counts as a watch for the quotas, and each command as a call of the seat's.
-   * It needs HTTP/2 end to end (the gRPC port; the web port's gRPC and Connect over HTTP/2): browsers, whose
-   * fetch has no full-duplex streams, use the pair.
+   * It is served on the gRPC port only (the web port answers UNIMPLEMENTED, NOT_ON_THIS_PORT), and needs HTTP/2
+   * end to end: browsers, whose fetch has no full-duplex streams, use the pair.
    *
    * @generated from rpc truco.v1.GameService.PlayGame
    */
