@@ -52,7 +52,8 @@ public class SessionTest {
     final Metadata headers;
     final List<PlayGameRequest> received = Collections.synchronizedList(new ArrayList<>());
     private final StreamObserver<PlayGameResponse> reply;
-    volatile boolean halfClosed;
+    /** The client half-closed or cancelled the call. */
+    volatile boolean ended;
     private boolean over;
 
     Call(int index, Metadata headers, StreamObserver<PlayGameResponse> reply) {
@@ -139,11 +140,13 @@ public class SessionTest {
         }
 
         @Override
-        public void onError(Throwable error) {}
+        public void onError(Throwable error) {
+          call.ended = true;
+        }
 
         @Override
         public void onCompleted() {
-          call.halfClosed = true;
+          call.ended = true;
         }
       };
     }
@@ -415,14 +418,14 @@ public class SessionTest {
     assert fake.calls.size() == 1 : "an ended match was reopened";
   }
 
-  public void testCloseHalfClosesAndCancels() {
+  public void testCloseEndsTheCallTheIteratorsAndTheCommandsWaiting() {
     fake.onCommand = (call, command) -> {}; // never answered
     Session session = client.play("g1", 0);
     CompletableFuture<Long> waiting = session.submitAsync(Commands.mazo(), 0, "id");
     Call call = fake.call(0);
     await(() -> call.commands().size() == 1, "the command");
     session.close();
-    await(() -> call.halfClosed, "the half-close");
+    await(() -> call.ended, "the call's end (its half-close, or the cancel that may overtake it)");
     try {
       waiting.get(5, TimeUnit.SECONDS);
       assert false : "answered";
