@@ -132,6 +132,31 @@ public final class AsyncTrucoClient {
     return pump(watch, watch::close, observer);
   }
 
+  /**
+   * {@link TrucoClient#play} with the commits pushed to {@code observer} on the executor: each commit as one message
+   * (its events in order, the caller's view after the last; {@link Commits#perEvent} splits one), then
+   * {@code onCompleted} after the commit that ends the match, or {@code onError} (a {@link TrucoException}) once
+   * resuming failed. The session's {@link AsyncSession#submit} returns futures. {@code onResume} (may be null) hears
+   * of each resume. Closing it half-closes and cancels the stream (the observer then hears nothing more).
+   */
+  public AsyncSession play(String name, long afterVersion, java.util.function.BiConsumer<Long, TrucoException> onResume,
+      StreamObserver<WatchGameResponse> observer) {
+    Session session = client.play(name, afterVersion, onResume);
+    AutoCloseable pumping = pump(session.commits(), session::close, observer);
+    return new AsyncSession(session, () -> {
+      try {
+        pumping.close();
+      } catch (Exception cannot) {
+        throw new IllegalStateException(cannot); // the pump's handle throws nothing
+      }
+    }, executor);
+  }
+
+  /** {@link #play(String, long, java.util.function.BiConsumer, StreamObserver)} with no resume callback. */
+  public AsyncSession play(String name, long afterVersion, StreamObserver<WatchGameResponse> observer) {
+    return play(name, afterVersion, null, observer);
+  }
+
   /** Pushes {@code items} to {@code observer} on the executor; the handle returned runs {@code close} and stops. */
   private AutoCloseable pump(Iterator<WatchGameResponse> items, Runnable close, StreamObserver<WatchGameResponse> observer) {
     Future<?> pump = executor.submit(() -> {

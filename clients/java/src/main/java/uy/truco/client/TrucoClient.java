@@ -67,6 +67,7 @@ import uy.truco.v1.WatchGameResponse;
  * sent again, the same request, after the delay the server asked for when it is at most the builder's
  * {@code maxQuotaWait}. Failures throw {@link TrucoException} subclasses carrying the ErrorInfo reason.
  * {@link #playTurn} re-reads the view on ABORTED; {@link #watch} reopens a broken stream after the last version.
+ * {@link #play} plays a seat's whole match from one PlayGame call (a {@link Session}: commands out, commits in).
  *
  * <p>Every RPC of the service has one method here ({@link #WRAPPERS}), with the helpers every SDK has: the turn
  * helper ({@link #playTurn}, {@link Commands#isMyTurn}), resuming watches, legal-action pickers ({@link Commands}),
@@ -117,6 +118,7 @@ public final class TrucoClient implements AutoCloseable {
       Map.entry("truco.v1.GameService/LeaveGame", "leaveGame"),
       Map.entry("truco.v1.GameService/ResumeSeat", "resumeSeat"),
       Map.entry("truco.v1.GameService/Rematch", "rematch"),
+      Map.entry("truco.v1.GameService/PlayGame", "play"),
       Map.entry("truco.v1.RulesService/EvaluateHand", "evaluateHand"),
       Map.entry("truco.v1.RulesService/CompareCards", "compareCards"));
 
@@ -277,6 +279,17 @@ public final class TrucoClient implements AutoCloseable {
     return headers;
   }
 
+  /** A stub for a {@link Session}'s calls: the metadata of a call about {@code game}, and no deadline (as a watch). */
+  GameServiceGrpc.GameServiceStub sessionStub(String game) {
+    return GameServiceGrpc.newStub(channel).withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers(game)));
+  }
+
+  VersionsSeen seen() { return seen; }
+
+  int retries() { return retries; }
+
+  void resetConnectBackoff() { channel.resetConnectBackoff(); }
+
   /** A stub with the deadline and the metadata of a call about {@code game} (null: about no one game). */
   private GameServiceGrpc.GameServiceBlockingStub games(String game) {
     return GameServiceGrpc.newBlockingStub(channel)
@@ -290,7 +303,7 @@ public final class TrucoClient implements AutoCloseable {
         .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
   }
 
-  private long delayMillis(int attempt) {
+  long delayMillis(int attempt) {
     long ceiling = Math.min(maxBackoff.toMillis(), backoff.toMillis() << Math.min(attempt, 20));
     return ceiling / 2 + ThreadLocalRandom.current().nextLong(ceiling / 2 + 1);
   }
@@ -300,7 +313,7 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   /** How long to wait before sending again a call a quota refused; -1: do not (no RetryInfo, or too long). */
-  private long quotaWaitMillis(TrucoException failure) {
+  long quotaWaitMillis(TrucoException failure) {
     Duration delay = failure.retryDelay();
     boolean waitable = failure.code() == Status.Code.RESOURCE_EXHAUSTED && delay != null
         && delay.compareTo(maxQuotaWait) <= 0;
@@ -636,6 +649,30 @@ public final class TrucoClient implements AutoCloseable {
         context.cancel(null);
       }
     }
+  }
+
+  /**
+   * Plays this client's seat of the game from one PlayGame call (a bidirectional stream): a {@link Session}, whose
+   * {@link Session#submit} sends commands on the stream and returns each one's version (or throws the
+   * {@link TrucoException} SubmitCommand would have), and whose {@link Session#commits()} (one message per commit, as
+   * {@link #watchCommits}) or {@link Session#events()} (one event at a time, as {@link #watch}) hand the game's
+   * commits after {@code afterVersion} in order. It replaces {@link #submit} plus a watch: no new call per command.
+   * It sends the metadata a watch sends (the seat token, the API key, {@code x-truco-game}).
+   *
+   * <p>A broken stream (as a watch's: UNAVAILABLE, a connection closed under it) is reopened after the last version
+   * received and the commands still waiting for their outcome are sent again with their request ids, up to the
+   * client's retries in a row with backoff; {@code onResume} (may be null) hears of each, with the version it
+   * resumes after and the failure. A quota's refusal of a command (within {@code maxQuotaWait}) is sent again after
+   * its delay. When the match ends the server ends the stream, and the session's iterators end. Close it when done
+   * (try-with-resources). It needs HTTP/2 end to end (native gRPC); browser transports use submit and watch.
+   */
+  public Session play(String name, long afterVersion, BiConsumer<Long, TrucoException> onResume) {
+    return new Session(this, gameName(name), afterVersion, onResume);
+  }
+
+  /** {@link #play(String, long, BiConsumer)} with no resume callback. */
+  public Session play(String name, long afterVersion) {
+    return play(name, afterVersion, null);
   }
 
   /** Every open game (a seat free, not over) the caller may see, newest first, fetched page after page. */

@@ -9,6 +9,7 @@ import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 import java.time.Duration;
 import java.util.Map;
+import uy.truco.v1.CommandError;
 
 /**
  * A call the server (or the transport) refused: the gRPC status code and the stable machine code ({@link #reason()})
@@ -154,6 +155,26 @@ public class TrucoException extends RuntimeException {
     String reason = info == null ? "" : info.getReason();
     Map<String, String> metadata = info == null ? Map.of() : info.getMetadataMap();
     String domain = info == null ? "" : info.getDomain();
+    return of(code, reason, message, metadata, domain, retryDelay, error);
+  }
+
+  /**
+   * The typed error of a command a PlayGame session's server refused (its outcome's {@code CommandError}): the same
+   * class, reason, metadata and retry delay as {@link #from(Throwable)} gives for the SubmitCommand status it stands
+   * for (domain {@link #DOMAIN}).
+   */
+  public static TrucoException from(CommandError error) {
+    Duration retryDelay = null;
+    if (error.hasRetryDelay()) {
+      retryDelay = Duration.ofSeconds(error.getRetryDelay().getSeconds(), error.getRetryDelay().getNanos());
+    }
+    return of(Status.fromCodeValue(error.getCode()).getCode(), error.getReason(), error.getMessage(),
+        error.getMetadataMap(), DOMAIN, retryDelay, null);
+  }
+
+  /** The subclass of {@code code}, with its facts. */
+  static TrucoException of(Status.Code code, String reason, String message, Map<String, String> metadata,
+      String domain, Duration retryDelay, Throwable error) {
     TrucoException failure = switch (code) {
       case INVALID_ARGUMENT -> new InvalidArgument(code, reason, message, metadata, domain, error);
       case FAILED_PRECONDITION -> new IllegalMove(code, reason, message, metadata, domain, error);

@@ -3,17 +3,20 @@ package uy.truco.examples;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicInteger;
 import uy.truco.client.Cards;
 import uy.truco.client.Commands;
+import uy.truco.client.Session;
 import uy.truco.client.TrucoClient;
 import uy.truco.client.TrucoException;
 import uy.truco.v1.BotKind;
 import uy.truco.v1.BotLevel;
 import uy.truco.v1.Card;
+import uy.truco.v1.Command;
 import uy.truco.v1.Game;
 import uy.truco.v1.RuleSet;
 import uy.truco.v1.SeatView;
@@ -30,6 +33,8 @@ import uy.truco.v1.WatchGameResponse;
  *   java uy.truco.examples.Bot ADDRESS                        2 players: seat 0, a server bot in seat 1
  *   java uy.truco.examples.Bot ADDRESS --players 4 --watch    4 players (or 6): the even seats (a client each),
  *        server bots in the odd ones; each seat waits for its turn on a WatchGame stream that resumes by itself
+ *   java uy.truco.examples.Bot ADDRESS --players 4 --session  the same, each seat playing its whole match from one
+ *        PlayGame session (commands and commits on one stream, resumed by itself), the illegal card tried through it
  *   --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
  * </pre>
  *
@@ -42,7 +47,10 @@ public final class Bot {
   private volatile String illegalReason = "";
   private final AtomicInteger moves = new AtomicInteger();
   private final AtomicInteger resumes = new AtomicInteger();
-  /** The versions of the events seat 0's watch delivered, in order (señas aside: they keep the version before). */
+  /**
+   * The versions of the events seat 0's watch (or session) delivered, in order (señas aside: they keep the version
+   * before).
+   */
   private final List<Long> watched = new ArrayList<>();
   private final long thinkMs;
 
@@ -126,10 +134,73 @@ public final class Bot {
     }
   }
 
+  /** {@link #tryIllegalCard} through a session: the refusal comes back as the same typed error. */
+  private String tryIllegalCard(Session session, SeatView view) {
+    Set<String> held = new HashSet<>();
+    view.getCardsList().forEach(card -> held.add(Cards.text(card)));
+    Card stranger = Cards.deck().stream().filter(card -> !held.contains(Cards.text(card))).findFirst().orElseThrow();
+    try {
+      session.submit(Commands.play(stranger), view.getPublic().getVersion());
+      return "ACCEPTED";
+    } catch (TrucoException.IllegalMove refused) {
+      log("illegal " + Cards.text(stranger) + " refused on the session: " + refused.getMessage());
+      return refused.reason();
+    }
+  }
+
+  /** One move through the session when the view waits for this seat. */
+  private void act(Session session, SeatView view) throws InterruptedException {
+    if (!Commands.isMyTurn(view)) {
+      return;
+    }
+    synchronized (lock) {
+      if (illegalReason.isEmpty() && Commands.hasLegal(view, Commands.Preference.PLAY_CARD)) {
+        illegalReason = tryIllegalCard(session, view);
+      }
+    }
+    Thread.sleep(thinkMs);
+    Command command = Commands.plainBot(view);
+    if (command == null) {
+      return;
+    }
+    try {
+      session.submit(command, view.getPublic().getVersion());
+      moves.incrementAndGet();
+    } catch (TrucoException.VersionConflict moved) {
+      // The game moved on first: its commit is on the way, with the view to choose from again.
+    }
+  }
+
+  /** Plays one seat from one PlayGame session: a move each time a commit shows it legal actions. */
+  private void playBySession(TrucoClient client, String name, SeatView first) throws InterruptedException {
+    try (Session session = client.play(name, first.getPublic().getVersion(), (after, error) -> {
+      resumes.incrementAndGet();
+      log("seat " + first.getSeat() + ": session broken (" + error.code() + "), resuming after version " + after);
+    })) {
+      act(session, first);
+      // events() hands each event of a commit in order; the seat's view after the commit comes with its last event.
+      Iterator<WatchGameResponse> events = session.events();
+      while (events.hasNext()) {
+        WatchGameResponse item = events.next();
+        if (first.getSeat() == 0 && !item.getEvent().hasSenaSent()) {
+          watched.add(item.getEvent().getVersion());
+        }
+        if (!item.hasSeat()) {
+          continue;
+        }
+        if (TrucoClient.isOver(item.getSeat())) {
+          return;
+        }
+        act(session, item.getSeat());
+      }
+    }
+  }
+
   public static void main(String[] args) throws Exception {
     String address = null;
     int players = 2;
     boolean watch = false;
+    boolean session = false;
     int target = 0;
     long thinkMs = 0;
     BotLevel level = BotLevel.BOT_LEVEL_UNSPECIFIED;
@@ -138,18 +209,19 @@ public final class Bot {
         case "--bot-level" -> level = BotLevel.valueOf("BOT_LEVEL_" + args[++i].toUpperCase(java.util.Locale.ROOT));
         case "--players" -> players = Integer.parseInt(args[++i]);
         case "--watch" -> watch = true;
+        case "--session" -> session = true;
         case "--target" -> target = Integer.parseInt(args[++i]);
         case "--think-ms" -> thinkMs = Long.parseLong(args[++i]);
         default -> address = args[i];
       }
     }
     if (address == null || (players != 2 && players != 4 && players != 6)) {
-      log("usage: Bot ADDRESS [--players 2|4|6] [--watch] [--target N] [--think-ms N] [--bot-level L]");
+      log("usage: Bot ADDRESS [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L]");
       System.exit(2);
     }
     int code;
     try {
-      code = new Bot(thinkMs).run(address, players, watch, target, level);
+      code = new Bot(thinkMs).run(address, players, watch, session, target, level);
     } catch (Exception error) {
       log(error.toString());
       code = 2;
@@ -157,10 +229,11 @@ public final class Bot {
     System.exit(code);
   }
 
-  private int run(String address, int players, boolean watch, int target, BotLevel level) throws Exception {
+  private int run(String address, int players, boolean watch, boolean session, int target, BotLevel level)
+      throws Exception {
     TrucoClient.Builder options = TrucoClient.builder(address).apiKey(System.getenv("TRUCO_API_KEY"));
-    if (watch) {
-      options.retries(60).maxBackoff(Duration.ofSeconds(1));  // watching seats ride out a server restart
+    if (watch || session) {
+      options.retries(60).maxBackoff(Duration.ofSeconds(1));  // watching seats (and sessions) ride out a restart
     }
     try (TrucoClient creator = options.build()) {
       // The bot seats are the odd ones (the rival team); this bot plays every even seat.
@@ -181,9 +254,12 @@ public final class Bot {
         SeatView view = client.joinGame(name, seat, "java bot " + seat).view();
         first = first == null ? client : first;
         boolean byWatching = watch;
+        boolean bySession = session;
         Thread thread = new Thread(() -> {
           try {
-            if (byWatching) {
+            if (bySession) {
+              playBySession(client, name, view);
+            } else if (byWatching) {
               playByWatching(client, name, view);
             } else {
               playByPolling(client, name, view);

@@ -18,6 +18,7 @@ import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.nanoseconds
 import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
@@ -107,14 +108,15 @@ data class Turn(val command: Command, val response: SubmitCommandResponse, val c
  * which then answers from memory.
  *
  * Every RPC of the service has one method here ([WRAPPERS]), with the helpers every SDK has: the turn helper
- * ([playTurn], [Commands.isMyTurn]), resuming watches ([watch]), legal-action pickers ([Commands]), proof checks
+ * ([playTurn], [Commands.isMyTurn]), resuming watches ([watch]), a seat's whole match from one resuming PlayGame
+ * session ([play]), legal-action pickers ([Commands]), proof checks
  * ([uy.truco.client.Proofs]) and the versions seen (reads send the newest as `min_version`).
  */
 class TrucoClient private constructor(
-    private val channel: ManagedChannel,
+    internal val channel: ManagedChannel,
     private val ownsChannel: Boolean,
     val options: Options,
-    private val seen: VersionsSeen,
+    internal val seen: VersionsSeen,
 ) : Closeable {
     /** A client on [channel] (TLS, or a channel an app shares), which the caller closes. */
     constructor(channel: ManagedChannel, options: Options = Options()) :
@@ -140,6 +142,7 @@ class TrucoClient private constructor(
             "truco.v1.GameService/LeaveGame" to "leaveGame",
             "truco.v1.GameService/ResumeSeat" to "resumeSeat",
             "truco.v1.GameService/Rematch" to "rematch",
+            "truco.v1.GameService/PlayGame" to "play",
             "truco.v1.RulesService/EvaluateHand" to "evaluateHand",
             "truco.v1.RulesService/CompareCards" to "compareCards",
         )
@@ -194,7 +197,7 @@ class TrucoClient private constructor(
     }
 
     /** The call's metadata: the seat token, the API key, and the game it is about ([game], a name; null: none). */
-    private fun headers(game: String?): Metadata {
+    internal fun headers(game: String?): Metadata {
         val headers = Metadata()
         currentToken?.takeIf { it.isNotEmpty() }?.let { headers.put(AUTHORIZATION, "Bearer $it") }
         options.apiKey?.takeIf { it.isNotEmpty() }?.let { headers.put(API_KEY, it) }
@@ -202,13 +205,13 @@ class TrucoClient private constructor(
         return headers
     }
 
-    private fun backoff(attempt: Int): Duration {
+    internal fun backoff(attempt: Int): Duration {
         val ceiling = minOf(options.maxBackoff, options.backoff * (1 shl minOf(attempt, 20)).toDouble())
         return ceiling / 2 + ceiling / 2 * Random.nextDouble()
     }
 
     /** How long to wait before sending again a call a quota refused; null: do not (no RetryInfo, or too long). */
-    private fun quotaWait(failure: TrucoException): Duration? {
+    internal fun quotaWait(failure: TrucoException): Duration? {
         val delay = failure.retryDelay() ?: return null
         val wait = delay.toNanos().nanoseconds
         return if (failure.code() == Status.Code.RESOURCE_EXHAUSTED && wait <= options.maxQuotaWait) wait else null
@@ -217,7 +220,9 @@ class TrucoClient private constructor(
     private fun retryable(failure: TrucoException): Boolean =
         failure.connectionLost() || failure.code() == Status.Code.DEADLINE_EXCEEDED
 
-    private fun failureOf(error: Throwable): TrucoException? = when (error) {
+    internal fun resetConnectBackoff() = channel.resetConnectBackoff()
+
+    internal fun failureOf(error: Throwable): TrucoException? = when (error) {
         is CancellationException -> null // the caller's own cancellation: never retried, never converted
         is StatusException, is StatusRuntimeException -> TrucoException.from(error)
         else -> null
@@ -419,6 +424,28 @@ class TrucoClient private constructor(
             failures++
         }
     }
+
+    /**
+     * Plays this client's seat of the game from one PlayGame call (a bidirectional stream): a [Session], whose
+     * suspending [Session.submit] sends commands on the stream and returns each one's version (or throws the
+     * [TrucoException] SubmitCommand would have), and whose [Session.commits] (one message per commit, as
+     * [watchCommits]) or [Session.events] (one event at a time, as [watch]) flows emit the game's commits after
+     * [afterVersion] in order. It replaces [submit] plus a watch: no new call per command. It sends the metadata a
+     * watch sends (the seat token, the API key, `x-truco-game`).
+     *
+     * The session runs as a child of the calling coroutine: cancelling it (or its scope) cancels the session, and it
+     * completes once the session ended. A broken stream (as a watch's: UNAVAILABLE, a connection closed under it) is
+     * reopened after the last version received and the commands still waiting for their outcome are sent again with
+     * their request ids, up to [Options.retries] in a row with backoff; [onResume] hears of each, with the version it
+     * resumes after and the failure. A quota's refusal of a command (within [Options.maxQuotaWait]) is sent again
+     * after its delay. When the match ends the server ends the stream and the flows complete. Close it when done
+     * (`session.use { ... }`). It needs HTTP/2 end to end (native gRPC); browser transports use submit and watch.
+     */
+    suspend fun play(
+        name: String,
+        afterVersion: Long = 0,
+        onResume: ((afterVersion: Long, error: TrucoException) -> Unit)? = null,
+    ): Session = Session(this, gameName(name), afterVersion, onResume, currentCoroutineContext())
 
     /** Every open game (a seat free, not over) the caller may see, newest first, fetched page after page. */
     fun listGames(pageSize: Int = 20): Flow<Game> = flow {

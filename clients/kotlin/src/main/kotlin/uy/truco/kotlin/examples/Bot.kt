@@ -8,6 +8,9 @@
  *     Bot ADDRESS                        2 players: this bot in seat 0, a server bot in seat 1
  *     Bot ADDRESS --players 4 --watch    4 players (or 6): the even seats (a client each), server bots in the odd
  *                                        ones; each seat waits for its turn on a watch Flow that resumes by itself
+ *     Bot ADDRESS --players 4 --session  the same, each seat playing its whole match from one PlayGame session
+ *                                        (commands and commits on one stream, resumed by itself), the illegal card
+ *                                        tried through it
  *     --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
  *
  * It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
@@ -29,6 +32,7 @@ import uy.truco.client.Cards
 import uy.truco.client.Commands
 import uy.truco.client.TrucoException
 import uy.truco.kotlin.Options
+import uy.truco.kotlin.Session
 import uy.truco.kotlin.TrucoClient
 import uy.truco.v1.BotKind
 import uy.truco.v1.BotLevel
@@ -46,7 +50,7 @@ private class Match(val client: TrucoClient, val name: String, val thinkMs: Long
     val moves = AtomicInteger()
     val resumes = AtomicInteger()
 
-    /** The versions of the events seat 0's watch delivered, in order (señas aside: they keep the version before). */
+    /** The versions of the events seat 0's watch (or session) delivered, in order (señas aside: they keep the version before). */
     val watched: MutableList<Long> = java.util.Collections.synchronizedList(mutableListOf())
 
     /** Plays a card of the deck that is not in the hand: the server must refuse it with CARD_NOT_IN_HAND. */
@@ -82,6 +86,53 @@ private class Match(val client: TrucoClient, val name: String, val thinkMs: Long
         }
     }
 
+    /** [tryIllegalCard] through a session: the refusal comes back as the same typed error. */
+    private suspend fun tryIllegalCard(session: Session, view: SeatView): String {
+        val held = view.cardsList.map(Cards::text).toSet()
+        val stranger = Cards.deck().first { Cards.text(it) !in held }
+        return try {
+            session.submit(Commands.play(stranger), view.public.version)
+            "ACCEPTED"
+        } catch (refused: TrucoException.IllegalMove) {
+            log("illegal ${Cards.text(stranger)} refused on the session: ${refused.message}")
+            refused.reason()
+        }
+    }
+
+    /** One move through the session when the view waits for this seat. */
+    suspend fun act(session: Session, view: SeatView) {
+        if (!Commands.isMyTurn(view)) return
+        lock.withLock {
+            if (illegalReason.isEmpty() && Commands.hasLegal(view, Commands.Preference.PLAY_CARD)) {
+                illegalReason = tryIllegalCard(session, view)
+            }
+        }
+        delay(thinkMs)
+        val command = Commands.plainBot(view) ?: return
+        try {
+            session.submit(command, view.public.version)
+            moves.incrementAndGet()
+        } catch (moved: TrucoException.VersionConflict) {
+            // The game moved on first: its commit is on the way, with the view to choose from again.
+        }
+    }
+
+    /** Plays one seat from one PlayGame session: a move each time a commit shows it legal actions. */
+    suspend fun playBySession(seat: TrucoClient, first: SeatView) {
+        val onResume = { after: Long, error: TrucoException ->
+            resumes.incrementAndGet()
+            log("seat ${first.seat}: session broken (${error.code()}), resuming after version $after")
+        }
+        seat.play(name, first.public.version, onResume).use { session ->
+            act(session, first)
+            // events() emits each event of a commit in order; the seat's view after the commit comes with its last.
+            session.events()
+                .onEach { if (first.seat == 0 && !it.event.hasSenaSent()) watched.add(it.event.version) }
+                .takeWhile { !it.hasSeat() || !TrucoClient.isOver(it.seat) }
+                .collect { if (it.hasSeat()) act(session, it.seat) }
+        }
+    }
+
     suspend fun playByWatching(seat: TrucoClient, first: SeatView) {
         act(seat, first)
         val onResume = { after: Long, error: TrucoException ->
@@ -100,6 +151,7 @@ fun main(args: Array<String>) {
     var address: String? = null
     var players = 2
     var watch = false
+    var session = false
     var target = 0
     var thinkMs = 0L
     var level = BotLevel.BOT_LEVEL_UNSPECIFIED
@@ -108,6 +160,7 @@ fun main(args: Array<String>) {
         when (args[i]) {
             "--players" -> players = args[++i].toInt()
             "--watch" -> watch = true
+            "--session" -> session = true
             "--target" -> target = args[++i].toInt()
             "--think-ms" -> thinkMs = args[++i].toLong()
             "--bot-level" -> level = TrucoClient.BOT_LEVELS.getValue(args[++i].lowercase())
@@ -116,11 +169,11 @@ fun main(args: Array<String>) {
         i++
     }
     if (address == null || players !in setOf(2, 4, 6)) {
-        log("usage: Bot ADDRESS [--players 2|4|6] [--watch] [--target N] [--think-ms N] [--bot-level L]")
+        log("usage: Bot ADDRESS [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L]")
         exitProcess(2)
     }
     val code = try {
-        runBlocking { play(address, players, watch, target, thinkMs, level) }
+        runBlocking { play(address, players, watch, session, target, thinkMs, level) }
     } catch (error: Exception) {
         log(error.toString())
         2
@@ -128,10 +181,18 @@ fun main(args: Array<String>) {
     exitProcess(code)
 }
 
-private suspend fun play(address: String, players: Int, watch: Boolean, target: Int, thinkMs: Long, level: BotLevel): Int {
-    // Watching seats ride out a server restart: more retries, short delays.
+private suspend fun play(
+    address: String,
+    players: Int,
+    watch: Boolean,
+    session: Boolean,
+    target: Int,
+    thinkMs: Long,
+    level: BotLevel,
+): Int {
+    // Watching seats (and sessions) ride out a server restart: more retries, short delays.
     val options = Options(apiKey = System.getenv("TRUCO_API_KEY"))
-        .let { if (watch) it.copy(retries = 60, maxBackoff = 1.seconds) else it }
+        .let { if (watch || session) it.copy(retries = 60, maxBackoff = 1.seconds) else it }
     TrucoClient.connect(address, options).use { creator ->
         // The bot seats are the odd ones (the rival team); this bot plays every even seat.
         val seats = (0 until players step 2).toList()
@@ -145,7 +206,13 @@ private suspend fun play(address: String, players: Int, watch: Boolean, target: 
         }
         kotlinx.coroutines.coroutineScope {
             clients.map { (client, view) ->
-                async { if (watch) match.playByWatching(client, view) else match.playByPolling(client, view) }
+                async {
+                    when {
+                        session -> match.playBySession(client, view)
+                        watch -> match.playByWatching(client, view)
+                        else -> match.playByPolling(client, view)
+                    }
+                }
             }.awaitAll()
         }
         val last = clients.first().first.seatView(game.name)
