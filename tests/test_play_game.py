@@ -22,7 +22,7 @@ from truco_client.v1 import game_service_pb2 as gs
 from truco_client.v1 import views_pb2
 
 from .players import Player, Watcher, bearer, failure_of, new_id, open_table
-from .servers import InProcessServer, LoopThread
+from .servers import InProcessServer, LoopThread, wait_until
 
 TIMEOUT = 30.0
 PATH = "/truco.v1.GameService/PlayGame"
@@ -100,11 +100,13 @@ class Stream:
                 self.commits.append(item.commit)
 
     def ending(self) -> grpc.RpcError | None:
-        """How the call ended (None: OK), skipping what came before."""
+        """How the call ended (None: OK); the commits before the end are kept in ``commits``."""
         while True:
             item = self.next()
             if not isinstance(item, gs.PlayGameResponse):
                 return item
+            if item.WhichOneof("kind") == "commit":
+                self.commits.append(item.commit)
 
     def close(self) -> None:
         self.sent.put(None)
@@ -284,7 +286,7 @@ def test_a_sessions_commands_are_charged_to_its_players_quota(
         stream = stream_of(mano, table.name).start(table.name)  # the stream's start is a call of the player's
         try:
             refusals = []
-            for _ in range(4):
+            for _ in range(8):
                 stream.command(card_not_held(view), view.public.version)
                 refusals.append(stream.outcome().error)
             quota = [error for error in refusals if error.reason == "QUOTA_EXCEEDED"]
@@ -316,4 +318,63 @@ def test_a_stopping_server_ends_sessions_with_the_version_to_resume_after(
     failure = failure_of(ended)
     assert failure.kind == (grpc.StatusCode.UNAVAILABLE, "SERVER_SHUTTING_DOWN")
     assert failure.metadata["version"] == str(version)
+    stream.close()
+
+
+def test_the_move_that_ends_the_match_is_answered_before_the_stream_ends(server: InProcessServer) -> None:
+    """Every seat plays on a raw stream of its own: each command's outcome arrives, the last one's too, and then
+    the stream ends OK (the match's last commit is on it)."""
+    table = open_table(server.address, 2)
+    streams = {player.seat: stream_of(player, table.name).start(table.name) for player in table.players}
+    try:
+        while (public := table.public()).phase != views_pb2.PHASE_MATCH_OVER:
+            seat = public.to_act[0]
+            view = table.players[seat].seat_view(table.name)
+            command = plain_bot(view)
+            assert command is not None
+            sent = streams[seat].command(command, view.public.version)
+            outcome = streams[seat].outcome()
+            assert (outcome.request_id, outcome.HasField("error")) == (sent, False), outcome
+        last = streams[seat]
+        assert outcome.version == table.public().version
+        assert last.ending() is None, "the stream ends OK after the match's last commit"
+        assert last.commits[-1].seat.public.phase == views_pb2.PHASE_MATCH_OVER
+    finally:
+        for stream in streams.values():
+            stream.close()
+
+
+def _watchers(server: InProcessServer) -> float:
+    return float(server.server.games.metrics.watchers._value.get())
+
+
+def _server_watch_slots(server: InProcessServer) -> int:
+    return sum(server.server.admission.server_watches.held.values())
+
+
+@pytest.mark.parametrize("ending", ["cancel", "half-close", "malformed"])
+def test_a_session_gives_back_its_watch_slot_however_it_ends(server: InProcessServer, ending: str) -> None:
+    table = open_table(server.address, 2)
+    before = (_watchers(server), _server_watch_slots(server))
+    stream = stream_of(table.players[0], table.name).start(table.name)
+    assert wait_until(lambda: _watchers(server) == before[0] + 1), "the session is a watcher while it lasts"
+    if ending == "cancel":
+        stream.call.cancel()
+    elif ending == "half-close":
+        stream.sent.put(None)
+        # A half-closed session still hears the game's commits.
+        mano = table.players[table.public().to_act[0]]
+        view = mano.seat_view(table.name)
+        version = mano.submit(table.name, plain_bot(view), view.public.version).version
+        stream.until_version(version)
+        stream.call.cancel()
+    else:
+        stream.sent.put(gs.PlayGameRequest(start=gs.PlayGameStart(name=table.name)))  # a second start
+        ended = stream.ending()
+        assert ended is not None and failure_of(ended).reason == "MALFORMED_REQUEST"
+    assert wait_until(lambda: (_watchers(server), _server_watch_slots(server)) == before), (
+        _watchers(server),
+        _server_watch_slots(server),
+        before,
+    )
     stream.close()

@@ -99,11 +99,11 @@ class PlaySession:
 
     async def close(self) -> None:
         """Cancel the stream; submits still waiting fail with CANCELLED."""
+        self._finish(TrucoError(grpc.StatusCode.CANCELLED, "", "the session was closed"))
         if self._reader is not None:
             self._reader.cancel()
             with suppress(asyncio.CancelledError):
                 await self._reader
-        self._finish(TrucoError(grpc.StatusCode.CANCELLED, "", "the session was closed"))
 
     @property
     def last_version(self) -> int:
@@ -140,10 +140,11 @@ class PlaySession:
             attempt += 1
 
     async def _send(self, message: game_service_pb2.PlayGameCommand) -> PlayGameOutcome:
-        if self._ended is not None:
-            raise self._ended.error or _match_over()
+        self.open()
         future: asyncio.Future[PlayGameOutcome] = asyncio.get_running_loop().create_future()
         async with self._writing:  # the reader sends the pending commands of a new stream under this lock too
+            if self._ended is not None:  # looked at under the lock: a session that ended meanwhile answers none
+                raise self._ended.error or _match_over()
             self._pending[message.request_id] = (message, future)
             if self._call is not None:
                 # A stream that broke: the reader opens another and sends the pending commands again.
@@ -180,6 +181,12 @@ class PlaySession:
                     yield item
 
     async def _read(self) -> None:
+        try:
+            await self._stream()
+        finally:  # whatever ended the reading (a bug, a callback that raised), nobody waits for ever
+            self._finish(TrucoError(grpc.StatusCode.UNKNOWN, "", "the session stopped reading its stream"))
+
+    async def _stream(self) -> None:
         client = self._client
         games, _ = client._stubs()
         failures = 0
@@ -189,8 +196,9 @@ class PlaySession:
                 async with self._writing:
                     start = game_service_pb2.PlayGameStart(name=self.name, after_version=self._last)
                     await call.write(game_service_pb2.PlayGameRequest(start=start))
-                    for message, _ in list(self._pending.values()):
-                        await call.write(game_service_pb2.PlayGameRequest(command=message))
+                    for message, waiting in list(self._pending.values()):
+                        if not waiting.done():
+                            await call.write(game_service_pb2.PlayGameRequest(command=message))
                     self._call = call
                 while True:
                     response = await call.read()

@@ -11,6 +11,7 @@ are only observed (counted and timed; never admitted, so no caller can starve a 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
@@ -88,8 +89,10 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
             async def session(requests: AsyncIterator[Any], context: _Context) -> AsyncIterator[Any]:
                 call = Call(method, "grpc", _metadata(context), context.peer())
                 try:
-                    async for message in pipeline.session(call, requests):
-                        yield message
+                    # aclosing: a cancelled call releases its watch slot now, not when the collector finds it.
+                    async with contextlib.aclosing(pipeline.session(call, requests)) as messages:
+                        async for message in messages:
+                            yield message
                 except ServiceError as error:
                     await context.abort_with_status(status_of(error))
 

@@ -23,7 +23,7 @@ import asyncio
 import contextlib
 import hashlib
 import time
-from collections.abc import AsyncIterator, Callable, Iterator, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -226,10 +226,11 @@ class Pipeline:
                     meters.sent.inc()
                     yield message
 
-    async def session(self, call: Call, requests: AsyncIterator[object]) -> AsyncIterator[Reply]:
+    async def session(self, call: Call, requests: AsyncIterator[object]) -> AsyncGenerator[Reply]:
         """A bidirectional call's messages. Its first message is admitted as a stream's (identified, charged,
-        checked, a watch slot held for the call's life) and handed on; each later one is charged and checked as
-        a call of the caller's and handed on, or handed on as :class:`Refused`. The handler receives them as
+        checked, a watch slot held for the call's life) and handed on; each later one is admitted as a unary
+        call of the caller's (an in-flight slot held while the handler deals with it) and handed on, or handed
+        on as :class:`Refused`. The handler receives them as
         ``requests`` and may stop reading at any time. :raises ServiceError: for a failure of the call itself
         (its first message refused, a message that did not parse, the handler's own)."""
         first = await anext(aiter(requests), None)
@@ -238,7 +239,9 @@ class Pipeline:
         with self._observed(call, "bidi_stream", _loggable(first)) as meters:
             await self._admit(call, first)
             with self.admission.watch_slot(call.caller):
-                async with contextlib.aclosing(call.method.handler(self._later(call, first, requests), call)) as out:
+                # Both closed when the call ends, however it ends: the slot a message holds is given back now.
+                later = self._later(call, first, requests)
+                async with contextlib.aclosing(later), contextlib.aclosing(call.method.handler(later, call)) as out:
                     async for message in out:
                         meters.sent.inc()
                         yield message
@@ -249,21 +252,28 @@ class Pipeline:
         with self._observed(call, call.method.kind, None):
             raise error
 
-    async def _later(self, call: Call, first: object, requests: AsyncIterator[object]) -> AsyncIterator[object]:
+    async def _later(self, call: Call, first: object, requests: AsyncIterator[object]) -> AsyncGenerator[object]:
+        """The call's messages for its handler: each later one admitted as a unary call would be (its key
+        looked up again, so a revoked one stops here; the rate charged; the input checked) and holding an
+        in-flight slot of the caller's until the handler asks for the next message."""
         yield first
-        method = call.method
+        method, admission = call.method, self.admission
         async for request in requests:
             if isinstance(request, Malformed):
                 raise ServiceError.of(
                     ServiceReason.MALFORMED_REQUEST, f"a message is not a valid {method.request.DESCRIPTOR.name}"
                 )
             try:
-                self.admission.charge_call(call.caller)
-                self.admission.check(method.service, method.name, request)
+                caller = await admission.admit(method.service, method.name, request, call.metadata, call.peer)
+                slot = admission.unary_slot(caller)
+                slot.__enter__()
             except Exception as failure:
                 yield Refused(request, error_for(failure))
-            else:
+                continue
+            try:
                 yield request
+            finally:
+                slot.__exit__(None, None, None)
 
     @contextlib.contextmanager
     def _observed(self, call: Call, kind: str, request: object) -> Iterator[_Meters]:

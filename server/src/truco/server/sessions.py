@@ -28,6 +28,9 @@ from .reasons import ServiceFailure, ServiceReason
 
 _END = object()
 """Queued by the watch when the match is over: the session ends once the command being applied is answered."""
+QUEUED = 32
+"""Messages a session holds for a client that does not read: then the watch waits (and sends what it missed in
+one message when it goes on) and no more commands are read (the client's sends wait on HTTP/2 flow control)."""
 
 
 class Session:
@@ -41,21 +44,19 @@ class Session:
         self.seat = seat
         self.after_version = after_version
         self.log = structlog.get_logger("truco.server")
-        self._out: asyncio.Queue[object] = asyncio.Queue()
+        self._out: asyncio.Queue[object] = asyncio.Queue(QUEUED)
         self._applying = asyncio.Lock()
 
     async def messages(self, requests: AsyncIterator[object]) -> AsyncGenerator[bytes]:
         """The call's messages (serialized ``PlayGameResponse``\\ s) while ``requests`` brings its commands."""
-        tasks = (
-            asyncio.create_task(self._watch(), name=f"play-watch {self.name}"),
-            asyncio.create_task(self._commands(requests), name=f"play-commands {self.name}"),
-        )
+        commands = asyncio.create_task(self._commands(requests), name=f"play-commands {self.name}")
+        tasks = (asyncio.create_task(self._watch(), name=f"play-watch {self.name}"), commands)
         try:
             while True:
                 item = await self._out.get()
                 if item is _END:
-                    async with self._applying:  # the command being applied queues its outcome first
-                        pass
+                    async with self._applying:  # the command being applied queues its outcome first,
+                        commands.cancel()  # and no other is taken: what is queued is all there is
                     while not self._out.empty():
                         last = self._out.get_nowait()
                         if isinstance(last, bytes):
@@ -80,10 +81,10 @@ class Session:
                     for message in session_messages(
                         self.name, self.seat, progress.before, progress.after, progress.clocks, self.after_version
                     ):
-                        self._out.put_nowait(message)
-            self._out.put_nowait(_END)
+                        await self._out.put(message)
+            await self._out.put(_END)
         except Exception as failure:  # the server stopping, the store failing: the call ends with it
-            self._out.put_nowait(failure)
+            await self._out.put(failure)
         finally:
             games.metrics.watchers.dec()
 
@@ -91,9 +92,9 @@ class Session:
         try:
             async for request in requests:
                 async with self._applying:
-                    self._out.put_nowait(await self._outcome(request))
+                    await self._out.put(await self._outcome(request))
         except Exception as failure:  # a message that did not parse, a second start: the call ends with it
-            self._out.put_nowait(failure)
+            await self._out.put(failure)
 
     async def _outcome(self, request: object) -> bytes:
         """A command's outcome, serialized; a command refused before it was applied is answered the same way."""
