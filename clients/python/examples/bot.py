@@ -26,6 +26,7 @@ import asyncio
 import json
 import os
 import sys
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
@@ -42,6 +43,7 @@ from truco_client import (
     play,
 )
 from truco_client.v1 import views_pb2
+from truco_client.v1.game_service_pb2 import WatchGameResponse
 
 RANKS = (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
 DECK = [f"{rank}{suit}" for suit in "eboc" for rank in RANKS]
@@ -107,18 +109,28 @@ async def play_by_watching(
         state.resumes += 1
         log(f"seat {view.seat}: watch broken ({error.code.name}), resuming after version {after}")
 
-    # The SDK's watch reopens a broken stream after the last version it delivered. It hands each event of a
-    # commit in order; the seat's view after the commit comes with its last event.
-    first = view.seat == 0
-    async with aclosing(client.watch(name, after_version=view.public.version, on_resume=resumed)) as items:
+    # The SDK's watch reopens a broken stream after the last version it delivered.
+    items = client.watch(name, after_version=view.public.version, on_resume=resumed)
+    await follow(items, view.seat, state, lambda seen: act(client, name, seen, state, think))
+
+
+async def follow(
+    items: AsyncGenerator[WatchGameResponse, None],
+    seat: int,
+    state: State,
+    act_on: Callable[[views_pb2.SeatView], Awaitable[None]],
+) -> None:
+    """Each event of a commit comes in order, the seat's view after the commit with its last one: seat 0 records
+    the versions, and every seat acts on each view until the match is over."""
+    async with aclosing(items):
         async for item in items:
-            if first and item.event.WhichOneof("kind") != "sena_sent":
+            if seat == 0 and item.event.WhichOneof("kind") != "sena_sent":
                 state.watched.append(item.event.version)
             if not item.HasField("seat"):
                 continue
             if is_over(item.seat):
                 return
-            await act(client, name, item.seat, state, think)
+            await act_on(item.seat)
 
 
 async def act_in_session(session: PlaySession, view: views_pb2.SeatView, state: State, think: float) -> None:
@@ -148,20 +160,10 @@ async def play_by_session(client: TrucoClient, name: str, view: views_pb2.SeatVi
         state.resumes += 1
         log(f"seat {view.seat}: session broken ({error.code.name}), resuming after version {after}")
 
-    # One PlayGame stream: commands go out on it, and it hands each event of a commit in order, the seat's view
-    # after the commit with the last one, as the watch does.
-    first = view.seat == 0
+    # One PlayGame stream: commands go out on it, and its events come as the watch's do.
     async with client.play(name, after_version=view.public.version, on_resume=resumed) as session:
         await act_in_session(session, view, state, think)
-        async with aclosing(session.events()) as items:
-            async for item in items:
-                if first and item.event.WhichOneof("kind") != "sena_sent":
-                    state.watched.append(item.event.version)
-                if not item.HasField("seat"):
-                    continue
-                if is_over(item.seat):
-                    return
-                await act_in_session(session, item.seat, state, think)
+        await follow(session.events(), view.seat, state, lambda seen: act_in_session(session, seen, state, think))
 
 
 async def main() -> int:
