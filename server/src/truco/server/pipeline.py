@@ -9,8 +9,8 @@ gRPC on the web port), is
    its bytes, already serialized) or streams them.
 
 A bidirectional call (:meth:`Pipeline.session`) is admitted as a stream by its first message; each later
-message is admitted as a call of the caller's (its rate, its input), and one refused reaches the handler as a
-:class:`Refused` for it to answer on the stream, which goes on.
+message is admitted as a unary call of the caller's would be (key, rate, input, an in-flight slot), and one
+refused reaches the handler as a :class:`Refused` for it to answer on the stream, which goes on.
 
 Any failure becomes one :class:`~truco.server.errors.ServiceError`, which each door maps to its wire form once.
 The doors only translate (``grpc_door``, ``web``); the methods they serve come from the services' descriptors
@@ -230,9 +230,9 @@ class Pipeline:
         """A bidirectional call's messages. Its first message is admitted as a stream's (identified, charged,
         checked, a watch slot held for the call's life) and handed on; each later one is admitted as a unary
         call of the caller's (an in-flight slot held while the handler deals with it) and handed on, or handed
-        on as :class:`Refused`. The handler receives them as
-        ``requests`` and may stop reading at any time. :raises ServiceError: for a failure of the call itself
-        (its first message refused, a message that did not parse, the handler's own)."""
+        on as :class:`Refused`. The handler receives them as ``requests`` and may stop reading at any time.
+        :raises ServiceError: for a failure of the call itself (its first message refused, a message that did
+        not parse, the handler's own)."""
         first = await anext(aiter(requests), None)
         if first is None:
             first = Malformed("the stream ended before its first message")
@@ -302,6 +302,7 @@ class Pipeline:
             )
         method = call.method
         call.caller = await self.admission.admit(method.service, method.name, request, call.metadata, call.peer)
+
 
 def _loggable(request: object) -> object:
     """What a bidirectional call's log line names: the fields of its first message's set part (its game)."""
