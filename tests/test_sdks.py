@@ -95,13 +95,17 @@ class BotRun:
 
     def result(self, timeout: float) -> tuple[int, dict[str, object]]:
         """The exit status and the one JSON line the bot printed."""
+        # Not communicate(): it would read and close stderr under the pumping thread. The one JSON line fits in
+        # the stdout pipe's buffer, so waiting first cannot block the bot.
         try:
-            stdout, _ = self.process.communicate(timeout=timeout)
+            self.process.wait(timeout=timeout)
         except subprocess.TimeoutExpired:
             self.process.kill()
-            stdout, _ = self.process.communicate()
+            self.process.wait()
             tail = "".join(self.stderr)[-4000:]
             raise AssertionError(f"{self.lang}: no result in {timeout} s; stderr:\n{tail}") from None
+        assert self.process.stdout is not None
+        stdout = self.process.stdout.read()
         lines = [line for line in stdout.splitlines() if line.strip()]
         tail = "".join(self.stderr)[-4000:]
         assert len(lines) == 1, f"{self.lang}: stdout is not one line: {stdout!r}; stderr:\n{tail}"
@@ -110,7 +114,7 @@ class BotRun:
     def stop(self) -> None:
         if self.process.poll() is None:
             self.process.kill()
-            self.process.communicate()
+            self.process.wait()
 
 
 @pytest.fixture(scope="module")
