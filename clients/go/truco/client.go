@@ -216,6 +216,20 @@ func (c *Client) resetBackoff() {
 	}
 }
 
+// retryWait is how long to wait before sending again a call (or reopening a stream) that failed with failure on
+// its attempt-th retry: the quota's RetryInfo delay, or the backoff; false when it must not be retried.
+func (c *Client) retryWait(ctx context.Context, attempt int, failure *Error) (time.Duration, bool) {
+	wait := c.quotaWait(ctx, failure)
+	if (wait == 0 && !retryable(ctx, failure.Code)) || attempt >= c.options.Retries {
+		return 0, false
+	}
+	if wait == 0 {
+		wait = c.delay(attempt)
+		c.resetBackoff()
+	}
+	return wait, true
+}
+
 func retryable(ctx context.Context, code codes.Code) bool {
 	if ctx.Err() != nil {
 		return false
@@ -246,14 +260,10 @@ func unary[T any](c *Client, ctx context.Context, game string, f func(context.Co
 			return result, nil
 		}
 		failure := FromError(err).(*Error)
-		wait := c.quotaWait(ctx, failure)
-		if (wait == 0 && !retryable(ctx, failure.Code)) || attempt >= c.options.Retries {
+		wait, again := c.retryWait(ctx, attempt, failure)
+		if !again {
 			var zero T
 			return zero, failure
-		}
-		if wait == 0 {
-			wait = c.delay(attempt)
-			c.resetBackoff()
 		}
 		select {
 		case <-ctx.Done():
@@ -499,17 +509,13 @@ func (c *Client) WatchCommits(ctx context.Context, name string, afterVersion int
 				return
 			}
 			failure := FromError(err).(*Error)
-			wait := c.quotaWait(ctx, failure)
-			if (wait == 0 && !retryable(ctx, failure.Code)) || failures >= c.options.Retries {
+			wait, again := c.retryWait(ctx, failures, failure)
+			if !again {
 				yield(nil, failure)
 				return
 			}
 			if options.OnResume != nil {
 				options.OnResume(last, failure)
-			}
-			if wait == 0 {
-				wait = c.delay(failures)
-				c.resetBackoff()
 			}
 			select {
 			case <-ctx.Done():

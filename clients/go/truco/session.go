@@ -106,14 +106,10 @@ func (c *Client) Play(ctx context.Context, name string, afterVersion int64, opti
 			break
 		}
 		failure := FromError(err).(*Error)
-		wait := c.quotaWait(ctx, failure)
-		if (wait == 0 && !retryable(ctx, failure.Code)) || attempt >= c.options.Retries {
+		wait, again := c.retryWait(ctx, attempt, failure)
+		if !again {
 			cancel()
 			return nil, failure
-		}
-		if wait == 0 {
-			wait = c.delay(attempt)
-			c.resetBackoff()
 		}
 		select {
 		case <-ctx.Done():
@@ -355,8 +351,8 @@ func (s *Session) run(stream playStream) {
 				return
 			}
 			failure := FromError(err).(*Error)
-			wait := c.quotaWait(s.ctx, failure)
-			if (wait == 0 && !retryable(s.ctx, failure.Code)) || failures >= c.options.Retries {
+			wait, again := c.retryWait(s.ctx, failures, failure)
+			if !again {
 				s.finish(failure, failure)
 				return
 			}
@@ -365,10 +361,6 @@ func (s *Session) run(stream playStream) {
 				after := s.last
 				s.mu.Unlock()
 				s.options.OnResume(after, failure)
-			}
-			if wait == 0 {
-				wait = c.delay(failures)
-				c.resetBackoff()
 			}
 			failures++
 			select {
