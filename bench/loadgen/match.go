@@ -238,126 +238,110 @@ func ptr[T any](v T) *T { return &v }
 // watch keeps the seat's WatchGame stream open, resuming from the last version it carried, until the match
 // ends or ctx does.
 func (t *Table) watch(ctx context.Context, name string, s *seat, tracker *Tracker) {
-	after := s.latest().GetPublic().GetVersion()
-	for ctx.Err() == nil {
+	t.keepOpen(ctx, "watch", s.latest().GetPublic().GetVersion(), func(after int64) (int64, error) {
 		stream, err := s.client.WatchGame(metadata.NewOutgoingContext(ctx, s.md), &trucov1.WatchGameRequest{
 			Name: name, AfterVersion: after, PerCommit: t.load.Play.PerCommit,
 		})
-		if err == nil {
-			t.load.streams.Add(1)
-			after, err = t.receive(stream, s, tracker, after)
-			t.load.streams.Add(-1)
+		if err != nil {
+			return after, err
 		}
-		if err == nil || ctx.Err() != nil {
-			return // the match ended (the stream ends with OK after its last event)
+		t.load.streams.Add(1)
+		defer t.load.streams.Add(-1)
+		for {
+			message, err := stream.Recv()
+			if err != nil {
+				return after, endOf(err)
+			}
+			after = t.received(s, tracker, after, message, time.Now())
+		}
+	})
+}
+
+// keepOpen runs one stream of a seat after another, each from the last version the one before carried, until
+// one ends with OK (the match ended) or ctx ends; a broken one is counted as a resume.
+func (t *Table) keepOpen(ctx context.Context, what string, after int64, stream func(after int64) (int64, error)) {
+	for ctx.Err() == nil {
+		var err error
+		if after, err = stream(after); err == nil || ctx.Err() != nil {
+			return // the stream ends with OK after the match's last event
 		}
 		if w := t.load.window(); w != nil {
 			w.watchResumes.Add(1)
-			w.Error("watch: " + errorKind(err))
+			w.Error(what + ": " + errorKind(err))
 		}
 		sleep(ctx, 200*time.Millisecond)
 	}
 }
 
-func (t *Table) receive(
-	stream grpc.ServerStreamingClient[trucov1.WatchGameResponse], s *seat, tracker *Tracker, after int64,
-) (int64, error) {
-	for {
-		message, err := stream.Recv()
-		now := time.Now()
-		if errors.Is(err, io.EOF) {
-			return after, nil
-		}
-		if err != nil {
-			return after, err
-		}
-		version := message.GetEvent().GetVersion()
-		for _, event := range message.GetEvents() {
-			version = max(version, event.GetVersion())
-		}
-		if w := t.load.window(); w != nil {
-			w.messages.Add(1)
-		}
-		if version > after {
-			after = version
-			tracker.Received(s.number, version, now)
-		}
-		s.update(message.GetSeat())
+// endOf is nil for a stream's normal end (io.EOF: the server ended it with OK), else the error.
+func endOf(err error) error {
+	if errors.Is(err, io.EOF) {
+		return nil
 	}
+	return err
+}
+
+// received takes one watch message (a commit, or an event of the released stream) that arrived at now: it counts
+// it, times its delivery, and hands the seat its view. It returns the newest version seen.
+func (t *Table) received(s *seat, tracker *Tracker, after int64, message *trucov1.WatchGameResponse, now time.Time) int64 {
+	version := message.GetEvent().GetVersion()
+	for _, event := range message.GetEvents() {
+		version = max(version, event.GetVersion())
+	}
+	if w := t.load.window(); w != nil {
+		w.messages.Add(1)
+	}
+	if version > after {
+		after = version
+		tracker.Received(s.number, version, now)
+	}
+	s.update(message.GetSeat())
+	return after
 }
 
 // session keeps the seat's PlayGame stream open, resuming from the last version it carried, until the match
 // ends or ctx does: it hands commits to the seat's view and the outcome of its command to act. A command whose
 // stream broke before its outcome is not sent again: act gives up on it at its timeout and chooses again.
 func (t *Table) session(ctx context.Context, name string, s *seat, tracker *Tracker) {
-	after := s.latest().GetPublic().GetVersion()
-	for ctx.Err() == nil {
+	t.keepOpen(ctx, "session", s.latest().GetPublic().GetVersion(), func(after int64) (int64, error) {
 		stream, err := s.client.PlayGame(metadata.NewOutgoingContext(ctx, s.md))
 		if err == nil {
 			start := &trucov1.PlayGameStart{Name: name, AfterVersion: after}
 			err = stream.Send(&trucov1.PlayGameRequest{Kind: &trucov1.PlayGameRequest_Start{Start: start}})
 		}
-		if err == nil {
-			s.mu.Lock()
-			s.session = stream
-			s.mu.Unlock()
-			t.load.streams.Add(1)
-			after, err = t.receiveSession(stream, s, tracker, after)
+		if err != nil {
+			return after, err
+		}
+		s.mu.Lock()
+		s.session = stream
+		s.mu.Unlock()
+		t.load.streams.Add(1)
+		defer func() {
 			t.load.streams.Add(-1)
 			s.mu.Lock()
 			s.session = nil
 			s.mu.Unlock()
-		}
-		if err == nil || ctx.Err() != nil {
-			return // the match ended (the stream ends with OK after its last commit)
-		}
-		if w := t.load.window(); w != nil {
-			w.watchResumes.Add(1)
-			w.Error("session: " + errorKind(err))
-		}
-		sleep(ctx, 200*time.Millisecond)
-	}
-}
-
-func (t *Table) receiveSession(
-	stream grpc.BidiStreamingClient[trucov1.PlayGameRequest, trucov1.PlayGameResponse], s *seat, tracker *Tracker,
-	after int64,
-) (int64, error) {
-	for {
-		message, err := stream.Recv()
-		now := time.Now()
-		if errors.Is(err, io.EOF) {
-			return after, nil
-		}
-		if err != nil {
-			return after, err
-		}
-		if outcome := message.GetOutcome(); outcome != nil {
-			s.mu.Lock()
-			mine := outcome.GetRequestId() == s.waiting
-			s.mu.Unlock()
-			if mine {
-				select {
-				case s.outcomes <- outcome:
-				default:
-				}
+		}()
+		for {
+			message, err := stream.Recv()
+			if err != nil {
+				return after, endOf(err)
 			}
-			continue
+			if outcome := message.GetOutcome(); outcome != nil {
+				s.mu.Lock()
+				mine := outcome.GetRequestId() == s.waiting
+				s.mu.Unlock()
+				if mine {
+					select {
+					case s.outcomes <- outcome:
+					default:
+					}
+				}
+				continue
+			}
+			after = t.received(s, tracker, after, message.GetCommit(), time.Now())
 		}
-		commit := message.GetCommit()
-		version := int64(0)
-		for _, event := range commit.GetEvents() {
-			version = max(version, event.GetVersion())
-		}
-		if w := t.load.window(); w != nil {
-			w.messages.Add(1)
-		}
-		if version > after {
-			after = version
-			tracker.Received(s.number, version, now)
-		}
-		s.update(commit.GetSeat())
-	}
+	})
 }
 
 // submitOnSession sends the command on the seat's stream and waits for its outcome (or the call timeout).
