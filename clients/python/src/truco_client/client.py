@@ -268,6 +268,17 @@ class TrucoClient:
             return None
         return error.retry_delay if error.retry_delay <= self.max_quota_wait else None
 
+    def _resume_wait(self, error: grpc.aio.AioRpcError, failures: int) -> tuple[TrucoError, float | None]:
+        """A broken stream's typed error, and how long to wait before opening it again: its quota's RetryInfo
+        delay, or the backoff after ``failures`` failures in a row; None when it must not be reopened (neither
+        broken nor refused by a quota, or its retries spent)."""
+        failure = from_rpc_error(error)
+        quota_wait = self._quota_wait(failure)
+        broken = error.code() is grpc.StatusCode.UNAVAILABLE or self._reset_by_proxy(error)
+        if (not broken and quota_wait is None) or failures >= self.retries:
+            return failure, None
+        return failure, quota_wait if quota_wait is not None else self._delay(failures)
+
     @staticmethod
     def _reset_by_proxy(error: grpc.aio.AioRpcError) -> bool:
         """The call was cut on its way, not answered: CANCELLED from the other side, or INTERNAL from an HTTP/2
@@ -532,16 +543,14 @@ class TrucoClient:
                     yield response
                 return
             except grpc.aio.AioRpcError as error:
-                failure = from_rpc_error(error)
-                quota_wait = self._quota_wait(failure)
-                broken = error.code() is grpc.StatusCode.UNAVAILABLE or self._reset_by_proxy(error)
-                if (not broken and quota_wait is None) or failures >= self.retries:
+                failure, wait = self._resume_wait(error, failures)
+                if wait is None:
                     raise failure from error
                 if on_resume is not None:
                     on_resume(last, failure)
             finally:
                 call.cancel()
-            await asyncio.sleep(quota_wait if quota_wait is not None else self._delay(failures))
+            await asyncio.sleep(wait)
             failures += 1
 
     def play(

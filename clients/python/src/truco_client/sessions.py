@@ -32,7 +32,7 @@ import grpc
 import grpc.aio
 
 from .commits import commit_events, commit_version, per_event
-from .errors import ERROR_CLASSES, IllegalMove, TrucoError, VersionConflict, from_rpc_error, status_code
+from .errors import ERROR_CLASSES, IllegalMove, TrucoError, VersionConflict, status_code
 from .v1 import game_service_pb2
 from .v1.commands_pb2 import Command
 
@@ -208,10 +208,8 @@ class PlaySession:
                     failures = 0
                     self._take(response)
             except grpc.aio.AioRpcError as error:
-                failure = from_rpc_error(error)
-                quota_wait = client._quota_wait(failure)
-                broken = error.code() is grpc.StatusCode.UNAVAILABLE or client._reset_by_proxy(error)
-                if (not broken and quota_wait is None) or failures >= client.retries:
+                failure, wait = client._resume_wait(error, failures)
+                if wait is None:
                     self._finish(failure)
                     return
                 if self._on_resume is not None:
@@ -219,7 +217,7 @@ class PlaySession:
             finally:
                 self._call = None
                 call.cancel()
-            await asyncio.sleep(quota_wait if quota_wait is not None else client._delay(failures))
+            await asyncio.sleep(wait)
             failures += 1
 
     def _take(self, response: game_service_pb2.PlayGameResponse) -> None:
