@@ -156,8 +156,7 @@ def rich_details(error: ServiceError) -> list[any_pb2.Any]:
     ``QuotaFailure`` (which quota, whom it charges)."""
     details: list[Message] = [error_details_pb2.ErrorInfo(reason=error.reason, domain=DOMAIN, metadata=error.metadata)]
     if error.quota is not None:
-        whole = math.floor(error.quota.retry_after)
-        delay = duration_pb2.Duration(seconds=whole, nanos=int((error.quota.retry_after - whole) * 1e9))
+        delay = _retry_delay(error.quota)
         violation = error_details_pb2.QuotaFailure.Violation(subject=error.quota.subject, description=error.message)
         quota = error_details_pb2.QuotaFailure(violations=[violation])
         details += [error_details_pb2.RetryInfo(retry_delay=delay), quota]
@@ -176,9 +175,14 @@ def command_error(error: ServiceError) -> game_service_pb2.CommandError:
         code=error.code.value, reason=error.reason, message=error.message, metadata=error.metadata
     )
     if error.quota is not None:
-        whole = math.floor(error.quota.retry_after)
-        out.retry_delay.seconds, out.retry_delay.nanos = whole, int((error.quota.retry_after - whole) * 1e9)
+        out.retry_delay.CopyFrom(_retry_delay(error.quota))
     return out
+
+
+def _retry_delay(quota: Quota) -> duration_pb2.Duration:
+    """When a call (or a command) a quota refused may be sent again, as the RetryInfo and CommandError say it."""
+    whole = math.floor(quota.retry_after)
+    return duration_pb2.Duration(seconds=whole, nanos=int((quota.retry_after - whole) * 1e9))
 
 
 def error_for(error: Exception) -> ServiceError:
