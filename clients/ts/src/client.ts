@@ -244,6 +244,20 @@ export class TrucoClient {
   }
 
   /**
+   * How long to wait before opening again a stream (a watch, a session) that broke with `failure` after `failures`
+   * failures in a row: its quota's RetryInfo delay, or the backoff; undefined: do not (neither broken, UNAVAILABLE
+   * or a CANCELLED the client did not ask for, nor refused by a quota; or its retries spent).
+   */
+  private resumeWait(failure: TrucoError, failures: number): number | undefined {
+    const quotaWait = this.quotaWait(failure);
+    const broken = failure.code === Code.Unavailable || failure.code === Code.Canceled;
+    if ((!broken && quotaWait === undefined) || failures >= this.retries) {
+      return undefined;
+    }
+    return quotaWait ?? this.delay(failures);
+  }
+
+  /**
    * Calls `method` with the deadline, the token and the game's name (`game`), retrying UNAVAILABLE and DEADLINE_EXCEEDED with backoff, and a
    * quota's refusal after its RetryInfo delay.
    */
@@ -477,13 +491,12 @@ export class TrucoClient {
           return;
         }
         const failure = toTrucoError(error);
-        const quotaWait = this.quotaWait(failure);
-        const broken = failure.code === Code.Unavailable || failure.code === Code.Canceled;
-        if ((!broken && quotaWait === undefined) || failures >= this.retries) {
+        const resumeWait = this.resumeWait(failure, failures);
+        if (resumeWait === undefined) {
           throw failure;
         }
         options.onResume?.(last, failure);
-        wait = quotaWait ?? this.delay(failures);
+        wait = resumeWait;
       } finally {
         options.signal?.removeEventListener("abort", stop);
         controller.abort();
@@ -521,7 +534,7 @@ export class TrucoClient {
       open: (requests, signal) => this.games.playGame(requests, { headers: this.headers(game), signal, timeoutMs: 0 }),
       saw: (version) => this.seen.saw(game, version),
       retries: this.retries,
-      backoff: (failures) => this.delay(failures),
+      resumeWait: (failure, failures) => this.resumeWait(failure, failures),
       quotaWait: (failure) => this.quotaWait(failure),
     };
     return new GameSession(game, host, options);

@@ -49,10 +49,13 @@ export interface SessionHost {
   open(requests: AsyncIterable<PlayGameRequestInit>, signal: AbortSignal): AsyncIterable<PlayGameResponse>;
   /** Records a version of the game as seen (the client's versions seen, for its reads' `minVersion`). */
   saw(version: bigint | undefined): void;
-  /** How many times in a row a broken stream is reopened, and a command a quota refused sent again. */
+  /** How many times a command a quota refused is sent again. */
   retries: number;
-  /** The backoff before reopening after `failures` failures in a row. */
-  backoff(failures: number): number;
+  /**
+   * How long to wait before reopening a stream that broke with `failure` after `failures` failures in a row, as a
+   * watch would (its quota's delay, or the backoff); undefined: it is not reopened.
+   */
+  resumeWait(failure: TrucoError, failures: number): number | undefined;
   /** How long to wait before sending again what a quota refused; undefined: do not (no RetryInfo, or too long). */
   quotaWait(failure: TrucoError): number | undefined;
 }
@@ -277,16 +280,14 @@ export class GameSession implements AsyncIterable<WatchGameResponse> {
         this.finish("over");
         return;
       }
-      const quotaWait = this.host.quotaWait(failure);
       // As a watch: UNAVAILABLE (a server stopping, a dropped connection) and a CANCELLED the session did not ask for
       // (a proxy's RST_STREAM) break a stream; a quota's refusal of the stream itself is waited out.
-      const broken = failure.code === Code.Unavailable || failure.code === Code.Canceled;
-      if ((!broken && quotaWait === undefined) || failures >= this.host.retries) {
+      const wait = this.host.resumeWait(failure, failures);
+      if (wait === undefined) {
         this.finish(failure);
         return;
       }
       this.options.onResume?.(this.last, failure);
-      const wait = quotaWait ?? this.host.backoff(failures);
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, wait);
         this.wakeBackoff = () => {
