@@ -290,14 +290,8 @@ public final class Session implements AutoCloseable {
           return;
         }
         requests = null;
-        long quotaWait = client.quotaWaitMillis(failure);
-        if (!(failure.connectionLost() || quotaWait >= 0) || failures >= client.retries()) {
-          wait = -1;
-        } else {
-          wait = quotaWait >= 0 ? quotaWait : client.delayMillis(failures);
-          if (quotaWait < 0) {
-            client.resetConnectBackoff();
-          }
+        wait = client.resumeWaitMillis(failure, failures);
+        if (wait >= 0) {
           failures++;
         }
       }

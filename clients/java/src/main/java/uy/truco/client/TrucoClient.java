@@ -288,8 +288,6 @@ public final class TrucoClient implements AutoCloseable {
 
   int retries() { return retries; }
 
-  void resetConnectBackoff() { channel.resetConnectBackoff(); }
-
   /** A stub with the deadline and the metadata of a call about {@code game} (null: about no one game). */
   private GameServiceGrpc.GameServiceBlockingStub games(String game) {
     return GameServiceGrpc.newBlockingStub(channel)
@@ -310,6 +308,23 @@ public final class TrucoClient implements AutoCloseable {
 
   private static boolean retryable(TrucoException failure) {
     return failure.connectionLost() || failure.code() == Status.Code.DEADLINE_EXCEEDED;
+  }
+
+  /**
+   * How long to wait before opening again a stream (a watch, a session) that broke with {@code failure} after
+   * {@code failures} failures in a row: its quota's RetryInfo delay, or the backoff (the channel then reconnects at
+   * once); -1: do not (neither a lost connection nor a quota's refusal, or its retries spent).
+   */
+  long resumeWaitMillis(TrucoException failure, int failures) {
+    long quotaWait = quotaWaitMillis(failure);
+    if (!(failure.connectionLost() || quotaWait >= 0) || failures >= retries) {
+      return -1;
+    }
+    if (quotaWait >= 0) {
+      return quotaWait;
+    }
+    channel.resetConnectBackoff();
+    return delayMillis(failures);
   }
 
   /** How long to wait before sending again a call a quota refused; -1: do not (no RetryInfo, or too long). */
@@ -610,19 +625,15 @@ public final class TrucoClient implements AutoCloseable {
           TrucoException failure = TrucoException.from(error);
           context.cancel(null);
           stream = null;
-          long quotaWait = quotaWaitMillis(failure);
-          boolean broken = failure.connectionLost();
-          if (done || !(broken || quotaWait >= 0) || failures >= retries) {
+          long wait = done ? -1 : resumeWaitMillis(failure, failures);
+          if (wait < 0) {
             done = true;
             throw failure;
           }
           if (onResume != null) {
             onResume.accept(last, failure);
           }
-          if (quotaWait < 0) {
-            channel.resetConnectBackoff();
-          }
-          sleep(quotaWait >= 0 ? quotaWait : delayMillis(failures));
+          sleep(wait);
           failures++;
         }
       }

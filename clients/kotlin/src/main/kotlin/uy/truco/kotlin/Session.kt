@@ -202,13 +202,13 @@ class Session internal constructor(
                     outgoing.close()
                     failure = client.failureOf(error) ?: throw error
                 }
-                val quota = client.quotaWait(failure)
-                if ((!failure.connectionLost() && quota == null) || failures >= client.options.retries) {
+                val wait = client.resumeWait(failure, failures)
+                if (wait == null) {
                     finish(failure)
                     return
                 }
                 onResume?.invoke(lastVersion, failure)
-                delay(quota ?: client.backoff(failures).also { client.resetConnectBackoff() })
+                delay(wait)
                 failures++
             }
         } catch (cancelled: CancellationException) {

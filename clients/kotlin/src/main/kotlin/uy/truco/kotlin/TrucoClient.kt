@@ -220,7 +220,16 @@ class TrucoClient private constructor(
     private fun retryable(failure: TrucoException): Boolean =
         failure.connectionLost() || failure.code() == Status.Code.DEADLINE_EXCEEDED
 
-    internal fun resetConnectBackoff() = channel.resetConnectBackoff()
+    /**
+     * How long to wait before opening again a stream (a watch, a session) that broke with [failure] after [failures]
+     * failures in a row: its quota's RetryInfo delay, or the backoff (the channel then reconnects at once); null: do
+     * not (neither a lost connection nor a quota's refusal, or its retries spent).
+     */
+    internal fun resumeWait(failure: TrucoException, failures: Int): Duration? {
+        val quota = quotaWait(failure)
+        if ((!failure.connectionLost() && quota == null) || failures >= options.retries) return null
+        return quota ?: backoff(failures).also { channel.resetConnectBackoff() }
+    }
 
     internal fun failureOf(error: Throwable): TrucoException? = when (error) {
         is CancellationException -> null // the caller's own cancellation: never retried, never converted
@@ -412,13 +421,8 @@ class TrucoClient private constructor(
                 return@flow
             } catch (error: Throwable) {
                 val failure = failureOf(error) ?: throw error
-                val quota = quotaWait(failure)
-                val broken = failure.connectionLost()
-                if ((!broken && quota == null) || failures >= options.retries) {
-                    throw failure
-                }
+                wait = resumeWait(failure, failures) ?: throw failure
                 onResume?.invoke(last, failure)
-                wait = quota ?: backoff(failures).also { channel.resetConnectBackoff() }
             }
             delay(wait)
             failures++
