@@ -14,7 +14,7 @@ import contextlib
 import random
 import secrets
 import uuid
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
@@ -429,15 +429,27 @@ class Games:
 
     # --- Watching and listing ----------------------------------------------------------------------------------
 
+    @contextlib.contextmanager
+    def _counted_watch(self) -> Iterator[None]:
+        self.metrics.watchers.inc()
+        try:
+            yield
+        finally:
+            self.metrics.watchers.dec()
+
     async def watch(self, game_id: str, seat: int | None) -> AsyncGenerator[Progress]:
         """The game as it is now, then each time it moves (one commit, or several while the watcher was busy),
-        until the match ends; the watch of ``seat`` keeps its player present. Every watcher of a game in this
-        process reads the same snapshots, so what is projected from them is projected once
+        until the match ends; the watch of ``seat`` keeps its player present, and every watch counts in the
+        ``truco_watchers`` gauge while it lasts (a WatchGame stream or a PlayGame session). Every watcher of a game
+        in this process reads the same snapshots, so what is projected from them is projected once
         (:mod:`truco.server.projections`). A watch sleeps until the store wakes it: an idle stream costs nothing
         but a look every ``recheck_seconds`` of the store. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
         before: Snapshot | None = None
         learned: int | None = None
-        with self.seats.watching(game_id, seat) if seat is not None else contextlib.nullcontext():
+        with (
+            self.seats.watching(game_id, seat) if seat is not None else contextlib.nullcontext(),
+            self._counted_watch(),
+        ):
             while True:
                 # A wake that named a seq this process has cached (its own commit, the usual case) needs no store
                 # read: anything newer is found by the next wait's look before it sleeps. Otherwise, after the

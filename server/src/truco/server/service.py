@@ -159,24 +159,20 @@ class GameServicer:
         if request.after_version < 0:
             raise ServiceFailure(ServiceReason.INVALID_VERSION, "after_version cannot be negative")
         seat = await self._seat(game_id, call, required=False)
-        self.games.metrics.watchers.inc()
-        try:
-            # aclosing: a stream closed while paused at a message ends the watch now (its seat's presence with it),
-            # not when the collector finds the generator.
-            async with contextlib.aclosing(self.games.watch(game_id, seat)) as progresses:
-                async for progress in progresses:
-                    for message in watch_messages(
-                        request.name,
-                        seat,
-                        progress.before,
-                        progress.after,
-                        progress.clocks,
-                        request.after_version,
-                        per_commit=request.per_commit,
-                    ):
-                        yield message  # serialized once for every stream of this audience
-        finally:
-            self.games.metrics.watchers.dec()
+        # aclosing: a stream closed while paused at a message ends the watch now (its seat's presence and its count
+        # in truco_watchers with it), not when the collector finds the generator.
+        async with contextlib.aclosing(self.games.watch(game_id, seat)) as progresses:
+            async for progress in progresses:
+                for message in watch_messages(
+                    request.name,
+                    seat,
+                    progress.before,
+                    progress.after,
+                    progress.clocks,
+                    request.after_version,
+                    per_commit=request.per_commit,
+                ):
+                    yield message  # serialized once for every stream of this audience
 
     async def PlayGame(self, requests: AsyncIterator[object], call: Call) -> AsyncIterator[bytes]:
         # The pipeline hands the first message admitted and the later ones admitted or Refused.

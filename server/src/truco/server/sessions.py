@@ -72,11 +72,9 @@ class Session:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def _watch(self) -> None:
-        games = self.games
-        games.metrics.watchers.inc()
         try:
             # aclosing: a session cancelled while the watch waits ends it now (its seat's presence with it).
-            async with contextlib.aclosing(games.watch(self.game_id, self.seat)) as progresses:
+            async with contextlib.aclosing(self.games.watch(self.game_id, self.seat)) as progresses:
                 async for progress in progresses:
                     for message in session_messages(
                         self.name, self.seat, progress.before, progress.after, progress.clocks, self.after_version
@@ -85,8 +83,6 @@ class Session:
             await self._out.put(_END)
         except Exception as failure:  # the server stopping, the store failing: the call ends with it
             await self._out.put(failure)
-        finally:
-            games.metrics.watchers.dec()
 
     async def _commands(self, requests: AsyncIterator[object]) -> None:
         try:
