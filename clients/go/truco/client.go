@@ -459,19 +459,7 @@ type WatchOptions struct {
 // after the event that ends the match), ctx is done, or the loop breaks; a final error is yielded with a nil
 // response. A watch has no deadline: cancel ctx to stop it. Each event's version counts as seen.
 func (c *Client) Watch(ctx context.Context, name string, afterVersion int64, options WatchOptions) iter.Seq2[*trucov1.WatchGameResponse, error] {
-	return func(yield func(*trucov1.WatchGameResponse, error) bool) {
-		for commit, err := range c.WatchCommits(ctx, name, afterVersion, options) {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, item := range PerEvent(commit) {
-				if !yield(item, nil) {
-					return
-				}
-			}
-		}
-	}
+	return perEvent(c.WatchCommits(ctx, name, afterVersion, options))
 }
 
 // WatchCommits yields each new commit of the game as one message (WatchGame with per_commit), from afterVersion

@@ -1,6 +1,8 @@
 package truco
 
 import (
+	"iter"
+
 	trucov1 "github.com/truco-uy/truco/clients/go/gen/truco/v1"
 )
 
@@ -44,4 +46,22 @@ func PerEvent(message *trucov1.WatchGameResponse) []*trucov1.WatchGameResponse {
 		}
 	}
 	return out
+}
+
+// perEvent turns a sequence of commits into one of events, as Watch and Session.Events hand them: each event of a
+// commit in order, the views after the commit with its last one (PerEvent). A failure ends it, yielded as is.
+func perEvent(commits iter.Seq2[*trucov1.WatchGameResponse, error]) iter.Seq2[*trucov1.WatchGameResponse, error] {
+	return func(yield func(*trucov1.WatchGameResponse, error) bool) {
+		for commit, err := range commits {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, item := range PerEvent(commit) {
+				if !yield(item, nil) {
+					return
+				}
+			}
+		}
+	}
 }

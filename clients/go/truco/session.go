@@ -267,19 +267,7 @@ func (s *Session) Commits() iter.Seq2[*trucov1.WatchGameResponse, error] {
 // views after a commit with its last event (Seat for a seat, Public for anyone), the events before it without.
 // It ends as Commits does.
 func (s *Session) Events() iter.Seq2[*trucov1.WatchGameResponse, error] {
-	return func(yield func(*trucov1.WatchGameResponse, error) bool) {
-		for commit, err := range s.Commits() {
-			if err != nil {
-				yield(nil, err)
-				return
-			}
-			for _, item := range PerEvent(commit) {
-				if !yield(item, nil) {
-					return
-				}
-			}
-		}
-	}
+	return perEvent(s.Commits())
 }
 
 // Close half-closes the stream and cancels it: Commits ends, and a Submit still waiting fails with

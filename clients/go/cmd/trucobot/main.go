@@ -23,6 +23,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"iter"
 	"os"
 	"strings"
 	"sync"
@@ -141,12 +142,22 @@ func (s *state) playByWatching(ctx context.Context, client *truco.Client, name s
 		s.resumes.Add(1)
 		logf("seat %d: watch broken (%v), resuming after version %d", view.GetSeat(), err, after)
 	}
-	// Watch hands each event of a commit in order; the seat's view after the commit comes with its last event.
-	for item, err := range client.Watch(ctx, name, view.GetPublic().GetVersion(), truco.WatchOptions{OnResume: onResume}) {
+	items := client.Watch(ctx, name, view.GetPublic().GetVersion(), truco.WatchOptions{OnResume: onResume})
+	return s.follow(items, view.GetSeat(), func(view *trucov1.SeatView) error {
+		_, err := s.act(ctx, client, name, view, think)
+		return err
+	})
+}
+
+// follow takes a seat's events as Watch and Session.Events hand them (each event of a commit in order, the seat's
+// view after the commit with its last one): seat 0 records their versions, and the seat acts on each view until
+// the match is over.
+func (s *state) follow(items iter.Seq2[*trucov1.WatchGameResponse, error], seat int32, act func(*trucov1.SeatView) error) error {
+	for item, err := range items {
 		if err != nil {
 			return err
 		}
-		if view.GetSeat() == 0 && item.GetEvent().GetSenaSent() == nil {
+		if seat == 0 && item.GetEvent().GetSenaSent() == nil {
 			s.watched = append(s.watched, item.GetEvent().GetVersion())
 		}
 		if item.GetSeat() == nil {
@@ -155,7 +166,7 @@ func (s *state) playByWatching(ctx context.Context, client *truco.Client, name s
 		if truco.IsOver(item.GetSeat()) {
 			return nil
 		}
-		if _, err := s.act(ctx, client, name, item.GetSeat(), think); err != nil {
+		if err := act(item.GetSeat()); err != nil {
 			return err
 		}
 	}
@@ -199,25 +210,7 @@ func (s *state) playBySession(ctx context.Context, client *truco.Client, name st
 	if err := act(view); err != nil {
 		return err
 	}
-	// Events hands each event of a commit in order; the seat's view after the commit comes with its last event.
-	for item, err := range session.Events() {
-		if err != nil {
-			return err
-		}
-		if view.GetSeat() == 0 && item.GetEvent().GetSenaSent() == nil {
-			s.watched = append(s.watched, item.GetEvent().GetVersion())
-		}
-		if item.GetSeat() == nil {
-			continue
-		}
-		if truco.IsOver(item.GetSeat()) {
-			return nil
-		}
-		if err := act(item.GetSeat()); err != nil {
-			return err
-		}
-	}
-	return nil
+	return s.follow(session.Events(), view.GetSeat(), act)
 }
 
 func run() (int, error) {
