@@ -14,6 +14,7 @@ from truco.engine import (
     CallKind,
     Card,
     Deal,
+    Game,
     GoToMazo,
     HandEnd,
     InvalidCommand,
@@ -362,3 +363,30 @@ def test_the_last_hand_summary_stays_until_the_next_hands_first_action() -> None
     mano = hand_of(game).mano
     play(game, mano, str(hand_of(game).unplayed[mano][0]))  # the next hand's first action
     assert game.spectator_view().last_hand is None
+
+
+def test_a_hands_proofs_are_derived_once_and_kept_by_its_copies_without_changing_the_state() -> None:
+    """A server shows thousands of hands at once, more than a cache of recent deals holds: each hand derives its
+    forty salts and commitments the first time a view needs them, keeps them, and hands them to its copies (the
+    next move's state); they are a cache, so a state rebuilt from its events still equals it."""
+    rng = random.Random(7)
+    order_list = list(DECK)
+    rng.shuffle(order_list)
+    game = new_game(players=2)
+    game.deal(tuple(order_list), f"{rng.getrandbits(128):032x}")
+    assert hand_of(game).proofs is None
+    first = game.view(0).public.hand
+    proofs = hand_of(game).proofs
+    assert proofs is not None and first is not None and proofs.commitments == first.commitments
+    assert proofs.digest == first.commitment
+    hand = hand_of(game)
+    game.execute(PlayCard(hand.turn, game.view(hand.turn).cards[0]))
+    copied = game.state.copy()  # what the server's next move starts from
+    assert copied.hand is not None and copied.hand.proofs is proofs
+    for seat in (0, 1):
+        game.view(seat)
+    game.spectator_view()
+    assert hand_of(game).proofs is proofs  # derived once: every later view used the hand's own
+    replayed = Game.from_events(game.events).state
+    assert replayed.hand is not None and replayed.hand.proofs is None
+    assert replayed == game.state

@@ -62,9 +62,13 @@ def init_source(node: ast.ClassDef, frozen: bool) -> list[str]:
             params.append(f"{name}: {annotation}")
             assigned = name
         elif isinstance(value, ast.Call) and getattr(value.func, "id", None) == "field":
-            factory = next(k.value for k in value.keywords if k.arg == "default_factory")
-            params.append(f"{name}: {annotation} | None = None")
-            assigned = f"{_fresh(factory)} if {name} is None else {name}"
+            keywords = {k.arg: k.value for k in value.keywords}
+            if "default_factory" in keywords:
+                params.append(f"{name}: {annotation} | None = None")
+                assigned = f"{_fresh(keywords['default_factory'])} if {name} is None else {name}"
+            else:
+                params.append(f"{name}: {annotation} = {_literal(keywords['default'])}")
+                assigned = name
         else:
             params.append(f"{name}: {annotation} = {_literal(value)}")
             assigned = name

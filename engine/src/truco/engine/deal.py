@@ -95,11 +95,9 @@ def verify(commitment: str, proof: CardProof) -> bool:
     return card_commitment(proof.position, proof.card, proof.salt) == commitment
 
 
-@lru_cache(maxsize=512)
 def deal_commitments(order: tuple[Card, ...], secret: str) -> tuple[str, ...]:
-    """The 40 per-position commitments of a deal, in deck order (computed once per deal, then cached)."""
-    salts = _deal_salts(secret)
-    return tuple(card_commitment(k, card, salt) for k, (card, salt) in enumerate(zip(order, salts, strict=False)))
+    """The 40 per-position commitments of a deal, in deck order."""
+    return deal_proofs(order, secret).commitments
 
 
 def deal_digest(commitments: Sequence[str]) -> str:
@@ -107,11 +105,41 @@ def deal_digest(commitments: Sequence[str]) -> str:
     return hashlib.sha256(" ".join(commitments).encode("ascii")).hexdigest()
 
 
-@lru_cache(maxsize=512)
 def dealt_digest(order: tuple[Card, ...], secret: str) -> str:
-    """:func:`deal_digest` of the deal's :func:`deal_commitments`, computed once per deal: every view of the
-    hand shows it."""
-    return deal_digest(deal_commitments(order, secret))
+    """:func:`deal_digest` of the deal's :func:`deal_commitments`: every view of the hand shows it."""
+    return deal_proofs(order, secret).digest
+
+
+@dataclass(init=False, frozen=True, slots=True)
+class DealProofs:
+    """What a deal's views publish or prove, derived from its secret once: every position's salt (secret itself:
+    a viewer gets the salt of a card it may see, inside that card's proof), every position's commitment, and
+    their digest."""
+
+    salts: tuple[str, ...]
+    commitments: tuple[str, ...]
+    digest: str
+
+    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
+    def __init__(self, salts: tuple[str, ...], commitments: tuple[str, ...], digest: str) -> None:
+        object.__setattr__(self, "salts", salts)
+        object.__setattr__(self, "commitments", commitments)
+        object.__setattr__(self, "digest", digest)
+
+    def proof(self, order: Sequence[Card], position: int) -> CardProof:
+        """The proof of deck position ``position`` of the deal whose order is ``order``."""
+        return CardProof(position, order[position], self.salts[position])
+
+
+@lru_cache(maxsize=512)
+def deal_proofs(order: tuple[Card, ...], secret: str) -> DealProofs:
+    """The :class:`DealProofs` of a deal. Cached for the deals seen last (its ``HandDealt`` event goes to every
+    audience of a commit); a hand's views keep theirs on the hand's state for the rest of its life
+    (``HandState.proofs``), since a server plays more deals at once than any cache of recent ones holds."""
+    salts = _deal_salts(secret)
+    positions = enumerate(zip(order, salts, strict=False))
+    commitments = tuple(card_commitment(k, card, salt) for k, (card, salt) in positions)
+    return DealProofs(salts, commitments, deal_digest(commitments))
 
 
 def card_proof(order: Sequence[Card], secret: str, position: int) -> CardProof:

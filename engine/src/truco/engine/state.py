@@ -12,7 +12,7 @@ from dataclasses import dataclass, field, fields
 
 from .calls import CallKind, Family
 from .cards import Card
-from .deal import deal_hands
+from .deal import DealProofs, deal_hands
 from .events import (
     CallAccepted,
     CallDeclined,
@@ -123,6 +123,10 @@ class HandState:
     end: HandEnd | None = None
     winner_team: int | None = None
     shown: tuple[tuple[int, tuple[Card, ...]], ...] = ()
+    # Not state but a cache, derived from order and salt: the deal's salts and commitments, computed the first
+    # time a view needs them (views.py) and handed on to this hand's copies, so a hand's forty hashes are taken
+    # once however many moves and views it has. Left out of comparisons: a replayed state equals the original.
+    proofs: DealProofs | None = field(default=None, compare=False, repr=False)
 
     @property
     def mano(self) -> int:
@@ -179,6 +183,7 @@ class HandState:
             end=self.end,
             winner_team=self.winner_team,
             shown=self.shown,
+            proofs=self.proofs,
         )
 
     # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
@@ -218,6 +223,7 @@ class HandState:
         end: HandEnd | None = None,
         winner_team: int | None = None,
         shown: tuple[tuple[int, tuple[Card, ...]], ...] = (),
+        proofs: DealProofs | None = None,
     ) -> None:
         self.number = number
         self.dealer = dealer
@@ -253,6 +259,7 @@ class HandState:
         self.end = end
         self.winner_team = winner_team
         self.shown = shown
+        self.proofs = proofs
 
 
 @dataclass(init=False, slots=True)

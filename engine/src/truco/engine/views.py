@@ -18,7 +18,7 @@ from . import envido, flor
 from .calls import CallKind, Family
 from .cards import Card
 from .commands import SeatCommand
-from .deal import CardProof, card_proof, deal_commitments, dealt_digest
+from .deal import CardProof, DealProofs, deal_proofs
 from .events import CardPlayed, Event, HandDealt, HandEnd, HandEnded, ScoreReason, SenaSent
 from .legal import actors, legal_actions
 from .rules import RuleSet
@@ -353,7 +353,7 @@ def seat_view(
     own: tuple[CardProof, ...] = ()
     if hand is not None and seat in hand.seats:
         if proofs:
-            own = _own_proofs(hand.order, hand.salt, hand.seats, seat)
+            own = _own_proofs(_deal_proofs(hand), hand.order, hand.seats, seat)
         cards = tuple(hand.unplayed[seat])
         dealt = hand.dealt[seat]
         holds_flor = state.rules.flor and has_flor(dealt, hand.muestra)
@@ -385,16 +385,26 @@ class DealRecord(Protocol):
     def seats(self) -> tuple[int, ...]: ...
 
 
-def _own_proofs(order: Sequence[Card], secret: str, seats: tuple[int, ...], seat: int) -> tuple[CardProof, ...]:
+def _deal_proofs(deal: DealRecord) -> DealProofs:
+    """The deal's salts and commitments: a hand's state computes them once and keeps them for its copies."""
+    if isinstance(deal, HandState):
+        found = deal.proofs
+        if found is None:
+            found = deal.proofs = deal_proofs(deal.order, deal.salt)
+        return found
+    return deal_proofs(deal.order, deal.salt)
+
+
+def _own_proofs(proofs: DealProofs, order: Sequence[Card], seats: tuple[int, ...], seat: int) -> tuple[CardProof, ...]:
     """The proofs of ``seat``'s three cards: the k-th card of the p-th seat from the mano is position k·n + p."""
     n, p = len(seats), seats.index(seat)
-    return tuple(card_proof(order, secret, k * n + p) for k in range(3))
+    return tuple(proofs.proof(order, k * n + p) for k in range(3))
 
 
 def _proofs_of(deal: DealRecord, cards: Sequence[Card]) -> tuple[CardProof, ...]:
     """The proofs of public ``cards`` of the deal (each is among its dealt cards or the muestra)."""
-    order = deal.order
-    return tuple(card_proof(order, deal.salt, order.index(card)) for card in cards)
+    order, proofs = deal.order, _deal_proofs(deal)
+    return tuple(proofs.proof(order, order.index(card)) for card in cards)
 
 
 def _public_proofs(hand: HandState) -> tuple[CardProof, ...]:
@@ -446,7 +456,7 @@ def _hand_view(state: MatchState, hand: HandState, proofs: bool) -> HandView:
         if p is not None
     )
     rounds = tuple(tuple(plays) for plays in hand.rounds if plays)
-    commitments = deal_commitments(hand.order, hand.salt) if proofs else ()
+    published = _deal_proofs(hand) if proofs else None
     return HandView(
         number=hand.number,
         dealer=hand.dealer,
@@ -454,7 +464,7 @@ def _hand_view(state: MatchState, hand: HandState, proofs: bool) -> HandView:
         seats=hand.seats,
         pico=hand.pico,
         muestra=hand.muestra,
-        commitment=dealt_digest(hand.order, hand.salt) if proofs else "",
+        commitment=published.digest if published is not None else "",
         rounds=rounds,
         results=tuple(hand.results),
         # Nobody may play while a call or the perros wait for an answer: the turn resumes after it.
@@ -476,7 +486,7 @@ def _hand_view(state: MatchState, hand: HandState, proofs: bool) -> HandView:
         winner_team=hand.winner_team,
         shown=hand.shown,
         pending_calls=stack,
-        commitments=commitments,
+        commitments=published.commitments if published is not None else (),
         proofs=_public_proofs(hand) if proofs else (),
     )
 
@@ -498,7 +508,7 @@ def event_for(event: Event, seat: int | None, deal: DealRecord | None = None) ->
     kind = type(event)
     if kind is HandDealt:
         assert isinstance(event, HandDealt)
-        commitments = deal_commitments(event.order, event.salt)
+        published = deal_proofs(event.order, event.salt)
         n = len(event.seats)
         return HandDealt(
             event.number,
@@ -507,10 +517,10 @@ def event_for(event: Event, seat: int | None, deal: DealRecord | None = None) ->
             event.pico,
             order=(),
             salt="",
-            commitments=commitments,
-            commitment=dealt_digest(event.order, event.salt),
-            muestra=card_proof(event.order, event.salt, 3 * n),
-            own=_own_proofs(event.order, event.salt, event.seats, seat) if seat in event.seats else (),
+            commitments=published.commitments,
+            commitment=published.digest,
+            muestra=published.proof(event.order, 3 * n),
+            own=_own_proofs(published, event.order, event.seats, seat) if seat in event.seats else (),
         )
     team = audience(event)
     if team is not None and (seat is None or team_of(seat) != team):
