@@ -1101,3 +1101,63 @@ async def test_sqlite_checkpoints_the_wal_beside_the_appends(tmp_path: Path) -> 
         assert path.stat().st_size >= size + 10 * 16 * 4096
     finally:
         await store.close()
+
+
+async def test_sqlite_close_commits_and_answers_the_appends_still_queued(tmp_path: Path) -> None:
+    """Appends queued behind a group commit when the store closes are committed and answered, none left waiting,
+    and the file holds each; an append after close is refused."""
+    path = tmp_path / "events.db"
+    store = await SQLiteStore.open(str(path))
+    for game in range(40):
+        await store.create_game(new_game(f"g{game}"), events("Started"), None)
+    appends = [
+        asyncio.ensure_future(store.append(f"g{game}", 1, events(f"M{game}"), None, b"", False)) for game in range(40)
+    ]
+    await asyncio.sleep(0)  # each is queued; the first group commit is on its way
+    await store.close()
+    assert all(append.done() for append in appends)
+    assert [append.result().last_seq for append in appends] == [2] * 40
+    with pytest.raises(StoreUnavailable):
+        await store.append("g0", 2, events("Late"), None, b"", False)
+    reopened = await SQLiteStore.open(str(path))
+    try:
+        assert [kinds(await reopened.read(f"g{game}")) for game in range(40)] == [
+            ["Started", f"M{game}"] for game in range(40)
+        ]
+    finally:
+        await reopened.close()
+
+
+async def test_sqlite_appends_never_starve_the_other_calls_of_the_worker(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """While appends keep arriving faster than they commit (each group commit slowed to 20 ms), a read on the
+    worker waits for a group commit or so, not for the queue of appends to empty: it is answered while appends
+    are still waiting."""
+    store = await SQLiteStore.open(str(tmp_path / "events.db"))
+    try:
+        await store.create_game(new_game("g1"), events("Started"), None)
+        append_batch = SQLiteStore._append_batch
+
+        def slow(self: SQLiteStore, requests: Sequence[sqlite_backend.Append]) -> list[object]:
+            time.sleep(0.02)
+            return append_batch(self, requests)  # type: ignore[return-value]
+
+        monkeypatch.setattr(SQLiteStore, "_append_batch", slow)
+        appends: list[asyncio.Future[AppendResult]] = []
+
+        async def keep_appending() -> None:
+            for _ in range(1000):  # 2 s at most, the read's answer should come within a few commits
+                appends.append(asyncio.ensure_future(store.append("g1", 1, events("Again"), None, b"", False)))
+                await asyncio.sleep(0.002)
+
+        producer = asyncio.ensure_future(keep_appending())
+        await asyncio.sleep(0.05)
+        read = await asyncio.wait_for(store.read("g1"), timeout=10)
+        waiting = sum(not append.done() for append in appends)
+        producer.cancel()
+        await asyncio.gather(producer, *appends, return_exceptions=True)
+        assert read[0].kind == "Started"
+        assert waiting > 0  # answered with appends still queued: it did not wait for them all
+    finally:
+        await store.close()

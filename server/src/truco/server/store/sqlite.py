@@ -26,11 +26,13 @@ Two things keep the hot paths cheap (a hop to the worker thread costs more CPU t
 from __future__ import annotations
 
 import asyncio
+import collections
 import concurrent.futures
 import contextlib
 import dataclasses
 import functools
 import sqlite3
+import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from typing import ParamSpec, TypeVar
@@ -97,8 +99,11 @@ class SQLiteStore:
         self._signals = ChangeSignals()
         self._poller: asyncio.Task[None] | None = None
         self._reader: sqlite3.Connection | None = None
-        self._appends: list[_PendingAppend] = []
-        self._committer: asyncio.Task[None] | None = None
+        # The group commit's queue, filled on the event loop and emptied by the worker (_commit_appends).
+        self._appends: collections.deque[_PendingAppend] = collections.deque()
+        self._appends_lock = threading.Lock()
+        self._committing = False  # a _commit_appends is queued or running; under _appends_lock
+        self._accepting = True
         self._checkpointer: asyncio.Task[None] | None = None
         # Checkpoints on a thread and a connection of their own: SQLite's automatic checkpoint runs inside the
         # commit that fills the WAL, and its fsync of the database file stalled every append queued behind it.
@@ -135,17 +140,19 @@ class SQLiteStore:
         over: bool,
         deadline_us: int | None = None,
     ) -> AppendResult:
-        if self._closed:
+        if not self._accepting:
             raise StoreUnavailable("the SQLite store is closed")
+        loop = asyncio.get_running_loop()
         pending = _PendingAppend(
             Append(game_id, expected_last_seq, events, request_id, response, over, deadline_us),
-            asyncio.get_running_loop().create_future(),
+            loop.create_future(),
         )
-        self._appends.append(pending)
-        if self._committer is None or self._committer.done():
-            # A task of its own, not the caller: a cancelled call must not strand the appends queued behind it.
-            self._committer = asyncio.create_task(self._commit_appends(), name="truco-sqlite-group-commit")
-        return await pending.outcome  # its waiters are woken by the committer (_commit_appends)
+        with self._appends_lock:
+            self._appends.append(pending)
+            start, self._committing = not self._committing, True
+        if start:
+            self._executor.submit(self._commit_appends, loop)
+        return await pending.outcome  # answered by _answer_appends
 
     async def find_response(self, game_id: str, request_id: str) -> bytes | None:
         recorded = await self._call(self._recorded_append, game_id, request_id)
@@ -263,10 +270,9 @@ class SQLiteStore:
             self._checkpointer.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._checkpointer
-        if self._committer is not None:
-            await asyncio.gather(self._committer, return_exceptions=True)  # queued appends are answered first
-        with contextlib.suppress(StoreUnavailable):
-            await self._call(self._disconnect)
+        self._accepting = False
+        with contextlib.suppress(StoreUnavailable):  # the appends still queued are committed and answered first
+            await self._call(self._disconnect, asyncio.get_running_loop())
         self._closed = True
         if self._reader is not None:
             self._reader.close()
@@ -274,34 +280,42 @@ class SQLiteStore:
         self._executor.shutdown(wait=False)
         self._checkpoints.shutdown(wait=True)  # a checkpoint under way ends before its connection goes
 
-    # Group commit, on the event loop: take what is queued, commit it on the worker, answer each.
+    # Group commit, on the worker: it takes the next batch as soon as the last one is on disk, without waiting
+    # for the event loop to hand it over (at 500 moves a second the loop's queue of ready callbacks is what an
+    # append waited for most: two turns of it for each commit, one more for the answer).
 
-    async def _commit_appends(self) -> None:
-        while self._appends:
-            batch = self._appends[:MAX_APPENDS_PER_COMMIT]
-            del self._appends[:MAX_APPENDS_PER_COMMIT]
+    def _commit_appends(self, loop: asyncio.AbstractEventLoop) -> None:
+        """One group commit of the appends waiting (up to MAX_APPENDS_PER_COMMIT), answered on ``loop``. While
+        more wait, the next one is queued behind the worker's other calls (a read, a seat claimed), so a steady
+        stream of moves never starves them."""
+        with self._appends_lock:
+            batch = [self._appends.popleft() for _ in range(min(len(self._appends), MAX_APPENDS_PER_COMMIT))]
+        if batch:
             try:
-                outcomes = await self._call(self._append_batch, [pending.request for pending in batch])
+                outcomes = self._append_batch([pending.request for pending in batch])
             except Exception as exc:  # the transaction failed as a whole (or the store closed): all fail
-                outcomes = [exc] * len(batch)
-            except BaseException:  # cancelled (the loop is closing): no caller may wait for ever
-                for pending in (*batch, *self._appends):
-                    if not pending.outcome.done():
-                        pending.outcome.set_exception(StoreUnavailable("the SQLite store is closing"))
-                self._appends.clear()
-                raise
-            for pending, outcome in zip(batch, outcomes, strict=True):
-                if not pending.outcome.done():
-                    if isinstance(outcome, BaseException):
-                        pending.outcome.set_exception(outcome)
-                    else:
-                        pending.outcome.set_result(outcome)
-                if not isinstance(outcome, BaseException):
-                    # Here, not in the caller: a move committed for a caller that gave up (a deadline, a dropped
-                    # connection) wakes its game's watchers all the same; the poller never sees this connection's
-                    # own commits. After the result is set: the caller resumes first and caches the new state, so
-                    # the watchers woken here send it without reading it back (Commits.commit, Games.watch).
-                    self._signals.fire(pending.request.game_id, outcome.last_seq)
+                outcomes = [_store_error(exc, self._path)] * len(batch)
+            with contextlib.suppress(RuntimeError):  # the loop is closed: no caller is left to answer
+                loop.call_soon_threadsafe(self._answer_appends, batch, outcomes)
+        with self._appends_lock:
+            self._committing = more = bool(self._appends)
+        if more:
+            with contextlib.suppress(RuntimeError):  # the worker is shutting down: _disconnect answers the rest
+                self._executor.submit(self._commit_appends, loop)
+
+    def _answer_appends(self, batch: Sequence[_PendingAppend], outcomes: Sequence[AppendResult | Exception]) -> None:
+        for pending, outcome in zip(batch, outcomes, strict=True):
+            if not pending.outcome.done():
+                if isinstance(outcome, BaseException):
+                    pending.outcome.set_exception(outcome)
+                else:
+                    pending.outcome.set_result(outcome)
+            if not isinstance(outcome, BaseException):
+                # Here, not in the caller: a move committed for a caller that gave up (a deadline, a dropped
+                # connection) wakes its game's watchers all the same; the poller never sees this connection's
+                # own commits. After the result is set: the caller resumes first and caches the new state, so
+                # the watchers woken here send it without reading it back (Commits.commit, Games.watch).
+                self._signals.fire(pending.request.game_id, outcome.last_seq)
 
     # The WAL's checkpoints, on their own thread.
 
@@ -351,12 +365,8 @@ class SQLiteStore:
         loop = asyncio.get_running_loop()
         try:
             return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
-        except sqlite3.IntegrityError:
-            raise  # a constraint the code did not expect to break: a bug, not an outage
-        except (sqlite3.DataError, OverflowError) as exc:
-            raise StoreRejected(f"SQLite cannot hold a value: {exc}") from exc  # "string or blob too big"
-        except sqlite3.DatabaseError as exc:
-            raise StoreUnavailable(f"SQLite database {self._path}: {exc}") from exc
+        except (sqlite3.DatabaseError, OverflowError) as exc:
+            raise _store_error(exc, self._path) from exc
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
@@ -382,7 +392,9 @@ class SQLiteStore:
             raise
         self._conn = conn
 
-    def _disconnect(self) -> None:
+    def _disconnect(self, loop: asyncio.AbstractEventLoop) -> None:
+        while self._committing:  # no append is accepted any more: answer those still queued, then close
+            self._commit_appends(loop)
         if self._conn is not None:
             self._conn.close()
             self._conn = None
@@ -645,6 +657,17 @@ class _Redo(Exception):
 
 _REFUSALS = (VersionConflict, GameNotFound, _AlreadyApplied, sqlite3.IntegrityError, sqlite3.DataError, OverflowError)
 """What refuses one append and not the others of its group commit."""
+
+
+def _store_error(exc: Exception, path: str) -> Exception:
+    """What a failed call raises: the driver's errors as the store's own."""
+    if isinstance(exc, sqlite3.IntegrityError):
+        return exc  # a constraint the code did not expect to break: a bug, not an outage
+    if isinstance(exc, (sqlite3.DataError, OverflowError)):  # "string or blob too big"
+        return StoreRejected(f"SQLite cannot hold a value: {exc}")
+    if isinstance(exc, sqlite3.DatabaseError):
+        return StoreUnavailable(f"SQLite database {path}: {exc}")
+    return exc
 
 
 def _refusal_outcome(exc: Exception) -> AppendResult | Exception:
