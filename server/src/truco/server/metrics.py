@@ -25,6 +25,7 @@ class Metrics:
     matches_finished: Counter
     events_appended: Counter
     commands_applied: Counter
+    games_rebuilt: Counter
     store_latency: Histogram
     store_up: Gauge
     watchers: Gauge
@@ -68,6 +69,15 @@ DEFINITIONS: tuple[tuple[str, type[Counter | Gauge | Histogram], str, str, tuple
         "truco_commands_applied",
         "Moves applied, by a seat's client or a server bot.",
         ("by",),
+        {},
+    ),
+    (
+        "games_rebuilt",
+        Counter,
+        "truco_games_rebuilt",
+        "Games rebuilt from the start of their stored log: not in this process's memory (after a restart, a game"
+        " another replica served, or more games in play than the process keeps).",
+        (),
         {},
     ),
     ("store_latency", Histogram, "truco_store_latency_seconds", "Event store latency.", ("operation",), _LATENCY),

@@ -30,7 +30,14 @@ TRUST_SECONDS = 2.0
 connection can die without an error for a while (a silent network fault); a reader then waits at most this long
 for a move made on another replica, and a watch that went to sleep on this vouching at most this and the store's
 ``recheck_seconds``."""
-CACHE_ENTRIES = 2048
+CACHE_ENTRIES = 16_384
+"""The most games a process keeps rebuilt: what bounds its memory if many games stop midway (about 25-30 KiB a
+game of two). A move of a game not kept reads its whole log from the store and replays it, so this must exceed the
+games in play on one process by far: the 2,048 kept before were missed on nearly every move past about 2,100
+two-player matches (a tenth more CPU per move at 2,500, bench/README.md)."""
+FINISHED_ENTRIES = 1024
+"""The most finished games a process keeps, the latest: their last watchers and readers find them, and the cache
+holds the games in play, not every game the process saw end."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +71,7 @@ class Snapshots:
         loaded: Loaded,
         *,
         size: int = CACHE_ENTRIES,
+        finished_size: int = FINISHED_ENTRIES,
     ) -> None:
         self.store = store
         self._events = events
@@ -71,7 +79,9 @@ class Snapshots:
         self._seats = seats
         self._loaded_hook = loaded
         self.size = size
+        self.finished_size = finished_size
         self._cache: OrderedDict[str, Snapshot] = OrderedDict()
+        self._finished: OrderedDict[str, None] = OrderedDict()  # the finished games of _cache, oldest first
         # What makes a cached snapshot current without a store read (see vouches): when it was last checked
         # against the store, and the newest seq the store's notifications told of since. Kept only for games
         # cached or being loaded, so both stay as small as the cache.
@@ -79,6 +89,7 @@ class Snapshots:
         self._heard_seq: dict[str, int] = {}
         self._loading: dict[str, int] = {}
         self._read_latency = metrics.store_latency.labels("read")
+        self._rebuilt = metrics.games_rebuilt
         store.on_append(self._on_append)
 
     def cached(self, game_id: str) -> Snapshot | None:
@@ -117,6 +128,7 @@ class Snapshots:
     async def _top_up(self, game_id: str, cached: Snapshot | None) -> Snapshot:
         """``cached`` (or the game from its start) with the events stored after it, remembered in the cache."""
         if cached is None:
+            self._rebuilt.inc()
             record = await self.store.get_game(game_id)
             cached = Snapshot(self.read_setup(record.rules), 0, MatchState(), ())
         stored = await self._timed_read(game_id, cached.seq)
@@ -154,10 +166,21 @@ class Snapshots:
         cached = self._cache.get(game_id)
         if cached is None or cached.seq <= snapshot.seq:
             self._cache[game_id] = snapshot
+        else:
+            snapshot = cached
         self._cache.move_to_end(game_id)
+        if snapshot.state.winner is not None:
+            self._finished[game_id] = None
+            self._finished.move_to_end(game_id)
+            if len(self._finished) > self.finished_size:
+                self._drop(next(iter(self._finished)))
         while len(self._cache) > self.size:
-            dropped, _ = self._cache.popitem(last=False)
-            self._forget_hearing(dropped)
+            self._drop(next(iter(self._cache)))
+
+    def _drop(self, game_id: str) -> None:
+        del self._cache[game_id]
+        self._finished.pop(game_id, None)
+        self._forget_hearing(game_id)
 
     def appended(self, game_id: str, snapshot: Snapshot, epoch: int | None) -> None:
         """Keep ``snapshot``, which this process has just appended (``epoch``: the store's hearing epoch taken
@@ -202,4 +225,4 @@ class Snapshots:
             self._heard_seq.pop(game_id, None)
 
 
-__all__ = ["CACHE_ENTRIES", "TRUST_SECONDS", "Snapshot", "Snapshots"]
+__all__ = ["CACHE_ENTRIES", "FINISHED_ENTRIES", "TRUST_SECONDS", "Snapshot", "Snapshots"]
