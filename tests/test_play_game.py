@@ -9,7 +9,7 @@ import asyncio
 import dataclasses
 import queue
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import aclosing
 from dataclasses import dataclass, field
 
@@ -127,13 +127,23 @@ def card_not_held(view: views_pb2.SeatView) -> object:
     raise AssertionError("a hand holds every card")
 
 
-async def play_seats(address: str, tokens: list[str], name: str) -> list[list[gs.WatchGameResponse]]:
-    """Every seat plays its whole match on its own session with the plain bot: each seat's commits."""
+async def play_seats(
+    address: str, tokens: list[str], name: str, ready: Callable[[], object] = lambda: None
+) -> list[list[gs.WatchGameResponse]]:
+    """Every seat plays its whole match on its own session with the plain bot: each seat's commits. No seat moves
+    before every session has its first message (what was committed before it began) and ``ready()`` returned."""
+    opened = asyncio.Barrier(len(tokens))
 
     async def seat(token: str) -> list[gs.WatchGameResponse]:
         seen: list[gs.WatchGameResponse] = []
         async with TrucoClient(address, token=token) as client, client.play(name) as session:
-            view = (await client.get_view(name)).seat
+            async with aclosing(session.commits()) as commits:
+                async for commit in commits:
+                    seen.append(commit)
+                    break
+            await opened.wait()
+            await asyncio.to_thread(ready)
+            view = seen[-1].seat
             while not is_over(view):
                 if is_my_turn(view) and (command := plain_bot(view)) is not None:
                     try:
@@ -158,7 +168,12 @@ def test_seats_play_a_whole_match_on_sessions_and_see_what_their_watch_sees(serv
     spectator = Watcher(table.spectator, table.name, per_commit=True)
     tokens = [player.token for player in table.players]
     assert all(tokens)
-    commits = asyncio.run(play_seats(server.address, [t for t in tokens if t], table.name))
+
+    def streams_open() -> None:
+        # A stream's first message covers every commit made before it began: all five have theirs before a move.
+        assert wait_until(lambda: all(w.items for w in (*watchers, spectator))), "a watch sent nothing"
+
+    commits = asyncio.run(play_seats(server.address, [t for t in tokens if t], table.name, streams_open))
     final = table.public()
     assert final.phase == views_pb2.PHASE_MATCH_OVER
     for watcher in (*watchers, spectator):
