@@ -6,10 +6,13 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 import pytest
 from hypothesis import settings
+
+if TYPE_CHECKING:  # the engine's tests also run where the server is not installed: imported by the fixture
+    from .servers import LoopThread
 
 # CI runs are repeatable: the same examples every time (a failure prints its reproduction blob either way).
 # Locally Hypothesis keeps exploring new examples on each run. HYPOTHESIS_PROFILE picks one explicitly.
@@ -18,6 +21,16 @@ settings.register_profile("dev", print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev"))
 
 POSTGRES_CLUSTER_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres-test-cluster.sh"
+
+
+@pytest.fixture(scope="module")
+def loop() -> Iterator[LoopThread]:
+    """An event loop on a thread of its own, for the module's in-process servers and store calls."""
+    from .servers import LoopThread
+
+    thread = LoopThread()
+    yield thread
+    thread.close()
 
 
 @pytest.fixture(scope="session")

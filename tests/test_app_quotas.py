@@ -29,13 +29,6 @@ TRUCO = ROOT / ".venv" / "bin" / "truco"
 TIMEOUT = 20.0
 
 
-@pytest.fixture(scope="module")
-def loop() -> Iterator[LoopThread]:
-    thread = LoopThread()
-    yield thread
-    thread.close()
-
-
 @pytest.fixture
 def started(loop: LoopThread) -> Iterator[list[InProcessServer]]:
     servers: list[InProcessServer] = []

@@ -29,13 +29,6 @@ PATH = "/truco.v1.GameService/PlayGame"
 
 
 @pytest.fixture(scope="module")
-def loop() -> Iterator[LoopThread]:
-    thread = LoopThread()
-    yield thread
-    thread.close()
-
-
-@pytest.fixture(scope="module")
 def server(loop: LoopThread, tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     started = InProcessServer(loop, f"sqlite:///{tmp_path_factory.mktemp('play') / 'truco.db'}")
     yield started

@@ -54,13 +54,6 @@ TIMEOUT = 20.0
 
 
 @pytest.fixture(scope="module")
-def loop() -> Iterator[LoopThread]:
-    thread = LoopThread()
-    yield thread
-    thread.close()
-
-
-@pytest.fixture(scope="module")
 def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     """In-process servers log through structlog: into a file the tests can read."""
     path = tmp_path_factory.mktemp("hardening-logs") / "servers.log"

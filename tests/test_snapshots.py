@@ -68,13 +68,6 @@ def test_an_older_snapshot_never_replaces_a_newer_one() -> None:
 
 
 @pytest.fixture(scope="module")
-def loop() -> Iterator[LoopThread]:
-    thread = LoopThread()
-    yield thread
-    thread.close()
-
-
-@pytest.fixture(scope="module")
 def server(loop: LoopThread, tmp_path_factory: pytest.TempPathFactory) -> Iterator[InProcessServer]:
     started = InProcessServer(loop, f"sqlite:///{tmp_path_factory.mktemp('snapshots') / 'truco.db'}")
     yield started
