@@ -1,7 +1,10 @@
 package uy.truco.client;
 
+import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Iterator;
 import java.util.List;
+import java.util.NoSuchElementException;
 import uy.truco.v1.Event;
 import uy.truco.v1.WatchGameResponse;
 
@@ -56,5 +59,32 @@ public final class Commits {
       out.add(item.build());
     }
     return out;
+  }
+
+  /**
+   * A stream of commits as one of events, as {@link TrucoClient#watch} and {@link Session#events()} hand them: each
+   * event of a commit in order, the views after the commit with its last one ({@link #perEvent(WatchGameResponse)}).
+   * {@code hasNext} waits on {@code commits} only when no event of the last commit is left.
+   */
+  static Iterator<WatchGameResponse> perEvent(Iterator<WatchGameResponse> commits) {
+    return new Iterator<>() {
+      private final ArrayDeque<WatchGameResponse> queued = new ArrayDeque<>();
+
+      @Override
+      public boolean hasNext() {
+        while (queued.isEmpty() && commits.hasNext()) {
+          queued.addAll(perEvent(commits.next()));
+        }
+        return !queued.isEmpty();
+      }
+
+      @Override
+      public WatchGameResponse next() {
+        if (!hasNext()) {
+          throw new NoSuchElementException();
+        }
+        return queued.poll();
+      }
+    };
   }
 }

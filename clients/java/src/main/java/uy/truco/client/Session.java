@@ -4,7 +4,6 @@ import io.grpc.Context;
 import io.grpc.Status;
 import io.grpc.stub.ClientCallStreamObserver;
 import io.grpc.stub.StreamObserver;
-import java.util.ArrayDeque;
 import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.LinkedHashMap;
@@ -177,25 +176,7 @@ public final class Session implements AutoCloseable {
    * It reads {@link #commits()}.
    */
   public Iterator<WatchGameResponse> events() {
-    return new Iterator<>() {
-      private final ArrayDeque<WatchGameResponse> queued = new ArrayDeque<>();
-
-      @Override
-      public boolean hasNext() {
-        while (queued.isEmpty() && commits.hasNext()) {
-          queued.addAll(Commits.perEvent(commits.next()));
-        }
-        return !queued.isEmpty();
-      }
-
-      @Override
-      public WatchGameResponse next() {
-        if (!hasNext()) {
-          throw new NoSuchElementException();
-        }
-        return queued.poll();
-      }
-    };
+    return Commits.perEvent(commits);
   }
 
   /**

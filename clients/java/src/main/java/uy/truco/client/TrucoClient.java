@@ -8,7 +8,6 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.stub.MetadataUtils;
 import java.time.Duration;
-import java.util.ArrayDeque;
 import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
@@ -537,28 +536,23 @@ public final class TrucoClient implements AutoCloseable {
   /** A resuming WatchGame stream, one event at a time: an iterator to close when done. */
   public final class Watch implements Iterator<WatchGameResponse>, AutoCloseable {
     private final CommitWatch commits;
-    private final ArrayDeque<WatchGameResponse> pending = new ArrayDeque<>();
+    private final Iterator<WatchGameResponse> events;
     private long last;
 
     private Watch(CommitWatch commits, long afterVersion) {
       this.commits = commits;
+      this.events = Commits.perEvent(commits);
       this.last = afterVersion;
     }
 
     @Override
     public boolean hasNext() {
-      while (pending.isEmpty() && commits.hasNext()) {
-        pending.addAll(Commits.perEvent(commits.next()));
-      }
-      return !pending.isEmpty();
+      return events.hasNext();
     }
 
     @Override
     public WatchGameResponse next() {
-      if (!hasNext()) {
-        throw new NoSuchElementException();
-      }
-      WatchGameResponse item = pending.poll();
+      WatchGameResponse item = events.next();
       last = Math.max(last, item.getEvent().getVersion());
       return item;
     }

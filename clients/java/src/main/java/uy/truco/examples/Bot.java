@@ -117,20 +117,34 @@ public final class Bot {
       resumes.incrementAndGet();
       log("seat " + first.getSeat() + ": watch broken (" + error.code() + "), resuming after version " + after);
     })) {
-      // The watch hands each event of a commit in order; the seat's view after the commit comes with its last event.
-      while (watch.hasNext()) {
-        WatchGameResponse item = watch.next();
-        if (first.getSeat() == 0 && !item.getEvent().hasSenaSent()) {
-          watched.add(item.getEvent().getVersion());
-        }
-        if (!item.hasSeat()) {
-          continue;
-        }
-        if (TrucoClient.isOver(item.getSeat())) {
-          return;
-        }
-        act(client, name, item.getSeat());
+      follow(watch, first.getSeat(), view -> act(client, name, view));
+    }
+  }
+
+  /** A seat's move on a view, through unary calls or through its session. */
+  @FunctionalInterface
+  private interface Act {
+    void on(SeatView view) throws InterruptedException;
+  }
+
+  /**
+   * Follows a seat's events as the watch and a session's events() hand them (each event of a commit in order, the
+   * seat's view after the commit with its last one): seat 0 records their versions, and the seat acts on each view
+   * until the match is over.
+   */
+  private void follow(Iterator<WatchGameResponse> items, int seat, Act act) throws InterruptedException {
+    while (items.hasNext()) {
+      WatchGameResponse item = items.next();
+      if (seat == 0 && !item.getEvent().hasSenaSent()) {
+        watched.add(item.getEvent().getVersion());
       }
+      if (!item.hasSeat()) {
+        continue;
+      }
+      if (TrucoClient.isOver(item.getSeat())) {
+        return;
+      }
+      act.on(item.getSeat());
     }
   }
 
@@ -178,21 +192,8 @@ public final class Bot {
       log("seat " + first.getSeat() + ": session broken (" + error.code() + "), resuming after version " + after);
     })) {
       act(session, first);
-      // events() hands each event of a commit in order; the seat's view after the commit comes with its last event.
-      Iterator<WatchGameResponse> events = session.events();
-      while (events.hasNext()) {
-        WatchGameResponse item = events.next();
-        if (first.getSeat() == 0 && !item.getEvent().hasSenaSent()) {
-          watched.add(item.getEvent().getVersion());
-        }
-        if (!item.hasSeat()) {
-          continue;
-        }
-        if (TrucoClient.isOver(item.getSeat())) {
-          return;
-        }
-        act(session, item.getSeat());
-      }
+      // One PlayGame stream: commands go out on it, and its events come as the watch's do.
+      follow(session.events(), first.getSeat(), view -> act(session, view));
     }
   }
 

@@ -23,6 +23,7 @@ import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.async
 import kotlinx.coroutines.awaitAll
 import kotlinx.coroutines.delay
+import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.onEach
 import kotlinx.coroutines.flow.takeWhile
 import kotlinx.coroutines.runBlocking
@@ -38,6 +39,7 @@ import uy.truco.v1.BotKind
 import uy.truco.v1.BotLevel
 import uy.truco.v1.RuleSet
 import uy.truco.v1.SeatView
+import uy.truco.v1.WatchGameResponse
 
 /** How often a polling seat reads its view while it waits (5 reads a second, well inside a player's quota). */
 private const val POLL_MILLIS = 200L
@@ -125,11 +127,8 @@ private class Match(val client: TrucoClient, val name: String, val thinkMs: Long
         }
         seat.play(name, first.public.version, onResume).use { session ->
             act(session, first)
-            // events() emits each event of a commit in order; the seat's view after the commit comes with its last.
-            session.events()
-                .onEach { if (first.seat == 0 && !it.event.hasSenaSent()) watched.add(it.event.version) }
-                .takeWhile { !it.hasSeat() || !TrucoClient.isOver(it.seat) }
-                .collect { if (it.hasSeat()) act(session, it.seat) }
+            // One PlayGame stream: commands go out on it, and its events come as the watch's do.
+            follow(session.events(), first.seat) { act(session, it) }
         }
     }
 
@@ -139,11 +138,19 @@ private class Match(val client: TrucoClient, val name: String, val thinkMs: Long
             resumes.incrementAndGet()
             log("seat ${first.seat}: watch broken (${error.code()}), resuming after version $after")
         }
-        // The watch hands each event of a commit in order; the seat's view after the commit comes with its last event.
-        seat.watch(name, first.public.version, onResume)
-            .onEach { if (first.seat == 0 && !it.event.hasSenaSent()) watched.add(it.event.version) }
+        follow(seat.watch(name, first.public.version, onResume), first.seat) { act(seat, it) }
+    }
+
+    /**
+     * Follows a seat's events as the watch and a session's events() emit them (each event of a commit in order, the
+     * seat's view after the commit with its last one): seat 0 records their versions, and the seat acts on each view
+     * until the match is over.
+     */
+    private suspend fun follow(items: Flow<WatchGameResponse>, seat: Int, act: suspend (SeatView) -> Unit) {
+        items
+            .onEach { if (seat == 0 && !it.event.hasSenaSent()) watched.add(it.event.version) }
             .takeWhile { !it.hasSeat() || !TrucoClient.isOver(it.seat) }
-            .collect { if (it.hasSeat()) act(seat, it.seat) }
+            .collect { if (it.hasSeat()) act(it.seat) }
     }
 }
 
