@@ -39,3 +39,14 @@ def test_the_web_assets_default_comes_from_the_environment(monkeypatch: pytest.M
     assert _parser().parse_args(["serve", "--web-assets", "/srv/table"]).web_assets == "/srv/table"
     monkeypatch.delenv("TRUCO_WEB_ASSETS")
     assert _parser().parse_args(["serve"]).web_assets is None
+
+
+def test_every_command_prints_its_help() -> None:
+    """A ``%`` in a help text is a format directive to argparse: "95 % interval" broke ``truco --help``."""
+    main = _parser()
+    commands = next(action for action in main._actions if action.dest == "command").choices
+    assert commands
+    for argv in ([], *([name] for name in commands)):
+        with pytest.raises(SystemExit) as done:
+            _parser().parse_args([*argv, "--help"])
+        assert done.value.code == 0, argv

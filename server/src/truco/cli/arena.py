@@ -421,7 +421,7 @@ def register(commands: Any) -> None:
 
     arena = commands.add_parser(
         "arena",
-        help="paired matches between two bots: win rate with a 95 % interval, point margin, ratings",
+        help="paired matches between two bots: win rate with a 95 %% interval, point margin, ratings",
         description="Plays paired matches (the same deals with the seats swapped) between bots A and B and reports "
         "A's win rate with its 95 % interval, the mean point margin and OpenSkill ratings. A bot is one of "
         f"{names_help()} (see the README).",
