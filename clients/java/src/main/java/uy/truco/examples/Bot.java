@@ -182,6 +182,11 @@ public final class Bot {
       moves.incrementAndGet();
     } catch (TrucoException.VersionConflict moved) {
       // The game moved on first: its commit is on the way, with the view to choose from again.
+    } catch (TrucoException.IllegalMove refused) {
+      // A teammate's answer ended the match first: the session ended before this command's outcome.
+      if (!"MATCH_OVER".equals(refused.reason())) {
+        throw refused;
+      }
     }
   }
 

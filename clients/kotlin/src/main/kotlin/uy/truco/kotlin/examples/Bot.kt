@@ -116,6 +116,9 @@ private class Match(val client: TrucoClient, val name: String, val thinkMs: Long
             moves.incrementAndGet()
         } catch (moved: TrucoException.VersionConflict) {
             // The game moved on first: its commit is on the way, with the view to choose from again.
+        } catch (refused: TrucoException.IllegalMove) {
+            // A teammate's answer ended the match first: the session ended before this command's outcome.
+            if (refused.reason() != "MATCH_OVER") throw refused
         }
     }
 
