@@ -48,5 +48,5 @@ def test_every_command_prints_its_help() -> None:
     assert commands
     for argv in ([], *([name] for name in commands)):
         with pytest.raises(SystemExit) as done:
-            _parser().parse_args([*argv, "--help"])
+            main.parse_args([*argv, "--help"])
         assert done.value.code == 0, argv

@@ -18,6 +18,7 @@ import pytest
 
 from truco.server.quotas import Limits
 from truco_client import IllegalMove, TrucoClient, VersionConflict, is_my_turn, is_over, plain_bot, play
+from truco_client.sessions import PlaySession
 from truco_client.v1 import game_service_pb2 as gs
 from truco_client.v1 import views_pb2
 
@@ -120,36 +121,40 @@ def card_not_held(view: views_pb2.SeatView) -> object:
     raise AssertionError("a hand holds every card")
 
 
+async def next_commit(session: PlaySession) -> gs.WatchGameResponse | None:
+    """The session's next commit; None once its stream has ended."""
+    async with aclosing(session.commits()) as commits:
+        async for commit in commits:
+            return commit
+    return None
+
+
 async def play_seats(
-    address: str, tokens: list[str], name: str, ready: Callable[[], object] = lambda: None
+    address: str, tokens: list[str], name: str, ready: Callable[[], object]
 ) -> list[list[gs.WatchGameResponse]]:
     """Every seat plays its whole match on its own session with the plain bot: each seat's commits. No seat moves
     before every session has its first message (what was committed before it began) and ``ready()`` returned."""
     opened = asyncio.Barrier(len(tokens))
 
     async def seat(token: str) -> list[gs.WatchGameResponse]:
-        seen: list[gs.WatchGameResponse] = []
         async with TrucoClient(address, token=token) as client, client.play(name) as session:
-            async with aclosing(session.commits()) as commits:
-                async for commit in commits:
-                    seen.append(commit)
-                    break
+            first = await next_commit(session)
+            assert first is not None, "a session begins with what was committed before it"
+            seen = [first]
             await opened.wait()
             await asyncio.to_thread(ready)
-            view = seen[-1].seat
+            view = first.seat
             while not is_over(view):
                 if is_my_turn(view) and (command := plain_bot(view)) is not None:
                     try:
                         await session.submit(command, expected_version=view.public.version)
                     except (VersionConflict, IllegalMove) as error:
                         assert error.reason in ("VERSION_CONFLICT", "MATCH_OVER"), error
-                async with aclosing(session.commits()) as commits:
-                    async for commit in commits:
-                        seen.append(commit)
-                        view = commit.seat
-                        break
-                    else:
-                        break
+                commit = await next_commit(session)
+                if commit is None:
+                    break
+                seen.append(commit)
+                view = commit.seat
         return seen
 
     return await asyncio.gather(*(seat(token) for token in tokens))
