@@ -366,7 +366,10 @@ class SQLiteStore:
         try:
             return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
         except (sqlite3.DatabaseError, OverflowError) as exc:
-            raise _store_error(exc, self._path) from exc
+            error = _store_error(exc, self._path)
+            if error is exc:
+                raise  # as it came (an IntegrityError: a bug), not as its own cause
+            raise error from exc
 
     def _db(self) -> sqlite3.Connection:
         if self._conn is None:
