@@ -49,6 +49,9 @@ LISTENING = re.compile(r"^truco serve: listening on port (\d+)")
 WEB_LISTENING = re.compile(r"Connect/gRPC-Web on http://localhost:(\d+)/")
 
 
+HEALTH_LISTENING = re.compile(r"health checks on port (\d+)")
+
+
 class Stores:
     """Fresh event stores of one backend: each :meth:`new_url` is a new SQLite file or a new PostgreSQL database."""
 
@@ -190,7 +193,7 @@ class ProcessServer:
         self.store = store
         self.stderr_path = workdir / f"serve-{uuid.uuid4().hex[:8]}.stderr"
         command = [str(TRUCO), "serve", "--store", store, "--host", "127.0.0.1", "--port", str(port)]
-        command += ["--metrics-port", "-1", "--web-port", "0" if web else "-1"]
+        command += ["--metrics-port", "-1", "--web-port", "0" if web else "-1", "--health-port", "0"]
         command += ["--grace", str(grace), "--log-format", "json", *([] if limits else ["--no-limits"]), *args]
         if allow_fixed_deals:
             command.append("--allow-fixed-deals")
@@ -223,6 +226,9 @@ class ProcessServer:
         web_match = WEB_LISTENING.search(first or "")
         self.web_port = int(web_match.group(1)) if web_match else None
         """The web port (Connect, gRPC-Web), for a server started with ``web=True``."""
+        health_match = HEALTH_LISTENING.search(first or "")
+        self.health_port = int(health_match.group(1)) if health_match else None
+        """The health checks' own port."""
 
     def _pump(self) -> None:
         assert self.process.stdout is not None

@@ -23,15 +23,16 @@ import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from truco.server.connections import (
+    Activity,
     ConnectionCounts,
+    Policy,
     client_group,
-    crowded,
-    established,
     grpc_options,
     plan,
-    shed,
+    victims,
 )
 from truco.server.quotas import ConnectionLimits
+from truco.server.socket_diag import Connection, netlink_connections, peer_string, proc_connections, shut_owned
 from truco_client.v1 import cards_pb2, rules_service_pb2, rules_service_pb2_grpc
 
 from .servers import ProcessServer
@@ -79,36 +80,77 @@ def test_counts_refuse_past_either_cap_and_give_places_back() -> None:
     assert counts.groups == {"a": 1, "b": 1, "c": 1} and counts.total == 3
 
 
-def test_crowded_groups_are_the_client_addresses_past_the_cap() -> None:
-    connections = [("10.0.0.1", 5), ("10.0.0.1", 3), ("10.0.0.1", 9), ("10.0.0.2", 4), ("::ffff:10.0.0.1", 7)]
-    assert crowded(connections, 3) == [{3, 5, 7, 9}]
-    assert crowded(connections, 4) == []
+def _connection(peer_port: int, address: str = "10.0.0.1", silent_ms: int = 0) -> Connection:
+    return Connection(peer_string(address, peer_port), address, peer_port, silent_ms)
 
 
-def test_shedding_keeps_a_clients_busiest_connections() -> None:
-    """Of a crowded client's connections, those silent the longest are shut first."""
+def test_connections_that_never_call_are_shut_after_the_quiet_limit() -> None:
+    old, young, caller = _connection(1), _connection(2), _connection(3)
+    activity = Activity()
+    activity.begin(caller.peer)
+    first_seen = {old.peer: 0.0, young.peer: 15.0, caller.peer: 0.0}
+    policy = Policy(cap=None, per_address=None, quiet_seconds=10.0, idle_seconds=300.0)
+    assert victims([old, young, caller], activity, first_seen, 20.0, policy) == [old]
+
+
+def test_a_crowded_address_keeps_its_connections_with_a_call_open_then_the_talkative() -> None:
+    """A spectator's connection (a stream open, silent for long) outlives a chatty one with no call open."""
+    spectator = _connection(1, silent_ms=90_000)
+    chatty = _connection(2, silent_ms=10)
+    silent = _connection(3, silent_ms=50_000)
+    elsewhere = _connection(4, address="10.0.0.2", silent_ms=99_000)
+    activity = Activity()
+    for connection in (spectator, chatty, silent, elsewhere):
+        activity.begin(connection.peer)
+        activity.end(connection.peer)
+    activity.begin(spectator.peer)
+    policy = Policy(cap=None, per_address=2, quiet_seconds=1e9, idle_seconds=300.0)
+    chosen = victims([spectator, chatty, silent, elsewhere], activity, {}, 0.0, policy)
+    assert chosen == [silent]
+
+
+def test_a_port_near_its_cap_evicts_the_longest_silent_that_never_called() -> None:
+    quiet = [_connection(port, address=f"10.0.0.{port}", silent_ms=port * 1000) for port in range(1, 101)]
+    callers = [_connection(port, address=f"10.0.1.{port - 100}") for port in range(101, 201)]
+    activity = Activity()
+    for connection in callers:
+        activity.begin(connection.peer)
+    policy = Policy(cap=200, per_address=None, quiet_seconds=1e9, idle_seconds=300.0)
+    assert policy.headroom == 4
+    chosen = victims([*quiet, *callers], activity, {}, 0.0, policy)
+    assert sorted(c.inode for c in chosen) == [97, 98, 99, 100]  # the four longest silent of those that never called
+
+
+def test_socket_diagnostics_list_a_ports_connections_with_their_silence() -> None:
     listener = socket.create_server(("127.0.0.1", 0))
     port = listener.getsockname()[1]
     clients, served = [], []
     try:
-        for _ in range(4):
-            clients.append(socket.create_connection(("127.0.0.1", port)))
+        for source in ("127.0.0.2", "127.0.0.3"):
+            client = socket.socket()
+            client.bind((source, 0))
+            client.connect(("127.0.0.1", port))
+            clients.append(client)
             served.append(listener.accept()[0])
-        time.sleep(0.05)
-        for client in clients[2:]:  # the two newest talk; the two oldest have been silent longer
-            client.sendall(b"x")
-        time.sleep(0.01)  # the kernel notes when each connection last received data
+        time.sleep(0.2)
+        clients[1].sendall(b"x")
+        time.sleep(0.01)
+        found = {c.address: c for c in netlink_connections(port)}
+        assert set(found) == {"127.0.0.2", "127.0.0.3"}
+        assert found["127.0.0.2"].silent_ms >= 150 > found["127.0.0.3"].silent_ms
+        assert found["127.0.0.2"].peer == f"ipv4:127.0.0.2:{clients[0].getsockname()[1]}"
         inodes = {os.fstat(sock.fileno()).st_ino for sock in served}
-        assert shed([inodes], 2) == 2
-        still = [sock for sock in clients if _closed_within([sock], 0.5)]
-        assert still == clients[2:], "the silent ones were shut, the talking ones kept"
+        assert {c.inode for c in found.values()} == inodes
+        assert shut_owned([found["127.0.0.2"].inode, 1]) == (1, {1})  # inode 1: no socket of this process
+        assert _closed_within([clients[0]], 2.0) == []
+        assert _closed_within([clients[1]], 0.2) == [clients[1]]
     finally:
         for sock in (*clients, *served):
             sock.close()
         listener.close()
 
 
-def test_established_reads_the_kernel_tables(tmp_path: Path) -> None:
+def test_the_text_tables_are_read_where_netlink_is_not_allowed(tmp_path: Path) -> None:
     header = "  sl  local_address rem_address   st tx_queue rx_queue tr tm->when retrnsmt   uid  timeout inode\n"
     tcp = tmp_path / "tcp"
     tcp.write_text(
@@ -123,10 +165,8 @@ def test_established_reads_the_kernel_tables(tmp_path: Path) -> None:
         header + "   0: 00000000000000000000000000000000:C351 B80D0120000000000000000001000000:D431 01 "
         "00000000:00000000 00:00000000 00000000 0 0 4444 1\n"
     )
-    assert list(established(0xC351, (str(tcp), str(tcp6), str(tmp_path / "missing")))) == [
-        ("127.0.0.2", 1111),
-        ("2001:db8::1", 4444),
-    ]
+    found = proc_connections(0xC351, (str(tcp), str(tcp6), str(tmp_path / "missing")))
+    assert [(c.peer, c.inode) for c in found] == [("ipv4:127.0.0.2:54321", 1111), ("ipv6:[2001:db8::1]:54321", 4444)]
 
 
 def test_grpc_options_cap_the_port_and_close_silent_and_idle_connections() -> None:
@@ -308,5 +348,59 @@ def test_a_client_address_keeps_at_most_its_cap_of_busy_grpc_connections(tmp_pat
             assert health.status == health_pb2.HealthCheckResponse.SERVING
         for sock in busy:
             sock.close()
+    finally:
+        server.terminate()
+
+
+def _health_on(port: int) -> int:
+    with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+        answer = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+        return int(answer.status)
+
+
+@pytest.mark.xdist_group("connection-floods")
+def test_silent_connections_from_many_addresses_give_way_to_newcomers_on_both_ports(tmp_path: Path) -> None:
+    """22 addresses, each under its per-address cap, open more silent HTTP/2 connections than either port takes:
+    a newcomer from another address is served on both ports, health answers on its own port, and every silent
+    connection (a preface and nothing else, stream-less h2c included) is closed after the quiet limit."""
+    _raise_own_open_files(3_000)
+    server = ProcessServer(
+        f"sqlite:///{tmp_path / 'truco.db'}",
+        tmp_path,
+        web=True,
+        limits=True,
+        open_files=1024,
+        args=["--quiet-timeout", "2", "--handshake-timeout", "2"],
+    )
+    try:
+        assert server.web_port is not None and server.health_port is not None
+        held: list[socket.socket] = []
+        for index in range(1, 23):
+            for _ in range(50):  # under the per-address cap of 59 at 1,024 open files
+                for source, port in ((f"127.0.1.{index}", server.port), (f"127.0.2.{index}", server.web_port)):
+                    sock = _connect_from(source, port, HTTP2_PREFACE)
+                    if sock is not None:
+                        held.append(sock)
+        assert len(held) > 1024
+        assert _health_on(server.health_port) == health_pb2.HealthCheckResponse.SERVING
+        with grpc.insecure_channel(server.address) as channel:
+            evaluated = rules_service_pb2_grpc.RulesServiceStub(channel).EvaluateHand(
+                rules_service_pb2.EvaluateHandRequest(
+                    muestra=cards_pb2.Card(rank=1, suit=cards_pb2.SUIT_ORO),
+                    cards=[
+                        cards_pb2.Card(rank=2, suit=cards_pb2.SUIT_ORO),
+                        cards_pb2.Card(rank=7, suit=cards_pb2.SUIT_ESPADA),
+                        cards_pb2.Card(rank=3, suit=cards_pb2.SUIT_COPA),
+                    ],
+                ),
+                timeout=10,
+                wait_for_ready=True,
+            )
+            assert evaluated.envido == 37
+        assert _evaluate_over_web(server.web_port)["envido"] == 37
+        # gRPC accepts no connection past its cap: those waiting in the kernel's queue are accepted as places
+        # free up, and closed after the quiet limit in turn.
+        left = _closed_within(held, 30.0)
+        assert not left, f"{len(left)} silent connections still open"
     finally:
         server.terminate()

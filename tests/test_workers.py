@@ -34,7 +34,7 @@ from .servers import TOKEN_KEY, TRUCO, Stores
 
 LISTENING = re.compile(
     r"^truco serve: listening on port (\d+) .*(\d+) workers\), metrics on (http://\S+/metrics), "
-    r"web table and Connect/gRPC-Web on (http://\S+/)$"
+    r"web table and Connect/gRPC-Web on (http://\S+/)(?:, health checks on port \d+)?$"
 )
 
 

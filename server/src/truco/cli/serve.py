@@ -41,7 +41,8 @@ CONNECTION_FLAGS: tuple[tuple[str, str, Callable[[str], float], str], ...] = (
     ("--head-timeout", "head_timeout", duration, "seconds a web client may take to send a request head"),
     ("--body-timeout", "body_timeout", duration, "seconds a web request may take to send its body"),
     ("--handshake-timeout", "handshake_timeout", duration, "seconds a gRPC client may take to start HTTP/2"),
-    ("--idle-timeout", "idle_timeout", duration, "seconds a gRPC connection may stay open with no call"),
+    ("--idle-timeout", "idle_timeout", duration, "seconds a connection may stay open with no call in flight"),
+    ("--quiet-timeout", "quiet_timeout", duration, "seconds a connection may stay open without ever calling"),
 )
 """The connection flags: flag, attribute of :class:`~truco.server.quotas.ConnectionLimits`, type, what."""
 
@@ -69,6 +70,21 @@ def _listeners(serve: argparse.ArgumentParser) -> None:
     )
     serve.add_argument("--port", type=int, default=50051, help="gRPC port; 0 picks a free one (default 50051)")
     serve.add_argument("--metrics-port", type=int, default=9090, help="Prometheus /metrics port; -1 disables it")
+    serve.add_argument(
+        "--health-port",
+        type=int,
+        default=50052,
+        help="a listener of its own for gRPC health checks (grpc.health.v1, also served on the gRPC port), which "
+        "no client traffic can fill: point probes here; 0 picks a free one, -1 disables it (default 50052)",
+    )
+    serve.add_argument(
+        "--trusted-proxy",
+        action="append",
+        default=[],
+        metavar="CIDR",
+        help="a proxy (an address or network, e.g. 10.0.0.0/8) whose x-forwarded-for names the client: the "
+        "per-address quotas and caps then count that client, not the proxy (repeatable; default none)",
+    )
 
 
 def _web(serve: argparse.ArgumentParser) -> None:
@@ -229,6 +245,8 @@ def _run(args: argparse.Namespace) -> int:
         host=args.host,
         port=args.port,
         metrics_port=None if args.metrics_port < 0 else args.metrics_port,
+        health_port=None if args.health_port < 0 else args.health_port,
+        trusted_proxies=tuple(args.trusted_proxy),
         web_port=None if args.web_port < 0 else args.web_port,
         cors_origins=tuple(args.cors_origin),
         web_assets=args.web_assets,
@@ -256,7 +274,8 @@ def _connection_limits(args: argparse.Namespace) -> ConnectionLimits:
     from truco.server.quotas import ConnectionLimits
 
     timeouts = {
-        name: getattr(args, name) for name in ("head_timeout", "body_timeout", "handshake_timeout", "idle_timeout")
+        name: getattr(args, name)
+        for name in ("head_timeout", "body_timeout", "handshake_timeout", "idle_timeout", "quiet_timeout")
     }
     if args.no_limits:
         return replace(ConnectionLimits.unlimited(), **timeouts)

@@ -3,10 +3,11 @@
 :class:`Admission` stands in front of the game and rules services, on every door (``pipeline.Pipeline``;
 health and reflection never pass through it, so no caller can starve a probe). For each call it
 
-1. identifies the caller: its app (the API key in ``x-api-key`` metadata, else the peer's address when
-   anonymous) and its player (the seat token, else the connection; see ``app_quotas.py``); a key this replica
-   has not looked up lately costs its address a token of a small bucket first, so a client sending one made-up
-   key after another is throttled before the store is asked;
+1. identifies the caller: its app (the API key in ``x-api-key`` metadata, else the client's address when
+   anonymous: an IPv6 address by its /64, behind a trusted proxy the address it forwards: ``forwarding.py``)
+   and its player (the seat token, else the connection; see ``app_quotas.py``); a key this replica has not
+   looked up lately costs its address a token of a small bucket first, so a client sending one made-up key
+   after another is throttled before the store is asked;
 2. refuses CreateGame, JoinGame, WatchGame and PlayGame without a key when keys are required;
 3. charges the player's calls-per-second token bucket, then its app's (the key's own rate when it has one);
 4. checks the request's ids, names and page token (``validation.py``);
@@ -31,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .app_quotas import NO_QUOTAS, AppQuotas, player_of
+from .forwarding import NO_PROXIES, TrustedProxies
 from .keys import KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
 from .quotas import Limits
 from .reasons import QuotaExceeded, ServiceFailure, ServiceReason
@@ -129,8 +131,17 @@ class Slots:
 class Admission:
     """Keys, quotas and caps of the calls of every door, free of any protocol."""
 
-    def __init__(self, limits: Limits, keys: ApiKeys, store: GameDirectory, *, require_api_key: bool) -> None:
+    def __init__(
+        self,
+        limits: Limits,
+        keys: ApiKeys,
+        store: GameDirectory,
+        *,
+        require_api_key: bool,
+        proxies: TrustedProxies = NO_PROXIES,
+    ) -> None:
         self.limits = limits
+        self.proxies = proxies
         self.keys = keys
         self.store = store
         self.require_api_key = require_api_key
@@ -167,7 +178,7 @@ class Admission:
 
     async def identify(self, method: str, metadata: Any, peer: str) -> Caller:
         key = api_key_of(metadata)
-        address = peer_address(peer)
+        address = self.proxies.client(peer_address(peer), metadata)
         record = None
         if key is not None:
             if not self.keys.known(key):

@@ -26,13 +26,17 @@ from .auth import TokenIssuer
 from .clocks import Alarm, ClockSettings, Timekeeper
 from .collector import CollectorSchedule
 from .connections import (
+    Activity,
     ConnectionCounts,
     GrpcConnectionGuard,
+    Policy,
     grpc_options,
+    health_options,
     open_descriptors,
     plan,
     raise_open_files_limit,
 )
+from .forwarding import TrustedProxies
 from .games import Games
 from .grpc_door import GrpcDoor
 from .keys import ApiKeys
@@ -72,6 +76,11 @@ class ServeConfig:
     host: str = "[::]"
     port: int = 50051
     metrics_port: int | None = 9090
+    health_port: int | None = None
+    """A listener of its own for gRPC health checks, out of every client's reach (probes point here); None: off
+    (health is also served on the gRPC port). ``truco serve`` opens it on 50052."""
+    trusted_proxies: tuple[str, ...] = ()
+    """Networks of proxies whose ``x-forwarded-for`` names the client (per-address quotas and caps)."""
     web_port: int | None = None
     """Connect, gRPC-Web and gRPC over HTTP/1.1 and HTTP/2 plus the web table (truco.server.web); None: off."""
     cors_origins: tuple[str, ...] = ()
@@ -178,7 +187,13 @@ class Server:
             alarm=alarm,
         )
         # One admission (keys, quotas, caps) for both ports; health and reflection never go through it.
-        self.admission = Admission(config.limits, keys, store, require_api_key=config.require_api_key)
+        self.admission = Admission(
+            config.limits,
+            keys,
+            store,
+            require_api_key=config.require_api_key,
+            proxies=TrustedProxies.parse(config.trusted_proxies),
+        )
         self.timekeeper = Timekeeper(
             store,
             self.games.fire_clock,
@@ -196,8 +211,10 @@ class Server:
             methods_of(SERVICES[0], GameServicer(self.games)),
             methods_of(SERVICES[1], RulesServicer()),
         ]
+        self.activity = Activity()
+        door = GrpcDoor(self.pipeline, [method for methods in self.services for method in methods], self.activity)
         self.grpc = grpc.aio.server(
-            interceptors=[GrpcDoor(self.pipeline, [method for methods in self.services for method in methods])],
+            interceptors=[door],
             options=[
                 ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
                 ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
@@ -210,6 +227,11 @@ class Server:
             ],
         )
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
+        self.health_server: grpc.aio.Server | None = None
+        if config.health_port is not None:
+            self.health_server = grpc.aio.server(options=health_options(config.connections))
+            health_pb2_grpc.add_HealthServicer_to_server(self.health, self.health_server)
+        self.health_port: int | None = None
         names = [service.full_name for service in SERVICES]
         self.reflection = DocumentedReflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME))
         self.reflection.register(self.grpc)
@@ -228,10 +250,14 @@ class Server:
         store = await open_store(config.store)
         server = cls(config, store, Metrics.create(), tokens)
         server.port = server.grpc.add_insecure_port(f"{config.host}:{config.port}")
-        per_address = server.connection_plan.per_address
-        if per_address is not None:
-            refused = server.metrics.connections_refused.labels("grpc", "per_address")
-            server.connection_guard = GrpcConnectionGuard(server.port, per_address, refused.inc)
+        if server.health_server is not None:
+            server.health_port = server._bind_health(f"{config.host}:{config.health_port}")
+        caps, limits = server.connection_plan, config.connections
+        policy = Policy(caps.grpc, caps.per_address, limits.quiet_timeout, limits.idle_timeout)
+        refused = server.metrics.connections_refused
+        server.connection_guard = GrpcConnectionGuard(
+            server.port, policy, server.activity, lambda cap, count: refused.labels("grpc", cap).inc(count)
+        )
         if config.metrics_port is not None:
             # The metrics listener binds the same address as gRPC ("[::]" → "::", every address).
             server._metrics_http, _ = start_http_server(
@@ -241,6 +267,8 @@ class Server:
         if config.web_port is not None:
             server._start_web(config.web_port)
         await server.grpc.start()
+        if server.health_server is not None:
+            await server.health_server.start()
         await server.health.set(LIVENESS_SERVICE, health_pb2.HealthCheckResponse.SERVING)
         await server._check_store()
         server._monitor = asyncio.create_task(server._watch_store())
@@ -249,6 +277,17 @@ class Server:
         if server.connection_guard is not None:
             server.connection_guard.start()
         return server
+
+    def _bind_health(self, address: str) -> int | None:
+        """The health listener's port; None, said in a warning, when it cannot be bound (health is still
+        served on the gRPC port)."""
+        assert self.health_server is not None
+        try:
+            return self.health_server.add_insecure_port(address)
+        except RuntimeError:
+            structlog.get_logger("truco.server").warning("health port not bound", address=address)
+            self.health_server = None
+            return None
 
     def _start_web(self, port: int) -> None:
         limits = WebLimits(MAX_REQUEST_BYTES, MAX_STREAMS_PER_CONNECTION)
@@ -302,6 +341,8 @@ class Server:
         self.games.stop_watches()
         web_stopped = self.web.stop() if self.web is not None else asyncio.sleep(0)
         await asyncio.gather(self.grpc.stop(self.config.grace_seconds if grace is None else grace), web_stopped)
+        if self.health_server is not None:
+            await self.health_server.stop(0)
         await self.games.close()
         await self.store.close()
         if self._metrics_http is not None:
@@ -334,10 +375,11 @@ async def serve(config: ServeConfig) -> None:
     )
     metrics = f", metrics on http://localhost:{server.metrics_port}/metrics" if server.metrics_port else ""
     web = f", web table and Connect/gRPC-Web on http://localhost:{server.web.port}/" if server.web else ""
+    health = f", health checks on port {server.health_port}" if server.health_port is not None else ""
     # The first line on standard output names the ports, so scripts and tests can start it on port 0.
     mode = "API key required for CreateGame and JoinGame" if config.require_api_key else "anonymous mode"
     print(
-        f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}{web}; {mode}",
+        f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}{web}{health}; {mode}",
         flush=True,
     )
     async with CollectorSchedule():

@@ -27,16 +27,19 @@ import ipaddress
 import os
 import resource
 import socket
-import struct
 import sys
-from collections.abc import Callable, Iterable, Iterator
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
 
 import structlog
 
+from . import socket_diag
 from .quotas import ConnectionLimits
+from .socket_diag import Connection
 
 RESERVED_DESCRIPTORS = 64
 """Descriptors never given to client connections (at least this many, or a fiftieth of the limit): the store's
@@ -45,6 +48,8 @@ client connection is taken."""
 DEFAULT_PER_ADDRESS = 256
 """Connections one client address may hold on a port (fewer when a port's share of the budget is small: an
 eighth of it). A phone holds one; a carrier's NAT puts many players behind one address."""
+HEALTH_CONNECTIONS = 64
+"""Connections the health listener takes at once: a kubelet's probes open one or two each."""
 GUARD_INTERVAL_SECONDS = 1.0
 GUARD_BUSY_INTERVAL_SECONDS = 0.1
 """How often the gRPC guard reads the port's connections: every second, and ten times as often while it is
@@ -157,51 +162,110 @@ class _TrackedSocket(socket.socket):
     socket they were given)."""
 
     _release: Callable[[], None] | None = None
+    accepted: float = 0.0
 
     def close(self) -> None:
+        self.give_back()
+        super().close()
+
+    def give_back(self) -> None:
         release, self._release = self._release, None
         if release is not None:
             release()
-        super().close()
 
 
 class GuardedListener(socket.socket):
-    """A listening socket whose ``accept`` (what asyncio's servers call) refuses a connection past the caps:
-    it is closed at once and the next pending one is tried. The connections it admits are counted until they
-    close, and kept by their peer address so that :meth:`shut` can cut one (a request that stalls its body)."""
+    """A listening socket whose ``accept`` (what asyncio's servers call) enforces a :class:`Policy`:
 
-    def __init__(self, sock: socket.socket, counts: ConnectionCounts, refused: Refused) -> None:
+    * past a client group's cap a connection is closed at once, and the next pending one tried;
+    * past the port's cap the connection that has been open longest without making a call gives way (shut,
+      its place given to the newcomer); with none such, the newcomer is closed;
+    * :meth:`sweep` (once a second) shuts connections that made no call within ``quiet_seconds`` of being
+      accepted, and those with no call open for ``idle_seconds`` (an HTTP/2 connection with no stream is
+      otherwise kept for ever).
+
+    The connections it admits are counted until they close, and kept by their peer address so that
+    :meth:`shut` can cut one (a request that stalls its body). The door tells :attr:`activity` of each call."""
+
+    def __init__(
+        self, sock: socket.socket, counts: ConnectionCounts, refused: Refused, policy: Policy | None = None
+    ) -> None:
         super().__init__(sock.family, sock.type, sock.proto, fileno=sock.detach())
         self.counts = counts
         self._refused = refused
-        self._open: dict[tuple[str, int], _TrackedSocket] = {}
+        self.policy = policy or Policy(counts.total_cap, counts.group_cap, 20.0, 300.0)
+        self.activity = Activity()
+        self._open: dict[str, _TrackedSocket] = {}
+        self._quiet: OrderedDict[str, _TrackedSocket] = OrderedDict()
+        """The connections that never made a call, oldest first."""
 
     def accept(self) -> tuple[socket.socket, Any]:
         while True:
             fd, address = self._accept()  # type: ignore[attr-defined]  # BlockingIOError: none pending
             group = client_group(str(address[0]))
             over = self.counts.admit(group)
+            if over == "total" and self._evict_quietest():
+                over = self.counts.admit(group)
             if over is None:
                 conn = _TrackedSocket(self.family, self.type, self.proto, fileno=fd)
-                peer = (str(address[0]), int(address[1]))
-                self._open[peer] = conn
+                peer = socket_diag.peer_string(str(address[0]), int(address[1]))
+                conn.accepted = time.monotonic()
+                self._open[peer] = self._quiet[peer] = conn
                 conn._release = partial(self._forget, group, peer)
                 return conn, address
             os.close(fd)
             self._refused(over)
 
-    def _forget(self, group: str, peer: tuple[str, int]) -> None:
+    def _forget(self, group: str, peer: str) -> None:
         self.counts.release(group)
         self._open.pop(peer, None)
+        self._quiet.pop(peer, None)
+        self.activity.open.pop(peer, None)
+        self.activity.called.discard(peer)
+        self.activity.last_ended.pop(peer, None)
+
+    def _evict_quietest(self) -> bool:
+        """Shut the connection open longest without a call and give its place back now; False: none."""
+        if not self._quiet:
+            return False
+        _, conn = self._quiet.popitem(last=False)
+        shut([conn])
+        conn.give_back()
+        self._refused("evicted")
+        return True
+
+    def called(self, peer: str) -> None:
+        """A call began on the connection ``peer`` (a gRPC peer string)."""
+        self._quiet.pop(peer, None)
+        self.activity.begin(peer)
+
+    def ended(self, peer: str) -> None:
+        """A call ended on the connection ``peer``."""
+        if peer in self._open:
+            self.activity.end(peer)
+
+    def sweep(self) -> int:
+        """Shut the connections quiet or idle past the policy's limits; how many."""
+        now = time.monotonic()
+        chosen = []
+        for conn in self._quiet.values():
+            if now - conn.accepted < self.policy.quiet_seconds:
+                break
+            chosen.append(conn)
+        activity = self.activity
+        for peer, ended in activity.last_ended.items():
+            if peer not in activity.open and now - ended >= self.policy.idle_seconds and peer in self._open:
+                chosen.append(self._open[peer])
+        for conn in chosen:
+            conn.give_back()
+        return shut(chosen)
 
     def shut(self, host: str, port: int) -> bool:
         """Cut the connection from ``host``:``port`` (both directions): its server sees it end and closes it."""
-        conn = self._open.get((host, port))
+        conn = self._open.get(socket_diag.peer_string(host, port))
         if conn is None:
             return False
-        with contextlib.suppress(OSError):
-            conn.shutdown(socket.SHUT_RDWR)
-        return True
+        return shut([conn]) > 0
 
 
 # --- The gRPC port -----------------------------------------------------------------------------------------------
@@ -223,112 +287,119 @@ def grpc_options(limits: ConnectionLimits, cap: int | None) -> list[tuple[str, i
     return options
 
 
-_ESTABLISHED = "01"
+def health_options(limits: ConnectionLimits) -> list[tuple[str, int]]:
+    """gRPC's channel arguments for the health listener: a small cap of its own, and probes' connections
+    closed soon after their last check."""
+    return [
+        ("grpc.max_allowed_incoming_connections", HEALTH_CONNECTIONS),
+        ("grpc.server_handshake_timeout_ms", round(limits.handshake_timeout * 1000)),
+        ("grpc.max_connection_idle_ms", round(min(limits.idle_timeout, limits.quiet_timeout) * 1000)),
+    ]
 
 
-def _address(hex_address: str) -> str:
-    """An address as /proc/net/tcp{,6} writes it (little-endian 32-bit words in hexadecimal) in text form."""
-    raw = bytes.fromhex(hex_address)
-    words = b"".join(raw[i : i + 4][::-1] for i in range(0, len(raw), 4))
-    return str(ipaddress.ip_address(words))
+class Activity:
+    """Which connections of a port have made a call, and how many calls each has open now, as its door tells
+    (:meth:`begin` and :meth:`end` around every call; connections by their gRPC peer string). The guard keeps
+    only the connections still open (:meth:`keep`), so this stays as small as the port's connections."""
 
+    __slots__ = ("called", "last_ended", "open")
 
-def established(port: int, tables: Iterable[str] = ("/proc/net/tcp", "/proc/net/tcp6")) -> Iterator[tuple[str, int]]:
-    """The accepted connections to local ``port`` in this network namespace: (client address, socket inode)."""
-    suffix = f":{port:04X}"
-    for table in tables:
-        try:
-            with open(table) as lines:
-                next(lines, None)
-                for line in lines:
-                    fields = line.split()
-                    if len(fields) > 9 and fields[3] == _ESTABLISHED and fields[1].endswith(suffix):
-                        inode = int(fields[9])
-                        if inode:  # 0: still in the listen queue, not accepted yet (nobody's to shut)
-                            yield _address(fields[2].partition(":")[0]), inode
-        except OSError:
-            continue
+    def __init__(self) -> None:
+        self.called: set[str] = set()
+        self.open: dict[str, int] = {}
+        self.last_ended: dict[str, float] = {}
 
+    def begin(self, peer: str) -> None:
+        self.called.add(peer)
+        self.open[peer] = self.open.get(peer, 0) + 1
 
-def crowded(connections: Iterable[tuple[str, int]], per_address: int) -> list[set[int]]:
-    """The inodes of each client group holding more than ``per_address`` of ``connections``."""
-    groups: dict[str, set[int]] = {}
-    for address, inode in connections:
-        groups.setdefault(client_group(address), set()).add(inode)
-    return [inodes for inodes in groups.values() if len(inodes) > per_address]
-
-
-_LAST_DATA_RECV = struct.Struct("=I")
-_LAST_DATA_RECV_OFFSET = 52
-"""``tcpi_last_data_recv`` in Linux's ``struct tcp_info``: milliseconds since the connection last received data."""
-
-
-def silent_for_ms(sock: socket.socket) -> int:
-    """How long the peer of ``sock`` has sent nothing, in milliseconds (0 where the system does not tell)."""
-    try:
-        info = sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_INFO, _LAST_DATA_RECV_OFFSET + 4)
-    except (OSError, AttributeError):
-        return 0
-    if len(info) < _LAST_DATA_RECV_OFFSET + 4:
-        return 0
-    return int(_LAST_DATA_RECV.unpack_from(info, _LAST_DATA_RECV_OFFSET)[0])
-
-
-def owned_sockets(inodes: set[int]) -> dict[int, socket.socket]:
-    """This process's sockets with these inodes, each a duplicate descriptor (the caller closes them): checked
-    after duplicating, so a descriptor closed and reused meanwhile is never taken for another."""
-    found: dict[int, socket.socket] = {}
-    try:
-        names = os.listdir("/proc/self/fd")
-    except OSError:
-        return found
-    for name in names:
-        try:
-            link = os.readlink(f"/proc/self/fd/{name}")
-        except OSError:
-            continue
-        if not link.startswith("socket:[") or int(link[8:-1]) not in inodes:
-            continue
-        try:
-            duplicate = os.dup(int(name))
-        except OSError:
-            continue
-        inode = os.fstat(duplicate).st_ino
-        if inode in inodes and inode not in found:
-            found[inode] = socket.socket(fileno=duplicate)
+    def end(self, peer: str) -> None:
+        left = self.open.get(peer, 1) - 1
+        if left > 0:
+            self.open[peer] = left
         else:
-            os.close(duplicate)
-    return found
+            self.open.pop(peer, None)
+            self.last_ended[peer] = time.monotonic()
+
+    def keep(self, present: set[str]) -> None:
+        """Forget the connections that are no longer open."""
+        self.called &= present
+        for gone in [peer for peer in self.last_ended if peer not in present]:
+            del self.last_ended[gone]
 
 
-def shed(groups: Iterable[set[int]], per_address: int) -> int:
-    """Shut this process's connections past ``per_address`` in each group, those silent the longest first (a
-    client's busy connections keep working); how many were shut."""
-    shut = 0
-    for inodes in groups:
-        owned = owned_sockets(inodes)
-        try:
-            by_silence = sorted(owned.values(), key=silent_for_ms)
-            for sock in by_silence[per_address:]:
-                with contextlib.suppress(OSError):
-                    sock.shutdown(socket.SHUT_RDWR)
-                    shut += 1
-        finally:
-            for sock in owned.values():
-                sock.close()
-    return shut
+@dataclass(frozen=True)
+class Policy:
+    """What a port's guard enforces; None: no such cap."""
+
+    cap: int | None  #: connections on the port
+    per_address: int | None  #: connections of one client group
+    quiet_seconds: float  #: how long a connection that never made a call may stay
+    idle_seconds: float  #: how long a connection with no call open may stay after its last one
+
+    @property
+    def headroom(self) -> int:
+        """Places kept free below the cap for newcomers: gRPC refuses a connection past its cap before any code
+        of ours sees it, so the guard makes room ahead, at the expense of connections that never called."""
+        return 0 if self.cap is None else max(4, self.cap // 50)
+
+
+def victims(
+    found: Sequence[Connection], activity: Activity, first_seen: dict[str, float], now: float, policy: Policy
+) -> list[Connection]:
+    """The connections to shut:
+
+    * those that never made a call within ``quiet_seconds`` of being first seen (a preface, then nothing);
+    * a client group's surplus past ``per_address``: those with no call open first, then those silent longest
+      (a spectator's or a waiting session's connection is busy, whatever its silence);
+    * while the port is within its headroom of the cap, the longest silent of those that never made a call.
+    """
+    chosen: dict[int, Connection] = {}
+    quiet = [c for c in found if c.peer not in activity.called]
+    for connection in quiet:
+        if now - first_seen.get(connection.peer, now) >= policy.quiet_seconds:
+            chosen[connection.inode] = connection
+    if policy.per_address is not None:
+        groups: dict[str, list[Connection]] = {}
+        for connection in found:
+            groups.setdefault(client_group(connection.address), []).append(connection)
+        for members in groups.values():
+            if len(members) > policy.per_address:
+                members.sort(key=lambda c: (c.peer not in activity.open, c.silent_ms))
+                chosen.update((c.inode, c) for c in members[policy.per_address :])
+    if policy.cap is not None:
+        surplus = len(found) - len(chosen) - (policy.cap - policy.headroom)
+        if surplus > 0:
+            spare = sorted((c for c in quiet if c.inode not in chosen), key=lambda c: -c.silent_ms)
+            chosen.update((c.inode, c) for c in spare[:surplus])
+    return list(chosen.values())
+
+
+def shut(sockets: Iterable[socket.socket]) -> int:
+    """Shut ``sockets`` both ways (their server sees them end and closes them); how many could be."""
+    done = 0
+    for sock in sockets:
+        with contextlib.suppress(OSError):
+            sock.shutdown(socket.SHUT_RDWR)
+            done += 1
+    return done
 
 
 class GrpcConnectionGuard:
-    """Holds each client address to ``per_address`` connections of this process on the gRPC port, by shutting
-    those past it, the longest silent first. The kernel's table of the port (one read) finds the crowded
-    addresses; only for those does the guard look at which connections are its own. Off where
-    ``/proc/net/tcp`` does not exist (not Linux)."""
+    """Enforces a :class:`Policy` on the gRPC port, whose connections gRPC's core accepts itself: once a second
+    (ten times a second while it is shedding) it reads the port's connections from the kernel's socket
+    diagnostics off the event loop (:func:`~truco.server.socket_diag.connections`, in a thread), chooses
+    (:func:`victims`, from what the door told :class:`Activity`) and shuts the chosen ones this process holds.
+    Off where the kernel has no such tables (not Linux)."""
 
-    def __init__(self, port: int, per_address: int, refused: Callable[[int], None]) -> None:
+    def __init__(self, port: int, policy: Policy, activity: Activity, refused: Callable[[str, int], None]) -> None:
         self.port = port
-        self.per_address = per_address
+        self.policy = policy
+        self.activity = activity
         self._refused = refused
+        self._first_seen: dict[str, float] = {}
+        self._foreign: set[int] = set()
+        """Inodes of connections another process holds (a worker sharing the port): never ours to shut."""
         self._task: asyncio.Task[None] | None = None
         self._log = structlog.get_logger("truco.server.connections")
 
@@ -347,18 +418,33 @@ class GrpcConnectionGuard:
                 await self._task
             self._task = None
 
-    def check(self) -> int:
-        """One look: shut this process's connections past the cap; how many."""
-        groups = crowded(established(self.port), self.per_address)
-        shut = shed(groups, self.per_address) if groups else 0
-        if shut:
-            self._refused(shut)
-        return shut
+    async def check(self) -> int:
+        """One look: shut this process's connections the policy chooses; how many."""
+        found = await asyncio.to_thread(socket_diag.connections, self.port)
+        now = time.monotonic()
+        present = {connection.peer for connection in found}
+        self.activity.keep(present)
+        first_seen = {peer: self._first_seen.get(peer, now) for peer in present}
+        self._first_seen = first_seen
+        self._foreign &= {connection.inode for connection in found}
+        mine = [connection for connection in found if connection.inode not in self._foreign]
+        chosen = victims(mine, self.activity, first_seen, now, self.policy)
+        if not chosen:
+            return 0
+        done = await asyncio.to_thread(self._shut, [connection.inode for connection in chosen])
+        if done:
+            self._refused("evicted", done)
+        return done
+
+    def _shut(self, inodes: list[int]) -> int:
+        done, foreign = socket_diag.shut_owned(inodes)
+        self._foreign |= foreign
+        return done
 
     async def _run(self) -> None:
         while True:
             try:
-                busy = self.check() > 0
+                busy = await self.check() > 0
             except Exception:  # never let the guard die: it is the only per-address cap on the port
                 self._log.warning("connection guard failed", exc_info=True)
                 busy = False
@@ -366,17 +452,19 @@ class GrpcConnectionGuard:
 
 
 __all__ = [
+    "Activity",
     "ConnectionCounts",
     "ConnectionLimits",
     "ConnectionPlan",
     "GrpcConnectionGuard",
     "GuardedListener",
+    "Policy",
     "client_group",
-    "crowded",
-    "established",
     "grpc_options",
+    "health_options",
     "open_descriptors",
     "plan",
     "raise_open_files_limit",
-    "shed",
+    "shut",
+    "victims",
 ]

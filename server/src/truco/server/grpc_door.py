@@ -21,6 +21,7 @@ import grpc
 from google.rpc import status_pb2
 from grpc_status import rpc_status
 
+from .connections import Activity
 from .errors import Code, ServiceError, rich_details
 from .pipeline import Call, Malformed, Metadata, Method, Observer, Pipeline, Reply
 
@@ -57,8 +58,10 @@ def _serialize(reply: Reply) -> bytes:
 class GrpcDoor(grpc.aio.ServerInterceptor):
     """Serves ``methods`` through ``pipeline``; observes every other method of the server."""
 
-    def __init__(self, pipeline: Pipeline, methods: Sequence[Method]) -> None:
+    def __init__(self, pipeline: Pipeline, methods: Sequence[Method], activity: Activity | None = None) -> None:
         self.pipeline = pipeline
+        self.activity = activity or Activity()
+        """Told of every call's start and end, by connection: the connection guard's view of who is busy."""
         self.observer: Observer = pipeline.observer
         self._served: dict[str, _Handler] = {method.path: self._handler(method) for method in methods}
         self._observed: dict[str, tuple[_Handler, _Handler]] = {}
@@ -82,12 +85,13 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
         return wrapped[1]
 
     def _handler(self, method: Method) -> _Handler:
-        pipeline = self.pipeline
+        pipeline, activity = self.pipeline, self.activity
         parse = _tolerant(method.request.FromString)
         if method.bidirectional:
 
             async def session(requests: AsyncIterator[Any], context: _Context) -> AsyncIterator[Any]:
                 call = Call(method, "grpc", _metadata(context), context.peer())
+                activity.begin(call.peer)
                 try:
                     # aclosing: a cancelled call releases its watch slot now, not when the collector finds it.
                     async with contextlib.aclosing(pipeline.session(call, requests)) as messages:
@@ -95,27 +99,35 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
                             yield message
                 except ServiceError as error:
                     await context.abort_with_status(status_of(error))
+                finally:
+                    activity.end(call.peer)
 
             return grpc.stream_stream_rpc_method_handler(session, parse, _serialize)
         if method.streaming:
 
             async def stream(request: Any, context: _Context) -> AsyncIterator[Any]:
                 call = Call(method, "grpc", _metadata(context), context.peer())
+                activity.begin(call.peer)
                 try:
                     async for message in pipeline.stream(call, request):
                         yield message
                 except ServiceError as error:
                     await context.abort_with_status(status_of(error))
+                finally:
+                    activity.end(call.peer)
 
             return grpc.unary_stream_rpc_method_handler(stream, parse, _serialize)
 
         async def unary(request: Any, context: _Context) -> Reply:
             call = Call(method, "grpc", _metadata(context), context.peer())
+            activity.begin(call.peer)
             try:
                 return await pipeline.unary(call, request)
             except ServiceError as error:
                 await context.abort_with_status(status_of(error))
                 raise  # abort_with_status always raises
+            finally:
+                activity.end(call.peer)
 
         return grpc.unary_unary_rpc_method_handler(unary, parse, _serialize)
 
@@ -130,9 +142,7 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
                 with self._observing(meters, (service, name), request, context):
                     return await native(request, context)
 
-            return grpc.unary_unary_rpc_method_handler(
-                unary, handler.request_deserializer, handler.response_serializer
-            )
+            return grpc.unary_unary_rpc_method_handler(unary, handler.request_deserializer, handler.response_serializer)
         if handler.unary_stream is not None and not inspect.isasyncgenfunction(handler.unary_stream):
             # A stream written as a coroutine that calls ``context.write`` (health's Watch).
             meters = self.observer.meters("server_stream", service, name, "grpc")
@@ -148,20 +158,32 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
         return handler  # reflection's bidirectional stream: served as it is
 
     def _observing(self, meters: Any, labels: tuple[str, str], request: Any, context: _Context) -> _Observation:
-        return _Observation(self.observer, meters, labels, request, context)
+        return _Observation(self.observer, self.activity, meters, labels, request, context)
 
 
 class _Observation:
     """Times one native call and counts it with the status its handler set."""
 
-    def __init__(self, observer: Observer, meters: Any, labels: tuple[str, str], request: Any, context: _Context):
+    def __init__(
+        self,
+        observer: Observer,
+        activity: Activity,
+        meters: Any,
+        labels: tuple[str, str],
+        request: Any,
+        context: _Context,
+    ):
         self.observer, self.meters, self.labels, self.request, self.context = observer, meters, labels, request, context
+        self.activity = activity
+        self.peer = context.peer()
 
     def __enter__(self) -> None:
         self.meters.started.inc()
         self.started = time.perf_counter()
+        self.activity.begin(self.peer)
 
     def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, _: object) -> None:
+        self.activity.end(self.peer)
         code = self.context.code()
         if isinstance(code, grpc.StatusCode):
             status = Code[code.name]

@@ -107,6 +107,27 @@ class Call:
     peer: str  #: the client's address and port as gRPC writes a peer ("ipv4:1.2.3.4:5")
     caller: Caller = ANONYMOUS  #: who the admission found is calling
     seat: int | None = field(default=None)  #: the caller's seat, once its token was read (for the log line)
+    lease: _Lease | None = field(default=None)  #: the slot a bidirectional call's latest message holds
+
+    def settle(self) -> None:
+        """Give back the in-flight slot the latest message of a bidirectional call holds (none: nothing)."""
+        lease, self.lease = self.lease, None
+        if lease is not None:
+            lease.release()
+
+
+class _Lease:
+    """An in-flight slot entered for one message, released once whoever settles it first."""
+
+    __slots__ = ("_slot",)
+
+    def __init__(self, slot: contextlib.AbstractContextManager[None]) -> None:
+        self._slot: contextlib.AbstractContextManager[None] | None = slot
+
+    def release(self) -> None:
+        slot, self._slot = self._slot, None
+        if slot is not None:
+            slot.__exit__(None, None, None)
 
 
 @dataclass(frozen=True)
@@ -255,7 +276,10 @@ class Pipeline:
     async def _later(self, call: Call, first: object, requests: AsyncIterator[object]) -> AsyncGenerator[object]:
         """The call's messages for its handler: each later one admitted as a unary call would be (its key
         looked up again, so a revoked one stops here; the rate charged; the input checked) and holding an
-        in-flight slot of the caller's until the handler asks for the next message."""
+        in-flight slot of the caller's until the handler settles it (:meth:`Call.settle`, once the message is
+        applied) or asks for the next message, whichever comes first. A handler that has to wait for its
+        client after applying a message (a client that does not read) settles first: a waiting call holds no
+        slot."""
         yield first
         method, admission = call.method, self.admission
         async for request in requests:
@@ -270,10 +294,11 @@ class Pipeline:
             except Exception as failure:
                 yield Refused(request, error_for(failure))
                 continue
+            call.lease = _Lease(slot)
             try:
                 yield request
             finally:
-                slot.__exit__(None, None, None)
+                call.settle()
 
     @contextlib.contextmanager
     def _observed(self, call: Call, kind: str, request: object) -> Iterator[_Meters]:

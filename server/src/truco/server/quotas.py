@@ -73,7 +73,9 @@ class ConnectionLimits:
     head_timeout: float = 5.0  #: seconds a web connection may take to send a request head (and idle between)
     body_timeout: float = 10.0  #: seconds a web request may take to send its body, once its head arrived
     handshake_timeout: float = 5.0  #: seconds a gRPC connection may take to start HTTP/2 after connecting
-    idle_timeout: float = 300.0  #: seconds a gRPC connection may stay open with no call in flight
+    idle_timeout: float = 300.0  #: seconds a connection may stay open with no call in flight (both ports)
+    quiet_timeout: float = 20.0
+    """Seconds a connection may stay open without ever making a call (a preface, then nothing), on both ports."""
 
     @classmethod
     def unlimited(cls) -> ConnectionLimits:

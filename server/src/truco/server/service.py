@@ -184,7 +184,7 @@ class GameServicer:
         if start.after_version < 0:
             raise ServiceFailure(ServiceReason.INVALID_VERSION, "start.after_version cannot be negative")
         seat = await self._seat(game_id, call, required=False)
-        session = Session(self.games, start.name, game_id, seat, start.after_version)
+        session = Session(self.games, start.name, game_id, seat, start.after_version, settle=call.settle)
         async with contextlib.aclosing(session.messages(requests)) as out:
             async for message in out:
                 yield message

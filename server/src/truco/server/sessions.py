@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections.abc import AsyncGenerator, AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 
 import structlog
 
@@ -31,13 +31,26 @@ _END = object()
 QUEUED = 32
 """Messages a session holds for a client that does not read: then the watch waits (and sends what it missed in
 one message when it goes on) and no more commands are read (the client's sends wait on HTTP/2 flow control)."""
+STALLED_SECONDS = 60.0
+"""How long a session may stay full (its client reading nothing) before it is ended: long enough for a phone
+that lost its network for a while, short enough that a client that never reads holds its watch slot briefly."""
 
 
 class Session:
     """One PlayGame call, past its ``start``: the game ``name`` (``game_id``) as ``seat`` (None: a spectator,
     whose commands are refused) plays it, from ``after_version``."""
 
-    def __init__(self, games: Games, name: str, game_id: str, seat: int | None, after_version: int) -> None:
+    def __init__(
+        self,
+        games: Games,
+        name: str,
+        game_id: str,
+        seat: int | None,
+        after_version: int,
+        *,
+        settle: Callable[[], None] = lambda: None,
+        stalled_seconds: float | None = None,
+    ) -> None:
         self.games = games
         self.name = name
         self.game_id = game_id
@@ -46,9 +59,14 @@ class Session:
         self.log = structlog.get_logger("truco.server")
         self._out: asyncio.Queue[object] = asyncio.Queue(QUEUED)
         self._applying = asyncio.Lock()
+        self._settle = settle
+        """Gives back the in-flight slot of the command just applied (``pipeline.Call.settle``)."""
+        self._stalled_seconds = STALLED_SECONDS if stalled_seconds is None else stalled_seconds
+        self._reader: asyncio.Task[object] | None = None
 
     async def messages(self, requests: AsyncIterator[object]) -> AsyncGenerator[bytes]:
         """The call's messages (serialized ``PlayGameResponse``\\ s) while ``requests`` brings its commands."""
+        self._reader = asyncio.current_task()
         commands = asyncio.create_task(self._commands(requests), name=f"play-commands {self.name}")
         tasks = (asyncio.create_task(self._watch(), name=f"play-watch {self.name}"), commands)
         try:
@@ -79,18 +97,33 @@ class Session:
                     for message in session_messages(
                         self.name, self.seat, progress.before, progress.after, progress.clocks, self.after_version
                     ):
-                        await self._out.put(message)
-            await self._out.put(_END)
+                        await self._put(message)
+            await self._put(_END)
         except Exception as failure:  # the server stopping, the store failing: the call ends with it
-            await self._out.put(failure)
+            await self._put(failure)
 
     async def _commands(self, requests: AsyncIterator[object]) -> None:
         try:
             async for request in requests:
                 async with self._applying:
-                    await self._out.put(await self._outcome(request))
+                    outcome = await self._outcome(request)
+                # Applied: its slot is given back before the outcome waits for a client that may not read.
+                self._settle()
+                await self._put(outcome)
         except Exception as failure:  # a message that did not parse, a second start: the call ends with it
-            await self._out.put(failure)
+            await self._put(failure)
+
+    async def _put(self, item: object) -> None:
+        """Queue ``item`` for the client; a client that has read nothing for ``stalled_seconds`` while the
+        queue is full is cut off (its call cancelled: it holds its watch slot no longer)."""
+        try:
+            async with asyncio.timeout(self._stalled_seconds):
+                await self._out.put(item)
+        except TimeoutError:
+            self.log.info("session ended", game=self.name, seat=self.seat, why="the client read nothing")
+            if self._reader is not None:
+                self._reader.cancel()
+            raise asyncio.CancelledError from None
 
     async def _outcome(self, request: object) -> bytes:
         """A command's outcome, serialized; a command refused before it was applied is answered the same way."""

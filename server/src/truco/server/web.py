@@ -50,7 +50,7 @@ from starlette.staticfiles import StaticFiles
 from starlette.types import ASGIApp, Receive, Scope, Send
 from starlette.types import Message as ASGIMessage
 
-from .connections import ConnectionCounts, GuardedListener
+from .connections import ConnectionCounts, GuardedListener, Policy
 from .errors import Code, ServiceError, rich_details
 from .pipeline import Call, Malformed, Method, Pipeline
 from .quotas import ConnectionLimits
@@ -73,6 +73,8 @@ game a call is about (for balancers' game affinity)."""
 CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin")
 """Response headers a cross-origin page may read: gRPC-Web's status (Connect puts its errors in the body)."""
 REFLECTION_SERVICE = "grpc.reflection.v1alpha.ServerReflection"
+SWEEP_SECONDS = 1.0
+"""How often the web port looks for connections quiet or idle past their limits."""
 DEFAULT_WEB_ASSETS = Path(__file__).resolve().parents[4] / "web" / "dist"
 """The web table built by Vite in a source checkout (``web/dist``); ``--web-assets`` names another folder."""
 
@@ -466,9 +468,31 @@ class BodyTimeout:
         await self._app(scope, timed_receive, send)
 
 
+class Tracked:
+    """ASGI: tells the listener when each request of a connection begins and ends, so that it knows which
+    connections never made a call and which have none open (:class:`~truco.server.connections.GuardedListener`)."""
+
+    def __init__(self, app: ASGIApp, listener: GuardedListener) -> None:
+        self._app = app
+        self._listener = listener
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+        peer = peer_of(scope)
+        self._listener.called(peer)
+        try:
+            await self._app(scope, receive, send)
+        finally:
+            self._listener.ended(peer)
+
+
 class WebServer:
     """The web port, served by Hypercorn in the running event loop until :meth:`stop`, behind the connection
-    limits (:mod:`truco.server.connections`): a cap per client address and in all, and head and body timeouts."""
+    limits (:mod:`truco.server.connections`): a cap per client address and in all (the connection longest
+    without a call gives way to a newcomer), head and body timeouts, and a sweep of connections that stay
+    without a call."""
 
     def __init__(
         self,
@@ -481,7 +505,8 @@ class WebServer:
         counts: ConnectionCounts,
         refused: Callable[[str], None],
     ) -> None:
-        self.listener = GuardedListener(_listen(host, port), counts, refused)
+        policy = Policy(counts.total_cap, counts.group_cap, connections.quiet_timeout, connections.idle_timeout)
+        self.listener = GuardedListener(_listen(host, port), counts, refused, policy)
         self.port: int = self.listener.getsockname()[1]
         config = _Listening(self.listener)
         config.h2_max_concurrent_streams = limits.max_streams_per_connection
@@ -491,17 +516,26 @@ class WebServer:
         config.errorlog = logging.getLogger("hypercorn.error")
         config.include_server_header = False
         self._config = config
-        self._app = BodyTimeout(app, connections.body_timeout, self.listener)
+        self._app = Tracked(BodyTimeout(app, connections.body_timeout, self.listener), self.listener)
         self._shutdown = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
+        self._sweeper: asyncio.Task[None] | None = None
 
     def start(self) -> None:
         self._task = asyncio.create_task(
             hypercorn_serve(self._app, self._config, shutdown_trigger=self._shutdown.wait, mode="asgi")  # type: ignore[arg-type]
         )
+        self._sweeper = asyncio.create_task(self._sweep(), name="truco-web-sweep")
+
+    async def _sweep(self) -> None:
+        while True:
+            await asyncio.sleep(SWEEP_SECONDS)
+            self.listener.sweep()
 
     async def stop(self) -> None:
         self._shutdown.set()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
         if self._task is not None:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task

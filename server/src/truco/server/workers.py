@@ -124,7 +124,7 @@ def _worker_main(config: ServeConfig, index: int, ready: multiprocessing.connect
     async def run() -> None:
         configure_logging(config.log_format)
         server = await Server.start(config)
-        ready.send((server.port, server.web.port if server.web is not None else None))
+        ready.send((server.port, server.web.port if server.web is not None else None, server.health_port))
         ready.close()
         async with CollectorSchedule():
             await server.wait_for_signal()
@@ -227,8 +227,8 @@ class Supervisor:
     def _on_signal(self, number: int, _frame: object) -> None:
         self.received.append(number)
 
-    def _start_worker(self, index: int, config: ServeConfig) -> tuple[int, int | None]:
-        """Start worker ``index``; return the gRPC and web ports it listens on once it serves."""
+    def _start_worker(self, index: int, config: ServeConfig) -> tuple[int, int | None, int | None]:
+        """Start worker ``index``; return the gRPC, web and health ports it listens on once it serves."""
         receive, send = self.context.Pipe(duplex=False)
         process = self.context.Process(
             target=_worker_main, args=(config, index, send), name=f"truco-worker-{index}", daemon=False
@@ -239,7 +239,7 @@ class Supervisor:
         try:
             if not receive.poll(READY_TIMEOUT_SECONDS):
                 raise WorkersError(f"worker {index} did not start within {READY_TIMEOUT_SECONDS:g} s")
-            ports: tuple[int, int | None] = receive.recv()
+            ports: tuple[int, int | None, int | None] = receive.recv()
         except EOFError:
             process.join(5)
             raise WorkersError(f"worker {index} exited before serving (status {process.exitcode})") from None
@@ -254,9 +254,9 @@ class Supervisor:
         for sig in (signal.SIGTERM, signal.SIGINT):
             signal.signal(sig, self._on_signal)
         os.environ["PROMETHEUS_MULTIPROC_DIR"] = self.metrics_dir
-        port, web_port = self._start_worker(0, self._worker_config())
+        port, web_port, health_port = self._start_worker(0, self._worker_config())
         # The first worker picked any port left at 0; the others join it on the same ports.
-        self.config = replace(self.config, port=port, web_port=web_port)
+        self.config = replace(self.config, port=port, web_port=web_port, health_port=health_port)
         for index in range(1, self.count):
             self._start_worker(index, self._worker_config())
         if self.config.metrics_port is not None:
@@ -345,9 +345,12 @@ def serve_workers(config: ServeConfig, workers: int) -> int:
     metrics = f", metrics on http://localhost:{supervisor.metrics_port}/metrics" if supervisor.metrics_port else ""
     web_port = supervisor.config.web_port
     web = f", web table and Connect/gRPC-Web on http://localhost:{web_port}/" if web_port is not None else ""
+    health_port = supervisor.config.health_port
+    health = f", health checks on port {health_port}" if health_port is not None else ""
     # The first line on standard output names the port, as with one worker, so scripts can start it on port 0.
     print(
-        f"truco serve: listening on port {port} (store {redact(config.store)}, {workers} workers){metrics}{web}",
+        f"truco serve: listening on port {port} (store {redact(config.store)}, {workers} workers)"
+        f"{metrics}{web}{health}",
         flush=True,
     )
     supervisor.supervise()
