@@ -3,15 +3,16 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, cast
 
 import pytest
 
 from truco.engine import MatchState, RuleSet
+from truco.engine import events as ev
 from truco.server.metrics import Metrics
 from truco.server.projections import ENCODINGS
 from truco.server.setups import Setup
-from truco.server.snapshots import Snapshot, Snapshots
+from truco.server.snapshots import Snapshot, Snapshots, weight
 
 from .players import create_game
 from .servers import InProcessServer, LoopThread
@@ -24,7 +25,7 @@ class _Store:
         pass
 
 
-def _snapshots(size: int, finished_size: int) -> Snapshots:
+def _snapshots(size: int, finished_size: int, budget_bytes: int = 1 << 40) -> Snapshots:
     return Snapshots(
         _Store(),  # type: ignore[arg-type]
         ENCODINGS.events,
@@ -34,12 +35,29 @@ def _snapshots(size: int, finished_size: int) -> Snapshots:
         lambda game_id, snapshot: None,
         size=size,
         finished_size=finished_size,
+        budget_bytes=budget_bytes,
     )
 
 
-def _snapshot(seq: int, *, finished: bool = False) -> Snapshot:
+def _snapshot(seq: int, *, finished: bool = False, events: int = 0) -> Snapshot:
     state = MatchState(rules=RuleSet(players=2), winner=0 if finished else None)
-    return Snapshot(Setup(RuleSet(players=2), {}, ()), seq, state, ())
+    held = cast("tuple[ev.Event, ...]", (object(),) * events)  # the cache weighs events by their number only
+    return Snapshot(Setup(RuleSet(players=2), {}, ()), seq, state, held)
+
+
+def test_the_cache_is_bounded_by_what_its_games_weigh() -> None:
+    """A few long matches left half-played cannot take the process's memory: past the byte budget the least
+    recently used games go, whatever their number."""
+    long_match = weight(_snapshot(1, events=800))
+    cache = _snapshots(size=1000, finished_size=1000, budget_bytes=3 * long_match)
+    for game in ("a", "b", "c"):
+        cache.remember(game, _snapshot(1, events=800))
+    assert cache.weight == 3 * long_match
+    cache.remember("d", _snapshot(1, events=800))
+    assert [game for game in "abcd" if cache.cached(game)] == ["b", "c", "d"]
+    cache.remember("b", _snapshot(2, events=1600))  # b grows: the least recently used others make room
+    assert [game for game in "abcd" if cache.cached(game)] == ["b", "d"]
+    assert cache.weight == weight(_snapshot(2, events=1600)) + long_match <= cache.budget_bytes
 
 
 def test_the_cache_keeps_the_games_in_play_and_only_the_latest_finished_games() -> None:

@@ -12,6 +12,7 @@ on as soon as someone watches or views it.
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import time
 import traceback
@@ -36,11 +37,18 @@ for the rest of the step."""
 
 
 class BotTurns:
-    """The games waiting for the server's bots, each queued once until the autoplayer takes it."""
+    """The games waiting for the server's bots, each queued once until the autoplayer takes it.
+
+    Two queues: games a person sits at (a bot rival or partner to move while the person waits) come first, so
+    that however many matches of bots only run, a player's bot answers after at most the decision under way;
+    matches of bots only share what is left, one step each in turn."""
 
     def __init__(self) -> None:
-        self._queue: asyncio.Queue[str] = asyncio.Queue()
+        self._people: collections.deque[str] = collections.deque()
+        self._bots: collections.deque[str] = collections.deque()
         self._queued: set[str] = set()
+        self._ready = asyncio.Event()
+        self._person_waits = asyncio.Event()
         self.closed = False
 
     def offer(self, game_id: str, snapshot: Snapshot) -> None:
@@ -48,12 +56,33 @@ class BotTurns:
         if self.closed or game_id in self._queued or not bots_due(snapshot.state, snapshot.setup):
             return
         self._queued.add(game_id)
-        self._queue.put_nowait(game_id)
+        if bots_only(snapshot.state, snapshot.setup):
+            self._bots.append(game_id)
+        else:
+            self._people.append(game_id)
+            self._person_waits.set()
+        self._ready.set()
 
     async def next(self) -> str:
-        game_id = await self._queue.get()
+        while not (self._people or self._bots):
+            self._ready.clear()
+            await self._ready.wait()
+        game_id = (self._people or self._bots).popleft()
         self._queued.discard(game_id)
         return game_id
+
+    async def rest(self, seconds: float) -> None:
+        """Pause ``seconds``, or less if a game a person sits at is queued meanwhile: the pause keeps matches of
+        bots only from taking the process, never a person waiting for a bot."""
+        if self._people:
+            return
+        self._person_waits.clear()
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(seconds):
+                await self._person_waits.wait()
+
+    def __len__(self) -> int:
+        return len(self._people) + len(self._bots)
 
 
 class Autoplayer:
@@ -86,7 +115,7 @@ class Autoplayer:
                     error=repr(error),
                     traceback="".join(traceback.format_exception(error)),
                 )
-            await asyncio.sleep(max(PAUSE_SECONDS, time.perf_counter() - started - waited))
+            await self.turns.rest(max(PAUSE_SECONDS, time.perf_counter() - started - waited))
 
     async def step(self, game_id: str) -> float:
         """Play one step of a game waiting for bots. Losing the append to another replica or to a seat's move is

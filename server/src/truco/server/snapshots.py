@@ -20,6 +20,7 @@ from truco.engine import events as ev
 from .clocks import ClockBook
 from .encodings import EventCodec
 from .metrics import Metrics
+from .quotas import memory_limit
 from .seats import Seats
 from .setups import LegacySetup, Setup, setup_from_bytes
 from .store.interface import GameLog
@@ -35,6 +36,13 @@ CACHE_ENTRIES = 16_384
 game of two). A move of a game not kept reads its whole log from the store and replays it, so this must exceed the
 games in play on one process by far: the 2,048 kept before were missed on nearly every move past about 2,100
 two-player matches (a quarter more CPU per move at 2,500, bench/README.md)."""
+SNAPSHOT_BYTES = 8 * 1024
+EVENT_BYTES = 320
+"""What a cached game weighs: about this much for its state and views, and this much for each event it keeps
+(measured with tracemalloc: 25-30 KiB for a short two-player match, about 265 KiB for one of 70 hands)."""
+MEMORY_SHARE = 8
+"""The cache may weigh at most an eighth of the memory the process may use (:func:`~.quotas.memory_limit`): a
+few callers leaving long matches half-played cannot fill the process's memory with them."""
 FINISHED_ENTRIES = 1024
 """The most finished games a process keeps, the latest: their last watchers and readers find them, and the cache
 holds the games in play, not every game the process saw end."""
@@ -72,6 +80,7 @@ class Snapshots:
         *,
         size: int = CACHE_ENTRIES,
         finished_size: int = FINISHED_ENTRIES,
+        budget_bytes: int | None = None,
     ) -> None:
         self.store = store
         self._events = events
@@ -80,6 +89,9 @@ class Snapshots:
         self._loaded_hook = loaded
         self.size = size
         self.finished_size = finished_size
+        self.budget_bytes = memory_limit() // MEMORY_SHARE if budget_bytes is None else budget_bytes
+        self.weight = 0
+        """What the cached games weigh together (:func:`weight`)."""
         self._cache: OrderedDict[str, Snapshot] = OrderedDict()
         self._finished: OrderedDict[str, None] = OrderedDict()  # the finished games of _cache, oldest first
         # What makes a cached snapshot current without a store read (see vouches): when it was last checked
@@ -166,6 +178,7 @@ class Snapshots:
         cached = self._cache.get(game_id)
         if cached is None or cached.seq <= snapshot.seq:
             self._cache[game_id] = snapshot
+            self.weight += weight(snapshot) - (weight(cached) if cached is not None else 0)
         else:
             snapshot = cached
         self._cache.move_to_end(game_id)
@@ -174,11 +187,11 @@ class Snapshots:
             self._finished.move_to_end(game_id)
             if len(self._finished) > self.finished_size:
                 self._drop(next(iter(self._finished)))
-        while len(self._cache) > self.size:
+        while len(self._cache) > self.size or (self.weight > self.budget_bytes and len(self._cache) > 1):
             self._drop(next(iter(self._cache)))
 
     def _drop(self, game_id: str) -> None:
-        del self._cache[game_id]
+        self.weight -= weight(self._cache.pop(game_id))
         self._finished.pop(game_id, None)
         self._forget_hearing(game_id)
 
@@ -223,6 +236,11 @@ class Snapshots:
         if game_id not in self._loading:
             self._checked.pop(game_id, None)
             self._heard_seq.pop(game_id, None)
+
+
+def weight(snapshot: Snapshot) -> int:
+    """About how many bytes a cached game holds (:data:`SNAPSHOT_BYTES`, :data:`EVENT_BYTES`)."""
+    return SNAPSHOT_BYTES + EVENT_BYTES * len(snapshot.events)
 
 
 __all__ = ["CACHE_ENTRIES", "FINISHED_ENTRIES", "TRUST_SECONDS", "Snapshot", "Snapshots"]

@@ -1,0 +1,55 @@
+"""The autoplayer's queue: games a person sits at are served before matches of bots only."""
+
+from __future__ import annotations
+
+import asyncio
+
+from truco.engine import MatchState, RuleSet
+from truco.server.autoplayer import BotTurns
+from truco.server.setups import Setup
+from truco.server.snapshots import Snapshot
+
+
+def _snapshot(bots: dict[int, str]) -> Snapshot:
+    """A game waiting for its first deal (the server's move) with these bot seats."""
+    return Snapshot(Setup(RuleSet(players=2), bots, ()), 1, MatchState(rules=RuleSet(players=2)), ())
+
+
+def test_a_game_a_person_sits_at_is_served_before_every_match_of_bots_only() -> None:
+    turns = BotTurns()
+    for number in range(5):
+        turns.offer(f"bots-{number}", _snapshot({0: "expert", 1: "expert"}))
+    turns.offer("bots-0", _snapshot({0: "expert", 1: "expert"}))  # queued once
+    turns.offer("person", _snapshot({1: "expert"}))
+
+    async def order() -> list[str]:
+        return [await turns.next() for _ in range(len(turns))]
+
+    assert asyncio.run(order()) == ["person", "bots-0", "bots-1", "bots-2", "bots-3", "bots-4"]
+
+
+def test_the_autoplayer_waits_for_a_game_offered_later() -> None:
+    async def scenario() -> str:
+        turns = BotTurns()
+        waiting = asyncio.ensure_future(turns.next())
+        await asyncio.sleep(0)
+        assert not waiting.done()
+        turns.offer("later", _snapshot({1: "expert"}))
+        return await asyncio.wait_for(waiting, 5)
+
+    assert asyncio.run(scenario()) == "later"
+
+
+def test_a_pause_for_matches_of_bots_only_ends_when_a_person_waits() -> None:
+    async def scenario() -> tuple[bool, bool]:
+        turns = BotTurns()
+        pause = asyncio.ensure_future(turns.rest(3600.0))
+        await asyncio.sleep(0)
+        turns.offer("bots", _snapshot({0: "expert", 1: "expert"}))
+        await asyncio.sleep(0)
+        paused_for_bots = not pause.done()
+        turns.offer("person", _snapshot({1: "expert"}))
+        await asyncio.wait_for(pause, 5)
+        return paused_for_bots, pause.done()
+
+    assert asyncio.run(scenario()) == (True, True)
