@@ -637,6 +637,11 @@ def test_a_private_game_is_joined_and_watched_only_with_its_apps_key(
             assert fails(lambda o=outsider, v=view: games.GetGameView(v, metadata=o)).kind == not_found
             get = game_service_pb2.GetGameRequest(name=private.name)
             assert fails(lambda o=outsider, g=get: games.GetGame(g, metadata=o)).kind == not_found
+            # A made-up token tells the private game from a missing one no better: NOT_FOUND both.
+            invented = (*outsider, *bearer_of("made-up-token-" + "0" * 40))
+            for name in (private.name, "games/" + "0" * 32):
+                asked = game_service_pb2.GetGameViewRequest(name=name)
+                assert fails(lambda m=invented, a=asked: games.GetGameView(a, metadata=m)).kind == not_found
         # The public game is anyone's to join and watch; the private one its app's.
         games.JoinGame(join_request(public.name), metadata=keyed(bob), timeout=TIMEOUT)
         joined = games.JoinGame(join_request(private.name), metadata=keyed(alice), timeout=TIMEOUT)

@@ -341,6 +341,23 @@ def test_the_web_table_is_served_at_the_root(server: WebServer) -> None:
     assert _post(f"{server.url}/nothing-here.js", b"", {}, method="GET")[0] == 404
 
 
+def test_every_web_response_carries_the_security_headers(server: WebServer) -> None:
+    """Seat tokens and the API key live in the page's storage: only the table's own scripts may run there, and
+    no other site may frame it, on every response (the page, a 404, an RPC's answer or error)."""
+    evaluate = f"{server.url}/truco.v1.RulesService/EvaluateHand"
+    answers = [
+        _post(f"{server.url}/", b"", {}, method="GET"),
+        _post(f"{server.url}/nothing-here.js", b"", {}, method="GET"),
+        _post(evaluate, b"{}", {"content-type": "application/json"}),
+        _post(evaluate, b"\xff", {"content-type": "application/proto"}),
+    ]
+    for _, headers, _ in answers:
+        policy = dict(item.strip().split(" ", 1) for item in headers["content-security-policy"].split(";"))
+        assert policy["script-src"] == "'self'" and policy["frame-ancestors"] == "'none'"
+        assert policy["object-src"] == "'none'" and policy["base-uri"] == "'none'"
+        assert headers["x-content-type-options"] == "nosniff" and headers["referrer-policy"] == "no-referrer"
+
+
 async def test_a_sena_sent_during_a_watch_reaches_the_partner_live(server: WebServer) -> None:
     """A seña keeps the public version, yet one sent while the partner's watch runs is streamed at once (not
     only with the next move); a spectator's watch never carries it."""

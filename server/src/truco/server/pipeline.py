@@ -39,6 +39,8 @@ from .metrics import Metrics
 from .reasons import ServiceReason
 
 HEALTH_SERVICE = "grpc.health.v1.Health"
+REFUSALS_LOGGED_PER_SECOND = 10.0
+"""Log lines a process writes a second, at most, for calls and commands refused past a quota."""
 Metadata = Sequence[tuple[str, str | bytes]]
 Reply = Message | bytes
 """What a unary handler answers: the response message, or its bytes when they were serialized already (a move's
@@ -172,6 +174,32 @@ class _Meters:
     handled: dict[Code, Any]
 
 
+class Sampler:
+    """At most ``per_second`` log lines a second (bursts of as many), each telling how many were left out since
+    the last: a flood of refused calls is counted in metrics, not written out line by line."""
+
+    def __init__(
+        self, per_second: float = REFUSALS_LOGGED_PER_SECOND, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        self.per_second = per_second
+        self._clock = clock
+        self._tokens = per_second
+        self._updated = clock()
+        self.skipped = 0
+
+    def take(self) -> int | None:
+        """None: leave this line out; else log it, with the number of lines left out before it."""
+        now = self._clock()
+        self._tokens = min(self.per_second, self._tokens + (now - self._updated) * self.per_second)
+        self._updated = now
+        if self._tokens < 1.0:
+            self.skipped += 1
+            return None
+        self._tokens -= 1.0
+        skipped, self.skipped = self.skipped, 0
+        return skipped
+
+
 class Observer:
     """Counts, times and logs calls: the metrics of gRPC servers (``grpc_server_*``) labelled with the protocol,
     and one log line per call (none for a health check that succeeded: probes would drown the log)."""
@@ -180,6 +208,8 @@ class Observer:
         self.metrics = metrics
         self.log = structlog.get_logger("truco.server")
         self._meters: dict[tuple[str, str, str, str], _Meters] = {}
+        self.refusals = Sampler()
+        """Calls refused past a quota are logged at most so often (a flood would otherwise fill the disk)."""
 
     def meters(self, kind: str, service: str, method: str, protocol: str) -> _Meters:
         """One method's metric children, looked up once (``labels()`` takes a lock and hashes on every call)."""
@@ -211,6 +241,13 @@ class Observer:
         meters.seconds.observe(elapsed)
         if service == HEALTH_SERVICE and code is Code.OK:
             return
+        extra: dict[str, object] = {}
+        if code is Code.RESOURCE_EXHAUSTED:
+            skipped = self.refusals.take()
+            if skipped is None:
+                return
+            if skipped:
+                extra["refusals_not_logged"] = skipped
         self.log.info(
             "rpc",
             method=f"{service}/{method}",
@@ -219,6 +256,7 @@ class Observer:
             latency_ms=round(elapsed * 1000, 3),
             seat=seat,
             **request_fields(request),
+            **extra,
         )
 
 
@@ -349,6 +387,7 @@ __all__ = [
     "Pipeline",
     "Refused",
     "Reply",
+    "Sampler",
     "methods_of",
     "request_fields",
 ]

@@ -66,7 +66,14 @@ class GameServicer:
     async def _seat(self, game_id: str, call: Call, *, required: bool) -> int | None:
         """The caller's seat (its token's); None for a spectator, who sees only the games its API key may."""
         token = bearer_token(call.metadata)
-        seat = await self.games.caller_seat(game_id, token, required=required)
+        try:
+            seat = await self.games.caller_seat(game_id, token, required=required)
+        except ServiceFailure as failure:
+            if failure.reason is ServiceReason.TOKEN_NOT_FOR_GAME:
+                # A game the caller may not see does not exist for it, whatever token it makes up: answering
+                # PERMISSION_DENIED here and NOT_FOUND for a missing game would tell private games apart.
+                await self.games.require_visible(game_id, call.caller.owner)
+            raise
         call.seat = seat
         if seat is None:
             await self.games.require_visible(game_id, call.caller.owner)

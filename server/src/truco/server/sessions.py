@@ -20,9 +20,9 @@ import structlog
 from truco.wire.v1 import game_service_pb2 as gs
 
 from . import messages
-from .errors import ServiceError, command_error, error_for
+from .errors import Code, ServiceError, command_error, error_for
 from .games import Games, Move
-from .pipeline import Refused
+from .pipeline import Refused, Sampler
 from .projections import session_messages
 from .reasons import ServiceFailure, ServiceReason
 
@@ -34,6 +34,10 @@ one message when it goes on) and no more commands are read (the client's sends w
 STALLED_SECONDS = 60.0
 """How long a session may stay full (its client reading nothing) before it is ended: long enough for a phone
 that lost its network for a while, short enough that a client that never reads holds its watch slot briefly."""
+
+
+REFUSALS = Sampler()
+"""Session commands refused past a quota are logged at most so often, all sessions of the process together."""
 
 
 class Session:
@@ -162,15 +166,18 @@ class Session:
         return gs.PlayGameResponse(outcome=outcome).SerializeToString()
 
     def _refused(self, request_id: str, error: ServiceError) -> bytes:
-        self.log.info(
-            "command refused",
-            method="truco.v1.GameService/PlayGame",
-            code=error.code.name,
-            reason=error.reason,
-            game=self.name,
-            seat=self.seat,
-            request_id=request_id,
-        )
+        skipped = REFUSALS.take() if error.code is Code.RESOURCE_EXHAUSTED else 0
+        if skipped is not None:
+            self.log.info(
+                "command refused",
+                method="truco.v1.GameService/PlayGame",
+                code=error.code.name,
+                reason=error.reason,
+                game=self.name,
+                seat=self.seat,
+                request_id=request_id,
+                **({"refusals_not_logged": skipped} if skipped else {}),
+            )
         outcome = gs.PlayGameOutcome(request_id=request_id, error=command_error(error))
         return gs.PlayGameResponse(outcome=outcome).SerializeToString()
 

@@ -284,6 +284,41 @@ class ReadableErrors:
         await self._app(scope, receive, sending)
 
 
+SECURITY_HEADERS: tuple[tuple[bytes, bytes], ...] = (
+    (
+        b"content-security-policy",
+        b"default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        b"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
+    ),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+)
+"""Sent with every response of the web port. The web table keeps seat tokens and the API key in the page's
+storage, so no script but its own may run there (``script-src 'self'``: an injected one could read them), no
+other site may frame it (clickjacking), and no address leaves in a Referer. Inline styles stay allowed: the
+table sets a few ``style`` attributes, and a style cannot read storage."""
+
+
+class SecurityHeaders:
+    """ASGI: :data:`SECURITY_HEADERS` on every HTTP response (the RPCs' too: a browser may load one as a page)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self._app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self._app(scope, receive, send)
+            return
+
+        async def sending(message: ASGIMessage) -> None:
+            if message["type"] == "http.response.start":
+                message = {**message, "headers": [*message.get("headers", ()), *SECURITY_HEADERS]}
+            await send(message)
+
+        await self._app(scope, receive, sending)
+
+
 class ServiceApp(ConnectASGIApplication[Pipeline]):
     """The Connect, gRPC-Web and gRPC application of one service, its endpoints made from its methods."""
 
@@ -418,7 +453,7 @@ def build_app(
             expose_headers=list(CORS_EXPOSE_HEADERS),
             max_age=7200,
         )
-    return app
+    return SecurityHeaders(app)
 
 
 class _Listening(HypercornConfig):
