@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import os
 import pkgutil
 import re
 from pathlib import Path
@@ -95,11 +96,12 @@ SKIPPED = {"node_modules", "build", "dist", "target"}
 
 
 def markdown_files() -> list[Path]:
-    return sorted(
-        path
-        for path in ROOT.rglob("*.md")
-        if not any(part.startswith(".") or part in SKIPPED for part in path.relative_to(ROOT).parts[:-1])
-    )
+    """Every Markdown file of the repository, without walking into hidden, fetched or built folders."""
+    found = []
+    for folder, children, files in os.walk(ROOT):
+        children[:] = [child for child in children if not child.startswith(".") and child not in SKIPPED]
+        found += [Path(folder) / name for name in files if name.endswith(".md")]
+    return sorted(found)
 
 
 LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
