@@ -152,3 +152,15 @@ def test_a_hook_of_another_origin_is_left_alone(tmp_path: Path) -> None:
     result = subprocess.run([tmp_path / "scripts" / "install-hooks"], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0 and "not ours" in result.stderr
     assert hook.read_text() == "#!/bin/sh\nexit 0\n"
+
+
+@pytest.mark.skipif(shutil.which("git") is None, reason="git is not installed")
+def test_a_copy_inside_another_repository_installs_nothing_there(tmp_path: Path) -> None:
+    """An unpacked or vendored copy of the project leaves the hooks of the repository around it alone."""
+    git(tmp_path, "init", "-q")
+    copy = tmp_path / "vendor" / "truco" / "scripts"
+    copy.mkdir(parents=True)
+    shutil.copy2(INSTALLER, copy / INSTALLER.name)
+    result = subprocess.run([copy / INSTALLER.name], capture_output=True, text=True, timeout=60)
+    assert (result.returncode, result.stderr) == (0, "")
+    assert not (tmp_path / ".git" / "hooks" / "commit-msg").exists()
