@@ -12,7 +12,7 @@ import pytest
 from hypothesis import settings
 
 if TYPE_CHECKING:  # the engine's tests also run where the server is not installed: imported by the fixture
-    from .servers import LoopThread
+    from .servers import LoopThread, Stores
 
 # CI runs are repeatable: the same examples every time (a failure prints its reproduction blob either way).
 # Locally Hypothesis keeps exploring new examples on each run. HYPOTHESIS_PROFILE picks one explicitly.
@@ -21,6 +21,8 @@ settings.register_profile("dev", print_blob=True)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev"))
 
 POSTGRES_CLUSTER_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres-test-cluster.sh"
+STORE_BACKENDS = ("sqlite", "postgres")
+"""The event stores the ``stores`` fixture runs a module's tests on, once each (servers.BACKENDS)."""
 
 
 @pytest.fixture(scope="module")
@@ -31,6 +33,42 @@ def loop() -> Iterator[LoopThread]:
     thread = LoopThread()
     yield thread
     thread.close()
+
+
+@pytest.fixture(scope="module")
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The module's in-process servers log through structlog into this file (which its tests may read), not to
+    pytest's captured stdout. A module whose every test starts servers uses it with ``pytest.mark.usefixtures``."""
+    import logging
+
+    import structlog
+
+    path = tmp_path_factory.mktemp("server-logs") / "in-process-servers.log"
+    saved = structlog.get_config()
+    with path.open("w") as sink:
+        structlog.configure(
+            processors=[structlog.processors.add_log_level, structlog.processors.JSONRenderer()],
+            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+            logger_factory=structlog.PrintLoggerFactory(sink),
+            cache_logger_on_first_use=False,
+        )
+        try:
+            yield path
+        finally:
+            structlog.configure(**saved)
+
+
+@pytest.fixture(scope="module", params=STORE_BACKENDS)
+def stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stores]:
+    """The module's store backend, one per run of its tests: a folder of SQLite files, or PostgreSQL databases
+    made through the session's ``postgres_url`` (skipped without PostgreSQL, except in CI); dropped after."""
+    from .servers import Stores
+
+    backend: str = request.param
+    admin = request.getfixturevalue("postgres_url") if backend == "postgres" else None
+    made = Stores(backend, tmp_path_factory.mktemp(f"stores-{backend}"), admin)
+    yield made
+    made.drop_all()
 
 
 @pytest.fixture(scope="session")

@@ -4,6 +4,7 @@ alone, installed into an empty virtual environment, plays a match to its end."""
 from __future__ import annotations
 
 import ast
+import json
 import re
 import shutil
 import subprocess
@@ -49,6 +50,11 @@ WIRE += ("connectrpc", "protobuf")
 TERMINAL = ("truco.engine", "truco.bots", "truco_client", "truco.wire", "truco.terminal", "grpc")
 """What the terminal client (truco-terminal) may import: its distribution's dependencies and itself."""
 
+CLI_CLIENTS = ("truco.cli.main", "truco.cli.remote_seat")
+"""The modules of truco.cli that may import the terminal client or the SDK, which truco-server does not require:
+main adopts ``play`` and ``selfplay`` when truco-terminal is installed, remote_seat is a client process that
+``truco arena`` starts only when the SDK is."""
+
 
 def within(name: str, *prefixes: str) -> bool:
     return any(name == prefix or name.startswith(prefix + ".") for prefix in prefixes)
@@ -76,6 +82,9 @@ def refusal(module: str, imported: str) -> str | None:
     elif within(module, "truco.terminal"):
         if not (stdlib or within(imported, *TERMINAL)):
             return "the terminal client is a client: the engine, the bots, the SDK and truco.wire, never the server"
+    elif within(module, "truco.cli"):
+        if within(imported, "truco.terminal", "truco_client") and module not in CLI_CLIENTS:
+            return "truco-server installs without the terminal client and the SDK (its `play` extra)"
     elif within(module, "truco.server"):
         if within(imported, "truco.cli", "truco.terminal"):
             return "the server never imports the command line"
@@ -212,6 +221,8 @@ def test_every_package_imports_only_what_its_layer_may() -> None:
         ("truco.terminal.commands", "import psycopg", "psycopg"),
         ("truco.server.app", "from truco.terminal.commandline import UsageError", "truco.terminal.commandline"),
         ("truco.server.games", "from . import messages", "truco.server.messages"),
+        ("truco.cli.simulate", "from truco.terminal.commandline import positive", "truco.terminal.commandline"),
+        ("truco.cli.arena", "from truco_client.v1 import game_service_pb2_grpc", "truco_client.v1"),
         ("truco.server.snapshots", "from .pipeline import Call", "truco.server.pipeline"),
     ],
 )
@@ -309,7 +320,7 @@ def test_the_terminal_client_installs_and_runs_without_the_server() -> None:
     needed = requirements("truco-terminal")
     assert {"truco-engine", "truco-bots", "truco-client", "truco-wire", "grpcio", "protobuf"} <= needed
     assert not needed & SERVER_ONLY, needed & SERVER_ONLY
-    assert {"truco-terminal", "truco-wire"} <= requirements("truco-server")
+    assert "truco-wire" in requirements("truco-server")
     script = (
         "import sys; import truco.terminal.main, truco.terminal.play, truco.terminal.selfplay;"
         "print(sorted({m.split('.')[0] for m in sys.modules} | {m for m in sys.modules if m.startswith('truco.')}))"
@@ -324,3 +335,84 @@ def test_the_terminal_client_installs_and_runs_without_the_server() -> None:
             [Path(sys.executable).parent / "truco", command, "--help"], capture_output=True, text=True, timeout=60
         )
         assert own.stdout.split("options:")[1] == server.stdout.split("options:")[1]
+
+
+def test_the_server_installs_and_its_commands_run_without_the_sdk_and_the_terminal() -> None:
+    """truco-server requires neither truco-client nor truco-terminal (they are its ``play`` extra); with both
+    absent, ``truco`` offers every command but ``play`` and ``selfplay``, ``truco arena``'s remote bots say what
+    is missing in one line, and the service loads without them."""
+    needed = requirements("truco-server")
+    assert {"truco-engine", "truco-bots", "truco-wire", "grpcio", "psycopg"} <= needed
+    assert not needed & {"truco-client", "truco-terminal"}, needed & {"truco-client", "truco-terminal"}
+    script = """if True:
+        import json, sys
+        sys.modules["truco_client"] = sys.modules["truco.terminal"] = None  # as if not installed: imports fail
+        from truco.cli import main
+        import truco.server.app
+        commands = next(a for a in main.parser()._actions if a.dest == "command").choices
+        arena = main.main(["arena", "remote:random", "heuristic", "--matches", "2"])
+        loaded = sorted(m for m in sys.modules if m.startswith(("truco_client.", "truco.terminal.")))
+        print(json.dumps({"commands": sorted(commands), "arena": arena, "loaded": loaded}))
+    """
+    ran = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120)
+    assert ran.returncode == 0, ran.stderr
+    assert json.loads(ran.stdout) == {
+        "commands": ["arena", "eval", "gc", "keys", "serve", "simulate"],
+        "arena": 2,
+        "loaded": [],
+    }
+    assert ran.stderr == (
+        "truco arena: 'remote:random' plays through the Python SDK, not installed: pip install 'truco-server[play]'\n"
+    )
+
+
+def test_truco_offers_the_terminal_clients_commands_when_it_is_installed() -> None:
+    commands = subprocess.run(
+        [Path(sys.executable).parent / "truco", "--help"], capture_output=True, text=True, timeout=60, check=True
+    )
+    assert "play" in commands.stdout and "selfplay" in commands.stdout
+
+
+ARCHITECTURE = ROOT / "docs" / "architecture.md"
+
+
+def declared_in_table(text: str) -> dict[str, dict[str, set[str]]]:
+    """Each distribution of the package table (docs/architecture.md) and what it declares: its dependencies
+    under "", each extra's under the extra's name."""
+    section = text.split("## Packages and what they may import", 1)[1].split("\n## ", 1)[0]
+    rows = [line for line in section.splitlines() if line.startswith("|")][2:]  # past the header and its rule
+    declared: dict[str, dict[str, set[str]]] = {}
+    for row in rows:
+        cells = [cell.strip() for cell in row.strip("|").split("|")]
+        distribution = declared.setdefault(cells[1].strip("`"), {"": set()})
+        for part in cells[3].split(";"):
+            extra = re.match(r"\s*extra `([^`]+)`:", part)
+            names = set(re.findall(r"`([^`]+)`", part[extra.end() :] if extra else part))
+            distribution.setdefault(extra[1] if extra else "", set()).update(names)
+    return declared
+
+
+def declared_in_pyproject(distribution: str) -> dict[str, set[str]]:
+    """What ``distribution``'s pyproject.toml declares, by name (versions, markers and extras left out)."""
+    import tomllib
+
+    project = tomllib.loads((DISTRIBUTIONS[distribution] / "pyproject.toml").read_text())["project"]
+    groups = {"": project.get("dependencies", []), **project.get("optional-dependencies", {})}
+    name = re.compile(r"[\s\[<>=!~;]")
+    return {extra: {name.split(r, maxsplit=1)[0].lower() for r in group} for extra, group in groups.items()}
+
+
+def test_the_package_table_is_what_each_distribution_declares() -> None:
+    """docs/architecture.md's table is the one place that says what each distribution depends on."""
+    table = declared_in_table(ARCHITECTURE.read_text())
+    assert set(table) == set(DISTRIBUTIONS)
+    assert {name: declared_in_pyproject(name) for name in DISTRIBUTIONS} == table
+
+
+def test_a_table_that_disagrees_with_a_pyproject_is_caught() -> None:
+    text = ARCHITECTURE.read_text()
+    table = declared_in_table(text)
+    assert table["truco-server"]["play"] == {"truco-terminal", "truco-client"}
+    assert table["truco-engine"] == {"": set()}
+    dropped = declared_in_table(text.replace("| `truco-engine`, `protobuf` |", "| `truco-engine` |"))
+    assert dropped["truco-wire"] != declared_in_pyproject("truco-wire")

@@ -8,23 +8,20 @@ the behaviour it checks needs.
 
 from __future__ import annotations
 
-import logging
 import subprocess
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import grpc
 import pytest
-import structlog
 from google.protobuf.duration_pb2 import Duration
 
 from truco.server.store import open_store
 from truco_client.v1 import events_pb2, game_service_pb2, rules_pb2, views_pb2
 
 from .players import RPC_TIMEOUT, Player, failure_of, join, new_id
-from .servers import BACKENDS, TRUCO, InProcessServer, LoopThread, Stores
+from .servers import TRUCO, InProcessServer, LoopThread, Stores
 from .wire_builders import kind_of
 
 TAKEOVER = game_service_pb2.CLOCK_POLICY_TAKEOVER
@@ -45,6 +42,8 @@ FAST = {"timekeeper_idle": 0.05}
 """Test servers look for other replicas' deadlines every 50 ms (the default is a second)."""
 
 
+pytestmark = pytest.mark.usefixtures("server_log")  # in-process servers log to a file, not stdout
+
 # --- Fixtures ------------------------------------------------------------------------------------------------
 
 
@@ -53,33 +52,6 @@ def server_loop() -> Iterator[LoopThread]:
     loop = LoopThread()
     yield loop
     loop.close()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """In-process servers log through structlog: send their lines to a file, not to pytest's captured stdout."""
-    path = tmp_path_factory.mktemp("clock-logs") / "in-process-servers.log"
-    saved = structlog.get_config()
-    with path.open("w") as sink:
-        structlog.configure(
-            processors=[structlog.processors.add_log_level, structlog.processors.JSONRenderer()],
-            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-            logger_factory=structlog.PrintLoggerFactory(sink),
-            cache_logger_on_first_use=False,
-        )
-        try:
-            yield path
-        finally:
-            structlog.configure(**saved)
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stores]:
-    backend: str = request.param
-    admin = request.getfixturevalue("postgres_url") if backend == "postgres" else None
-    made = Stores(backend, tmp_path_factory.mktemp(f"clocks-{backend}"), admin)
-    yield made
-    made.drop_all()
 
 
 @pytest.fixture(scope="module")

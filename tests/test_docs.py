@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import doctest
 import importlib
+import os
 import pkgutil
 import re
 from pathlib import Path
@@ -88,3 +89,60 @@ def test_the_docs_never_say_a_hand_end_reveals_the_deal(path: Path) -> None:
     for pattern in RETIRED_WORDING:
         match = pattern.search(text)
         assert match is None, f"{path.relative_to(ROOT)}: retired wording {match.group(0)!r}"
+
+
+SKIPPED = {"node_modules", "build", "dist", "target"}
+"""Folders of fetched or built files, whose Markdown is not ours."""
+
+
+def markdown_files() -> list[Path]:
+    """Every Markdown file of the repository, without walking into hidden, fetched or built folders."""
+    found = []
+    for folder, children, files in os.walk(ROOT):
+        children[:] = [child for child in children if not child.startswith(".") and child not in SKIPPED]
+        found += [Path(folder) / name for name in files if name.endswith(".md")]
+    return sorted(found)
+
+
+LINK = re.compile(r"\[[^\]]*\]\(([^)\s]+)\)")
+FENCE = re.compile(r"^```.*?^```", flags=re.MULTILINE | re.DOTALL)
+
+
+def slug(heading: str) -> str:
+    """GitHub's anchor for a heading: lower case, punctuation dropped, spaces made hyphens."""
+    return re.sub(r"[^\w\- ]", "", heading.strip().lower()).replace(" ", "-")
+
+
+def anchors(text: str) -> set[str]:
+    return {slug(line.lstrip("#")) for line in FENCE.sub("", text).splitlines() if line.startswith("#")}
+
+
+def broken_links(path: Path, text: str) -> list[str]:
+    """The relative links of ``text`` (the Markdown of ``path``) whose file, or heading, does not exist."""
+    broken = []
+    for target in LINK.findall(FENCE.sub("", text)):
+        if re.match(r"[a-z]+:", target):  # https:, mailto:: not ours to check offline
+            continue
+        name, _, anchor = target.partition("#")
+        destination = (path.parent / name).resolve() if name else path
+        if not destination.exists():
+            broken.append(f"{target}: no such file")
+        elif anchor and destination.suffix == ".md" and anchor not in anchors(destination.read_text()):
+            broken.append(f"{target}: no heading with that anchor")
+    return broken
+
+
+@pytest.mark.parametrize("path", markdown_files(), ids=lambda path: str(path.relative_to(ROOT)))
+def test_the_docs_links_lead_somewhere(path: Path) -> None:
+    assert broken_links(path, path.read_text()) == []
+
+
+def test_a_broken_link_or_anchor_is_caught() -> None:
+    readme = ROOT / "bench" / "README.md"
+    assert "capacity-model" in anchors(readme.read_text())
+    text = "[ok](journal/README.md) [a](../README.md#benchmarks) [b](nowhere.md) [c](README.md#no-such-heading)"
+    text += " [web](https://example.com/x.md) and [here](#capacity-model)"
+    assert broken_links(readme, text) == [
+        "nowhere.md: no such file",
+        "README.md#no-such-heading: no heading with that anchor",
+    ]

@@ -12,7 +12,6 @@ from __future__ import annotations
 import gc
 import inspect
 import json
-import logging
 import random
 import re
 import threading
@@ -24,7 +23,6 @@ from typing import Any
 
 import grpc
 import pytest
-import structlog
 from google.protobuf.message import Message
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
@@ -62,7 +60,7 @@ from .players import (
     replay,
 )
 from .random_play import Move, play_to_end, play_until, step, unchanged
-from .servers import BACKENDS, InProcessServer, LoopThread, ProcessServer, Stores, wait_until
+from .servers import InProcessServer, LoopThread, ProcessServer, Stores, wait_until
 from .wire_builders import answer, call, card, cards_in, fixed_deal, kind_of, mazo, play, sena, text_of, texts
 
 OK = grpc.StatusCode.OK
@@ -87,6 +85,8 @@ DEAL_2 = fixed_deal(HANDS_2, MUESTRA)
 DEAL_4 = fixed_deal(HANDS_4, MUESTRA)
 
 
+pytestmark = pytest.mark.usefixtures("server_log")  # in-process servers log to a file, not stdout
+
 # --- Fixtures --------------------------------------------------------------------------------------------------
 
 
@@ -95,33 +95,6 @@ def server_loop() -> Iterator[LoopThread]:
     loop = LoopThread()
     yield loop
     loop.close()
-
-
-@pytest.fixture(scope="module", autouse=True)
-def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """In-process servers log through structlog: send their lines to a file, not to pytest's captured stdout."""
-    path = tmp_path_factory.mktemp("e2e-logs") / "in-process-servers.log"
-    saved = structlog.get_config()
-    with path.open("w") as sink:
-        structlog.configure(
-            processors=[structlog.processors.add_log_level, structlog.processors.JSONRenderer()],
-            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-            logger_factory=structlog.PrintLoggerFactory(sink),
-            cache_logger_on_first_use=False,
-        )
-        try:
-            yield path
-        finally:
-            structlog.configure(**saved)
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stores]:
-    backend: str = request.param
-    admin = request.getfixturevalue("postgres_url") if backend == "postgres" else None
-    made = Stores(backend, tmp_path_factory.mktemp(f"e2e-{backend}"), admin)
-    yield made
-    made.drop_all()
 
 
 @pytest.fixture(scope="module")

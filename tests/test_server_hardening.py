@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 import base64
 import json
-import logging
 import os
 import subprocess
 import time
@@ -23,7 +22,6 @@ from typing import Any
 
 import grpc
 import pytest
-import structlog
 from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
@@ -37,7 +35,7 @@ from truco_client.errors import Unauthenticated
 from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, rules_pb2, views_pb2
 
 from .players import Player, create_game, fails, failure_of, join, new_id
-from .servers import BACKENDS, InProcessServer, LoopThread, Stores, wait_until
+from .servers import InProcessServer, LoopThread, Stores, wait_until
 
 INVALID_ARGUMENT = grpc.StatusCode.INVALID_ARGUMENT
 RESOURCE_EXHAUSTED = grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -51,33 +49,6 @@ TIMEOUT = 20.0
 
 
 # --- Fixtures and helpers --------------------------------------------------------------------------------------
-
-
-@pytest.fixture(scope="module")
-def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """In-process servers log through structlog: into a file the tests can read."""
-    path = tmp_path_factory.mktemp("hardening-logs") / "servers.log"
-    saved = structlog.get_config()
-    with path.open("w") as sink:
-        structlog.configure(
-            processors=[structlog.processors.add_log_level, structlog.processors.JSONRenderer()],
-            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-            logger_factory=structlog.PrintLoggerFactory(sink),
-            cache_logger_on_first_use=False,
-        )
-        try:
-            yield path
-        finally:
-            structlog.configure(**saved)
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def stores(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Stores]:
-    backend: str = request.param
-    admin = request.getfixturevalue("postgres_url") if backend == "postgres" else None
-    made = Stores(backend, tmp_path_factory.mktemp(f"hardening-{backend}"), admin)
-    yield made
-    made.drop_all()
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ this process, the time of their decisions.
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import math
 import random
 import shlex
@@ -83,6 +84,8 @@ def contender(spec: str) -> Contender:
         name = spec.removeprefix("remote:")
         if name not in local_names():
             raise ValueError(f"unknown bot {name!r} in {spec!r}; known: {', '.join(local_names())}")
+        if importlib.util.find_spec("truco_client") is None:
+            raise ValueError(f"{spec!r} plays through the Python SDK, not installed: pip install 'truco-server[play]'")
         module: tuple[str, ...] = (sys.executable, "-m", "truco.cli.remote_seat")
         return Contender(spec, None, (*module, "{address}", "{game}", "{seat}", name))
     if spec.startswith("cmd:"):
@@ -223,15 +226,14 @@ class RemoteTable:
         scores (remote bot's team, other team)."""
         import grpc
 
-        from truco.wire.v1 import game_service_pb2
-        from truco_client.v1 import game_service_pb2_grpc
+        from truco.wire.v1 import game_service_pb2 as pb
 
         with grpc.insecure_channel(self.address) as channel:
-            stub = game_service_pb2_grpc.GameServiceStub(channel)
-            game = stub.CreateGame(_paired_game(rules, local, remote_team, deal_seed), timeout=30).game
+            request = _paired_game(rules, local, remote_team, deal_seed)
+            game = _call(channel, "CreateGame", request, pb.CreateGameResponse).game
             seats = [s for s in range(rules.players) if team_of(s) == remote_team]
             self._run_remote(remote, game.name, seats, seed)
-            final = stub.GetGame(game_service_pb2.GetGameRequest(name=game.name), timeout=30).game
+            final = _call(channel, "GetGame", pb.GetGameRequest(name=game.name), pb.GetGameResponse).game
         scores = {s.team: s.points for s in final.scores}
         return scores.get(remote_team, 0), scores.get(1 - remote_team, 0)
 
@@ -256,6 +258,16 @@ class RemoteTable:
                 if process.poll() is None:
                     process.kill()
                     process.wait()
+
+
+def _call(channel: Any, method: str, request: Any, response: Any) -> Any:
+    """One GameService call on truco.wire.v1's messages (truco-server has no generated stubs: they are the SDK's)."""
+    call = channel.unary_unary(
+        f"/truco.v1.GameService/{method}",
+        request_serializer=type(request).SerializeToString,
+        response_deserializer=response.FromString,
+    )
+    return call(request, timeout=30)
 
 
 def _paired_game(rules: RuleSet, local: str, remote_team: int, deal_seed: int) -> Any:
@@ -417,7 +429,8 @@ def register(commands: Any) -> None:
     import argparse
 
     from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
-    from truco.terminal.commandline import positive
+
+    from .commandline import positive
 
     arena = commands.add_parser(
         "arena",
@@ -442,7 +455,7 @@ def register(commands: Any) -> None:
 def _run(args: Any) -> int:
     import json
 
-    from truco.terminal.commandline import UsageError
+    from .commandline import UsageError
 
     options = ArenaOptions(
         first=args.first,

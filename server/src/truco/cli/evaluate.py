@@ -9,7 +9,8 @@ from collections.abc import Sequence
 from typing import TextIO
 
 from truco.engine import Card, CardParseError, HandError, HandEvaluation, evaluate_hand, is_pieza, piezas
-from truco.terminal.commandline import Subcommands, UsageError
+
+from .commandline import Subcommands, UsageError
 
 
 def command(commands: Subcommands) -> None:

@@ -5,8 +5,7 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from truco.terminal.commandline import Subcommands, duration
-
+from .commandline import Subcommands, duration
 from .stores import add_store_option, with_store
 
 if TYPE_CHECKING:

@@ -6,8 +6,7 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from truco.terminal.commandline import Subcommands, UsageError
-
+from .commandline import Subcommands, UsageError
 from .stores import add_store_option, with_store
 
 if TYPE_CHECKING:

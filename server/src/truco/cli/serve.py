@@ -8,8 +8,7 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from truco.terminal.commandline import Subcommands, UsageError, duration, positive
-
+from .commandline import Subcommands, UsageError, duration, positive
 from .stores import add_store_option
 
 if TYPE_CHECKING:

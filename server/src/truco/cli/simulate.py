@@ -33,8 +33,8 @@ from truco.engine.events import HandDealt, HandEnded, PointsScored
 from truco.engine.legal import actors
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
 from truco.engine.state import MatchState, Phase, evolve
-from truco.terminal.commandline import LEVEL_CHOICES, Subcommands, UsageError, levels, positive
 
+from .commandline import LEVEL_CHOICES, Subcommands, UsageError, levels, positive
 from .progress import Progress
 
 BotsMode = Literal["random", "heuristic", "mixed"]

@@ -9,7 +9,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from truco.terminal.commandline import Failure, UsageError
+from .commandline import Failure, UsageError
 
 if TYPE_CHECKING:
     from truco.server.store import EventStore

@@ -6,7 +6,7 @@ pass a threshold. A server's freed objects are mostly old ones (the snapshot a m
 stream sent), so the count barely rises while the young generation fills with everything still waiting: parked
 streams, their awaitables, the newest snapshots. At 850 two-player matches it held 145,000 objects when a
 young collection finally ran, about every 10 s, and each such collection stopped the loop for 50-170 ms,
-longer than the whole budget of a move's p99 (bench/README.md, "The collector on a clock").
+longer than the whole budget of a move's p99 (bench/journal/2026-12-02-collector-on-a-clock.md).
 
 Here the collector is driven by time: the young generation every :data:`YOUNG_SECONDS`, the whole heap every
 :data:`FULL_SECONDS`; what the start allocated (modules, descriptors, connections) is frozen out of its sight.

@@ -158,7 +158,7 @@ class GameServicer:
             raise ServiceFailure(ServiceReason.MALFORMED_REQUEST, "command: set exactly one kind of command")
         command = messages.command_from_pb(request.command, seat)
         result = await self.games.submit(game_id, command, request.expected_version, request.request_id or None)
-        # The reply was encoded once (messages.submit_reply) and stored for replays: it goes out as those bytes.
+        # The reply was encoded once (projections.submit_reply) and stored for replays: it goes out as those bytes.
         return result.reply
 
     async def WatchGame(self, request: gs.WatchGameRequest, call: Call) -> AsyncIterator[bytes]:

@@ -35,7 +35,7 @@ CACHE_ENTRIES = 16_384
 """The most games a process keeps rebuilt: what bounds its memory if many games stop midway (about 25-30 KiB a
 game of two). A move of a game not kept reads its whole log from the store and replays it, so this must exceed the
 games in play on one process by far: the 2,048 kept before were missed on nearly every move past about 2,100
-two-player matches (a quarter more CPU per move at 2,500, bench/README.md)."""
+two-player matches (a quarter more CPU per move at 2,500, bench/journal/2026-12-02-game-cache-knee.md)."""
 SNAPSHOT_BYTES = 8 * 1024
 EVENT_BYTES = 320
 """What a cached game weighs: about this much for its state and views, and this much for each event it keeps

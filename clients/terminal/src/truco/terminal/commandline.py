@@ -1,11 +1,12 @@
-"""What every ``truco`` subcommand shares: one module per command registers itself, and one runner turns any
-failure a user can meet (a typing mistake, a refused call, an unreachable server or store) into a single line
-on standard error and a non-zero exit status, never a traceback.
+"""The command line of ``truco-terminal``: one module per command registers itself, and one runner turns any
+failure a user can meet (a typing mistake, a refused call, an unreachable server) into a single line on standard
+error and a non-zero exit status, never a traceback.
 
 A command is one function that adds its subparser to the program's subparsers and sets ``run`` on it (importing
-what the command needs only when it runs); :func:`build_parser` makes a program of such functions. Both programs
-use it: ``truco-terminal`` (play, selfplay) and the server's ``truco``, which adds its own commands to the same
-two. Adding a command is writing its function and listing it in the program's ``COMMANDS``.
+what the command needs only when it runs); :func:`build_parser` makes a program of such functions. Adding a
+command is writing its function and listing it in :data:`truco.terminal.main.COMMANDS`. The server's ``truco``
+has a command line of its own (truco.cli.commandline, so truco-server needs no client) and adopts ``play`` and
+``selfplay`` from here when this package is installed, their failures explained by :func:`explain_failure`.
 """
 
 from __future__ import annotations
@@ -105,17 +106,6 @@ def one_line(text: str) -> str:
 
 LEVEL_CHOICES = ("beginner", "intermediate", "expert")
 """The bot levels (truco.bots.Level) a command line may choose."""
-
-
-def levels(given: list[str] | None, seats: int) -> list[str]:
-    """``--level`` given once (every bot seat) or once per bot seat. :raises UsageError: for another count."""
-    if not given:
-        return []
-    if len(given) == 1:
-        return given * seats
-    if len(given) != seats:
-        raise UsageError(f"--level: give one level for every bot seat, or one for each of the {seats} bot seats")
-    return given
 
 
 _UNITS = {"s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
