@@ -1,5 +1,5 @@
 # The Truco Uruguayo rules service: `truco serve`, gRPC on 50051, Connect/gRPC-Web/HTTP and the web table on 8080,
-# Prometheus metrics on 9090 (/metrics).
+# Prometheus metrics on 9090 (/metrics), gRPC health checks alone on 50052.
 #
 #   docker build -t truco:0.2.0 .
 #   docker run --rm -p 50051:50051 -p 8080:8080 -p 9090:9090 -v truco-data:/data --stop-timeout 30 truco:0.2.0
@@ -75,7 +75,7 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     TRUCO_WEB_ASSETS=/opt/truco/web \
-    TRUCO_HEALTHCHECK_ADDR=127.0.0.1:50051
+    TRUCO_HEALTHCHECK_ADDR=127.0.0.1:50052
 
 # The SQLite store of a single replica (the default below); scaled out, --store points at PostgreSQL instead.
 # The working directory too, so the server's own relative default (sqlite:///truco.db) also lands there.
@@ -85,13 +85,16 @@ WORKDIR /data
 USER 10001:10001
 
 # 50051 gRPC; 8080 Connect, gRPC-Web and gRPC over HTTP/1.1 and HTTP/2 (browsers, curl) and the web table at /;
-# 9090 Prometheus metrics.
+# 9090 Prometheus metrics. Not 50052, the health port: the HEALTHCHECK below calls it from inside the container,
+# and an orchestrator's probe needs no EXPOSE, while `docker run -P` would publish it to every client. Publish it
+# with `-p 50052:50052` if a checker outside the container needs it.
 EXPOSE 50051 8080 9090
 
-# grpc.health.v1 Check of the overall service (""): NOT_SERVING while the store is unreachable or while
-# shutting down. Set TRUCO_HEALTHCHECK_ADDR when the server is started on another --port.
+# grpc.health.v1 Check of the overall service (""), on the health port (--health-port), which no client traffic
+# can fill: NOT_SERVING while the store is unreachable or while shutting down. Set TRUCO_HEALTHCHECK_ADDR when the
+# server is started on another --health-port.
 HEALTHCHECK --interval=15s --timeout=5s --start-period=30s --retries=3 \
-    CMD ["python", "-c", "import os, sys, grpc; from grpc_health.v1 import health_pb2 as h, health_pb2_grpc as g; channel = grpc.insecure_channel(os.environ.get('TRUCO_HEALTHCHECK_ADDR', '127.0.0.1:50051')); reply = g.HealthStub(channel).Check(h.HealthCheckRequest(service=''), timeout=4); sys.exit(0 if reply.status == h.HealthCheckResponse.SERVING else 1)"]
+    CMD ["python", "-c", "import os, sys, grpc; from grpc_health.v1 import health_pb2 as h, health_pb2_grpc as g; channel = grpc.insecure_channel(os.environ.get('TRUCO_HEALTHCHECK_ADDR', '127.0.0.1:50052')); reply = g.HealthStub(channel).Check(h.HealthCheckRequest(service=''), timeout=4); sys.exit(0 if reply.status == h.HealthCheckResponse.SERVING else 1)"]
 
 # SIGTERM starts the graceful shutdown (in-flight calls get up to 20 s): stop with a timeout above that,
 # `docker stop -t 30` / `docker run --stop-timeout 30` (Docker's default is 10 s).
@@ -100,4 +103,5 @@ STOPSIGNAL SIGTERM
 # A page served from another origin that calls the web port needs that origin allowed: add
 # `--cors-origin https://app.example.com` (repeatable) to the arguments. The web table at / needs nothing.
 ENTRYPOINT ["truco", "serve"]
-CMD ["--store", "sqlite:////data/truco.db", "--port", "50051", "--web-port", "8080", "--metrics-port", "9090"]
+CMD ["--store", "sqlite:////data/truco.db", "--port", "50051", "--web-port", "8080", "--metrics-port", "9090", \
+     "--health-port", "50052"]

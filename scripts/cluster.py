@@ -260,9 +260,11 @@ def start_replica(state: State, index: int, port: int = 0, store: str = "") -> R
     directory = Path(state.directory)
     out_path = directory / f"replica-{index}.out"
     log_path = directory / f"replica-{index}.log"
+    # --health-port 0: the replicas share one host, and gRPC binds with SO_REUSEPORT, so on the default (50052)
+    # every replica, and any other server of this host, would answer one shared port's checks at random.
     command = [
         truco_command(), "serve", "--store", store or state.postgres_url, "--host", HOST, "--port", str(port),
-        "--metrics-port", "0", "--workers", str(state.workers), "--grace", str(SERVER_GRACE),
+        "--metrics-port", "0", "--health-port", "0", "--workers", str(state.workers), "--grace", str(SERVER_GRACE),
         "--log-format", "json", "--no-limits", *state.serve_args,
     ]  # fmt: skip
     env = {**os.environ, "TRUCO_TOKEN_KEY": state.token_key}

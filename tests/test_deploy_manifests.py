@@ -268,15 +268,17 @@ def test_the_kustomization_must_list_every_manifest_but_the_example(changed: Dep
 
 
 def test_a_container_port_that_args_and_image_do_not_serve(changed: Deploy) -> None:
-    _port(changed, "grpc")["containerPort"] = 50052
+    _port(changed, "grpc")["containerPort"] = 50053
     _set_arg(changed, "--web-port", "8081")
+    _set_arg(changed, "--health-port", "50051")
     _expect(
         catalogue.CHECKS["ports agree"],
         changed,
-        "args give --port 50051, its port grpc is 50052",
+        "args give --port 50051, its port grpc is 50053",
         "args give --web-port 8081, its port web is 8080",
-        "Dockerfile: EXPOSE [8080, 9090, 50051], while Deployment/truco serves [8080, 9090, 50052]",
-        "Dockerfile: CMD gives --port 50051, Deployment/truco serves grpc on 50052",
+        "args give --health-port 50051, its port health is 50052",
+        "Dockerfile: EXPOSE [8080, 9090, 50051], while Deployment/truco serves [8080, 9090, 50053]",
+        "Dockerfile: CMD gives --port 50051, Deployment/truco serves grpc on 50053",
     )
 
 
@@ -288,6 +290,16 @@ def test_an_image_that_exposes_or_defaults_to_other_ports(deploy: Deploy) -> Non
         "EXPOSE [9090, 50051], while Deployment/truco serves [8080, 9090, 50051]",
         "CMD gives --web-port None",
     )
+    # The health port is the one port the image must not offer `docker run -P`: clients could fill it.
+    exposed = _dockerfile(deploy, ("EXPOSE 50051 8080 9090", "EXPOSE 50051 8080 9090 50052"))
+    _expect(
+        catalogue.CHECKS["ports agree"],
+        exposed,
+        "EXPOSE [8080, 9090, 50051, 50052], while Deployment/truco serves [8080, 9090, 50051]",
+        "Dockerfile: EXPOSE 50052, the health port, which nothing outside the container should reach",
+    )
+    unset = _dockerfile(deploy, (', \\\n     "--health-port", "50052"]', "]"))
+    _expect(catalogue.CHECKS["ports agree"], unset, "CMD gives --health-port None, Deployment/truco serves health on")
 
 
 def test_a_port_role_the_container_does_not_name(changed: Deploy) -> None:
@@ -295,31 +307,71 @@ def test_a_port_role_the_container_does_not_name(changed: Deploy) -> None:
     _expect(catalogue.CHECKS["ports agree"], changed, "Deployment/truco: no containerPort named 'web'")
 
 
-def test_health_checks_must_be_grpc_on_the_grpc_port(changed: Deploy) -> None:
+def test_health_checks_must_be_grpc_on_the_health_port(changed: Deploy) -> None:
     _container(changed)["readinessProbe"]["grpc"]["port"] = 9090
-    _container(changed)["livenessProbe"] = {"tcpSocket": {"port": 50051}}
+    _container(changed)["livenessProbe"] = {"tcpSocket": {"port": 50052}}
     _expect(
         catalogue.CHECKS["gRPC health checks"],
         changed,
-        "readinessProbe uses port 9090, its grpc port is 50051",
+        "readinessProbe uses port 9090, not the health port (--health-port 50052)",
         "livenessProbe is not a native gRPC probe",
         "livenessProbe also has ['tcpSocket']",
     )
-    elsewhere = _dockerfile(changed, ("TRUCO_HEALTHCHECK_ADDR=127.0.0.1:50051", "TRUCO_HEALTHCHECK_ADDR=127.0.0.1:5"))
-    _expect(catalogue.CHECKS["gRPC health checks"], elsewhere, "calls grpc.health.v1 on [5, 50051]")
+    elsewhere = _dockerfile(changed, ("TRUCO_HEALTHCHECK_ADDR=127.0.0.1:50052", "TRUCO_HEALTHCHECK_ADDR=127.0.0.1:5"))
+    _expect(catalogue.CHECKS["gRPC health checks"], elsewhere, "calls grpc.health.v1 on [5, 50052], the health port")
     without = _dockerfile(changed, ("HEALTHCHECK --interval", "# HEALTHCHECK --interval"))
     _expect(catalogue.CHECKS["gRPC health checks"], without, "no HEALTHCHECK CMD")
 
 
+def test_health_checks_on_the_grpc_port_that_a_flood_fills(changed: Deploy) -> None:
+    """Issue 31: probes and the HEALTHCHECK as they were before the health port, all on 50051."""
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        _container(changed)[probe]["grpc"]["port"] = 50051
+    on_grpc = _dockerfile(changed, ("127.0.0.1:50052", "127.0.0.1:50051"))
+    problems = catalogue.run_check(catalogue.CHECKS["gRPC health checks"], on_grpc)
+    assert problems == [
+        *(
+            f"Deployment/truco: {probe} uses port 50051, not the health port (--health-port 50052): the gRPC port, "
+            "which a client flood fills"
+            for probe in ("readinessProbe", "livenessProbe", "startupProbe")
+        ),
+        "Dockerfile: the HEALTHCHECK calls grpc.health.v1 on [50051], the health port is 50052",
+    ]
+
+
+def test_health_checks_without_a_health_port_to_call(changed: Deploy) -> None:
+    _set_arg(changed, "--health-port", None)
+    unset = _dockerfile(changed, ('"--health-port", "50052"', '"--health-port", "0"'))
+    _expect(
+        catalogue.CHECKS["gRPC health checks"],
+        unset,
+        "Deployment/truco: args give --health-port None: no health port out of the clients' reach",
+        "Dockerfile: CMD gives --health-port 0: no health port out of the clients' reach",
+    )
+
+
+def test_health_checks_follow_the_port_the_server_is_told(changed: Deploy) -> None:
+    """The port comes from --health-port, not from a number the check knows: moved everywhere, it passes."""
+    _set_arg(changed, "--health-port", "50060")
+    _port(changed, "health")["containerPort"] = 50060
+    for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
+        _container(changed)[probe]["grpc"]["port"] = 50060
+    moved = _dockerfile(
+        changed, ('"--health-port", "50052"', '"--health-port", "50060"'), ("127.0.0.1:50052", "127.0.0.1:50060")
+    )
+    assert catalogue.run_check(catalogue.CHECKS["gRPC health checks"], moved) == []
+    assert catalogue.run_check(catalogue.CHECKS["ports agree"], moved) == []
+
+
 def test_services_that_target_missing_ports_or_select_nothing(changed: Deploy) -> None:
     _one(changed, "Service", "truco")["spec"]["ports"][2]["targetPort"] = "metric"
-    _one(changed, "Service", "truco-headless")["spec"]["ports"][0]["targetPort"] = 50052
+    _one(changed, "Service", "truco-headless")["spec"]["ports"][0]["targetPort"] = 50053
     _one(changed, "Service", "truco-postgres")["spec"]["selector"]["app.kubernetes.io/component"] = "db"
     _expect(
         catalogue.CHECKS["Services"],
         changed,
         "Service/truco: port metrics targets 'metric', no containerPort of Deployment/truco",
-        "Service/truco-headless: port grpc targets 50052",
+        "Service/truco-headless: port grpc targets 50053",
         "Service/truco: does not publish the server's metrics port",
         "Service/truco-postgres: selects nothing, not exactly one workload",
     )
@@ -336,6 +388,17 @@ def test_services_that_publish_a_port_under_another_name_number_or_protocol(chan
         "Service/truco: publishes the web port as web 80, not web 8080",
         "Service/truco: the grpc port's appProtocol is not kubernetes.io/h2c",
         "Service/truco-headless: publishes the grpc port as h2c 50051, not grpc 50051",
+    )
+
+
+def test_a_service_that_publishes_the_health_port(changed: Deploy) -> None:
+    _one(changed, "Service", "truco")["spec"]["ports"].append({"name": "health", "port": 50052, "targetPort": "health"})
+    _one(changed, "Service", "truco-headless")["spec"]["ports"].append({"name": "probes", "port": 50052})
+    _expect(
+        catalogue.CHECKS["Services"],
+        changed,
+        "Service/truco: publishes the health port, for clients to fill",
+        "Service/truco-headless: publishes the health port, for clients to fill",
     )
 
 
@@ -386,6 +449,15 @@ def test_network_policies_that_block_clients_or_open_the_metrics(changed: Deploy
         "metrics is admitted from anyone",
         "a NetworkPolicy names port 'http', which its pods do not declare",
     )
+
+
+def test_a_network_policy_that_admits_anyone_to_the_health_port(changed: Deploy) -> None:
+    ingress = _one(changed, "NetworkPolicy", "truco-server")["spec"]["ingress"]
+    ingress[1]["ports"].append({"port": 50052, "protocol": "TCP"})  # from the monitoring namespace: allowed
+    assert catalogue.run_check(catalogue.CHECKS["NetworkPolicies"], changed) == []
+    ingress[0]["ports"].append({"port": "health", "protocol": "TCP"})
+    problems = catalogue.run_check(catalogue.CHECKS["NetworkPolicies"], changed)
+    assert problems == ["Deployment/truco: health is admitted from anyone"]
 
 
 def test_network_policies_that_cut_dns_or_open_the_database(changed: Deploy) -> None:

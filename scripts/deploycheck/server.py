@@ -17,12 +17,17 @@ class Role:
     port_name: str  # the containerPort name the Deployment, the Services and the NetworkPolicies use
     flag: str  # the `truco serve` flag that sets it
     public: bool  # reached by clients from anywhere (the metrics port: by Prometheus only)
+    published: bool = True
+    """Reached from outside the pod: published by the Services, admitted by a NetworkPolicy, EXPOSEd by the image.
+    Not the health port: the kubelet's probes come from the pod's own node and the image's HEALTHCHECK from inside
+    the container, and any client able to reach it could fill it as it fills the gRPC port (issue 31)."""
 
 
 GRPC = Role("grpc", "--port", public=True)
 WEB = Role("web", "--web-port", public=True)
 METRICS = Role("metrics", "--metrics-port", public=False)
-ROLES = (GRPC, WEB, METRICS)
+HEALTH = Role("health", "--health-port", public=False, published=False)
+ROLES = (GRPC, WEB, METRICS, HEALTH)
 
 
 def arg_after(args: Sequence[Any], flag: str) -> str | None:

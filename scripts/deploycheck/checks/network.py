@@ -1,7 +1,8 @@
 """NetworkPolicies let clients reach the server's public ports (gRPC, web) from anywhere and only chosen peers
-its metrics port, name only ports the pods declare, let the server reach the database and DNS when its egress
-is restricted, and let nothing but the server reach the in-cluster database (a StatefulSet), on the port its
-pods declare."""
+its metrics port, need not admit its health port but never from anywhere (the kubelet's probes come from the
+pod's own node, which NetworkPolicies always admit; a client that reached it could fill it), name only ports the
+pods declare, let the server reach the database and DNS when its egress is restricted, and let nothing but the
+server reach the in-cluster database (a StatefulSet), on the port its pods declare."""
 
 from __future__ import annotations
 
@@ -69,7 +70,8 @@ def _server_ingress(server: Server, ingress: list[Rule]) -> list[str]:
     for role in ROLES:
         admitting = [rule for rule in ingress if {role.port_name, server.port(role)} & _ports(rule)]
         if not admitting:
-            problems.append(f"{server.name}: no NetworkPolicy ingress rule admits port {role.port_name}")
+            no_rule = f"{server.name}: no NetworkPolicy ingress rule admits port {role.port_name}"
+            problems += [no_rule] if role.published else []
         elif role.public and all(rule.get("from") for rule in admitting):
             problems.append(f"{server.name}: {role.port_name} is admitted only from some peers: clients are anywhere")
         elif not role.public and any(not rule.get("from") for rule in admitting):

@@ -1,6 +1,7 @@
-"""The server's three ports, by role (gRPC, web, metrics), are one number each everywhere: the Deployment's
-containerPort named for the role, the flag its args give `truco serve`, the image's EXPOSE and the flags of its
-CMD (so `docker run` and the cluster serve the same ports)."""
+"""The server's four ports, by role (gRPC, web, metrics, health), are one number each everywhere: the Deployment's
+containerPort named for the role, the flag its args give `truco serve`, the flags of the image's CMD (so
+`docker run` and the cluster serve the same ports) and its EXPOSE, which lists the ports reached from outside the
+container and so never the health port (`docker run -P` would publish it to every client)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,15 @@ def _image_ports(deploy: Deploy, server: Server, numbers: dict[Role, int]) -> li
         return ["Dockerfile: missing, or no FROM"]
     words = [word.partition("/")[0] for i in image.of_kind(final[0], "EXPOSE") for word in i.words]
     exposed = {int(word) for word in words if word.isdigit()}
+    published = {number for role, number in numbers.items() if role.published}
     problems = []
-    if exposed != set(numbers.values()):
-        problems.append(f"Dockerfile: EXPOSE {sorted(exposed)}, while {server.name} serves {sorted(numbers.values())}")
+    if exposed != published:
+        problems.append(f"Dockerfile: EXPOSE {sorted(exposed)}, while {server.name} serves {sorted(published)}")
+    problems += [
+        f"Dockerfile: EXPOSE {number}, the {role.port_name} port, which nothing outside the container should reach"
+        for role, number in numbers.items()
+        if not role.published and number in exposed
+    ]
     cmd = image.last_of_kind(final[0], "CMD")
     cmd_args = (cmd.exec_args() if cmd else None) or []
     for role, number in numbers.items():

@@ -1,6 +1,7 @@
 """Every Service selects exactly one workload and targets ports its pods declare. The server's Services publish
 each of its ports under the container's own number and role name (gRPC as cleartext HTTP/2 for gateways and
-meshes), and the ClusterIP one publishes all of them."""
+meshes), and the ClusterIP one publishes all of them but the health port, which none publishes: a client that
+reached it could fill it, and the probes with it."""
 
 from __future__ import annotations
 
@@ -43,20 +44,29 @@ def _target_ports(service: Manifest, workload: Manifest) -> list[str]:
 
 
 def _server_service(service: Manifest, server: Server) -> list[str]:
-    by_target = {role: _publishing(service, server, role) for role in ROLES}
     problems = []
-    for role, port in by_target.items():
-        if port is None:
+    for role in ROLES:
+        port = _publishing(service, server, role)
+        if not role.published:
+            if port is not None:
+                problems.append(f"{k8s.label(service)}: publishes the {role.port_name} port, for clients to fill")
+        elif port is None:
             if not k8s.is_headless(service):
                 problems.append(f"{k8s.label(service)}: does not publish the server's {role.port_name} port")
-            continue
-        if (port.get("name"), port.get("port")) != (role.port_name, server.port(role)):
-            problems.append(
-                f"{k8s.label(service)}: publishes the {role.port_name} port as {port.get('name')} {port.get('port')}, "
-                f"not {role.port_name} {server.port(role)}"
-            )
-        if role is GRPC and port.get("appProtocol") != H2C:
-            problems.append(f"{k8s.label(service)}: the grpc port's appProtocol is not {H2C}")
+        else:
+            problems += _published_as(service, server, role, port)
+    return problems
+
+
+def _published_as(service: Manifest, server: Server, role: Role, port: dict[str, Any]) -> list[str]:
+    problems = []
+    if (port.get("name"), port.get("port")) != (role.port_name, server.port(role)):
+        problems.append(
+            f"{k8s.label(service)}: publishes the {role.port_name} port as {port.get('name')} {port.get('port')}, "
+            f"not {role.port_name} {server.port(role)}"
+        )
+    if role is GRPC and port.get("appProtocol") != H2C:
+        problems.append(f"{k8s.label(service)}: the grpc port's appProtocol is not {H2C}")
     return problems
 
 
