@@ -285,7 +285,10 @@ class Server:
         try:
             return self.health_server.add_insecure_port(address)
         except RuntimeError:
-            structlog.get_logger("truco.server").warning("health port not bound", address=address)
+            structlog.get_logger("truco.server").warning(
+                "health port not bound: another process holds it (with --workers, another worker answers there)",
+                address=address,
+            )
             self.health_server = None
             return None
 

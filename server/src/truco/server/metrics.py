@@ -114,7 +114,7 @@ DEFINITIONS: tuple[tuple[str, type[Counter | Gauge | Histogram], str, str, tuple
         Counter,
         "truco_connections_refused",
         "Client connections refused or cut by the connection limits, by port (grpc, web) and cap: total,"
-        " per_address (a client address past its cap).",
+        " per_address (a client address past its cap), evicted (shut: it never made a call, or made room).",
         ("port", "cap"),
         {},
     ),
