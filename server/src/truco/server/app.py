@@ -79,6 +79,8 @@ class ServeConfig:
     health_port: int | None = None
     """A listener of its own for gRPC health checks, out of every client's reach (probes point here); None: off
     (health is also served on the gRPC port). ``truco serve`` opens it on 50052."""
+    shared_ports: bool = False
+    """Set by ``--workers``' supervisor: the workers share every port (SO_REUSEPORT), the health port too."""
     trusted_proxies: tuple[str, ...] = ()
     """Networks of proxies whose ``x-forwarded-for`` names the client (per-address quotas and caps)."""
     web_port: int | None = None
@@ -229,7 +231,10 @@ class Server:
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
         self.health_server: grpc.aio.Server | None = None
         if config.health_port is not None:
-            self.health_server = grpc.aio.server(options=health_options(config.connections))
+            # A port the kernel picks (0) is nobody else's, and --workers share theirs: only a single server's
+            # fixed port needs binding exclusively.
+            exclusive = config.health_port != 0 and not config.shared_ports
+            self.health_server = grpc.aio.server(options=health_options(config.connections, exclusive=exclusive))
             health_pb2_grpc.add_HealthServicer_to_server(self.health, self.health_server)
         self.health_port: int | None = None
         names = [service.full_name for service in SERVICES]
@@ -286,7 +291,7 @@ class Server:
             return self.health_server.add_insecure_port(address)
         except RuntimeError:
             structlog.get_logger("truco.server").warning(
-                "health port not bound: another process holds it (with --workers, another worker answers there)",
+                "health port not bound: another process holds it",
                 address=address,
             )
             self.health_server = None

@@ -287,13 +287,13 @@ def grpc_options(limits: ConnectionLimits, cap: int | None) -> list[tuple[str, i
     return options
 
 
-def health_options(limits: ConnectionLimits) -> list[tuple[str, int]]:
+def health_options(limits: ConnectionLimits, *, exclusive: bool = True) -> list[tuple[str, int]]:
     """gRPC's channel arguments for the health listener: a small cap of its own, and probes' connections
-    closed soon after their last check."""
+    closed soon after their last check. ``exclusive``: bound without SO_REUSEPORT (gRPC's default), so that a
+    second server on the host cannot silently take half of another's probes on a fixed port (``--workers``
+    share it, as they share every port)."""
     return [
-        # Not shared (gRPC binds with SO_REUSEPORT by default): a second server on the host must not silently
-        # take half of another's probes. With --workers, the first worker to bind it answers for the process group.
-        ("grpc.so_reuseport", 0),
+        *([("grpc.so_reuseport", 0)] if exclusive else []),
         ("grpc.max_allowed_incoming_connections", HEALTH_CONNECTIONS),
         ("grpc.server_handshake_timeout_ms", round(limits.handshake_timeout * 1000)),
         ("grpc.max_connection_idle_ms", round(min(limits.idle_timeout, limits.quiet_timeout) * 1000)),

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Sequence
 
 from truco import wire
-from truco.engine import MatchState, SpectatorView, evolve, seat_view, spectator_view
+from truco.engine import MatchState, SpectatorView, evolve, legal_actions, seat_view, spectator_view
 from truco.engine import events as ev
 from truco.engine.views import event_for, events_for
 from truco.wire.v1 import game_service_pb2 as gs
@@ -23,6 +23,7 @@ from .messages import (
     NAME_PREFIX,
     STORED_EVENTS,
     add_clocks,
+    commands_to_pb,
     fill_match_view,
     legacy_setup,
 )
@@ -34,6 +35,8 @@ _SUBMIT_VIEW = gs.SubmitCommandResponse.DESCRIPTOR.fields_by_name["view"].number
 _WATCH_SEAT = gs.WatchGameResponse.DESCRIPTOR.fields_by_name["seat"].number
 _WATCH_PUBLIC = gs.WatchGameResponse.DESCRIPTOR.fields_by_name["public"].number
 _SEAT_PUBLIC = gs.SubmitCommandResponse().view.DESCRIPTOR.fields_by_name["public"].number
+_VIEW_SEAT = gs.GetGameViewResponse.DESCRIPTOR.fields_by_name["seat"].number
+_VIEW_PUBLIC = gs.GetGameViewResponse.DESCRIPTOR.fields_by_name["public"].number
 
 
 def _varint(value: int) -> bytes:
@@ -79,6 +82,25 @@ def _public_view(memo: Memo, state: MatchState) -> SpectatorView:
     found = memo.get("spectator")
     if not isinstance(found, SpectatorView):
         found = memo["spectator"] = spectator_view(state)
+    return found
+
+
+def game_view_reply(memo: Memo, state: MatchState, seat: int | None, game: str, clocks: Clocks) -> bytes:
+    """GetGameView's answer: ``seat``'s view and the public one (the public one alone for a spectator), from the
+    same serialized views the watches and move replies carry."""
+    public = field(_VIEW_PUBLIC, public_view_bytes(memo, state, game, clocks))
+    if seat is None:
+        return public
+    return field(_VIEW_SEAT, seat_view_bytes(memo, state, seat, game, clocks)) + public
+
+
+def legal_actions_reply(memo: Memo, state: MatchState, seat: int) -> bytes:
+    """ListLegalActions' answer for ``seat``, serialized once per snapshot."""
+    key = ("legal", seat)
+    found = memo.get(key)
+    if not isinstance(found, bytes):
+        reply = gs.ListLegalActionsResponse(version=state.version, actions=commands_to_pb(legal_actions(state, seat)))
+        found = memo[key] = reply.SerializeToString()
     return found
 
 

@@ -7,13 +7,9 @@ alike; failures are raised as they are, and the pipeline reports them (truco.ser
 from __future__ import annotations
 
 import contextlib
-from collections import OrderedDict
-from collections.abc import AsyncIterator, Awaitable, Callable, Hashable
-from typing import TypeVar
+from collections.abc import AsyncIterator, Awaitable, Callable
 
-from google.protobuf.message import Message
-
-from truco.engine import compare_cards, evaluate_hand, legal_actions, seat_view, spectator_view, strength
+from truco.engine import compare_cards, evaluate_hand, seat_view, strength
 from truco.engine.evaluation import HandError
 from truco.wire.v1 import game_service_pb2 as gs
 from truco.wire.v1 import rules_service_pb2 as rs
@@ -23,37 +19,11 @@ from . import messages
 from .auth import bearer_token
 from .games import Games
 from .pipeline import Call
-from .projections import watch_messages
+from .projections import game_view_reply, legal_actions_reply, watch_messages
 from .reasons import ServiceFailure, ServiceReason
 from .sessions import Session
 from .snapshots import Snapshot
 from .store.records import GameRecord
-
-R = TypeVar("R", bound=Message)
-REPLY_MEMO_ENTRIES = 512
-"""Read replies remembered (least recently used forgotten first): at most a few MiB of views."""
-
-
-class ReplyMemo:
-    """Replies to reads, by everything they depend on (the game's seq, the seat, the clocks): clients poll, and
-    a poll of a game that has not moved gets the reply built before. A reply is never changed once built, and
-    a new event changes the seq, so no entry is ever stale; any may be forgotten."""
-
-    def __init__(self, entries: int = REPLY_MEMO_ENTRIES) -> None:
-        self._replies: OrderedDict[Hashable, Message] = OrderedDict()
-        self._entries = entries
-
-    def get(self, key: Hashable) -> Message | None:
-        reply = self._replies.get(key)
-        if reply is not None:
-            self._replies.move_to_end(key)
-        return reply
-
-    def put(self, key: Hashable, reply: R) -> R:
-        self._replies[key] = reply
-        if len(self._replies) > self._entries:
-            self._replies.popitem(last=False)
-        return reply
 
 
 class GameServicer:
@@ -61,7 +31,6 @@ class GameServicer:
 
     def __init__(self, games: Games) -> None:
         self.games = games
-        self._replies = ReplyMemo()
 
     async def _seat(self, game_id: str, call: Call, *, required: bool) -> int | None:
         """The caller's seat (its token's); None for a spectator, who sees only the games its API key may."""
@@ -116,39 +85,19 @@ class GameServicer:
         call.seat = seat
         return gs.JoinGameResponse(seat=seat, seat_token=token, view=await self._seat_view(game_id, seat, snapshot))
 
-    async def GetGameView(self, request: gs.GetGameViewRequest, call: Call) -> gs.GetGameViewResponse:
+    async def GetGameView(self, request: gs.GetGameViewRequest, call: Call) -> bytes:
         game_id = messages.game_id_from_name(request.name)
         seat = await self._seat(game_id, call, required=False)
         snapshot = await self.games.snapshot(game_id, messages.min_version_from_pb(request.min_version))
         clocks = await self.games.clocks(game_id, snapshot)
-        key = ("GetGameView", request.name, snapshot.seq, seat, clocks)
-        reply = self._replies.get(key)
-        if isinstance(reply, gs.GetGameViewResponse):
-            return reply
-        reply = gs.GetGameViewResponse()
-        if seat is None:
-            messages.fill_match_view(reply.public, spectator_view(snapshot.state), request.name, clocks)
-        else:
-            messages.fill_seat_view(reply.seat, seat_view(snapshot.state, seat), request.name, clocks)
-            reply.public.CopyFrom(reply.seat.public)  # the seat's view holds the public one
-        return self._replies.put(key, reply)
+        return game_view_reply(snapshot.memo, snapshot.state, seat, messages.NAME_PREFIX + game_id, clocks)
 
-    async def ListLegalActions(
-        self,
-        request: gs.ListLegalActionsRequest,
-        call: Call,
-    ) -> gs.ListLegalActionsResponse:
+    async def ListLegalActions(self, request: gs.ListLegalActionsRequest, call: Call) -> bytes:
         game_id = messages.game_id_from_name(request.name)
         seat = await self._seat(game_id, call, required=True)
         assert seat is not None
         snapshot = await self.games.snapshot(game_id, messages.min_version_from_pb(request.min_version))
-        key = ("ListLegalActions", request.name, snapshot.seq, seat)
-        reply = self._replies.get(key)
-        if isinstance(reply, gs.ListLegalActionsResponse):
-            return reply
-        state = snapshot.state
-        actions = messages.commands_to_pb(legal_actions(state, seat))
-        return self._replies.put(key, gs.ListLegalActionsResponse(version=state.version, actions=actions))
+        return legal_actions_reply(snapshot.memo, snapshot.state, seat)
 
     async def SubmitCommand(self, request: gs.SubmitCommandRequest, call: Call) -> bytes:
         game_id = messages.game_id_from_name(request.name)

@@ -279,7 +279,7 @@ class Supervisor:
         self.metrics_port = self._metrics_http.server_port
 
     def _worker_config(self) -> ServeConfig:
-        return replace(self.config, metrics_port=None)
+        return replace(self.config, metrics_port=None, shared_ports=True)
 
     def supervise(self) -> None:
         """Until SIGTERM or SIGINT: start again any worker that dies. Then stop them all."""
