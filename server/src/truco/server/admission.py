@@ -26,12 +26,12 @@ from __future__ import annotations
 
 import contextlib
 import time
-from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
 from .app_quotas import NO_QUOTAS, AppQuotas, player_of
+from .bounded import Bounded
 from .forwarding import NO_PROXIES, TrustedProxies
 from .keys import KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
 from .quotas import Limits
@@ -88,7 +88,7 @@ class Buckets:
     def __init__(self, rate: float, capacity: float) -> None:
         self.rate = rate
         self.capacity = capacity
-        self._buckets: OrderedDict[str, TokenBucket] = OrderedDict()
+        self._buckets: Bounded[str, TokenBucket] = Bounded(TRACKED_IDENTITIES)
 
     def take(self, subject: str, limits: tuple[float, float] | None = None) -> float:
         """Take a token of ``subject``'s bucket (at ``limits``, a rate and capacity, instead of the default)."""
@@ -98,11 +98,8 @@ class Buckets:
         clock = time.monotonic()
         bucket = self._buckets.get(subject)
         if bucket is None:
-            bucket = self._buckets[subject] = TokenBucket(rate, capacity, updated=clock)
-            while len(self._buckets) > TRACKED_IDENTITIES:
-                self._buckets.popitem(last=False)
-        else:
-            self._buckets.move_to_end(subject)
+            bucket = TokenBucket(rate, capacity, updated=clock)
+            self._buckets.put(subject, bucket)
         return bucket.take(clock)
 
 

@@ -13,12 +13,12 @@ import re
 import secrets
 import time
 import unicodedata
-from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 
 from .app_quotas import NO_QUOTAS, AppQuotas
+from .bounded import Bounded
 from .reasons import ServiceFailure, ServiceReason
 from .store.interface import KeyRing
 from .store.records import ApiKeyRecord
@@ -108,7 +108,7 @@ class ApiKeys:
         self.store = store
         self.ttl = ttl
         self.entries = entries
-        self._cache: OrderedDict[bytes | str, tuple[float, ApiKeyRecord | None]] = OrderedDict()
+        self._cache: Bounded[bytes | str, tuple[float, ApiKeyRecord | None]] = Bounded(entries)
 
     def known(self, key: str) -> bool:
         """Whether an answer for ``key`` is remembered (looking it up costs no store read)."""
@@ -152,13 +152,9 @@ class ApiKeys:
         cached = self._cache.get(cache_key)
         clock = time.monotonic()
         if cached is not None and cached[0] > clock:
-            self._cache.move_to_end(cache_key)
             return cached[1]
         record = await fetch()
-        self._cache[cache_key] = (clock + self.ttl, record)
-        self._cache.move_to_end(cache_key)
-        while len(self._cache) > self.entries:
-            self._cache.popitem(last=False)
+        self._cache.put(cache_key, (clock + self.ttl, record))
         return record
 
 

@@ -8,13 +8,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import traceback
-from collections import OrderedDict
 from collections.abc import Iterator, Sequence
-from typing import TypeVar
 
 import structlog
 
 from .auth import BEARER_HINT, token_hash
+from .bounded import Bounded
 from .keys import ApiKeys
 from .reasons import ServiceFailure, ServiceReason
 from .store.errors import GameNotFound, StoreRejected, StoreUnavailable
@@ -32,8 +31,6 @@ about one per move in human-paced play, queued on the same writer as the moves."
 MIN_SIGHTINGS_SECONDS = 0.05
 """However short the presence window, sightings are not written more often than this."""
 
-K = TypeVar("K")
-V = TypeVar("V")
 Held = tuple[int, str]
 """A seat and the API key it was taken under ("" none)."""
 
@@ -43,22 +40,25 @@ def joined_times(seats: Sequence[SeatRecord]) -> dict[int, int]:
     return {s.seat: (s.joined_us or 1) if s.kind != SEAT_OPEN else 0 for s in seats}
 
 
-def _bounded(cache: OrderedDict[K, V], entries: int) -> None:
-    while len(cache) > entries:
-        cache.popitem(last=False)
-
-
 class Seats:
     """The seats of every game, over the store."""
+
+    @property
+    def cache_size(self) -> int:
+        """How many tokens' seats, and games' visibility, this process remembers."""
+        return self._held.entries
+
+    @cache_size.setter
+    def cache_size(self, entries: int) -> None:
+        self._held.entries = self._visibility.entries = entries
 
     def __init__(self, store: EventStore, keys: ApiKeys | None, presence_seconds: float) -> None:
         self.store = store
         self.keys = keys
         """Checks that the key a seat was taken under still holds (None: seats are never tied to keys)."""
         self.presence_us = round(presence_seconds * 1_000_000)
-        self.cache_size = SEAT_CACHE_ENTRIES
-        self._held: OrderedDict[tuple[str, bytes], Held] = OrderedDict()
-        self._visibility: OrderedDict[str, tuple[str, bool]] = OrderedDict()
+        self._held: Bounded[tuple[str, bytes], Held] = Bounded(SEAT_CACHE_ENTRIES)
+        self._visibility: Bounded[str, tuple[str, bool]] = Bounded(SEAT_CACHE_ENTRIES)
         self._joined: dict[str, dict[int, int]] = {}
         # When this process last saw each seat's player, and the sightings not yet written.
         self._touched: dict[tuple[str, int], int] = {}
@@ -75,9 +75,7 @@ class Seats:
             return None
         key = (game_id, token_hash(token))
         held = self._held.get(key)
-        if held is not None:
-            self._held.move_to_end(key)
-        else:
+        if held is None:
             record = await self.store.get_game(game_id)  # an unknown game is NOT_FOUND, not a bad token
             found = next((s for s in record.seats if s.kind == SEAT_TAKEN and s.token_hash == key[1]), None)
             if found is None:
@@ -92,10 +90,7 @@ class Seats:
     def remember(self, game_id: str, digest: bytes, held: Held) -> None:
         """A token's seat, as the store holds it. Seat tokens never change once issued (a join retry that cannot
         reproduce its token is refused), so a remembered seat stays true on every replica."""
-        key = (game_id, digest)
-        self._held[key] = held
-        self._held.move_to_end(key)
-        _bounded(self._held, self.cache_size)
+        self._held.put((game_id, digest), held)
 
     async def require_visible(self, game_id: str, viewer: str) -> None:
         """A private game is seen, watched and joined only through the API key that created it (``viewer``: the
@@ -107,8 +102,8 @@ class Seats:
         known = self._visibility.get(game_id)
         if known is None:
             record = await self.store.get_game(game_id)
-            known = self._visibility[game_id] = (record.owner, record.public)  # neither ever changes
-            _bounded(self._visibility, self.cache_size)
+            known = (record.owner, record.public)  # neither ever changes
+            self._visibility.put(game_id, known)
         owner, public = known
         if not public and owner != viewer:
             raise GameNotFound(f"no game {game_id!r}")

@@ -10,13 +10,13 @@ the last :data:`TRUST_SECONDS`. The cache is only ever a copy: dropping any entr
 from __future__ import annotations
 
 import time
-from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 
 from truco.engine import MatchState, evolve
 from truco.engine import events as ev
 
+from .bounded import Bounded
 from .clocks import ClockBook
 from .encodings import EventCodec
 from .metrics import Metrics
@@ -87,13 +87,13 @@ class Snapshots:
         self._legacy_setup = legacy_setup
         self._seats = seats
         self._loaded_hook = loaded
-        self.size = size
-        self.finished_size = finished_size
         self.budget_bytes = memory_limit() // MEMORY_SHARE if budget_bytes is None else budget_bytes
-        self.weight = 0
         """What the cached games weigh together (:func:`weight`)."""
-        self._cache: OrderedDict[str, Snapshot] = OrderedDict()
-        self._finished: OrderedDict[str, None] = OrderedDict()  # the finished games of _cache, oldest first
+        self._cache: Bounded[str, Snapshot] = Bounded(
+            size, weigh=weight, budget=self.budget_bytes, evicted=lambda game_id, _: self._evicted(game_id)
+        )
+        # The finished games of _cache, held to a bound of their own: past it, the oldest leaves the cache.
+        self._finished: Bounded[str, bool] = Bounded(finished_size, evicted=lambda game_id, _: self._drop(game_id))
         # What makes a cached snapshot current without a store read (see vouches): when it was last checked
         # against the store, and the newest seq the store's notifications told of since. Kept only for games
         # cached or being loaded, so both stay as small as the cache.
@@ -106,7 +106,7 @@ class Snapshots:
 
     def cached(self, game_id: str) -> Snapshot | None:
         """The cached snapshot, which may be behind the store (a move's first try: the append checks)."""
-        return self._cache.get(game_id)
+        return self._cache.peek(game_id)
 
     async def get(self, game_id: str, min_version: int = 0) -> Snapshot:
         """The game's latest state: the cached snapshot topped up with the events stored since.
@@ -114,9 +114,9 @@ class Snapshots:
         With ``min_version`` (a public version the caller has seen), a cached snapshot at least that new which
         the store's notifications vouch for is returned as it is, without a store read.
         """
-        cached = self._cache.get(game_id)
+        cached = self._cache.peek(game_id)
         if cached is not None and 0 < min_version <= cached.state.version and self.vouches(game_id, cached):
-            self._cache.move_to_end(game_id)
+            self._cache.get(game_id)  # now the most recently used
             self._loaded_hook(game_id, cached)
             return cached
         # Taken before the read: notifications heard from here on are recorded against what the read returns.
@@ -175,24 +175,24 @@ class Snapshots:
 
     def remember(self, game_id: str, snapshot: Snapshot) -> None:
         """Keep ``snapshot`` (a newer one than the cache's: a slower load never puts back an older state)."""
-        cached = self._cache.get(game_id)
-        if cached is None or cached.seq <= snapshot.seq:
-            self._cache[game_id] = snapshot
-            self.weight += weight(snapshot) - (weight(cached) if cached is not None else 0)
-        else:
+        cached = self._cache.peek(game_id)
+        if cached is not None and cached.seq > snapshot.seq:
             snapshot = cached
-        self._cache.move_to_end(game_id)
-        if snapshot.state.winner is not None:
-            self._finished[game_id] = None
-            self._finished.move_to_end(game_id)
-            if len(self._finished) > self.finished_size:
-                self._drop(next(iter(self._finished)))
-        while len(self._cache) > self.size or (self.weight > self.budget_bytes and len(self._cache) > 1):
-            self._drop(next(iter(self._cache)))
+        if snapshot.state.winner is not None:  # first: the oldest finished game makes room before any in play
+            self._finished.put(game_id, True)
+        self._cache.put(game_id, snapshot)
+
+    @property
+    def weight(self) -> int:
+        """What the cached games weigh together (:func:`weight`)."""
+        return self._cache.weight
 
     def _drop(self, game_id: str) -> None:
-        self.weight -= weight(self._cache.pop(game_id))
-        self._finished.pop(game_id, None)
+        self._cache.pop(game_id)
+        self._evicted(game_id)
+
+    def _evicted(self, game_id: str) -> None:
+        self._finished.pop(game_id)
         self._forget_hearing(game_id)
 
     def appended(self, game_id: str, snapshot: Snapshot, epoch: int | None) -> None:
@@ -200,14 +200,14 @@ class Snapshots:
         before the append). The append's sequence check proved the store held nothing newer when it committed,
         and anything appended since is heard of: a check against the store, as a read would have made."""
         self.remember(game_id, snapshot)
-        if epoch is not None and epoch == self.store.hearing_epoch() and self._cache.get(game_id) is snapshot:
+        if epoch is not None and epoch == self.store.hearing_epoch() and self._cache.peek(game_id) is snapshot:
             self._checked[game_id] = (epoch, time.monotonic() + TRUST_SECONDS)
 
     def vouches(self, game_id: str, snapshot: Snapshot) -> bool:
         """Whether ``snapshot`` is the game's newest state as far as the store can tell without a read: it is as
         new as the cached one, which was checked against the store lately, the store has heard every append since
         without a gap, and none of them went past it. (Never on a store without a hearing epoch, such as SQLite.)"""
-        cached = self._cache.get(game_id)
+        cached = self._cache.peek(game_id)
         checked = self._checked.get(game_id)
         return (
             cached is not None
