@@ -24,6 +24,16 @@ class CountingStore(SQLiteStore):
         await super().touch_seats(sightings)
 
 
+class Later:
+    """The time ``seconds`` from now, in microseconds: a clock for Seats that need time to have passed."""
+
+    def __init__(self, seconds: float) -> None:
+        self.seconds = seconds
+
+    def __call__(self) -> int:
+        return now_us() + round(self.seconds * 1_000_000)
+
+
 async def table_of_four(tmp_path: Path) -> CountingStore:
     store = await CountingStore.open(str(tmp_path / "events.db"))
     store.writes = []
@@ -63,8 +73,8 @@ async def test_sightings_count_at_once_and_are_written_together(tmp_path: Path) 
 async def test_this_replica_counts_its_sightings_before_they_are_written(tmp_path: Path) -> None:
     store = await table_of_four(tmp_path)
     try:
-        seats = Seats(store, None, presence_seconds=0.5)
-        await asyncio.sleep(0.55)  # every claim is out of the window
+        later = Later(seconds=0.55)  # every claim is out of the window
+        seats = Seats(store, None, presence_seconds=0.5, clock=later)
         seats.seen("g1", 1)
         assert seats.present(await store.get_game("g1")) == {0: False, 1: True, 2: False, 3: False}
         assert store.writes == []
@@ -111,20 +121,24 @@ async def test_an_open_watch_keeps_its_player_present_without_waking_and_its_end
     monkeypatch.setattr(seats_module, "SIGHTINGS_SECONDS", 0.02)
     monkeypatch.setattr(seats_module, "MIN_SIGHTINGS_SECONDS", 0.02)
     store = await table_of_four(tmp_path)
-    seats = Seats(store, None, presence_seconds=1.0)
+    window = 0.1
+    later = Later(seconds=2 * window)  # the claims are out of the window from the start
+    seats = Seats(store, None, presence_seconds=window, clock=later)
     try:
         seats.start()
         with seats.watching("g1", 2):
-            await asyncio.sleep(1.1)  # a window and more: the claims are out of it, and nothing runs but the writer
+            for _ in range(200):  # a sighting written every quarter window, nothing else running but the writer
+                if len([seat for write in store.writes for _, seat, _ in write if seat == 2]) >= 4:
+                    break
+                await asyncio.sleep(0.01)
             assert seats.present(await store.get_game("g1")) == {0: False, 1: False, 2: True, 3: False}
-            # A sighting written every quarter window: another replica (a Seats of its own) agrees.
-            assert Seats(store, None, presence_seconds=1.0).present(await store.get_game("g1"))[2]
-            assert len([seat for write in store.writes for _, seat, _ in write if seat == 2]) >= 4
-            ended = now_us()
+            # Another replica (a Seats of its own) agrees.
+            assert Seats(store, None, presence_seconds=window, clock=later).present(await store.get_game("g1"))[2]
+            ended = later()
         await seats.close()
         assert (await store.get_game("g1")).seats[2].seen_us >= ended  # the watch's end is its last sighting
-        await asyncio.sleep(1.05)
-        elsewhere = Seats(store, None, presence_seconds=1.0)
+        later.seconds += 2 * window  # the window passes with no watch
+        elsewhere = Seats(store, None, presence_seconds=window, clock=later)
         assert not elsewhere.present(await store.get_game("g1"))[2]
         assert not seats.present(await store.get_game("g1"))[2]
     finally:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import traceback
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 
 import structlog
 
@@ -52,10 +52,19 @@ class Seats:
     def cache_size(self, entries: int) -> None:
         self._held.entries = self._visibility.entries = entries
 
-    def __init__(self, store: EventStore, keys: ApiKeys | None, presence_seconds: float) -> None:
+    def __init__(
+        self,
+        store: EventStore,
+        keys: ApiKeys | None,
+        presence_seconds: float,
+        *,
+        clock: Callable[[], int] = now_us,
+    ) -> None:
         self.store = store
         self.keys = keys
         """Checks that the key a seat was taken under still holds (None: seats are never tied to keys)."""
+        self._clock = clock
+        """Microseconds since the epoch, as the store stamps joins and sightings (tests move it on)."""
         self.presence_us = round(presence_seconds * 1_000_000)
         self._held: Bounded[tuple[str, bytes], Held] = Bounded(SEAT_CACHE_ENTRIES)
         self._visibility: Bounded[str, tuple[str, bool]] = Bounded(SEAT_CACHE_ENTRIES)
@@ -130,7 +139,7 @@ class Seats:
     def seen(self, game_id: str, seat: int) -> None:
         """The seat's player called: record its presence (a few sightings per presence window, written with the
         others by :meth:`write_sightings`)."""
-        now = now_us()
+        now = self._clock()
         key = (game_id, seat)
         if now - self._touched.get(key, 0) >= self.presence_us // 4:
             self._sight(key, now)
@@ -149,7 +158,7 @@ class Seats:
             left = self._watched.pop(key) - 1
             if left:
                 self._watched[key] = left
-            self._sight(key, now_us())
+            self._sight(key, self._clock())
 
     def _sight(self, key: tuple[str, int], at: int) -> None:
         if len(self._touched) > 2 * TIMES_ENTRIES:
@@ -212,7 +221,7 @@ class Seats:
         """Which seats' players are at the table: a bot always; a player seen within the presence window (an
         open WatchGame stream keeps it seen) by any replica, or by this one since its last write; never an open
         seat."""
-        now = now_us()
+        now = self._clock()
         touched, watched = self._touched, self._watched
         return {
             s.seat: s.kind == SEAT_BOT
