@@ -168,6 +168,33 @@ def redact(url: str) -> str:
     return urlunsplit(parts._replace(netloc=netloc))
 
 
+def grpc_server(door: GrpcDoor, limits: ConnectionLimits, cap: int | None) -> grpc.aio.Server:
+    """The gRPC port's server: message and stream bounds, keepalive, connection age, the connection limits."""
+    return grpc.aio.server(
+        interceptors=[door],
+        options=[
+            ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
+            ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
+            ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
+            ("grpc.keepalive_time_ms", 30_000),
+            ("grpc.keepalive_timeout_ms", 10_000),
+            ("grpc.max_connection_age_ms", 30 * 60_000),
+            ("grpc.max_connection_age_grace_ms", 60_000),
+            *grpc_options(limits, cap),
+        ],
+    )
+
+
+def health_server(servicer: health.aio.HealthServicer, config: ServeConfig) -> grpc.aio.Server:
+    """The health checks' own listener (not yet bound): the gRPC port's health servicer, nothing else."""
+    # A port the kernel picks (0) is nobody else's, and --workers share theirs: only a single server's fixed port
+    # needs binding exclusively.
+    exclusive = config.health_port != 0 and not config.shared_ports
+    server = grpc.aio.server(options=health_options(config.connections, exclusive=exclusive))
+    health_pb2_grpc.add_HealthServicer_to_server(servicer, server)
+    return server
+
+
 class Server:
     """A running server; ``await Server.start(config)``, then ``await server.stop()`` or ``wait_for_signal()``."""
 
@@ -215,27 +242,9 @@ class Server:
         ]
         self.activity = Activity()
         door = GrpcDoor(self.pipeline, [method for methods in self.services for method in methods], self.activity)
-        self.grpc = grpc.aio.server(
-            interceptors=[door],
-            options=[
-                ("grpc.max_receive_message_length", MAX_REQUEST_BYTES),
-                ("grpc.max_send_message_length", MAX_RESPONSE_BYTES),
-                ("grpc.max_concurrent_streams", MAX_STREAMS_PER_CONNECTION),
-                ("grpc.keepalive_time_ms", 30_000),
-                ("grpc.keepalive_timeout_ms", 10_000),
-                ("grpc.max_connection_age_ms", 30 * 60_000),
-                ("grpc.max_connection_age_grace_ms", 60_000),
-                *grpc_options(config.connections, self.connection_plan.grpc),
-            ],
-        )
+        self.grpc = grpc_server(door, config.connections, self.connection_plan.grpc)
         health_pb2_grpc.add_HealthServicer_to_server(self.health, self.grpc)
-        self.health_server: grpc.aio.Server | None = None
-        if config.health_port is not None:
-            # A port the kernel picks (0) is nobody else's, and --workers share theirs: only a single server's
-            # fixed port needs binding exclusively.
-            exclusive = config.health_port != 0 and not config.shared_ports
-            self.health_server = grpc.aio.server(options=health_options(config.connections, exclusive=exclusive))
-            health_pb2_grpc.add_HealthServicer_to_server(self.health, self.health_server)
+        self.health_server = health_server(self.health, config) if config.health_port is not None else None
         self.health_port: int | None = None
         names = [service.full_name for service in SERVICES]
         self.reflection = DocumentedReflection((*names, health.SERVICE_NAME, reflection.SERVICE_NAME))
