@@ -19,6 +19,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 
+from truco.bots import THINKING_BOTS
 from truco.engine import (
     MatchState,
     Phase,
@@ -27,19 +28,20 @@ from truco.engine import (
     absence,
     evolve,
     execute,
+    execute_legal,
     start_match,
 )
 from truco.engine import events as ev
 
 from .auth import TokenIssuer, token_hash
 from .autoplayer import Autoplayer, BotTurns
-from .clocks import NO_CLOCKS, Alarm, ClockBook, Clocks, ClockSettings
+from .clocks import NO_CLOCKS, Alarm, ClockBook, Clocks, ClockSettings, StandIn
 from .commits import Commits
 from .encodings import Encodings
 from .keys import ApiKeys
 from .metrics import Metrics
 from .reasons import ServiceFailure, ServiceReason
-from .referee import drive
+from .referee import bot_choice, drive
 from .seats import Seats, joined_times
 from .setups import Setup, setup_to_bytes
 from .snapshots import CACHE_ENTRIES, Snapshot, Snapshots
@@ -100,6 +102,7 @@ class Games:
         presence_seconds: float = 30.0,
         keys: ApiKeys | None = None,
         alarm: Alarm | None = None,
+        stand_in: StandIn | None = None,
     ) -> None:
         self.store = store
         self.metrics = metrics
@@ -108,6 +111,8 @@ class Games:
         self.allow_fixed_deals = allow_fixed_deals
         self.default_clock = default_clock
         """The clocks of games created without clock settings of their own (None: none)."""
+        self.stand_in = stand_in or StandIn()
+        """The stand-in's pace and grace of games created without their own."""
         self.alarm = alarm or Alarm()
         """Rung with each deadline this process sets (the timekeeper listens)."""
         self.stopping = asyncio.Event()
@@ -164,7 +169,8 @@ class Games:
         """The game's clocks at the snapshot, as views show them."""
         if snapshot.setup.clock is None and not snapshot.state.away:
             return NO_CLOCKS
-        return snapshot.book.clocks(snapshot.state, snapshot.setup.clock, await self.seats.joined(game_id))
+        setup = snapshot.setup
+        return snapshot.book.clocks(snapshot.state, setup.clock, await self.seats.joined(game_id), setup.pace)
 
     # --- Creating and joining ------------------------------------------------------------------------------------
 
@@ -188,6 +194,8 @@ class Games:
             )
         if default_clock and setup.clock is None:
             setup = replace(setup, clock=self.default_clock)
+        if setup.stand_in is None:
+            setup = replace(setup, stand_in=self.stand_in)
         seats = tuple(
             SeatRecord(seat, SEAT_BOT, setup.bots[seat], "", b"")
             if seat in setup.bots
@@ -371,14 +379,20 @@ class Games:
         raise ServiceFailure(ServiceReason.VERSION_CONFLICT, "the game kept moving: retry")
 
     async def fire_clock(self, game_id: str) -> bool:
-        """Fire the game's clock if it ran out: True when this call's ClockExpired was the one applied."""
+        """Fire the game's clock if it ran out: True when this call's ClockExpired (or, when the clock was the
+        stand-in's pace, its move) was the one applied."""
         snapshot = await self.snapshots.get(game_id)
         setup = snapshot.setup
-        clock = snapshot.book.running(setup.clock, await self.seats.joined(game_id, snapshot.book.waiting))
-        if setup.clock is None or clock is None or clock.deadline_us > now_us():
+        joined = await self.seats.joined(game_id, snapshot.book.waiting)
+        clock = snapshot.book.running(setup.clock, joined, setup.pace)
+        if clock is None or clock.deadline_us > now_us():
             # The stored deadline is stale (a move raced it, or the match is over): store the right one.
             await self.store.set_deadline(game_id, snapshot.seq, clock.deadline_us if clock is not None else None)
             return False
+        if clock.stand_in:
+            return await self._stand_in_move(game_id, snapshot, clock.seats[0])
+        if setup.clock is None:
+            return False  # a player's clock runs only in a game with clock settings
         forfeit = setup.clock.forfeit
         try:
             await self.arbitrate(
@@ -390,6 +404,23 @@ class Games:
             self.metrics.clock_firings.labels("lost").inc()
             return False
         self.metrics.clock_firings.labels("forfeit" if forfeit else "takeover").inc()
+        return True
+
+    async def _stand_in_move(self, game_id: str, snapshot: Snapshot, seat: int) -> bool:
+        """The stand-in's move for an away seat, its pace run out: True when it was applied. The commit's drive
+        goes on with the bots and deals that follow, up to the next player or paced stand-in."""
+        bot = snapshot.setup.playing(snapshot.state)[seat]
+        state = snapshot.state.copy()
+        if bot in THINKING_BOTS:
+            command = await self.autoplayer.thinkers.decide(state, seat, bot)
+        else:
+            command = bot_choice(state, seat, bot, self._rng)
+        try:
+            await self.commits.commit(game_id, snapshot, state, execute_legal(state, command), bot_moves=1)
+        except VersionConflict:
+            self.metrics.clock_firings.labels("lost").inc()
+            return False
+        self.metrics.clock_firings.labels("stand_in").inc()
         return True
 
     async def leave(self, game_id: str, seat: int) -> Snapshot:
