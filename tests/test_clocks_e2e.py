@@ -545,6 +545,14 @@ def test_a_rematch_reseats_everyone_with_the_same_tokens(server: InProcessServer
     for player in players:
         view = player.seat_view(following.name)  # the same token holds the same seat in the next game
         assert view.seat == player.seat
+    first_dealers = [first_dealer(server.address, name) for name in (game.name, following.name)]
+    assert first_dealers == [3, 0], "the rematch's first hand is dealt by the next seat: another mano"
+
+
+def first_dealer(address: str, name: str) -> int:
+    started = event_log_until(address, name, 1)[0]
+    assert kind_of(started) == "match_started"
+    return started.match_started.first_dealer
 
 
 def test_only_a_finished_game_has_a_rematch(server: InProcessServer) -> None:
@@ -673,3 +681,54 @@ def test_after_its_grace_the_stand_in_plays_at_the_bots_speed(
     made = decisions_by(events, 0) + decisions_by(events, 1)
     at_pace = grace + max(0.0, made - grace / PACE - 2) * PACE  # had every decision past the grace kept the pace
     assert took < at_pace + 1.0, f"{made} decisions took {took:.1f} s: the pace outlasted the grace"
+
+
+def test_a_watch_of_the_table_hears_a_friend_sit_down_and_the_clock_start(server: InProcessServer) -> None:
+    """WatchGame with ``table_changes``: a seat taken while others stay open is a message with no events at the
+    same version (GetGame has the friend's name); the join that fills the table deals, and its commit carries
+    the clock it started."""
+    game = new_game(server.address, players=4, settings=clock(30.0), bots=(3,))
+    host = join(server.address, game.name, 0)
+    request = game_service_pb2.WatchGameRequest(name=game.name, per_commit=True, table_changes=True)
+    stream = host.games.WatchGame(request, metadata=host.metadata, timeout=RPC_TIMEOUT)
+    friends = []
+    try:
+        first = next(stream)
+        assert first.events and not first.seat.public.HasField("clock"), "seats are open: no clock runs"
+        friends.append(join(server.address, game.name, 1))
+        changed = next(stream)
+        assert not changed.events and changed.seat.public.version == first.seat.public.version
+        assert get_game(host, game.name).seats[1].player_name == "seat 1"
+        friends.append(join(server.address, game.name, 2))
+        dealt = next(stream)
+        assert "hand_dealt" in [kind_of(e) for e in dealt.events]
+        assert list(dealt.seat.public.clock.seats) and set(dealt.seat.public.clock.seats) <= {0, 1, 2}
+    finally:
+        stream.cancel()
+        for friend in friends:
+            friend.close()
+    plain = host.games.WatchGame(game_service_pb2.WatchGameRequest(name=game.name, per_commit=True), timeout=5)
+    assert next(plain).events, "without table_changes, only commits"
+    plain.cancel()
+
+
+def test_a_table_with_an_open_seat_deals_only_when_it_fills(server: InProcessServer) -> None:
+    """Waiting for friends: nothing is dealt while a player's seat is open, not even when a seated player leaves
+    and comes back meanwhile; the join that fills the table deals, and the first decision's clock starts."""
+    game = new_game(server.address, players=4, settings=clock(30.0), bots=(1, 3))
+    host = join(server.address, game.name, 0)
+    view = host.seat_view(game.name)
+    assert not view.cards and not view.public.to_act and not view.public.HasField("clock")
+    leave(host, game.name)
+    resume(host, game.name)
+    assert "hand_dealt" not in [kind_of(e) for e in event_log_until(server.address, game.name, view.public.version)]
+    assert not host.seat_view(game.name).cards, "a seat left and taken back deals nothing"
+    friend = join(server.address, game.name, 2)
+    try:
+        dealt = host.seat_view(game.name)
+        assert len(dealt.cards) == 3 and dealt.public.to_act
+        assert dealt.public.HasField("clock") and set(dealt.public.clock.seats) <= {0, 2}
+        assert len(friend.seat_view(game.name).cards) == 3
+    finally:
+        friend.close()
+        host.close()

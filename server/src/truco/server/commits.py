@@ -86,7 +86,7 @@ class Commits:
         :raises VersionConflict: the game moved on since ``base``: nothing was written.
         """
         paced = base.book.paced(state, base.setup.pace, now_us())
-        automatic, moved = drive(state, base.setup, self._rng, paced)
+        automatic, moved = drive(state, base.setup, self._rng, paced, seated=await self._seated(game_id, state))
         decided = (*events, *automatic)
         if not decided:
             return None
@@ -114,6 +114,13 @@ class Commits:
         self._snapshots.appended(game_id, after, epoch)
         self._committed(game_id, after)
         return Committed(after, decided, result, encoded)
+
+    async def _seated(self, game_id: str, state: MatchState) -> bool:
+        """Whether the match may deal: once dealt it always may (a seat taken stays taken); before its first
+        deal, only when every seat has a player or a bot (the store is read while one looks open)."""
+        if state.hands_dealt:
+            return True
+        return min((await self._seats.joined(game_id, (0,))).values(), default=1) > 0
 
     async def _book_after(
         self, game_id: str, base: Snapshot, at: int, events: Sequence[ev.Event], state: MatchState

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 import secrets
 import uuid
@@ -52,6 +53,9 @@ from .thinking import Thinkers
 
 APPEND_ATTEMPTS = 4
 """Tries of a move: one on the cached state, then on the store's, re-read after each append that lost a race."""
+TABLE_LOOK_SECONDS = 0.4
+"""How often a watch that follows the table (``Games.watch(table=True)``) looks at its seats while one is open:
+a friend's arrival reaches every page within a second, at one store read per look of such a watch."""
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 
@@ -215,13 +219,18 @@ class Games:
         creator: str,
         public: bool,
         previous_game: str = "",
+        first_dealer: int | None = None,
     ) -> GameRecord:
-        """Store a new game with ``seats`` and its first events (the start, the deals, bot moves)."""
+        """Store a new game with ``seats`` and its first events (the start, the deals, bot moves); its first hand
+        is dealt by ``first_dealer`` (None: the engine's, the last seat)."""
         state = MatchState()
-        events = start_match(setup.rules)
+        events: list[ev.Event] = (
+            start_match(setup.rules) if first_dealer is None else [ev.MatchStarted(setup.rules, first_dealer)]
+        )
         for event in events:
             evolve(state, event)
-        automatic, bot_moves = drive(state, setup, self._rng)
+        # A game with a player's seat open deals when the last one sits down (join): nobody plays beside an empty chair.
+        automatic, bot_moves = drive(state, setup, self._rng, seated=all(s.kind != SEAT_OPEN for s in seats))
         events += automatic
         game_id = uuid.uuid4().hex
         at = now_us()
@@ -280,12 +289,25 @@ class Games:
             )
         self.seats.remember(game_id, digest, (taken, claimed.seats[taken].key_id))
         joined = self.seats.note_joined(game_id, claimed.seats)
-        snapshot = await self.snapshots.get(game_id)
+        snapshot = await self._deal_when_seated(game_id, joined)
         # Clocks run at a full table: the last join starts the clock of the decision the match waits for.
         clock = snapshot.book.running(snapshot.setup.clock, joined)
         if clock is not None and await self.store.set_deadline(game_id, snapshot.seq, clock.deadline_us):
             self.alarm.ring(clock.deadline_us)
         return taken, token, snapshot
+
+    async def _deal_when_seated(self, game_id: str, joined: dict[int, int]) -> Snapshot:
+        """The game after a join: dealt now if that join filled the table of a match not dealt yet (a commit of
+        no events of its own: the referee deals, and the bots move up to the first player)."""
+        for _ in range(APPEND_ATTEMPTS):
+            snapshot = await self.snapshots.get(game_id)
+            if snapshot.state.hands_dealt or min(joined.values(), default=1) == 0:
+                return snapshot
+            try:
+                await self.commits.commit(game_id, snapshot, snapshot.state.copy(), [])
+            except VersionConflict:
+                continue  # another join or replica dealt first: look again
+        return await self.snapshots.get(game_id)
 
     # --- Moves -------------------------------------------------------------------------------------------------
 
@@ -442,6 +464,9 @@ class Games:
             raise ServiceFailure(ServiceReason.GAME_NOT_FINISHED, "only a finished game has a rematch")
         if not record.next_game:
             old = self.snapshots.read_setup(record.rules)
+            started = (await self.snapshots.get(game_id)).events[0]
+            # The deal passes on: the rematch's first hand is dealt by the seat after the one that dealt first.
+            first_dealer = (started.first_dealer + 1) % record.players if isinstance(started, ev.MatchStarted) else None
             now = now_us()
             seats = tuple(replace(s, joined_us=now if s.kind == SEAT_TAKEN else 0, seen_us=0) for s in record.seats)
             # The request id makes concurrent rematches (and retries) create one game.
@@ -453,6 +478,7 @@ class Games:
                 creator=record.creator,
                 public=record.public,
                 previous_game=game_id,
+                first_dealer=first_dealer,
             )
             await self.store.link_next_game(game_id, created.game_id)
             record = await self.store.get_game(game_id)
@@ -468,15 +494,18 @@ class Games:
         finally:
             self.metrics.watchers.dec()
 
-    async def watch(self, game_id: str, seat: int | None) -> AsyncGenerator[Progress]:
+    async def watch(self, game_id: str, seat: int | None, *, table: bool = False) -> AsyncGenerator[Progress]:
         """The game as it is now, then each time it moves (one commit, or several while the watcher was busy),
         until the match ends; the watch of ``seat`` keeps its player present, and every watch counts in the
         ``truco_watchers`` gauge while it lasts (a WatchGame stream or a PlayGame session). Every watcher of a game
         in this process reads the same snapshots, so what is projected from them is projected once
         (:mod:`truco.server.projections`). A watch sleeps until the store wakes it: an idle stream costs nothing
-        but a look every ``recheck_seconds`` of the store. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
+        but a look every ``recheck_seconds`` of the store. With ``table``, while a seat is open the watch also
+        looks at the seats every :data:`TABLE_LOOK_SECONDS` and sends a Progress with no new events (``before`` is
+        ``after``) when one was taken. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
         before: Snapshot | None = None
         learned: int | None = None
+        seats = await self._open_seats(game_id) if table else None
         with (
             self.seats.watching(game_id, seat) if seat is not None else contextlib.nullcontext(),
             self._counted_watch(),
@@ -505,7 +534,21 @@ class Games:
                 # Returns at once when the server stops (stop_watches): no task of its own per wait. While the
                 # store's notifications vouch for what was just sent, the wait does not look at the store first.
                 vouched = partial(self.snapshots.vouches, game_id, snapshot)
-                learned = await self.store.wait_for_change(game_id, snapshot.seq, self.store.recheck_seconds, vouched)
+                wait = min(TABLE_LOOK_SECONDS if seats is not None else math.inf, self.store.recheck_seconds)
+                learned = await self.store.wait_for_change(game_id, snapshot.seq, wait, vouched)
+                if seats is not None and learned is None:
+                    now = await self._open_seats(game_id)
+                    if now != seats:  # a seat taken, no move made: the views' clocks and the seats' names change
+                        yield Progress(snapshot, snapshot, await self.clocks(game_id, snapshot))
+                    seats = now
+
+    async def _open_seats(self, game_id: str) -> tuple[tuple[int, str, str], ...] | None:
+        """Who sits where (seat, kind, name) while a seat is open; None once the table is full (it stays full)."""
+        seats = (await self.store.get_game(game_id)).seats
+        if all(s.kind != SEAT_OPEN for s in seats):
+            self.seats.note_joined(game_id, seats)
+            return None
+        return tuple((s.seat, s.kind, s.player_name) for s in seats)
 
     async def list_open(
         self, page_size: int, page_token: str, viewer: str | None = None

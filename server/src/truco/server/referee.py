@@ -39,10 +39,11 @@ autoplayer. A match between bots only is played in such steps, never inside one 
 
 
 def drive(
-    state: MatchState, setup: Setup, rng: random.Random, paced: Collection[int] = ()
+    state: MatchState, setup: Setup, rng: random.Random, paced: Collection[int] = (), *, seated: bool = True
 ) -> tuple[list[ev.Event], int]:
     """Deal when a deal is due and let bots move while only bots are awaited, on ``state`` in place, stopping
-    before a ``paced`` seat's move; the events and how many bot moves there were."""
+    before a ``paced`` seat's move; the events and how many bot moves there were. Not ``seated`` (a player's
+    seat is still open): the first deal waits for the table to fill."""
     out: list[ev.Event] = []
     moves = 0
     for _ in range(AUTOMATIC_MOVES_PER_STEP):
@@ -50,6 +51,8 @@ def drive(
             break
         waiting = actors(state)
         if not waiting:
+            if not seated:
+                break
             out += execute_legal(state, deal(state, setup))  # built from DECK here: legal as dealt
             continue
         bots = setup.playing(state)
