@@ -162,10 +162,12 @@ def open_table(
     fixed_deals: Sequence[game_service_pb2.FixedDeal] = (),
     **options: Any,
 ) -> Table:
-    """Create a game and join every seat, each through a channel (and token) of its own."""
+    """Create a game and join every seat, each through a channel (and token) of its own. The game is the one the
+    full table sees: its first hand dealt (a game with an open seat deals when the last one is taken)."""
     game = create_game(address, players, target=target, fixed_deals=fixed_deals, **options)
     seats = [join(address, game.name, seat) for seat in range(players)]
     assert [player.seat for player in seats] == list(range(players))
+    game = seats[0].games.GetGame(game_service_pb2.GetGameRequest(name=game.name), timeout=RPC_TIMEOUT).game
     return Table(game.name, game, seats, Player(address))
 
 

@@ -22,6 +22,7 @@ import psycopg
 from psycopg import sql
 
 from truco.server.app import ServeConfig, Server
+from truco.server.clocks import StandIn
 from truco.server.quotas import ConnectionLimits, Limits
 
 T = TypeVar("T")
@@ -127,8 +128,11 @@ class InProcessServer:
         web: bool = False,
         **options: Any,
     ) -> None:
-        """``options``: any other :class:`ServeConfig` field (clocks, presence, housekeeping...)."""
+        """``options``: any other :class:`ServeConfig` field (clocks, presence, housekeeping...). The stand-in
+        of an away seat plays at once here (no pace, no grace: the tests of takeovers play matches out) unless
+        ``stand_in`` asks for its pace."""
         self.loop = loop
+        options.setdefault("stand_in", StandIn(0, 0))
         # Every test client comes from 127.0.0.1, one anonymous caller: quotas and connection caps are off unless
         # a test sets them.
         config = ServeConfig(

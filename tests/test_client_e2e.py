@@ -170,7 +170,7 @@ def test_truco_selfplay_plays_whole_games(server: RunningServer, players: int, g
 def test_truco_play_a_whole_match_from_piped_input(server: RunningServer) -> None:
     """Typing nonsense is refused with a message; always choosing option 1 plays the match to its end."""
     typed = "truco\n99\n" + "1\n" * 5000
-    command = [TRUCO, "play", "--server", server.address, "--bots", "random"]
+    command = [TRUCO, "play", "--server", server.address, "--bots", "random", "--lang", "en"]
     result = subprocess.run(command, cwd=ROOT, input=typed, capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr
     out = result.stdout
@@ -182,8 +182,25 @@ def test_truco_play_a_whole_match_from_piped_input(server: RunningServer) -> Non
     assert re.search(r"Match over: team [01] \((us|them)\) won — you (win!|lose\.)", out), out[-2000:]
 
 
+def test_truco_play_speaks_rioplatense_unless_asked_otherwise(server: RunningServer) -> None:
+    """The same match with no --lang and no English locale: the table, the events and the prompts in Spanish,
+    with voseo."""
+    typed = "truco\n99\n" + "1\n" * 5000
+    command = [TRUCO, "play", "--server", server.address, "--bots", "random"]
+    env = {**os.environ, "LANG": "es_UY.UTF-8", "LC_ALL": "", "LC_MESSAGES": ""}
+    result = subprocess.run(command, cwd=ROOT, input=typed, capture_output=True, text=True, timeout=300, env=env)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    out = result.stdout
+    assert "No se puede: escribí el número de una opción" in out and "No se puede: no hay opción 99" in out
+    assert "Tus cartas: " in out and "Muestra: " in out and "Tus opciones:" in out and "Te toca: elegí" in out
+    assert re.search(r"Tanteador: tu equipo \d+ (malas|buenas) · los rivales \d+ (malas|buenas)", out)
+    assert re.search(r"^El asiento 1 \(bot al azar\) (juega|canta|quiere|no quiere|se va)", out, re.MULTILINE)
+    assert re.search(r"Partido terminado: (tu equipo ganó; ¡ganaste!|los rivales ganaron; perdiste\.)", out)
+    assert not re.search(r"\b(Your|you|seat|team)\b", out), "no English left"
+
+
 def test_truco_play_leaves_cleanly_at_end_of_input(server: RunningServer) -> None:
-    command = [TRUCO, "play", "--server", server.address, "--players", "4", "--seat", "1"]
+    command = [TRUCO, "play", "--server", server.address, "--players", "4", "--seat", "1", "--lang", "en"]
     result = subprocess.run(command, cwd=ROOT, input="", capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     assert "you are seat 1, team 1" in result.stdout
@@ -193,6 +210,7 @@ def test_truco_play_leaves_cleanly_at_end_of_input(server: RunningServer) -> Non
 
 async def test_truco_play_seats_the_servers_bots_at_the_level_asked(server: RunningServer) -> None:
     command = [TRUCO, "play", "--server", server.address, "--players", "4", "--seat", "1", "--level", "expert"]
+    command += ["--lang", "en"]
     result = subprocess.run(command, cwd=ROOT, input="", capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stdout + result.stderr
     found = re.search(r"Game (games/\w+): you are seat 1", result.stdout)

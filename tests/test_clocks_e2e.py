@@ -17,6 +17,7 @@ import grpc
 import pytest
 from google.protobuf.duration_pb2 import Duration
 
+from truco.server.clocks import StandIn
 from truco.server.store import open_store
 from truco_client.v1 import events_pb2, game_service_pb2, rules_pb2, views_pb2
 
@@ -39,7 +40,9 @@ DECISIONS = {
 }
 """Events that record a seat's decision (the others follow from one, or come from the server)."""
 FAST = {"timekeeper_idle": 0.05}
-"""Test servers look for other replicas' deadlines every 50 ms (the default is a second)."""
+"""Test servers look for other replicas' deadlines every 50 ms (the default is a second). Their stand-in plays
+an away seat at once (tests/servers.py); the stand-in's pace is tested with servers of its own
+(:func:`paced_server`)."""
 
 
 pytestmark = pytest.mark.usefixtures("server_log")  # in-process servers log to a file, not stdout
@@ -514,6 +517,14 @@ def test_a_rematch_reseats_everyone_with_the_same_tokens(server: InProcessServer
     for player in players:
         view = player.seat_view(following.name)  # the same token holds the same seat in the next game
         assert view.seat == player.seat
+    first_dealers = [first_dealer(server.address, name) for name in (game.name, following.name)]
+    assert first_dealers == [3, 0], "the rematch's first hand is dealt by the next seat: another mano"
+
+
+def first_dealer(address: str, name: str) -> int:
+    started = event_log_until(address, name, 1)[0]
+    assert kind_of(started) == "match_started"
+    return started.match_started.first_dealer
 
 
 def test_only_a_finished_game_has_a_rematch(server: InProcessServer) -> None:
@@ -550,3 +561,146 @@ def test_library_servers_have_no_clocks_unless_asked(server: InProcessServer) ->
     join(server.address, game.name, 0)
     player = join(server.address, game.name, 1)
     assert not player.view(game.name).public.HasField("clock")
+
+
+# --- The stand-in's pace and grace -------------------------------------------------------------------------------
+
+PACE = 0.25
+"""The paced servers' stand-in: a decision every quarter second (the product's 3 s, scaled for tests)."""
+
+
+@pytest.fixture
+def paced_server(stores: Stores, start_server: Callable[..., InProcessServer]) -> InProcessServer:
+    return start_server(stores.new_url(), stand_in=StandIn.seconds(PACE, 4.0))
+
+
+def stand_in_decisions(address: str, name: str, seat: int) -> int:
+    """The seat's decisions since it last went away, from a spectator's view of the log so far."""
+    spectator = Player(address)
+    try:
+        version = spectator.view(name).public.version
+    finally:
+        spectator.close()
+    events = event_log_until(address, name, version)
+    gone = max(i for i, e in enumerate(events) if kind_of(e) in ("seat_left", "clock_expired"))
+    return decisions_by(events, seat, after=gone)
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_a_player_who_steps_away_comes_back_to_the_same_match(paced_server: InProcessServer, players: int) -> None:
+    """Away is not gone: the stand-in plays the seat one decision per pace, the views say so and until when,
+    and the player takes the seat back from another connection (another device holding its token). The other
+    players play calmly (no falta envido of theirs ends the match); a bot sits beside seat 0 in four."""
+    address = paced_server.address
+    game = new_game(address, players=players, bots=(2,) if players == 4 else (), target=30)
+    player = join(address, game.name, 0)
+    others = [join(address, game.name, seat) for seat in range(1, players) if seat != 2 or players == 2]
+    left_at = time.monotonic()
+    view = leave(player, game.name)
+    status = next(s for s in view.public.seats if s.seat == 0)
+    assert status.taken_over and status.HasField("grace_until")
+    grace = status.grace_until.ToMicroseconds() / 1e6 - time.time()
+    assert 2.0 < grace <= 4.0, f"the grace ends 4 s after leaving, not in {grace:.1f} s"
+
+    def others_play() -> bool:
+        for other in others:
+            act(other, game.name, calm=True)
+        return stand_in_decisions(address, game.name, 0) >= 3
+
+    poll(others_play, 10.0, "played by the stand-in")
+    public = player.view(game.name).public
+    away = time.monotonic() - left_at
+    made = stand_in_decisions(address, game.name, 0)
+    assert public.phase != OVER, "the match waited for its player at a person's pace"
+    assert made <= away / PACE + 1, f"{made} stand-in decisions in {away:.2f} s: faster than its pace"
+    other_device = Player(address, token=player.token)
+    try:
+        back = resume(other_device, game.name)
+    finally:
+        other_device.close()
+    assert not taken_over(back.public, 0) and back.public.phase != OVER
+    assert back.public.version > view.public.version, "the same match, gone on"
+    for other in others:
+        other.close()
+
+
+def test_the_stand_in_clock_says_who_acts(paced_server: InProcessServer) -> None:
+    game = new_game(paced_server.address, players=2, target=30)
+    player = join(paced_server.address, game.name, 0)
+    join(paced_server.address, game.name, 1)
+    public = leave(player, game.name).public  # seat 0 is the mano: the match waits for its stand-in
+    assert list(public.to_act) == [0]
+    assert public.clock.stand_in and list(public.clock.seats) == [0]
+    assert public.clock.deadline.ToMicroseconds() - public.clock.started.ToMicroseconds() == PACE * 1_000_000
+
+
+def test_after_its_grace_the_stand_in_plays_at_the_bots_speed(
+    stores: Stores, start_server: Callable[..., InProcessServer]
+) -> None:
+    """Both players leave: their stand-ins keep a person's pace for the second of grace, then the match is
+    played out at the bots' speed (an empty table holds nobody)."""
+    grace = 1.0
+    server = start_server(stores.new_url(), stand_in=StandIn.seconds(PACE, grace))
+    game = new_game(server.address, players=2, target=30)
+    players = [join(server.address, game.name, seat) for seat in range(2)]
+    left_at = time.monotonic()
+    for player in players:
+        leave(player, game.name)
+    public = over_view(players[0], game.name, timeout=60.0)
+    took = time.monotonic() - left_at
+    assert public.phase == OVER and taken_over(public, 0) and taken_over(public, 1)
+    events = event_log(server.address, game.name)
+    made = decisions_by(events, 0) + decisions_by(events, 1)
+    at_pace = grace + max(0.0, made - grace / PACE - 2) * PACE  # had every decision past the grace kept the pace
+    assert took < at_pace + 1.0, f"{made} decisions took {took:.1f} s: the pace outlasted the grace"
+
+
+def test_a_watch_of_the_table_hears_a_friend_sit_down_and_the_clock_start(server: InProcessServer) -> None:
+    """WatchGame with ``table_changes``: a seat taken while others stay open is a message with no events at the
+    same version (GetGame has the friend's name); the join that fills the table deals, and its commit carries
+    the clock it started."""
+    game = new_game(server.address, players=4, settings=clock(30.0), bots=(3,))
+    host = join(server.address, game.name, 0)
+    request = game_service_pb2.WatchGameRequest(name=game.name, per_commit=True, table_changes=True)
+    stream = host.games.WatchGame(request, metadata=host.metadata, timeout=RPC_TIMEOUT)
+    friends = []
+    try:
+        first = next(stream)
+        assert first.events and not first.seat.public.HasField("clock"), "seats are open: no clock runs"
+        friends.append(join(server.address, game.name, 1))
+        changed = next(stream)
+        assert not changed.events and changed.seat.public.version == first.seat.public.version
+        assert get_game(host, game.name).seats[1].player_name == "seat 1"
+        friends.append(join(server.address, game.name, 2))
+        dealt = next(stream)
+        assert "hand_dealt" in [kind_of(e) for e in dealt.events]
+        assert list(dealt.seat.public.clock.seats) and set(dealt.seat.public.clock.seats) <= {0, 1, 2}
+    finally:
+        stream.cancel()
+        for friend in friends:
+            friend.close()
+    plain = host.games.WatchGame(game_service_pb2.WatchGameRequest(name=game.name, per_commit=True), timeout=5)
+    assert next(plain).events, "without table_changes, only commits"
+    plain.cancel()
+
+
+def test_a_table_with_an_open_seat_deals_only_when_it_fills(server: InProcessServer) -> None:
+    """Waiting for friends: nothing is dealt while a player's seat is open, not even when a seated player leaves
+    and comes back meanwhile; the join that fills the table deals, and the first decision's clock starts."""
+    game = new_game(server.address, players=4, settings=clock(30.0), bots=(1, 3))
+    host = join(server.address, game.name, 0)
+    view = host.seat_view(game.name)
+    assert not view.cards and not view.public.to_act and not view.public.HasField("clock")
+    leave(host, game.name)
+    resume(host, game.name)
+    assert "hand_dealt" not in [kind_of(e) for e in event_log_until(server.address, game.name, view.public.version)]
+    assert not host.seat_view(game.name).cards, "a seat left and taken back deals nothing"
+    friend = join(server.address, game.name, 2)
+    try:
+        dealt = host.seat_view(game.name)
+        assert len(dealt.cards) == 3 and dealt.public.to_act
+        assert dealt.public.HasField("clock") and set(dealt.public.clock.seats) <= {0, 2}
+        assert len(friend.seat_view(game.name).cards) == 3
+    finally:
+        friend.close()
+        host.close()

@@ -4,6 +4,7 @@ their wire form, and how ``truco play`` and ``truco selfplay`` read them."""
 from __future__ import annotations
 
 import asyncio
+import random
 import time
 from typing import cast
 
@@ -14,9 +15,11 @@ from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import Phase
 from truco.server import messages
-from truco.server.clocks import US, ClockBook, ClockSettings, Timekeeper
+from truco.server.clocks import US, ClockBook, ClockSettings, StandIn, Timekeeper
 from truco.server.messages import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
 from truco.server.reasons import ServiceFailure
+from truco.server.referee import bots_due, drive
+from truco.server.setups import Setup, setup_from_bytes, setup_to_bytes
 from truco.server.store.interface import EventStore
 from truco.server.store.records import now_us
 from truco.terminal.play import clock_line, describe_event
@@ -282,3 +285,61 @@ async def test_the_timekeeper_stops_when_woken_in_the_same_loop_step() -> None:
     await stopping
     assert not stuck, "the timekeeper kept running after stop()"
     assert book.questions <= 2
+
+
+# --- The stand-in's pace -----------------------------------------------------------------------------------------
+
+
+def test_the_stand_in_keeps_a_persons_pace_through_its_grace() -> None:
+    """A seat whose player left is waited for like a player's, at the stand-in's pace, while in its grace."""
+    pace = StandIn.seconds(2.0, 60.0)
+    game = dealt_game()
+    book = ClockBook().advance(10 * US, game.events, game.state, {}, None, {})
+    gone = leave(game.state, 0)  # seat 0, the mano, leaves at 14 s: its move is the stand-in's from now
+    game = apply(game, gone)
+    book = book.advance(14 * US, gone, game.state, {0: "heuristic"}, None, {})
+    assert book.waiting == () and book.stand_ins == (0,)
+    clock = book.running(None, {}, pace)
+    assert clock is not None and clock.stand_in and clock.seats == (0,)
+    assert clock.deadline_us == 12 * US, "the decision started at 10 s: the stand-in moves 2 s after that"
+    assert book.running(None, {}) is None, "without a pace, no clock runs in a game without clocks"
+    assert book.paced(game.state, pace, 73 * US) == {0}
+    assert book.paced(game.state, pace, 74 * US) == frozenset(), "the grace is over: the bot plays at its speed"
+    shown = book.clocks(game.state, None, {}, pace).seats[0]
+    assert shown.taken_over and shown.grace_until_us == 74 * US
+    back = resume(game.state, 0)
+    game = apply(game, back)
+    book = book.advance(20 * US, back, game.state, {}, None, {})
+    assert book.away_us == () and book.stand_ins == () and book.waiting == (0,)
+    assert book.clocks(game.state, None, {}, pace).seats == (), "no clocks and nobody away: nothing to show"
+
+
+def test_drive_stops_before_a_paced_stand_in_and_plays_it_after_its_grace() -> None:
+    setup = Setup(RuleSet(players=2), {1: "random"}, ())
+    game = dealt_game()
+    game = apply(game, leave(game.state, 0))
+    paced_state = game.state.copy()
+    events, moves = drive(paced_state, setup, random.Random(1), paced={0})
+    assert (events, moves) == ([], 0) and not bots_due(game.state, setup, {0})
+    assert bots_due(game.state, setup), "once out of its grace the seat is the bots' to play at once"
+    events, moves = drive(game.state, setup, random.Random(1))
+    assert moves > 1 and any(getattr(e, "seat", None) == 0 for e in events)
+
+
+def test_the_stand_in_and_its_grace_on_the_wire() -> None:
+    pace = StandIn.seconds(3.0, 300.0)
+    game = apply(dealt_game(), leave(dealt_game().state, 0))
+    book = ClockBook().advance(10 * US, game.events, game.state, {0: "heuristic"}, None, {})
+    view = messages.add_clocks(views_pb2.MatchView(), book.clocks(game.state, None, {}, pace))
+    assert view.clock.stand_in and list(view.clock.seats) == [0]
+    assert view.seats[0].taken_over and view.seats[0].HasField("grace_until")
+    assert view.seats[0].grace_until.ToMicroseconds() == 310 * US
+    assert not view.seats[1].HasField("grace_until")
+    stored = setup_from_bytes(setup_to_bytes(Setup(RuleSet(), {}, (), None, pace)), _no_legacy)
+    assert stored.pace == pace
+    old = setup_to_bytes(Setup(RuleSet(), {}, ())).replace(b',"stand_in":{"pace_us":3000000,"grace_us":300000000}', b"")
+    assert b"stand_in" not in old and setup_from_bytes(old, _no_legacy).pace == StandIn(), "stored before: defaults"
+
+
+def _no_legacy(data: bytes) -> Setup:
+    raise AssertionError("a JSON setup is read without the legacy upcaster")

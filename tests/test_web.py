@@ -368,7 +368,9 @@ async def test_a_sena_sent_during_a_watch_reaches_the_partner_live(server: WebSe
     name = created.game.name
     host = await games.join_game(game_service_pb2.JoinGameRequest(name=name, seat=0))
     partner = await games.join_game(game_service_pb2.JoinGameRequest(name=name, seat=2))
-    version = partner.view.public.version
+    version = partner.view.public.version  # the partner's join filled the table: the hand is dealt
+    host_auth = {"authorization": f"Bearer {host.seat_token}"}
+    host_view = (await games.get_game_view(game_service_pb2.GetGameViewRequest(name=name), headers=host_auth)).seat
 
     async def first_event(token: str | None) -> Any:
         headers = {"authorization": f"Bearer {token}"} if token else None
@@ -381,7 +383,7 @@ async def test_a_sena_sent_during_a_watch_reaches_the_partner_live(server: WebSe
     spectator_watch = asyncio.create_task(first_event(None))
     await asyncio.sleep(0.5)  # both watches are open and caught up (nothing after `version` yet)
     assert not partner_watch.done() and not spectator_watch.done()
-    signal = next(a for a in host.view.legal_actions if a.HasField("send_sena"))
+    signal = next(a for a in host_view.legal_actions if a.HasField("send_sena"))
     await games.submit_command(
         game_service_pb2.SubmitCommandRequest(name=name, command=signal),
         headers={"authorization": f"Bearer {host.seat_token}"},

@@ -1,8 +1,10 @@
 """The web table in a real browser: builds web/ (npm ci, vite build), starts ``truco serve`` with its web port
 serving the build, and runs web/e2e/ with node's test runner: table.test.mjs (playwright-core driving Debian's
 Chromium; no browser download) plays a 2-player match on a desktop and a 4-player match on a 390×844 phone by
-clicking, lets a clock run out and takes the seat back, leaves and comes back, reloads mid-match and finds the
-log intact, plays a rematch, lists and joins an open table, and checks every text it meets; messages.test.mjs
+clicking, lets a clock run out and takes the seat back, leaves (asked first) and comes back, steps away for a
+minute of the stand-in's pace in 2 and 4 players and takes the seat back from another device, sees a friend's
+arrival on the host's page within a second, reloads mid-match and finds the log intact, plays a rematch, lists
+and joins an open table, and checks every text it meets; messages.test.mjs
 checks every message the page can make for voseo and capitals. Screenshots, desktop and phone, go to
 test-artifacts/web/.
 
@@ -87,6 +89,9 @@ def web_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     command = [
         str(TRUCO), "serve", "--store", f"sqlite:///{work / 'browser.db'}", "--host", "127.0.0.1", "--port", "0",
         "--metrics-port", "-1", "--web-port", "0", "--web-assets", str(WEB / "dist"), "--grace", "1",
+        # The stand-in of an away seat at twelve times the product's pace (3 s a decision, 300 s of grace), so that
+        # stepping away for a minute takes five seconds here.
+        "--stand-in-pace", "0.25", "--away-grace", "20",
     ]  # fmt: skip
     process = subprocess.Popen(command, cwd=work, stdout=subprocess.PIPE, stderr=stderr, text=True)
     lines: queue.Queue[str] = queue.Queue()
@@ -123,7 +128,10 @@ BROWSER_TESTS = (
     "a whole 4-player match on a phone, every button within the first screen",
     "a clock runs out: a bot takes the seat, the table says so, and the player takes it back; leaving and coming back",
     "a spectator page shows no hidden card",
-    "a friend joins by link and gets a seña from their partner",
+    "a player who steps away for a minute comes back to the same match, from another device (2 and 4 players)",
+    "a friend joins by link, shows on the host's page within a second, and gets a seña from their partner",
+    "a rematch is offered to every human at the table, and the first deal passes on",
+    "the table's boxes neither overlap nor clip at 1280×800 and 390×844",
     "every message of the table speaks voseo, starts with a capital and closes what it opens",
     "the page's other modules hold no prose: every sentence is in src/text.ts",
 )
@@ -141,7 +149,14 @@ SHOTS = (
     "web-clock-ran-out",
     "web-table-left",
     "web-spectator",
+    "web-away-desktop",
+    "web-away-phone",
     "web-sena-received",
+    "web-waiting-phone",
+    "web-layout-desktop",
+    "web-layout-phone",
+    "web-layout-summary-desktop",
+    "web-layout-summary-phone",
 )
 
 
@@ -170,5 +185,7 @@ def test_the_web_table_in_a_real_browser(web_url: str) -> None:
     assert f"# pass {len(BROWSER_TESTS)}" in output, output[-4000:]
     assert re.search(r"2 players: match over after \d+ clicks", output)
     assert re.search(r"4 players: match over after \d+ clicks", output)
+    arrival = re.search(r"the friend's arrival reached the host's page in (\d+) ms", output)
+    assert arrival and int(arrival.group(1)) <= 1000, output[-4000:]
     for shot in SHOTS:
         assert (ARTIFACTS / f"{shot}.png").stat().st_size > 10_000, shot

@@ -1,4 +1,5 @@
-// The web table's build: two pages (the table, index.html, and the rules help, reglas.html) bundled by Vite into
+// The web table's build: three pages (the table, index.html, the rules help, reglas.html, and the full rules in
+// Spanish, reglas-completas.html) bundled by Vite into
 // dist/ (served by `truco serve` at / on the web port) with public/ (the favicon) copied as is, and the Connect
 // and protobuf runtimes deduplicated (one copy of each in the bundle).
 import { fileURLToPath } from "node:url";
@@ -27,6 +28,6 @@ export default defineConfig({
     emptyOutDir: true,
     target: "es2022",
     chunkSizeWarningLimit: 1024,
-    rollupOptions: { input: { main: page("index.html"), rules: page("reglas.html") } },
+    rollupOptions: { input: { main: page("index.html"), rules: page("reglas.html"), fullRules: page("reglas-completas.html") } },
   },
 });

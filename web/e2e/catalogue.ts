@@ -142,6 +142,21 @@ export function everyMessage(): Message[] {
     add("away label", text.awayLabel(reason));
     add("away banner", text.awayBanner(reason), true);
   }
+  for (const open of [1, 2, 5]) add("missing players", text.missingLine(open));
+  for (const [viewpoint, seating] of SEATINGS) {
+    for (const team of [0, 1]) {
+      for (const before of [0, 27, 29]) {
+        const counted: text.Seating = { ...seating, name: seating.name, scoreBefore: () => before, target: 30 };
+        for (const reason of [ScoreReason.FLOR_DECLINED, ScoreReason.ENVIDO, ScoreReason.HAND]) {
+          for (const points of [1, 3]) add(`points (${viewpoint})`, text.pointsLine(counted, team, points, reason));
+        }
+      }
+    }
+  }
+  for (const ms of [undefined, 0, 4_000, 290_000]) {
+    add("grace (viewer)", text.graceLine(ms, true), true);
+    add("grace (others)", text.graceLine(ms, false));
+  }
   for (const tantos of [
     { envido: 27, florSung: false, envidoClosed: false },
     { envido: 27, florSung: false, envidoClosed: true },
@@ -166,6 +181,10 @@ export function everyMessage(): Message[] {
         for (const [myTurn, answering] of [[true, true], [true, false], [false, false]]) {
           for (const waitingFor of [[], [1], [1, 3], [0, 1]]) {
             add(`status (${viewpoint})`, text.statusLine(seating, { over, winnerTeam, myTurn, answering, waitingFor }));
+            for (const standIn of [[1], [1, 3]]) {
+              add(`status, stand-in (${viewpoint})`, text.statusLine(seating, { over, winnerTeam, myTurn, answering, waitingFor, standIn }));
+            }
+            if (!over) add(`status, away (${viewpoint})`, text.statusLine(seating, { over, winnerTeam, myTurn, answering, waitingFor, away: true }), true);
           }
         }
       }

@@ -107,7 +107,8 @@ async function createFromLobby(page, { players, target = "15", bot = "random", n
   await page.selectOption("#friends", friends);
   if (listed) await page.check("#public");
   await page.click("#create");
-  await page.waitForSelector("[data-testid=hand] [data-card]");
+  // With friends to come, nothing is dealt until they sit down: the page says who is missing instead.
+  await page.waitForSelector(friends === "0" ? "[data-testid=hand] [data-card]" : "[data-testid=waiting]");
   await page.waitForSelector("#connection[data-state=live]");
   const link = await page.getAttribute("[data-testid=game-link]", "href");
   return new URL(link).searchParams.get("game");
@@ -164,14 +165,25 @@ test("the lobby lists open tables and sits at one; the rules page and the favico
     assert.match(await page.textContent("h2"), /Las reglas en una página/);
     await checkTexts(page, `rules (${label})`);
     await shot(page, `web-rules-${label}`);
+    // The full rules are a Spanish page of the table's own, not a file of the project's sources.
+    await page.click("[data-testid=full-rules-link]");
+    await page.waitForSelector("[data-testid=full-rules]");
+    assert.match(await page.textContent("h2"), /Las reglas completas/);
+    await checkTexts(page, `full rules (${label})`);
+    await page.goBack();
     if (label === "phone") {
       await page.goBack();
-      await page.click(`[data-testid=open-table][data-game="${id}"] [data-testid=sit]`);
+      // With the name given in the lobby, "Sentarme" takes the seat without asking for it again.
       await page.fill("#player-name", "Lola");
-      await page.click("#take-seat");
-      await page.waitForSelector("[data-testid=hand] [data-card]");
+      await page.click(`[data-testid=open-table][data-game="${id}"] [data-testid=sit]`);
+      // One seat is still open: no cards yet, and the page says so, with the link to pass on.
+      const waiting = await page.waitForSelector("[data-testid=waiting]");
+      assert.match(await waiting.textContent(), /^Falta 1 jugador para empezar\.El partido empieza cuando se sienten todos\. Pasales el link: /);
+      assert.equal(await page.$("[data-testid=hand] [data-card]"), null, "nothing is dealt beside an empty seat");
       const seats = await page.$$eval("[data-testid=seat] .name", (nodes) => nodes.map((node) => node.textContent));
-      assert.ok(seats.includes("Tito") && seats.includes("Beto") && seats.includes("Vos"), seats.join(", "));
+      assert.ok(seats.includes("Tito") && seats.includes("Beto") && seats.includes("Vos") && seats.includes("Lugar libre"), seats.join(", "));
+      await checkTexts(page, "waiting for a friend");
+      await shot(page, "web-waiting-phone");
     }
     const icon = await page.evaluate(async () => (await fetch("./favicon.svg")).status);
     assert.equal(icon, 200);
@@ -337,6 +349,9 @@ test("a clock runs out: a bot takes the seat, the table says so, and the player 
   // ...runs out: a bot plays the seat and the page says so and why.
   const away = await page.waitForSelector("[data-testid=away]", { timeout: 20_000 });
   assert.match(await away.textContent(), /^Se te acabó el tiempo: un bot juega por vos\./);
+  // Who acts is plain: the bot, not the player (no "Te toca", no buttons but the way back).
+  assert.equal(await page.textContent("[data-testid=status]"), "Un bot juega por vos hasta que vuelvas a la mesa.");
+  assert.equal(await page.$("[data-testid=action], [data-testid=play]"), null);
   await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=log] .line")].some((line) => line.textContent === "Se te acabó el tiempo: un bot juega por vos."));
   await checkTexts(page, "taken over");
   await shot(page, "web-clock-ran-out");
@@ -347,10 +362,11 @@ test("a clock runs out: a bot takes the seat, the table says so, and the player 
   const seat = (await call("GetGame", { name: `games/${id}` })).game.seats.find((s) => (s.seat ?? 0) === 0);
   assert.equal(seat.playerName, "Ana");
   assert.ok(!seat.takenOver, "the seat is the player's again");
-  // Leaving hands the seat to a bot, which plays; "Volver a la mesa" takes it back.
+  // Leaving asks first, then hands the seat to a bot, which plays; "Volver a la mesa" takes it back.
   await page.click("[data-testid=leave]");
+  await page.click("[data-testid=leave-confirm]");
   const left = await page.waitForSelector("[data-testid=away]");
-  assert.match(await left.textContent(), /^Dejaste la mesa: un bot juega por vos\.Volver a la mesa$/);
+  assert.match(await left.textContent(), /^Dejaste la mesa: un bot juega por vos\.Juega a ritmo de persona: si volvés en \d:\d\d, seguís el mismo partido\.Volver a la mesa/);
   await page.waitForFunction(() => [...document.querySelectorAll("[data-testid=log] .line")].some((line) => line.textContent === "Dejaste la mesa: un bot juega por vos."));
   await shot(page, "web-table-left");
   await page.click("[data-testid=resume]");
@@ -387,7 +403,7 @@ test("a spectator page shows no hidden card", async () => {
   await context.close();
 });
 
-test("a friend joins by link and gets a seña from their partner", async () => {
+test("a friend joins by link, shows on the host's page within a second, and gets a seña from their partner", async () => {
   const context = await browser.newContext(DESKTOP);
   const host = await open(context);
   await createFromLobby(host, { players: 4, friends: "1", name: "Ana", target: "30" });
@@ -398,7 +414,18 @@ test("a friend joins by link and gets a seña from their partner", async () => {
   const friend = await open(other);
   await friend.goto(link);
   await friend.fill("#player-name", "Lola");
+  assert.equal(await host.textContent("[data-seat='2'] .name"), "Lugar libre");
+  assert.match(await host.textContent("[data-testid=waiting]"), /^Falta 1 jugador para empezar\./);
+  assert.equal(await host.$("[data-testid=hand] [data-card]"), null, "nothing is dealt beside an empty seat");
+  assert.equal(await host.$("[data-kind=decision]"), null, "no clock runs while a seat is empty");
   await friend.click("#take-seat");
+  const joined = Date.now();
+  // The host's page hears of it on its watch, without a reload: the name, and the clock the full table starts.
+  await host.waitForFunction(() => document.querySelector("[data-seat='2'] .name")?.textContent === "Lola", null, { timeout: 1_000 });
+  console.log(`the friend's arrival reached the host's page in ${Date.now() - joined} ms`);
+  await host.waitForSelector("[data-clock][data-kind=decision]", { timeout: 1_000 });
+  await host.waitForSelector("[data-testid=hand] [data-card]", { timeout: 1_000 });
+  assert.equal(await host.$("[data-testid=waiting]"), null);
   await friend.waitForSelector("[data-testid=hand] [data-card]");
   await friend.waitForSelector("#connection[data-state=live]");
   assert.equal(await friend.textContent("[data-seat='0'] .name"), "Ana");
@@ -414,4 +441,215 @@ test("a friend joins by link and gets a seña from their partner", async () => {
   await friend.screenshot({ path: join(ARTIFACTS, "web-sena-received.png") });
   await other.close();
   await context.close();
+});
+
+// The browser tests' server plays an away seat at 0.25 s a decision with a 20 s grace (tests/test_web_browser.py):
+// the product's 3 s a decision, twelve times faster. Five seconds away here are the 60 s of the product's pace.
+const STEP_AWAY_MS = 5_000;
+
+/** A rival played by this test over the API: when its seat may act it plays a card, or says no, so that no bet of
+ * its own ends the match while Ana is away (a falta envido accepted could, in a handful of decisions). */
+async function calmRival(name, token) {
+  let view;
+  try {
+    view = (await call("ListLegalActions", { name }, token));
+  } catch {
+    return; // the match moved on meanwhile
+  }
+  const actions = (view.actions ?? []).filter((a) => !a.sendSena);
+  const choice = actions.find((a) => a.playCard) ?? actions.find((a) => a.answer && !a.answer.accept) ?? actions.find((a) => !a.call) ?? actions[0];
+  if (!choice) return;
+  await call("SubmitCommand", { name, command: choice, expectedVersion: view.version }, token).catch(() => undefined);
+}
+
+test("a player who steps away for a minute comes back to the same match, from another device (2 and 4 players)", async () => {
+  for (const [players, device, name] of [[2, DESKTOP, "desktop"], [4, PHONE, "phone"]]) {
+    // Ana at seat 0, her rivals people of this test's (seats 1 and 3), her partner a bot in four.
+    const created = await call("CreateGame", {
+      rules: { players, target: 30 },
+      bots: players === 4 ? [{ seat: 2, level: "BOT_LEVEL_BEGINNER" }] : [],
+      clock: { decision: "30s", reserve: "120s", onExpiry: "CLOCK_POLICY_TAKEOVER" },
+    });
+    const game = created.game.name;
+    const id = game.replace("games/", "");
+    const rivals = [];
+    for (const seat of players === 4 ? [1, 3] : [1]) {
+      const joined = await call("JoinGame", { name: game, seat, playerName: `Rival ${seat}`, requestId: crypto.randomUUID().replaceAll("-", "") });
+      rivals.push(joined.seatToken);
+    }
+    const context = await browser.newContext(device);
+    const page = await open(context);
+    await page.goto(`${BASE}/?game=${id}`);
+    await page.fill("#player-name", "Ana");
+    await page.click("#take-seat");
+    await page.waitForSelector("[data-testid=hand] [data-card]");
+    // "Dejar la mesa" asks first; "Seguir jugando" keeps the seat.
+    await page.click("[data-testid=leave]");
+    const question = await page.waitForSelector("[data-testid=leave-question]");
+    assert.match(await question.textContent(), /^¿Dejás la mesa\? Un bot juega por vos, a ritmo de persona/);
+    await checkTexts(page, `leave question (${name})`);
+    await page.click("[data-testid=leave-cancel]");
+    await page.waitForSelector("[data-testid=leave-question]", { state: "detached" });
+    await page.click("[data-testid=leave]");
+    await page.click("[data-testid=leave-confirm]");
+    const banner = await page.waitForSelector("[data-testid=away]");
+    assert.match(await banner.textContent(), /si volvés en 0:(19|20), seguís el mismo partido/);
+    assert.equal(await page.textContent("[data-testid=status]"), "Un bot juega por vos hasta que vuelvas a la mesa.");
+    await checkTexts(page, `away (${name})`);
+    await shot(page, `web-away-${name}`);
+    // Away for a minute of the product's pace: the bot plays the seat among people, and the match goes on.
+    const leftAt = Number(await page.getAttribute("#app", "data-version"));
+    const until = Date.now() + STEP_AWAY_MS;
+    while (Date.now() < until) {
+      for (const token of rivals) await calmRival(game, token);
+      await page.waitForTimeout(100);
+    }
+    const later = Number(await page.getAttribute("#app", "data-version"));
+    assert.ok(later > leftAt, `the stand-in played (${leftAt} then ${later})`);
+    assert.equal(await page.getAttribute("#app", "data-phase"), "playing", "the match waited at a person's pace");
+    assert.match(await page.textContent("[data-testid=grace]"), /si volvés en 0:1\d, seguís el mismo partido/);
+    // Back from another device: the banner's link holds the seat there, and "Volver a la mesa" takes it back.
+    const link = await page.getAttribute("[data-testid=other-device]", "href");
+    const other = await browser.newContext(device);
+    const phone = await open(other);
+    await phone.goto(link);
+    await phone.waitForSelector("[data-testid=away]");
+    assert.equal(new URL(phone.url()).hash, "", "the token leaves the address bar");
+    await phone.click("[data-testid=resume]");
+    await phone.waitForSelector("[data-testid=away]", { state: "detached" });
+    await page.waitForSelector("[data-testid=away]", { state: "detached", timeout: 5_000 }); // told by the watch
+    assert.equal(new URL(phone.url()).searchParams.get("game"), id, "the same match");
+    assert.equal(await phone.getAttribute("#app", "data-phase"), "playing");
+    const seat = (await call("GetGame", { name: game })).game.seats.find((s) => (s.seat ?? 0) === 0);
+    assert.ok(!seat.takenOver && seat.playerName === "Ana", "the seat is Ana's again");
+    assert.deepEqual([...page.failures, ...phone.failures], []);
+    await other.close();
+    await context.close();
+  }
+});
+
+test("a rematch is offered to every human at the table, and the first deal passes on", async () => {
+  // Two people and a clock that concedes: nobody moves, seat 0 (the mano) runs out, the match is over at once.
+  const created = await call("CreateGame", { rules: { players: 2, target: 15 }, clock: { decision: "1s", onExpiry: "CLOCK_POLICY_FORFEIT" } });
+  const id = created.game.name.replace("games/", "");
+  const pages = [];
+  for (const name of ["Ana", "Lola"]) {
+    const context = await browser.newContext(DESKTOP);
+    const page = await open(context);
+    await page.goto(`${BASE}/?game=${id}`);
+    await page.fill("#player-name", name);
+    await page.click("#take-seat");
+    await page.waitForSelector("#app[data-phase]");
+    pages.push(page);
+  }
+  for (const page of pages) await page.waitForSelector("#app[data-phase=over] [data-testid=rematch]", { timeout: 20_000 });
+  const [ana, lola] = pages;
+  assert.equal(await lola.$("[data-testid=rematch-offered]"), null);
+  await ana.click("[data-testid=rematch]");
+  await ana.waitForURL((url) => url.searchParams.get("game") !== id);
+  const next = new URL(ana.url()).searchParams.get("game");
+  // Lola is told on her page, without a reload, and her "Revancha" sits her at the same table.
+  await lola.waitForSelector("[data-testid=rematch-offered]", { timeout: 3_000 });
+  assert.equal(await lola.textContent("[data-testid=rematch-offered]"), "Te esperan para la revancha.");
+  await checkTexts(lola, "rematch offered");
+  await lola.click("[data-testid=rematch]");
+  await lola.waitForURL((url) => url.searchParams.get("game") === next);
+  const again = (await call("GetGameView", { name: `games/${next}` })).public;
+  assert.equal(again.hand.dealer ?? 0, 0, "the first game's first dealer was seat 1: the rematch's is seat 0");
+  assert.equal(again.hand.mano, 1, "so Lola is the mano now");
+  for (const page of pages) {
+    assert.deepEqual(page.failures, []);
+    await page.context().close();
+  }
+});
+
+/** The boxes the layout must keep apart, measured on the page as it is: each played card against every seat's
+ * name, clock and avatar, the muestra and the piezas line; what must be on the first screen; and whether any button
+ * is cut by the viewport. An empty list: nothing overlaps, nothing is clipped. */
+async function layoutProblems(page) {
+  return page.evaluate(() => {
+    const box = (element) => element.getBoundingClientRect();
+    const shown = (element) => { const b = box(element); return b.width > 0 && b.height > 0 && getComputedStyle(element).visibility !== "hidden"; };
+    const cross = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    const name = (element) => element.dataset.testid ?? element.className ?? element.tagName;
+    const found = [];
+    const keepOut = [...document.querySelectorAll(".seat .plate, .seat .avatar, [data-testid=muestra] .card, .piezas, .center-label")].filter(shown);
+    const piles = [...document.querySelectorAll("[data-testid=played]")];
+    for (const [index, played] of piles.entries()) {
+      for (const other of piles.slice(index + 1)) {
+        if (cross(box(played), box(other))) found.push(`the cards played by seats ${played.dataset.seat} and ${other.dataset.seat} overlap`);
+      }
+      for (const other of keepOut) {
+        if (other.closest("[data-testid=played]")) continue;
+        if (cross(box(played), box(other))) found.push(`the card played by seat ${played.dataset.seat} covers ${name(other)} ${other.closest("[data-seat]")?.dataset.seat ?? ""}`.trim());
+      }
+    }
+    const width = document.documentElement.clientWidth;
+    for (const button of document.querySelectorAll("button, a.button")) {
+      if (!shown(button)) continue;
+      const b = box(button);
+      if (b.left < -1 || b.right > width + 1) found.push(`the button «${button.textContent}» is cut by the screen's edge`);
+    }
+    const piezas = document.querySelector(".piezas");
+    if (piezas && !shown(piezas)) found.push("the piezas line is hidden");
+    return found;
+  });
+}
+
+/** Whatever of the summary is clipped, see-through or off the screen. */
+async function summaryProblems(page) {
+  return page.evaluate(() => {
+    const summary = document.querySelector("[data-testid=summary]");
+    const found = [];
+    const b = summary.getBoundingClientRect();
+    const alpha = getComputedStyle(summary).backgroundColor.match(/rgba?\(([^)]*)\)/)[1].split(",").map(Number)[3] ?? 1;
+    if (alpha < 1) found.push(`the summary is see-through (alpha ${alpha})`);
+    if (summary.scrollHeight > summary.clientHeight + 1) found.push("the summary overflows: part of it needs scrolling");
+    if (b.top < 0 || b.bottom > window.innerHeight + 1 || b.left < 0 || b.right > document.documentElement.clientWidth + 1) found.push("the summary is off the screen");
+    const button = summary.querySelector("[data-testid=continue]");
+    if (button) {
+      const k = button.getBoundingClientRect();
+      if (k.bottom > b.bottom + 1 || k.right > b.right + 1 || k.top < b.top - 1) found.push("«Seguir» is clipped");
+    }
+    return found;
+  });
+}
+
+test("the table's boxes neither overlap nor clip at 1280×800 and 390×844", async () => {
+  for (const [players, device, label] of [[2, { viewport: { width: 1280, height: 800 } }, "desktop"], [4, PHONE, "phone"], [6, PHONE, "phone, 6 players"]]) {
+    const context = await browser.newContext(device);
+    const page = await open(context);
+    await createFromLobby(page, { players, target: "30", bot: "beginner", name: "Ana" });
+    const problems = new Set();
+    if (label === "desktop") {
+      // The first screen holds the hand with its PIEZA/MATA tags and the envido line.
+      const fold = await page.evaluate(() => Math.max(...[...document.querySelectorAll("[data-testid=hand] .card, [data-testid=tantos]")].map((e) => e.getBoundingClientRect().bottom)));
+      if (fold > 800) problems.add(`the hand and the envido line end at ${fold}px, below the first 800px`);
+    }
+    let summaries = 0;
+    for (let clicks = 0; clicks < 60 && summaries < 2; clicks++) {
+      if (await page.$("[data-testid=summary]")) {
+        for (const problem of await summaryProblems(page)) problems.add(`${label}, summary: ${problem}`);
+        if (summaries === 0) await shot(page, `web-layout-summary-${label.replaceAll(/[ ,]+/g, "-")}`);
+        summaries++;
+        await page.click("[data-testid=continue]").catch(() => undefined);
+        continue;
+      }
+      for (const problem of await layoutProblems(page)) problems.add(`${label}: ${problem}`);
+      const pending = (await page.textContent("[data-testid=calls]").catch(() => "")) ?? "";
+      const accept = /«(Falta envido|Contra flor al resto)»/.test(pending) ? "false" : "true";
+      const target = (await page.$(`[data-testid=action][data-kind=answer][data-accept=${accept}]:not([disabled])`)) ?? (await page.$("[data-testid=play]:not([disabled])"));
+      if (!target) {
+        await page.waitForTimeout(150);
+        continue;
+      }
+      if ((await page.$$("[data-testid=played]")).length >= Math.min(players, 3) - 1) await shot(page, `web-layout-${label.replaceAll(/[ ,]+/g, "-")}`);
+      const version = await page.getAttribute("#app", "data-version");
+      await target.click({ timeout: 5_000 }).catch(() => undefined);
+      await page.waitForFunction((v) => document.querySelector("#app")?.dataset.version !== v, version, { timeout: 10_000 }).catch(() => undefined);
+    }
+    assert.ok(summaries > 0, `${label}: a hand ended and its summary was measured`);
+    assert.deepEqual([...problems], []);
+    await context.close();
+  }
 });

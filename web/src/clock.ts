@@ -17,7 +17,8 @@ export interface SeatClock {
 /** The running clock of `seat` at `now`, or undefined when no clock runs for it. */
 export function seatClock(view: MatchView | undefined, settings: ClockSettings | undefined, seat: number, now: number): SeatClock | undefined {
   const clock = view?.clock;
-  if (!clock?.deadline || !clock.started || !clock.seats.includes(seat)) return undefined;
+  // A stand-in's pace is the bot's, not the seat's time: the seat shows no countdown for it.
+  if (!clock?.deadline || !clock.started || clock.standIn || !clock.seats.includes(seat)) return undefined;
   const started = timestampMs(clock.started);
   const deadline = timestampMs(clock.deadline);
   const decision = settings?.decision ? durationMs(settings.decision) : deadline - started;

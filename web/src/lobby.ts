@@ -119,10 +119,27 @@ async function listOpenTables(list: HTMLElement, open: (id: string) => void): Pr
         "div",
         { class: "open-table", "data-testid": "open-table", "data-game": id },
         h("div", {}, h("strong", {}, openTableLine(players, game.rules?.target ?? 30, free)), h("div", { class: "note" }, openTableSeats(taken))),
-        h("button", { "data-testid": "sit", onclick: () => open(id) }, UI.sit),
+        h("button", { "data-testid": "sit", onclick: () => void sitAt(id, open) }, UI.sit),
       );
     }),
   );
+}
+
+/** "Sentarme": with the name already given (the lobby's field, or the one kept from before), the seat is taken at
+ * once; without one, or if the seat went meanwhile, the game's page asks and says why. */
+async function sitAt(id: string, open: (id: string) => void): Promise<void> {
+  const field = document.getElementById("player-name") as HTMLInputElement | null;
+  const name = field?.value.trim() || playerNameKept();
+  if (name) {
+    try {
+      keepPlayerName(name);
+      const joined = await clientFor().joinGame(`games/${id}`, { playerName: name });
+      holdSeat(id, { seat: joined.seat, token: joined.token });
+    } catch {
+      // the game's page offers the seat again, or says it is gone
+    }
+  }
+  open(id);
 }
 
 async function createAndJoin(

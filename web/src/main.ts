@@ -93,8 +93,18 @@ function showJoin(id: string): void {
   );
 }
 
+/** A link to come back from another device carries the seat and its token in the fragment (`#asiento=1.TOKEN`):
+ * this browser holds the seat from now on, and the fragment leaves the address bar. */
+function takeHeldFromLink(game: string): void {
+  const match = /^#asiento=(\d+)\.(.+)$/.exec(window.location.hash);
+  if (!match) return;
+  holdSeat(game, { seat: Number(match[1]), token: decodeURIComponent(match[2]) });
+  window.history.replaceState({}, "", `${window.location.pathname}${window.location.search}`);
+}
+
 function route(): void {
   const game = new URLSearchParams(window.location.search).get("game");
+  if (game) takeHeldFromLink(game.replace(/^games\//, ""));
   if (game) void openTable(game.replace(/^games\//, ""));
   else {
     leaveTable();

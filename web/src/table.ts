@@ -18,16 +18,17 @@ import {
   commitEvents,
   toTrucoError,
 } from "truco-client";
+import { timestampMs } from "@bufbuild/protobuf/wkt";
 import { SeatCalls, gameId, holdSeat } from "./api";
 import { Records } from "./record";
-import { type Seating, botName, describeEvent, playerName, refusal } from "./text";
+import { type Seating, botName, describeEvent, emptySeatName, playerName, refusal } from "./text";
 
 /** How long the end-of-hand summary stays up unless the player continues first. */
 export const SUMMARY_MS = 7000;
 
 export interface LogLine {
   hand: number;
-  text: string;
+  readonly text: string;
   kind: string;
 }
 
@@ -45,6 +46,10 @@ export class Table implements Seating {
   summary: { hand: HandSummary; until: number } | undefined;
   error = "";
   sending = false;
+  /** Each team's points as the log has counted them so far. */
+  private readonly scores = [0, 0];
+  /** "Dejar la mesa" was pressed: the page asks before leaving. */
+  confirmingLeave = false;
   /** The version the page had when it opened: events up to it are the replayed past, not news. */
   private openedAt = 0n;
   private logged = -1n;
@@ -75,11 +80,17 @@ export class Table implements Seating {
   name(seat: number): string {
     const info = this.game?.seats.find((s) => s.seat === seat);
     if (info?.kind === SeatKind.BOT) return botName(seat);
+    if (info?.kind === SeatKind.OPEN) return emptySeatName();
     return info?.playerName || playerName(seat);
   }
 
   isAway(seat: number): boolean {
     return this.away.has(seat);
+  }
+
+  /** The players' seats nobody has taken yet (the first deal waits for them). */
+  openSeats(): number[] {
+    return (this.game?.seats ?? []).filter((s) => s.kind === SeatKind.OPEN).map((s) => s.seat);
   }
 
   isBot(seat: number): boolean {
@@ -96,6 +107,23 @@ export class Table implements Seating {
 
   takenOver(seat: number): boolean {
     return this.pub?.seats.find((s) => s.seat === seat)?.takenOver ?? false;
+  }
+
+  /** Until when (ms since the epoch, the server's clock) a bot keeps a person's pace for the away `seat`. */
+  graceUntil(seat: number): number | undefined {
+    const until = this.pub?.seats.find((s) => s.seat === seat)?.graceUntil;
+    return until ? timestampMs(until) : undefined;
+  }
+
+  /** The seats the match waits for that a bot plays for their absent player. */
+  standIns(): number[] {
+    return (this.pub?.toAct ?? []).filter((seat) => this.takenOver(seat));
+  }
+
+  /** The first press of "Dejar la mesa" asks; `confirmed` leaves, `false` stays. */
+  askLeave(asking: boolean): void {
+    this.confirmingLeave = asking;
+    this.onChange();
   }
 
   // --- Following the game ---------------------------------------------------------------------------------------
@@ -144,10 +172,18 @@ export class Table implements Seating {
         for await (const commit of this.client.watchCommits(this.gameName, this.logged < 0n ? 0n : this.logged, {
           signal: this.stop.signal,
           onResume: () => this.onConnection("reconnecting"),
+          tableChanges: true,
         })) {
           failures = 0;
           this.onConnection("live");
           const events = commitEvents(commit);
+          if (!events.length) {
+            // The table changed without a move (a friend sat down): their name, and the clock that may have started.
+            await this.refreshGame();
+            this.take(commit.seat, commit.public ?? commit.seat?.public, true);
+            this.onChange();
+            continue;
+          }
           for (const event of events) {
             this.note(event);
             if (this.isNews(event)) this.react(event);
@@ -160,6 +196,7 @@ export class Table implements Seating {
           this.onConnection("over");
           await this.refreshGame();
           this.onChange();
+          void this.awaitRematch();
           return;
         }
       } catch (error) {
@@ -192,8 +229,20 @@ export class Table implements Seating {
     if (kind.case === "seatLeft") this.away.set(kind.value.seat, "left");
     if (kind.case === "seatResumed") this.away.delete(kind.value.seat);
     if (kind.case === "handDealt") this.loggedHand = kind.value.number;
-    const text = describeEvent(event, this);
-    if (text) this.log.push({ hand: this.loggedHand, text, kind: kind.case ?? "" });
+    // The line is worded when drawn, so a seat's name read later (a friend who sat down) names them in it too; who
+    // was away and the score before it are as they were at the event.
+    const away = new Set(this.away.keys());
+    const before = [...this.scores];
+    const seating: Seating = {
+      me: this.me,
+      name: (seat) => this.name(seat),
+      isAway: (seat) => away.has(seat),
+      scoreBefore: (team) => before[team] ?? 0,
+      target: this.pub?.rules?.target ?? this.game?.rules?.target,
+    };
+    if (kind.case === "pointsScored") this.scores[kind.value.team] = (this.scores[kind.value.team] ?? 0) + kind.value.points;
+    if (!describeEvent(event, seating)) return;
+    this.log.push({ hand: this.loggedHand, kind: kind.case ?? "", get text() { return describeEvent(event, seating) ?? ""; } });
   }
 
   /** What a new event changes beyond the view: the summary when a hand ends, the seats' names when someone joins,
@@ -203,6 +252,17 @@ export class Table implements Seating {
     if (kind === "handEnded") this.summaryDue = this.loggedHand;
     if (kind === "seatLeft" || kind === "seatResumed" || kind === "clockExpired" || kind === "matchStarted" || kind === "matchEnded") {
       void this.refreshGame().then(() => this.onChange());
+    }
+  }
+
+  /** After the match, every human at the table hears of a rematch another one asked for (GetGame's next_game),
+   * within a second, for as long as the page stays on the finished game (ten minutes at most). */
+  private async awaitRematch(): Promise<void> {
+    const until = Date.now() + 600_000;
+    while (this.me !== undefined && !this.game?.nextGame && !this.stop.signal.aborted && Date.now() < until) {
+      await new Promise((resolve) => window.setTimeout(resolve, 1000));
+      await this.refreshGame();
+      if (this.game?.nextGame) this.onChange();
     }
   }
 
@@ -275,6 +335,7 @@ export class Table implements Seating {
 
   /** LeaveGame: a bot plays the seat until the player comes back. */
   leave(): Promise<void> {
+    this.confirmingLeave = false;
     return this.seatCall(async () => {
       const view = await this.calls.leave();
       if (this.me !== undefined) this.away.set(this.me, "left");

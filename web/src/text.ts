@@ -25,6 +25,10 @@ export interface Seating {
   name(seat: number): string;
   /** Whether a bot plays the seat for its player now (its clock ran out, or it left). */
   isAway?(seat: number): boolean;
+  /** A team's points before the event being told (the log's sentences about points). */
+  scoreBefore?(team: number): number;
+  /** The points the match is played to. */
+  readonly target?: number;
 }
 
 /** "Jugás" for the viewer, "Tito juega" for anyone else; while a bot plays a player's seat, the bot does it:
@@ -62,6 +66,11 @@ const BOT_NAMES = ["Pocha", "Tito", "Marta", "Beto", "Nené", "Cacho"];
 
 export function botName(seat: number): string {
   return BOT_NAMES[seat % BOT_NAMES.length];
+}
+
+/** A seat nobody has taken yet. */
+export function emptySeatName(): string {
+  return UI.emptySeat;
 }
 
 /** A player who joined without a name. */
@@ -188,6 +197,16 @@ const SCORE_REASONS: Readonly<Record<number, string>> = {
   [ScoreReason.MAZO]: "el mazo",
 };
 
+/** "Los rivales suman 3 por la flor no querida." A score that reaches the target is capped there by the rules:
+ * the line says so, or "1 por la flor no querida" would read as a miscount. */
+export function pointsLine(seating: Seating, team: number, points: number, reason: ScoreReason): string {
+  const line = `${capital(teamDoes(seating, team, "suma", "suman"))} ${points} ${points === 1 ? "punto" : "puntos"} por ${SCORE_REASONS[reason] ?? "la mano"}`;
+  const before = seating.scoreBefore?.(team);
+  if (before === undefined || seating.target === undefined || before + points < seating.target) return `${line}.`;
+  const reaches = seating.me !== undefined && team !== seating.me % 2 ? "llegan" : "llega";
+  return `${line}: ${reaches} a ${seating.target}, lo que ${reaches === "llegan" ? "les" : "le"} faltaba (no se pasa de ${seating.target}).`;
+}
+
 const ROUNDS = ["Primera", "Segunda", "Tercera"];
 
 /** "Primera", "Segunda", "Tercera": a round of a hand (0-based). */
@@ -232,7 +251,7 @@ export function describeEvent(event: Event, seating: Seating): string | undefine
       return `${does(seating, kind.value.winnerSeat, "gana", "ganás")} el envido con ${kind.value.points}.`;
     case "florSettled":
       return kind.value.winnerSeat === undefined
-        ? "Las flores se cobran sin disputa."
+        ? "La flor se cobra sin disputa."
         : `${does(seating, kind.value.winnerSeat, "gana", "ganás")} la flor${kind.value.points === undefined ? "" : ` con ${kind.value.points}`}.`;
     case "envidoVoided":
       return "El envido no se juega: hay flor.";
@@ -243,7 +262,7 @@ export function describeEvent(event: Event, seating: Seating): string | undefine
         ? `Le hacés una seña a tu compañero: ${SENA_NAMES[kind.value.sena] ?? ""}.`
         : `${seating.name(kind.value.seat)} te hace una seña: ${SENA_NAMES[kind.value.sena] ?? ""}.`;
     case "pointsScored":
-      return `${capital(teamDoes(seating, kind.value.team, "suma", "suman"))} ${kind.value.points} por ${SCORE_REASONS[kind.value.reason] ?? "la mano"}.`;
+      return pointsLine(seating, kind.value.team, kind.value.points, kind.value.reason);
     case "handEnded":
       return undefined;
     case "matchEnded":
@@ -283,14 +302,27 @@ export function shownLine(seating: Seating, seat: number, cards: readonly Card[]
 /** The status line over the buttons. */
 export function statusLine(
   seating: Seating,
-  state: { over: boolean; winnerTeam?: number; myTurn: boolean; answering: boolean; waitingFor: readonly number[] },
+  state: {
+    over: boolean;
+    winnerTeam?: number;
+    myTurn: boolean;
+    answering: boolean;
+    waitingFor: readonly number[];
+    /** The viewer's seat is played by a bot now: it acts, not the viewer. */
+    away?: boolean;
+    /** The seats of `waitingFor` a bot plays for their absent player. */
+    standIn?: readonly number[];
+  },
 ): string | undefined {
   if (state.over) {
     if (state.winnerTeam === undefined) return "Partido terminado.";
     if (seating.me === undefined) return `Partido terminado: ${teamDoes(seating, state.winnerTeam, "ganó", "ganaron")}.`;
     return state.winnerTeam === seating.me % 2 ? "¡Ganaste el partido!" : "Perdiste: ganaron los rivales.";
   }
+  if (state.away) return "Un bot juega por vos hasta que vuelvas a la mesa.";
   if (state.myTurn) return state.answering ? "Te toca contestar." : "Te toca.";
+  const standIn = state.waitingFor.filter((seat) => state.standIn?.includes(seat));
+  if (standIn.length) return `Juega un bot por ${names(seating, standIn)}, que ${standIn.length > 1 ? "no están" : "no está"} en la mesa.`;
   if (state.waitingFor.length) return `Esperando a ${names(seating, state.waitingFor)}.`;
   return undefined;
 }
@@ -316,7 +348,7 @@ export function callLines(
     lines.push(`${does(seating, pending.seat, "cantó", "cantaste")} «${CALL_NAMES[pending.call] ?? ""}»: ${answers}.`);
   }
   if (hand.trucoValue > 1) {
-    const word = hand.trucoOwner === undefined ? "" : `; la palabra la tiene ${teamName(seating, hand.trucoOwner)}`;
+    const word = hand.trucoOwner === undefined ? "" : `; ${teamDoes(seating, hand.trucoOwner, "tiene la palabra", "tienen la palabra")}`;
     lines.push(`La mano vale ${hand.trucoValue}${word}.`);
   }
   const chain = hand.envidoChain.map((call) => (CALL_NAMES[call] ?? "").toLowerCase()).join(", ");
@@ -361,6 +393,23 @@ export function awayBanner(reason: "clock" | "left" | undefined): string {
   return reason === "left" ? "Dejaste la mesa: un bot juega por vos." : "Se te acabó el tiempo: un bot juega por vos.";
 }
 
+/** How long the bot keeps a person's pace for an away player (`milliseconds` left of the grace; undefined or
+ * past: it plays at its own speed now). `viewer`: the banner of the player who is away. */
+export function graceLine(milliseconds: number | undefined, viewer: boolean): string {
+  if (milliseconds === undefined || milliseconds <= 0) {
+    return viewer ? "Ya juega a su ritmo: si volvés antes de que termine, seguís en el partido." : "Ya juega a su ritmo.";
+  }
+  const left = clockText(milliseconds);
+  return viewer
+    ? `Juega a ritmo de persona: si volvés en ${left}, seguís el mismo partido.`
+    : `Le guarda el lugar ${left} más.`;
+}
+
+/** Who the table still waits for before the first deal: "Falta 1 jugador." / "Faltan 2 jugadores." */
+export function missingLine(open: number): string {
+  return open === 1 ? "Falta 1 jugador para empezar." : `Faltan ${open} jugadores para empezar.`;
+}
+
 /** "Mesa de 4 · a 30 puntos". */
 export function tableLine(players: number, target: number): string {
   return `Mesa de ${players} · a ${target} puntos`;
@@ -376,7 +425,7 @@ export function summaryTitle(seating: Seating, summary: HandSummary): string {
 }
 
 const ENDS: Readonly<Record<number, string>> = {
-  [HandEnd.ROUNDS]: "Se jugó a las rondas.",
+  [HandEnd.ROUNDS]: "Se definió jugando las cartas.",
   [HandEnd.TRUCO_DECLINED]: "Terminó con un truco no querido.",
   [HandEnd.MAZO]: "Terminó con una ida al mazo.",
   [HandEnd.MATCH_ENDED]: "Terminó con el partido.",
@@ -511,6 +560,10 @@ export const UI = {
   watching: "Estás mirando el partido: no ves cartas ocultas.",
   invite: "Invitá con este link:",
   leave: "Dejar la mesa",
+  leaveQuestion: "¿Dejás la mesa? Un bot juega por vos, a ritmo de persona, y podés volver al mismo partido desde cualquier dispositivo.",
+  leaveYes: "Sí, dejar la mesa",
+  leaveNo: "Seguir jugando",
+  otherDevice: "Link para volver desde otro dispositivo",
   backToTable: "Volver a la mesa",
   rematch: "Revancha",
   rematchOffered: "Te esperan para la revancha.",
@@ -524,6 +577,8 @@ export const UI = {
   dealer: "Reparte",
   bot: "Bot",
   you: "Vos",
+  emptySeat: "Lugar libre",
+  startsWhenFull: "El partido empieza cuando se sienten todos. Pasales el link:",
   calls: "En juego",
   log: "Lo que pasó",
   senasToPartner: "Señas a tu compañero",

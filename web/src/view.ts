@@ -13,6 +13,8 @@ import {
   actionLabel,
   awayBanner,
   awayLabel,
+  graceLine,
+  missingLine,
   callLines,
   cardId,
   cardName,
@@ -86,8 +88,8 @@ export function renderTable(table: Table, app: HTMLElement, link: string): void 
     me === undefined
       ? h("span", { class: "watching" }, UI.watching)
       : h("span", { class: "invite" }, UI.invite, " ", h("a", { href: link, "data-testid": "game-link" }, link)),
-    me !== undefined && !table.over() && !away
-      ? h("button", { class: "quiet", "data-testid": "leave", onclick: () => void table.leave(), disabled: table.sending }, UI.leave)
+    me !== undefined && !table.over() && !away && !table.confirmingLeave
+      ? h("button", { class: "quiet", "data-testid": "leave", onclick: () => table.askLeave(true), disabled: table.sending }, UI.leave)
       : undefined,
   );
 
@@ -96,22 +98,55 @@ export function renderTable(table: Table, app: HTMLElement, link: string): void 
   if (summary) felt.append(renderSummary(table, summary));
 
   const error = table.error ? h("p", { class: "error", role: "alert", "data-testid": "error" }, table.error) : undefined;
-  const banner = away
+  const banner = away ? renderAwayBanner(table, me, link) : table.confirmingLeave && !table.over() ? renderLeaveQuestion(table) : undefined;
+
+  const open = table.over() ? [] : table.openSeats();
+  const waiting = open.length
     ? h(
         "div",
-        { class: "banner", "data-testid": "away" },
-        h("span", {}, awayBanner(table.away.get(me))),
-        h("button", { "data-testid": "resume", onclick: () => void table.resume(), disabled: table.sending }, UI.backToTable),
+        { class: "banner waiting", "data-testid": "waiting" },
+        h("span", { class: "missing" }, missingLine(open.length)),
+        h("span", {}, UI.startsWhenFull, " ", h("a", { href: link, "data-testid": "invite-link" }, link)),
       )
     : undefined;
-
-  const main = h("div", { class: "main" }, felt, banner, error, renderActions(table, legal), me === undefined ? undefined : renderHand(table, legal));
+  const main = h("div", { class: "main" }, felt, waiting, banner, error, renderActions(table, legal), me === undefined ? undefined : renderHand(table, legal));
   const side = h("aside", { class: "side" }, renderScore(table, target), renderCalls(table), renderSenas(table), renderLog(table));
   app.replaceChildren(top, h("div", { class: "board" }, main, side));
   app.dataset.phase = table.over() ? "over" : "playing";
   app.dataset.version = String(table.version);
   app.dataset.summary = summary ? String(summary.number) : "";
   tickClocks(table);
+}
+
+/** The viewer is away: who plays (a bot), how long it keeps a person's pace (counted down by tickClocks), the way
+ * back, and a link that takes the seat back from another device (its token rides in the fragment, which no
+ * request carries). */
+function renderAwayBanner(table: Table, me: number, link: string): HTMLElement {
+  const held = table.client.token ? `${link}#asiento=${me}.${encodeURIComponent(table.client.token)}` : undefined;
+  return h(
+    "div",
+    { class: "banner", "data-testid": "away" },
+    h("span", {}, awayBanner(table.away.get(me))),
+    h("span", { class: "grace", "data-testid": "grace", "data-grace-seat": String(me), "data-viewer": "1" }, graceLine(graceLeft(table, me), true)),
+    h("button", { "data-testid": "resume", onclick: () => void table.resume(), disabled: table.sending }, UI.backToTable),
+    held ? h("a", { class: "other-device", href: held, "data-testid": "other-device" }, UI.otherDevice) : undefined,
+  );
+}
+
+function renderLeaveQuestion(table: Table): HTMLElement {
+  return h(
+    "div",
+    { class: "banner question", role: "alertdialog", "data-testid": "leave-question" },
+    h("span", {}, UI.leaveQuestion),
+    h("button", { class: "no", "data-testid": "leave-confirm", onclick: () => void table.leave(), disabled: table.sending }, UI.leaveYes),
+    h("button", { "data-testid": "leave-cancel", onclick: () => table.askLeave(false) }, UI.leaveNo),
+  );
+}
+
+/** What is left of an away seat's grace now (undefined: no grace known). */
+function graceLeft(table: Table, seat: number): number | undefined {
+  const until = table.graceUntil(seat);
+  return until === undefined ? undefined : until - Date.now();
 }
 
 function renderFelt(table: Table): HTMLElement {
@@ -142,8 +177,9 @@ function renderFelt(table: Table): HTMLElement {
     felt.append(renderSeat(table, seat, x, y, turn.has(seat), seat === table.me ? 0 : (left.get(seat) ?? 0)));
     const played = plays.get(seat) ?? [];
     if (played.length) {
-      const px = x + (50 - x) * 0.55;
-      const py = y + (50 - y) * 0.42;
+      // Beside the seat, not between it and the middle: the muestra, its label and the piezas line stay clear, and
+      // so do the seat's own name and clock (measured by the browser test at desktop and phone sizes).
+      const [px, py] = x !== 50 ? [x + (50 - x) * 0.42, y] : players === 6 ? [50, y + (50 - y) * 0.38] : [32, y + (50 - y) * 0.25];
       felt.append(
         h(
           "div",
@@ -169,7 +205,7 @@ function renderSeat(table: Table, seat: number, x: number, y: number, turn: bool
   return h(
     "div",
     {
-      class: `seat team-${seat % 2}${mine ? " ours" : " theirs"}${turn ? " turn" : ""}${seat === table.me ? " me" : ""}${takenOver ? " away" : ""}`,
+      class: `seat team-${seat % 2}${mine ? " ours" : " theirs"}${turn ? " turn" : ""}${seat === table.me ? " me" : ""}${takenOver ? " away" : ""}${table.openSeats().includes(seat) ? " open" : ""}`,
       style: `left:${x}%;top:${y}%`,
       "data-seat": String(seat),
       "data-testid": "seat",
@@ -180,16 +216,27 @@ function renderSeat(table: Table, seat: number, x: number, y: number, turn: bool
       { class: "plate" },
       h("div", { class: "name" }, name),
       h("div", { class: "tags" }, ...tags),
-      takenOver && seat !== table.me ? h("div", { class: "away-note" }, awayLabel(table.away.get(seat))) : undefined,
+      takenOver && seat !== table.me
+        ? h(
+            "div",
+            { class: "away-note" },
+            `${awayLabel(table.away.get(seat))}. `,
+            h("span", { class: "grace", "data-grace-seat": String(seat) }, graceLine(graceLeft(table, seat), false)),
+          )
+        : undefined,
       h("div", { class: "clock", "data-clock": String(seat), "data-testid": `clock-${seat}` }),
     ),
     facedown ? h("div", { class: "facedown" }, ...Array.from({ length: facedown }, () => cardView(undefined, { small: true }))) : undefined,
   );
 }
 
-/** Updates every clock on the page to now: the seat whose decision runs counts down, then its reserve. */
+/** Updates every clock on the page to now: the seat whose decision runs counts down, then its reserve; an away
+ * seat's grace counts down too. */
 export function tickClocks(table: Table): void {
   const now = Date.now();
+  for (const element of document.querySelectorAll<HTMLElement>("[data-grace-seat]")) {
+    element.textContent = graceLine(graceLeft(table, Number(element.dataset.graceSeat)), element.dataset.viewer === "1");
+  }
   for (const element of document.querySelectorAll<HTMLElement>("[data-clock]")) {
     const seat = Number(element.dataset.clock);
     const running = seatClock(table.pub, table.game?.clock, seat, now);
@@ -211,8 +258,10 @@ export function tickClocks(table: Table): void {
   }
 }
 
-function renderActions(table: Table, legal: readonly Command[]): HTMLElement {
+function renderActions(table: Table, all: readonly Command[]): HTMLElement {
   const pub = table.pub;
+  const away = table.me !== undefined && table.takenOver(table.me) && !table.over();
+  const legal = away ? [] : all; // the bot acts for an away seat: nothing to press but "Volver a la mesa"
   const myTurn = legal.some((command) => command.kind.case !== "sendSena"); // señas may be sent at any time
   const answering = legal.some((command) => command.kind.case === "answer");
   const status = statusLine(table, {
@@ -221,6 +270,8 @@ function renderActions(table: Table, legal: readonly Command[]): HTMLElement {
     myTurn,
     answering,
     waitingFor: (pub?.toAct ?? []).filter((seat) => seat !== table.me),
+    away,
+    standIn: table.standIns(),
   });
   const buttons = legal.filter((c) => c.kind.case !== "playCard" && c.kind.case !== "sendSena");
   const section = h(
@@ -255,13 +306,14 @@ function renderActions(table: Table, legal: readonly Command[]): HTMLElement {
         h("a", { class: "button quiet", href: "./", "data-testid": "new-table" }, UI.newTable),
       ),
     );
-    if (table.game?.nextGame) section.append(h("div", { class: "note" }, UI.rematchOffered));
+    if (table.game?.nextGame) section.append(h("div", { class: "note", "data-testid": "rematch-offered" }, UI.rematchOffered));
   }
   return section;
 }
 
-function renderHand(table: Table, legal: readonly Command[]): HTMLElement {
+function renderHand(table: Table, all: readonly Command[]): HTMLElement {
   const view = table.view;
+  const legal = table.me !== undefined && table.takenOver(table.me) ? [] : all;
   const hand = table.pub?.hand;
   const muestra = hand?.muestra;
   const playable = new Map(legal.flatMap((c) => (c.kind.case === "playCard" ? [[cardId(c.kind.value.card), c] as const] : [])));

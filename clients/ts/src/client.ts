@@ -144,6 +144,9 @@ export interface WatchOptions {
   signal?: AbortSignal;
   /** Called each time a broken stream is reopened, with the version it resumes after. */
   onResume?: (afterVersion: bigint, error: TrucoError) => void;
+  /** {@link TrucoClient.watchCommits} only: also yield a message with no events, holding the view at the same
+   * version, when the table changes without a move (a seat taken while it fills: read GetGame for the names). */
+  tableChanges?: boolean;
 }
 
 /** The resource name `games/{game}`, from it or from the bare id. */
@@ -470,7 +473,7 @@ export class TrucoClient {
       options.signal?.addEventListener("abort", stop);
       try {
         const stream = this.games.watchGame(
-          { name: game, afterVersion: last, perCommit: true },
+          { name: game, afterVersion: last, perCommit: true, tableChanges: options.tableChanges ?? false },
           { headers: this.headers(game), signal: controller.signal, timeoutMs: 0 },
         );
         for await (const item of stream) {

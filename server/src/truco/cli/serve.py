@@ -20,6 +20,11 @@ DEFAULT_RESERVE = 120.0
 """``truco serve``'s per-match reserve of each seat, in seconds."""
 DEFAULT_ABANDON = 600.0
 """``truco serve`` closes games nobody joined after this many seconds."""
+DEFAULT_STAND_IN_PACE = 3.0
+"""Seconds per decision of the bot playing an away seat (truco.server.clocks' default, not imported: the CLI
+starts fast)."""
+DEFAULT_AWAY_GRACE = 300.0
+"""Seconds it keeps that pace after the seat went away."""
 LIMIT_FLAGS = (
     ("--calls-per-second", "calls_per_second", float, "an app's sustained calls per second"),
     ("--burst", "burst", int, "an app's calls allowed at once above that rate"),
@@ -202,6 +207,22 @@ def _clocks(serve: argparse.ArgumentParser) -> None:
         help="when a clock runs out: a bot plays the seat until its player resumes (default), or its team concedes",
     )
     clocks.add_argument(
+        "--stand-in-pace",
+        type=duration,
+        default=DEFAULT_STAND_IN_PACE,
+        metavar="TIME",
+        help="the bot playing a seat whose player left or ran out of time makes one decision every TIME, as a "
+        f"person would (default {DEFAULT_STAND_IN_PACE:g}s)",
+    )
+    clocks.add_argument(
+        "--away-grace",
+        type=duration,
+        default=DEFAULT_AWAY_GRACE,
+        metavar="TIME",
+        help="it keeps that pace this long after the seat went away, so its player can come back to the same "
+        f"match; then it plays at the bots' speed (default {DEFAULT_AWAY_GRACE:g}s)",
+    )
+    clocks.add_argument(
         "--presence",
         type=duration,
         default=30.0,
@@ -225,7 +246,7 @@ def _clocks(serve: argparse.ArgumentParser) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from truco.server.app import ConfigError, ServeConfig, main
-    from truco.server.clocks import ClockSettings
+    from truco.server.clocks import ClockSettings, StandIn
     from truco.server.quotas import Limits
     from truco.server.workers import WorkersError, resolve_workers, serve_workers
 
@@ -256,6 +277,7 @@ def _run(args: argparse.Namespace) -> int:
         limits=limits,
         connections=_connection_limits(args),
         clock=clock,
+        stand_in=StandIn.seconds(args.stand_in_pace, args.away_grace),
         presence_seconds=args.presence,
         abandon_after=args.abandon_after or None,
         retention=args.retention,

@@ -23,7 +23,7 @@ from truco.wire.v1 import game_service_pb2, rules_service_pb2
 
 from .admission import Admission
 from .auth import TokenIssuer
-from .clocks import Alarm, ClockSettings, Timekeeper
+from .clocks import Alarm, ClockSettings, StandIn, Timekeeper
 from .collector import CollectorSchedule
 from .connections import (
     Activity,
@@ -101,6 +101,9 @@ class ServeConfig:
     clock: ClockSettings | None = None
     """Turn clocks of the games created without clock settings; None (the library default): no clocks.
     ``truco serve`` turns them on (see its --clock options)."""
+    stand_in: StandIn = field(default_factory=StandIn)
+    """How the bot plays a seat whose player is away, in the games created from now: its pace per decision and
+    how long it keeps that pace (``truco serve --stand-in-pace``, ``--away-grace``)."""
     presence_seconds: float = 30.0
     """A seat is present while it watches the game or called within this many seconds."""
     abandon_after: float | None = None
@@ -211,6 +214,7 @@ class Server:
             allow_fixed_deals=config.allow_fixed_deals,
             tokens=tokens,
             default_clock=config.clock,
+            stand_in=config.stand_in,
             presence_seconds=config.presence_seconds,
             keys=keys,
             alarm=alarm,

@@ -26,6 +26,7 @@ from .commits import Commits
 from .referee import bots_due, bots_only, thinker_due
 from .snapshots import Snapshot, Snapshots
 from .store.errors import VersionConflict
+from .store.records import now_us
 from .thinking import Thinkers
 
 PAUSE_SECONDS = 0.005
@@ -34,6 +35,11 @@ matches between bots only get at most half of the process's time, whatever their
 rest. A step's wait for a thinking bot counts in a match nobody sits at, so such matches get at most half of the
 thinking pool too; in a match a player sits at, the player is waiting for that move, and the pause makes up only
 for the rest of the step."""
+
+
+def paced(snapshot: Snapshot) -> frozenset[int]:
+    """The game's away seats whose stand-in keeps a person's pace now (the timekeeper plays those)."""
+    return snapshot.book.paced(snapshot.state, snapshot.setup.pace, now_us())
 
 
 class BotTurns:
@@ -52,8 +58,9 @@ class BotTurns:
         self.closed = False
 
     def offer(self, game_id: str, snapshot: Snapshot) -> None:
-        """Queue the game if it waits for the server's bots (a deal, or bots only)."""
-        if self.closed or game_id in self._queued or not bots_due(snapshot.state, snapshot.setup):
+        """Queue the game if it waits for the server's bots (a deal, or bots only; not a paced stand-in, which
+        the timekeeper plays)."""
+        if self.closed or game_id in self._queued or not bots_due(snapshot.state, snapshot.setup, paced(snapshot)):
             return
         self._queued.add(game_id)
         if bots_only(snapshot.state, snapshot.setup):
@@ -92,7 +99,7 @@ class Autoplayer:
         self.turns = turns
         self._snapshots = snapshots
         self._commits = commits
-        self._thinkers = thinkers
+        self.thinkers = thinkers
         self._task: asyncio.Task[None] | None = None
         self._log = structlog.get_logger("truco.server")
 
@@ -122,15 +129,16 @@ class Autoplayer:
         fine: the next look decides again. The seconds of the step the pause need not make up for: its wait for a
         thinking bot when a player sits at the table (see :data:`PAUSE_SECONDS`)."""
         snapshot = await self._snapshots.get(game_id)
-        if not bots_due(snapshot.state, snapshot.setup):
+        stand_ins = paced(snapshot)
+        if not bots_due(snapshot.state, snapshot.setup, stand_ins):
             return 0.0
         state = snapshot.state.copy()
         events: list[ev.Event] = []
         waited = 0.0
-        thinker = thinker_due(state, snapshot.setup)
+        thinker = thinker_due(state, snapshot.setup, stand_ins)
         if thinker is not None:  # one move of a bot that thinks, asked off the event loop (thinking.py)
             asked = time.perf_counter()
-            events = execute_legal(state, await self._thinkers.decide(state, *thinker))  # one of its legal actions
+            events = execute_legal(state, await self.thinkers.decide(state, *thinker))  # one of its legal actions
             if not bots_only(snapshot.state, snapshot.setup):
                 waited = time.perf_counter() - asked
         try:
@@ -146,7 +154,7 @@ class Autoplayer:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
-        self._thinkers.close()
+        self.thinkers.close()
 
 
-__all__ = ["PAUSE_SECONDS", "Autoplayer", "BotTurns"]
+__all__ = ["PAUSE_SECONDS", "Autoplayer", "BotTurns", "paced"]

@@ -9,6 +9,10 @@ games and fires them; the firing is an ordinary append guarded by the game's las
 fire one clock, exactly one append is applied and the other finds the game moved on.
 
 The engine never reads a clock: the time a clock ran out enters the log as data, in ``ClockExpired``.
+
+The same book paces the stand-in (:class:`StandIn`): a seat whose player left or ran out of time is played by
+the clock's bot one decision every few seconds, as a person would, for a grace period in which its player can
+come back to the same match; its moves are fired by the timekeeper like a clock that ran out.
 """
 
 from __future__ import annotations
@@ -28,6 +32,10 @@ from .store.records import now_us
 
 US = 1_000_000
 DEFAULT_TAKEOVER_BOT = "heuristic"
+STAND_IN_PACE_US = 3 * US
+"""The stand-in's time per decision by default: a person's pace, so a match does not run away from its player."""
+AWAY_GRACE_US = 300 * US
+"""How long by default the stand-in plays at that pace after a seat went away."""
 NOT_DECISIONS = (ev.SenaSent, ev.SeatLeft, ev.SeatResumed)
 """Events that make no decision of the match: a seña, a seat handed to its bot or taken back. An append of
 nothing else neither restarts the running clock nor charges a reserve."""
@@ -49,21 +57,40 @@ class ClockSettings:
 
 
 @dataclass(frozen=True, slots=True)
+class StandIn:
+    """How the server's bot plays a seat whose player is away (left, or ran out of time): one decision every
+    ``pace_us`` for ``grace_us`` after the seat went away, so that its player, back within the grace, finds the
+    same match; after it, at the bots' speed, so an empty table does not hold the others (the player may still
+    take the seat back while the match lasts)."""
+
+    pace_us: int = STAND_IN_PACE_US
+    grace_us: int = AWAY_GRACE_US
+
+    @classmethod
+    def seconds(cls, pace: float, grace: float) -> StandIn:
+        return cls(round(pace * US), round(grace * US))
+
+
+@dataclass(frozen=True, slots=True)
 class Clock:
-    """The clock running now: the seats it times, when the decision started and when it runs out."""
+    """The clock running now: the seats it times, when the decision started and when it runs out.
+    ``stand_in``: it times the stand-in's move of an away seat (its pace), not a player's decision."""
 
     seats: tuple[int, ...]
     started_us: int
     deadline_us: int
+    stand_in: bool = False
 
 
 @dataclass(frozen=True, slots=True)
 class SeatClock:
-    """What the log says of one seat: whether a bot plays it, and what is left of its reserve (None: none)."""
+    """What the log says of one seat: whether a bot plays it, what is left of its reserve (None: none), and
+    while a bot plays it, until when the stand-in keeps a person's pace for its player (None: not away)."""
 
     seat: int
     taken_over: bool
     reserve_left_us: int | None
+    grace_until_us: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,14 +107,35 @@ NO_CLOCKS = Clocks(None, ())
 @dataclass(frozen=True, slots=True)
 class ClockBook:
     """What the clocks need from the log: when the last decision started (the last append of public events),
-    which player seats the match has waited for since, and how much of its reserve each seat has used."""
+    which player seats the match has waited for since, how much of its reserve each seat has used, since when
+    each away seat is away, and which away seats the match waits for when it waits for no player."""
 
     started_us: int = 0
     waiting: tuple[int, ...] = ()
     used_us: tuple[tuple[int, int], ...] = ()
+    away_us: tuple[tuple[int, int], ...] = ()
+    stand_ins: tuple[int, ...] = ()
 
     def used(self, seat: int) -> int:
         return dict(self.used_us).get(seat, 0)
+
+    def grace_until(self, seat: int, stand_in: StandIn, now_us: int) -> int:
+        """When the stand-in stops keeping a person's pace for ``seat`` (away from ``now_us`` if not known)."""
+        return dict(self.away_us).get(seat, now_us) + stand_in.grace_us
+
+    def paced(self, state: MatchState, stand_in: StandIn, now_us: int) -> frozenset[int]:
+        """The away seats the stand-in plays at a person's pace at ``now_us``: those still in their grace (a
+        seat just gone, not yet in the book, is)."""
+        return frozenset(s for s in state.away if self.grace_until(s, stand_in, now_us) > now_us)
+
+    def _away_after(self, at_us: int, events: Sequence[ev.Event]) -> tuple[tuple[int, int], ...]:
+        away = dict(self.away_us)
+        for event in events:
+            if isinstance(event, ev.SeatLeft) or (isinstance(event, ev.ClockExpired) and not event.forfeit):
+                away.setdefault(event.seat, at_us)
+            elif isinstance(event, ev.SeatResumed):
+                away.pop(event.seat, None)
+        return tuple(sorted(away.items()))
 
     def advance(
         self,
@@ -107,12 +155,16 @@ class ClockBook:
         if all(isinstance(event, ev.SenaSent) for event in events):
             return self  # a seña is not a decision, and rivals must not see it move any clock
         waiting: tuple[int, ...] = ()
+        stand_ins: tuple[int, ...] = ()
         if state.phase is not Phase.MATCH_OVER:
             waiting = tuple(s for s in actors(state) if s not in bots and s not in state.away)
+            if not waiting:  # a player to act comes first: bots never answer for a team a player can
+                stand_ins = tuple(s for s in actors(state) if s in state.away)
+        away = self._away_after(at_us, events)
         if all(isinstance(event, NOT_DECISIONS) for event in events):
             # The decision the match waits for is still to be made: its clock runs on from when it started
             # (a partner leaving and resuming every few seconds must not hold the waited-on seat's clock).
-            return ClockBook(self.started_us, waiting, self.used_us)
+            return ClockBook(self.started_us, waiting, self.used_us, away, stand_ins)
         used = dict(self.used_us)
         if settings is not None and settings.reserve_us and self.waiting:
             start = self._start(joined)
@@ -122,7 +174,7 @@ class ClockBook:
                 excess = at_us - start - settings.decision_us
                 if excess > 0:
                     used[seat] = min(settings.reserve_us, used.get(seat, 0) + excess)
-        return ClockBook(at_us, waiting, tuple(sorted(used.items())))
+        return ClockBook(at_us, waiting, tuple(sorted(used.items())), away, stand_ins)
 
     def _start(self, joined: Mapping[int, int]) -> int | None:
         """When the current decision's clock started: the last append, or the last join if the table filled up
@@ -132,8 +184,12 @@ class ClockBook:
             return None
         return max(self.started_us, *times)
 
-    def running(self, settings: ClockSettings | None, joined: Mapping[int, int]) -> Clock | None:
-        """The clock running now, if any."""
+    def running(
+        self, settings: ClockSettings | None, joined: Mapping[int, int], stand_in: StandIn | None = None
+    ) -> Clock | None:
+        """The clock running now, if any: a player's, or (given ``stand_in``) the stand-in's pace."""
+        if not self.waiting and self.stand_ins and stand_in is not None:
+            return Clock(self.stand_ins, self.started_us, self.started_us + stand_in.pace_us, stand_in=True)
         if settings is None or not self.waiting:
             return None
         start = self._start(joined)
@@ -147,16 +203,28 @@ class ClockBook:
             return None
         return max(0, settings.reserve_us - self.used(seat))
 
-    def clocks(self, state: MatchState, settings: ClockSettings | None, joined: Mapping[int, int]) -> Clocks:
-        """What views show: the running clock, and each seat's takeover and reserve (nothing in a game
-        without clocks where no seat was ever taken over)."""
+    def clocks(
+        self,
+        state: MatchState,
+        settings: ClockSettings | None,
+        joined: Mapping[int, int],
+        stand_in: StandIn | None = None,
+    ) -> Clocks:
+        """What views show: the running clock (the stand-in's pace too, given ``stand_in``), and each seat's
+        takeover, reserve and grace (nothing in a game without clocks where no seat was ever taken over)."""
         if settings is None and not state.away:
             return NO_CLOCKS
+        since = dict(self.away_us)
         seats = tuple(
-            SeatClock(seat, seat in state.away, self.reserve_left(settings, seat))
+            SeatClock(
+                seat,
+                seat in state.away,
+                self.reserve_left(settings, seat),
+                since[seat] + stand_in.grace_us if stand_in is not None and seat in since else None,
+            )
             for seat in range(state.rules.players)
         )
-        return Clocks(self.running(settings, joined), seats)
+        return Clocks(self.running(settings, joined, stand_in), seats)
 
 
 def fold_batches(
@@ -322,6 +390,7 @@ __all__ = [
     "ClockSettings",
     "Clocks",
     "SeatClock",
+    "StandIn",
     "Timekeeper",
     "fold_batches",
 ]

@@ -85,7 +85,8 @@ class Commits:
         :returns: None when nothing at all was decided (no events, no bot to move).
         :raises VersionConflict: the game moved on since ``base``: nothing was written.
         """
-        automatic, moved = drive(state, base.setup, self._rng)
+        paced = base.book.paced(state, base.setup.pace, now_us())
+        automatic, moved = drive(state, base.setup, self._rng, paced, seated=await self._seated(game_id, state))
         decided = (*events, *automatic)
         if not decided:
             return None
@@ -95,7 +96,7 @@ class Commits:
         encoded = b""
         memo: dict[Hashable, object] = {}
         if reply is not None:
-            clocks = book.clocks(state, base.setup.clock, self._seats.joined_now(game_id))
+            clocks = book.clocks(state, base.setup.clock, self._seats.joined_now(game_id), base.setup.pace)
             encoded = reply(decided, state, clocks, memo)
         result = await self._append(game_id, base.seq, decided, request_id, encoded, state, at, deadline)
         if result.replayed:
@@ -114,17 +115,25 @@ class Commits:
         self._committed(game_id, after)
         return Committed(after, decided, result, encoded)
 
+    async def _seated(self, game_id: str, state: MatchState) -> bool:
+        """Whether the match may deal: once dealt it always may (a seat taken stays taken); before its first
+        deal, only when every seat has a player or a bot (the store is read while one looks open)."""
+        if state.hands_dealt:
+            return True
+        return min((await self._seats.joined(game_id, (0,))).values(), default=1) > 0
+
     async def _book_after(
         self, game_id: str, base: Snapshot, at: int, events: Sequence[ev.Event], state: MatchState
     ) -> tuple[ClockBook, int | None]:
-        """The clock book after appending ``events`` at ``at``, and the game's next deadline."""
+        """The clock book after appending ``events`` at ``at``, and the game's next deadline (a player's clock,
+        or the stand-in's pace: games without clocks have that one too)."""
         setup = base.setup
-        if setup.clock is None:
-            return base.book, None
-        joined = await self._seats.joined(game_id, base.book.waiting)
+        timed = setup.clock is not None
+        joined = await self._seats.joined(game_id, base.book.waiting) if timed else {}
         book = base.book.advance(at, events, state, setup.playing(state), setup.clock, joined)
-        joined = await self._seats.joined(game_id, book.waiting)
-        clock = book.running(setup.clock, joined)
+        if timed:
+            joined = await self._seats.joined(game_id, book.waiting)
+        clock = book.running(setup.clock, joined, setup.pace)
         return book, clock.deadline_us if clock is not None else None
 
     async def _append(

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import math
 import random
 import secrets
 import uuid
@@ -19,6 +20,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from functools import partial
 
+from truco.bots import THINKING_BOTS
 from truco.engine import (
     MatchState,
     Phase,
@@ -27,19 +29,20 @@ from truco.engine import (
     absence,
     evolve,
     execute,
+    execute_legal,
     start_match,
 )
 from truco.engine import events as ev
 
 from .auth import TokenIssuer, token_hash
 from .autoplayer import Autoplayer, BotTurns
-from .clocks import NO_CLOCKS, Alarm, ClockBook, Clocks, ClockSettings
+from .clocks import NO_CLOCKS, Alarm, ClockBook, Clocks, ClockSettings, StandIn
 from .commits import Commits
 from .encodings import Encodings
 from .keys import ApiKeys
 from .metrics import Metrics
 from .reasons import ServiceFailure, ServiceReason
-from .referee import drive
+from .referee import bot_choice, drive
 from .seats import Seats, joined_times
 from .setups import Setup, setup_to_bytes
 from .snapshots import CACHE_ENTRIES, Snapshot, Snapshots
@@ -50,6 +53,9 @@ from .thinking import Thinkers
 
 APPEND_ATTEMPTS = 4
 """Tries of a move: one on the cached state, then on the store's, re-read after each append that lost a race."""
+TABLE_LOOK_SECONDS = 0.4
+"""How often a watch that follows the table (``Games.watch(table=True)``) looks at its seats while one is open:
+a friend's arrival reaches every page within a second, at one store read per look of such a watch."""
 MAX_PAGE_SIZE = 100
 DEFAULT_PAGE_SIZE = 20
 
@@ -100,6 +106,7 @@ class Games:
         presence_seconds: float = 30.0,
         keys: ApiKeys | None = None,
         alarm: Alarm | None = None,
+        stand_in: StandIn | None = None,
     ) -> None:
         self.store = store
         self.metrics = metrics
@@ -108,6 +115,8 @@ class Games:
         self.allow_fixed_deals = allow_fixed_deals
         self.default_clock = default_clock
         """The clocks of games created without clock settings of their own (None: none)."""
+        self.stand_in = stand_in or StandIn()
+        """The stand-in's pace and grace of games created without their own."""
         self.alarm = alarm or Alarm()
         """Rung with each deadline this process sets (the timekeeper listens)."""
         self.stopping = asyncio.Event()
@@ -164,7 +173,8 @@ class Games:
         """The game's clocks at the snapshot, as views show them."""
         if snapshot.setup.clock is None and not snapshot.state.away:
             return NO_CLOCKS
-        return snapshot.book.clocks(snapshot.state, snapshot.setup.clock, await self.seats.joined(game_id))
+        setup = snapshot.setup
+        return snapshot.book.clocks(snapshot.state, setup.clock, await self.seats.joined(game_id), setup.pace)
 
     # --- Creating and joining ------------------------------------------------------------------------------------
 
@@ -188,6 +198,8 @@ class Games:
             )
         if default_clock and setup.clock is None:
             setup = replace(setup, clock=self.default_clock)
+        if setup.stand_in is None:
+            setup = replace(setup, stand_in=self.stand_in)
         seats = tuple(
             SeatRecord(seat, SEAT_BOT, setup.bots[seat], "", b"")
             if seat in setup.bots
@@ -207,13 +219,18 @@ class Games:
         creator: str,
         public: bool,
         previous_game: str = "",
+        first_dealer: int | None = None,
     ) -> GameRecord:
-        """Store a new game with ``seats`` and its first events (the start, the deals, bot moves)."""
+        """Store a new game with ``seats`` and its first events (the start, the deals, bot moves); its first hand
+        is dealt by ``first_dealer`` (None: the engine's, the last seat)."""
         state = MatchState()
-        events = start_match(setup.rules)
+        events: list[ev.Event] = (
+            start_match(setup.rules) if first_dealer is None else [ev.MatchStarted(setup.rules, first_dealer)]
+        )
         for event in events:
             evolve(state, event)
-        automatic, bot_moves = drive(state, setup, self._rng)
+        # A game with a player's seat open deals when the last one sits down (join): nobody plays beside an empty chair.
+        automatic, bot_moves = drive(state, setup, self._rng, seated=all(s.kind != SEAT_OPEN for s in seats))
         events += automatic
         game_id = uuid.uuid4().hex
         at = now_us()
@@ -272,12 +289,25 @@ class Games:
             )
         self.seats.remember(game_id, digest, (taken, claimed.seats[taken].key_id))
         joined = self.seats.note_joined(game_id, claimed.seats)
-        snapshot = await self.snapshots.get(game_id)
+        snapshot = await self._deal_when_seated(game_id, joined)
         # Clocks run at a full table: the last join starts the clock of the decision the match waits for.
         clock = snapshot.book.running(snapshot.setup.clock, joined)
         if clock is not None and await self.store.set_deadline(game_id, snapshot.seq, clock.deadline_us):
             self.alarm.ring(clock.deadline_us)
         return taken, token, snapshot
+
+    async def _deal_when_seated(self, game_id: str, joined: dict[int, int]) -> Snapshot:
+        """The game after a join: dealt now if that join filled the table of a match not dealt yet (a commit of
+        no events of its own: the referee deals, and the bots move up to the first player)."""
+        for _ in range(APPEND_ATTEMPTS):
+            snapshot = await self.snapshots.get(game_id)
+            if snapshot.state.hands_dealt or min(joined.values(), default=1) == 0:
+                return snapshot
+            try:
+                await self.commits.commit(game_id, snapshot, snapshot.state.copy(), [])
+            except VersionConflict:
+                continue  # another join or replica dealt first: look again
+        return await self.snapshots.get(game_id)
 
     # --- Moves -------------------------------------------------------------------------------------------------
 
@@ -371,14 +401,20 @@ class Games:
         raise ServiceFailure(ServiceReason.VERSION_CONFLICT, "the game kept moving: retry")
 
     async def fire_clock(self, game_id: str) -> bool:
-        """Fire the game's clock if it ran out: True when this call's ClockExpired was the one applied."""
+        """Fire the game's clock if it ran out: True when this call's ClockExpired (or, when the clock was the
+        stand-in's pace, its move) was the one applied."""
         snapshot = await self.snapshots.get(game_id)
         setup = snapshot.setup
-        clock = snapshot.book.running(setup.clock, await self.seats.joined(game_id, snapshot.book.waiting))
-        if setup.clock is None or clock is None or clock.deadline_us > now_us():
+        joined = await self.seats.joined(game_id, snapshot.book.waiting)
+        clock = snapshot.book.running(setup.clock, joined, setup.pace)
+        if clock is None or clock.deadline_us > now_us():
             # The stored deadline is stale (a move raced it, or the match is over): store the right one.
             await self.store.set_deadline(game_id, snapshot.seq, clock.deadline_us if clock is not None else None)
             return False
+        if clock.stand_in:
+            return await self._stand_in_move(game_id, snapshot, clock.seats[0])
+        if setup.clock is None:
+            return False  # a player's clock runs only in a game with clock settings
         forfeit = setup.clock.forfeit
         try:
             await self.arbitrate(
@@ -390,6 +426,23 @@ class Games:
             self.metrics.clock_firings.labels("lost").inc()
             return False
         self.metrics.clock_firings.labels("forfeit" if forfeit else "takeover").inc()
+        return True
+
+    async def _stand_in_move(self, game_id: str, snapshot: Snapshot, seat: int) -> bool:
+        """The stand-in's move for an away seat, its pace run out: True when it was applied. The commit's drive
+        goes on with the bots and deals that follow, up to the next player or paced stand-in."""
+        bot = snapshot.setup.playing(snapshot.state)[seat]
+        state = snapshot.state.copy()
+        if bot in THINKING_BOTS:
+            command = await self.autoplayer.thinkers.decide(state, seat, bot)
+        else:
+            command = bot_choice(state, seat, bot, self._rng)
+        try:
+            await self.commits.commit(game_id, snapshot, state, execute_legal(state, command), bot_moves=1)
+        except VersionConflict:
+            self.metrics.clock_firings.labels("lost").inc()
+            return False
+        self.metrics.clock_firings.labels("stand_in").inc()
         return True
 
     async def leave(self, game_id: str, seat: int) -> Snapshot:
@@ -411,6 +464,9 @@ class Games:
             raise ServiceFailure(ServiceReason.GAME_NOT_FINISHED, "only a finished game has a rematch")
         if not record.next_game:
             old = self.snapshots.read_setup(record.rules)
+            started = (await self.snapshots.get(game_id)).events[0]
+            # The deal passes on: the rematch's first hand is dealt by the seat after the one that dealt first.
+            first_dealer = (started.first_dealer + 1) % record.players if isinstance(started, ev.MatchStarted) else None
             now = now_us()
             seats = tuple(replace(s, joined_us=now if s.kind == SEAT_TAKEN else 0, seen_us=0) for s in record.seats)
             # The request id makes concurrent rematches (and retries) create one game.
@@ -422,6 +478,7 @@ class Games:
                 creator=record.creator,
                 public=record.public,
                 previous_game=game_id,
+                first_dealer=first_dealer,
             )
             await self.store.link_next_game(game_id, created.game_id)
             record = await self.store.get_game(game_id)
@@ -437,15 +494,18 @@ class Games:
         finally:
             self.metrics.watchers.dec()
 
-    async def watch(self, game_id: str, seat: int | None) -> AsyncGenerator[Progress]:
+    async def watch(self, game_id: str, seat: int | None, *, table: bool = False) -> AsyncGenerator[Progress]:
         """The game as it is now, then each time it moves (one commit, or several while the watcher was busy),
         until the match ends; the watch of ``seat`` keeps its player present, and every watch counts in the
         ``truco_watchers`` gauge while it lasts (a WatchGame stream or a PlayGame session). Every watcher of a game
         in this process reads the same snapshots, so what is projected from them is projected once
         (:mod:`truco.server.projections`). A watch sleeps until the store wakes it: an idle stream costs nothing
-        but a look every ``recheck_seconds`` of the store. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
+        but a look every ``recheck_seconds`` of the store. With ``table``, while a seat is open the watch also
+        looks at the seats every :data:`TABLE_LOOK_SECONDS` and sends a Progress with no new events (``before`` is
+        ``after``) when one was taken. :raises ServiceFailure: SERVER_SHUTTING_DOWN."""
         before: Snapshot | None = None
         learned: int | None = None
+        seats = await self._open_seats(game_id) if table else None
         with (
             self.seats.watching(game_id, seat) if seat is not None else contextlib.nullcontext(),
             self._counted_watch(),
@@ -474,7 +534,21 @@ class Games:
                 # Returns at once when the server stops (stop_watches): no task of its own per wait. While the
                 # store's notifications vouch for what was just sent, the wait does not look at the store first.
                 vouched = partial(self.snapshots.vouches, game_id, snapshot)
-                learned = await self.store.wait_for_change(game_id, snapshot.seq, self.store.recheck_seconds, vouched)
+                wait = min(TABLE_LOOK_SECONDS if seats is not None else math.inf, self.store.recheck_seconds)
+                learned = await self.store.wait_for_change(game_id, snapshot.seq, wait, vouched)
+                if seats is not None and learned is None:
+                    now = await self._open_seats(game_id)
+                    if now != seats:  # a seat taken, no move made: the views' clocks and the seats' names change
+                        yield Progress(snapshot, snapshot, await self.clocks(game_id, snapshot))
+                    seats = now
+
+    async def _open_seats(self, game_id: str) -> tuple[tuple[int, str, str], ...] | None:
+        """Who sits where (seat, kind, name) while a seat is open; None once the table is full (it stays full)."""
+        seats = (await self.store.get_game(game_id)).seats
+        if all(s.kind != SEAT_OPEN for s in seats):
+            self.seats.note_joined(game_id, seats)
+            return None
+        return tuple((s.seat, s.kind, s.player_name) for s in seats)
 
     async def list_open(
         self, page_size: int, page_token: str, viewer: str | None = None

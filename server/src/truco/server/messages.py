@@ -311,12 +311,15 @@ def add_clocks(view: views_pb2.MatchView, clocks: Clocks) -> views_pb2.MatchView
                 seats=list(running.seats),
                 started=timestamp_to_pb(running.started_us),
                 deadline=timestamp_to_pb(running.deadline_us),
+                stand_in=running.stand_in,
             )
         )
     for seat in clocks.seats:
         status = view.seats.add(seat=seat.seat, taken_over=seat.taken_over)
         if seat.reserve_left_us is not None:
             status.reserve_left.CopyFrom(duration_to_pb(seat.reserve_left_us))
+        if seat.grace_until_us is not None:
+            status.grace_until.CopyFrom(timestamp_to_pb(seat.grace_until_us))
     return view
 
 

@@ -172,7 +172,7 @@ def _messages(
         # before the watch started and at that version is not repeated.
         if version > after_version
     ]
-    if not seen:
+    if not seen and before is not after:  # before is after: the table changed, no move (WatchGame table_changes)
         return []
     message = gs.WatchGameResponse()
     for event, version in seen:

@@ -117,7 +117,8 @@ class GameServicer:
         seat = await self._seat(game_id, call, required=False)
         # aclosing: a stream closed while paused at a message ends the watch now (its seat's presence and its count
         # in truco_watchers with it), not when the collector finds the generator.
-        async with contextlib.aclosing(self.games.watch(game_id, seat)) as progresses:
+        table = request.per_commit and request.table_changes
+        async with contextlib.aclosing(self.games.watch(game_id, seat, table=table)) as progresses:
             async for progress in progresses:
                 for message in watch_messages(
                     request.name,

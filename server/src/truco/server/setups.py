@@ -15,7 +15,7 @@ from typing import Any
 
 from truco.engine import Card, FaltaEnvido, MatchState, RuleSet
 
-from .clocks import DEFAULT_TAKEOVER_BOT, ClockSettings
+from .clocks import DEFAULT_TAKEOVER_BOT, ClockSettings, StandIn
 
 SETUP_SCHEMA = 2
 """Version of the stored setup. 1 (no marker): the API's CreateGameRequest, serialized. 2: this module's JSON."""
@@ -28,13 +28,20 @@ hands belong to, in the same order (empty: the hands are listed from the mano on
 
 @dataclass(frozen=True, slots=True)
 class Setup:
-    """What a game was created with, stored with it: rules, bot seats (seat to bot name), scripted deals and
-    turn clocks (None: none)."""
+    """What a game was created with, stored with it: rules, bot seats (seat to bot name), scripted deals,
+    turn clocks (None: none) and how the stand-in plays an away seat (None: the server's default, fixed when
+    the game is created; games stored before it read as :class:`StandIn`'s defaults)."""
 
     rules: RuleSet
     bots: dict[int, str]
     fixed_deals: tuple[FixedDeal, ...]
     clock: ClockSettings | None = None
+    stand_in: StandIn | None = None
+
+    @property
+    def pace(self) -> StandIn:
+        """The stand-in's pace and grace in this game."""
+        return self.stand_in or StandIn()
 
     def playing(self, state: MatchState) -> dict[int, str]:
         """The seats the server plays now: its bot seats, and the seats taken over (their clock ran out, or
@@ -60,6 +67,7 @@ def setup_to_bytes(setup: Setup) -> bytes:
             for hands, muestra, seats in setup.fixed_deals
         ],
         "clock": None if setup.clock is None else _clock_to_json(setup.clock),
+        "stand_in": {"pace_us": setup.pace.pace_us, "grace_us": setup.pace.grace_us},
     }
     return json.dumps(stored, separators=(",", ":"), sort_keys=False).encode()
 
@@ -83,11 +91,13 @@ def setup_from_bytes(data: bytes, legacy: LegacySetup) -> Setup:
         for deal in stored["fixed_deals"]
     )
     clock = stored["clock"]
+    stand_in = stored.get("stand_in")  # absent in games stored before the stand-in kept a pace
     return Setup(
         rules=_rules_from_json(stored["rules"]),
         bots={int(seat): str(name) for seat, name in stored["bots"].items()},
         fixed_deals=deals,
         clock=None if clock is None else ClockSettings(**clock),
+        stand_in=StandIn(**stand_in) if stand_in is not None else None,
     )
 
 

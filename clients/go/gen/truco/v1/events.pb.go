@@ -164,7 +164,8 @@ type MatchStarted struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	// The rules of the match.
 	Rules *RuleSet `protobuf:"bytes,1,opt,name=rules,proto3" json:"rules,omitempty"`
-	// The dealer of the first hand (the last seat, so seat 0 is the first mano).
+	// The dealer of the first hand: the last seat, so seat 0 is the first mano; in a rematch, the seat after
+	// the one that dealt first in the game before (the mano passes on).
 	FirstDealer   int32 `protobuf:"varint,2,opt,name=first_dealer,json=firstDealer,proto3" json:"first_dealer,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

@@ -1465,7 +1465,12 @@ type WatchGameRequest struct {
 	// triggered, arrives as one message whose `events` are all of them, in order, with the views after the last
 	// one. The first message holds every event after `after_version` (it may start in the middle of a commit).
 	// Recommended: it is the cheaper stream for client and server; without it, the released behaviour.
-	PerCommit     bool `protobuf:"varint,3,opt,name=per_commit,json=perCommit,proto3" json:"per_commit,omitempty"`
+	PerCommit bool `protobuf:"varint,3,opt,name=per_commit,json=perCommit,proto3" json:"per_commit,omitempty"`
+	// With `per_commit`: also send a message with no `events`, holding the caller's view at the same version
+	// (its clocks current), each time the table changes without a move: a seat taken while the table fills
+	// (GetGame then has the new player's name), which can also start the clocks. Such a message comes within a
+	// second of the change. Without `per_commit` it is ignored.
+	TableChanges  bool `protobuf:"varint,4,opt,name=table_changes,json=tableChanges,proto3" json:"table_changes,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1517,6 +1522,13 @@ func (x *WatchGameRequest) GetAfterVersion() int64 {
 func (x *WatchGameRequest) GetPerCommit() bool {
 	if x != nil {
 		return x.PerCommit
+	}
+	return false
+}
+
+func (x *WatchGameRequest) GetTableChanges() bool {
+	if x != nil {
+		return x.TableChanges
 	}
 	return false
 }
@@ -2623,12 +2635,13 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x15SubmitCommandResponse\x12\x18\n" +
 	"\aversion\x18\x01 \x01(\x03R\aversion\x12'\n" +
 	"\x06events\x18\x02 \x03(\v2\x0f.truco.v1.EventR\x06events\x12&\n" +
-	"\x04view\x18\x03 \x01(\v2\x12.truco.v1.SeatViewR\x04view\"j\n" +
+	"\x04view\x18\x03 \x01(\v2\x12.truco.v1.SeatViewR\x04view\"\x8f\x01\n" +
 	"\x10WatchGameRequest\x12\x12\n" +
 	"\x04name\x18\x01 \x01(\tR\x04name\x12#\n" +
 	"\rafter_version\x18\x02 \x01(\x03R\fafterVersion\x12\x1d\n" +
 	"\n" +
-	"per_commit\x18\x03 \x01(\bR\tperCommit\"\xb8\x01\n" +
+	"per_commit\x18\x03 \x01(\bR\tperCommit\x12#\n" +
+	"\rtable_changes\x18\x04 \x01(\bR\ftableChanges\"\xb8\x01\n" +
 	"\x11WatchGameResponse\x12%\n" +
 	"\x05event\x18\x01 \x01(\v2\x0f.truco.v1.EventR\x05event\x12&\n" +
 	"\x04seat\x18\x02 \x01(\v2\x12.truco.v1.SeatViewR\x04seat\x12+\n" +

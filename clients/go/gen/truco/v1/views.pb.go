@@ -1184,7 +1184,11 @@ type TurnClock struct {
 	// When the decision started.
 	Started *timestamppb.Timestamp `protobuf:"bytes,2,opt,name=started,proto3" json:"started,omitempty"`
 	// When it runs out: the per-decision time plus what is left of the seat's per-match reserve.
-	Deadline      *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	Deadline *timestamppb.Timestamp `protobuf:"bytes,3,opt,name=deadline,proto3" json:"deadline,omitempty"`
+	// True when it times no player: the match waits for the bot playing a seat taken over (`seats`, whose
+	// player left or ran out of time), which moves at `deadline`, one decision every few seconds as a person
+	// would, while the seat is in its grace (SeatStatus.grace_until).
+	StandIn       bool `protobuf:"varint,4,opt,name=stand_in,json=standIn,proto3" json:"stand_in,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1240,6 +1244,13 @@ func (x *TurnClock) GetDeadline() *timestamppb.Timestamp {
 	return nil
 }
 
+func (x *TurnClock) GetStandIn() bool {
+	if x != nil {
+		return x.StandIn
+	}
+	return false
+}
+
 // A seat's standing in the game's event log: whether a bot plays it, and its clock reserve.
 type SeatStatus struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -1248,7 +1259,11 @@ type SeatStatus struct {
 	// True while a bot plays the seat for its player (its clock ran out, or it left); ResumeSeat ends it.
 	TakenOver bool `protobuf:"varint,2,opt,name=taken_over,json=takenOver,proto3" json:"taken_over,omitempty"`
 	// What is left of the seat's per-match clock reserve (unset in games without a reserve).
-	ReserveLeft   *durationpb.Duration `protobuf:"bytes,3,opt,name=reserve_left,json=reserveLeft,proto3" json:"reserve_left,omitempty"`
+	ReserveLeft *durationpb.Duration `protobuf:"bytes,3,opt,name=reserve_left,json=reserveLeft,proto3" json:"reserve_left,omitempty"`
+	// While taken over: until when its bot plays at a person's pace, so that its player, back by then
+	// (ResumeSeat, from any device holding the seat's token), finds the match as it would have gone on. After
+	// it the bot plays at its own speed; ResumeSeat still works while the match lasts. Unset: not taken over.
+	GraceUntil    *timestamppb.Timestamp `protobuf:"bytes,4,opt,name=grace_until,json=graceUntil,proto3" json:"grace_until,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1300,6 +1315,13 @@ func (x *SeatStatus) GetTakenOver() bool {
 func (x *SeatStatus) GetReserveLeft() *durationpb.Duration {
 	if x != nil {
 		return x.ReserveLeft
+	}
+	return nil
+}
+
+func (x *SeatStatus) GetGraceUntil() *timestamppb.Timestamp {
+	if x != nil {
+		return x.GraceUntil
 	}
 	return nil
 }
@@ -1602,17 +1624,20 @@ const file_truco_v1_views_proto_rawDesc = "" +
 	"\x05seats\x18\n" +
 	" \x03(\v2\x14.truco.v1.SeatStatusR\x05seats\x122\n" +
 	"\tlast_hand\x18\v \x01(\v2\x15.truco.v1.HandSummaryR\blastHandB\x0e\n" +
-	"\f_winner_team\"\x8f\x01\n" +
+	"\f_winner_team\"\xaa\x01\n" +
 	"\tTurnClock\x12\x14\n" +
 	"\x05seats\x18\x01 \x03(\x05R\x05seats\x124\n" +
 	"\astarted\x18\x02 \x01(\v2\x1a.google.protobuf.TimestampR\astarted\x126\n" +
-	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\"}\n" +
+	"\bdeadline\x18\x03 \x01(\v2\x1a.google.protobuf.TimestampR\bdeadline\x12\x19\n" +
+	"\bstand_in\x18\x04 \x01(\bR\astandIn\"\xba\x01\n" +
 	"\n" +
 	"SeatStatus\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\x1d\n" +
 	"\n" +
 	"taken_over\x18\x02 \x01(\bR\ttakenOver\x12<\n" +
-	"\freserve_left\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\vreserveLeft\"F\n" +
+	"\freserve_left\x18\x03 \x01(\v2\x19.google.protobuf.DurationR\vreserveLeft\x12;\n" +
+	"\vgrace_until\x18\x04 \x01(\v2\x1a.google.protobuf.TimestampR\n" +
+	"graceUntil\"F\n" +
 	"\fSenaReceived\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12\"\n" +
 	"\x04sena\x18\x02 \x01(\x0e2\x0e.truco.v1.SenaR\x04sena\"\xe9\x02\n" +
@@ -1716,17 +1741,18 @@ var file_truco_v1_views_proto_depIdxs = []int32{
 	23, // 27: truco.v1.TurnClock.started:type_name -> google.protobuf.Timestamp
 	23, // 28: truco.v1.TurnClock.deadline:type_name -> google.protobuf.Timestamp
 	24, // 29: truco.v1.SeatStatus.reserve_left:type_name -> google.protobuf.Duration
-	25, // 30: truco.v1.SenaReceived.sena:type_name -> truco.v1.Sena
-	11, // 31: truco.v1.SeatView.public:type_name -> truco.v1.MatchView
-	17, // 32: truco.v1.SeatView.cards:type_name -> truco.v1.Card
-	14, // 33: truco.v1.SeatView.senas:type_name -> truco.v1.SenaReceived
-	26, // 34: truco.v1.SeatView.legal_actions:type_name -> truco.v1.Command
-	19, // 35: truco.v1.SeatView.own_proofs:type_name -> truco.v1.CardProof
-	36, // [36:36] is the sub-list for method output_type
-	36, // [36:36] is the sub-list for method input_type
-	36, // [36:36] is the sub-list for extension type_name
-	36, // [36:36] is the sub-list for extension extendee
-	0,  // [0:36] is the sub-list for field type_name
+	23, // 30: truco.v1.SeatStatus.grace_until:type_name -> google.protobuf.Timestamp
+	25, // 31: truco.v1.SenaReceived.sena:type_name -> truco.v1.Sena
+	11, // 32: truco.v1.SeatView.public:type_name -> truco.v1.MatchView
+	17, // 33: truco.v1.SeatView.cards:type_name -> truco.v1.Card
+	14, // 34: truco.v1.SeatView.senas:type_name -> truco.v1.SenaReceived
+	26, // 35: truco.v1.SeatView.legal_actions:type_name -> truco.v1.Command
+	19, // 36: truco.v1.SeatView.own_proofs:type_name -> truco.v1.CardProof
+	37, // [37:37] is the sub-list for method output_type
+	37, // [37:37] is the sub-list for method input_type
+	37, // [37:37] is the sub-list for extension type_name
+	37, // [37:37] is the sub-list for extension extendee
+	0,  // [0:37] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_views_proto_init() }

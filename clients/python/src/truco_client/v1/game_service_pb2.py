@@ -30,7 +30,7 @@ from . import rules_pb2 as truco_dot_v1_dot_rules__pb2
 from . import views_pb2 as truco_dot_v1_dot_views__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btruco/v1/game_service.proto\x12\x08truco.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"\xe7\x01\n\rClockSettings\x12+\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x07reserve\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12(\n\ton_expiry\x18\x03 \x01(\x0e\x32\x15.truco.v1.ClockPolicy\x12\'\n\x0ctakeover_bot\x18\x04 \x01(\x0e\x32\x11.truco.v1.BotKind\x12*\n\x0etakeover_level\x18\x05 \x01(\x0e\x32\x12.truco.v1.BotLevel\"[\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04kind\x18\x02 \x01(\x0e\x32\x11.truco.v1.BotKind\x12!\n\x05level\x18\x03 \x01(\x0e\x32\x12.truco.v1.BotLevel\"\xbb\x01\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12 \n\x04kind\x18\x02 \x01(\x0e\x32\x12.truco.v1.SeatKind\x12\x1e\n\x03\x62ot\x18\x03 \x01(\x0e\x32\x11.truco.v1.BotKind\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\x0f\n\x07present\x18\x05 \x01(\x08\x12\x12\n\ntaken_over\x18\x06 \x01(\x08\x12%\n\tbot_level\x18\x07 \x01(\x0e\x32\x12.truco.v1.BotLevel\"x\n\tFixedDeal\x12\"\n\x05hands\x18\x01 \x03(\x0b\x32\x13.truco.v1.DealtHand\x12\x1f\n\x07muestra\x18\x02 \x01(\x0b\x32\x0e.truco.v1.Card\x12&\n\nseat_hands\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatHand\"7\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1d\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x0e.truco.v1.Card\"*\n\tDealtHand\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Card\"\xa1\x02\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12!\n\x05seats\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatInfo\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x1e\n\x05phase\x18\x05 \x01(\x0e\x32\x0f.truco.v1.Phase\x12#\n\x06scores\x18\x06 \x03(\x0b\x32\x13.truco.v1.TeamScore\x12\x0e\n\x06public\x18\x07 \x01(\x08\x12&\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x17.truco.v1.ClockSettings\x12\x15\n\rprevious_game\x18\t \x01(\t\x12\x11\n\tnext_game\x18\n \x01(\t\x12\x0e\n\x06\x63losed\x18\x0b \x01(\x08\"\xcc\x01\n\x11\x43reateGameRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12\x1f\n\x04\x62ots\x18\x03 \x03(\x0b\x32\x11.truco.v1.BotSeat\x12(\n\x0b\x66ixed_deals\x18\x04 \x03(\x0b\x32\x13.truco.v1.FixedDeal\x12\x0e\n\x06public\x18\x05 \x01(\x08\x12&\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x17.truco.v1.ClockSettings\"2\n\x12\x43reateGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\"d\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x04 \x01(\tB\x07\n\x05_seat\"V\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"7\n\x12GetGameViewRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bmin_version\x18\x02 \x01(\x03\"\\\n\x13GetGameViewResponse\x12 \n\x04seat\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x02 \x01(\x0b\x32\x13.truco.v1.MatchView\"<\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bmin_version\x18\x02 \x01(\x03\"O\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.truco.v1.Command\"v\n\x14SubmitCommandRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x03\x12\"\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x11.truco.v1.Command\"k\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x1f\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"K\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\x12\x12\n\nper_commit\x18\x03 \x01(\x08\"\x9b\x01\n\x11WatchGameResponse\x12\x1e\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04seat\x18\x02 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x03 \x01(\x0b\x32\x13.truco.v1.MatchView\x12\x1f\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x0f.truco.v1.Event\"q\n\x0fPlayGameRequest\x12(\n\x05start\x18\x01 \x01(\x0b\x32\x17.truco.v1.PlayGameStartH\x00\x12,\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x19.truco.v1.PlayGameCommandH\x00\x42\x06\n\x04kind\"4\n\rPlayGameStart\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\"c\n\x0fPlayGameCommand\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x02 \x01(\x03\x12\"\n\x07\x63ommand\x18\x03 \x01(\x0b\x32\x11.truco.v1.Command\"w\n\x10PlayGameResponse\x12-\n\x06\x63ommit\x18\x01 \x01(\x0b\x32\x1b.truco.v1.WatchGameResponseH\x00\x12,\n\x07outcome\x18\x02 \x01(\x0b\x32\x19.truco.v1.PlayGameOutcomeH\x00\x42\x06\n\x04kind\"]\n\x0fPlayGameOutcome\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12%\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x16.truco.v1.CommandError\"\xd6\x01\n\x0c\x43ommandError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x36\n\x08metadata\x18\x04 \x03(\x0b\x32$.truco.v1.CommandError.MetadataEntry\x12.\n\x0bretry_delay\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"9\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"K\n\x11ListGamesResponse\x12\x1d\n\x05games\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"/\n\x0fGetGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"5\n\x11LeaveGameResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\"!\n\x11ResumeSeatRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x12ResumeSeatResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\"\x1e\n\x0eRematchRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"=\n\x0fRematchResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\x12\x0c\n\x04seat\x18\x02 \x01(\x05*`\n\x0b\x43lockPolicy\x12\x1c\n\x18\x43LOCK_POLICY_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43LOCK_POLICY_TAKEOVER\x10\x01\x12\x18\n\x14\x43LOCK_POLICY_FORFEIT\x10\x02*a\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eSEAT_KIND_OPEN\x10\x01\x12\x13\n\x0fSEAT_KIND_TAKEN\x10\x02\x12\x11\n\rSEAT_KIND_BOT\x10\x03*o\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x16\n\x12\x42OT_LEVEL_BEGINNER\x10\x01\x12\x1a\n\x16\x42OT_LEVEL_INTERMEDIATE\x10\x02\x12\x14\n\x10\x42OT_LEVEL_EXPERT\x10\x03*P\n\x07\x42otKind\x12\x18\n\x14\x42OT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x42OT_KIND_RANDOM\x10\x01\x12\x16\n\x12\x42OT_KIND_HEURISTIC\x10\x02\x32\xf6\x06\n\x0bGameService\x12G\n\nCreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12\x41\n\x08JoinGame\x12\x19.truco.v1.JoinGameRequest\x1a\x1a.truco.v1.JoinGameResponse\x12J\n\x0bGetGameView\x12\x1c.truco.v1.GetGameViewRequest\x1a\x1d.truco.v1.GetGameViewResponse\x12Y\n\x10ListLegalActions\x12!.truco.v1.ListLegalActionsRequest\x1a\".truco.v1.ListLegalActionsResponse\x12P\n\rSubmitCommand\x12\x1e.truco.v1.SubmitCommandRequest\x1a\x1f.truco.v1.SubmitCommandResponse\x12\x46\n\tWatchGame\x12\x1a.truco.v1.WatchGameRequest\x1a\x1b.truco.v1.WatchGameResponse0\x01\x12\x44\n\tListGames\x12\x1a.truco.v1.ListGamesRequest\x1a\x1b.truco.v1.ListGamesResponse\x12>\n\x07GetGame\x12\x18.truco.v1.GetGameRequest\x1a\x19.truco.v1.GetGameResponse\x12\x44\n\tLeaveGame\x12\x1a.truco.v1.LeaveGameRequest\x1a\x1b.truco.v1.LeaveGameResponse\x12G\n\nResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n\x07Rematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponse\x12\x45\n\x08PlayGame\x12\x19.truco.v1.PlayGameRequest\x1a\x1a.truco.v1.PlayGameResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1btruco/v1/game_service.proto\x12\x08truco.v1\x1a\x1egoogle/protobuf/duration.proto\x1a\x14truco/v1/cards.proto\x1a\x17truco/v1/commands.proto\x1a\x15truco/v1/events.proto\x1a\x14truco/v1/rules.proto\x1a\x14truco/v1/views.proto\"\xe7\x01\n\rClockSettings\x12+\n\x08\x64\x65\x63ision\x18\x01 \x01(\x0b\x32\x19.google.protobuf.Duration\x12*\n\x07reserve\x18\x02 \x01(\x0b\x32\x19.google.protobuf.Duration\x12(\n\ton_expiry\x18\x03 \x01(\x0e\x32\x15.truco.v1.ClockPolicy\x12\'\n\x0ctakeover_bot\x18\x04 \x01(\x0e\x32\x11.truco.v1.BotKind\x12*\n\x0etakeover_level\x18\x05 \x01(\x0e\x32\x12.truco.v1.BotLevel\"[\n\x07\x42otSeat\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1f\n\x04kind\x18\x02 \x01(\x0e\x32\x11.truco.v1.BotKind\x12!\n\x05level\x18\x03 \x01(\x0e\x32\x12.truco.v1.BotLevel\"\xbb\x01\n\x08SeatInfo\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12 \n\x04kind\x18\x02 \x01(\x0e\x32\x12.truco.v1.SeatKind\x12\x1e\n\x03\x62ot\x18\x03 \x01(\x0e\x32\x11.truco.v1.BotKind\x12\x13\n\x0bplayer_name\x18\x04 \x01(\t\x12\x0f\n\x07present\x18\x05 \x01(\x08\x12\x12\n\ntaken_over\x18\x06 \x01(\x08\x12%\n\tbot_level\x18\x07 \x01(\x0e\x32\x12.truco.v1.BotLevel\"x\n\tFixedDeal\x12\"\n\x05hands\x18\x01 \x03(\x0b\x32\x13.truco.v1.DealtHand\x12\x1f\n\x07muestra\x18\x02 \x01(\x0b\x32\x0e.truco.v1.Card\x12&\n\nseat_hands\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatHand\"7\n\x08SeatHand\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x1d\n\x05\x63\x61rds\x18\x02 \x03(\x0b\x32\x0e.truco.v1.Card\"*\n\tDealtHand\x12\x1d\n\x05\x63\x61rds\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Card\"\xa1\x02\n\x04Game\x12\x0c\n\x04name\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12!\n\x05seats\x18\x03 \x03(\x0b\x32\x12.truco.v1.SeatInfo\x12\x0f\n\x07version\x18\x04 \x01(\x03\x12\x1e\n\x05phase\x18\x05 \x01(\x0e\x32\x0f.truco.v1.Phase\x12#\n\x06scores\x18\x06 \x03(\x0b\x32\x13.truco.v1.TeamScore\x12\x0e\n\x06public\x18\x07 \x01(\x08\x12&\n\x05\x63lock\x18\x08 \x01(\x0b\x32\x17.truco.v1.ClockSettings\x12\x15\n\rprevious_game\x18\t \x01(\t\x12\x11\n\tnext_game\x18\n \x01(\t\x12\x0e\n\x06\x63losed\x18\x0b \x01(\x08\"\xcc\x01\n\x11\x43reateGameRequest\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12 \n\x05rules\x18\x02 \x01(\x0b\x32\x11.truco.v1.RuleSet\x12\x1f\n\x04\x62ots\x18\x03 \x03(\x0b\x32\x11.truco.v1.BotSeat\x12(\n\x0b\x66ixed_deals\x18\x04 \x03(\x0b\x32\x13.truco.v1.FixedDeal\x12\x0e\n\x06public\x18\x05 \x01(\x08\x12&\n\x05\x63lock\x18\x06 \x01(\x0b\x32\x17.truco.v1.ClockSettings\"2\n\x12\x43reateGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\"d\n\x0fJoinGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x11\n\x04seat\x18\x03 \x01(\x05H\x00\x88\x01\x01\x12\x13\n\x0bplayer_name\x18\x04 \x01(\tB\x07\n\x05_seat\"V\n\x10JoinGameResponse\x12\x0c\n\x04seat\x18\x01 \x01(\x05\x12\x12\n\nseat_token\x18\x02 \x01(\t\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"7\n\x12GetGameViewRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bmin_version\x18\x02 \x01(\x03\"\\\n\x13GetGameViewResponse\x12 \n\x04seat\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x02 \x01(\x0b\x32\x13.truco.v1.MatchView\"<\n\x17ListLegalActionsRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0bmin_version\x18\x02 \x01(\x03\"O\n\x18ListLegalActionsResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\"\n\x07\x61\x63tions\x18\x02 \x03(\x0b\x32\x11.truco.v1.Command\"v\n\x14SubmitCommandRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x12\n\nrequest_id\x18\x02 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x03 \x01(\x03\x12\"\n\x07\x63ommand\x18\x04 \x01(\x0b\x32\x11.truco.v1.Command\"k\n\x15SubmitCommandResponse\x12\x0f\n\x07version\x18\x01 \x01(\x03\x12\x1f\n\x06\x65vents\x18\x02 \x03(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04view\x18\x03 \x01(\x0b\x32\x12.truco.v1.SeatView\"b\n\x10WatchGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\x12\x12\n\nper_commit\x18\x03 \x01(\x08\x12\x15\n\rtable_changes\x18\x04 \x01(\x08\"\x9b\x01\n\x11WatchGameResponse\x12\x1e\n\x05\x65vent\x18\x01 \x01(\x0b\x32\x0f.truco.v1.Event\x12 \n\x04seat\x18\x02 \x01(\x0b\x32\x12.truco.v1.SeatView\x12#\n\x06public\x18\x03 \x01(\x0b\x32\x13.truco.v1.MatchView\x12\x1f\n\x06\x65vents\x18\x04 \x03(\x0b\x32\x0f.truco.v1.Event\"q\n\x0fPlayGameRequest\x12(\n\x05start\x18\x01 \x01(\x0b\x32\x17.truco.v1.PlayGameStartH\x00\x12,\n\x07\x63ommand\x18\x02 \x01(\x0b\x32\x19.truco.v1.PlayGameCommandH\x00\x42\x06\n\x04kind\"4\n\rPlayGameStart\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x15\n\rafter_version\x18\x02 \x01(\x03\"c\n\x0fPlayGameCommand\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x18\n\x10\x65xpected_version\x18\x02 \x01(\x03\x12\"\n\x07\x63ommand\x18\x03 \x01(\x0b\x32\x11.truco.v1.Command\"w\n\x10PlayGameResponse\x12-\n\x06\x63ommit\x18\x01 \x01(\x0b\x32\x1b.truco.v1.WatchGameResponseH\x00\x12,\n\x07outcome\x18\x02 \x01(\x0b\x32\x19.truco.v1.PlayGameOutcomeH\x00\x42\x06\n\x04kind\"]\n\x0fPlayGameOutcome\x12\x12\n\nrequest_id\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\x12%\n\x05\x65rror\x18\x03 \x01(\x0b\x32\x16.truco.v1.CommandError\"\xd6\x01\n\x0c\x43ommandError\x12\x0c\n\x04\x63ode\x18\x01 \x01(\x05\x12\x0e\n\x06reason\x18\x02 \x01(\t\x12\x0f\n\x07message\x18\x03 \x01(\t\x12\x36\n\x08metadata\x18\x04 \x03(\x0b\x32$.truco.v1.CommandError.MetadataEntry\x12.\n\x0bretry_delay\x18\x05 \x01(\x0b\x32\x19.google.protobuf.Duration\x1a/\n\rMetadataEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\"9\n\x10ListGamesRequest\x12\x11\n\tpage_size\x18\x01 \x01(\x05\x12\x12\n\npage_token\x18\x02 \x01(\t\"K\n\x11ListGamesResponse\x12\x1d\n\x05games\x18\x01 \x03(\x0b\x32\x0e.truco.v1.Game\x12\x17\n\x0fnext_page_token\x18\x02 \x01(\t\"\x1e\n\x0eGetGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"/\n\x0fGetGameResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\" \n\x10LeaveGameRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"5\n\x11LeaveGameResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\"!\n\x11ResumeSeatRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"6\n\x12ResumeSeatResponse\x12 \n\x04view\x18\x01 \x01(\x0b\x32\x12.truco.v1.SeatView\"\x1e\n\x0eRematchRequest\x12\x0c\n\x04name\x18\x01 \x01(\t\"=\n\x0fRematchResponse\x12\x1c\n\x04game\x18\x01 \x01(\x0b\x32\x0e.truco.v1.Game\x12\x0c\n\x04seat\x18\x02 \x01(\x05*`\n\x0b\x43lockPolicy\x12\x1c\n\x18\x43LOCK_POLICY_UNSPECIFIED\x10\x00\x12\x19\n\x15\x43LOCK_POLICY_TAKEOVER\x10\x01\x12\x18\n\x14\x43LOCK_POLICY_FORFEIT\x10\x02*a\n\x08SeatKind\x12\x19\n\x15SEAT_KIND_UNSPECIFIED\x10\x00\x12\x12\n\x0eSEAT_KIND_OPEN\x10\x01\x12\x13\n\x0fSEAT_KIND_TAKEN\x10\x02\x12\x11\n\rSEAT_KIND_BOT\x10\x03*o\n\x08\x42otLevel\x12\x19\n\x15\x42OT_LEVEL_UNSPECIFIED\x10\x00\x12\x16\n\x12\x42OT_LEVEL_BEGINNER\x10\x01\x12\x1a\n\x16\x42OT_LEVEL_INTERMEDIATE\x10\x02\x12\x14\n\x10\x42OT_LEVEL_EXPERT\x10\x03*P\n\x07\x42otKind\x12\x18\n\x14\x42OT_KIND_UNSPECIFIED\x10\x00\x12\x13\n\x0f\x42OT_KIND_RANDOM\x10\x01\x12\x16\n\x12\x42OT_KIND_HEURISTIC\x10\x02\x32\xf6\x06\n\x0bGameService\x12G\n\nCreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12\x41\n\x08JoinGame\x12\x19.truco.v1.JoinGameRequest\x1a\x1a.truco.v1.JoinGameResponse\x12J\n\x0bGetGameView\x12\x1c.truco.v1.GetGameViewRequest\x1a\x1d.truco.v1.GetGameViewResponse\x12Y\n\x10ListLegalActions\x12!.truco.v1.ListLegalActionsRequest\x1a\".truco.v1.ListLegalActionsResponse\x12P\n\rSubmitCommand\x12\x1e.truco.v1.SubmitCommandRequest\x1a\x1f.truco.v1.SubmitCommandResponse\x12\x46\n\tWatchGame\x12\x1a.truco.v1.WatchGameRequest\x1a\x1b.truco.v1.WatchGameResponse0\x01\x12\x44\n\tListGames\x12\x1a.truco.v1.ListGamesRequest\x1a\x1b.truco.v1.ListGamesResponse\x12>\n\x07GetGame\x12\x18.truco.v1.GetGameRequest\x1a\x19.truco.v1.GetGameResponse\x12\x44\n\tLeaveGame\x12\x1a.truco.v1.LeaveGameRequest\x1a\x1b.truco.v1.LeaveGameResponse\x12G\n\nResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n\x07Rematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponse\x12\x45\n\x08PlayGame\x12\x19.truco.v1.PlayGameRequest\x1a\x1a.truco.v1.PlayGameResponse(\x01\x30\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,14 +39,14 @@ if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_COMMANDERROR_METADATAENTRY']._loaded_options = None
   _globals['_COMMANDERROR_METADATAENTRY']._serialized_options = b'8\001'
-  _globals['_CLOCKPOLICY']._serialized_start=3621
-  _globals['_CLOCKPOLICY']._serialized_end=3717
-  _globals['_SEATKIND']._serialized_start=3719
-  _globals['_SEATKIND']._serialized_end=3816
-  _globals['_BOTLEVEL']._serialized_start=3818
-  _globals['_BOTLEVEL']._serialized_end=3929
-  _globals['_BOTKIND']._serialized_start=3931
-  _globals['_BOTKIND']._serialized_end=4011
+  _globals['_CLOCKPOLICY']._serialized_start=3644
+  _globals['_CLOCKPOLICY']._serialized_end=3740
+  _globals['_SEATKIND']._serialized_start=3742
+  _globals['_SEATKIND']._serialized_end=3839
+  _globals['_BOTLEVEL']._serialized_start=3841
+  _globals['_BOTLEVEL']._serialized_end=3952
+  _globals['_BOTKIND']._serialized_start=3954
+  _globals['_BOTKIND']._serialized_end=4034
   _globals['_CLOCKSETTINGS']._serialized_start=188
   _globals['_CLOCKSETTINGS']._serialized_end=419
   _globals['_BOTSEAT']._serialized_start=421
@@ -82,43 +82,43 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SUBMITCOMMANDRESPONSE']._serialized_start=2082
   _globals['_SUBMITCOMMANDRESPONSE']._serialized_end=2189
   _globals['_WATCHGAMEREQUEST']._serialized_start=2191
-  _globals['_WATCHGAMEREQUEST']._serialized_end=2266
-  _globals['_WATCHGAMERESPONSE']._serialized_start=2269
-  _globals['_WATCHGAMERESPONSE']._serialized_end=2424
-  _globals['_PLAYGAMEREQUEST']._serialized_start=2426
-  _globals['_PLAYGAMEREQUEST']._serialized_end=2539
-  _globals['_PLAYGAMESTART']._serialized_start=2541
-  _globals['_PLAYGAMESTART']._serialized_end=2593
-  _globals['_PLAYGAMECOMMAND']._serialized_start=2595
-  _globals['_PLAYGAMECOMMAND']._serialized_end=2694
-  _globals['_PLAYGAMERESPONSE']._serialized_start=2696
-  _globals['_PLAYGAMERESPONSE']._serialized_end=2815
-  _globals['_PLAYGAMEOUTCOME']._serialized_start=2817
-  _globals['_PLAYGAMEOUTCOME']._serialized_end=2910
-  _globals['_COMMANDERROR']._serialized_start=2913
-  _globals['_COMMANDERROR']._serialized_end=3127
-  _globals['_COMMANDERROR_METADATAENTRY']._serialized_start=3080
-  _globals['_COMMANDERROR_METADATAENTRY']._serialized_end=3127
-  _globals['_LISTGAMESREQUEST']._serialized_start=3129
-  _globals['_LISTGAMESREQUEST']._serialized_end=3186
-  _globals['_LISTGAMESRESPONSE']._serialized_start=3188
-  _globals['_LISTGAMESRESPONSE']._serialized_end=3263
-  _globals['_GETGAMEREQUEST']._serialized_start=3265
-  _globals['_GETGAMEREQUEST']._serialized_end=3295
-  _globals['_GETGAMERESPONSE']._serialized_start=3297
-  _globals['_GETGAMERESPONSE']._serialized_end=3344
-  _globals['_LEAVEGAMEREQUEST']._serialized_start=3346
-  _globals['_LEAVEGAMEREQUEST']._serialized_end=3378
-  _globals['_LEAVEGAMERESPONSE']._serialized_start=3380
-  _globals['_LEAVEGAMERESPONSE']._serialized_end=3433
-  _globals['_RESUMESEATREQUEST']._serialized_start=3435
-  _globals['_RESUMESEATREQUEST']._serialized_end=3468
-  _globals['_RESUMESEATRESPONSE']._serialized_start=3470
-  _globals['_RESUMESEATRESPONSE']._serialized_end=3524
-  _globals['_REMATCHREQUEST']._serialized_start=3526
-  _globals['_REMATCHREQUEST']._serialized_end=3556
-  _globals['_REMATCHRESPONSE']._serialized_start=3558
-  _globals['_REMATCHRESPONSE']._serialized_end=3619
-  _globals['_GAMESERVICE']._serialized_start=4014
-  _globals['_GAMESERVICE']._serialized_end=4900
+  _globals['_WATCHGAMEREQUEST']._serialized_end=2289
+  _globals['_WATCHGAMERESPONSE']._serialized_start=2292
+  _globals['_WATCHGAMERESPONSE']._serialized_end=2447
+  _globals['_PLAYGAMEREQUEST']._serialized_start=2449
+  _globals['_PLAYGAMEREQUEST']._serialized_end=2562
+  _globals['_PLAYGAMESTART']._serialized_start=2564
+  _globals['_PLAYGAMESTART']._serialized_end=2616
+  _globals['_PLAYGAMECOMMAND']._serialized_start=2618
+  _globals['_PLAYGAMECOMMAND']._serialized_end=2717
+  _globals['_PLAYGAMERESPONSE']._serialized_start=2719
+  _globals['_PLAYGAMERESPONSE']._serialized_end=2838
+  _globals['_PLAYGAMEOUTCOME']._serialized_start=2840
+  _globals['_PLAYGAMEOUTCOME']._serialized_end=2933
+  _globals['_COMMANDERROR']._serialized_start=2936
+  _globals['_COMMANDERROR']._serialized_end=3150
+  _globals['_COMMANDERROR_METADATAENTRY']._serialized_start=3103
+  _globals['_COMMANDERROR_METADATAENTRY']._serialized_end=3150
+  _globals['_LISTGAMESREQUEST']._serialized_start=3152
+  _globals['_LISTGAMESREQUEST']._serialized_end=3209
+  _globals['_LISTGAMESRESPONSE']._serialized_start=3211
+  _globals['_LISTGAMESRESPONSE']._serialized_end=3286
+  _globals['_GETGAMEREQUEST']._serialized_start=3288
+  _globals['_GETGAMEREQUEST']._serialized_end=3318
+  _globals['_GETGAMERESPONSE']._serialized_start=3320
+  _globals['_GETGAMERESPONSE']._serialized_end=3367
+  _globals['_LEAVEGAMEREQUEST']._serialized_start=3369
+  _globals['_LEAVEGAMEREQUEST']._serialized_end=3401
+  _globals['_LEAVEGAMERESPONSE']._serialized_start=3403
+  _globals['_LEAVEGAMERESPONSE']._serialized_end=3456
+  _globals['_RESUMESEATREQUEST']._serialized_start=3458
+  _globals['_RESUMESEATREQUEST']._serialized_end=3491
+  _globals['_RESUMESEATRESPONSE']._serialized_start=3493
+  _globals['_RESUMESEATRESPONSE']._serialized_end=3547
+  _globals['_REMATCHREQUEST']._serialized_start=3549
+  _globals['_REMATCHREQUEST']._serialized_end=3579
+  _globals['_REMATCHRESPONSE']._serialized_start=3581
+  _globals['_REMATCHRESPONSE']._serialized_end=3642
+  _globals['_GAMESERVICE']._serialized_start=4037
+  _globals['_GAMESERVICE']._serialized_end=4923
 # @@protoc_insertion_point(module_scope)

@@ -31,6 +31,12 @@ def play(commands: Subcommands) -> None:
     parser.add_argument("--seat", type=int, metavar="N", help="your seat (default 0; with --game, the first open)")
     parser.add_argument("--game", metavar="NAME", help="join this game (games/ID) instead of creating one")
     parser.add_argument("--name", default="human", help="your name at the table")
+    parser.add_argument(
+        "--lang",
+        choices=("es", "en"),
+        help="the table's language: es, Rioplatense Spanish (the default), or en; without it, en when LC_ALL, "
+        "LC_MESSAGES or LANG starts with en",
+    )
     parser.set_defaults(run=_run_play)
 
 
@@ -48,6 +54,7 @@ def _run_play(args: argparse.Namespace) -> int:
             seat=args.seat,
             game=args.game,
             player_name=args.name,
+            lang=args.lang,
         )
     )
 

@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from truco.engine import Card, is_pieza, piezas, strength
 from truco_client import (
@@ -35,6 +35,9 @@ from truco_client import (
 from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, game_service_pb2, views_pb2
 
 from .commandline import Failure, refused
+
+if TYPE_CHECKING:
+    from .castellano import Voice
 
 MATAS = frozenset({"1e", "1b", "7e", "7o"})
 """The four matas: the strongest cards after the piezas."""
@@ -322,15 +325,24 @@ def describe_event(
     return None
 
 
-def parse_choice(text: str, count: int) -> int:
-    """The 0-based option for the typed ``text``. :raises ValueError: with a message for the player."""
+def parse_choice(text: str, count: int, voice: Voice | None = None) -> int:
+    """The 0-based option for the typed ``text``. :raises ValueError: with a message for the player (in
+    ``voice``'s language; English by default)."""
     cleaned = text.strip()
     if not cleaned.isdigit():
-        raise ValueError(f"type the number of an option, 1 to {count} (q quits, ? shows the table again)")
+        raise ValueError(voice.choose(count) if voice else choose_text(count))
     number = int(cleaned)
     if not 1 <= number <= count:
-        raise ValueError(f"there is no option {number}: choose 1 to {count}")
+        raise ValueError(voice.no_option(number, count) if voice else no_option_text(number, count))
     return number - 1
+
+
+def choose_text(count: int) -> str:
+    return f"type the number of an option, 1 to {count} (q quits, ? shows the table again)"
+
+
+def no_option_text(number: int, count: int) -> str:
+    return f"there is no option {number}: choose 1 to {count}"
 
 
 def bot_labels(game: game_service_pb2.Game) -> dict[int, str]:
@@ -394,6 +406,8 @@ class PlayOptions:
     game: str | None = None
     player_name: str = "human"
     timeout: float = 10.0
+    lang: str | None = None
+    """"es" (Rioplatense) or "en"; None: English when the locale says so, else Rioplatense."""
 
 
 @dataclass
@@ -404,6 +418,13 @@ class _Table:
     """The hand in which the player sent a seña (a view from before it may still offer one)."""
     away: bool = False
     """A bot plays the seat (its clock ran out, or the player left) until the player types r."""
+    voice: Voice | None = None
+    """What the table says, and in which language (set by :func:`play`)."""
+
+    @property
+    def says(self) -> Voice:
+        assert self.voice is not None
+        return self.voice
 
 
 def prompt_view(view: views_pb2.SeatView, sena_sent: bool = False) -> views_pb2.SeatView | None:
@@ -427,14 +448,15 @@ STALL_SECONDS = 5.0
 """How long to wait for the watch before reading the table directly."""
 
 
-async def play(
-    options: PlayOptions, *, source: TextIO | None = None, out: Callable[[str], None] = print
-) -> int:
+async def play(options: PlayOptions, *, source: TextIO | None = None, out: Callable[[str], None] = print) -> int:
     """Play one match as a human at the terminal; 0 when the match ends or the player quits.
 
     :raises TrucoError: a call the server refused or never answered (the table cannot go on).
     :raises Failure: the game could not be joined, or its event stream was lost.
     """
+    from .castellano import voice_for  # it builds on this module's English
+
+    voice = voice_for(options.lang)
     async with TrucoClient(options.server, timeout=options.timeout) as client:
         labels: dict[int, str] = {}
         seat: int | None = options.seat
@@ -445,7 +467,7 @@ async def play(
                 return 2
             bots = {s: options.bots for s in range(options.players) if s != seat}
             game = await client.create_game(rules={"players": options.players}, bots=bots, bot_level=options.level)
-            labels = bot_labels(game)
+            labels = voice.bot_labels(game)
             name = game.name
         else:
             name = options.game
@@ -454,17 +476,15 @@ async def play(
         except TrucoError as error:
             raise Failure(f"cannot join {name}: {refused(error, options.server)}") from None
         if options.game is not None:
-            labels = bot_labels(await client.get_game(name))
-        table = _Table(joined.view, labels)
-        out(f"Game {joined.view.public.game or name}: you are seat {joined.seat}, team {joined.view.team}.")
+            labels = voice.bot_labels(await client.get_game(name))
+        table = _Table(joined.view, labels, voice=voice)
+        out(voice.joined(joined.view.public.game or name, joined.seat, joined.view.team))
         if prompt_view(table.view) is None:  # otherwise the first prompt shows the table
-            out(render_view(table.view, labels, options=False))
+            out(voice.render_view(table.view, labels, options=False))
         return await _loop(client, name, table, _LineReader(source or sys.stdin), out)
 
 
-async def _loop(
-    client: TrucoClient, name: str, table: _Table, reader: _LineReader, out: Callable[[str], None]
-) -> int:
+async def _loop(client: TrucoClient, name: str, table: _Table, reader: _LineReader, out: Callable[[str], None]) -> int:
     events: asyncio.Queue[object] = asyncio.Queue()
     watcher = asyncio.create_task(_watch(client, name, table.view.public.version, events))
     typed: asyncio.Task[str | None] | None = None
@@ -498,15 +518,15 @@ async def _loop(
                 continue
             if shown_at != _version(table):
                 out("")
-                out(render_view(view, table.labels))
+                out(table.says.render_view(view, table.labels))
                 shown_at = _version(table)
             left = seconds_left(view.public)
-            timer = f", {left:.0f}s left" if left is not None and view.seat in view.public.clock.seats else ""
-            out(f"Your move (1-{len(view.legal_actions)}, ? to show the table, q to quit{timer}):")
+            timer = table.says.seconds_left(left) if left is not None and view.seat in view.public.clock.seats else ""
+            out(table.says.prompt(len(view.legal_actions), timer))
             if typed is None:
                 typed = asyncio.create_task(reader.readline())
             arrival = asyncio.create_task(events.get())
-            done = await _wait_counting_down(typed, arrival, view, out)
+            done = await _wait_counting_down(typed, arrival, view, out, table.says)
             if arrival in done:
                 status = _apply(arrival.result(), table, out)
                 if status is not None:
@@ -518,32 +538,32 @@ async def _loop(
             line = typed.result()
             typed = None
             if line is None:
-                out(f"End of input: leaving the game (it stays on the server as {name}).")
+                out(table.says.end_of_input(name))
                 return 0
             text = line.strip().lower()
-            if text in ("q", "quit", "exit"):
-                out(f"Leaving the game (it stays on the server as {name}).")
+            if text in ("q", "quit", "exit", "salir"):
+                out(table.says.leaving(name))
                 return 0
-            if text in ("?", "h", "help", ""):
+            if text in ("?", "h", "help", "", "m", "mesa"):
                 shown_at = None
                 continue
             if _version(table) != view.public.version:
-                out("The table changed while you typed; choose again.")
+                out(table.says.changed)
                 continue
             try:
-                choice = parse_choice(text, len(view.legal_actions))
+                choice = parse_choice(text, len(view.legal_actions), table.says)
             except ValueError as error:
-                out(f"Refused: {error}")
+                out(table.says.refused(str(error)))
                 continue
             try:
                 response = await client.submit(name, view.legal_actions[choice], expected_version=_version(table))
             except VersionConflict:
-                out("The game moved on before your move arrived; here is the table now.")
+                out(table.says.moved_on)
                 table.view = await _fresh_view(client, name, table.view)
                 shown_at = None
                 continue
             except IllegalMove as error:
-                out(f"Refused by the server: {error.message} ({error.reason})")
+                out(table.says.refused_by_server(error.message, error.reason))
                 table.view = await _fresh_view(client, name, table.view)
                 shown_at = None
                 continue
@@ -566,7 +586,11 @@ def _version(table: _Table) -> int:
 
 
 async def _wait_counting_down(
-    typed: asyncio.Task[str | None], arrival: asyncio.Task[object], view: views_pb2.SeatView, out: Callable[[str], None]
+    typed: asyncio.Task[str | None],
+    arrival: asyncio.Task[object],
+    view: views_pb2.SeatView,
+    out: Callable[[str], None],
+    voice: Voice,
 ) -> set[asyncio.Task[object]]:
     """Wait for the player's line or the next event, printing the clock at each of :data:`COUNTDOWN_MARKS`."""
     waiting: set[asyncio.Task[object]] = {typed, arrival}
@@ -577,7 +601,7 @@ async def _wait_counting_down(
         done, _ = await asyncio.wait(waiting, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
         if done:
             return done
-        out(f"  … {marks[0]}s left")
+        out(voice.countdown(marks[0]))
 
 
 async def _away(
@@ -589,7 +613,7 @@ async def _away(
     out: Callable[[str], None],
 ) -> int | None:
     """While a bot plays the seat: show what happens, and take the seat back when the player types r."""
-    out("A bot is playing your seat. Type r to take it back, q to quit.")
+    out(table.says.away)
     typed = asyncio.create_task(reader.readline())
     try:
         while True:
@@ -605,13 +629,13 @@ async def _away(
             arrival.cancel()
             line = typed.result()
             text = (line or "q").strip().lower()
-            if text in ("q", "quit", "exit"):
-                out(f"Leaving the game (it stays on the server as {name}).")
+            if text in ("q", "quit", "exit", "salir"):
+                out(table.says.leaving(name))
                 return 0
-            if text in ("r", "resume"):
+            if text in ("r", "resume", "volver"):
                 table.view = await client.resume_seat(name)
                 table.away = False
-                out("You are back at the table.")
+                out(table.says.back)
                 return None
             typed = asyncio.create_task(reader.readline())
     finally:
@@ -633,9 +657,7 @@ async def _watch(client: TrucoClient, name: str, after: int, events: asyncio.Que
         events.put_nowait(error)
 
 
-async def _drain(
-    events: asyncio.Queue[object], table: _Table, out: Callable[[str], None], settle: float
-) -> int | None:
+async def _drain(events: asyncio.Queue[object], table: _Table, out: Callable[[str], None], settle: float) -> int | None:
     """Apply every event received so far, waiting ``settle`` seconds for stragglers; an exit status at the end."""
     while True:
         try:
@@ -665,7 +687,7 @@ def _apply(item: object, table: _Table, out: Callable[[str], None]) -> int | Non
         table.away = True
     elif kind == "seat_resumed" and item.event.seat_resumed.seat == me:
         table.away = False
-    line = describe_event(item.event, table.view.seat, table.labels)
+    line = table.says.describe_event(item.event, table.view.seat, table.labels)
     if line is not None:
         out(line)
     if item.HasField("seat"):
@@ -678,7 +700,7 @@ def _apply(item: object, table: _Table, out: Callable[[str], None]) -> int | Non
 
 def _finish(table: _Table, out: Callable[[str], None]) -> int:
     out("")
-    out(render_view(table.view, table.labels))
+    out(table.says.render_view(table.view, table.labels))
     return 0
 
 
@@ -695,7 +717,6 @@ def run(options: PlayOptions) -> int:
         return 130
     except TrucoError as error:
         raise Failure(refused(error, options.server)) from None
-
 
 
 __all__: Sequence[str] = [

@@ -246,14 +246,16 @@ class SubmitCommandResponse(_message.Message):
     def __init__(self, version: _Optional[int] = ..., events: _Optional[_Iterable[_Union[_events_pb2.Event, _Mapping]]] = ..., view: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ...) -> None: ...
 
 class WatchGameRequest(_message.Message):
-    __slots__ = ("name", "after_version", "per_commit")
+    __slots__ = ("name", "after_version", "per_commit", "table_changes")
     NAME_FIELD_NUMBER: _ClassVar[int]
     AFTER_VERSION_FIELD_NUMBER: _ClassVar[int]
     PER_COMMIT_FIELD_NUMBER: _ClassVar[int]
+    TABLE_CHANGES_FIELD_NUMBER: _ClassVar[int]
     name: str
     after_version: int
     per_commit: bool
-    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ..., per_commit: _Optional[bool] = ...) -> None: ...
+    table_changes: bool
+    def __init__(self, name: _Optional[str] = ..., after_version: _Optional[int] = ..., per_commit: _Optional[bool] = ..., table_changes: _Optional[bool] = ...) -> None: ...
 
 class WatchGameResponse(_message.Message):
     __slots__ = ("event", "seat", "public", "events")

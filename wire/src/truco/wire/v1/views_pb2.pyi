@@ -224,24 +224,28 @@ class MatchView(_message.Message):
     def __init__(self, game: _Optional[str] = ..., rules: _Optional[_Union[_rules_pb2.RuleSet, _Mapping]] = ..., version: _Optional[int] = ..., phase: _Optional[_Union[Phase, str]] = ..., scores: _Optional[_Iterable[_Union[TeamScore, _Mapping]]] = ..., hand: _Optional[_Union[HandView, _Mapping]] = ..., to_act: _Optional[_Iterable[int]] = ..., winner_team: _Optional[int] = ..., clock: _Optional[_Union[TurnClock, _Mapping]] = ..., seats: _Optional[_Iterable[_Union[SeatStatus, _Mapping]]] = ..., last_hand: _Optional[_Union[HandSummary, _Mapping]] = ...) -> None: ...
 
 class TurnClock(_message.Message):
-    __slots__ = ("seats", "started", "deadline")
+    __slots__ = ("seats", "started", "deadline", "stand_in")
     SEATS_FIELD_NUMBER: _ClassVar[int]
     STARTED_FIELD_NUMBER: _ClassVar[int]
     DEADLINE_FIELD_NUMBER: _ClassVar[int]
+    STAND_IN_FIELD_NUMBER: _ClassVar[int]
     seats: _containers.RepeatedScalarFieldContainer[int]
     started: _timestamp_pb2.Timestamp
     deadline: _timestamp_pb2.Timestamp
-    def __init__(self, seats: _Optional[_Iterable[int]] = ..., started: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
+    stand_in: bool
+    def __init__(self, seats: _Optional[_Iterable[int]] = ..., started: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., deadline: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ..., stand_in: _Optional[bool] = ...) -> None: ...
 
 class SeatStatus(_message.Message):
-    __slots__ = ("seat", "taken_over", "reserve_left")
+    __slots__ = ("seat", "taken_over", "reserve_left", "grace_until")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     TAKEN_OVER_FIELD_NUMBER: _ClassVar[int]
     RESERVE_LEFT_FIELD_NUMBER: _ClassVar[int]
+    GRACE_UNTIL_FIELD_NUMBER: _ClassVar[int]
     seat: int
     taken_over: bool
     reserve_left: _duration_pb2.Duration
-    def __init__(self, seat: _Optional[int] = ..., taken_over: _Optional[bool] = ..., reserve_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ...) -> None: ...
+    grace_until: _timestamp_pb2.Timestamp
+    def __init__(self, seat: _Optional[int] = ..., taken_over: _Optional[bool] = ..., reserve_left: _Optional[_Union[datetime.timedelta, _duration_pb2.Duration, _Mapping]] = ..., grace_until: _Optional[_Union[datetime.datetime, _timestamp_pb2.Timestamp, _Mapping]] = ...) -> None: ...
 
 class SenaReceived(_message.Message):
     __slots__ = ("seat", "sena")

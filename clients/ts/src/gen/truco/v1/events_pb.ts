@@ -32,7 +32,8 @@ export type MatchStarted = Message<"truco.v1.MatchStarted"> & {
   rules?: RuleSet | undefined;
 
   /**
-   * The dealer of the first hand (the last seat, so seat 0 is the first mano).
+   * The dealer of the first hand: the last seat, so seat 0 is the first mano; in a rematch, the seat after
+   * the one that dealt first in the game before (the mano passes on).
    *
    * @generated from field: int32 first_dealer = 2;
    */
