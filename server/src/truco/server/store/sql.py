@@ -234,6 +234,7 @@ class Statements:
     insert_seats: str
     insert_event: str
     game_by_request: str
+    lock_game: str
     last_seq: str
     recorded_append: str
     read_events: str
@@ -280,6 +281,7 @@ _SHARED = Statements(
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     insert_event=f"INSERT INTO events ({EVENT_COLUMNS}) VALUES {EVENT_ROW}",
     game_by_request="SELECT game_id FROM games WHERE create_request_id = ?",
+    lock_game="SELECT 1 FROM games WHERE game_id = ?{for_update}",
     last_seq="SELECT last_seq FROM games WHERE game_id = ?",
     recorded_append="SELECT last_seq, response FROM append_requests WHERE game_id = ? AND request_id = ?",
     read_events="SELECT seq, kind, schema, payload, audience, at_us FROM events"
