@@ -61,6 +61,16 @@ class Connection(Protocol):
 Work = Callable[[Connection], Coroutine[Any, Any, T]]
 
 
+EVENT_ROWS_PER_INSERT = 100
+"""Event rows per INSERT statement: 700 parameters, under SQLite's oldest default limit (999)."""
+
+
+@functools.lru_cache(maxsize=256)
+def _rows_insert(insert: str, row: str, rows: int) -> str:
+    """One INSERT of ``rows`` rows: a single statement (one round trip, one GIL handoff) instead of one per row."""
+    return insert + f", {row}" * (rows - 1)
+
+
 def run_to_end(work: Coroutine[Any, Any, T]) -> T:
     """Run an operation whose connection never suspends (a blocking driver's) to its end, on this thread."""
     try:
@@ -76,6 +86,8 @@ class SQLStore(ABC):
 
     S: ClassVar[sql.Statements]
     """The shared statements in the backend's dialect."""
+    migrations: ClassVar[tuple[str, ...]]
+    """The schema migrations in the backend's dialect (``sql.MIGRATIONS``)."""
     duplicate: ClassVar[tuple[type[Exception], ...]]
     """What the driver raises when an insert meets a unique key already used."""
 
@@ -254,6 +266,45 @@ class SQLStore(ABC):
         return await self._run(lambda conn: self._due_games(conn, now_us, limit))
 
     # The operations on a connection.
+
+    async def _migrate(self, conn: Connection) -> None:
+        """Apply the migrations the database lacks, in the caller's transaction: it holds the lock under which
+        processes opening the database together apply each once (SQLite's write lock, a PostgreSQL advisory
+        lock)."""
+        await conn.run(self.S.create_schema_version)
+        current = int((await conn.rows(self.S.schema_version))[0][0])
+        for version, script in enumerate(self.migrations[current:], start=current + 1):
+            for statement in filter(str.strip, script.split(";")):
+                await conn.run(statement)
+            await conn.run(self.S.add_schema_version, (version,))
+
+    async def _write_append(self, conn: Connection, append: Append) -> AppendResult:
+        """An append in standard SQL, inside a transaction that undoes what it wrote when it raises: two
+        statements when it stands, three with a request id (a backend that can do it in one round trip writes
+        its own: PostgreSQL). A request id met again is refused here and answered by :meth:`append`."""
+        game_id, expected, events, last_seq, over = (
+            append.game_id,
+            append.expected_last_seq,
+            append.events,
+            append.last_seq,
+            append.over,
+        )
+        deadline = None if over else append.deadline_us
+        values = (last_seq, over, deadline, over, now_us(), game_id, expected)
+        if await conn.run(self.S.advance_game, values) != 1:
+            await self._last_seq(conn, game_id)
+            raise VersionConflict(append.conflict())
+        try:
+            if append.request_id is not None:
+                # Applied before at an earlier seq (its caller decided again on a newer state): refused only now.
+                await conn.run(self.S.record_append, (game_id, append.request_id, append.response, last_seq))
+            for chunk in range(0, len(events), EVENT_ROWS_PER_INSERT):
+                rows = sql.event_values(game_id, expected + chunk, events[chunk : chunk + EVENT_ROWS_PER_INSERT])
+                insert = _rows_insert(self.S.insert_event, self.S.event_row, len(rows))
+                await conn.run(insert, [value for row in rows for value in row])
+        except self.duplicate as exc:
+            raise VersionConflict(append.conflict()) from exc
+        return AppendResult(last_seq, append.response)
 
     async def _create_game(
         self, conn: Connection, game: GameRecord, events: Sequence[NewEvent], request_id: str | None

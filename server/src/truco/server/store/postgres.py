@@ -49,34 +49,12 @@ MIGRATIONS = sql.migrations(sql.POSTGRES)
 """The schema migrations (store/sql.py), in PostgreSQL."""
 _OUTAGES = (psycopg.OperationalError, psycopg.InterfaceError)
 
-_APPEND = """
-WITH moved AS (
-    UPDATE games SET last_seq = %(last)s, over = %(over)s, deadline_us = %(deadline)s,
-        ended_us = CASE WHEN %(over)s AND ended_us IS NULL THEN %(now)s ELSE ended_us END
-    WHERE game_id = %(game)s AND last_seq = %(expected)s
-    RETURNING game_id
-), stored AS (
-    INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us)
-    SELECT moved.game_id, e.seq, e.kind, e.schema, e.payload, e.audience, e.at_us
-    FROM moved, unnest(
-        %(seqs)s::bigint[], %(kinds)s::text[], %(schemas)s::integer[], %(payloads)s::bytea[], %(audiences)s::smallint[],
-        %(ats)s::bigint[]
-    ) AS e(seq, kind, schema, payload, audience, at_us)
-), recorded AS (
-    INSERT INTO append_requests (game_id, request_id, response, last_seq)
-    SELECT moved.game_id, %(request)s, %(response)s, %(last)s FROM moved WHERE %(request)s::text IS NOT NULL
-), notified AS (
-    SELECT pg_notify(%(channel)s, %(note)s) FROM moved
-)
-SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
-"""
-"""An append in one round trip (see PostgresStore._append)."""
-
 
 class PostgresStore(SQLStore):
     """An :class:`~truco.server.store.EventStore` in a PostgreSQL database. Build it with :meth:`open`."""
 
     S: ClassVar[sql.Statements] = sql.statements(sql.POSTGRES)
+    migrations: ClassVar[tuple[str, ...]] = MIGRATIONS
     duplicate: ClassVar[tuple[type[Exception], ...]] = (psycopg.errors.UniqueViolation,)
     recheck_seconds = 5.0
     """Another replica's append is heard by notification; if the listening connection dies without an error (a
@@ -91,11 +69,6 @@ class PostgresStore(SQLStore):
         self._timeout = timeout
         self._migrated = False
         self._migrate_lock = asyncio.Lock()
-        # Games with an append of this store under way, and the newest seq their notifications told of meanwhile:
-        # the append's own notification can arrive before its caller has recorded the move, and waking the game's
-        # watchers then would send each of them to the store for what their own replica is about to know.
-        self._appending: dict[str, int] = {}
-        self._held_back: dict[str, int] = {}
         self._listener: asyncio.Task[None] | None = None
         self._listening = asyncio.Event()
         self._epoch = 0
@@ -160,9 +133,7 @@ class PostgresStore(SQLStore):
             try:
                 async with self._pool.connection() as conn:
                     lent = conn
-                    if kind != "transaction":
-                        return await work(conn)
-                    async with conn.transaction():
+                    async with conn.transaction() if kind == "transaction" else contextlib.nullcontext():
                         return await work(conn)
             except (psycopg.errors.ProgramLimitExceeded, psycopg.DataError) as exc:
                 # A value too big for an index, a NUL byte in text: the same call fails the same way every time.
@@ -187,8 +158,10 @@ class PostgresStore(SQLStore):
             try:
                 # A connection of its own, not the pool's: with the database down it fails at once, where the
                 # pool would wait its whole timeout.
-                async with await self._connect() as conn:
-                    await _migrate(conn)
+                async with await self._connect() as conn, conn.transaction():
+                    # Held until the transaction ends: a second replica waits here, then finds them applied.
+                    await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
+                    await self._migrate(_Pooled(conn))
             except _OUTAGES as exc:
                 raise StoreUnavailable(f"PostgreSQL is unreachable: {exc}") from exc
             self._migrated = True
@@ -199,73 +172,42 @@ class PostgresStore(SQLStore):
     # Appends: one statement, and its own notification.
 
     async def _commit(self, append: Append) -> AppendResult:
-        game_id = append.game_id
-        self._appending[game_id] = self._appending.get(game_id, 0) + 1
-        try:
+        with self._signals.appending(append.game_id):
             result = await self._on_pool(lambda conn: self._append(conn, append), "write")
-        finally:
-            self._appended(game_id)
         # Our own listener will hear the NOTIFY too; firing now saves local waiters that round trip.
-        self._signals.fire(game_id, result.last_seq)
+        self._signals.fire(append.game_id, result.last_seq)
         return result
 
     async def _append(self, conn: Conn, append: Append) -> AppendResult:
-        """One statement: the guarded update of the game's last seq gates the inserts, so a stale append writes
-        nothing; a racing writer waits on the row lock and then finds the seq moved. A request id already
-        recorded can only have moved the seq too, and append() answers it from what was recorded."""
-        events, last_seq = append.events, append.last_seq
-        values = {
-            "game": append.game_id,
-            "expected": append.expected_last_seq,
-            "last": last_seq,
-            "over": append.over,
-            "seqs": list(range(append.expected_last_seq + 1, last_seq + 1)),
-            "kinds": [e.kind for e in events],
-            "schemas": [e.schema for e in events],
-            "payloads": [e.payload for e in events],
-            "audiences": [e.audience for e in events],
-            "ats": [e.at_us for e in events],
-            "deadline": None if append.over else append.deadline_us,
-            "now": now_us(),
-            "request": append.request_id,
-            "response": append.response,
-            "channel": self._channel,
-            "note": f"{append.game_id}:{last_seq}",
-        }
+        """One statement (``sql.POSTGRES_APPEND``). A request id already recorded can only have moved the seq
+        too, and ``append`` answers it from what was recorded."""
         try:
-            row = await (await conn.execute(_APPEND, values)).fetchone()
+            values = sql.postgres_append_values(append, now_us(), self._channel)
+            row = await (await conn.execute(sql.POSTGRES_APPEND, values)).fetchone()
         except psycopg.errors.UniqueViolation as exc:
             raise VersionConflict(append.conflict()) from exc
         if row is None or int(row[0]) != 1:
             await self._last_seq(_Pooled(conn), append.game_id)  # GameNotFound for an unknown game
             raise VersionConflict(append.conflict())
-        return AppendResult(last_seq, append.response)
-
-    def _appended(self, game_id: str) -> None:
-        left = self._appending.pop(game_id) - 1
-        if left:
-            self._appending[game_id] = left
-            return
-        held = self._held_back.pop(game_id, None)
-        if held is not None:
-            # Scheduled, not fired now: the append's caller records its move first (it resumes before this).
-            asyncio.get_running_loop().call_soon(self._signals.fire, game_id, held)
+        return AppendResult(append.last_seq, append.response)
 
     # Waking waiters on other replicas' appends.
 
     def hearing_epoch(self) -> int | None:
         if self._listening.is_set():
             return self._epoch
-        if not self._closed and (self._listener is None or self._listener.done()):
-            # Readers ask first: start listening now, and trust nothing until the LISTEN is in place.
-            self._listener = asyncio.create_task(self._listen(), name="truco-postgres-listener")
+        if not self._closed:  # readers ask first: start listening now, and trust nothing until LISTEN is in place
+            self._start_listening()
         return None
+
+    def _start_listening(self) -> None:
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.create_task(self._listen(), name="truco-postgres-listener")
 
     async def _prepare_wait(self) -> None:
         if self._closed:
             raise StoreUnavailable("the PostgreSQL store is closed")
-        if self._listener is None or self._listener.done():
-            self._listener = asyncio.create_task(self._listen(), name="truco-postgres-listener")
+        self._start_listening()
         try:
             async with asyncio.timeout(self._timeout):
                 await self._listening.wait()
@@ -300,10 +242,7 @@ class PostgresStore(SQLStore):
             last_seq = int(seq)
         except ValueError:
             return
-        if game_id in self._appending:  # held back until this store's own append of the game has returned
-            self._held_back[game_id] = max(last_seq, self._held_back.get(game_id, 0))
-        else:
-            self._signals.fire(game_id, last_seq)
+        self._signals.notified(game_id, last_seq)
 
 
 class _Pooled:
@@ -355,24 +294,6 @@ def _quiet(conn: Conn) -> bool:
         return not poller.poll(0)
     except (OSError, ValueError, psycopg.Error):
         return False
-
-
-async def _migrate(conn: Conn) -> None:
-    """Apply the migrations the database lacks, one replica at a time."""
-    async with conn.transaction():
-        # Held until this transaction ends; a second replica waits here, then finds the migrations applied.
-        await conn.execute("SELECT pg_advisory_xact_lock(%s)", (MIGRATION_LOCK_KEY,))
-        await conn.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version"
-            " (version integer PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now())"
-        )
-        cur = await conn.execute("SELECT coalesce(max(version), 0) FROM schema_version")
-        row = await cur.fetchone()
-        current = int(row[0]) if row is not None else 0
-        for version, script in enumerate(MIGRATIONS, start=1):
-            if version > current:
-                await conn.execute(script)  # a constant script: several statements, no parameters
-                await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (version,))
 
 
 __all__ = ["MIGRATIONS", "PostgresStore"]

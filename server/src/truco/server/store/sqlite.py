@@ -4,8 +4,7 @@ are :class:`~.core.SQLStore`'s; this module says only how they reach the file.
 The stdlib driver blocks, so each store object owns one connection used by one worker thread, one call at a
 time: the event loop never blocks and no connection is shared between threads. The file is in WAL mode with
 ``synchronous=FULL``, so a commit is on disk when the call returns and readers never wait for the writer.
-Writers take the write lock up front (``BEGIN IMMEDIATE``); other processes wait for it up to the busy
-timeout.
+Transactions take the write lock up front (``BEGIN IMMEDIATE``); other processes wait up to the busy timeout.
 
 Appends by this store object wake its waiters at once; appends by other processes are noticed by polling
 ``PRAGMA data_version`` (which changes when another connection commits), every 50 ms while someone waits.
@@ -18,10 +17,9 @@ Two things keep the hot paths cheap (a hop to the worker thread costs more CPU t
   worker gives up the GIL on each, so each statement is also a handoff with the event loop's thread).
 - **Reads that find nothing new stay on the event loop.** A second, read-only connection, used by the event
   loop's thread alone, first compares the game's ``last_seq`` with the caller's: a point lookup of a few
-  microseconds that in WAL mode never waits for a writer (it is told not to wait at all: if it ever meets a
-  lock, the read goes to the worker as before). Equal, there is nothing to read; behind, the worker reads.
-  Because the check reads the file, it sees every committed append of every process: a reader that moved
-  through another server reads its own move here.
+  microseconds that never waits (in WAL mode no writer blocks it; a lock it meets sends the read to the
+  worker). Equal, there is nothing to read; behind, the worker reads. The check reads the file, so it sees
+  every committed append of every process: a reader that moved through another server reads its move here.
 """
 
 from __future__ import annotations
@@ -41,7 +39,7 @@ from typing import ClassVar, ParamSpec, TypeVar
 from . import sql
 from .core import Kind, Row, SQLStore, Work, run_to_end
 from .errors import GameNotFound, StoreRejected, StoreUnavailable, VersionConflict
-from .records import Append, AppendResult, now_us
+from .records import Append, AppendResult
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -55,20 +53,13 @@ MAX_APPENDS_PER_COMMIT = 64
 
 MIGRATIONS = sql.migrations(sql.SQLITE)
 """The schema migrations (store/sql.py), in SQLite."""
-_EVENT_ROWS_PER_INSERT = 100
-"""Event rows per INSERT statement: 700 parameters, under SQLite's oldest default limit (999)."""
-
-
-@functools.lru_cache(maxsize=_EVENT_ROWS_PER_INSERT)
-def _event_insert(rows: int) -> str:
-    """One INSERT of ``rows`` events: a single statement (and GIL handoff) instead of one per event."""
-    return SQLiteStore.S.insert_event + f", {sql.EVENT_ROW}" * (rows - 1)
 
 
 class SQLiteStore(SQLStore):
     """An :class:`~truco.server.store.EventStore` in one SQLite file. Build it with :meth:`open`."""
 
     S: ClassVar[sql.Statements] = sql.statements(sql.SQLITE)
+    migrations: ClassVar[tuple[str, ...]] = MIGRATIONS
     duplicate: ClassVar[tuple[type[Exception], ...]] = (sqlite3.IntegrityError,)
     recheck_seconds = 60.0
     """Nothing is missed here (this store's appends wake their waiters, other processes' are polled for): a look
@@ -137,9 +128,7 @@ class SQLiteStore(SQLStore):
 
     def _run_here(self, work: Work[T], kind: Kind) -> T:
         conn = self._db()
-        if kind != "transaction":  # a single statement commits alone
-            return run_to_end(work(_Blocking(conn)))
-        with _write(conn):
+        with _write(conn) if kind == "transaction" else contextlib.nullcontext():  # one statement commits alone
             return run_to_end(work(_Blocking(conn)))
 
     async def _call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
@@ -172,7 +161,8 @@ class SQLiteStore(SQLStore):
             # The store's own checkpointer copies the WAL into the file every second (_checkpoint_loop); this
             # connection checkpoints only if the WAL ever grows past 16 MiB without it (4,096 pages of 4 KiB).
             conn.execute("PRAGMA wal_autocheckpoint = 4096")
-            _migrate(conn)
+            with _write(conn):  # its write lock, held from the start: processes opening a new file wait here
+                run_to_end(self._migrate(_Blocking(conn)))
         except BaseException:
             conn.close()
             raise
@@ -245,7 +235,7 @@ class SQLiteStore(SQLStore):
             with _write(conn):
                 return self._appends_in(conn, requests, isolated=True)
         except _REFUSALS as exc:  # an append alone: its transaction rolled back
-            return [_refusal_outcome(exc)]
+            return [_store_error(exc, self._path)]
 
     def _appends_in(
         self, conn: sqlite3.Connection, requests: Sequence[Append], *, isolated: bool
@@ -255,17 +245,18 @@ class SQLiteStore(SQLStore):
         on its own. Nearly every refusal (a stale seq) comes before the append wrote anything, so savepoints,
         two more statements an append, are taken only when ``isolated``, in the rare rerun of a group in which
         one append was refused after writing (:class:`_Redo`: a request id met again at a newer seq)."""
+        db = _Blocking(conn)
         if len(requests) == 1:
-            return [self._append(conn, requests[0])]
+            return [run_to_end(self._write_append(db, requests[0]))]
         outcomes: list[AppendResult | Exception] = []
         for request in requests:
             if isolated:
                 conn.execute("SAVEPOINT append")
             changes = conn.total_changes
             try:
-                outcomes.append(self._append(conn, request))
+                outcomes.append(run_to_end(self._write_append(db, request)))
             except _REFUSALS as exc:
-                outcomes.append(_refusal_outcome(exc))
+                outcomes.append(_store_error(exc, self._path))
                 if isolated:
                     conn.execute("ROLLBACK TO append")
                 elif conn.total_changes != changes:
@@ -273,44 +264,6 @@ class SQLiteStore(SQLStore):
             if isolated:
                 conn.execute("RELEASE append")
         return outcomes
-
-    def _append(self, conn: sqlite3.Connection, append: Append) -> AppendResult:
-        """One append, inside the write transaction of :meth:`_append_batch`, which undoes what it wrote when it
-        raises. Two statements when it stands, three with a request id: the worker gives up the GIL on each, so
-        each one more is a handoff with the event loop's thread that costs more than the SQL itself. A refused
-        request id is answered by :meth:`SQLStore.append`, from what it recorded."""
-        game_id, expected, events, last_seq, over = (
-            append.game_id,
-            append.expected_last_seq,
-            append.events,
-            append.last_seq,
-            append.over,
-        )
-        # The sequence check is the update's own condition: no row changed, the game moved on (or never was).
-        updated = conn.execute(
-            "UPDATE games SET last_seq = ?, over = ?, deadline_us = ?,"
-            " ended_us = CASE WHEN ? AND ended_us IS NULL THEN ? ELSE ended_us END"
-            " WHERE game_id = ? AND last_seq = ?",
-            (last_seq, over, None if over else append.deadline_us, over, now_us(), game_id, expected),
-        )
-        if updated.rowcount != 1:
-            if conn.execute(self.S.last_seq, (game_id,)).fetchone() is None:
-                raise GameNotFound(f"no game {game_id!r}")
-            raise VersionConflict(append.conflict())
-        try:
-            if append.request_id is not None:
-                # A request id applied before at an earlier seq (its caller decided again on a newer state)
-                # stops here, after the update: the group reruns in savepoints (_Redo).
-                conn.execute(
-                    "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (?, ?, ?, ?)",
-                    (game_id, append.request_id, append.response, last_seq),
-                )
-            for chunk in range(0, len(events), _EVENT_ROWS_PER_INSERT):
-                rows = sql.event_values(game_id, expected + chunk, events[chunk : chunk + _EVENT_ROWS_PER_INSERT])
-                conn.execute(_event_insert(len(rows)), [value for row in rows for value in row])
-        except sqlite3.IntegrityError as exc:
-            raise VersionConflict(append.conflict()) from exc
-        return AppendResult(last_seq, append.response)
 
     # The WAL's checkpoints, on their own thread.
 
@@ -413,12 +366,6 @@ def _store_error(exc: Exception, path: str) -> Exception:
     return exc
 
 
-def _refusal_outcome(exc: Exception) -> AppendResult | Exception:
-    if isinstance(exc, (sqlite3.DataError, OverflowError)):  # "string or blob too big"
-        return StoreRejected(f"SQLite cannot hold a value: {exc}")
-    return exc
-
-
 @dataclasses.dataclass(frozen=True, slots=True)
 class _PendingAppend:
     request: Append
@@ -474,28 +421,6 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    """Apply the migrations this file lacks; several processes opening a new file at once apply each once."""
-    conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-    current = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
-    for version, script in enumerate(MIGRATIONS, start=1):
-        if version <= current:
-            continue
-        # executescript commits any open transaction first, so the transaction lives inside the script. The
-        # version row goes first: if another process applied this version since we looked, its primary key
-        # stops the script before any of the migration runs again.
-        try:
-            conn.executescript(
-                f"BEGIN IMMEDIATE; INSERT INTO schema_version VALUES ({version}, datetime('now'));\n{script}\nCOMMIT;"
-            )
-        except sqlite3.IntegrityError:
-            conn.execute("ROLLBACK")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
 
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]
