@@ -138,7 +138,7 @@ POSTGRES = Dialect(
 
 
 #: Schema migrations, applied in order at open; version N is MIGRATIONS[N - 1]. Never change what a released one
-#: does: append a new one instead.
+#: does: append a new one instead. Each is run a statement at a time, split at ";": no literal may hold one.
 MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE games (
