@@ -29,8 +29,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from truco.server import snapshots as snapshots_module
-from truco.server.store import postgres as postgres_module
-from truco.server.store import sqlite as sqlite_module
+from truco.server.store import core as store_core
 from truco.server.store.records import StoredEvent
 from truco.server.store.signals import wait_until_after
 from truco_client import verify_proof
@@ -368,7 +367,7 @@ def test_a_move_vouches_for_the_state_it_made_so_its_watchers_and_readers_need_n
     monkeypatch.setattr(snapshots, "_timed_read", counted)
     # The looks at the database a wait makes before it sleeps, counted as they begin.
     store = server.server.store
-    store_module = postgres_module if stores.backend == "postgres" else sqlite_module
+    store_module = store_core  # both backends' waits run through the core's wait_for_change
     real_wait = store_module.wait_until_after
     looks_at_game: list[str] = []
 

@@ -42,6 +42,7 @@ from truco.server.store import (
 )
 from truco.server.store import postgres as postgres_backend
 from truco.server.store import sqlite as sqlite_backend
+from truco.server.store.core import Connection
 from truco.server.store.postgres import PostgresStore
 from truco.server.store.records import now_us
 from truco.server.store.sqlite import SQLiteStore
@@ -933,9 +934,9 @@ class TestSQLiteStore(StoreContract):
         worker_reads: list[int] = []
         read = SQLiteStore._read
 
-        def counted(self: SQLiteStore, game_id: str, after_seq: int) -> list[StoredEvent]:
+        async def counted(self: SQLiteStore, conn: Connection, game_id: str, after_seq: int) -> list[StoredEvent]:
             worker_reads.append(after_seq)
-            return read(self, game_id, after_seq)
+            return await read(self, conn, game_id, after_seq)
 
         monkeypatch.setattr(SQLiteStore, "_read", counted)
         assert await store.read("g1", 2) == []

@@ -1,5 +1,6 @@
-"""Event stores: the interface (one protocol per concern), one module per backend (SQLite embedded, PostgreSQL
-scaled out), the SQL they share (``sql.py``).
+"""Event stores: the interface (one protocol per concern), every operation written once over a small connection
+interface (``core.py``), one module per backend saying only how to reach its database (SQLite embedded,
+PostgreSQL scaled out), and their SQL (``sql.py``).
 
 Open one with :func:`open_store` and a URL; everything else goes through the :class:`EventStore` protocol.
 """

@@ -1,8 +1,8 @@
 """What the service needs from an event store, one protocol per concern; :class:`EventStore` is all of them.
 
 Every write is atomic and durable when it returns. Retried writes carrying the same request id are answered from
-what was recorded the first time. Each backend module implements every protocol; one contract suite
-(``tests/test_store_contract.py``) tests them all.
+what was recorded the first time. ``core.SQLStore`` implements every protocol once, each backend module only
+how to reach its database; one contract suite (``tests/test_store_contract.py``) tests them all.
 """
 
 from __future__ import annotations

@@ -22,6 +22,9 @@ class ChangeSignals:
         self._watchers: dict[str, int] = {}
         self._known_seq: dict[str, int] = {}
         self._heard: list[Callable[[str, int], None]] = []
+        # Games with an append of this process under way, and the newest seq notifications told of meanwhile.
+        self._appending: dict[str, int] = {}
+        self._held_back: dict[str, int] = {}
         self.interrupted = False
         """Set when the server stops: every wait returns at once, so its watchers hear of it."""
 
@@ -68,6 +71,30 @@ class ChangeSignals:
         event = self._events.pop(game_id, None)
         if event is not None:
             event.set()
+
+    @contextlib.contextmanager
+    def appending(self, game_id: str) -> Iterator[None]:
+        """While this process's own append of the game is under way, hold back what notifications tell of the
+        game (:meth:`notified`): the append's own notification can arrive before its caller has recorded the
+        move, and waking the game's watchers then would send each of them to the store for what this process is
+        about to know. What was held back fires once the game's last append here returned."""
+        self._appending[game_id] = self._appending.get(game_id, 0) + 1
+        try:
+            yield
+        finally:
+            left = self._appending.pop(game_id) - 1
+            if left:
+                self._appending[game_id] = left
+            elif (held := self._held_back.pop(game_id, None)) is not None:
+                # Scheduled, not fired now: the append's caller records its move first (it resumes before this).
+                asyncio.get_running_loop().call_soon(self.fire, game_id, held)
+
+    def notified(self, game_id: str, last_seq: int) -> None:
+        """A notification (by any process) that the game's last seq is now ``last_seq``."""
+        if game_id in self._appending:
+            self._held_back[game_id] = max(last_seq, self._held_back.get(game_id, 0))
+        else:
+            self.fire(game_id, last_seq)
 
     def interrupt(self) -> None:
         """End every wait now and every later one at once (the server is stopping)."""

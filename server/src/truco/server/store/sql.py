@@ -3,8 +3,8 @@
 Each statement and migration is written with ``?`` placeholders and, where the two dialects spell a type or a
 value differently, a ``{word}`` (``{id}``, ``{blob}``, ``{int64}``, ``{bool}``, ``{true}``, ``{false}``...).
 :class:`Dialect` renders them once at import: :data:`SQLITE`'s and :data:`POSTGRES`'s :class:`Statements` are what
-the stores run. Where the stores differ on purpose (SQLite's group commit, PostgreSQL's one-statement append with
-its notification, the migrations' locking) they keep their own SQL beside these.
+the stores run. The one statement only one dialect runs, PostgreSQL's append with its notification
+(:data:`POSTGRES_APPEND`), is here too.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from .records import (
     SEAT_OPEN,
     SEAT_TAKEN,
     ApiKeyRecord,
+    Append,
     GameRecord,
     NewEvent,
     SeatRecord,
@@ -108,6 +109,8 @@ SQLITE = Dialect(
         "for_update": "",
         "over": "over = 1",
         "not_over": "over = 0",
+        "applied_at": "TEXT NOT NULL",
+        "now": "datetime('now')",
     },
 )
 POSTGRES = Dialect(
@@ -128,12 +131,14 @@ POSTGRES = Dialect(
         "for_update": " FOR UPDATE",
         "over": "over",
         "not_over": "NOT over",
+        "applied_at": "timestamptz NOT NULL DEFAULT now()",
+        "now": "now()",
     },
 )
 
 
 #: Schema migrations, applied in order at open; version N is MIGRATIONS[N - 1]. Never change what a released one
-#: does: append a new one instead.
+#: does: append a new one instead. Each is run a statement at a time, split at ";": no literal may hold one.
 MIGRATIONS: tuple[str, ...] = (
     """
     CREATE TABLE games (
@@ -234,6 +239,7 @@ class Statements:
     insert_seats: str
     insert_event: str
     game_by_request: str
+    lock_game: str
     last_seq: str
     recorded_append: str
     read_events: str
@@ -257,6 +263,12 @@ class Statements:
     close_abandoned: str
     ended_games: str
     delete_game_rows: tuple[str, ...]
+    advance_game: str
+    record_append: str
+    event_row: str
+    create_schema_version: str
+    schema_version: str
+    add_schema_version: str
 
 
 _SHARED = Statements(
@@ -280,6 +292,7 @@ _SHARED = Statements(
     " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
     insert_event=f"INSERT INTO events ({EVENT_COLUMNS}) VALUES {EVENT_ROW}",
     game_by_request="SELECT game_id FROM games WHERE create_request_id = ?",
+    lock_game="SELECT 1 FROM games WHERE game_id = ?{for_update}",
     last_seq="SELECT last_seq FROM games WHERE game_id = ?",
     recorded_append="SELECT last_seq, response FROM append_requests WHERE game_id = ? AND request_id = ?",
     read_events="SELECT seq, kind, schema, payload, audience, at_us FROM events"
@@ -310,7 +323,41 @@ _SHARED = Statements(
     " RETURNING game_id",
     ended_games="SELECT game_id FROM games WHERE {over} AND ended_us < ? ORDER BY ended_us LIMIT ?{for_update}",
     delete_game_rows=tuple(f"DELETE FROM {table} WHERE game_id = ?" for table in GAME_TABLES),
+    # An append's own condition is the sequence check: no row changed, the game moved on (or never was).
+    advance_game="UPDATE games SET last_seq = ?, over = ?, deadline_us = ?,"
+    " ended_us = CASE WHEN ? AND ended_us IS NULL THEN ? ELSE ended_us END WHERE game_id = ? AND last_seq = ?",
+    record_append="INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (?, ?, ?, ?)",
+    event_row=EVENT_ROW,
+    create_schema_version="CREATE TABLE IF NOT EXISTS schema_version"
+    " (version {int} PRIMARY KEY, applied_at {applied_at})",
+    schema_version="SELECT coalesce(max(version), 0) FROM schema_version",
+    add_schema_version="INSERT INTO schema_version (version, applied_at) VALUES (?, {now})",
 )
+
+POSTGRES_APPEND = """
+WITH moved AS (
+    UPDATE games SET last_seq = %(last)s, over = %(over)s, deadline_us = %(deadline)s,
+        ended_us = CASE WHEN %(over)s AND ended_us IS NULL THEN %(now)s ELSE ended_us END
+    WHERE game_id = %(game)s AND last_seq = %(expected)s
+    RETURNING game_id
+), stored AS (
+    INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us)
+    SELECT moved.game_id, e.seq, e.kind, e.schema, e.payload, e.audience, e.at_us
+    FROM moved, unnest(
+        %(seqs)s::bigint[], %(kinds)s::text[], %(schemas)s::integer[], %(payloads)s::bytea[], %(audiences)s::smallint[],
+        %(ats)s::bigint[]
+    ) AS e(seq, kind, schema, payload, audience, at_us)
+), recorded AS (
+    INSERT INTO append_requests (game_id, request_id, response, last_seq)
+    SELECT moved.game_id, %(request)s, %(response)s, %(last)s FROM moved WHERE %(request)s::text IS NOT NULL
+), notified AS (
+    SELECT pg_notify(%(channel)s, %(note)s) FROM moved
+)
+SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
+"""
+"""PostgreSQL's append in one round trip, with its notification (``PostgresStore._append``): the guarded update
+of the game's last seq gates the inserts, so a stale append writes nothing; a racing writer waits on the row
+lock and then finds the seq moved."""
 
 
 def open_games_query(
@@ -388,6 +435,29 @@ def stored_events(game_id: str, rows: Iterable[Sequence[Any]]) -> list[StoredEve
     ]
 
 
+def postgres_append_values(append: Append, now: int, channel: str) -> dict[str, object]:
+    """The parameters of :data:`POSTGRES_APPEND`."""
+    events, last_seq = append.events, append.last_seq
+    return {
+        "game": append.game_id,
+        "expected": append.expected_last_seq,
+        "last": last_seq,
+        "over": append.over,
+        "seqs": list(range(append.expected_last_seq + 1, last_seq + 1)),
+        "kinds": [e.kind for e in events],
+        "schemas": [e.schema for e in events],
+        "payloads": [e.payload for e in events],
+        "audiences": [e.audience for e in events],
+        "ats": [e.at_us for e in events],
+        "deadline": None if append.over else append.deadline_us,
+        "now": now,
+        "request": append.request_id,
+        "response": append.response,
+        "channel": channel,
+        "note": f"{append.game_id}:{last_seq}",
+    }
+
+
 def statements(dialect: Dialect) -> Statements:
     """Every shared statement in ``dialect``."""
     rendered: dict[str, Any] = {}
@@ -410,6 +480,7 @@ __all__ = [
     "GAME_TABLES",
     "MIGRATIONS",
     "POSTGRES",
+    "POSTGRES_APPEND",
     "SQLITE",
     "Dialect",
     "Statements",
@@ -419,6 +490,7 @@ __all__ = [
     "key_values",
     "migrations",
     "open_games_query",
+    "postgres_append_values",
     "seat_values",
     "sighting_values",
     "statements",

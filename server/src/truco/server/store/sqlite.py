@@ -1,10 +1,10 @@
-"""The SQLite event store: one file, for a single server (or a few processes on one machine).
+"""The SQLite event store: one file, for a single server (or a few processes on one machine). Its operations
+are :class:`~.core.SQLStore`'s; this module says only how they reach the file.
 
 The stdlib driver blocks, so each store object owns one connection used by one worker thread, one call at a
 time: the event loop never blocks and no connection is shared between threads. The file is in WAL mode with
 ``synchronous=FULL``, so a commit is on disk when the call returns and readers never wait for the writer.
-Writers take the write lock up front (``BEGIN IMMEDIATE``); other processes wait for it up to the busy
-timeout.
+Transactions take the write lock up front (``BEGIN IMMEDIATE``); other processes wait up to the busy timeout.
 
 Appends by this store object wake its waiters at once; appends by other processes are noticed by polling
 ``PRAGMA data_version`` (which changes when another connection commits), every 50 ms while someone waits.
@@ -17,10 +17,9 @@ Two things keep the hot paths cheap (a hop to the worker thread costs more CPU t
   worker gives up the GIL on each, so each statement is also a handoff with the event loop's thread).
 - **Reads that find nothing new stay on the event loop.** A second, read-only connection, used by the event
   loop's thread alone, first compares the game's ``last_seq`` with the caller's: a point lookup of a few
-  microseconds that in WAL mode never waits for a writer (it is told not to wait at all: if it ever meets a
-  lock, the read goes to the worker as before). Equal, there is nothing to read; behind, the worker reads.
-  Because the check reads the file, it sees every committed append of every process: a reader that moved
-  through another server reads its own move here.
+  microseconds that never waits (in WAL mode no writer blocks it; a lock it meets sends the read to the
+  worker). Equal, there is nothing to read; behind, the worker reads. The check reads the file, so it sees
+  every committed append of every process: a reader that moved through another server reads its move here.
 """
 
 from __future__ import annotations
@@ -35,28 +34,12 @@ import sqlite3
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator, Sequence
-from typing import ParamSpec, TypeVar
+from typing import ClassVar, ParamSpec, TypeVar
 
 from . import sql
-from .errors import ApiKeyNotFound, GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable, VersionConflict
-from .records import (
-    SEAT_OPEN,
-    SEAT_TAKEN,
-    ApiKeyRecord,
-    Append,
-    AppendResult,
-    GameRecord,
-    NewEvent,
-    Sighting,
-    StoredEvent,
-    check_page_size,
-    check_token_hash,
-    choose_seat,
-    decode_cursor,
-    now_us,
-    page_of,
-)
-from .signals import ChangeSignals, wait_until_after
+from .core import Kind, Row, SQLStore, Work, run_to_end
+from .errors import GameNotFound, StoreRejected, StoreUnavailable, VersionConflict
+from .records import Append, AppendResult
 
 P = ParamSpec("P")
 T = TypeVar("T")
@@ -70,33 +53,25 @@ MAX_APPENDS_PER_COMMIT = 64
 
 MIGRATIONS = sql.migrations(sql.SQLITE)
 """The schema migrations (store/sql.py), in SQLite."""
-S = sql.statements(sql.SQLITE)
-
-_EVENT_INSERT = S.insert_event
-_EVENT_ROWS_PER_INSERT = 100
-"""Event rows per INSERT statement: 700 parameters, under SQLite's oldest default limit (999)."""
 
 
-@functools.lru_cache(maxsize=_EVENT_ROWS_PER_INSERT)
-def _event_insert(rows: int) -> str:
-    """One INSERT of ``rows`` events: a single statement (and GIL handoff) instead of one per event."""
-    return _EVENT_INSERT + f", {sql.EVENT_ROW}" * (rows - 1)
-
-
-class SQLiteStore:
+class SQLiteStore(SQLStore):
     """An :class:`~truco.server.store.EventStore` in one SQLite file. Build it with :meth:`open`."""
 
+    S: ClassVar[sql.Statements] = sql.statements(sql.SQLITE)
+    migrations: ClassVar[tuple[str, ...]] = MIGRATIONS
+    duplicate: ClassVar[tuple[type[Exception], ...]] = (sqlite3.IntegrityError,)
     recheck_seconds = 60.0
     """Nothing is missed here (this store's appends wake their waiters, other processes' are polled for): a look
     once a minute is only a safety net, and an idle watch costs next to nothing."""
 
     def __init__(self, path: str, poll_interval: float = POLL_INTERVAL_S) -> None:
+        super().__init__()
         self._path = path
         self._poll_interval = poll_interval
         self._executor = concurrent.futures.ThreadPoolExecutor(max_workers=1, thread_name_prefix="truco-sqlite")
         self._conn: sqlite3.Connection | None = None
         self._closed = False
-        self._signals = ChangeSignals()
         self._poller: asyncio.Task[None] | None = None
         self._reader: sqlite3.Connection | None = None
         # The group commit's queue, filled on the event loop and emptied by the worker (_commit_appends).
@@ -125,151 +100,17 @@ class SQLiteStore:
             raise
         return store
 
-    # The EventStore methods.
-
-    async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
-        return await self._call(self._create_game, game, events, request_id)
-
-    async def append(
-        self,
-        game_id: str,
-        expected_last_seq: int,
-        events: Sequence[NewEvent],
-        request_id: str | None,
-        response: bytes,
-        over: bool,
-        deadline_us: int | None = None,
-    ) -> AppendResult:
-        if not self._accepting:
-            raise StoreUnavailable("the SQLite store is closed")
-        loop = asyncio.get_running_loop()
-        pending = _PendingAppend(
-            Append(game_id, expected_last_seq, events, request_id, response, over, deadline_us),
-            loop.create_future(),
-        )
-        with self._appends_lock:
-            self._appends.append(pending)
-            start, self._committing = not self._committing, True
-        if start:
-            self._executor.submit(self._commit_appends, loop)
-        return await pending.outcome  # answered by _answer_appends
-
-    async def find_response(self, game_id: str, request_id: str) -> bytes | None:
-        recorded = await self._call(self._recorded_append, game_id, request_id)
-        return recorded.response if recorded is not None else None
-
-    async def read(self, game_id: str, after_seq: int = 0) -> list[StoredEvent]:
-        if after_seq and self._peek_last_seq(game_id) == after_seq:
-            return []  # nothing new, and no hop to the worker to learn it
-        return await self._call(self._read, game_id, after_seq)
-
-    async def get_game(self, game_id: str) -> GameRecord:
-        return await self._call(self._get_game, game_id)
-
-    async def claim_seat(
-        self,
-        game_id: str,
-        seat: int | None,
-        token_hash: bytes,
-        player_name: str,
-        request_id: str | None,
-        key_id: str = "",
-    ) -> tuple[GameRecord, int]:
-        check_token_hash(token_hash)
-        return await self._call(self._claim_seat, game_id, seat, token_hash, player_name, request_id, key_id)
-
-    async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
-        check_token_hash(token_hash)
-        await self._call(self._set_seat_token, game_id, seat, token_hash)
-
-    async def seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
-        return await self._call(self._seat_for_token, game_id, token_hash)
-
-    async def list_open_games(
-        self, page_size: int, after: str | None, viewer: str | None = None
-    ) -> tuple[list[GameRecord], str | None]:
-        check_page_size(page_size)
-        key = decode_cursor(after) if after is not None else None
-        games = await self._call(self._open_games, page_size + 1, key, viewer)
-        return page_of(games, page_size)
-
-    async def count_unfinished_games(self, creator: str) -> int:
-        return await self._call(self._count_unfinished, creator)
-
-    async def create_api_key(self, key: ApiKeyRecord) -> None:
-        await self._call(self._create_api_key, key)
-
-    async def api_key_by_hash(self, secret_hash: bytes) -> ApiKeyRecord | None:
-        rows = await self._call(self._keys, S.key_by_hash, (secret_hash,))
-        return rows[0] if rows else None
-
-    async def api_key_by_id(self, key_id: str) -> ApiKeyRecord | None:
-        rows = await self._call(self._keys, S.key_by_id, (key_id,))
-        return rows[0] if rows else None
-
-    async def list_api_keys(self) -> list[ApiKeyRecord]:
-        return await self._call(self._keys, "", ())
-
-    async def revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
-        return await self._call(self._revoke_api_key, key_id, revoked_at)
-
-    def on_append(self, heard: Callable[[str, int], None]) -> None:
-        self._signals.on_append(heard)
-
-    def interrupt_waits(self) -> None:
-        self._signals.interrupt()
-
-    def hearing_epoch(self) -> int | None:
-        # Other processes on the same file are heard of only by polling, so silence proves nothing; a read on
-        # the loop's own connection costs about 10 us anyway.
-        return None
-
-    async def wait_for_change(
-        self, game_id: str, after_seq: int, timeout: float, vouched: Callable[[], bool] | None = None
-    ) -> int | None:
-        if self._closed:
-            raise StoreUnavailable("the SQLite store is closed")
-        self._start_poller()
-        current = functools.partial(self._current_seq, game_id)
-        return await wait_until_after(self._signals, game_id, after_seq, timeout, current, vouched)
-
-    async def _current_seq(self, game_id: str) -> int:
-        # Every wait looks once before it sleeps: on the loop's own connection, not a hop to the worker.
-        peeked = self._peek_last_seq(game_id)
-        return peeked if peeked is not None else await self._call(self._last_seq, game_id)
-
-    async def set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
-        return await self._call(self._set_deadline, game_id, last_seq, deadline_us)
-
-    async def due_games(self, now_us: int, limit: int) -> tuple[list[str], int | None]:
-        return await self._call(self._due_games, now_us, limit)
-
-    async def touch_seats(self, sightings: Sequence[Sighting]) -> None:
-        await self._call(self._touch_seats, sightings)
-
-    async def link_next_game(self, game_id: str, next_game: str) -> str:
-        return await self._call(self._link_next_game, game_id, next_game)
-
-    async def close_abandoned(self, created_before: str) -> list[str]:
-        return await self._call(self._close_abandoned, created_before)
-
-    async def delete_games(self, ended_before_us: int, limit: int) -> list[str]:
-        return await self._call(self._delete_games, ended_before_us, limit)
-
     async def ping(self) -> None:
-        await self._call(self._ping)
+        await self._run(lambda conn: conn.rows("SELECT count(*) FROM schema_version"))
 
     async def close(self) -> None:
         if self._closed:
             return
-        if self._poller is not None:
-            self._poller.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._poller
-        if self._checkpointer is not None:
-            self._checkpointer.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._checkpointer
+        for task in (self._poller, self._checkpointer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         self._accepting = False
         with contextlib.suppress(StoreUnavailable):  # the appends still queued are committed and answered first
             await self._call(self._disconnect, asyncio.get_running_loop())
@@ -280,9 +121,75 @@ class SQLiteStore:
         self._executor.shutdown(wait=False)
         self._checkpoints.shutdown(wait=True)  # a checkpoint under way ends before its connection goes
 
+    # How the operations run: one at a time on the worker thread, to their end at once (the driver blocks).
+
+    async def _run(self, work: Work[T], kind: Kind = "read") -> T:
+        return await self._call(self._run_here, work, kind)
+
+    def _run_here(self, work: Work[T], kind: Kind) -> T:
+        conn = self._db()
+        with _write(conn) if kind == "transaction" else contextlib.nullcontext():  # one statement commits alone
+            return run_to_end(work(_Blocking(conn)))
+
+    async def _call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
+        if self._closed:
+            raise StoreUnavailable("the SQLite store is closed")
+        loop = asyncio.get_running_loop()
+        try:
+            return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
+        except (sqlite3.DatabaseError, OverflowError) as exc:
+            error = _store_error(exc, self._path)
+            if error is exc:
+                raise  # as it came (an IntegrityError: a bug), not as its own cause
+            raise error from exc
+
+    def _db(self) -> sqlite3.Connection:
+        if self._conn is None:
+            raise StoreUnavailable("the SQLite store is not connected")
+        return self._conn
+
+    def _connect(self) -> None:
+        conn = sqlite3.connect(
+            self._path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
+        )
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+            _enable_wal(conn)
+            # FULL: in WAL mode NORMAL may lose the last commits on power loss; an append must survive it.
+            conn.execute("PRAGMA synchronous = FULL")
+            conn.execute("PRAGMA foreign_keys = ON")
+            # The store's own checkpointer copies the WAL into the file every second (_checkpoint_loop); this
+            # connection checkpoints only if the WAL ever grows past 16 MiB without it (4,096 pages of 4 KiB).
+            conn.execute("PRAGMA wal_autocheckpoint = 4096")
+            with _write(conn):  # its write lock, held from the start: processes opening a new file wait here
+                run_to_end(self._migrate(_Blocking(conn)))
+        except BaseException:
+            conn.close()
+            raise
+        self._conn = conn
+
+    def _disconnect(self, loop: asyncio.AbstractEventLoop) -> None:
+        while self._committing:  # no append is accepted any more: answer those still queued, then close
+            self._commit_appends(loop)
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
     # Group commit, on the worker: it takes the next batch as soon as the last one is on disk, without waiting
     # for the event loop to hand it over (at 500 moves a second the loop's queue of ready callbacks is what an
     # append waited for most: two turns of it for each commit, one more for the answer).
+
+    async def _commit(self, append: Append) -> AppendResult:
+        if not self._accepting:
+            raise StoreUnavailable("the SQLite store is closed")
+        loop = asyncio.get_running_loop()
+        pending = _PendingAppend(append, loop.create_future())
+        with self._appends_lock:
+            self._appends.append(pending)
+            start, self._committing = not self._committing, True
+        if start:
+            self._executor.submit(self._commit_appends, loop)
+        return await pending.outcome  # answered by _answer_appends
 
     def _commit_appends(self, loop: asyncio.AbstractEventLoop) -> None:
         """One group commit of the appends waiting (up to MAX_APPENDS_PER_COMMIT), answered on ``loop``. While
@@ -316,6 +223,47 @@ class SQLiteStore:
                 # own commits. After the result is set: the caller resumes first and caches the new state, so
                 # the watchers woken here send it without reading it back (Commits.commit, Games.watch).
                 self._signals.fire(pending.request.game_id, outcome.last_seq)
+
+    def _append_batch(self, requests: Sequence[Append]) -> list[AppendResult | Exception]:
+        """One group commit: the outcome of each append (its result, or what refused it, the others unharmed).
+        A failure of the transaction itself raises, failing them all."""
+        conn = self._db()
+        try:
+            with _write(conn):
+                return self._appends_in(conn, requests, isolated=False)
+        except _Redo:  # one was refused after it wrote: again, each in a savepoint that can undo it alone
+            with _write(conn):
+                return self._appends_in(conn, requests, isolated=True)
+        except _REFUSALS as exc:  # an append alone: its transaction rolled back
+            return [_store_error(exc, self._path)]
+
+    def _appends_in(
+        self, conn: sqlite3.Connection, requests: Sequence[Append], *, isolated: bool
+    ) -> list[AppendResult | Exception]:
+        """The appends of a group commit inside ``conn``'s write transaction. An append alone needs no
+        savepoint: what refuses it is raised, and rolls back the transaction. Together, each may be refused
+        on its own. Nearly every refusal (a stale seq) comes before the append wrote anything, so savepoints,
+        two more statements an append, are taken only when ``isolated``, in the rare rerun of a group in which
+        one append was refused after writing (:class:`_Redo`: a request id met again at a newer seq)."""
+        db = _Blocking(conn)
+        if len(requests) == 1:
+            return [run_to_end(self._write_append(db, requests[0]))]
+        outcomes: list[AppendResult | Exception] = []
+        for request in requests:
+            if isolated:
+                conn.execute("SAVEPOINT append")
+            changes = conn.total_changes
+            try:
+                outcomes.append(run_to_end(self._write_append(db, request)))
+            except _REFUSALS as exc:
+                outcomes.append(_store_error(exc, self._path))
+                if isolated:
+                    conn.execute("ROLLBACK TO append")
+                elif conn.total_changes != changes:
+                    raise _Redo from exc
+            if isolated:
+                conn.execute("RELEASE append")
+        return outcomes
 
     # The WAL's checkpoints, on their own thread.
 
@@ -352,288 +300,25 @@ class SQLiteStore:
             return None
         try:
             # fetchall: the statement runs to its end, so no read transaction (and no old snapshot) stays open.
-            rows = self._reader.execute(S.last_seq, (game_id,)).fetchall()
+            rows = self._reader.execute(self.S.last_seq, (game_id,)).fetchall()
         except sqlite3.Error:
             return None
         return int(rows[0][0]) if rows else None
 
-    # Running on the worker thread.
-
-    async def _call(self, fn: Callable[P, T], *args: P.args, **kwargs: P.kwargs) -> T:
-        if self._closed:
-            raise StoreUnavailable("the SQLite store is closed")
-        loop = asyncio.get_running_loop()
-        try:
-            return await loop.run_in_executor(self._executor, functools.partial(fn, *args, **kwargs))
-        except (sqlite3.DatabaseError, OverflowError) as exc:
-            error = _store_error(exc, self._path)
-            if error is exc:
-                raise  # as it came (an IntegrityError: a bug), not as its own cause
-            raise error from exc
-
-    def _db(self) -> sqlite3.Connection:
-        if self._conn is None:
-            raise StoreUnavailable("the SQLite store is not connected")
-        return self._conn
-
-    def _connect(self) -> None:
-        conn = sqlite3.connect(
-            self._path, timeout=BUSY_TIMEOUT_MS / 1000, isolation_level=None, check_same_thread=False
-        )
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-            _enable_wal(conn)
-            # FULL: in WAL mode NORMAL may lose the last commits on power loss; an append must survive it.
-            conn.execute("PRAGMA synchronous = FULL")
-            conn.execute("PRAGMA foreign_keys = ON")
-            # The store's own checkpointer copies the WAL into the file every second (_checkpoint_loop); this
-            # connection checkpoints only if the WAL ever grows past 16 MiB without it (4,096 pages of 4 KiB).
-            conn.execute("PRAGMA wal_autocheckpoint = 4096")
-            _migrate(conn)
-        except BaseException:
-            conn.close()
-            raise
-        self._conn = conn
-
-    def _disconnect(self, loop: asyncio.AbstractEventLoop) -> None:
-        while self._committing:  # no append is accepted any more: answer those still queued, then close
-            self._commit_appends(loop)
-        if self._conn is not None:
-            self._conn.close()
-            self._conn = None
-
-    def _ping(self) -> None:
-        self._db().execute("SELECT count(*) FROM schema_version").fetchone()
-
-    def _create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
-        conn = self._db()
-        try:
-            with _write(conn):
-                if request_id is not None:
-                    row = conn.execute(S.game_by_request, (request_id,)).fetchone()
-                    if row is not None:
-                        return self._get_game(row[0])
-                _insert_game(conn, game, len(events), request_id)
-                conn.executemany(_EVENT_INSERT, sql.event_values(game.game_id, 0, events))
-                return self._get_game(game.game_id)
-        except sqlite3.IntegrityError as exc:
-            raise VersionConflict(f"game {game.game_id!r} already exists") from exc
-
-    def _append(self, conn: sqlite3.Connection, append: Append) -> AppendResult:
-        """One append, inside the write transaction of :meth:`_append_batch`, which undoes what it wrote when it
-        raises. Two statements when it stands, three with a request id: the worker gives up the GIL on each, so
-        each one more is a handoff with the event loop's thread that costs more than the SQL itself."""
-        game_id, expected_last_seq, events, request_id = (
-            append.game_id,
-            append.expected_last_seq,
-            append.events,
-            append.request_id,
-        )
-        last_seq, over = append.last_seq, append.over
-        # The sequence check is the update's own condition: no row changed, the game moved on (or never was).
-        updated = conn.execute(
-            "UPDATE games SET last_seq = ?, over = ?, deadline_us = ?,"
-            " ended_us = CASE WHEN ? AND ended_us IS NULL THEN ? ELSE ended_us END"
-            " WHERE game_id = ? AND last_seq = ?",
-            (last_seq, over, None if over else append.deadline_us, over, now_us(), game_id, expected_last_seq),
-        )
-        if updated.rowcount != 1:
-            if request_id is not None and (recorded := _recorded_append(conn, game_id, request_id)) is not None:
-                return recorded  # a retry of a request applied before: its first answer
-            _last_seq(conn, game_id)  # raises GameNotFound for a game that is not there
-            raise VersionConflict(append.conflict())
-        if request_id is not None:
-            inserted = conn.execute(
-                "INSERT INTO append_requests (game_id, request_id, response, last_seq) VALUES (?, ?, ?, ?)"
-                " ON CONFLICT DO NOTHING",
-                (game_id, request_id, append.response, last_seq),
-            )
-            if inserted.rowcount != 1:
-                # Applied before, when the game was at an earlier seq (the caller decided again on a newer
-                # state): undo this one, answer as the first time.
-                recorded = _recorded_append(conn, game_id, request_id)
-                assert recorded is not None
-                raise _AlreadyApplied(recorded)
-        try:
-            for chunk in range(0, len(events), _EVENT_ROWS_PER_INSERT):
-                batch = events[chunk : chunk + _EVENT_ROWS_PER_INSERT]
-                rows = sql.event_values(game_id, expected_last_seq + chunk, batch)
-                conn.execute(_event_insert(len(rows)), [value for row in rows for value in row])
-        except sqlite3.IntegrityError as exc:
-            raise VersionConflict(append.conflict()) from exc
-        return AppendResult(last_seq, append.response)
-
-    def _append_batch(self, requests: Sequence[Append]) -> list[AppendResult | Exception]:
-        """One group commit: the outcome of each append (its result, or what refused it, the others unharmed).
-        A failure of the transaction itself raises, failing them all."""
-        conn = self._db()
-        try:
-            with _write(conn):
-                return self._appends_in(conn, requests, isolated=False)
-        except _Redo:  # one was refused after it wrote: again, each in a savepoint that can undo it alone
-            with _write(conn):
-                return self._appends_in(conn, requests, isolated=True)
-        except _REFUSALS as exc:  # an append alone: its transaction rolled back
-            return [_refusal_outcome(exc)]
-
-    def _appends_in(
-        self, conn: sqlite3.Connection, requests: Sequence[Append], *, isolated: bool
-    ) -> list[AppendResult | Exception]:
-        """The appends of a group commit inside ``conn``'s write transaction. An append alone needs no
-        savepoint: what refuses it is raised, and rolls back the transaction. Together, each may be refused
-        on its own. Nearly every refusal (a stale seq, a retried request id) comes before the append wrote
-        anything, so savepoints, two more statements an append, are taken only when ``isolated``, in the rare
-        rerun of a group in which one append was refused after writing (:class:`_Redo`)."""
-        if len(requests) == 1:
-            return [self._append(conn, requests[0])]
-        outcomes: list[AppendResult | Exception] = []
-        for request in requests:
-            if isolated:
-                conn.execute("SAVEPOINT append")
-            changes = conn.total_changes
-            try:
-                outcomes.append(self._append(conn, request))
-            except _REFUSALS as exc:
-                outcomes.append(_refusal_outcome(exc))
-                if isolated:
-                    conn.execute("ROLLBACK TO append")
-                elif conn.total_changes != changes:
-                    raise _Redo from exc
-            if isolated:
-                conn.execute("RELEASE append")
-        return outcomes
-
-    def _recorded_append(self, game_id: str, request_id: str) -> AppendResult | None:
-        return _recorded_append(self._db(), game_id, request_id)
-
-    def _read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
-        rows = self._db().execute(S.read_events, (game_id, after_seq)).fetchall()
-        if not rows:
-            self._last_seq(game_id)  # raises GameNotFound for an unknown game
-        return sql.stored_events(game_id, rows)
-
-    def _get_game(self, game_id: str) -> GameRecord:
-        rows: list[sql.GameRow] = self._db().execute(S.game, (game_id,)).fetchall()
-        if not rows:
-            raise GameNotFound(f"no game {game_id!r}")
-        return sql.games_from_rows(rows)[0]
-
-    def _last_seq(self, game_id: str) -> int:
-        return _last_seq(self._db(), game_id)
-
-    def _claim_seat(
-        self, game_id: str, seat: int | None, token_hash: bytes, player_name: str, request_id: str | None, key_id: str
-    ) -> tuple[GameRecord, int]:
-        conn = self._db()
-        with _write(conn):
-            if request_id is not None:
-                claimed = conn.execute(S.claimed_seat, (game_id, request_id)).fetchone()
-                if claimed is not None:
-                    return self._get_game(game_id), int(claimed[0])
-            chosen = choose_seat(self._get_game(game_id), seat)
-            conn.execute(S.take_seat, sql.take_seat_values(game_id, chosen, token_hash, player_name, key_id))
-            if request_id is not None:
-                conn.execute(S.record_claim, (game_id, request_id, chosen))
-            return self._get_game(game_id), chosen
-
-    def _set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
-        conn = self._db()
-        with _write(conn):
-            updated = conn.execute(S.set_seat_token, (token_hash, game_id, seat, SEAT_TAKEN))
-            if updated.rowcount != 1:
-                self._last_seq(game_id)  # raises GameNotFound for an unknown game
-                raise SeatUnavailable(f"seat {seat} of game {game_id!r} is not taken")
-
-    def _seat_for_token(self, game_id: str, token_hash: bytes) -> int | None:
-        row = self._db().execute(S.seat_for_token, (game_id, SEAT_TAKEN, token_hash)).fetchone()
-        if row is None:
-            self._last_seq(game_id)  # raises GameNotFound for an unknown game
-            return None
-        return int(row[0])
-
-    def _open_games(self, limit: int, after: tuple[str, str] | None, viewer: str | None) -> list[GameRecord]:
-        query, parameters = sql.open_games_query(S, limit, after, viewer)
-        rows: list[sql.GameRow] = self._db().execute(query, parameters).fetchall()
-        return sql.games_from_rows(rows)
-
-    def _count_unfinished(self, creator: str) -> int:
-        row = self._db().execute(S.count_unfinished, (creator,)).fetchone()
-        return int(row[0])
-
-    def _create_api_key(self, key: ApiKeyRecord) -> None:
-        conn = self._db()
-        try:
-            with _write(conn):
-                conn.execute(S.insert_key, sql.key_values(key))
-        except sqlite3.IntegrityError as exc:
-            raise VersionConflict(f"API key {key.key_id!r} already exists") from exc
-
-    def _keys(self, where: str, parameters: tuple[object, ...]) -> list[ApiKeyRecord]:
-        rows = self._db().execute(S.keys.format(where=where), parameters)
-        return sql.key_records(rows.fetchall())
-
-    def _revoke_api_key(self, key_id: str, revoked_at: str) -> ApiKeyRecord:
-        conn = self._db()
-        with _write(conn):
-            conn.execute(S.revoke_key, (revoked_at, key_id))
-            found = self._keys(S.key_by_id, (key_id,))
-        if not found:
-            raise ApiKeyNotFound(f"no API key {key_id!r}")
-        return found[0]
-
-    def _set_deadline(self, game_id: str, last_seq: int, deadline_us: int | None) -> bool:
-        conn = self._db()
-        with _write(conn):
-            updated = conn.execute(S.set_deadline, (deadline_us, game_id, last_seq))
-            return updated.rowcount == 1
-
-    def _due_games(self, now: int, limit: int) -> tuple[list[str], int | None]:
-        conn = self._db()
-        rows = conn.execute(S.due_games, (now, limit)).fetchall()
-        following = conn.execute(S.next_deadline, (now,)).fetchone()
-        return [str(row[0]) for row in rows], (None if following[0] is None else int(following[0]))
-
-    def _touch_seats(self, sightings: Sequence[Sighting]) -> None:
-        conn = self._db()
-        with _write(conn):
-            conn.executemany(S.touch_seat, sql.sighting_values(sightings))
-
-    def _link_next_game(self, game_id: str, next_game: str) -> str:
-        conn = self._db()
-        with _write(conn):
-            conn.execute(S.link_next_game, (next_game, game_id))
-            row = conn.execute(S.next_game, (game_id,)).fetchone()
-            if row is None:
-                raise GameNotFound(f"no game {game_id!r}")
-            return str(row[0])
-
-    def _close_abandoned(self, created_before: str) -> list[str]:
-        conn = self._db()
-        with _write(conn):
-            rows = conn.execute(S.close_abandoned, (now_us(), created_before, SEAT_OPEN)).fetchall()
-            return [str(row[0]) for row in rows]
-
-    def _delete_games(self, ended_before: int, limit: int) -> list[str]:
-        conn = self._db()
-        with _write(conn):
-            rows = conn.execute(S.ended_games, (ended_before, limit)).fetchall()
-            ids = [(str(row[0]),) for row in rows]
-            for statement in S.delete_game_rows:
-                conn.executemany(statement, ids)
-            return [game_id for (game_id,) in ids]
-
-    def _data_version(self) -> int:
-        return int(self._db().execute("PRAGMA data_version").fetchone()[0])
-
     # Noticing other processes' appends.
 
-    def _start_poller(self) -> None:
+    async def _prepare_wait(self) -> None:
+        if self._closed:
+            raise StoreUnavailable("the SQLite store is closed")
         if self._poller is not None and not self._poller.done():
             return
         # The baseline is queued on the worker now, so it runs before the waiter's first check: a commit by
         # another process between that check and the baseline could otherwise go unnoticed.
         baseline = asyncio.get_running_loop().run_in_executor(self._executor, self._data_version)
         self._poller = asyncio.create_task(self._poll(baseline), name="truco-sqlite-poller")
+
+    def _data_version(self) -> int:
+        return int(self._db().execute("PRAGMA data_version").fetchone()[0])
 
     async def _poll(self, baseline: asyncio.Future[int]) -> None:
         seen = await _version_or_none(baseline)
@@ -646,19 +331,27 @@ class SQLiteStore:
                 self._signals.fire_all()
 
 
-class _AlreadyApplied(Exception):
-    """An append whose request id was applied before: what it wrote is undone and the recorded result given."""
+class _Blocking:
+    """The worker's connection as a :class:`~.core.Connection`: every call is done when it returns."""
 
-    def __init__(self, recorded: AppendResult) -> None:
-        super().__init__(recorded)
-        self.recorded = recorded
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+
+    async def rows(self, query: str, parameters: Sequence[object] = ()) -> list[Row]:
+        return self._conn.execute(query, parameters).fetchall()
+
+    async def run(self, query: str, parameters: Sequence[object] = ()) -> int:
+        return self._conn.execute(query, parameters).rowcount
+
+    async def run_many(self, query: str, parameters: Sequence[Sequence[object]]) -> None:
+        self._conn.executemany(query, parameters)
 
 
 class _Redo(Exception):
     """An append of a group was refused after it wrote: the group is rolled back and run again in savepoints."""
 
 
-_REFUSALS = (VersionConflict, GameNotFound, _AlreadyApplied, sqlite3.IntegrityError, sqlite3.DataError, OverflowError)
+_REFUSALS = (VersionConflict, GameNotFound, sqlite3.IntegrityError, sqlite3.DataError, OverflowError)
 """What refuses one append and not the others of its group commit."""
 
 
@@ -670,14 +363,6 @@ def _store_error(exc: Exception, path: str) -> Exception:
         return StoreRejected(f"SQLite cannot hold a value: {exc}")
     if isinstance(exc, sqlite3.DatabaseError):
         return StoreUnavailable(f"SQLite database {path}: {exc}")
-    return exc
-
-
-def _refusal_outcome(exc: Exception) -> AppendResult | Exception:
-    if isinstance(exc, _AlreadyApplied):
-        return exc.recorded
-    if isinstance(exc, (sqlite3.DataError, OverflowError)):  # "string or blob too big"
-        return StoreRejected(f"SQLite cannot hold a value: {exc}")
     return exc
 
 
@@ -736,45 +421,6 @@ def _write(conn: sqlite3.Connection) -> Iterator[None]:
         if conn.in_transaction:
             conn.execute("ROLLBACK")
         raise
-
-
-def _recorded_append(conn: sqlite3.Connection, game_id: str, request_id: str) -> AppendResult | None:
-    row = conn.execute(S.recorded_append, (game_id, request_id)).fetchone()
-    return AppendResult(int(row[0]), bytes(row[1]), replayed=True) if row is not None else None
-
-
-def _last_seq(conn: sqlite3.Connection, game_id: str) -> int:
-    row = conn.execute(S.last_seq, (game_id,)).fetchone()
-    if row is None:
-        raise GameNotFound(f"no game {game_id!r}")
-    return int(row[0])
-
-
-def _migrate(conn: sqlite3.Connection) -> None:
-    """Apply the migrations this file lacks; several processes opening a new file at once apply each once."""
-    conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER PRIMARY KEY, applied_at TEXT NOT NULL)")
-    current = conn.execute("SELECT coalesce(max(version), 0) FROM schema_version").fetchone()[0]
-    for version, script in enumerate(MIGRATIONS, start=1):
-        if version <= current:
-            continue
-        # executescript commits any open transaction first, so the transaction lives inside the script. The
-        # version row goes first: if another process applied this version since we looked, its primary key
-        # stops the script before any of the migration runs again.
-        try:
-            conn.executescript(
-                f"BEGIN IMMEDIATE; INSERT INTO schema_version VALUES ({version}, datetime('now'));\n{script}\nCOMMIT;"
-            )
-        except sqlite3.IntegrityError:
-            conn.execute("ROLLBACK")
-        except BaseException:
-            if conn.in_transaction:
-                conn.execute("ROLLBACK")
-            raise
-
-
-def _insert_game(conn: sqlite3.Connection, game: GameRecord, last_seq: int, request_id: str | None) -> None:
-    conn.execute(S.insert_game, sql.game_values(game, last_seq, request_id))
-    conn.executemany(S.insert_seats, sql.seat_values(game))
 
 
 __all__ = ["MIGRATIONS", "SQLiteStore"]
