@@ -10,9 +10,18 @@ from truco.server.setups import Setup
 from truco.server.snapshots import Snapshot
 
 
-def _snapshot(bots: dict[int, str]) -> Snapshot:
-    """A game waiting for its first deal (the server's move) with these bot seats."""
-    return Snapshot(Setup(RuleSet(players=2), bots, ()), 1, MatchState(rules=RuleSet(players=2)), ())
+def _snapshot(bots: dict[int, str], *, hands_dealt: int = 1) -> Snapshot:
+    """A game between two hands (the next deal is the server's move) with these bot seats."""
+    state = MatchState(rules=RuleSet(players=2), hands_dealt=hands_dealt)
+    return Snapshot(Setup(RuleSet(players=2), bots, ()), 1, state, ())
+
+
+def test_a_table_waiting_for_its_first_deal_waits_for_no_bot() -> None:
+    """The first deal is CreateGame's or the last join's: queued, a table waiting for friends would be stepped
+    on every read of it."""
+    turns = BotTurns()
+    turns.offer("waiting", _snapshot({1: "expert"}, hands_dealt=0))
+    assert len(turns) == 0
 
 
 def test_a_game_a_person_sits_at_is_served_before_every_match_of_bots_only() -> None:

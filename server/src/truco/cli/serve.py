@@ -222,6 +222,11 @@ def _clocks(serve: argparse.ArgumentParser) -> None:
         help="it keeps that pace this long after the seat went away, so its player can come back to the same "
         f"match; then it plays at the bots' speed (default {DEFAULT_AWAY_GRACE:g}s)",
     )
+    _lifetimes(clocks)
+
+
+def _lifetimes(clocks: argparse._ArgumentGroup) -> None:
+    """The options of how long seats stay present and games stay kept."""
     clocks.add_argument(
         "--presence",
         type=duration,

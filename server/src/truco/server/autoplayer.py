@@ -59,8 +59,11 @@ class BotTurns:
 
     def offer(self, game_id: str, snapshot: Snapshot) -> None:
         """Queue the game if it waits for the server's bots (a deal, or bots only; not a paced stand-in, which
-        the timekeeper plays)."""
-        if self.closed or game_id in self._queued or not bots_due(snapshot.state, snapshot.setup, paced(snapshot)):
+        the timekeeper plays). Never for the first deal: that is CreateGame's, or the join's that fills the table
+        (a table waiting for friends waits for no bot; queued, it would be stepped on every read of it)."""
+        if self.closed or game_id in self._queued or snapshot.state.hands_dealt == 0:
+            return
+        if not bots_due(snapshot.state, snapshot.setup, paced(snapshot)):
             return
         self._queued.add(game_id)
         if bots_only(snapshot.state, snapshot.setup):
