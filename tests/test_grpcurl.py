@@ -79,3 +79,30 @@ def test_grpcurl_lists_describes_and_calls_on_both_ports(grpcurl: Path, server: 
     assert compared, "a call answered from reflection's descriptors alone"
     unknown = run(grpcurl, address, "-d", "{}", "truco.v1.GameService/Nope")
     assert unknown.returncode != 0 and "does not include a method" in unknown.stderr, unknown.stderr
+
+
+BUF = ROOT / "scripts" / "buf"
+
+
+@pytest.mark.parametrize("port", ["grpc", "web"])
+def test_buf_curl_lists_and_calls_from_reflection_on_both_ports(server: InProcessServer, port: str) -> None:
+    """`buf curl` asks reflection v1 (and the gRPC port speaks only gRPC: --protocol grpc there)."""
+    if shutil.which("npm") is None and os.environ.get("CI") != "true":
+        pytest.skip("npm is needed to install buf (under CI this fails instead)")
+    assert server.server.web is not None
+    url = f"http://{server.address}" if port == "grpc" else f"http://127.0.0.1:{server.server.web.port}"
+    base = [str(BUF), "curl", "--protocol", "grpc", "--http2-prior-knowledge"]
+
+    def buf_curl(*args: str) -> str:
+        result = subprocess.run([*base, *args], capture_output=True, text=True, timeout=INSTALL_SECONDS, check=False)
+        assert result.returncode == 0, f"buf curl {' '.join(args)}: {result.stderr}"
+        return result.stdout
+
+    assert "truco.v1.GameService/SubmitCommand" in buf_curl("--list-methods", url).split()
+    cards = {"muestra": "7c", "first": "1e", "second": "4b"}
+    body = {
+        key: {"rank": int(text[:-1]), "suit": {"c": "SUIT_COPA", "e": "SUIT_ESPADA", "b": "SUIT_BASTO"}[text[-1]]}
+        for key, text in cards.items()
+    }
+    compared = json.loads(buf_curl("-d", json.dumps(body), f"{url}/truco.v1.RulesService/CompareCards"))
+    assert compared["result"] == 1, compared
