@@ -1,8 +1,8 @@
 # The Truco Uruguayo rules service: `truco serve`, gRPC on 50051, Connect/gRPC-Web/HTTP and the web table on 8080,
 # Prometheus metrics on 9090 (/metrics), gRPC health checks alone on 50052.
 #
-#   docker build -t truco:0.2.0 .
-#   docker run --rm -p 50051:50051 -p 8080:8080 -p 9090:9090 -v truco-data:/data --stop-timeout 30 truco:0.2.0
+#   docker build -t truco:0.3.0 .
+#   docker run --rm -p 50051:50051 -p 8080:8080 -p 9090:9090 -v truco-data:/data --stop-timeout 30 truco:0.3.0
 #
 # How to run, scale out and deploy it: deploy/README.md.
 

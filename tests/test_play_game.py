@@ -236,6 +236,23 @@ def test_a_request_id_applies_once_on_the_stream_and_through_submit(server: InPr
         stream.close()
 
 
+def test_a_request_id_reused_for_another_command_is_refused_on_the_stream(server: InProcessServer) -> None:
+    table = open_table(server.address, 2)
+    mano = table.players[table.public().to_act[0]]
+    view = mano.seat_view(table.name)
+    request_id = new_id()
+    reply = mano.submit(table.name, plain_bot(view), view.public.version, request_id)
+    other = next(action for action in view.legal_actions if action != plain_bot(view))
+    stream = stream_of(mano, table.name).start(table.name)
+    try:
+        stream.command(other, 0, request_id)
+        refused = stream.outcome()
+        assert (refused.request_id, refused.error.reason) == (request_id, "REQUEST_ID_REUSED")
+        assert table.public().version == reply.version, "nothing applied"
+    finally:
+        stream.close()
+
+
 def test_a_spectators_session_watches_and_its_commands_are_refused(server: InProcessServer) -> None:
     table = open_table(server.address, 2)
     spectator = stream_of(table.spectator, table.name).start(table.name)

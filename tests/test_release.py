@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -67,3 +68,58 @@ def test_the_release_dry_run_installs_every_artifact_into_an_empty_project_that_
         f"goproxy/github.com/truco-uy/truco/clients/go/@v/v{version}.zip",
     ):
         assert (out / artifact).is_file(), artifact
+    for artifact, rules in (("truco-client", "truco-client.pro"), ("truco-client-kotlin", "truco-client-kotlin.pro")):
+        with zipfile.ZipFile(out / f"maven/io/github/truco-uy/{artifact}/{version}/{artifact}-{version}.jar") as jar:
+            names = jar.namelist()
+        assert f"META-INF/proguard/{rules}" in names, "consumer R8 rules"
+        assert not [name for name in names if "/examples/" in name or name.startswith("META-INF/maven/")], names
+
+
+def copy_of_repository(tmp_path: Path) -> Path:
+    """The committed files (and their working-tree contents) in a folder of their own, a git repository."""
+    copy = tmp_path / "repo"
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, text=True, check=True).stdout
+    for name in filter(None, files.split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            (copy / name).parent.mkdir(parents=True, exist_ok=True)
+            (copy / name).write_bytes(source.read_bytes())
+            (copy / name).chmod(source.stat().st_mode)
+    subprocess.run(["git", "init", "-q"], cwd=copy, check=True)
+    return copy
+
+
+def preflight(copy: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(copy / "scripts" / "release"), "--preflight"], cwd=copy, capture_output=True, text=True, timeout=120
+    )
+
+
+def test_the_release_refuses_a_released_version_or_unreleased_changes_before_building(tmp_path: Path) -> None:
+    copy = copy_of_repository(tmp_path)
+    version = (copy / "VERSION").read_text().strip()
+    assert preflight(copy).returncode == 0, preflight(copy).stderr  # the repository as it is can be released
+
+    released = copy / "proto" / "released" / "VERSION"
+    last = released.read_text()
+    released.write_text(version + "\n")
+    refused = preflight(copy)
+    assert refused.returncode == 2 and f"version {version} is not newer than the last release" in refused.stderr
+    released.write_text(last)
+
+    changelog = copy / "CHANGELOG.md"
+    changelog.write_text(changelog.read_text().replace("## Unreleased\n", "## Unreleased\n\n- Something new.\n", 1))
+    refused = preflight(copy)
+    assert refused.returncode == 2 and "1 lines under Unreleased" in refused.stderr, refused.stderr
+    assert not (copy / "dist").exists(), "nothing built"
+
+
+def test_a_new_version_takes_the_unreleased_changes_and_passes_the_check(tmp_path: Path) -> None:
+    copy = copy_of_repository(tmp_path)
+    changelog = copy / "CHANGELOG.md"
+    changelog.write_text(changelog.read_text().replace("## Unreleased\n", "## Unreleased\n\n- Something new.\n", 1))
+    subprocess.run([sys.executable, "scripts/version", "--set", "9.8.7"], cwd=copy, check=True, timeout=60)
+    text = changelog.read_text()
+    assert "## Unreleased\n\n## 9.8.7\n\n- Something new.\n" in text
+    assert "`npm install truco-client@9.8.7`" in text, "the coordinates table"
+    assert preflight(copy).returncode == 0, preflight(copy).stderr

@@ -667,6 +667,33 @@ def test_a_retry_racing_its_original_gets_the_same_response(
             player.close()
 
 
+def test_a_request_id_reused_for_another_command_is_refused(
+    server: InProcessServer, tables: Callable[..., Table]
+) -> None:
+    """errors.proto, REQUEST_ID_REUSED: the same request id with another command is refused and applies
+    nothing, whether that other command is illegal now (off turn) or legal (the seat's next card)."""
+    table = scripted(tables, server)
+    mano, rival = table.players
+    reused = new_id()
+    first = mano.submit(table.name, play("1e"), 0, reused)
+
+    def refused_with_reused_id() -> None:
+        version, log = table.version(), spectator_log(table)
+        with pytest.raises(grpc.RpcError) as raised:
+            mano.submit(table.name, play("7b"), 0, reused)
+        failure = failure_of(raised.value)
+        assert (failure.code, failure.reason) == (INVALID_ARGUMENT, "REQUEST_ID_REUSED"), failure
+        assert (table.version(), spectator_log(table)) == (version, log), "nothing applied"
+
+    refused_with_reused_id()  # off turn: the rules refuse it, the stored id is found afterwards
+    rival.submit(table.name, play("6e"))
+    refused_with_reused_id()  # on turn: legal, refused by the append's stored id
+    assert mano.submit(table.name, play("1e"), 0, reused).SerializeToString() == first.SerializeToString()
+    assert played(spectator_log(table), "7b") == 0
+    mano.submit(table.name, play("7b"), 0, new_id())
+    assert played(spectator_log(table), "7b") == 1
+
+
 def test_a_repeated_create_request_id_returns_the_same_game(server: InProcessServer) -> None:
     request_id = new_id()
     first = create_game(server.address, 2, request_id=request_id)

@@ -220,7 +220,7 @@ func (c *Client) resetBackoff() {
 // its attempt-th retry: the quota's RetryInfo delay, or the backoff; false when it must not be retried.
 func (c *Client) retryWait(ctx context.Context, attempt int, failure *Error) (time.Duration, bool) {
 	wait := c.quotaWait(ctx, failure)
-	if (wait == 0 && !retryable(ctx, failure.Code)) || attempt >= c.options.Retries {
+	if (wait == 0 && !retryable(ctx, failure)) || attempt >= c.options.Retries {
 		return 0, false
 	}
 	if wait == 0 {
@@ -230,11 +230,9 @@ func (c *Client) retryWait(ctx context.Context, attempt int, failure *Error) (ti
 	return wait, true
 }
 
-func retryable(ctx context.Context, code codes.Code) bool {
-	if ctx.Err() != nil {
-		return false
-	}
-	return code == codes.Unavailable || code == codes.DeadlineExceeded || code == codes.Canceled
+// retryable: errors.proto's retry policy (Retried), unless the caller's own context ended the call.
+func retryable(ctx context.Context, failure *Error) bool {
+	return ctx.Err() == nil && Retried(failure)
 }
 
 // quotaWait is how long to wait before sending again a call a quota refused; 0: do not (no RetryInfo, or longer
@@ -327,7 +325,13 @@ type JoinResult struct {
 
 // JoinGame takes a seat (seat < 0: the first open one) and makes this client act as that seat.
 func (c *Client) JoinGame(ctx context.Context, name string, seat int32, playerName string) (*JoinResult, error) {
-	request := &trucov1.JoinGameRequest{Name: GameName(name), RequestId: NewRequestID(), PlayerName: playerName}
+	return c.JoinGameWithID(ctx, name, seat, playerName, NewRequestID())
+}
+
+// JoinGameWithID is JoinGame with the caller's request id (NewRequestID): the same id sent again, by this
+// process or by one restarted after it died, returns the same seat and token, so keep it as secret as the token.
+func (c *Client) JoinGameWithID(ctx context.Context, name string, seat int32, playerName string, requestID string) (*JoinResult, error) {
+	request := &trucov1.JoinGameRequest{Name: GameName(name), RequestId: requestID, PlayerName: playerName}
 	if seat >= 0 {
 		request.Seat = &seat
 	}

@@ -71,6 +71,13 @@ func (q *quotaGames) SubmitCommand(_ context.Context, request *trucov1.SubmitCom
 	return nil, st.Err()
 }
 
+func (q *quotaGames) JoinGame(_ context.Context, request *trucov1.JoinGameRequest) (*trucov1.JoinGameResponse, error) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ids = append(q.ids, request.GetRequestId())
+	return &trucov1.JoinGameResponse{SeatToken: "t", View: &trucov1.SeatView{}}, nil
+}
+
 func serveQuota(t *testing.T, fake *quotaGames, options Options) *Client {
 	t.Helper()
 	listener := bufconn.Listen(1 << 20)
@@ -142,5 +149,20 @@ func TestPlainBotWaitsForItsTurnAndDeclinesAFaltaEnvido(t *testing.T) {
 	waiting := &trucov1.SeatView{Seat: 0, Public: public, LegalActions: []*trucov1.Command{Sena(trucov1.Sena_SENA_PIEZA_2)}}
 	if IsMyTurn(waiting) || PlainBot(waiting) != nil {
 		t.Error("a seat with only señas legal is not on its turn")
+	}
+}
+
+func TestJoinGameSendsTheCallersRequestIDOrANewOne(t *testing.T) {
+	fake := &quotaGames{}
+	client := serveQuota(t, fake, Options{})
+	chosen := NewRequestID()
+	if _, err := client.JoinGameWithID(context.Background(), "g1", 0, "ana", chosen); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := client.JoinGame(context.Background(), "g1", -1, "ana"); err != nil {
+		t.Fatal(err)
+	}
+	if len(fake.ids) != 2 || fake.ids[0] != chosen || len(fake.ids[1]) < 32 || fake.ids[1] == chosen {
+		t.Errorf("request ids %v: want %q, then a new random one", fake.ids, chosen)
 	}
 }

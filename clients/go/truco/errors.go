@@ -3,6 +3,7 @@ package truco
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -123,4 +124,18 @@ func Reason(err error) string {
 		return failure.Reason
 	}
 	return ""
+}
+
+// RetriedCodes are the codes errors.proto's retry policy sends a call again for, the same request with the same
+// request id, with backoff and jitter (CANCELLED only when the caller did not cancel the call).
+var RetriedCodes = []codes.Code{codes.Unavailable, codes.DeadlineExceeded, codes.Canceled}
+
+// Retried reports whether errors.proto's retry policy sends the failed call again: one of RetriedCodes, or INTERNAL
+// or UNKNOWN carrying no ErrorInfo of domain truco.v1 (a proxy's HTTP/2 stream reset, not the service's answer).
+// RESOURCE_EXHAUSTED is sent again after its RetryInfo delay instead (Options.MaxQuotaWait).
+func Retried(failure *Error) bool {
+	if slices.Contains(RetriedCodes, failure.Code) {
+		return true
+	}
+	return (failure.Code == codes.Internal || failure.Code == codes.Unknown) && failure.Domain != Domain
 }

@@ -32,7 +32,7 @@ import { type CardLike, card, parseCards } from "./cards.js";
 import { plainBot } from "./commands.js";
 import { commitEvents, perEvent } from "./commits.js";
 import { fullDuplexOf } from "./duplex.js";
-import { ResourceExhausted, SessionUnsupported, type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
+import { isRetried, ResourceExhausted, SessionUnsupported, type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
 import type { Command } from "./gen/truco/v1/commands_pb.js";
 import {
   BotKind,
@@ -273,8 +273,7 @@ export class TrucoClient {
         const failure = toTrucoError(error);
         const quotaWait = this.quotaWait(failure);
         // CANCELLED here came from the other side (these calls take no signal): a server stopping mid-call.
-        const retryable =
-          quotaWait !== undefined || [Code.Unavailable, Code.DeadlineExceeded, Code.Canceled].includes(failure.code);
+        const retryable = quotaWait !== undefined || isRetried(failure);
         if (!retryable || attempt >= this.retries) {
           throw failure;
         }

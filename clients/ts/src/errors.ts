@@ -118,3 +118,21 @@ export function commandError(error: CommandError): TrucoError {
   const domain = error.reason ? DOMAIN : "";
   return new cls(code, error.reason, error.message, { ...error.metadata }, domain, { retryDelayMs });
 }
+
+/**
+ * The codes errors.proto's retry policy sends a call again for, the same request with the same request id, with
+ * backoff and jitter (CANCELLED only when the caller did not cancel the call).
+ */
+export const RETRIED_CODES: readonly Code[] = [Code.Unavailable, Code.DeadlineExceeded, Code.Canceled];
+
+/**
+ * Whether errors.proto's retry policy sends the failed call again: one of {@link RETRIED_CODES}, or INTERNAL or
+ * UNKNOWN carrying no ErrorInfo of domain `truco.v1` (a proxy's HTTP/2 stream reset, not the service's answer).
+ * RESOURCE_EXHAUSTED is sent again after its RetryInfo delay instead (`maxQuotaWaitMs`).
+ */
+export function isRetried(failure: TrucoError): boolean {
+  if (RETRIED_CODES.includes(failure.code)) {
+    return true;
+  }
+  return (failure.code === Code.Internal || failure.code === Code.Unknown) && failure.domain !== DOMAIN;
+}

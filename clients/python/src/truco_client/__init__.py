@@ -52,7 +52,7 @@ from .errors import (
 from .proofs import commitment_of, verify, verify_proof
 from .sessions import PlaySession, command_error
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"
 
 __all__ = [
     "BOT_KINDS",

@@ -20,13 +20,12 @@ Reads (views, legal actions) send the newest version of the game the client has 
 answer is never older than that, even from another replica than the one that took the client's move, and a
 replica that already holds it answers from memory.
 
-Every call has a deadline (``timeout`` seconds). Only UNAVAILABLE is retried, and DEADLINE_EXCEEDED or a
-stream reset by a proxy (INTERNAL from an HTTP/2 RST_STREAM, as nginx sends when the replica behind it dies)
-on idempotent calls (reads, and the writes that carry a request id, which the server applies once), up to
-``retries`` times with exponential backoff and jitter; a retried write sends the same request id. A call
-refused by a quota (RESOURCE_EXHAUSTED with a google.rpc.RetryInfo) is sent again, the same request, after
-the delay the server asked for, when that delay is at most ``max_quota_wait`` seconds (and within the same
-``retries``). Failures raise the typed errors of :mod:`truco_client.errors`.
+Every call has a deadline (``timeout`` seconds). Failures are retried as errors.proto's retry policy says
+(:func:`~truco_client.errors.is_retried`: UNAVAILABLE, DEADLINE_EXCEEDED, a CANCELLED the caller did not ask for,
+and a proxy's stream reset), up to ``retries`` times with exponential backoff and jitter; a retried write sends
+the same request id. A call refused by a quota (RESOURCE_EXHAUSTED with a google.rpc.RetryInfo) is sent again,
+the same request, after the delay the server asked for, when that delay is at most ``max_quota_wait`` seconds
+(and within the same ``retries``). Failures raise the typed errors of :mod:`truco_client.errors`.
 
 Every RPC of the service has one method here (:data:`WRAPPERS`), plus the helpers every SDK has: a turn helper
 (:meth:`TrucoClient.play_turn`, :func:`~truco_client.commands.is_my_turn`), watches that resume, legal-action
@@ -49,7 +48,7 @@ import grpc.aio
 from .cards import CardLike, card, parse_cards
 from .commands import plain_bot
 from .commits import commit_events, commit_version, per_event
-from .errors import ResourceExhausted, TrucoError, VersionConflict, from_rpc_error
+from .errors import ResourceExhausted, TrucoError, VersionConflict, from_rpc_error, is_retried
 from .sessions import PlaySession
 from .v1 import (
     game_service_pb2,
@@ -292,22 +291,19 @@ class TrucoClient:
         return error.code() is grpc.StatusCode.INTERNAL and "RST_STREAM" in (error.details() or "")
 
     async def _unary(
-        self, method: Callable[..., Awaitable[T]], request: object, *, idempotent: bool, authed: bool, game: str = ""
+        self, method: Callable[..., Awaitable[T]], request: object, *, authed: bool, game: str = ""
     ) -> T:
-        """Call ``method`` with the deadline, retrying UNAVAILABLE (and, if idempotent, DEADLINE_EXCEEDED and a
-        call cut on its way: CANCELLED by the server or a proxy, INTERNAL from a proxy's stream reset), and a
-        quota's refusal after the delay its RetryInfo asks for."""
+        """Call ``method`` with the deadline, retried as errors.proto's retry policy says (:func:`is_retried`;
+        every call here is safe to send again: reads, and writes that carry a request id), and a quota's refusal
+        after the delay its RetryInfo asks for."""
         attempt = 0
         while True:
             try:
                 return await method(request, timeout=self.timeout, metadata=self._metadata(authed, game))
             except grpc.aio.AioRpcError as error:
-                code = error.code()
                 failure = from_rpc_error(error)
                 quota_wait = self._quota_wait(failure)
-                retryable = quota_wait is not None or code is grpc.StatusCode.UNAVAILABLE or (
-                    idempotent and (code is grpc.StatusCode.DEADLINE_EXCEEDED or self._reset_by_proxy(error))
-                )
+                retryable = quota_wait is not None or is_retried(failure)
                 if not retryable or attempt >= self.retries:
                     raise failure from error
             await asyncio.sleep(quota_wait if quota_wait is not None else self._delay(attempt))
@@ -361,7 +357,7 @@ class TrucoClient:
             request.clock.CopyFrom(clock)
         games, _ = self._stubs()
         response: game_service_pb2.CreateGameResponse = await self._unary(
-            games.CreateGame, request, idempotent=True, authed=False
+            games.CreateGame, request, authed=False
         )
         self._seen.saw(response.game.name, response.game.version)
         return response.game
@@ -381,7 +377,7 @@ class TrucoClient:
             request.seat = seat
         games, _ = self._stubs()
         response: game_service_pb2.JoinGameResponse = await self._unary(
-            games.JoinGame, request, idempotent=True, authed=False, game=request.name
+            games.JoinGame, request, authed=False, game=request.name
         )
         self._token = response.seat_token
         self._seen.saw(request.name, response.view.public.version)
@@ -396,7 +392,7 @@ class TrucoClient:
         name = game_name(name)
         request = game_service_pb2.GetGameViewRequest(name=name, min_version=self._seen.of(name))
         response: game_service_pb2.GetGameViewResponse = await self._unary(
-            games.GetGameView, request, idempotent=True, authed=True, game=request.name
+            games.GetGameView, request, authed=True, game=request.name
         )
         self._seen.saw(name, response.public.version)
         return response
@@ -410,7 +406,7 @@ class TrucoClient:
         name = game_name(name)
         request = game_service_pb2.ListLegalActionsRequest(name=name, min_version=self._seen.of(name))
         response: game_service_pb2.ListLegalActionsResponse = await self._unary(
-            games.ListLegalActions, request, idempotent=True, authed=True, game=request.name
+            games.ListLegalActions, request, authed=True, game=request.name
         )
         self._seen.saw(name, response.version)
         return response
@@ -435,7 +431,7 @@ class TrucoClient:
         )
         try:
             response: game_service_pb2.SubmitCommandResponse = await self._unary(
-                games.SubmitCommand, request, idempotent=True, authed=True, game=request.name
+                games.SubmitCommand, request, authed=True, game=request.name
             )
         except VersionConflict as conflict:
             # It tells the game's current version: the read that follows must not answer older.
@@ -576,7 +572,7 @@ class TrucoClient:
         while True:
             request = game_service_pb2.ListGamesRequest(page_size=page_size, page_token=token)
             response: game_service_pb2.ListGamesResponse = await self._unary(
-                games.ListGames, request, idempotent=True, authed=False
+                games.ListGames, request, authed=False
             )
             for game in response.games:
                 yield game
@@ -589,7 +585,7 @@ class TrucoClient:
         games, _ = self._stubs()
         request = game_service_pb2.GetGameRequest(name=game_name(name))
         response: game_service_pb2.GetGameResponse = await self._unary(
-            games.GetGame, request, idempotent=True, authed=False, game=request.name
+            games.GetGame, request, authed=False, game=request.name
         )
         self._seen.saw(request.name, response.game.version)
         return response.game
@@ -599,7 +595,7 @@ class TrucoClient:
         games, _ = self._stubs()
         request = game_service_pb2.LeaveGameRequest(name=game_name(name))
         response: game_service_pb2.LeaveGameResponse = await self._unary(
-            games.LeaveGame, request, idempotent=True, authed=True, game=request.name
+            games.LeaveGame, request, authed=True, game=request.name
         )
         self._seen.saw(request.name, response.view.public.version)
         return response.view
@@ -609,7 +605,7 @@ class TrucoClient:
         games, _ = self._stubs()
         request = game_service_pb2.ResumeSeatRequest(name=game_name(name))
         response: game_service_pb2.ResumeSeatResponse = await self._unary(
-            games.ResumeSeat, request, idempotent=True, authed=True, game=request.name
+            games.ResumeSeat, request, authed=True, game=request.name
         )
         self._seen.saw(request.name, response.view.public.version)
         return response.view
@@ -623,7 +619,7 @@ class TrucoClient:
         games, _ = self._stubs()
         request = game_service_pb2.RematchRequest(name=game_name(name))
         response: game_service_pb2.RematchResponse = await self._unary(
-            games.Rematch, request, idempotent=True, authed=True, game=request.name
+            games.Rematch, request, authed=True, game=request.name
         )
         return response
 
@@ -642,7 +638,7 @@ class TrucoClient:
             muestra=card(muestra), cards=parse_cards(hand), without_flor=without_flor
         )
         response: rules_service_pb2.EvaluateHandResponse = await self._unary(
-            rules.EvaluateHand, request, idempotent=True, authed=False
+            rules.EvaluateHand, request, authed=False
         )
         return response
 
@@ -653,7 +649,7 @@ class TrucoClient:
         _, rules = self._stubs()
         request = rules_service_pb2.CompareCardsRequest(muestra=card(muestra), first=card(first), second=card(second))
         response: rules_service_pb2.CompareCardsResponse = await self._unary(
-            rules.CompareCards, request, idempotent=True, authed=False
+            rules.CompareCards, request, authed=False
         )
         return response
 

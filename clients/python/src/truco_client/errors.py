@@ -139,6 +139,24 @@ def error_from_status(
     return cls(code, info.reason, message, dict(info.metadata), domain=info.domain, retry_delay=delay)
 
 
+RETRIED_CODES: Final = frozenset(
+    {grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED, grpc.StatusCode.CANCELLED}
+)
+"""The codes errors.proto's retry policy sends a call again for, the same request with the same request id, with
+backoff and jitter (CANCELLED only when the caller did not cancel the call: grpc.aio raises
+``asyncio.CancelledError`` for those, never a status)."""
+
+
+def is_retried(error: TrucoError) -> bool:
+    """Whether errors.proto's retry policy sends the failed call again: one of :data:`RETRIED_CODES`, or INTERNAL
+    or UNKNOWN carrying no ErrorInfo of domain ``truco.v1`` (a proxy's HTTP/2 stream reset, as nginx sends when
+    the replica behind it dies: not the service's answer). RESOURCE_EXHAUSTED is sent again after its RetryInfo
+    delay instead (``max_quota_wait``)."""
+    if error.code in RETRIED_CODES:
+        return True
+    return error.code in {grpc.StatusCode.INTERNAL, grpc.StatusCode.UNKNOWN} and error.domain != DOMAIN
+
+
 def from_rpc_error(error: grpc.RpcError) -> TrucoError:
     """The typed error of a failed call: a ``grpc.aio.AioRpcError`` or a sync ``grpc.RpcError`` that is a Call.
 

@@ -89,6 +89,7 @@ CODES: dict[ServiceReason, Code] = {
     ServiceReason.INVALID_PLAYER_NAME: Code.INVALID_ARGUMENT,
     ServiceReason.VALUE_NOT_STORABLE: Code.INVALID_ARGUMENT,
     ServiceReason.JOIN_NOT_REPEATABLE: Code.FAILED_PRECONDITION,
+    ServiceReason.REQUEST_ID_REUSED: Code.INVALID_ARGUMENT,
 }
 """The status code of each service reason: the one place the domain's refusals meet the protocols' codes."""
 

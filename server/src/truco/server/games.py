@@ -39,6 +39,7 @@ from .autoplayer import Autoplayer, BotTurns
 from .clocks import NO_CLOCKS, Alarm, ClockBook, Clocks, ClockSettings, StandIn
 from .commits import Commits
 from .encodings import Encodings
+from .idempotency import command_digest, stamped, unstamp
 from .keys import ApiKeys
 from .metrics import Metrics
 from .reasons import ServiceFailure, ServiceReason
@@ -322,6 +323,7 @@ class Games:
         seat = command.seat
         # Request ids are scoped to the seat: another seat replaying one must never receive this seat's view.
         scoped_id = f"{seat}:{request_id}" if request_id else None
+        digest = command_digest(command)
         for attempt in range(APPEND_ATTEMPTS):
             # First try on the cached state: the append checks atomically that the store has no newer event,
             # so a move costs one store round trip. Any failure re-reads the store before it is believed.
@@ -335,10 +337,10 @@ class Games:
                 # A retry of a request already applied fails against the newer state: answer as the first time.
                 replay = await self.store.find_response(game_id, scoped_id) if scoped_id else None
                 if replay is not None:
-                    return Replayed(replay)
+                    return Replayed(unstamp(replay, digest))
                 raise
             before = snapshot.state
-            reply = partial(self.encodings.reply, game_id, seat, before)
+            reply = stamped(digest, partial(self.encodings.reply, game_id, seat, before))
             try:
                 committed = await self.commits.commit(
                     game_id, snapshot, state, events, request_id=scoped_id, reply=reply
@@ -351,9 +353,10 @@ class Games:
                 continue
             assert committed is not None  # a seat's command always decides an event
             if committed.result.replayed:  # our request id was applied by an earlier try
-                return Replayed(committed.result.response)
+                return Replayed(unstamp(committed.result.response, digest))
             self._seat_moves.inc()
-            return Move(game_id, seat, before.version, committed.events, committed.snapshot.state, committed.reply)
+            answer = unstamp(committed.reply, digest)
+            return Move(game_id, seat, before.version, committed.events, committed.snapshot.state, answer)
         raise AssertionError("unreachable")
 
     @staticmethod

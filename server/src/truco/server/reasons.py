@@ -49,6 +49,8 @@ class ServiceReason(StrEnum):
     INVALID_PLAYER_NAME = "INVALID_PLAYER_NAME"
     VALUE_NOT_STORABLE = "VALUE_NOT_STORABLE"
     JOIN_NOT_REPEATABLE = "JOIN_NOT_REPEATABLE"
+    # A request id sent again with another command (issue 35).
+    REQUEST_ID_REUSED = "REQUEST_ID_REUSED"
 
 
 class ServiceFailure(Exception):

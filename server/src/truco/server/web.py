@@ -22,7 +22,9 @@ import contextlib
 import json
 import logging
 import math
+import re
 import socket
+import urllib.parse
 from collections.abc import AsyncIterator, Callable, Iterable, Sequence
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -55,7 +57,7 @@ from .errors import Code, ServiceError, rich_details
 from .pipeline import Call, Malformed, Method, Pipeline
 from .quotas import ConnectionLimits
 from .reasons import ServiceReason
-from .reflection import DocumentedReflection
+from .reflection import REFLECTION_SERVICES, DocumentedReflection
 
 CORS_ALLOW_HEADERS = (
     "authorization",
@@ -72,7 +74,6 @@ CORS_ALLOW_HEADERS = (
 game a call is about (for balancers' game affinity)."""
 CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin")
 """Response headers a cross-origin page may read: gRPC-Web's status (Connect puts its errors in the body)."""
-REFLECTION_SERVICE = "grpc.reflection.v1alpha.ServerReflection"
 SWEEP_SECONDS = 1.0
 """How often the web port looks for connections quiet or idle past their limits."""
 DEFAULT_WEB_ASSETS = Path(__file__).resolve().parents[4] / "web" / "dist"
@@ -325,6 +326,7 @@ class ServiceApp(ConnectASGIApplication[Pipeline]):
     def __init__(self, pipeline: Pipeline, methods: Sequence[Method], limits: WebLimits) -> None:
         self._path = f"/{methods[0].service}"
         endpoints: dict[str, Any] = {method.path: endpoint(pipeline, method) for method in methods}
+        self.methods = frozenset(endpoints)
         super().__init__(
             service=pipeline,
             endpoints=lambda _: endpoints,
@@ -339,12 +341,14 @@ class ServiceApp(ConnectASGIApplication[Pipeline]):
 
 
 class ReflectionApp(ConnectASGIApplication[DocumentedReflection]):
-    """Server reflection on the web port: the gRPC port's servicer, answering over connectrpc's gRPC (HTTP/2)."""
+    """Server reflection on the web port: the gRPC port's servicer, answering over connectrpc's gRPC (HTTP/2), as
+    ``service`` (v1 or v1alpha: the same messages, so v1alpha's classes read and write both)."""
 
-    def __init__(self, servicer: DocumentedReflection, limits: WebLimits) -> None:
+    def __init__(self, servicer: DocumentedReflection, limits: WebLimits, service: str) -> None:
+        self._reflected = service
         info = MethodInfo(
             name="ServerReflectionInfo",
-            service_name=REFLECTION_SERVICE,
+            service_name=service,
             input=reflection_pb2.ServerReflectionRequest,
             output=reflection_pb2.ServerReflectionResponse,
             idempotency_level=IdempotencyLevel.UNKNOWN,
@@ -354,9 +358,8 @@ class ReflectionApp(ConnectASGIApplication[DocumentedReflection]):
         def answer(requests: AsyncIterator[Any], _: RequestContext[Any, Any]) -> AsyncIterator[Any]:
             return servicer.answer(requests)
 
-        endpoints: dict[str, Any] = {
-            f"/{REFLECTION_SERVICE}/{info.name}": Endpoint.bidi_stream(method=info, function=answer)
-        }
+        endpoints: dict[str, Any] = {f"/{service}/{info.name}": Endpoint.bidi_stream(method=info, function=answer)}
+        self.methods = frozenset(endpoints)
         super().__init__(
             service=servicer,
             endpoints=lambda _: endpoints,
@@ -366,7 +369,7 @@ class ReflectionApp(ConnectASGIApplication[DocumentedReflection]):
 
     @property
     def path(self) -> str:
-        return f"/{REFLECTION_SERVICE}"
+        return f"/{self._reflected}"
 
 
 _NOT_BUILT = (
@@ -382,6 +385,7 @@ class WebApp:
 
     def __init__(self, apps: Sequence[Any], assets: Path | None) -> None:
         self._apps = {app.path + "/": app for app in apps}
+        self._methods = frozenset(method for app in apps for method in app.methods)
         self._static: ASGIApp | None = StaticFiles(directory=assets, html=True) if assets is not None else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -391,6 +395,9 @@ class WebApp:
         if scope["type"] != "http":
             return
         path: str = scope["path"]
+        if path not in self._methods and is_rpc(scope):
+            await unimplemented(scope, send)
+            return
         for prefix, app in self._apps.items():
             if path.startswith(prefix):
                 token = _PROTOCOL.set(protocol_of(scope))
@@ -423,6 +430,65 @@ class WebApp:
                 return
 
 
+RPC_PATH = re.compile(r"/[A-Za-z_][\w.]*\.[A-Za-z_]\w*/[A-Za-z_]\w*")
+"""The path of an RPC: ``/package.Service/Method``."""
+
+
+def is_rpc(scope: Scope) -> bool:
+    """Whether a request is a call of some RPC, in any protocol of the port: gRPC, gRPC-Web and Connect streams
+    by their content type, Connect's unary calls by an RPC's path with a POST of JSON or protobuf, or a GET of
+    ``?connect=v1``."""
+    content_type = _header(scope, b"content-type")
+    if content_type.startswith((b"application/grpc", b"application/connect+")):
+        return True
+    if RPC_PATH.fullmatch(scope["path"]) is None:
+        return False
+    if scope["method"] == "GET":
+        return b"connect=v1" in scope.get("query_string", b"")
+    return scope["method"] == "POST" and content_type.startswith((b"application/json", b"application/proto"))
+
+
+def _header(scope: Scope, name: bytes) -> bytes:
+    for key, value in scope.get("headers", ()):
+        if key == name:
+            return bytes(value).lower()
+    return b""
+
+
+async def unimplemented(scope: Scope, send: Send) -> None:
+    """UNIMPLEMENTED for a method this port does not serve, in the request's protocol (connectrpc answers an
+    unknown path with a bare HTTP 404, which gRPC clients read as a broken stream, not as a status): gRPC and
+    gRPC-Web as a trailers-only response, Connect's streams as an end-of-stream message, its unary calls as
+    HTTP 404 with the JSON error body."""
+    message = f"unknown method {scope['path']}: this server does not implement it"
+    content_type = _header(scope, b"content-type")
+    if content_type.startswith(b"application/grpc"):
+        kind = [(b"content-type", content_type.split(b";")[0])]
+        status = [
+            (b"grpc-status", str(Code.UNIMPLEMENTED.value).encode()),
+            (b"grpc-message", urllib.parse.quote(message, safe=" ").encode()),
+        ]
+        if content_type.startswith(b"application/grpc-web") or "http.response.trailers" not in scope.get(
+            "extensions", {}
+        ):  # gRPC-Web reads a trailers-only status from the headers
+            await send({"type": "http.response.start", "status": 200, "headers": kind + status})
+            await send({"type": "http.response.body", "body": b""})
+            return
+        # gRPC over HTTP/2: a status in the headers of a stream that then ends with a DATA frame is a broken
+        # stream to gRPC's clients, so it goes in trailers after an empty body.
+        await send({"type": "http.response.start", "status": 200, "headers": kind, "trailers": True})
+        await send({"type": "http.response.body", "body": b""})
+        await send({"type": "http.response.trailers", "headers": status, "more_trailers": False})
+        return
+    error = {"code": "unimplemented", "message": message}
+    if content_type.startswith(b"application/connect+"):
+        end = json.dumps({"error": error}).encode()
+        body = b"\x02" + len(end).to_bytes(4, "big") + end
+        await _plain(send, 200, body, content_type.split(b";")[0])
+        return
+    await _plain(send, 404, json.dumps(error).encode(), b"application/json")
+
+
 async def _plain(send: Send, status: int, body: bytes, content_type: bytes = b"text/plain; charset=utf-8") -> None:
     headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
@@ -441,7 +507,10 @@ def build_app(
     """The web port's ASGI application: each service's methods through ``pipeline``, server reflection (over
     gRPC: it is a bidirectional stream), and the web table."""
     apps: list[Any] = [ServiceApp(pipeline, methods, limits) for methods in services]
-    app: ASGIApp = WebApp([*apps, ReflectionApp(reflection, limits)], assets)
+    # The web port lists what it serves: the services and reflection (health is the gRPC port's).
+    listed = reflection.listing(methods[0].service for methods in services)
+    reflections = [ReflectionApp(listed, limits, service) for service in REFLECTION_SERVICES]
+    app: ASGIApp = WebApp([*apps, *reflections], assets)
     app = ReadableErrors(app)
     origins = list(cors_origins)
     if origins:

@@ -35,6 +35,16 @@ const (
 // `expected_version` (read the view again); NOT_FOUND for an unknown game; UNAUTHENTICATED / PERMISSION_DENIED
 // for a missing, malformed or wrong credential; RESOURCE_EXHAUSTED for a quota (retry after its RetryInfo);
 // UNAVAILABLE for a server or store that cannot answer now (retry with the same request id); INTERNAL for a bug.
+//
+// Retry policy, the same in every SDK (each README states it in these words, and tests/test_retry_policy.py
+// checks the READMEs, and the codes each SDK's code retries, against this paragraph).
+// Retried codes: UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED.
+// A call that failed with UNAVAILABLE, DEADLINE_EXCEEDED or CANCELLED (CANCELLED only when the caller did not
+// cancel it: a server or proxy cut the call), or with INTERNAL or UNKNOWN carrying no ErrorInfo of domain
+// `truco.v1` (a proxy's HTTP/2 stream reset, not the service's answer), is sent again, the same request with the
+// same request id, with exponential backoff and jitter, up to the client's retries. RESOURCE_EXHAUSTED with a
+// google.rpc.RetryInfo is sent again after that delay when the delay is at most the client's longest quota wait.
+// Nothing else is retried: every other code is the service's answer to the request, not a failure to deliver it.
 type ErrorReason int32
 
 const (
@@ -76,6 +86,10 @@ const (
 	ErrorReason_ERROR_REASON_VALUE_NOT_STORABLE ErrorReason = 16
 	// INVALID_ARGUMENT. The engine met a command of no known kind, or a field of the wrong type.
 	ErrorReason_ERROR_REASON_INVALID_COMMAND ErrorReason = 17
+	// INVALID_ARGUMENT. A SubmitCommand or PlayGame command whose `request_id` this seat already used for another
+	// command in this game: nothing was applied, and the first command's reply is not given. A retry must send
+	// the same command with the same id; a new command needs a new id.
+	ErrorReason_ERROR_REASON_REQUEST_ID_REUSED ErrorReason = 18
 	// UNAUTHENTICATED. A call that acts as a seat (ListLegalActions, SubmitCommand, LeaveGame, ResumeSeat,
 	// Rematch) without a seat token.
 	ErrorReason_ERROR_REASON_TOKEN_MISSING ErrorReason = 20
@@ -196,6 +210,7 @@ var (
 		15: "ERROR_REASON_WEAK_REQUEST_ID",
 		16: "ERROR_REASON_VALUE_NOT_STORABLE",
 		17: "ERROR_REASON_INVALID_COMMAND",
+		18: "ERROR_REASON_REQUEST_ID_REUSED",
 		20: "ERROR_REASON_TOKEN_MISSING",
 		21: "ERROR_REASON_TOKEN_MALFORMED",
 		22: "ERROR_REASON_TOKEN_NOT_FOR_GAME",
@@ -258,6 +273,7 @@ var (
 		"ERROR_REASON_WEAK_REQUEST_ID":       15,
 		"ERROR_REASON_VALUE_NOT_STORABLE":    16,
 		"ERROR_REASON_INVALID_COMMAND":       17,
+		"ERROR_REASON_REQUEST_ID_REUSED":     18,
 		"ERROR_REASON_TOKEN_MISSING":         20,
 		"ERROR_REASON_TOKEN_MALFORMED":       21,
 		"ERROR_REASON_TOKEN_NOT_FOR_GAME":    22,
@@ -334,7 +350,7 @@ var File_truco_v1_errors_proto protoreflect.FileDescriptor
 
 const file_truco_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15truco/v1/errors.proto\x12\btruco.v1*\xa4\x10\n" +
+	"\x15truco/v1/errors.proto\x12\btruco.v1*\xc8\x10\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eERROR_REASON_MALFORMED_REQUEST\x10\x01\x12\x1d\n" +
@@ -354,7 +370,8 @@ const file_truco_v1_errors_proto_rawDesc = "" +
 	"\x1fERROR_REASON_INVALID_REQUEST_ID\x10\x0e\x12 \n" +
 	"\x1cERROR_REASON_WEAK_REQUEST_ID\x10\x0f\x12#\n" +
 	"\x1fERROR_REASON_VALUE_NOT_STORABLE\x10\x10\x12 \n" +
-	"\x1cERROR_REASON_INVALID_COMMAND\x10\x11\x12\x1e\n" +
+	"\x1cERROR_REASON_INVALID_COMMAND\x10\x11\x12\"\n" +
+	"\x1eERROR_REASON_REQUEST_ID_REUSED\x10\x12\x12\x1e\n" +
 	"\x1aERROR_REASON_TOKEN_MISSING\x10\x14\x12 \n" +
 	"\x1cERROR_REASON_TOKEN_MALFORMED\x10\x15\x12#\n" +
 	"\x1fERROR_REASON_TOKEN_NOT_FOR_GAME\x10\x16\x12!\n" +

@@ -2,4 +2,4 @@
 bots, or in a shared game) and ``truco-terminal selfplay`` (whole matches through the server, one client per
 seat). A client only: it needs the engine, the bots, the SDK and truco.wire, none of the server's dependencies."""
 
-__version__ = "0.2.0"
+__version__ = "0.3.0"

@@ -10,6 +10,7 @@ import uy.truco.v1.Command;
  * or exceptionally with the {@link TrucoException} SubmitCommand would have failed with (MATCH_OVER once the match
  * ended, CANCELLED once the session was closed). Close it when done.
  */
+@JvmOnly
 public final class AsyncSession implements AutoCloseable {
   private final Session session;
   /** Closes the session and stops pushing commits. */

@@ -30,6 +30,7 @@ import uy.truco.v1.WatchGameResponse;
  * the client's blocking call, retries and deadlines included, on the client's executor; a failure completes the
  * future exceptionally with the same {@link TrucoException}. Get one with {@link TrucoClient#async()}.
  */
+@JvmOnly
 public final class AsyncTrucoClient {
   private final TrucoClient client;
   private final ExecutorService executor;
@@ -56,6 +57,11 @@ public final class AsyncTrucoClient {
 
   public CompletableFuture<TrucoClient.JoinResult> joinGame(String name, Integer seat, String playerName) {
     return run(() -> client.joinGame(name, seat, playerName));
+  }
+
+  /** {@link TrucoClient#joinGame(String, Integer, String, String)}: a seat taken with the caller's request id. */
+  public CompletableFuture<TrucoClient.JoinResult> joinGame(String name, Integer seat, String playerName, String requestId) {
+    return run(() -> client.joinGame(name, seat, playerName, requestId));
   }
 
   public CompletableFuture<GetGameViewResponse> getView(String name) {

@@ -1,6 +1,9 @@
 package uy.truco.client;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -13,17 +16,25 @@ import uy.truco.v1.Suit;
  */
 public final class Cards {
   /** The ten ranks of each suit. */
-  public static final List<Integer> RANKS = List.of(1, 2, 3, 4, 5, 6, 7, 10, 11, 12);
+  public static final List<Integer> RANKS = Collections.unmodifiableList(Arrays.asList(1, 2, 3, 4, 5, 6, 7, 10, 11, 12));
 
   private static final String LETTERS = "eboc";
-  private static final Map<Character, Suit> SUITS =
-      Map.of('e', Suit.SUIT_ESPADA, 'b', Suit.SUIT_BASTO, 'o', Suit.SUIT_ORO, 'c', Suit.SUIT_COPA);
+  private static final Map<Character, Suit> SUITS = suits();
 
   private Cards() {}
 
+  private static Map<Character, Suit> suits() {
+    Map<Character, Suit> suits = new HashMap<>();
+    suits.put('e', Suit.SUIT_ESPADA);
+    suits.put('b', Suit.SUIT_BASTO);
+    suits.put('o', Suit.SUIT_ORO);
+    suits.put('c', Suit.SUIT_COPA);
+    return Collections.unmodifiableMap(suits);
+  }
+
   /** The card written as {@code text} (case and blanks ignored). @throws IllegalArgumentException if it is not one */
   public static Card card(String text) {
-    String cleaned = text.strip().toLowerCase(Locale.ROOT);
+    String cleaned = text.trim().toLowerCase(Locale.ROOT);
     if (cleaned.length() >= 2 && !cleaned.startsWith("0")) {
       Suit suit = SUITS.get(cleaned.charAt(cleaned.length() - 1));
       try {

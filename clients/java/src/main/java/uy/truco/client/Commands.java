@@ -1,6 +1,8 @@
 package uy.truco.client;
 
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import uy.truco.v1.Answer;
 import uy.truco.v1.AnswerPerros;
@@ -71,9 +73,9 @@ public final class Commands {
   public enum Preference { PLAY_CARD, CALL, ANSWER, QUIERO, NO_QUIERO, GO_TO_MAZO, SEND_SENA, CALL_PERROS, SKIP_PERROS, ANSWER_PERROS }
 
   /** Play a card, accept what is called, deal without perros; the mazo only when nothing else is legal. */
-  public static final List<Preference> PLAIN_BOT = List.of(
+  public static final List<Preference> PLAIN_BOT = Collections.unmodifiableList(Arrays.asList(
       Preference.PLAY_CARD, Preference.QUIERO, Preference.SKIP_PERROS, Preference.ANSWER_PERROS, Preference.ANSWER,
-      Preference.CALL);
+      Preference.CALL));
 
   /**
    * One of the view's legal actions (exactly what the server accepts from the seat now): the first matching the
@@ -120,7 +122,7 @@ public final class Commands {
   public static Command plainBot(SeatView view) {
     CallKind pending = view.getPublic().getHand().getPending().getCall();
     if (pending == CallKind.CALL_KIND_FALTA_ENVIDO || pending == CallKind.CALL_KIND_CONTRA_FLOR_AL_RESTO) {
-      Command declined = pickAction(view, List.of(Preference.NO_QUIERO));
+      Command declined = pickAction(view, Collections.singletonList(Preference.NO_QUIERO));
       if (declined != null && declined.hasAnswer() && !declined.getAnswer().getAccept()) {
         return declined;
       }

@@ -2,6 +2,7 @@ package uy.truco.client;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Iterator;
 import java.util.List;
 import java.util.NoSuchElementException;
@@ -23,7 +24,7 @@ public final class Commits {
     if (message.getEventsCount() > 0) {
       return message.getEventsList();
     }
-    return message.hasEvent() ? List.of(message.getEvent()) : List.of();
+    return message.hasEvent() ? Collections.singletonList(message.getEvent()) : Collections.emptyList();
   }
 
   /**

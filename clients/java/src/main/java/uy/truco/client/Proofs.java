@@ -3,7 +3,6 @@ package uy.truco.client;
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.List;
 import uy.truco.v1.Card;
 import uy.truco.v1.CardProof;
@@ -23,7 +22,7 @@ public final class Proofs {
   public static String commitmentOf(int position, Card card, String salt) {
     try {
       byte[] text = (position + "|" + Cards.text(card) + "|" + salt).getBytes(StandardCharsets.US_ASCII);
-      return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text));
+      return hex(MessageDigest.getInstance("SHA-256").digest(text));
     } catch (NoSuchAlgorithmException missing) {
       throw new IllegalStateException("SHA-256 is part of every Java runtime", missing);
     }
@@ -41,5 +40,14 @@ public final class Proofs {
     String expected = commitmentOf(position, proof.getCard(), proof.getSalt());
     return MessageDigest.isEqual(
         expected.getBytes(StandardCharsets.US_ASCII), commitments.get(position).getBytes(StandardCharsets.US_ASCII));
+  }
+
+  /** Lower-case hexadecimal, two digits a byte (java.util.HexFormat would need Android API 34). */
+  private static String hex(byte[] bytes) {
+    StringBuilder out = new StringBuilder(bytes.length * 2);
+    for (byte b : bytes) {
+      out.append(Character.forDigit((b >> 4) & 0xf, 16)).append(Character.forDigit(b & 0xf, 16));
+    }
+    return out.toString();
   }
 }

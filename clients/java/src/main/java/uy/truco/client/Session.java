@@ -52,6 +52,7 @@ import uy.truco.v1.WatchGameResponse;
  * <p>Thread-safe: {@link #submit} may be called from any thread, also from the one iterating the commits (the
  * outcomes arrive on gRPC's threads, the commits are queued for the iterator). One thread iterates.
  */
+@JvmOnly
 public final class Session implements AutoCloseable {
   /** Queued after the last commit when the stream ended OK or the session was closed. */
   private static final Object END = new Object();
@@ -75,6 +76,7 @@ public final class Session implements AutoCloseable {
   private TrucoException ended;
 
   /** A command sent, until its outcome. */
+  @JvmOnly
   private static final class Pending {
     final PlayGameRequest request;
     final CompletableFuture<Long> result = new CompletableFuture<>();
@@ -234,6 +236,7 @@ public final class Session implements AutoCloseable {
   }
 
   /** What one call of the session hears; a call that is no longer the current one ({@code call}) is not heard. */
+  @JvmOnly
   private final class Responses implements StreamObserver<PlayGameResponse> {
     private final int call;
 
@@ -377,7 +380,7 @@ public final class Session implements AutoCloseable {
   private static TrucoException matchOver() {
     return TrucoException.of(Status.Code.FAILED_PRECONDITION, "MATCH_OVER",
         "the match is over: the PlayGame stream ended before this command's outcome", Map.of(),
-        TrucoException.DOMAIN, null, null);
+        TrucoException.DOMAIN, -1, null);
   }
 
   private static void later(long millis, Runnable task) {
@@ -385,6 +388,7 @@ public final class Session implements AutoCloseable {
   }
 
   /** Hands the queued commits to one consumer. */
+  @JvmOnly
   private final class CommitIterator implements Iterator<WatchGameResponse> {
     private WatchGameResponse next;
     private boolean done;

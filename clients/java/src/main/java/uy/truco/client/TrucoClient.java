@@ -81,6 +81,7 @@ import uy.truco.v1.WatchGameResponse;
  * forgotten first) as {@code min_version}: the answer is never older than that, even from another replica than the
  * one that took the client's move, and a replica that already holds it answers from memory.
  */
+@JvmOnly
 public final class TrucoClient implements AutoCloseable {
   private static final Metadata.Key<String> AUTHORIZATION =
       Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER);
@@ -155,6 +156,7 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   /** How a {@link TrucoClient} calls; every setting has a default. */
+  @JvmOnly
   public static final class Builder {
     private final String address;
     private ManagedChannel channel;
@@ -306,7 +308,7 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   private static boolean retryable(TrucoException failure) {
-    return failure.connectionLost() || failure.code() == Status.Code.DEADLINE_EXCEEDED;
+    return failure.retried();
   }
 
   /**
@@ -403,12 +405,21 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   /** A seat taken with {@link #joinGame}. */
+  @JvmOnly
   public record JoinResult(int seat, String token, SeatView view) {}
 
   /** Takes a seat (null: the first open one); this client then acts as that seat. */
   public JoinResult joinGame(String name, Integer seat, String playerName) {
+    return joinGame(name, seat, playerName, newRequestId());
+  }
+
+  /**
+   * Takes a seat with the caller's request id ({@link #newRequestId()}): the same id sent again, by this process
+   * or by one restarted after it died, returns the same seat and token, so keep it as secret as the token.
+   */
+  public JoinResult joinGame(String name, Integer seat, String playerName, String requestId) {
     JoinGameRequest.Builder request =
-        JoinGameRequest.newBuilder().setName(gameName(name)).setRequestId(newRequestId()).setPlayerName(playerName);
+        JoinGameRequest.newBuilder().setName(gameName(name)).setRequestId(requestId).setPlayerName(playerName);
     if (seat != null) {
       request.setSeat(seat);
     }
@@ -479,6 +490,7 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   /** What {@link #playTurn} did; {@code conflicts} counts the ABORTED answers that made it read the view again. */
+  @JvmOnly
   public record Turn(Command command, SubmitCommandResponse response, int conflicts) {}
 
   /**
@@ -534,6 +546,7 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   /** A resuming WatchGame stream, one event at a time: an iterator to close when done. */
+  @JvmOnly
   public final class Watch implements Iterator<WatchGameResponse>, AutoCloseable {
     private final CommitWatch commits;
     private final Iterator<WatchGameResponse> events;
@@ -567,6 +580,7 @@ public final class TrucoClient implements AutoCloseable {
   }
 
   /** A resuming WatchGame stream with {@code per_commit}, one message per commit: an iterator to close when done. */
+  @JvmOnly
   public final class CommitWatch implements Iterator<WatchGameResponse>, AutoCloseable {
     private final String name;
     private final BiConsumer<Long, TrucoException> onResume;

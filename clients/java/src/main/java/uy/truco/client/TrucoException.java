@@ -8,7 +8,11 @@ import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
 import io.grpc.protobuf.StatusProto;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Set;
 import uy.truco.v1.CommandError;
 
 /**
@@ -25,7 +29,8 @@ public class TrucoException extends RuntimeException {
   private final String statusMessage;
   private final Map<String, String> metadata;
   private final String domain;
-  private Duration retryDelay;
+  /** Nanoseconds, or -1 without a RetryInfo (no java.time here: Android has it from API 26, the Kotlin SDK's 24). */
+  private long retryDelayNanos = -1;
 
   public TrucoException(
       Status.Code code, String reason, String message, Map<String, String> metadata, String domain, Throwable cause) {
@@ -33,7 +38,7 @@ public class TrucoException extends RuntimeException {
     this.code = code;
     this.reason = reason;
     this.statusMessage = message;
-    this.metadata = Map.copyOf(metadata);
+    this.metadata = Collections.unmodifiableMap(new LinkedHashMap<>(metadata));
     this.domain = domain;
   }
 
@@ -56,7 +61,14 @@ public class TrucoException extends RuntimeException {
    * How long to wait before sending the call again, from the status' {@code google.rpc.RetryInfo} (a quota refusal
    * carries one); null without one.
    */
-  public Duration retryDelay() { return retryDelay; }
+  @JvmOnly
+  public Duration retryDelay() { return retryDelayNanos < 0 ? null : Duration.ofNanos(retryDelayNanos); }
+
+  /**
+   * {@link #retryDelay()} in nanoseconds, -1 without a RetryInfo: the same delay without {@code java.time}, which
+   * Android has only from API 26 (the Kotlin SDK reads this one).
+   */
+  public long retryDelayNanos() { return retryDelayNanos; }
 
   /**
    * Whether the call failed because the connection did, not because the service refused it: UNAVAILABLE, a CANCELLED
@@ -67,6 +79,23 @@ public class TrucoException extends RuntimeException {
   public boolean connectionLost() {
     return code == Status.Code.UNAVAILABLE || code == Status.Code.CANCELLED
         || (code == Status.Code.UNKNOWN && !DOMAIN.equals(domain));
+  }
+
+  /**
+   * The codes errors.proto's retry policy sends a call again for, the same request with the same request id, with
+   * backoff and jitter (CANCELLED only when the caller did not cancel the call).
+   */
+  public static final Set<Status.Code> RETRIED_CODES =
+      Collections.unmodifiableSet(EnumSet.of(Status.Code.UNAVAILABLE, Status.Code.DEADLINE_EXCEEDED, Status.Code.CANCELLED));
+
+  /**
+   * Whether errors.proto's retry policy sends the failed call again: one of {@link #RETRIED_CODES}, or INTERNAL or
+   * UNKNOWN carrying no ErrorInfo of domain {@code truco.v1} (a proxy's HTTP/2 stream reset, or grpc-java's
+   * "channel closed": not the service's answer). RESOURCE_EXHAUSTED is sent again after its RetryInfo delay instead.
+   */
+  public boolean retried() {
+    return RETRIED_CODES.contains(code)
+        || ((code == Status.Code.INTERNAL || code == Status.Code.UNKNOWN) && !DOMAIN.equals(domain));
   }
 
   /** INVALID_ARGUMENT: a malformed request. */
@@ -126,13 +155,13 @@ public class TrucoException extends RuntimeException {
     ErrorInfo info = null;
     boolean grpc = error instanceof StatusRuntimeException || error instanceof io.grpc.StatusException;
     com.google.rpc.Status rich = grpc ? StatusProto.fromThrowable(error) : null;
-    Duration retryDelay = null;
+    long retryDelay = -1;
     if (rich != null) {
       for (Any detail : rich.getDetailsList()) {
         if (detail.is(RetryInfo.class)) {
           try {
             com.google.protobuf.Duration delay = detail.unpack(RetryInfo.class).getRetryDelay();
-            retryDelay = Duration.ofSeconds(delay.getSeconds(), delay.getNanos());
+            retryDelay = nanos(delay);
           } catch (InvalidProtocolBufferException ignored) {
             // a detail that does not parse: no delay
           }
@@ -153,7 +182,7 @@ public class TrucoException extends RuntimeException {
     Status.Code code = status.getCode();
     String message = status.getDescription() == null ? "" : status.getDescription();
     String reason = info == null ? "" : info.getReason();
-    Map<String, String> metadata = info == null ? Map.of() : info.getMetadataMap();
+    Map<String, String> metadata = info == null ? Collections.<String, String>emptyMap() : info.getMetadataMap();
     String domain = info == null ? "" : info.getDomain();
     return of(code, reason, message, metadata, domain, retryDelay, error);
   }
@@ -164,17 +193,14 @@ public class TrucoException extends RuntimeException {
    * for (domain {@link #DOMAIN}).
    */
   public static TrucoException from(CommandError error) {
-    Duration retryDelay = null;
-    if (error.hasRetryDelay()) {
-      retryDelay = Duration.ofSeconds(error.getRetryDelay().getSeconds(), error.getRetryDelay().getNanos());
-    }
+    long retryDelay = error.hasRetryDelay() ? nanos(error.getRetryDelay()) : -1;
     return of(Status.fromCodeValue(error.getCode()).getCode(), error.getReason(), error.getMessage(),
         error.getMetadataMap(), DOMAIN, retryDelay, null);
   }
 
   /** The subclass of {@code code}, with its facts. */
   static TrucoException of(Status.Code code, String reason, String message, Map<String, String> metadata,
-      String domain, Duration retryDelay, Throwable error) {
+      String domain, long retryDelayNanos, Throwable error) {
     TrucoException failure = switch (code) {
       case INVALID_ARGUMENT -> new InvalidArgument(code, reason, message, metadata, domain, error);
       case FAILED_PRECONDITION -> new IllegalMove(code, reason, message, metadata, domain, error);
@@ -187,7 +213,11 @@ public class TrucoException extends RuntimeException {
       case DEADLINE_EXCEEDED -> new DeadlineExceeded(code, reason, message, metadata, domain, error);
       default -> new TrucoException(code, reason, message, metadata, domain, error);
     };
-    failure.retryDelay = retryDelay;
+    failure.retryDelayNanos = retryDelayNanos;
     return failure;
+  }
+
+  private static long nanos(com.google.protobuf.Duration delay) {
+    return Math.max(0, delay.getSeconds() * 1_000_000_000L + delay.getNanos());
   }
 }

@@ -1,5 +1,6 @@
 package uy.truco.examples;
 
+import uy.truco.client.JvmOnly;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -40,6 +41,7 @@ import uy.truco.v1.WatchGameResponse;
  *
  * <p>It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
  */
+@JvmOnly
 public final class Bot {
   /** How often a polling seat reads its view while it waits (5 reads a second, well inside a player's quota). */
   private static final long POLL_MILLIS = 200;
@@ -123,6 +125,7 @@ public final class Bot {
 
   /** A seat's move on a view, through unary calls or through its session. */
   @FunctionalInterface
+  @JvmOnly
   private interface Act {
     void on(SeatView view) throws InterruptedException;
   }

@@ -58,6 +58,7 @@ public class TrucoClientTest {
    */
   static final class FakeGames extends GameServiceGrpc.GameServiceImplBase {
     final List<Read> reads = new ArrayList<>();
+    final List<String> joinIds = Collections.synchronizedList(new ArrayList<>());
     final List<WatchGameRequest> watches = Collections.synchronizedList(new ArrayList<>());
     volatile long version;
     volatile long conflictAt;
@@ -88,6 +89,7 @@ public class TrucoClientTest {
 
     @Override
     public void joinGame(JoinGameRequest request, StreamObserver<JoinGameResponse> reply) {
+      joinIds.add(request.getRequestId());
       reply.onNext(JoinGameResponse.newBuilder()
           .setSeatToken("token").setView(SeatView.newBuilder().setPublic(view(version))).build());
       reply.onCompleted();
@@ -195,6 +197,14 @@ public class TrucoClientTest {
     client.legalActions("games/g2");
     List<Read> want = List.of(new Read("GetGameView", "games/g1", 0), new Read("ListLegalActions", "games/g2", 0));
     assert fake.reads.equals(want) : "reads " + fake.reads + ", want " + want;
+  }
+
+  public void testJoinGameSendsTheCallersRequestIdOrANewOne() {
+    String chosen = TrucoClient.newRequestId();
+    client.joinGame("g1", 0, "ana", chosen);
+    client.joinGame("g1", null, "ana");
+    assert fake.joinIds.size() == 2 && fake.joinIds.get(0).equals(chosen) : "join ids " + fake.joinIds;
+    assert fake.joinIds.get(1).length() >= 32 && !fake.joinIds.get(1).equals(chosen) : "join ids " + fake.joinIds;
   }
 
   public void testReadsSendTheNewestVersionSeen() {

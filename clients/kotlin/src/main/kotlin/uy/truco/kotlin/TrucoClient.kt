@@ -212,13 +212,14 @@ class TrucoClient private constructor(
 
     /** How long to wait before sending again a call a quota refused; null: do not (no RetryInfo, or too long). */
     internal fun quotaWait(failure: TrucoException): Duration? {
-        val delay = failure.retryDelay() ?: return null
-        val wait = delay.toNanos().nanoseconds
+        val nanos = failure.retryDelayNanos()
+        if (nanos < 0) return null // no RetryInfo (java.time's Duration is not read here: Android API 26)
+        val wait = nanos.nanoseconds
         return if (failure.code() == Status.Code.RESOURCE_EXHAUSTED && wait <= options.maxQuotaWait) wait else null
     }
 
-    private fun retryable(failure: TrucoException): Boolean =
-        failure.connectionLost() || failure.code() == Status.Code.DEADLINE_EXCEEDED
+    /** errors.proto's retry policy ([TrucoException.retried]); the caller's own cancellation never gets here. */
+    private fun retryable(failure: TrucoException): Boolean = failure.retried()
 
     /**
      * How long to wait before opening again a stream (a watch, a session) that broke with [failure] after [failures]
@@ -286,9 +287,18 @@ class TrucoClient private constructor(
         return game
     }
 
-    /** Takes a seat (null: the first open one); this client then acts as that seat. */
-    suspend fun joinGame(name: String, seat: Int? = null, playerName: String = ""): JoinResult {
-        val request = JoinGameRequest.newBuilder().setName(gameName(name)).setRequestId(newRequestId())
+    /**
+     * Takes a seat (null: the first open one); this client then acts as that seat. The same [requestId] sent
+     * again, by this process or by one restarted after it died, returns the same seat and token: keep it as
+     * secret as the token.
+     */
+    suspend fun joinGame(
+        name: String,
+        seat: Int? = null,
+        playerName: String = "",
+        requestId: String = newRequestId(),
+    ): JoinResult {
+        val request = JoinGameRequest.newBuilder().setName(gameName(name)).setRequestId(requestId)
             .setPlayerName(playerName)
         seat?.let { request.setSeat(it) }
         val response = unary(GameServiceGrpc.getJoinGameMethod(), request.build(), request.name)

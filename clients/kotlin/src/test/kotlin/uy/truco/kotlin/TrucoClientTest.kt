@@ -27,6 +27,8 @@ import uy.truco.client.Commits
 import uy.truco.client.TrucoException
 import uy.truco.v1.Event
 import uy.truco.v1.GameServiceGrpc
+import uy.truco.v1.JoinGameRequest
+import uy.truco.v1.JoinGameResponse
 import uy.truco.v1.MatchView
 import uy.truco.v1.RuleSet
 import uy.truco.v1.RulesServiceGrpc
@@ -67,6 +69,12 @@ class TrucoClientTest {
                 return
             }
             reply.onNext(SubmitCommandResponse.newBuilder().setVersion(request.expectedVersion + 1).build())
+            reply.onCompleted()
+        }
+
+        override fun joinGame(request: JoinGameRequest, reply: StreamObserver<JoinGameResponse>) {
+            ids.add(request.requestId)
+            reply.onNext(JoinGameResponse.newBuilder().setSeatToken("t").setView(SeatView.getDefaultInstance()).build())
             reply.onCompleted()
         }
 
@@ -139,6 +147,14 @@ class TrucoClientTest {
         check(methods == TrucoClient.WRAPPERS.keys.toSortedSet()) { "methods $methods, wrapped ${TrucoClient.WRAPPERS.keys}" }
         val functions = TrucoClient::class.declaredMemberFunctions.map { it.name }.toSet()
         TrucoClient.WRAPPERS.values.forEach { check(it in functions) { "no TrucoClient.$it" } }
+    }
+
+    fun testJoinGameSendsTheCallersRequestIdOrANewOne() = runBlocking {
+        val chosen = TrucoClient.newRequestId()
+        client.joinGame("g1", seat = 0, requestId = chosen)
+        client.joinGame("g1")
+        check(fake.ids.size == 2 && fake.ids[0] == chosen) { "join ids ${fake.ids}" }
+        check(fake.ids[1].length >= 32 && fake.ids[1] != chosen) { "join ids ${fake.ids}" }
     }
 
     fun testAQuotaRefusalIsRetriedAfterItsRetryInfoDelayWithTheSameRequestId() = runBlocking {
