@@ -119,6 +119,8 @@ def bots_only_pace(stub: game_service_pb2_grpc.GameServiceStub, seconds: float) 
 
 def summary(values: list[float]) -> dict[str, float]:
     ordered = sorted(values)
+    if not ordered:
+        return {"calls": 0}
     return {
         "calls": len(ordered),
         "p50_ms": round(statistics.median(ordered) * 1000, 2),
@@ -130,6 +132,9 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--expert-games", type=int, default=4)
     parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument(
+        "--background-games", type=int, default=100, help="2-player expert-only matches beside the player's table"
+    )
     args = parser.parse_args()
     loops = LoopThread()
     with serving(loops) as stub:
@@ -154,6 +159,14 @@ def main() -> None:
     with serving(loops) as stub:  # a server of their own: the expert games above would still be playing
         time.sleep(2.0)
         with_experts = player_with_experts(stub, args.seconds)
+    with serving(loops) as stub:  # the same player while --background-games matches of experts only run
+        for _ in range(args.background_games):
+            stub.CreateGame(game_service_pb2.CreateGameRequest(
+                rules=rules_pb2.RuleSet(players=2),
+                bots=[game_service_pb2.BotSeat(seat=s, level=game_service_pb2.BOT_LEVEL_EXPERT) for s in range(2)],
+            ))
+        time.sleep(2.0)
+        beside_bots = player_with_experts(stub, args.seconds)
     with serving(loops) as stub:
         spectated = bots_only_pace(stub, args.seconds)
     loops.close()
@@ -165,6 +178,8 @@ def main() -> None:
         "expert_game_events_during": sum(a - b for a, b in zip(after, before, strict=True)),
         "expert_games_over": over,
         "player_with_three_experts": with_experts,
+        "background_games": args.background_games,
+        "player_with_three_experts_beside_expert_only_games": beside_bots,
         "expert_only_game": spectated,
     }
     (ROOT / "results" / "bot-load.json").write_text(json.dumps(result, indent=2) + "\n")
