@@ -23,8 +23,8 @@ from pathlib import Path
 import grpc
 
 from truco.cli.arena import LoopThread
-from truco.server.app import ServeConfig, Server
-from truco.server.quotas import Limits
+from truco.server.core.quotas import Limits
+from truco.server.runtime.app import ServeConfig, Server
 from truco_client.v1 import commands_pb2, game_service_pb2, game_service_pb2_grpc, rules_pb2, views_pb2
 
 ROOT = Path(__file__).resolve().parent

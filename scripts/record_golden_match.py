@@ -16,7 +16,7 @@ from pathlib import Path
 
 from truco.cli.simulate import deal_command
 from truco.engine import Game, RuleSet
-from truco.server import messages
+from truco.server.service import messages
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "data"
 

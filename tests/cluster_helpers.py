@@ -18,8 +18,8 @@ import grpc
 import psycopg
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from truco.server import messages
-from truco.server.audit import CorruptMatch, audit_match
+from truco.server.core.audit import CorruptMatch, audit_match
+from truco.server.service import messages
 from truco.server.store import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -145,7 +145,7 @@ class Audit:
 
 
 def audit_store(url: str) -> Audit:
-    """Every match in the store, replayed by the engine (truco.server.audit)."""
+    """Every match in the store, replayed by the engine (truco.server.core.audit)."""
 
     async def run() -> Audit:
         with psycopg.connect(url, connect_timeout=5) as conn:

@@ -21,9 +21,9 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 from psycopg import sql
 
-from truco.server.app import ServeConfig, Server
-from truco.server.clocks import StandIn
-from truco.server.quotas import ConnectionLimits, Limits
+from truco.server.core.clocks import StandIn
+from truco.server.core.quotas import ConnectionLimits, Limits
+from truco.server.runtime.app import ServeConfig, Server
 
 T = TypeVar("T")
 

@@ -1,7 +1,7 @@
 """Quotas that fit real apps: one bucket per player inside its app's total, and an app's totals set per API key.
 
 An app is an API key (every player of it together) or, without a key, a client address; a player is a seat
-token, or a connection for calls without one (``truco.server.app_quotas``). Real servers on loopback.
+token, or a connection for calls without one (``truco.server.core.app_quotas``). Real servers on loopback.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import grpc
 import pytest
 from google.rpc import error_details_pb2, status_pb2
 
-from truco.server.app_quotas import AppQuotas, player_of
-from truco.server.keys import create_key
-from truco.server.quotas import Limits
+from truco.server.core.app_quotas import AppQuotas, player_of
+from truco.server.core.keys import create_key
+from truco.server.core.quotas import Limits
 from truco_client.v1 import game_service_pb2
 
 from .players import Player, create_game, join, new_id

@@ -29,21 +29,20 @@ SOURCES = {
 GENERATED = ("truco_client.v1", "truco.wire.v1")
 """Code written by protoc and its plugins, which the layering does not govern."""
 
-SERVER_PORTS = (
-    "truco.server.app",
-    "truco.server.workers",
-    "truco.server.grpc_door",
-    "truco.server.web",
-    "truco.server.pipeline",
-    "truco.server.errors",
+SERVER_LAYERS = (
+    "truco.server.runtime",
+    "truco.server.doors",
     "truco.server.service",
-    "truco.server.sessions",
-    "truco.server.messages",
-    "truco.server.projections",
-    "truco.server.reflection",
+    "truco.server.limits",
+    "truco.server.core",
+    "truco.server.store",
 )
-"""The server's doors and what they are made of: the only modules of truco.server that may speak protobuf and
-gRPC. Everything else in truco.server is its core (the application, the referee, the stores...)."""
+"""The server's folders, top to bottom: a module imports its own folder and those below it, never one above.
+runtime runs the process; doors are the ports and their connection limits; service is the contract served (the
+pipeline, servicers, protobuf conversions); limits admit calls; core is the game application; store the events."""
+UNWIRED = ("truco.server.limits", "truco.server.core", "truco.server.store")
+"""The folders free of gRPC and protobuf (checked transitively for the core): only the doors, the service and the
+runtime speak the wire."""
 WIRE = ("grpc", "grpc_health", "grpc_reflection", "google.protobuf", "google.rpc", "truco_client", "truco.wire")
 WIRE += ("connectrpc", "protobuf")
 """What speaks the wire: gRPC, both protobuf runtimes, the generated stubs and the converters to them."""
@@ -61,7 +60,12 @@ def within(name: str, *prefixes: str) -> bool:
 
 
 def in_core(module: str) -> bool:
-    return within(module, "truco.server") and not within(module, *SERVER_PORTS, *GENERATED)
+    return within(module, *UNWIRED) and not within(module, *GENERATED)
+
+
+def layer(module: str) -> int | None:
+    """The index of ``module``'s server folder in :data:`SERVER_LAYERS` (None: not in one)."""
+    return next((index for index, folder in enumerate(SERVER_LAYERS) if within(module, folder)), None)
 
 
 def refusal(module: str, imported: str) -> str | None:
@@ -90,8 +94,11 @@ def refusal(module: str, imported: str) -> str | None:
             return "the server never imports the command line"
         if within(imported, "truco_client"):
             return "the server has its own generated messages (truco.wire.v1), never the SDK's"
-        if in_core(module) and (within(imported, *WIRE) or within(imported, *SERVER_PORTS)):
-            return "the server's core is free of gRPC and protobuf, and never imports a door"
+        below, above = layer(module), layer(imported)
+        if below is not None and above is not None and above < below:
+            return f"{SERVER_LAYERS[below]} never imports {SERVER_LAYERS[above]}, a folder above it"
+        if in_core(module) and within(imported, *WIRE):
+            return "the server's limits, core and store are free of gRPC and protobuf"
     return None
 
 
@@ -117,7 +124,7 @@ def imports(module: str, source: str, is_package: bool = False) -> Iterator[Impo
             else:
                 prefix = node.module or ""
             yield Import(module, prefix, node.lineno)
-            for alias in node.names:  # a name may be a submodule (from truco.server import messages)
+            for alias in node.names:  # a name may be a submodule (from truco.server.service import messages)
                 if alias.name != "*":
                     yield Import(module, f"{prefix}.{alias.name}", node.lineno)
 
@@ -177,27 +184,27 @@ def test_the_servers_core_is_free_of_the_wire_transitively() -> None:
     """Not only what a core module imports, but what those modules import in turn: nothing leads to protobuf."""
     graph = import_graph()
     core = [module for module in graph if in_core(module)]
-    assert {"truco.server.games", "truco.server.snapshots", "truco.server.store.sqlite"} <= set(core)
+    assert {"truco.server.core.games", "truco.server.core.snapshots", "truco.server.store.sqlite"} <= set(core)
     chains = {module: transitive_wire(graph, module) for module in core}
     assert {module: chain for module, chain in chains.items() if chain} == {}
 
 
 def test_a_transitive_wire_import_into_the_core_is_caught() -> None:
     graph = {
-        "truco.server.games": {"truco.server.snapshots.Snapshots", "truco.engine"},
-        "truco.server.snapshots": {"truco.server.metrics"},
-        "truco.server.metrics": {"prometheus_client", "grpc"},
+        "truco.server.core.games": {"truco.server.core.snapshots.Snapshots", "truco.engine"},
+        "truco.server.core.snapshots": {"truco.server.core.metrics"},
+        "truco.server.core.metrics": {"prometheus_client", "grpc"},
         "truco.engine": set(),
     }
-    chain = transitive_wire(graph, "truco.server.games")
-    assert chain == ["truco.server.games", "truco.server.snapshots", "truco.server.metrics", "grpc"]
-    graph["truco.server.metrics"] = {"prometheus_client"}
-    assert transitive_wire(graph, "truco.server.games") is None
+    chain = transitive_wire(graph, "truco.server.core.games")
+    assert chain == ["truco.server.core.games", "truco.server.core.snapshots", "truco.server.core.metrics", "grpc"]
+    graph["truco.server.core.metrics"] = {"prometheus_client"}
+    assert transitive_wire(graph, "truco.server.core.games") is None
 
 
 def test_every_package_imports_only_what_its_layer_may() -> None:
     modules = [module for module, _, _ in source_modules()]
-    expected = {"truco.engine.state", "truco.bots.heuristic", "truco.server.games", "truco.terminal.selfplay"}
+    expected = {"truco.engine.state", "truco.bots.heuristic", "truco.server.core.games", "truco.terminal.selfplay"}
     assert expected <= set(modules)
     assert violations() == []
 
@@ -206,24 +213,28 @@ def test_every_package_imports_only_what_its_layer_may() -> None:
     ("module", "source", "broken"),
     [
         ("truco.engine.state", "import grpc", "grpc"),
-        ("truco.engine.views", "from truco.server import messages", "truco.server.messages"),
+        ("truco.engine.views", "from truco.server.service import messages", "truco.server.service.messages"),
         ("truco.engine.views", "from truco.bots import make_bot", "truco.bots"),
-        ("truco.bots.heuristic", "from truco.server.games import Games", "truco.server.games"),
+        ("truco.bots.heuristic", "from truco.server.core.games import Games", "truco.server.core.games"),
         ("truco.bots.heuristic", "from truco_client import play", "truco_client"),
         ("truco_client.client", "from truco.engine import Card", "truco.engine"),
-        ("truco.server.service", "from truco_client.errors import TrucoError", "truco_client.errors"),
-        ("truco.server.messages", "from truco_client.v1 import views_pb2", "truco_client.v1"),
-        ("truco.server.games", "import grpc", "grpc"),
-        ("truco.server.games", "from .errors import ServiceError", "truco.server.errors"),
+        ("truco.server.service.servicers", "from truco_client.errors import TrucoError", "truco_client.errors"),
+        ("truco.server.service.messages", "from truco_client.v1 import views_pb2", "truco_client.v1"),
+        ("truco.server.core.games", "import grpc", "grpc"),
+        ("truco.server.core.games", "from truco.server.service.errors import Code", "truco.server.service.errors"),
         ("truco.server.store.sqlite", "from google.protobuf import message", "google.protobuf"),
-        ("truco.terminal.selfplay", "from truco.server import messages", "truco.server.messages"),
+        ("truco.terminal.selfplay", "from truco.server.service import messages", "truco.server.service.messages"),
         ("truco.terminal.play", "from truco.cli.main import main", "truco.cli.main"),
         ("truco.terminal.commands", "import psycopg", "psycopg"),
-        ("truco.server.app", "from truco.terminal.commandline import UsageError", "truco.terminal.commandline"),
-        ("truco.server.games", "from . import messages", "truco.server.messages"),
+        ("truco.server.runtime.app", "from truco.terminal.commandline import UsageError", "truco.terminal.commandline"),
+        ("truco.server.core.games", "from truco.server.service import messages", "truco.server.service.messages"),
         ("truco.cli.simulate", "from truco.terminal.commandline import positive", "truco.terminal.commandline"),
         ("truco.cli.arena", "from truco_client.v1 import game_service_pb2_grpc", "truco_client.v1"),
-        ("truco.server.snapshots", "from .pipeline import Call", "truco.server.pipeline"),
+        (
+            "truco.server.core.snapshots",
+            "from truco.server.service.pipeline import Call",
+            "truco.server.service.pipeline",
+        ),
     ],
 )
 def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str, broken: str) -> None:
@@ -237,10 +248,10 @@ def test_a_lower_layer_importing_a_higher_one_is_caught(module: str, source: str
         ("truco.engine.views", "from .state import MatchState"),
         ("truco.bots.heuristic", "from truco.engine import Card"),
         ("truco.wire", "from truco.wire.v1 import cards_pb2"),
-        ("truco.server.service", "from truco.wire.v1 import game_service_pb2"),
-        ("truco.server.games", "from .referee import drive"),
-        ("truco.server.service", "from . import messages"),
-        ("truco.cli.main", "from truco.server.app import main"),
+        ("truco.server.service.servicers", "from truco.wire.v1 import game_service_pb2"),
+        ("truco.server.core.games", "from .referee import drive"),
+        ("truco.server.service.servicers", "from . import messages"),
+        ("truco.cli.main", "from truco.server.runtime.app import main"),
         ("truco.cli.main", "from truco.terminal import commands"),
         ("truco.terminal.selfplay", "from truco.wire import seat_view_from_pb"),
         ("truco.terminal.selfplay", "from truco.bots import make_bot"),
@@ -348,7 +359,7 @@ def test_the_server_installs_and_its_commands_run_without_the_sdk_and_the_termin
         import json, sys
         sys.modules["truco_client"] = sys.modules["truco.terminal"] = None  # as if not installed: imports fail
         from truco.cli import main
-        import truco.server.app
+        import truco.server.runtime.app
         commands = next(a for a in main.parser()._actions if a.dest == "command").choices
         arena = main.main(["arena", "remote:random", "heuristic", "--matches", "2"])
         loaded = sorted(m for m in sys.modules if m.startswith(("truco_client.", "truco.terminal.")))

@@ -1,4 +1,4 @@
-"""The store audit (truco.server.audit) accepts every match the engine plays and catches each kind of damage:
+"""The store audit (truco.server.core.audit) accepts every match the engine plays and catches each kind of damage:
 a lost, doubled, reordered or altered event, a gap in the seqs, a record that disagrees with its log."""
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import evolve
 from truco.engine.views import seat_view
-from truco.server import messages
-from truco.server.audit import CorruptMatch, audit_match, replay
+from truco.server.core.audit import CorruptMatch, audit_match, replay
+from truco.server.service import messages
 from truco.server.store.records import GameRecord, StoredEvent
 
 EVENTS = messages.STORED_EVENTS

@@ -5,9 +5,9 @@ from __future__ import annotations
 import asyncio
 
 from truco.engine import MatchState, RuleSet
-from truco.server.autoplayer import BotTurns
-from truco.server.setups import Setup
-from truco.server.snapshots import Snapshot
+from truco.server.core.autoplayer import BotTurns
+from truco.server.core.setups import Setup
+from truco.server.core.snapshots import Snapshot
 
 
 def _snapshot(bots: dict[int, str], *, hands_dealt: int = 1) -> Snapshot:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from truco.server.bounded import Bounded
+from truco.server.core.bounded import Bounded
 
 
 def test_the_least_recently_used_entry_goes_first() -> None:

@@ -17,7 +17,7 @@ import grpc
 import pytest
 from google.protobuf.duration_pb2 import Duration
 
-from truco.server.clocks import StandIn
+from truco.server.core.clocks import StandIn
 from truco.server.store import open_store
 from truco_client.v1 import events_pb2, game_service_pb2, rules_pb2, views_pb2
 

@@ -14,12 +14,12 @@ from truco.engine import DECK, Game, PlayCard, Reason, RuleSet, RuleViolation, S
 from truco.engine import events as ev
 from truco.engine.absence import expire_clock, leave, resume
 from truco.engine.state import Phase
-from truco.server import messages
-from truco.server.clocks import US, ClockBook, ClockSettings, StandIn, Timekeeper
-from truco.server.messages import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
-from truco.server.reasons import ServiceFailure
-from truco.server.referee import bots_due, drive
-from truco.server.setups import Setup, setup_from_bytes, setup_to_bytes
+from truco.server.core.clocks import US, ClockBook, ClockSettings, StandIn, Timekeeper
+from truco.server.core.reasons import ServiceFailure
+from truco.server.core.referee import bots_due, drive
+from truco.server.core.setups import Setup, setup_from_bytes, setup_to_bytes
+from truco.server.service import messages
+from truco.server.service.messages import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
 from truco.server.store.interface import EventStore
 from truco.server.store.records import now_us
 from truco.terminal.play import clock_line, describe_event

@@ -3,7 +3,7 @@
 calls without it, passive failover) on loopback; ``truco selfplay`` plays many concurrent matches through nginx
 while a replica is SIGKILLed, a replica is SIGTERMed, or PostgreSQL is stopped and started again. After each:
 every game finished, every acknowledged move is stored exactly once, and every match in the store replays through
-the engine (truco.server.audit). With game affinity, every call of a game lands on one replica, and a killed
+the engine (truco.server.core.audit). With game affinity, every call of a game lands on one replica, and a killed
 replica's games move to the others with nothing lost.
 
 Needs nginx and PostgreSQL (both installed with apt-get by the scripts when missing, as root); without them the

@@ -1,4 +1,4 @@
-"""The garbage collector on a clock (truco.server.collector): the automatic collector is off while the schedule
+"""The garbage collector on a clock (truco.server.runtime.collector): the automatic collector is off while the schedule
 runs, cyclic garbage is still collected, the young and the full collections at their cadence, a young
 collection's survivors go straight to the old generation, and the collector is given back."""
 
@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from truco.server.collector import CollectorSchedule
+from truco.server.runtime.collector import CollectorSchedule
 
 
 class _Node:

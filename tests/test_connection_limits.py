@@ -1,4 +1,4 @@
-"""Connection-level limits (truco.server.connections): one client cannot hold the descriptors everybody needs.
+"""Connection-level limits (truco.server.doors.connections): one client cannot hold the descriptors everybody needs.
 
 The end-to-end tests attack a real ``truco serve`` from loopback addresses of their own (127.0.0.2 to .6), so the
 calls that must still answer come from another client address (127.0.0.1), as a health probe does.
@@ -22,7 +22,8 @@ import h2.connection
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from truco.server.connections import (
+from truco.server.core.quotas import ConnectionLimits
+from truco.server.doors.connections import (
     Activity,
     ConnectionCounts,
     Policy,
@@ -31,8 +32,7 @@ from truco.server.connections import (
     plan,
     victims,
 )
-from truco.server.quotas import ConnectionLimits
-from truco.server.socket_diag import Connection, netlink_connections, peer_string, proc_connections, shut_owned
+from truco.server.doors.socket_diag import Connection, netlink_connections, peer_string, proc_connections, shut_owned
 from truco_client.v1 import cards_pb2, rules_service_pb2, rules_service_pb2_grpc
 
 from .servers import ProcessServer

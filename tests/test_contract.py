@@ -1,7 +1,7 @@
 """The contract answers every question: each reason the server can send is listed, once, in ErrorReason
 (proto/truco/v1/errors.proto), with the status code it comes with.
 
-The reasons a server can send are the service's own (truco.server.reasons.ServiceReason) and the engine's
+The reasons a server can send are the service's own (truco.server.core.reasons.ServiceReason) and the engine's
 (truco.engine.Reason): both enums are compared with the proto's list, both ways, so a reason added to the code
 without the contract (or left in the contract after the code dropped it) fails here.
 """
@@ -12,8 +12,8 @@ import re
 from pathlib import Path
 
 from truco.engine import Reason
-from truco.server.errors import CODES
-from truco.server.reasons import ServiceReason
+from truco.server.core.reasons import ServiceReason
+from truco.server.service.errors import CODES
 from truco_client.v1 import errors_pb2
 
 ROOT = Path(__file__).resolve().parent.parent

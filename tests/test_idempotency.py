@@ -1,12 +1,12 @@
-"""The digest a stored reply carries of its command (truco.server.idempotency)."""
+"""The digest a stored reply carries of its command (truco.server.core.idempotency)."""
 
 from __future__ import annotations
 
 import pytest
 
 from truco.engine import Answer, CallKind, Card, PlayCard
-from truco.server.idempotency import command_digest, stamp, unstamp
-from truco.server.reasons import ServiceFailure, ServiceReason
+from truco.server.core.idempotency import command_digest, stamp, unstamp
+from truco.server.core.reasons import ServiceFailure, ServiceReason
 from truco_client.v1 import game_service_pb2 as gs
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from truco.server.pipeline import Sampler
+from truco.server.service.pipeline import Sampler
 
 
 def test_a_flood_of_refusals_is_logged_a_few_lines_a_second_with_what_was_left_out() -> None:

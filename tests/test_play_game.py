@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 import grpc
 import pytest
 
-from truco.server.quotas import Limits
+from truco.server.core.quotas import Limits
 from truco_client import IllegalMove, TrucoClient, VersionConflict, is_my_turn, is_over, plain_bot, play
 from truco_client.sessions import PlaySession
 from truco_client.v1 import game_service_pb2 as gs

@@ -12,7 +12,7 @@ import pytest
 from google.protobuf import descriptor_pb2
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 
-from truco.server.reflection import V1
+from truco.server.doors.reflection import V1
 
 from .servers import InProcessServer, LoopThread
 

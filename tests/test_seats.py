@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from truco.server import seats as seats_module
-from truco.server.seats import Seats
+from truco.server.core import seats as seats_module
+from truco.server.core.seats import Seats
 from truco.server.store.records import SEAT_OPEN, GameRecord, SeatRecord, Sighting, now_us
 from truco.server.store.sqlite import SQLiteStore
 

@@ -28,7 +28,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
-from truco.server import snapshots as snapshots_module
+from truco.server.core import snapshots as snapshots_module
 from truco.server.store import core as store_core
 from truco.server.store.records import StoredEvent
 from truco.server.store.signals import wait_until_after

@@ -26,8 +26,8 @@ from google.rpc import error_details_pb2, status_pb2
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
-from truco.server.keys import create_key
-from truco.server.quotas import Limits, derived_watch_cap, memory_limit
+from truco.server.core.keys import create_key
+from truco.server.core.quotas import Limits, derived_watch_cap, memory_limit
 from truco.server.store import open_store
 from truco.server.store.records import ApiKeyRecord
 from truco_client import TrucoClient

@@ -19,8 +19,8 @@ import h2.events
 import h2.settings
 import pytest
 
-from truco.server import sessions
-from truco.server.quotas import Limits
+from truco.server.core.quotas import Limits
+from truco.server.service import sessions
 from truco_client.v1 import (
     cards_pb2,
     game_service_pb2,

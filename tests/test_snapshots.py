@@ -9,10 +9,10 @@ import pytest
 
 from truco.engine import MatchState, RuleSet
 from truco.engine import events as ev
-from truco.server.metrics import Metrics
-from truco.server.projections import ENCODINGS
-from truco.server.setups import Setup
-from truco.server.snapshots import Snapshot, Snapshots, weight
+from truco.server.core.metrics import Metrics
+from truco.server.core.setups import Setup
+from truco.server.core.snapshots import Snapshot, Snapshots, weight
+from truco.server.service.projections import ENCODINGS
 
 from .players import create_game
 from .servers import InProcessServer, LoopThread

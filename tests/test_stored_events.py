@@ -13,7 +13,7 @@ import pytest
 
 from truco.engine import Card, event_for, evolve, fold
 from truco.engine import events as ev
-from truco.server import messages
+from truco.server.service import messages
 from truco_client.v1 import events_pb2
 
 DATA = Path(__file__).parent / "data"

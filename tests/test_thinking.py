@@ -10,8 +10,8 @@ import signal
 
 from truco.engine import MatchState, RuleSet, actors, execute_legal, legal_actions, start_match
 from truco.engine.state import fold
-from truco.server.referee import Setup, bots_only, thinker_due
-from truco.server.thinking import Thinkers
+from truco.server.core.referee import Setup, bots_only, thinker_due
+from truco.server.core.thinking import Thinkers
 
 from .scenario_helpers import shuffled_deal
 

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from truco.server.projections import field, watch_messages
+from truco.server.service.projections import field, watch_messages
 from truco_client.v1 import game_service_pb2
 
 from .players import Player, Watcher, open_table

@@ -1,4 +1,4 @@
-"""The web port (truco.server.web) of a real ``truco serve``: the README's curl examples run as written; Connect
+"""The web port (truco.server.doors.web) of a real ``truco serve``: the README's curl examples run as written; Connect
 (JSON and binary, unary and server streaming), gRPC-Web and gRPC over HTTP/1.1 and HTTP/2 through the
 ``connectrpc`` clients; ErrorInfo reasons, CORS, limits, per-protocol metrics and log lines; the web table's
 files at ``/``."""

@@ -19,7 +19,7 @@ import grpc
 import pytest
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
-from truco.server.workers import (
+from truco.server.runtime.workers import (
     METRICS_DIR_PREFIX,
     METRICS_OWNER_FILE,
     WorkersError,
@@ -206,7 +206,7 @@ def test_sigterm_stops_every_worker_gracefully(supervised: Supervised) -> None:
 WRITES_PER_RECORD = """
 import json, logging, sys
 import structlog
-from truco.server.app import configure_logging
+from truco.server.runtime.app import configure_logging
 
 class Writes:
     def __init__(self) -> None:

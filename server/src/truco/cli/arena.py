@@ -196,8 +196,8 @@ class RemoteTable:
 
         import structlog
 
-        from truco.server.app import ServeConfig, Server
-        from truco.server.quotas import Limits
+        from truco.server.core.quotas import Limits
+        from truco.server.runtime.app import ServeConfig, Server
 
         structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
         self.directory = tempfile.TemporaryDirectory(prefix="truco-arena-")
@@ -273,7 +273,7 @@ def _call(channel: Any, method: str, request: Any, response: Any) -> Any:
 def _paired_game(rules: RuleSet, local: str, remote_team: int, deal_seed: int) -> Any:
     """The CreateGameRequest of one match against a remote bot: its deals scripted from ``deal_seed`` (the same
     for the match with the seats swapped), the local bot's seats played by the server, no clocks."""
-    from truco.server.messages import bot_to_pb, card_to_pb
+    from truco.server.service.messages import bot_to_pb, card_to_pb
     from truco.wire.v1 import game_service_pb2, rules_pb2
 
     deals = random.Random(deal_seed)

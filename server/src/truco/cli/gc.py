@@ -25,7 +25,7 @@ def command(commands: Subcommands) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from truco.server.lifecycle import collect_garbage
+    from truco.server.core.lifecycle import collect_garbage
 
     async def work(store: EventStore) -> int:
         return await collect_garbage(store, args.older_than)

@@ -21,7 +21,7 @@ KEY_QUOTA_FLAGS: tuple[tuple[str, type[float] | type[int]], ...] = (
     ("--watch-streams", int),
     ("--watch-streams-per-key", int),
 )
-"""The app totals a key may carry of its own (truco.server.app_quotas.AppQuotas), as ``truco serve`` flags."""
+"""The app totals a key may carry of its own (truco.server.core.app_quotas.AppQuotas), as ``truco serve`` flags."""
 
 
 def command(commands: Subcommands) -> None:
@@ -63,8 +63,8 @@ def _run(args: argparse.Namespace) -> int:
 
 
 async def _create(store: EventStore, name: str, as_json: bool, own: dict[str, float | int | None]) -> None:
-    from truco.server.app_quotas import AppQuotas
-    from truco.server.keys import create_key
+    from truco.server.core.app_quotas import AppQuotas
+    from truco.server.core.keys import create_key
 
     quotas = AppQuotas(**{quota: value for quota, value in own.items() if value is not None})  # type: ignore[arg-type]
     record, key = await create_key(store, name, quotas)
@@ -75,8 +75,8 @@ async def _create(store: EventStore, name: str, as_json: bool, own: dict[str, fl
 
 
 async def _list(store: EventStore) -> None:
-    from truco.server.app_quotas import AppQuotas
-    from truco.server.keys import printable
+    from truco.server.core.app_quotas import AppQuotas
+    from truco.server.core.keys import printable
 
     for item in await store.list_api_keys():
         state = f"revoked {item.revoked_at}" if item.revoked_at else "active"
@@ -85,7 +85,7 @@ async def _list(store: EventStore) -> None:
 
 
 async def _revoke(store: EventStore, key_id: str) -> None:
-    from truco.server.keys import now
+    from truco.server.core.keys import now
     from truco.server.store import ApiKeyNotFound
 
     try:

@@ -12,7 +12,7 @@ from .commandline import Subcommands, UsageError, duration, positive
 from .stores import add_store_option
 
 if TYPE_CHECKING:
-    from truco.server.quotas import ConnectionLimits
+    from truco.server.core.quotas import ConnectionLimits
 
 DEFAULT_CLOCK = 30.0
 """``truco serve``'s time per decision, in seconds."""
@@ -21,7 +21,7 @@ DEFAULT_RESERVE = 120.0
 DEFAULT_ABANDON = 600.0
 """``truco serve`` closes games nobody joined after this many seconds."""
 DEFAULT_STAND_IN_PACE = 3.0
-"""Seconds per decision of the bot playing an away seat (truco.server.clocks' default, not imported: the CLI
+"""Seconds per decision of the bot playing an away seat (truco.server.core.clocks' default, not imported: the CLI
 starts fast)."""
 DEFAULT_AWAY_GRACE = 300.0
 """Seconds it keeps that pace after the seat went away."""
@@ -38,7 +38,7 @@ LIMIT_FLAGS = (
     ("--watch-streams-per-key", "watch_streams_per_key", int, "WatchGame streams of one API key, all addresses"),
     ("--joins-per-minute", "joins_per_minute", float, "JoinGame calls per minute without an API key"),
 )
-"""The quota flags: flag, attribute of :class:`~truco.server.quotas.Limits`, type, what it limits."""
+"""The quota flags: flag, attribute of :class:`~truco.server.core.quotas.Limits`, type, what it limits."""
 CONNECTION_FLAGS: tuple[tuple[str, str, Callable[[str], float], str], ...] = (
     ("--max-connections", "max_connections", int, "connections on both ports together (0: derived)"),
     ("--connections-per-address", "per_address", int, "connections of one client address per port (0: derived)"),
@@ -48,7 +48,7 @@ CONNECTION_FLAGS: tuple[tuple[str, str, Callable[[str], float], str], ...] = (
     ("--idle-timeout", "idle_timeout", duration, "seconds a connection may stay open with no call in flight"),
     ("--quiet-timeout", "quiet_timeout", duration, "seconds a connection may stay open without ever calling"),
 )
-"""The connection flags: flag, attribute of :class:`~truco.server.quotas.ConnectionLimits`, type, what."""
+"""The connection flags: flag, attribute of :class:`~truco.server.core.quotas.ConnectionLimits`, type, what."""
 
 
 def command(commands: Subcommands) -> None:
@@ -145,7 +145,7 @@ def _process(serve: argparse.ArgumentParser) -> None:
 
 
 def _limits(serve: argparse.ArgumentParser) -> None:
-    from truco.server.quotas import Limits
+    from truco.server.core.quotas import Limits
 
     limits = serve.add_argument_group(
         "quotas and rate limits",
@@ -166,7 +166,7 @@ def _limits(serve: argparse.ArgumentParser) -> None:
 
 
 def _connections(serve: argparse.ArgumentParser) -> None:
-    from truco.server.quotas import ConnectionLimits
+    from truco.server.core.quotas import ConnectionLimits
 
     connections = serve.add_argument_group(
         "connections",
@@ -250,10 +250,10 @@ def _lifetimes(clocks: argparse._ArgumentGroup) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from truco.server.app import ConfigError, ServeConfig, main
-    from truco.server.clocks import ClockSettings, StandIn
-    from truco.server.quotas import Limits
-    from truco.server.workers import WorkersError, resolve_workers, serve_workers
+    from truco.server.core.clocks import ClockSettings, StandIn
+    from truco.server.core.quotas import Limits
+    from truco.server.runtime.app import ConfigError, ServeConfig, main
+    from truco.server.runtime.workers import WorkersError, resolve_workers, serve_workers
 
     clock = (
         ClockSettings.seconds(args.clock, args.clock_reserve, forfeit=args.clock_policy == "forfeit")
@@ -297,7 +297,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _connection_limits(args: argparse.Namespace) -> ConnectionLimits:
-    from truco.server.quotas import ConnectionLimits
+    from truco.server.core.quotas import ConnectionLimits
 
     timeouts = {
         name: getattr(args, name)

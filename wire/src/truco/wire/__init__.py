@@ -1,6 +1,6 @@
 """The truco.v1 protobuf form of the engine's values, both ways: cards, rules, commands, events and views.
 
-Shared by the server (through :mod:`truco.server.messages`) and the terminal client's over-the-wire bots
+Shared by the server (through :mod:`truco.server.service.messages`) and the terminal client's over-the-wire bots
 (:mod:`truco.terminal.selfplay`), so the wire format has one definition; its own distribution (truco-wire), so
 a client needs none of the server's dependencies. One module per proto file (:mod:`.cards`, :mod:`.rules`,
 :mod:`.commands`, :mod:`.events`, :mod:`.views`; what they share in :mod:`.common`), all re-exported here.

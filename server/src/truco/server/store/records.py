@@ -127,7 +127,7 @@ class ApiKeyRecord:
     secret_hash: bytes  #: SHA-256 of the whole key as the client sends it
     created_at: str  #: ISO-8601 UTC
     revoked_at: str | None = None  #: ISO-8601 UTC once revoked; a revoked key is refused
-    quotas: str = "{}"  #: the key's own app totals as JSON (``truco.server.app_quotas.AppQuotas``); {}: none
+    quotas: str = "{}"  #: the key's own app totals as JSON (``truco.server.core.app_quotas.AppQuotas``); {}: none
 
 
 def encode_cursor(game: GameRecord) -> str:

@@ -1,0 +1,288 @@
+"""Fair limits: who may call, how often, and how many calls and streams each caller may hold open.
+
+:class:`Admission` stands in front of the game and rules services, on every door (``pipeline.Pipeline``;
+health and reflection never pass through it, so no caller can starve a probe). For each call it
+
+1. identifies the caller: its app (the API key in ``x-api-key`` metadata, else the client's address when
+   anonymous: an IPv6 address by its /64, behind a trusted proxy the address it forwards: ``forwarding.py``)
+   and its player (the seat token, else the connection; see ``app_quotas.py``); a key this replica has not
+   looked up lately costs its address a token of a small bucket first, so a client sending one made-up key
+   after another is throttled before the store is asked;
+2. refuses CreateGame, JoinGame, WatchGame and PlayGame without a key when keys are required;
+3. charges the player's calls-per-second token bucket, then its app's (the key's own rate when it has one);
+4. checks the request's ids, names and page token (``validation.py``);
+5. holds one of the app's in-flight slots (unary calls) or watch slots (streams: capped per client address,
+   per API key, per connection and server-wide) until the call ends;
+6. for CreateGame and Rematch, charges the app's games-per-minute bucket and counts its unfinished games in the
+   store; for an anonymous JoinGame, the address's joins-per-minute bucket.
+
+A refusal is RESOURCE_EXHAUSTED with an ErrorInfo (reason ``QUOTA_EXCEEDED``, metadata ``quota``, ``limit`` and
+``retry_after_seconds``), a google.rpc.RetryInfo saying when to retry and a google.rpc.QuotaFailure naming the
+quota and whom it charges. Buckets and slots are per replica; the open-games quota is counted in the store, so
+it holds across replicas.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from truco.server.core.app_quotas import NO_QUOTAS, AppQuotas, player_of
+from truco.server.core.bounded import Bounded
+from truco.server.core.keys import KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
+from truco.server.core.quotas import Limits
+from truco.server.core.reasons import QuotaExceeded, ServiceFailure, ServiceReason
+from truco.server.limits.forwarding import NO_PROXIES, TrustedProxies
+from truco.server.limits.validation import check_request
+from truco.server.store.interface import GameDirectory
+
+GAME_SERVICE = "truco.v1.GameService"
+RULES_SERVICE = "truco.v1.RulesService"
+LIMITED_SERVICES = (GAME_SERVICE, RULES_SERVICE)
+KEYED_METHODS = frozenset({"CreateGame", "JoinGame", "WatchGame", "PlayGame"})
+"""The methods that need an API key when the server requires keys (a spectator's watch too: no anonymous
+caller may hold the server's streams)."""
+CREATING_METHODS = frozenset({"CreateGame", "Rematch"})
+"""The methods that create a game, charged to the games-per-minute and open-games quotas."""
+KEY_LOOKUPS_PER_SECOND = 5.0
+KEY_LOOKUPS_BURST = 20
+"""Store lookups of API keys this replica does not remember, per client address: a valid key is looked up once
+every few seconds (keys.CACHE_SECONDS), so only a caller trying key after key runs out."""
+TRACKED_IDENTITIES = 100_000
+"""Buckets kept in memory (least recently seen forgotten first): a forgotten caller starts with a full bucket."""
+
+
+def quota_exceeded(quota: str, limit: float, caller: Caller | None, retry_after: float, what: str) -> QuotaExceeded:
+    return QuotaExceeded(quota, limit, caller.subject if caller is not None else "server", retry_after, what)
+
+
+@dataclass
+class TokenBucket:
+    """``rate`` tokens a second up to ``capacity``; a call takes one."""
+
+    rate: float
+    capacity: float
+    tokens: float = field(default=-1.0)
+    updated: float = field(default_factory=time.monotonic)
+
+    def __post_init__(self) -> None:
+        if self.tokens < 0:
+            self.tokens = self.capacity
+
+    def take(self, clock: float) -> float:
+        """0.0 when a token was taken; otherwise the seconds until one will be there."""
+        self.tokens = min(self.capacity, self.tokens + (clock - self.updated) * self.rate)
+        self.updated = clock
+        if self.tokens >= 1.0:
+            self.tokens -= 1.0
+            return 0.0
+        return (1.0 - self.tokens) / self.rate
+
+
+class Buckets:
+    """One token bucket per caller, the least recently used forgotten past ``TRACKED_IDENTITIES``."""
+
+    def __init__(self, rate: float, capacity: float) -> None:
+        self.rate = rate
+        self.capacity = capacity
+        self._buckets: Bounded[str, TokenBucket] = Bounded(TRACKED_IDENTITIES)
+
+    def take(self, subject: str, limits: tuple[float, float] | None = None) -> float:
+        """Take a token of ``subject``'s bucket (at ``limits``, a rate and capacity, instead of the default)."""
+        rate, capacity = limits or (self.rate, self.capacity)
+        if rate <= 0:
+            return 0.0
+        clock = time.monotonic()
+        bucket = self._buckets.get(subject)
+        if bucket is None:
+            bucket = TokenBucket(rate, capacity, updated=clock)
+            self._buckets.put(subject, bucket)
+        return bucket.take(clock)
+
+
+class Slots:
+    """Counters of things held open (calls, streams) per key, with a cap; a key at zero is forgotten."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.held: dict[str, int] = {}
+
+    def full(self, key: str, cap: int | None = None) -> bool:
+        cap = self.cap if cap is None else cap
+        return cap > 0 and self.held.get(key, 0) >= cap
+
+    def acquire(self, key: str) -> None:
+        self.held[key] = self.held.get(key, 0) + 1
+
+    def release(self, key: str) -> None:
+        left = self.held[key] - 1
+        if left:
+            self.held[key] = left
+        else:
+            del self.held[key]
+
+
+class Admission:
+    """Keys, quotas and caps of the calls of every door, free of any protocol."""
+
+    def __init__(
+        self,
+        limits: Limits,
+        keys: ApiKeys,
+        store: GameDirectory,
+        *,
+        require_api_key: bool,
+        proxies: TrustedProxies = NO_PROXIES,
+    ) -> None:
+        self.limits = limits
+        self.proxies = proxies
+        self.keys = keys
+        self.store = store
+        self.require_api_key = require_api_key
+        self.calls = Buckets(limits.calls_per_second, max(limits.burst, 1))
+        self.player_calls = Buckets(limits.player_calls_per_second, max(limits.player_burst, 1))
+        self.creates = Buckets(limits.games_per_minute / 60.0, max(limits.games_per_minute, 1.0))
+        self.joins = Buckets(limits.joins_per_minute / 60.0, max(limits.joins_per_minute, 1.0))
+        lookups = KEY_LOOKUPS_PER_SECOND if limits.calls_per_second > 0 else 0.0
+        self.key_lookups = Buckets(lookups, KEY_LOOKUPS_BURST)
+        self.in_flight = Slots(limits.calls_in_flight)
+        self.server_in_flight = Slots(limits.server_calls_in_flight)
+        self.watches = Slots(limits.watch_streams)
+        self.key_watches = Slots(limits.watch_streams_per_key)
+        self.connection_watches = Slots(limits.watch_streams_per_connection)
+        self.server_watch_cap = limits.server_watch_cap()
+        self.server_watches = Slots(self.server_watch_cap)
+
+    async def admit(self, service: str, method: str, request: Any, metadata: Any, peer: str) -> Caller:
+        """Steps 1-4 for a call of either door (gRPC, or Connect/gRPC-Web): identify, require a key, charge
+        the rate, check the request; the caller it returns is the call's (``pipeline.Call.caller``).
+
+        :raises ServiceFailure: API_KEY_*, QUOTA_EXCEEDED (QuotaExceeded) or an input reason.
+        """
+        caller = await self.identify(method, metadata, peer)
+        self.charge_call(caller)
+        self.check(service, method, request)
+        return caller
+
+    @staticmethod
+    def check(service: str, method: str, request: Any) -> None:
+        """Step 4: the request's bounded input. :raises ServiceFailure: INVALID_ARGUMENT with its reason."""
+        if service == GAME_SERVICE:
+            check_request(method, request)
+
+    async def identify(self, method: str, metadata: Any, peer: str) -> Caller:
+        key = api_key_of(metadata)
+        address = self.proxies.client(peer_address(peer), metadata)
+        record = None
+        if key is not None:
+            if not self.keys.known(key):
+                wait = self.key_lookups.take(address)
+                if wait:
+                    anonymous = Caller(None, address, peer)
+                    raise quota_exceeded(
+                        "key_lookups", KEY_LOOKUPS_PER_SECOND, anonymous, wait, "too many unknown API keys"
+                    )
+            record = await self.keys.lookup(key)
+        if record is None and self.require_api_key and method in KEYED_METHODS:
+            raise ServiceFailure(ServiceReason.API_KEY_REQUIRED, f"{method} needs an API key: {KEY_HINT}")
+        if record is None:
+            return Caller(None, address, peer, player_of(metadata, peer))
+        quotas = AppQuotas.from_json(record.quotas) if record.quotas != "{}" else NO_QUOTAS
+        return Caller(record.key_id, address, peer, player_of(metadata, peer), quotas)
+
+    def charge_call(self, caller: Caller) -> None:
+        """One token from the player's bucket, then one from its app's: a runaway player is stopped before it
+        spends its app's budget, and an app's players together stay within the app's total."""
+        limits = self.limits
+        wait = self.player_calls.take(caller.player)
+        if wait:
+            raise QuotaExceeded(
+                "player_calls_per_second", limits.player_calls_per_second, caller.player, wait, "too many calls"
+            )
+        app = caller.quotas.over(limits)
+        wait = self.calls.take(caller.subject, (app.calls_per_second, max(app.burst, 1)))
+        if wait:
+            raise quota_exceeded("calls_per_second", app.calls_per_second, caller, wait, "too many calls")
+
+    @contextlib.contextmanager
+    def unary_slot(self, caller: Caller) -> Iterator[None]:
+        cap = caller.quotas.over(self.limits).calls_in_flight
+        if self.in_flight.full(caller.subject, cap):
+            raise quota_exceeded("calls_in_flight", cap, caller, 0.1, "too many calls running at once")
+        if self.server_in_flight.full(""):
+            raise quota_exceeded(
+                "server_calls_in_flight", self.limits.server_calls_in_flight, None, 0.5, "the server is busy"
+            )
+        self.in_flight.acquire(caller.subject)
+        self.server_in_flight.acquire("")
+        try:
+            yield
+        finally:
+            self.in_flight.release(caller.subject)
+            self.server_in_flight.release("")
+
+    @contextlib.contextmanager
+    def watch_slot(self, caller: Caller) -> Iterator[None]:
+        limits = caller.quotas.over(self.limits)
+        # Per client address: an anonymous caller's, or an app's callers at that address (one key's players
+        # behind one address are not held back by an anonymous flood from it); and per key, all addresses together.
+        address = f"peer:{caller.peer}" if caller.key_id is None else f"{caller.subject}@{caller.peer}"
+        key = caller.subject if caller.key_id is not None else ""
+        if self.watches.full(address, limits.watch_streams):
+            raise quota_exceeded(
+                "watch_streams", limits.watch_streams, caller, 5.0, "too many open watches from this address"
+            )
+        if key and self.key_watches.full(key, limits.watch_streams_per_key):
+            raise quota_exceeded(
+                "watch_streams_per_key", limits.watch_streams_per_key, caller, 5.0, "too many open watches on this key"
+            )
+        if self.connection_watches.full(caller.connection):
+            raise quota_exceeded(
+                "watch_streams_per_connection",
+                limits.watch_streams_per_connection,
+                caller,
+                5.0,
+                "too many open watches on this connection",
+            )
+        if self.server_watches.full(""):
+            raise quota_exceeded("server_watch_streams", self.server_watch_cap, None, 5.0, "the server is busy")
+        self.watches.acquire(address)
+        if key:
+            self.key_watches.acquire(key)
+        self.connection_watches.acquire(caller.connection)
+        self.server_watches.acquire("")
+        try:
+            yield
+        finally:
+            self.watches.release(address)
+            if key:
+                self.key_watches.release(key)
+            self.connection_watches.release(caller.connection)
+            self.server_watches.release("")
+
+    async def charge_method(self, method: str, caller: Caller) -> None:
+        """The quotas of particular methods: creating a game (CreateGame, Rematch), an anonymous join."""
+        if method in CREATING_METHODS:
+            await self.charge_create(caller)
+        elif method == "JoinGame" and caller.key_id is None:
+            wait = self.joins.take(caller.subject)
+            if wait:
+                raise quota_exceeded("joins_per_minute", self.limits.joins_per_minute, caller, wait, "too many joins")
+
+    async def charge_create(self, caller: Caller) -> None:
+        limits = caller.quotas.over(self.limits)
+        if limits.open_games > 0:
+            unfinished = await self.store.count_unfinished_games(caller.subject)
+            if unfinished >= limits.open_games:
+                raise quota_exceeded(
+                    "open_games", limits.open_games, caller, 30.0, f"{unfinished} unfinished games created"
+                )
+        wait = self.creates.take(caller.subject, (limits.games_per_minute / 60.0, max(limits.games_per_minute, 1.0)))
+        if wait:
+            raise quota_exceeded("games_per_minute", limits.games_per_minute, caller, wait, "too many games created")
+
+
+__all__ = ["Admission", "Limits", "TokenBucket", "quota_exceeded"]
