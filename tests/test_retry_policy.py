@@ -22,7 +22,10 @@ CONSTANTS = {
     "python": ("clients/python/src/truco_client/errors.py", r"RETRIED_CODES: Final = frozenset\(\s*\{(.*?)\}"),
     "ts": ("clients/ts/src/errors.ts", r"RETRIED_CODES: readonly Code\[\] = \[(.*?)\]"),
     "go": ("clients/go/truco/errors.go", r"RetriedCodes = \[\]codes\.Code\{(.*?)\}"),
-    "java": ("clients/java/src/main/java/uy/truco/client/TrucoException.java", r"RETRIED_CODES =\s*Collections\.unmodifiableSet\(EnumSet\.of\((.*?)\)\);"),
+    "java": (
+        "clients/java/src/main/java/uy/truco/client/TrucoException.java",
+        r"RETRIED_CODES =\s*Collections\.unmodifiableSet\(EnumSet\.of\((.*?)\)\);",
+    ),
 }
 """Kotlin's client decides with the Java SDK's TrucoException (checked below that it does)."""
 
