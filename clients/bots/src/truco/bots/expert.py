@@ -48,6 +48,7 @@ from .base import ViewSource
 from .beliefs import Sampler
 from .match_odds import win_chance
 from .playout import Policy, choose, play_out, released_choose
+from .sure import accept_sure_truco
 
 DEFAULT_PLAYOUTS: Final = 400
 """Playouts per decision: about 20 ms (median) on the compiled build for a 2-player decision (bench/README.md)."""
@@ -112,6 +113,9 @@ class ExpertBot:
         if sena is not None:
             return sena
         candidates = [action for action in actions if not isinstance(action, SendSena)]
+        if not self.released and accept_sure_truco(candidates, seat_view) is not None:
+            # A sure hand: declining or leaving it is never right, whatever the sampling says.
+            candidates = [a for a in candidates if not isinstance(a, (GoToMazo, Answer)) or _accepts(a)]
         if len(candidates) <= 1:
             return candidates[0] if candidates else actions[0]
         return self.search(seat_view, candidates, random.Random(seed))
@@ -151,6 +155,10 @@ class ExpertBot:
         if self.released:
             return candidates[min(alive, key=lambda i: (-sum(values[i]), i))]
         return candidates[pick(candidates, alive, values, view.public.hand.muestra if view.public.hand else None)]
+
+
+def _accepts(action: SeatCommand) -> bool:
+    return isinstance(action, Answer) and action.accept
 
 
 def pick(

@@ -24,6 +24,20 @@ STRONG: Final = 11
 """The strength of the 7 de oro: from it up a card is a mata or a pieza."""
 
 
+COUNTS: Final = (
+    "hands",
+    "decisions",
+    "envido_calls_malas",
+    "falta_calls_malas",
+    "early_mazos",
+    "truco_calls",
+    "bluff_trucos",
+    "responding_plays",
+    "wasted_plays",
+)
+"""The counts a :class:`Habits` keeps (named here: a compiled class has no ``__slots__`` to list them)."""
+
+
 @dataclass(slots=True)
 class Habits:
     """The counts behind the habit figures of one bot."""
@@ -61,7 +75,7 @@ class Habits:
                 self.wasted_plays += wasted
 
     def add(self, other: Habits) -> None:
-        for name in self.__slots__:
+        for name in COUNTS:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
     def figures(self) -> dict[str, Any]:
@@ -72,7 +86,7 @@ class Habits:
             "bluff_truco_per_hand": _share(self.bluff_trucos, self.hands),
             "truco_calls_per_hand": _share(self.truco_calls, self.hands),
             "wasted_share": _share(self.wasted_plays, self.responding_plays),
-            "counts": {name: getattr(self, name) for name in self.__slots__},
+            "counts": {name: getattr(self, name) for name in COUNTS},
         }
 
 

@@ -32,6 +32,7 @@ from .base import Bot, ViewSource
 from .careful import FAIR, STRONG, accepts_envido, accepts_truco
 from .expert import ExpertBot
 from .heuristic import HeuristicBot
+from .sure import accept_sure_truco
 
 ROCK_ENVIDO_CALL: Final = 30
 ROCK_ENVIDO_ACCEPT: Final = 29
@@ -66,6 +67,9 @@ class CarefulBot(HeuristicBot):
         hand = seat_view.public.hand
         pending = hand.pending if hand is not None else None
         if hand is not None and pending is not None and any(isinstance(a, Answer) for a in actions):
+            sure = accept_sure_truco(actions, seat_view)
+            if sure is not None:
+                return sure
             call = pending.call
             if call.family is Family.ENVIDO and seat_view.flor is None:
                 chain = hand.envido_chain
@@ -116,6 +120,9 @@ class RockBot(HeuristicBot):
         points = seat_view.envido or 0
         pending = hand.pending
         if pending is not None and any(isinstance(a, Answer) for a in actions):
+            sure = accept_sure_truco(actions, seat_view)
+            if sure is not None:
+                return sure
             if pending.call.family is Family.ENVIDO:
                 return _answer(actions, points >= ROCK_ENVIDO_ACCEPT) or actions[0]
             if pending.call.family is Family.TRUCO:
