@@ -9,10 +9,27 @@ import pytest
 
 from truco.bots import make_bot
 from truco.bots.sure import sure_win
-from truco.engine import Answer, Call, CallKind, Game, determinize, execute_legal
+from truco.engine import (
+    Answer,
+    Call,
+    CallKind,
+    Family,
+    Game,
+    Phase,
+    PlayCard,
+    RuleSet,
+    SeatCommand,
+    SeatView,
+    actors,
+    determinize,
+    execute_legal,
+    seat_view,
+    start_match,
+)
+from truco.engine.state import fold
 
-from .position_suite import bounds, worlds
-from .scenario_helpers import call, deal, new_game, play
+from .position_suite import bounds, world_count, worlds
+from .scenario_helpers import call, deal, new_game, play, shuffled_deal
 
 
 def won_primera_holding_the_top_pieza() -> Game:
@@ -60,3 +77,42 @@ def test_no_hand_is_sure_before_a_round_is_won_or_without_the_top_card() -> None
     play(weaker, 0, "6b")
     play(weaker, 1, "3e")
     assert not sure_win(weaker.view(1))  # a round won, but a mata or a pieza unseen beats what it holds
+
+
+def test_every_hand_called_sure_in_real_matches_is_won_in_every_world() -> None:
+    """Heuristic matches of 2 and 4 players: wherever sure_win says so (and the worlds are few enough to go
+    through), some play or quiero of the seat wins the hand in every world its view allows."""
+    checked = 0
+    for players, seed in [(2, s) for s in range(60)] + [(4, s) for s in range(10)]:
+        rng = random.Random(seed)
+        state = fold(start_match(RuleSet(players=players, flor=False, senas=False)))
+        bot = make_bot("heuristic")
+        while state.phase is not Phase.MATCH_OVER:
+            waiting = actors(state)
+            if not waiting:
+                execute_legal(state, shuffled_deal(rng))
+                continue
+            seat = waiting[0]
+            view = seat_view(state, seat, proofs=False)
+            hand = view.public.hand
+            pending = hand.pending if hand is not None else None
+            if sure_win(view) and world_count(view) <= 400 and (pending is None or pending.call.family is Family.TRUCO):
+                options = [a for a in view.legal_actions if isinstance(a, PlayCard) or (_accepts(a))]
+                assert any(_wins_everywhere(view, option) for option in options), view
+                checked += 1
+            execute_legal(state, bot.choose(view.legal_actions, lambda view=view: view, rng))  # type: ignore[misc]
+    assert checked >= 8, checked
+
+
+def _accepts(action: SeatCommand) -> bool:
+    return isinstance(action, Answer) and action.accept
+
+
+def _wins_everywhere(view: SeatView, action: SeatCommand) -> bool:
+    start = (view.public.scores[0], view.public.scores[1])
+    for world in worlds(view):
+        state = determinize(view, world)
+        execute_legal(state, action)
+        if bounds(state, view.team, start)[0] <= 0:
+            return False
+    return True

@@ -48,7 +48,7 @@ from .base import ViewSource
 from .beliefs import Sampler
 from .match_odds import win_chance
 from .playout import Policy, choose, play_out, released_choose
-from .sure import accept_sure_truco
+from .sure import accept_sure_truco, raise_sure_truco
 
 DEFAULT_PLAYOUTS: Final = 400
 """Playouts per decision: about 20 ms (median) on the compiled build for a 2-player decision (bench/README.md)."""
@@ -113,6 +113,10 @@ class ExpertBot:
         if sena is not None:
             return sena
         candidates = [action for action in actions if not isinstance(action, SendSena)]
+        if not self.released:
+            bet = raise_sure_truco(candidates, seat_view)
+            if bet is not None:
+                return bet  # a sure hand: declined the raise pays what a quiero would, accepted more
         if not self.released and accept_sure_truco(candidates, seat_view) is not None:
             # A sure hand: declining or leaving it is never right, whatever the sampling says.
             candidates = [a for a in candidates if not isinstance(a, (GoToMazo, Answer)) or _accepts(a)]
