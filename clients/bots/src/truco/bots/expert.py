@@ -41,6 +41,7 @@ from truco.engine import (
     determinize,
     execute_legal,
     strength,
+    team_of,
 )
 from truco.engine.senas import true_senas
 
@@ -56,6 +57,8 @@ MIN_WORLDS: Final = 6
 """Fewest worlds each candidate is tried on in a round of the halving."""
 NOISE: Final = 1.0
 """Standard errors (paired over the same worlds) within which two values are taken as a tie."""
+KEEP_NOISE: Final = 2.0
+"""Standard errors within which a candidate is kept for more worlds although it is not in the better half."""
 EPSILON: Final = 1e-9
 CALL_ORDER: Final = (
     CallKind.ENVIDO,
@@ -153,12 +156,23 @@ class ExpertBot:
             tried += count
             alive.sort(key=lambda i: (-sum(values[i]), i))
             if round_ < rounds - 1:
-                alive = alive[: max(2, (len(alive) + 1) // 2)]
+                alive = self._halve(alive, values)
             if budget <= 0 or (deadline is not None and time.perf_counter() > deadline):
                 break
         if self.released:
             return candidates[min(alive, key=lambda i: (-sum(values[i]), i))]
-        return candidates[pick(candidates, alive, values, view.public.hand.muestra if view.public.hand else None)]
+        return candidates[pick(candidates, alive, values, view)]
+
+
+    def _halve(self, alive: list[int], values: Sequence[Sequence[float]]) -> list[int]:
+        """The better half of ``alive`` (sorted best first) for the next round of worlds, and any other the worlds
+        so far cannot tell from the best (within :data:`KEEP_NOISE` paired standard errors): a close call is
+        settled on more worlds, not dropped on the first few."""
+        kept = alive[: max(2, (len(alive) + 1) // 2)]
+        if self.released:
+            return kept
+        best = values[alive[0]]
+        return kept + [i for i in alive[len(kept) :] if not _worse(values[i], best, KEEP_NOISE)]
 
 
 def _accepts(action: SeatCommand) -> bool:
@@ -166,21 +180,24 @@ def _accepts(action: SeatCommand) -> bool:
 
 
 def pick(
-    candidates: Sequence[SeatCommand], alive: Sequence[int], values: Sequence[Sequence[float]], muestra: Card | None
+    candidates: Sequence[SeatCommand], alive: Sequence[int], values: Sequence[Sequence[float]], view: SeatView
 ) -> int:
     """The index of the candidate to play: the cheapest (:func:`cost`) of those whose value the search cannot
     tell from the best one's (paired over the same worlds, within :data:`NOISE` standard errors), so ties and
     near-ties keep strength in hand instead of falling to the order the actions were listed in. The mazo is
     never taken while another candidate does as well in every world."""
+    hand = view.public.hand
+    muestra = hand.muestra if hand is not None else None
+    sound = sound_play(candidates, view)
     count = min(len(values[i]) for i in alive)
-    best = max(alive, key=lambda i: (sum(values[i][:count]), -cost(candidates[i], muestra)))
+    best = max(alive, key=lambda i: (sum(values[i][:count]), -cost(candidates[i], muestra, sound)))
     close = [i for i in alive if not _worse(values[i][:count], values[best][:count])]
     if any(isinstance(candidates[i], GoToMazo) for i in close):
         close = [i for i in close if not isinstance(candidates[i], GoToMazo) or not _dominated(i, close, values, count)]
-    return min(close, key=lambda i: (cost(candidates[i], muestra), -sum(values[i][:count]), i))
+    return min(close, key=lambda i: (cost(candidates[i], muestra, sound), -sum(values[i][:count]), i))
 
 
-def _worse(these: Sequence[float], best: Sequence[float]) -> bool:
+def _worse(these: Sequence[float], best: Sequence[float], noise: float = 0.0) -> bool:
     """Whether ``these`` values are worse than ``best`` beyond the noise of the worlds they were paired on."""
     n = len(best)
     diffs = [b - t for t, b in zip(these, best, strict=True)]
@@ -190,7 +207,7 @@ def _worse(these: Sequence[float], best: Sequence[float]) -> bool:
     if n < 2:
         return True
     variance = sum((d - mean) ** 2 for d in diffs) / (n - 1)
-    return mean > NOISE * math.sqrt(variance / n)
+    return mean > (noise or NOISE) * math.sqrt(variance / n)
 
 
 def _dominated(index: int, others: Sequence[int], values: Sequence[Sequence[float]], count: int) -> bool:
@@ -200,10 +217,33 @@ def _dominated(index: int, others: Sequence[int], values: Sequence[Sequence[floa
     )
 
 
-def cost(action: SeatCommand, muestra: Card | None) -> float:
-    """What an action spends, for breaking ties: a card its strength (the cheapest first), an answer nothing
-    (a quiero before a no quiero: a sure win is never declined), a bet more, the mazo most."""
+def sound_play(candidates: Sequence[SeatCommand], view: SeatView) -> PlayCard | None:
+    """The card a sound player answers a rival's card with: the cheapest that takes the round, or its lowest when
+    none does or a partner's card already leads (None when the seat leads the round, or plays no card)."""
+    hand = view.public.hand
+    plays = [a for a in candidates if isinstance(a, PlayCard)]
+    if hand is None or not plays:
+        return None
+    now = len(hand.results)
+    current = hand.rounds[now] if len(hand.rounds) > now else ()
+    if not current:
+        return None
+    muestra = hand.muestra
+    plays.sort(key=lambda a: strength(a.card, muestra))
+    seat, card = max(current, key=lambda played: strength(played[1], muestra))
+    table = strength(card, muestra)
+    if team_of(seat) == view.team:
+        return plays[0]
+    return next((a for a in plays if strength(a.card, muestra) > table), plays[0])
+
+
+def cost(action: SeatCommand, muestra: Card | None, sound: PlayCard | None = None) -> float:
+    """What an action spends, for breaking ties: the sound answer to a rival's card nothing, any other card its
+    strength (the cheapest first), an answer more (a quiero before a no quiero: a sure win is never declined), a
+    bet more, the mazo most."""
     if isinstance(action, PlayCard):
+        if action == sound:
+            return -1.0
         return float(strength(action.card, muestra)) if muestra is not None else 0.0
     if isinstance(action, Answer):
         return 50.0 if action.accept else 51.0

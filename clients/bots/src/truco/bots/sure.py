@@ -1,10 +1,10 @@
 """A hand the seat's team wins for sure, as the seat's view alone shows it: no bot declines a truco then.
 
-The hand is sure when its team has already won a round, or the first round was a parda, and either its team's
-card on the table leads the round in play beyond what any unseen card could reach (the round is its team's), or
-the seat holds such a card and has not played this round yet (it takes this round), or, after a won round, later
-(a won round and a tied one give the hand to the team that won, a round lost brings a last round that card takes).
-Every world its view allows agrees.
+A card beyond what any unseen card could reach takes the round it is played in: the hand is sure when the rounds
+its team has won, and those such cards take for sure (its team's on the table in the round in play, and the
+seat's own, one a round still to come), make two; or, after pardas only, when the round in play is sure. A round
+won and one tied give the hand to the team that won, so two sure rounds are enough whatever else happens. Every
+world its view allows agrees.
 """
 
 from __future__ import annotations
@@ -20,21 +20,21 @@ def sure_win(view: SeatView) -> bool:
     if hand is None or hand.ended:
         return False
     results = hand.results
-    won = any(result == view.team for result in results)
-    if not won and not (results and results[0] is None):
-        return False
     muestra = hand.muestra
-    played = {card for plays in hand.rounds for _, card in plays}
-    seen = {muestra, *view.cards, *played}
+    seen = {muestra, *view.cards, *(card for plays in hand.rounds for _, card in plays)}
     top = max((strength(card, muestra) for card in DECK if card not in seen), default=-1)
-    current = hand.rounds[len(results)] if len(hand.rounds) > len(results) else ()
+    now = len(results)
+    current = hand.rounds[now] if len(hand.rounds) > now else ()
     table = max((strength(card, muestra) for _, card in current), default=-1)
-    if table > top and all(team_of(seat) == view.team for seat, card in current if strength(card, muestra) == table):
-        return True  # its team's card on the table takes this round, whatever is still to come
-    if not view.cards or max(strength(card, muestra) for card in view.cards) <= max(top, table):
-        return False
-    # After a parda only the round in play decides: the sure card must still be the seat's to play in it.
-    return won or not any(seat == view.seat for seat, _ in current)
+    ours = table > top and all(team_of(s) == view.team for s, card in current if strength(card, muestra) == table)
+    sure = [strength(card, muestra) for card in view.cards if strength(card, muestra) > top]
+    # Its sure cards take a round each: this one too if it is still to play in it and beats the table.
+    this_round = not ours and not any(s == view.seat for s, _ in current) and any(p > table for p in sure)
+    taken = int(ours) + min(len(sure), 3 - now if this_round else 2 - now)
+    if all(result is None for result in results) and results:
+        return ours or this_round  # after pardas only, the round in play decides
+    won = sum(1 for result in results if result == view.team)
+    return won + taken >= 2
 
 
 def raise_sure_truco(actions: Sequence[SeatCommand], view: SeatView) -> Call | None:
