@@ -15,7 +15,12 @@ paired deals are the match's scripted deals (the server runs with ``--allow-fixe
 
 The report: the first bot's wins, its win rate with a 95 % Wilson interval, the mean point margin per match (its
 score less the other's), each bot's OpenSkill rating (Plackett-Luce, updated match by match) and, for bots in
-this process, the time of their decisions.
+this process, the time of their decisions and their habits (:mod:`truco.bots.habits`: falta envido en malas,
+early mazo, truco bluffs, matas and piezas wasted).
+
+``truco arena --gauntlet BOT``: BOT against each rival style of :data:`GAUNTLET` in turn (the heuristic, a
+careful caller, a maniac, a rock, the beginner and the released expert: :mod:`truco.bots.styles`), each pairing
+reported with its interval, and the habits of BOT over all its decisions beside those of the heuristic.
 """
 
 from __future__ import annotations
