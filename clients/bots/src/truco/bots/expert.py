@@ -120,6 +120,8 @@ class ExpertBot:
             bet = raise_sure_truco(candidates, seat_view)
             if bet is not None:
                 return bet  # a sure hand: declined the raise pays what a quiero would, accepted more
+        if not self.released and _cheap_to_play_on(seat_view):
+            candidates = [a for a in candidates if not isinstance(a, GoToMazo)] or candidates
         if not self.released and accept_sure_truco(candidates, seat_view) is not None:
             # A sure hand: declining or leaving it is never right, whatever the sampling says.
             candidates = [a for a in candidates if not isinstance(a, (GoToMazo, Answer)) or _accepts(a)]
@@ -173,6 +175,16 @@ class ExpertBot:
             return kept
         best = values[alive[0]]
         return kept + [i for i in alive[len(kept) :] if not _worse(values[i], best, KEEP_NOISE)]
+
+
+def _cheap_to_play_on(view: SeatView) -> bool:
+    """Whether the mazo would be a fold before the seat's first card of a hand nobody has bet on: playing on
+    risks no more than the point the mazo gives away (a truco can still be declined), and a strong player does
+    not fold there. The search would weigh a rival's envido to come against it, which is noise at that point."""
+    hand = view.public.hand
+    if hand is None or hand.pending is not None or hand.truco_value > 1 or hand.truco_owner is not None:
+        return False
+    return not any(seat == view.seat for plays in hand.rounds for seat, _ in plays)
 
 
 def _accepts(action: SeatCommand) -> bool:
