@@ -66,9 +66,12 @@ def table_at_decisions(rules: RuleSet, seed: int, every: int) -> list[tuple[Matc
     return kept
 
 
-def other_table(state: MatchState, seat: int, log: list[Command], rng: random.Random) -> MatchState | None:
-    """The same match replayed with the rivals' unplayed cards swapped for others the seat has not seen (from the
-    rest of the deck or each other), or None if that replay is not the same table to the seat's eyes."""
+def other_table(
+    state: MatchState, seat: int, log: list[Command], rng: random.Random, partners: bool = False
+) -> MatchState | None:
+    """The same match replayed with the rivals' unplayed cards (and the partners' too, with ``partners``) swapped
+    for others the seat has not seen (from the rest of the deck or each other), or None if that replay is not the
+    same table to the seat's eyes (a partner's seña told of a card swapped away, say)."""
     hand = state.hand
     assert hand is not None
     deal_at = max(i for i, command in enumerate(log) if isinstance(command, Deal))
@@ -76,7 +79,7 @@ def other_table(state: MatchState, seat: int, log: list[Command], rng: random.Ra
     assert isinstance(deal, Deal)
     order = list(deal.order)
     n = len(hand.seats)
-    rivals = [s for s in hand.seats if team_of(s) != team_of(seat)]
+    rivals = [s for s in hand.seats if s != seat and (partners or team_of(s) != team_of(seat))]
     hidden = [order.index(card) for s in rivals for card in hand.unplayed[s]]
     undealt = list(range(3 * n + 1, len(DECK)))
     positions = hidden + undealt
@@ -99,9 +102,14 @@ def other_table(state: MatchState, seat: int, log: list[Command], rng: random.Ra
 
 
 def decisions_on_swapped_tables(
-    rules: RuleSet, seed: int, decide: Callable[[MatchState, int], SeatCommand], wanted: int = 8
+    rules: RuleSet,
+    seed: int,
+    decide: Callable[[MatchState, int], SeatCommand],
+    wanted: int = 8,
+    partners: bool = False,
 ) -> list[tuple[SeatCommand, SeatCommand]]:
-    """The decision at real tables of heuristic matches and at the same tables with the rivals' cards swapped."""
+    """The decision at real tables of heuristic matches and at the same tables with the rivals' cards (and the
+    partners', with ``partners``) swapped."""
     rng = random.Random(seed)
     pairs: list[tuple[SeatCommand, SeatCommand]] = []
     for match in range(20):
@@ -109,7 +117,7 @@ def decisions_on_swapped_tables(
             if len([a for a in legal_actions(state, seat) if not isinstance(a, SendSena)]) < 2:
                 continue
             for _ in range(200):
-                replay = other_table(state, seat, log, rng)
+                replay = other_table(state, seat, log, rng, partners)
                 if replay is not None:
                     pairs.append((decide(state, seat), decide(replay, seat)))
                     break
@@ -133,6 +141,14 @@ def test_the_expert_decides_the_same_whatever_cards_the_rivals_hold_unseen(rules
     assert all(real == swapped for real, swapped in pairs)
 
 
+@pytest.mark.parametrize("rules", [RuleSet(players=4), RuleSet(players=6)], ids=lambda r: f"{r.players}p")
+def test_the_expert_decides_the_same_whatever_cards_its_partners_hold_unseen(rules: RuleSet) -> None:
+    """Its partners' cards are as hidden as its rivals': only their señas tell of them."""
+    pairs = decisions_on_swapped_tables(rules, seed=rules.players + 1, decide=expert_decision, partners=True)
+    assert len(pairs) == 8
+    assert all(real == swapped for real, swapped in pairs)
+
+
 def test_the_swap_would_catch_a_bot_that_peeks() -> None:
     """The same harness with a bot that reads the rivals' cards through its view source (the state behind the
     partial) decides differently on some swapped table: the test above can fail."""
@@ -145,6 +161,21 @@ def test_the_swap_would_catch_a_bot_that_peeks() -> None:
         return actions[rival_best % len(actions)]
 
     pairs = decisions_on_swapped_tables(RuleSet(players=2), seed=2, decide=peeking)
+    assert any(real != swapped for real, swapped in pairs)
+
+
+def test_the_swap_would_catch_a_bot_that_peeks_at_its_partners_cards() -> None:
+    def peeking(state: MatchState, seat: int) -> SeatCommand:
+        hand = state.hand
+        assert hand is not None
+        partner_best = max(
+            (card.index for s in hand.seats if s != seat and team_of(s) == team_of(seat) for card in hand.unplayed[s]),
+            default=0,
+        )
+        actions = [a for a in legal_actions(state, seat) if not isinstance(a, SendSena)]
+        return actions[partner_best % len(actions)]
+
+    pairs = decisions_on_swapped_tables(RuleSet(players=4), seed=5, decide=peeking, partners=True)
     assert any(real != swapped for real, swapped in pairs)
 
 

@@ -15,7 +15,12 @@ paired deals are the match's scripted deals (the server runs with ``--allow-fixe
 
 The report: the first bot's wins, its win rate with a 95 % Wilson interval, the mean point margin per match (its
 score less the other's), each bot's OpenSkill rating (Plackett-Luce, updated match by match) and, for bots in
-this process, the time of their decisions.
+this process, the time of their decisions and their habits (:mod:`truco.bots.habits`: falta envido en malas,
+early mazo, truco bluffs, matas and piezas wasted).
+
+``truco arena --gauntlet BOT``: BOT against each rival style of :data:`GAUNTLET` in turn (the heuristic, a
+careful caller, a maniac, a rock, the beginner and the released expert: :mod:`truco.bots.styles`), each pairing
+reported with its interval, and the habits of BOT over all its decisions beside those of the heuristic.
 """
 
 from __future__ import annotations
@@ -35,8 +40,9 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import Any, TypeVar
 
-from truco.bots import BOTS, LEVEL_BOTS, Bot, ExpertBot, make_bot
+from truco.bots import BOTS, LEVEL_BOTS, STYLES, Bot, ExpertBot, make_bot
 from truco.bots.expert import DEFAULT_PLAYOUTS
+from truco.bots.habits import Habits
 from truco.engine import (
     DECK,
     Deal,
@@ -62,7 +68,7 @@ MAX_ACTIONS = 100_000
 
 
 def local_names() -> list[str]:
-    return sorted({*BOTS, *LEVEL_BOTS})
+    return sorted({*BOTS, *LEVEL_BOTS, *STYLES})
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,6 +116,8 @@ class Tally:
     cpu_times: dict[str, list[float]] = field(default_factory=dict)
     """The same decisions in seconds of this thread's CPU: what they take on a core of their own, whatever else
     the machine runs (on a busy machine the clock on the wall also counts the waits for a core)."""
+    habits: dict[str, Habits] = field(default_factory=dict)
+    """Each local bot's habits (:mod:`truco.bots.habits`), counted over its decisions."""
 
 
 def wilson(wins: int, n: int, z: float = Z95) -> tuple[float, float]:
@@ -159,12 +167,16 @@ def play_local(
         waiting = actors(state)
         if not waiting:
             execute_legal(state, shuffled(deals))
+            if state.hand is not None:
+                for dealt in state.hand.seats:
+                    tally.habits.setdefault(labels[dealt], Habits()).hands += 1
             continue
         seat = waiting[0]
         started, cpu = time.perf_counter(), time.thread_time()
         choice = bots[seat].choose(legal_actions(state, seat), partial(seat_view, state, seat, proofs=False), rng)
         tally.times.setdefault(labels[seat], []).append(time.perf_counter() - started)
         tally.cpu_times.setdefault(labels[seat], []).append(time.thread_time() - cpu)
+        tally.habits.setdefault(labels[seat], Habits()).record(seat_view(state, seat, proofs=False), choice)
         execute_legal(state, choice)
     else:
         raise RuntimeError("a match did not end: this is an engine bug")
@@ -315,9 +327,13 @@ class ArenaOptions:
 
 
 def run_arena(
-    options: ArenaOptions, progress: bool | None = None, on_match: Callable[[int], None] | None = None
+    options: ArenaOptions,
+    progress: bool | None = None,
+    on_match: Callable[[int], None] | None = None,
+    tally: Tally | None = None,
 ) -> dict[str, Any]:
-    """Play the matches and return the report (see the module's description)."""
+    """Play the matches and return the report (see the module's description); ``tally``, when given, is the one
+    the matches are counted in."""
     first, second = contender(options.first), contender(options.second)
     if first.remote and second.remote:
         raise ValueError("at most one of the two bots may be remote: the other plays as the server's bot")
@@ -327,7 +343,7 @@ def run_arena(
     rng = random.Random(options.seed)
     model = PlackettLuce()
     ratings = {options.first: model.rating(name=options.first), options.second: model.rating(name=options.second)}
-    tally = Tally()
+    tally = Tally() if tally is None else tally
     table = RemoteTable() if first.remote or second.remote else None
     started = time.perf_counter()
     try:
@@ -362,6 +378,72 @@ def run_arena(
     return report(options, tally, ratings, time.perf_counter() - started)
 
 
+GAUNTLET = ("heuristic", "careful", "maniac", "rock", "beginner", "released-expert")
+"""The rival styles a bot meets in the gauntlet (:mod:`truco.bots.styles` says what each one is)."""
+REFERENCE = "heuristic"
+"""The bot whose habits the gauntlet reports beside the subject's, measured in its own pairing."""
+
+
+def run_gauntlet(
+    options: ArenaOptions, progress: bool | None = None, rivals: tuple[str, ...] = GAUNTLET
+) -> dict[str, Any]:
+    """Play ``options.first`` against every rival style (``options.second`` is not used), ``options.matches``
+    paired matches each, and report each pairing's win rate with its 95 % interval, and the habits of the
+    subject (over all its pairings) and of the heuristic (in its pairing)."""
+    subject = options.first
+    if contender(subject).remote:
+        raise ValueError("the gauntlet's subject plays in this process: name one of " + ", ".join(local_names()))
+    pairings = []
+    habits: dict[str, Habits] = {subject: Habits()}
+    started = time.perf_counter()
+    for index, rival in enumerate(r for r in rivals if r != subject):
+        matchup = ArenaOptions(
+            subject, rival, options.players, options.matches, options.seed + index, options.target, options.playouts
+        )
+        tally = Tally()
+        result = run_arena(matchup, progress, tally=tally)
+        habits[subject].add(tally.habits[subject])
+        if rival == REFERENCE:
+            habits[REFERENCE] = tally.habits[REFERENCE]
+        pairings.append(
+            {"rival": rival}
+            | {key: result[key] for key in ("seed", "matches", "wins", "win_rate", "ci95", "mean_margin")}
+            | { "habits": result["habits"], "decision_time": result["decision_time"]}
+        )
+    return {
+        "gauntlet": subject,
+        "players": options.players,
+        "target": options.target,
+        "seed": options.seed,
+        "matches_per_rival": options.matches,
+        "expert_playouts": DEFAULT_PLAYOUTS if options.playouts is None else options.playouts,
+        "pairings": pairings,
+        "habits": {name: tallied.figures() for name, tallied in habits.items()},
+        "seconds": round(time.perf_counter() - started, 1),
+    }
+
+
+def format_gauntlet(result: dict[str, Any]) -> str:
+    lines = [
+        f"gauntlet of {result['gauntlet']}: {result['matches_per_rival']} paired matches a rival, "
+        f"{result['players']} players, to {result['target']}, seed {result['seed']}"
+    ]
+    for pairing in result["pairings"]:
+        low, high = pairing["ci95"]
+        lines.append(
+            f"  vs {pairing['rival']:<16} won {pairing['wins']}/{pairing['matches']} ({pairing['win_rate']:.1%}, "
+            f"95 % interval {low:.1%} to {high:.1%}), margin {pairing['mean_margin']:+.2f}"
+        )
+    for name, figures in result["habits"].items():
+        shown = ", ".join(
+            f"{key} {'-' if figures[key] is None else f'{figures[key]:.2%}'}"
+            for key in ("falta_share_malas", "early_mazo_per_hand", "bluff_truco_per_hand", "wasted_share")
+        )
+        lines.append(f"  habits of {name}: {shown}")
+    lines.append(f"  {result['seconds']} s")
+    return "\n".join(lines)
+
+
 def report(options: ArenaOptions, tally: Tally, ratings: dict[str, Any], seconds: float) -> dict[str, Any]:
     low, high = wilson(tally.wins, tally.matches)
     decisions = {
@@ -386,6 +468,7 @@ def report(options: ArenaOptions, tally: Tally, ratings: dict[str, Any], seconds
             for name, r in ratings.items()
         },
         "decision_time": decisions,
+        "habits": {name: habits.figures() for name, habits in sorted(tally.habits.items())},
         "seconds": round(seconds, 1),
     }
 
@@ -421,7 +504,18 @@ def names_help() -> str:
     return ", ".join(local_names()) + ", remote:NAME, cmd:COMMAND"
 
 
-__all__ = ["ArenaOptions", "contender", "format_report", "names_help", "register", "run_arena", "wilson"]
+__all__ = [
+    "GAUNTLET",
+    "ArenaOptions",
+    "contender",
+    "format_gauntlet",
+    "format_report",
+    "names_help",
+    "register",
+    "run_arena",
+    "run_gauntlet",
+    "wilson",
+]
 
 
 def register(commands: Any) -> None:
@@ -439,8 +533,14 @@ def register(commands: Any) -> None:
         "A's win rate with its 95 % interval, the mean point margin and OpenSkill ratings. A bot is one of "
         f"{names_help()} (see the README).",
     )
-    arena.add_argument("first", metavar="A", help="the first bot")
-    arena.add_argument("second", metavar="B", help="the second bot")
+    arena.add_argument("first", metavar="A", nargs="?", help="the first bot")
+    arena.add_argument("second", metavar="B", nargs="?", help="the second bot")
+    arena.add_argument(
+        "--gauntlet",
+        metavar="BOT",
+        help=f"instead of A against B: BOT against each rival style ({', '.join(GAUNTLET)}), N matches each, "
+        "with its habits and the heuristic's",
+    )
     arena.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
     arena.add_argument("--matches", type=positive, default=200, metavar="N", help="matches (two per pair)")
     arena.add_argument("--seed", type=int, default=0, metavar="S", help="the run repeats exactly for a seed")
@@ -457,18 +557,27 @@ def _run(args: Any) -> int:
 
     from .commandline import UsageError
 
+    if (args.gauntlet is None) == (args.first is None or args.second is None) or (
+        args.gauntlet is not None and args.first is not None
+    ):
+        raise UsageError("name two bots A and B, or one with --gauntlet BOT")
     options = ArenaOptions(
-        first=args.first,
-        second=args.second,
+        first=args.gauntlet or args.first,
+        second=args.second or "",
         players=args.players,
         matches=args.matches,
         seed=args.seed,
         target=args.target,
         playouts=args.playouts,
     )
+    progress = False if args.no_progress else None
     try:
+        if args.gauntlet is not None:
+            result = run_gauntlet(options, progress)
+            print(json.dumps(result) if args.json else format_gauntlet(result))
+            return 0
         contender(options.first), contender(options.second)
-        result = run_arena(options, progress=False if args.no_progress else None)
+        result = run_arena(options, progress)
     except ValueError as error:
         raise UsageError(str(error)) from None
     print(json.dumps(result) if args.json else format_report(result))

@@ -6,7 +6,9 @@
 ``expert``: a determinized Monte Carlo search over the hands its view leaves possible, valued by the chance of
 winning the match.
 
-The levels a player chooses from (:data:`LEVELS`) name three of them.
+The levels a player chooses from (:data:`LEVELS`) name three of them. The arena's gauntlet also meets the rival
+styles of :mod:`truco.bots.styles` (``careful``, ``maniac``, ``rock``, ``released-expert``), which :func:`make_bot`
+makes too but no level names.
 """
 
 import random
@@ -20,6 +22,7 @@ from .expert import ExpertBot
 from .heuristic import HeuristicBot
 from .levels import LEVEL_BOTS, LEVELS, Level, bot_for_level, level_of_bot
 from .random_bot import RandomBot
+from .styles import STYLES
 
 BOTS: dict[str, type[Bot]] = {
     "random": RandomBot,
@@ -34,10 +37,12 @@ THINKING_BOTS: frozenset[str] = frozenset({"expert"})
 
 
 def make_bot(name: str) -> Bot:
-    """A new bot by name (a bot's or a level's: ``intermediate`` is the heuristic bot).
+    """A new bot by name (a bot's, a level's: ``intermediate`` is the heuristic bot, or a gauntlet style's).
 
     :raises KeyError: for an unknown name.
     """
+    if name in STYLES:
+        return STYLES[name]()
     return BOTS[LEVEL_BOTS.get(name, name)]()
 
 
@@ -54,6 +59,7 @@ __all__ = [
     "BOTS",
     "LEVELS",
     "LEVEL_BOTS",
+    "STYLES",
     "THINKING_BOTS",
     "BeginnerBot",
     "Bot",

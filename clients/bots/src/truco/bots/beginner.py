@@ -24,6 +24,7 @@ from truco.engine import (
 )
 
 from .base import ViewSource
+from .sure import accept_sure_truco
 
 STRONG: Final = 11
 GOOD: Final = 9
@@ -54,6 +55,9 @@ class BeginnerBot:
                 return action
         pending = hand.pending
         if pending is not None and any(isinstance(a, Answer) for a in actions):
+            sure = accept_sure_truco(actions, seat_view)
+            if sure is not None:
+                return sure
             family = pending.call.family
             if family is Family.ENVIDO:
                 return _answer(actions, seat_view.flor is None and tanto >= ENVIDO_ACCEPT)

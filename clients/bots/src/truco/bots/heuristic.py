@@ -26,6 +26,7 @@ from truco.engine import (
 )
 
 from .base import ViewSource
+from .sure import accept_sure_truco
 
 T = TypeVar("T")
 
@@ -65,6 +66,9 @@ class HeuristicBot:
 
         pending = hand.pending
         if pending is not None and any(isinstance(a, Answer) for a in actions):
+            sure = accept_sure_truco(actions, seat_view)
+            if sure is not None:
+                return sure
             return self._answer(actions, pending.call, seat_view.envido, seat_view.flor, strong)
 
         call = self._bet(actions, seat_view.envido, seat_view.flor)

@@ -9,7 +9,7 @@ directly instead of building views, since it runs some thousands of times a deci
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Final
 
 from truco.engine import (
@@ -34,6 +34,9 @@ from truco.engine import (
     strength,
     team_of,
 )
+from truco.engine.state import HandState
+
+from .careful import accepts_envido, accepts_truco
 
 STRONG: Final = 11
 """The strength of the 7 of oro: from it up a card is a mata or a pieza."""
@@ -42,15 +45,22 @@ GOOD: Final = 9
 ENVIDO_CALLS: Final = ((CallKind.FALTA_ENVIDO, 33), (CallKind.REAL_ENVIDO, 30), (CallKind.ENVIDO, 27))
 """Envido points from which each call is made (the strongest that fits first)."""
 ENVIDO_ACCEPT: Final = 27
+FALTA_CALL: Final = 33
 FLOR_RAISES: Final = ((CallKind.CONTRA_FLOR_AL_RESTO, 40), (CallKind.CONTRA_FLOR, 36), (CallKind.CON_FLOR_ENVIDO, 32))
 FLOR_ACCEPT: Final = 33
 MAX_MOVES: Final = 400
 """A guard: no hand takes that many moves (an engine bug would otherwise loop for ever)."""
 
 
-def play_out(state: MatchState, rng: random.Random) -> None:
+Policy = Callable[[MatchState, int, Sequence[SeatCommand], random.Random], SeatCommand]
+"""How an imagined player picks its action: (state, seat, legal actions, rng) to one of the actions."""
+
+
+def play_out(state: MatchState, rng: random.Random, policy: Policy | None = None) -> None:
     """Play ``state`` on, in place, until the hand in play (or the next one, between hands) has ended or the match
-    is over. Deals, between hands, come from ``rng``."""
+    is over, every seat choosing by ``policy`` (:func:`choose` by default). Deals, between hands, come from
+    ``rng``."""
+    pick = choose if policy is None else policy
     started = state.phase is Phase.PLAYING
     for _ in range(MAX_MOVES):
         phase = state.phase
@@ -62,7 +72,7 @@ def play_out(state: MatchState, rng: random.Random) -> None:
             started = True
             continue
         seat = waiting[0]
-        execute_legal(state, choose(state, seat, legal_actions(state, seat), rng))
+        execute_legal(state, pick(state, seat, legal_actions(state, seat), rng))
     raise RuntimeError("an imagined hand did not end: this is an engine bug")
 
 
@@ -74,11 +84,39 @@ def random_deal(rng: random.Random) -> Deal:
 
 
 def choose(state: MatchState, seat: int, actions: Sequence[SeatCommand], rng: random.Random) -> SeatCommand:
-    """A sound player's action for ``seat`` among ``actions`` (never a seña), from its own cards and public facts."""
+    """A careful player's action for ``seat`` among ``actions`` (never a seña), from its own cards and public
+    facts: bets answered by points and stakes (:mod:`truco.bots.careful`), the rest as :func:`released_choose`."""
     hand = state.hand
-    if state.phase is not Phase.PLAYING or hand is None:
-        skip = _first_skip(actions)
-        return skip if skip is not None else actions[0]
+    if state.phase is not Phase.PLAYING or hand is None or hand.perros_pending:
+        return released_choose(state, seat, actions, rng)
+    pending = hand.pending
+    if pending is None:
+        return released_choose(state, seat, actions, rng)
+    tanto, has_flor, strong, good, won, lost = _facts(hand, seat)
+    call = pending.call
+    if call.family is Family.ENVIDO and not has_flor:
+        accept = accepts_envido(
+            state.rules, state.scores, team_of(seat), hand.envido_chain, tanto, hand.mano == seat, hand.pico
+        )
+        raise_ = _bet(actions, min(tanto, FALTA_CALL - 1), has_flor, Family.ENVIDO)
+        if accept and raise_ is not None and tanto >= 31:
+            return raise_
+        return _answer(actions, accept)
+    if call.family is Family.TRUCO:
+        if not has_flor and tanto >= ENVIDO_ACCEPT:
+            primero = _bet(actions, min(tanto, FALTA_CALL - 1), has_flor, Family.ENVIDO)
+            if primero is not None:
+                return primero  # el envido está primero
+        if strong + won >= 3 or (won and strong >= 2):
+            raise_ = _truco_call(actions)
+            if raise_ is not None:
+                return raise_
+        return _answer(actions, accepts_truco(strong, good, won, lost, call))
+    return released_choose(state, seat, actions, rng)
+
+
+def _facts(hand: HandState, seat: int) -> tuple[int, bool, int, int, int, int]:
+    """(tanto, has flor, matas and piezas, cards of a 2 or better, rounds won, rounds lost) of ``seat``."""
     muestra = hand.muestra
     dealt = hand.dealt[seat]
     has_flor = seat in hand.flor_holders
@@ -96,6 +134,20 @@ def choose(state: MatchState, seat: int, actions: Sequence[SeatCommand], rng: ra
         if result is not None:
             won += result == team
             lost += result != team
+    return tanto, has_flor, strong, good, won, lost
+
+
+def released_choose(
+    state: MatchState, seat: int, actions: Sequence[SeatCommand], rng: random.Random
+) -> SeatCommand:
+    """The released expert's imagined player: accepts any envido from 26 or 27 whatever the stakes, and folds
+    truco without a mata or a fair hand (kept for the gauntlet's released expert)."""
+    hand = state.hand
+    if state.phase is not Phase.PLAYING or hand is None:
+        skip = _first_skip(actions)
+        return skip if skip is not None else actions[0]
+    muestra = hand.muestra
+    tanto, has_flor, strong, good, won, lost = _facts(hand, seat)
 
     if hand.perros_pending:
         return _answer_perros(actions, tanto >= (FLOR_ACCEPT if has_flor else ENVIDO_ACCEPT), strong >= 2)
