@@ -228,6 +228,23 @@ def _closed_within(socks: list[socket.socket], seconds: float) -> list[socket.so
     return list(left)
 
 
+def _evaluate_over_grpc(channel: grpc.Channel) -> int:
+    """The envido of a hand of 37, asked over gRPC (waiting for the channel to connect, as a newcomer would)."""
+    evaluated = rules_service_pb2_grpc.RulesServiceStub(channel).EvaluateHand(
+        rules_service_pb2.EvaluateHandRequest(
+            muestra=cards_pb2.Card(rank=1, suit=cards_pb2.SUIT_ORO),
+            cards=[
+                cards_pb2.Card(rank=2, suit=cards_pb2.SUIT_ORO),
+                cards_pb2.Card(rank=7, suit=cards_pb2.SUIT_ESPADA),
+                cards_pb2.Card(rank=3, suit=cards_pb2.SUIT_COPA),
+            ],
+        ),
+        timeout=10,
+        wait_for_ready=True,
+    )
+    return int(evaluated.envido)
+
+
 def _evaluate_over_web(port: int) -> dict[str, object]:
     body = json.dumps(
         {
@@ -292,19 +309,7 @@ def test_1100_silent_connections_cannot_starve_health_grpc_or_web(small_server: 
             health_pb2.HealthCheckRequest(), timeout=10, wait_for_ready=True
         )
         assert health.status == health_pb2.HealthCheckResponse.SERVING
-        evaluated = rules_service_pb2_grpc.RulesServiceStub(channel).EvaluateHand(
-            rules_service_pb2.EvaluateHandRequest(
-                muestra=cards_pb2.Card(rank=1, suit=cards_pb2.SUIT_ORO),
-                cards=[
-                    cards_pb2.Card(rank=2, suit=cards_pb2.SUIT_ORO),
-                    cards_pb2.Card(rank=7, suit=cards_pb2.SUIT_ESPADA),
-                    cards_pb2.Card(rank=3, suit=cards_pb2.SUIT_COPA),
-                ],
-            ),
-            timeout=10,
-            wait_for_ready=True,
-        )
-        assert evaluated.envido == 37
+        assert _evaluate_over_grpc(channel) == 37
     assert _evaluate_over_web(small_server.web_port)["envido"] == 37
 
     left = _closed_within(held, 20.0)
@@ -385,19 +390,7 @@ def test_silent_connections_from_many_addresses_give_way_to_newcomers_on_both_po
         assert len(held) > 1024
         assert _health_on(server.health_port) == health_pb2.HealthCheckResponse.SERVING
         with grpc.insecure_channel(server.address) as channel:
-            evaluated = rules_service_pb2_grpc.RulesServiceStub(channel).EvaluateHand(
-                rules_service_pb2.EvaluateHandRequest(
-                    muestra=cards_pb2.Card(rank=1, suit=cards_pb2.SUIT_ORO),
-                    cards=[
-                        cards_pb2.Card(rank=2, suit=cards_pb2.SUIT_ORO),
-                        cards_pb2.Card(rank=7, suit=cards_pb2.SUIT_ESPADA),
-                        cards_pb2.Card(rank=3, suit=cards_pb2.SUIT_COPA),
-                    ],
-                ),
-                timeout=10,
-                wait_for_ready=True,
-            )
-            assert evaluated.envido == 37
+            assert _evaluate_over_grpc(channel) == 37
         assert _evaluate_over_web(server.web_port)["envido"] == 37
         # gRPC accepts no connection past its cap: those waiting in the kernel's queue are accepted as places
         # free up, and closed after the quiet limit in turn.
