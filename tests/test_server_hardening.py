@@ -589,6 +589,26 @@ def bearer_of(token: str) -> tuple[tuple[str, str], ...]:
     return (("authorization", f"Bearer {token}"),)
 
 
+def test_a_join_request_id_is_bound_to_the_app_it_came_under(
+    loop: LoopThread, servers: list[InProcessServer], stores: Stores
+) -> None:
+    """A join's request id fetches its seat token again: learned by another app (a log, a shared device), it
+    fetches nothing there, while the app it came under still gets its token back."""
+    server = start(loop, servers, stores.new_url(), limits=NO_LIMITS)
+    alice, bob = api_key(loop, server, "alice"), api_key(loop, server, "bob")
+    player = Player(server.address)
+    try:
+        game = player.games.CreateGame(create_request(public=True), metadata=keyed(alice), timeout=TIMEOUT).game
+        request = join_request(game.name, new_id())
+        joined = player.games.JoinGame(request, metadata=keyed(alice), timeout=TIMEOUT)
+        refused = fails(lambda: player.games.JoinGame(request, metadata=keyed(bob), timeout=TIMEOUT))
+        assert refused.kind == (FAILED_PRECONDITION, "JOIN_NOT_REPEATABLE")
+        again = player.games.JoinGame(request, metadata=keyed(alice), timeout=TIMEOUT)
+        assert (again.seat, again.seat_token) == (joined.seat, joined.seat_token)
+    finally:
+        player.close()
+
+
 def test_a_private_game_is_joined_and_watched_only_with_its_apps_key(
     loop: LoopThread, servers: list[InProcessServer], stores: Stores
 ) -> None:

@@ -35,10 +35,14 @@ class TokenIssuer:
         """Keyed by a shared secret; "" draws a key of this process's own."""
         return cls(hashlib.sha256(text.encode()).digest() if text else None)
 
-    def for_join(self, game_id: str, request_id: str | None) -> str:
+    def for_join(self, game_id: str, request_id: str | None, key_id: str = "") -> str:
+        """The seat token of a join: random without a request id; else derived from the game, the request id and
+        the API key the join came under (``key_id``, "" without one), so that a request id learned by another app
+        fetches no seat of this one's (its retry derives another token, which the seat refuses)."""
         if request_id is None:
             return secrets.token_urlsafe(TOKEN_BYTES)
-        mac = hmac.new(self._key, f"{game_id}\x00{request_id}".encode(), hashlib.sha256).digest()
+        bound = f"{game_id}\x00{request_id}" if not key_id else f"{game_id}\x00{key_id}\x00{request_id}"
+        mac = hmac.new(self._key, bound.encode(), hashlib.sha256).digest()
         return base64.urlsafe_b64encode(mac[:TOKEN_BYTES]).decode().rstrip("=")
 
 

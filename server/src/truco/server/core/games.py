@@ -275,7 +275,7 @@ class Games:
         players = cached.setup.rules.players if cached is not None else (await self.store.get_game(game_id)).players
         if seat is not None and not 0 <= seat < players:
             raise ServiceFailure(ServiceReason.INVALID_SEAT, f"seat must be 0 to {players - 1}")
-        token = self.tokens.for_join(game_id, request_id)
+        token = self.tokens.for_join(game_id, request_id, key_id)
         digest = token_hash(token)
         claimed, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id, key_id)
         if claimed.seats[taken].token_hash != digest:
