@@ -62,3 +62,19 @@ def test_a_pause_for_matches_of_bots_only_ends_when_a_person_waits() -> None:
         return paused_for_bots, pause.done()
 
     assert asyncio.run(scenario()) == (True, True)
+
+
+def test_matches_of_bots_only_take_turns_by_creator() -> None:
+    """One caller's hundred matches of bots only do not make another caller's one wait behind them all."""
+    turns = BotTurns()
+    for number in range(4):
+        turns.created(f"many-{number}", "peer:10.0.0.1")
+        turns.offer(f"many-{number}", _snapshot({0: "expert", 1: "expert"}))
+    turns.created("one", "key:other")
+    turns.offer("one", _snapshot({0: "expert", 1: "expert"}))
+    turns.offer("unknown", _snapshot({0: "expert", 1: "expert"}))  # created elsewhere: nobody's, a turn of its own
+
+    async def order() -> list[str]:
+        return [await turns.next() for _ in range(len(turns))]
+
+    assert asyncio.run(order()) == ["many-0", "one", "unknown", "many-1", "many-2", "many-3"]

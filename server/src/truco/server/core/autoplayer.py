@@ -21,6 +21,7 @@ import structlog
 
 from truco.engine import events as ev
 from truco.engine import execute_legal
+from truco.server.core.bounded import Bounded
 from truco.server.core.commits import Commits
 from truco.server.core.referee import bots_due, bots_only, thinker_due
 from truco.server.core.snapshots import Snapshot, Snapshots
@@ -41,20 +42,33 @@ def paced(snapshot: Snapshot) -> frozenset[int]:
     return snapshot.book.paced(snapshot.state, snapshot.setup.pace, now_us())
 
 
+CREATORS_KEPT = 65_536
+"""Games whose creator the queue remembers (the latest created on this process); any other counts as nobody's."""
+
+
 class BotTurns:
     """The games waiting for the server's bots, each queued once until the autoplayer takes it.
 
-    Two queues: games a person sits at (a bot rival or partner to move while the person waits) come first, so
-    that however many matches of bots only run, a player's bot answers after at most the decision under way;
-    matches of bots only share what is left, one step each in turn."""
+    Games a person sits at (a bot rival or partner to move while the person waits) come first, so that however
+    many matches of bots only run, a player's bot answers after at most the decision under way. Matches of bots
+    only share what is left by their creator in turn (an API key, or an address when anonymous): one step of one
+    game of each creator before any creator's next, so no caller's many games slow another's few."""
 
     def __init__(self) -> None:
         self._people: collections.deque[str] = collections.deque()
-        self._bots: collections.deque[str] = collections.deque()
+        self._bots: dict[str, collections.deque[str]] = {}
+        """Each creator's games of bots only waiting, by creator."""
+        self._turn: collections.deque[str] = collections.deque()
+        """The creators with games of bots only waiting, the next to be served first."""
+        self._creators: Bounded[str, str] = Bounded(CREATORS_KEPT)
         self._queued: set[str] = set()
         self._ready = asyncio.Event()
         self._person_waits = asyncio.Event()
         self.closed = False
+
+    def created(self, game_id: str, creator: str) -> None:
+        """``game_id`` was created by ``creator`` (whom quotas charge): its matches of bots only take its turns."""
+        self._creators.put(game_id, creator)
 
     def offer(self, game_id: str, snapshot: Snapshot) -> None:
         """Queue the game if it waits for the server's bots (a deal, or bots only; not a paced stand-in, which
@@ -66,18 +80,33 @@ class BotTurns:
             return
         self._queued.add(game_id)
         if bots_only(snapshot.state, snapshot.setup):
-            self._bots.append(game_id)
+            creator = self._creators.peek(game_id) or ""
+            waiting = self._bots.get(creator)
+            if waiting is None:
+                waiting = self._bots[creator] = collections.deque()
+                self._turn.append(creator)
+            waiting.append(game_id)
         else:
             self._people.append(game_id)
             self._person_waits.set()
         self._ready.set()
 
     async def next(self) -> str:
-        while not (self._people or self._bots):
+        while not (self._people or self._turn):
             self._ready.clear()
             await self._ready.wait()
-        game_id = (self._people or self._bots).popleft()
+        game_id = self._people.popleft() if self._people else self._next_of_bots()
         self._queued.discard(game_id)
+        return game_id
+
+    def _next_of_bots(self) -> str:
+        creator = self._turn.popleft()
+        waiting = self._bots[creator]
+        game_id = waiting.popleft()
+        if waiting:
+            self._turn.append(creator)
+        else:
+            del self._bots[creator]
         return game_id
 
     async def rest(self, seconds: float) -> None:
@@ -91,7 +120,7 @@ class BotTurns:
                 await self._person_waits.wait()
 
     def __len__(self) -> int:
-        return len(self._people) + len(self._bots)
+        return len(self._people) + sum(len(waiting) for waiting in self._bots.values())
 
 
 class Autoplayer:

@@ -207,6 +207,7 @@ class Games:
             for seat in range(setup.rules.players)
         )
         stored = await self._create(setup, seats, request_id, owner=owner, creator=creator, public=public)
+        self.turns.created(stored.game_id, creator)
         return stored, await self.snapshots.get(stored.game_id)  # queues the game for the autoplayer if due
 
     async def _create(
@@ -482,6 +483,7 @@ class Games:
                 previous_game=game_id,
                 first_dealer=first_dealer,
             )
+            self.turns.created(created.game_id, record.creator)
             await self.store.link_next_game(game_id, created.game_id)
             record = await self.store.get_game(game_id)
         return await self.game(record.next_game)
