@@ -17,7 +17,7 @@ import sys
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from truco.engine import Card, is_pieza, piezas, strength
 from truco_client import (
@@ -245,84 +245,94 @@ def ordered_options(view: views_pb2.SeatView) -> list[commands_pb2.Command]:
     return [next(cards) if a.WhichOneof("kind") == "play_card" else a for a in view.legal_actions]
 
 
+@dataclass(frozen=True)
+class _Teller:
+    """Who is who in an event's line: the reader's seat (``me``, None for a spectator) and the players' names."""
+
+    me: int | None
+    labels: Mapping[int, str] | None
+
+    def who(self, seat: int) -> str:
+        return seat_label(seat, self.me, self.labels)
+
+    def does(self, seat: int, third_person: str, first_person: str) -> str:
+        return f"{self.who(seat)} {first_person if seat == self.me else third_person}"
+
+    def team(self, team: int) -> str:
+        return team_label(team, self.me)
+
+
+def _round_ended(ended: Any, t: _Teller) -> str:
+    if not ended.HasField("winner_team"):
+        return f"Round {ended.round + 1}: parda"
+    return f"Round {ended.round + 1} to {t.team(ended.winner_team)} ({t.who(ended.winning_seat)})"
+
+
+def _flor_settled(flor: Any, t: _Teller) -> str:
+    if flor.HasField("winner_seat"):
+        return f"Flor: {t.does(flor.winner_seat, 'wins', 'win')} with {flor.points}"
+    return "Flores counted"
+
+
+def _perros_answered(answer: Any, t: _Teller) -> str:
+    envido = "quiero" if answer.accept_envido else "no quiero"
+    truco = "quiero" if answer.accept_truco else "no quiero"
+    return f"{t.does(answer.seat, 'answers', 'answer')} the perros: envido {envido}, truco {truco}"
+
+
+def _hand_ended(over: Any, t: _Teller) -> str:
+    shown = "; ".join(f"{t.who(s.seat)} showed {' '.join(card_text(c) for c in s.cards)}" for s in over.shown)
+    taken = f"{t.team(over.winner_team)} takes the hand" if over.HasField("winner_team") else "hand over"
+    return f"{taken} ({_ENDS.get(over.end, 'ended')}){'. ' + shown if shown else ''}"
+
+
+def _clock_expired(expired: Any, t: _Teller) -> str:
+    if expired.forfeit:
+        return f"{t.who(expired.seat)}: time is up, {t.team(expired.seat % 2)} concedes the match"
+    if expired.seat == t.me:
+        return "Your time is up: a bot plays for you now (type r to take your seat back)"
+    return f"{t.who(expired.seat)}: time is up, a bot plays the seat"
+
+
+def _seat_left(left: Any, t: _Teller) -> str:
+    if left.seat == t.me:
+        return "You left: a bot plays for you (type r to come back)"
+    return f"{t.who(left.seat)} left"
+
+
+_LINES: dict[str, Callable[[Any, _Teller], str]] = {
+    "hand_dealt": lambda d, t: f"— Hand {d.number} dealt by {t.who(d.dealer)}{' (pico a pico)' if d.pico else ''} —",
+    "card_played": lambda p, t: f"{t.who(p.seat)} played {card_label(p.card)}",
+    "call_made": lambda c, t: f"{t.who(c.seat)} called {call_name(c.call)}!",
+    "call_accepted": lambda c, t: f"{t.who(c.seat)}: quiero ({call_name(c.call)})",
+    "call_declined": lambda c, t: f"{t.who(c.seat)}: no quiero ({call_name(c.call)})",
+    "round_ended": _round_ended,
+    "flor_sung": lambda f, t: f"{t.does(f.seat, 'sings', 'sing')} flor",
+    "envido_voided": lambda _, t: "The flor voids the envido",
+    "envido_settled": lambda e, t: f"Envido: {t.does(e.winner_seat, 'wins', 'win')} with {e.points}",
+    "flor_settled": _flor_settled,
+    "perros_called": lambda p, t: f"{t.does(p.seat, 'echa', 'echás')} los perros!",
+    "perros_skipped": lambda p, t: f"{t.does(p.seat, 'deals', 'deal')} without perros",
+    "perros_answered": _perros_answered,
+    "went_to_mazo": lambda m, t: f"{t.does(m.seat, 'se va', 'go')} al mazo",
+    "sena_sent": lambda s, t: f"{t.does(s.seat, 'signals', 'signal')}: {sena_name(s.sena)}",
+    "points_scored": lambda p, t: f"+{p.points} for {t.team(p.team)} ({_REASONS.get(p.reason, 'points')})",
+    "hand_ended": _hand_ended,
+    "match_ended": lambda m, t: f"*** Match over: {t.team(m.winner_team)} wins ***",
+    "clock_expired": _clock_expired,
+    "seat_left": _seat_left,
+    "seat_resumed": lambda r, t: f"{t.does(r.seat, 'is back', 'are back')}",
+}
+"""Each kind of event's line, from its own message (the match's start has none)."""
+
+
 def describe_event(
     event: events_pb2.Event, me: int | None = None, labels: Mapping[int, str] | None = None
 ) -> str | None:
     """One line for an event as it happens (None for the match's start, which needs no line)."""
     kind = event.WhichOneof("kind")
-
-    def who(seat: int) -> str:
-        return seat_label(seat, me, labels)
-
-    def does(seat: int, third_person: str, first_person: str) -> str:
-        return f"{who(seat)} {first_person if seat == me else third_person}"
-
-    if kind == "hand_dealt":
-        dealt = event.hand_dealt
-        return f"— Hand {dealt.number} dealt by {who(dealt.dealer)}{' (pico a pico)' if dealt.pico else ''} —"
-    if kind == "card_played":
-        played = event.card_played
-        return f"{who(played.seat)} played {card_label(played.card)}"
-    if kind == "call_made":
-        return f"{who(event.call_made.seat)} called {call_name(event.call_made.call)}!"
-    if kind == "call_accepted":
-        return f"{who(event.call_accepted.seat)}: quiero ({call_name(event.call_accepted.call)})"
-    if kind == "call_declined":
-        return f"{who(event.call_declined.seat)}: no quiero ({call_name(event.call_declined.call)})"
-    if kind == "round_ended":
-        ended = event.round_ended
-        if not ended.HasField("winner_team"):
-            return f"Round {ended.round + 1}: parda"
-        return f"Round {ended.round + 1} to {team_label(ended.winner_team, me)} ({who(ended.winning_seat)})"
-    if kind == "flor_sung":
-        return f"{does(event.flor_sung.seat, 'sings', 'sing')} flor"
-    if kind == "envido_voided":
-        return "The flor voids the envido"
-    if kind == "envido_settled":
-        envido_end = event.envido_settled
-        return f"Envido: {does(envido_end.winner_seat, 'wins', 'win')} with {envido_end.points}"
-    if kind == "flor_settled":
-        flor_end = event.flor_settled
-        if flor_end.HasField("winner_seat"):
-            return f"Flor: {does(flor_end.winner_seat, 'wins', 'win')} with {flor_end.points}"
-        return "Flores counted"
-    if kind == "perros_called":
-        return f"{does(event.perros_called.seat, 'echa', 'echás')} los perros!"
-    if kind == "perros_skipped":
-        return f"{does(event.perros_skipped.seat, 'deals', 'deal')} without perros"
-    if kind == "perros_answered":
-        answer = event.perros_answered
-        envido = "quiero" if answer.accept_envido else "no quiero"
-        truco = "quiero" if answer.accept_truco else "no quiero"
-        return f"{does(answer.seat, 'answers', 'answer')} the perros: envido {envido}, truco {truco}"
-    if kind == "went_to_mazo":
-        return f"{does(event.went_to_mazo.seat, 'se va', 'go')} al mazo"
-    if kind == "sena_sent":
-        return f"{does(event.sena_sent.seat, 'signals', 'signal')}: {sena_name(event.sena_sent.sena)}"
-    if kind == "points_scored":
-        scored = event.points_scored
-        return f"+{scored.points} for {team_label(scored.team, me)} ({_REASONS.get(scored.reason, 'points')})"
-    if kind == "hand_ended":
-        over = event.hand_ended
-        shown = "; ".join(f"{who(s.seat)} showed {' '.join(card_text(c) for c in s.cards)}" for s in over.shown)
-        taken = f"{team_label(over.winner_team, me)} takes the hand" if over.HasField("winner_team") else "hand over"
-        return f"{taken} ({_ENDS.get(over.end, 'ended')}){'. ' + shown if shown else ''}"
-    if kind == "match_ended":
-        return f"*** Match over: {team_label(event.match_ended.winner_team, me)} wins ***"
-    if kind == "clock_expired":
-        expired = event.clock_expired
-        if expired.forfeit:
-            return f"{who(expired.seat)}: time is up, {team_label(expired.seat % 2, me)} concedes the match"
-        if expired.seat == me:
-            return "Your time is up: a bot plays for you now (type r to take your seat back)"
-        return f"{who(expired.seat)}: time is up, a bot plays the seat"
-    if kind == "seat_left":
-        if event.seat_left.seat == me:
-            return "You left: a bot plays for you (type r to come back)"
-        return f"{who(event.seat_left.seat)} left"
-    if kind == "seat_resumed":
-        return f"{does(event.seat_resumed.seat, 'is back', 'are back')}"
-    return None
+    line = _LINES.get(kind or "")
+    return line(getattr(event, kind or ""), _Teller(me, labels)) if line is not None else None
 
 
 def parse_choice(text: str, count: int, voice: Voice | None = None) -> int:
