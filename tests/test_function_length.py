@@ -22,7 +22,6 @@ LONGER = {
     ("bench/server_bench.py", "main"),
     ("clients/bots/src/truco/bots/beliefs.py", "clues_of"),
     ("clients/terminal/src/truco/terminal/play.py", "_loop"),
-    ("clients/terminal/src/truco/terminal/selfplay.py", "play_game"),
     ("scripts/cluster.py", "nginx_config"),
     (
         "tests/test_server_e2e.py",

@@ -225,6 +225,19 @@ class _Seat:
             updates.put_nowait(error)
 
 
+async def _play_out(seats: Sequence[_Seat], stats: Stats, name: str, game_timeout: float) -> None:
+    """Every seat plays until the match ends. :raises TimeoutError: past ``game_timeout`` seconds; the first
+    seat's failure, as it came (the others are cancelled)."""
+    try:
+        async with asyncio.timeout(game_timeout), asyncio.TaskGroup() as group:
+            for seat in seats:
+                group.create_task(seat.play(stats))
+    except ExceptionGroup as failed:  # one seat failed: the others were cancelled; report the first cause
+        raise failed.exceptions[0] from None
+    except TimeoutError:
+        raise TimeoutError(f"{name} did not finish in {game_timeout:g}s") from None
+
+
 async def play_game(
     server: str,
     players: int,
@@ -263,14 +276,7 @@ async def play_game(
             joined = await client.join_game(game.name, seat=number, player_name=f"selfplay-{bot}-{number}")
             rng_seat = random.Random(rng.random())
             seats.append(_Seat(client, game.name, joined.view, bot, rng_seat, drops=number == drop_seat))
-        try:
-            async with asyncio.timeout(game_timeout), asyncio.TaskGroup() as group:
-                for seat in seats:
-                    group.create_task(seat.play(stats))
-        except ExceptionGroup as failed:  # one seat failed: the others were cancelled; report the first cause
-            raise failed.exceptions[0] from None
-        except TimeoutError:
-            raise TimeoutError(f"{game.name} did not finish in {game_timeout:g}s") from None
+        await _play_out(seats, stats, game.name, game_timeout)
         final = (await clients[0].get_view(game.name)).public
         async with TrucoClient(server, timeout=timeout) as spectator:  # the whole log, to count the takeovers
             events = [item.event async for item in spectator.watch(game.name)]
