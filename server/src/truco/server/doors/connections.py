@@ -186,6 +186,9 @@ class GuardedListener(socket.socket):
         self._open: dict[str, _TrackedSocket] = {}
         self._quiet: OrderedDict[str, _TrackedSocket] = OrderedDict()
         """The connections that never made a call, oldest first."""
+        self._idle_since: dict[str, float] = {}
+        """When each connection with no call open ended its last one (the gRPC port leaves this to gRPC's own
+        max-connection-idle, so its door does not time every call)."""
 
     def accept(self) -> tuple[socket.socket, Any]:
         while True:
@@ -208,9 +211,8 @@ class GuardedListener(socket.socket):
         self.counts.release(group)
         self._open.pop(peer, None)
         self._quiet.pop(peer, None)
-        self.activity.open.pop(peer, None)
-        self.activity.called.discard(peer)
-        self.activity.last_ended.pop(peer, None)
+        self.activity.forget(peer)
+        self._idle_since.pop(peer, None)
 
     def _evict_quietest(self) -> bool:
         """Shut the connection open longest without a call and give its place back now; False: none."""
@@ -228,9 +230,11 @@ class GuardedListener(socket.socket):
         self.activity.begin(peer)
 
     def ended(self, peer: str) -> None:
-        """A call ended on the connection ``peer``."""
+        """A call ended on the connection ``peer``: with none left open, it is idle from now."""
         if peer in self._open:
             self.activity.end(peer)
+            if peer not in self.activity.open:
+                self._idle_since[peer] = time.monotonic()
 
     def sweep(self) -> int:
         """Shut the connections quiet or idle past the policy's limits; how many."""
@@ -240,9 +244,8 @@ class GuardedListener(socket.socket):
             if now - conn.accepted < self.policy.quiet_seconds:
                 break
             chosen.append(conn)
-        activity = self.activity
-        for peer, ended in activity.last_ended.items():
-            if peer not in activity.open and now - ended >= self.policy.idle_seconds and peer in self._open:
+        for peer, since in self._idle_since.items():
+            if peer not in self.activity.open and now - since >= self.policy.idle_seconds:
                 chosen.append(self._open[peer])
         for conn in chosen:
             conn.give_back()
@@ -293,12 +296,11 @@ class Activity:
     (:meth:`begin` and :meth:`end` around every call; connections by their gRPC peer string). The guard keeps
     only the connections still open (:meth:`keep`), so this stays as small as the port's connections."""
 
-    __slots__ = ("called", "last_ended", "open")
+    __slots__ = ("called", "open")
 
     def __init__(self) -> None:
         self.called: set[str] = set()
         self.open: dict[str, int] = {}
-        self.last_ended: dict[str, float] = {}
 
     def begin(self, peer: str) -> None:
         self.called.add(peer)
@@ -310,13 +312,15 @@ class Activity:
             self.open[peer] = left
         else:
             self.open.pop(peer, None)
-            self.last_ended[peer] = time.monotonic()
 
     def keep(self, present: set[str]) -> None:
         """Forget the connections that are no longer open."""
         self.called &= present
-        for gone in [peer for peer in self.last_ended if peer not in present]:
-            del self.last_ended[gone]
+
+    def forget(self, peer: str) -> None:
+        """Forget the connection ``peer``, closed."""
+        self.called.discard(peer)
+        self.open.pop(peer, None)
 
 
 @dataclass(frozen=True)
