@@ -523,13 +523,12 @@ def test_a_join_retry_on_a_server_with_another_token_key_never_rekeys_the_seat(
     request_id = new_id()
     holder = join(first.address, game.name, request_id=request_id)
     try:
-        assert Player(other.address, 0, holder.token).view(game.name).seat.seat == 0  # remembered by both
         retry = fails(lambda: join(other.address, game.name, request_id=request_id))
         assert retry.kind == (FAILED_PRECONDITION, "JOIN_NOT_REPEATABLE")
-        for server in (first, other):
-            assert Player(server.address, 0, holder.token).view(game.name).seat.seat == 0
         again = join(first.address, game.name, request_id=request_id)  # the key that issued it still can
         assert again.token == holder.token
+        for server in (first, other):  # the first token holds the seat on both
+            assert Player(server.address, 0, holder.token).view(game.name).seat.seat == 0
     finally:
         holder.close()
 
@@ -544,6 +543,9 @@ def test_a_join_retry_on_a_server_with_another_token_key_never_rekeys_the_seat(
         ("x" * 129, "INVALID_REQUEST_ID"),
         ("ab" * 16, "WEAK_REQUEST_ID"),  # 128 bits by its shape, two by its content
         ("0123456789abcdef" * 2, "WEAK_REQUEST_ID"),
+        ("e4c40180-f13b-11f1-8273-02fc00000001", "WEAK_REQUEST_ID"),  # version 1: a time and a machine
+        ("0193a1b2-7c3d-7e4f-8a5b-6c7d8e9f0a1b", "WEAK_REQUEST_ID"),  # version 7: a time
+        ("2ed6657d-e927-568b-95e1-2665a8aea6a2", "WEAK_REQUEST_ID"),  # version 5: a name's hash
     ],
 )
 def test_join_request_ids_need_128_bits(
@@ -561,6 +563,39 @@ def test_join_request_ids_need_128_bits(
             player.games.JoinGame(join_request(create_game(server.address, 2).name, text), timeout=TIMEOUT)
     finally:
         player.close()
+
+
+def test_a_join_is_repeated_only_until_its_token_is_used(
+    loop: LoopThread, servers: list[InProcessServer], stores: Stores
+) -> None:
+    """A join's request id fetched the seat token for the whole match: whoever learned or guessed it later
+    (a log, a predictable id) took over the seat. It now recovers only a token never used, on every replica."""
+    url = stores.new_url()
+    first = start(loop, servers, url, limits=NO_LIMITS, token_key="shared")
+    other = start(loop, servers, url, limits=NO_LIMITS, token_key="shared")
+    game = create_game(first.address, 2)
+    request_id = new_id()
+    holder = join(first.address, game.name, request_id=request_id)
+    try:
+        for server in (first, other):  # a lost reply: the same seat and token, from any replica
+            again = join(server.address, game.name, request_id=request_id)
+            assert (again.seat, again.token) == (holder.seat, holder.token)
+            again.close()
+        assert holder.view(game.name).seat.seat == holder.seat  # the holder has its token: the seat is used
+
+        def repeated(address: str) -> tuple[object, str] | None:
+            try:
+                join(address, game.name, request_id=request_id).close()
+            except grpc.RpcError as error:
+                return failure_of(error).kind
+            return None
+
+        assert repeated(first.address) == (FAILED_PRECONDITION, "JOIN_NOT_REPEATABLE")
+        # The other replica learns of the use from the store's sightings (written every second).
+        assert wait_until(lambda: repeated(other.address) == (FAILED_PRECONDITION, "JOIN_NOT_REPEATABLE"))
+        assert holder.view(game.name).seat.seat == holder.seat  # and the holder keeps its seat
+    finally:
+        holder.close()
 
 
 def test_the_seat_cache_is_bounded(loop: LoopThread, servers: list[InProcessServer], stores: Stores) -> None:

@@ -80,7 +80,7 @@ const (
 	// INVALID_ARGUMENT. A request id longer than 128 characters or with characters outside A-Z a-z 0-9 . _ : ~ + / = -.
 	ErrorReason_ERROR_REASON_INVALID_REQUEST_ID ErrorReason = 14
 	// INVALID_ARGUMENT. A JoinGame request id with less than 128 bits of randomness (it returns the seat token
-	// again, so it must be as hard to guess as one).
+	// again, so it must be as hard to guess as one), or a UUID of another version than 4 (a time or a name).
 	ErrorReason_ERROR_REASON_WEAK_REQUEST_ID ErrorReason = 15
 	// INVALID_ARGUMENT. A value the event store cannot hold (a NUL byte, an enormous string).
 	ErrorReason_ERROR_REASON_VALUE_NOT_STORABLE ErrorReason = 16
@@ -112,8 +112,9 @@ const (
 	ErrorReason_ERROR_REASON_FIXED_DEALS_DISABLED ErrorReason = 32
 	// FAILED_PRECONDITION. Rematch of a game still in play, or closed unplayed.
 	ErrorReason_ERROR_REASON_GAME_NOT_FINISHED ErrorReason = 33
-	// FAILED_PRECONDITION. A JoinGame retried through a server whose token key differs from the first one's;
-	// the first token keeps working.
+	// FAILED_PRECONDITION. A JoinGame retried after its seat was used (a call or watch with its token), more
+	// than 10 minutes after it, under another API key, or through a server whose token key differs from the
+	// first one's; the first token keeps working.
 	ErrorReason_ERROR_REASON_JOIN_NOT_REPEATABLE ErrorReason = 34
 	// ABORTED. The game moved past the command's `expected_version`; nothing changed. Metadata `version`: the
 	// game's version now. Read the view again and choose again.

@@ -949,10 +949,13 @@ type JoinGameRequest struct {
 	// `games/{game}`.
 	Name string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
 	// Optional, and recommended. A client-chosen id (a random UUID): the same request id sent again returns the
-	// same seat and token, so treat it as a secret; the server logs only a digest of it. Empty: the seat gets a
+	// same seat and token, so treat it as a secret; the server logs only a digest of it. It does so only to
+	// recover a token never received: once the seat has been used (any call or watch with its token), or 10
+	// minutes after the join, it is refused (FAILED_PRECONDITION, JOIN_NOT_REPEATABLE). Empty: the seat gets a
 	// random token and the join cannot be retried (a retry would take another seat). At most 128 characters of
-	// A-Z a-z 0-9 . _ : ~ + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22
-	// URL-safe base64 characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
+	// A-Z a-z 0-9 . _ : ~ + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a version 4
+	// UUID; other versions carry a time or a name) or 22 URL-safe base64 characters at least (INVALID_ARGUMENT,
+	// reason WEAK_REQUEST_ID, otherwise).
 	RequestId string `protobuf:"bytes,2,opt,name=request_id,json=requestId,proto3" json:"request_id,omitempty"`
 	// The seat wanted; unset takes the first open seat.
 	Seat *int32 `protobuf:"varint,3,opt,name=seat,proto3,oneof" json:"seat,omitempty"`
@@ -1026,7 +1029,7 @@ type JoinGameResponse struct {
 	// The seat.
 	Seat int32 `protobuf:"varint,1,opt,name=seat,proto3" json:"seat,omitempty"`
 	// The seat's token: send it as `authorization: Bearer <token>`. Only a JoinGame retry with the same
-	// request id returns it again.
+	// request id returns it again, and only until the token is first used.
 	SeatToken string `protobuf:"bytes,2,opt,name=seat_token,json=seatToken,proto3" json:"seat_token,omitempty"`
 	// The seat's view.
 	View          *SeatView `protobuf:"bytes,3,opt,name=view,proto3" json:"view,omitempty"`

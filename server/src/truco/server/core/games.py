@@ -39,6 +39,7 @@ from truco.server.core.clocks import NO_CLOCKS, Alarm, ClockBook, Clocks, ClockS
 from truco.server.core.commits import Commits
 from truco.server.core.encodings import Encodings
 from truco.server.core.idempotency import command_digest, stamped, unstamp
+from truco.server.core.joins import check_join_retry
 from truco.server.core.keys import ApiKeys
 from truco.server.core.metrics import Metrics
 from truco.server.core.reasons import ServiceFailure, ServiceReason
@@ -278,6 +279,7 @@ class Games:
             raise ServiceFailure(ServiceReason.INVALID_SEAT, f"seat must be 0 to {players - 1}")
         token = self.tokens.for_join(game_id, request_id, key_id)
         digest = token_hash(token)
+        asked_us = now_us()
         claimed, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id, key_id)
         if claimed.seats[taken].token_hash != digest:
             # A retry reached a process with another token key (a restart or a replica without the shared
@@ -288,6 +290,8 @@ class Games:
                 "this request id already took a seat, but this server cannot issue its token again (its token "
                 "key changed: set the same TRUCO_TOKEN_KEY on every replica); the first token still holds the seat",
             )
+        if claimed.seats[taken].joined_us < asked_us:  # taken before this call: the request id's second join
+            check_join_retry(claimed.seats[taken], self.seats.last_seen(game_id, taken), now_us())
         self.seats.remember(game_id, digest, (taken, claimed.seats[taken].key_id))
         joined = self.seats.note_joined(game_id, claimed.seats)
         snapshot = await self._deal_when_seated(game_id, joined)

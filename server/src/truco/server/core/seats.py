@@ -144,6 +144,10 @@ class Seats:
         if now - self._touched.get(key, 0) >= self.presence_us // 4:
             self._sight(key, now)
 
+    def last_seen(self, game_id: str, seat: int) -> int:
+        """When this process last recorded the seat's player (microseconds; 0: not lately)."""
+        return self._touched.get((game_id, seat), 0)
+
     @contextlib.contextmanager
     def watching(self, game_id: str, seat: int) -> Iterator[None]:
         """An open WatchGame stream of the seat's player, who is present for as long as it lasts: this replica

@@ -27,6 +27,9 @@ _PAGE_TOKEN = re.compile(r"[A-Za-z0-9_-]+")
 _DIGITS = re.compile(r"[0-9]+")
 _HEX = re.compile(r"[0-9A-Fa-f-]+")
 _BASE64URL = re.compile(r"[A-Za-z0-9_-]+")
+_UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}")
+RANDOM_UUID_VERSION = 4
+"""The one UUID version drawn at random (122 random bits); 8 is laid out as its maker likes: it vouches for nothing."""
 
 
 def check_request_id(value: str, field: str = "request_id") -> None:
@@ -67,13 +70,29 @@ def repeats_itself(value: str) -> bool:
     return len(set(pairs)) < share * len(pairs)
 
 
+def predictable_uuid(value: str) -> int | None:
+    """The version of a UUID (canonical form) whose bits are mostly not random: 1, 2 and 6 carry the time and
+    the machine, 7 the time, 3 and 5 a name's hash, 8 anything its maker likes, 0 and 15 are the nil and max
+    UUIDs. None for anything else, a random (version 4) UUID included."""
+    if not _UUID.fullmatch(value):
+        return None
+    version = int(value[14], 16)
+    return None if version == RANDOM_UUID_VERSION else version
+
+
 def check_join_request_id(value: str) -> None:
     """A JoinGame request id: empty (the join cannot be retried), or a request id of at least 128 bits that does
-    not repeat itself.
+    not repeat itself and is not a UUID of a predictable version.
 
     :raises ServiceFailure: INVALID_ARGUMENT, INVALID_REQUEST_ID or WEAK_REQUEST_ID.
     """
     check_request_id(value)
+    if value and (version := predictable_uuid(value)) is not None:
+        raise ServiceFailure(
+            ServiceReason.WEAK_REQUEST_ID,
+            f"a JoinGame request_id returns the seat token again: a version {version} UUID can be guessed (it "
+            "carries a time or a name); send a random one (version 4) or 22 URL-safe base64 characters or more",
+        )
     if value and (entropy_bits(value) < MIN_JOIN_REQUEST_ID_BITS or repeats_itself(value)):
         raise ServiceFailure(
             ServiceReason.WEAK_REQUEST_ID,
@@ -135,4 +154,5 @@ __all__ = [
     "check_request",
     "check_request_id",
     "entropy_bits",
+    "predictable_uuid",
 ]

@@ -148,7 +148,7 @@ export enum ErrorReason {
 
   /**
    * INVALID_ARGUMENT. A JoinGame request id with less than 128 bits of randomness (it returns the seat token
-   * again, so it must be as hard to guess as one).
+   * again, so it must be as hard to guess as one), or a UUID of another version than 4 (a time or a name).
    *
    * @generated from enum value: ERROR_REASON_WEAK_REQUEST_ID = 15;
    */
@@ -250,8 +250,9 @@ export enum ErrorReason {
   GAME_NOT_FINISHED = 33,
 
   /**
-   * FAILED_PRECONDITION. A JoinGame retried through a server whose token key differs from the first one's;
-   * the first token keeps working.
+   * FAILED_PRECONDITION. A JoinGame retried after its seat was used (a call or watch with its token), more
+   * than 10 minutes after it, under another API key, or through a server whose token key differs from the
+   * first one's; the first token keeps working.
    *
    * @generated from enum value: ERROR_REASON_JOIN_NOT_REPEATABLE = 34;
    */

@@ -455,10 +455,13 @@ export type JoinGameRequest = Message<"truco.v1.JoinGameRequest"> & {
 
   /**
    * Optional, and recommended. A client-chosen id (a random UUID): the same request id sent again returns the
-   * same seat and token, so treat it as a secret; the server logs only a digest of it. Empty: the seat gets a
+   * same seat and token, so treat it as a secret; the server logs only a digest of it. It does so only to
+   * recover a token never received: once the seat has been used (any call or watch with its token), or 10
+   * minutes after the join, it is refused (FAILED_PRECONDITION, JOIN_NOT_REPEATABLE). Empty: the seat gets a
    * random token and the join cannot be retried (a retry would take another seat). At most 128 characters of
-   * A-Z a-z 0-9 . _ : ~ + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a UUID) or 22
-   * URL-safe base64 characters at least (INVALID_ARGUMENT, reason WEAK_REQUEST_ID, otherwise).
+   * A-Z a-z 0-9 . _ : ~ + / = -, with at least 128 bits of randomness: 32 hexadecimal digits (a version 4
+   * UUID; other versions carry a time or a name) or 22 URL-safe base64 characters at least (INVALID_ARGUMENT,
+   * reason WEAK_REQUEST_ID, otherwise).
    *
    * @generated from field: string request_id = 2;
    */
@@ -501,7 +504,7 @@ export type JoinGameResponse = Message<"truco.v1.JoinGameResponse"> & {
 
   /**
    * The seat's token: send it as `authorization: Bearer <token>`. Only a JoinGame retry with the same
-   * request id returns it again.
+   * request id returns it again, and only until the token is first used.
    *
    * @generated from field: string seat_token = 2;
    */

@@ -289,8 +289,8 @@ class TrucoClient private constructor(
 
     /**
      * Takes a seat (null: the first open one); this client then acts as that seat. The same [requestId] sent
-     * again, by this process or by one restarted after it died, returns the same seat and token: keep it as
-     * secret as the token.
+     * again, by this process or by one restarted after it died, returns the same seat and token until the token
+     * is first used (then, or 10 minutes after the join, JOIN_NOT_REPEATABLE): keep it as secret as the token.
      */
     suspend fun joinGame(
         name: String,
