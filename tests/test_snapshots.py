@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Iterator
 from typing import Any, cast
 
@@ -9,12 +10,14 @@ import pytest
 
 from truco.engine import MatchState, RuleSet
 from truco.engine import events as ev
+from truco.server.core import snapshots as snapshots_module
 from truco.server.core.metrics import Metrics
 from truco.server.core.setups import Setup
 from truco.server.core.snapshots import Snapshot, Snapshots, weight
 from truco.server.service.projections import ENCODINGS
 
-from .players import create_game
+from .players import Watcher, create_game, open_table
+from .random_play import play_to_end
 from .servers import InProcessServer, LoopThread
 
 
@@ -109,3 +112,29 @@ def test_a_game_not_kept_is_rebuilt_from_its_log_once_and_counted(loop: LoopThre
     assert again.state == kept.state and again.seq == kept.seq
     loop.run(snapshots.get(game_id))
     assert rebuilt() == before + 1
+
+
+def test_a_long_match_keeps_only_its_last_events_and_every_watch_still_gets_all(
+    loop: LoopThread, server: InProcessServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A cached game kept every event of its match (about 265 kB for 70 hands). It keeps its last few now; a
+    watch from the start, one resumed midway and one that fell behind read the rest from the store, and see
+    exactly what a watch that followed every commit saw."""
+    monkeypatch.setattr(snapshots_module, "TAIL_EVENTS", 4)
+    table = open_table(server.address, 2)
+    try:
+        live = Watcher(table.spectator, table.name, per_commit=True)
+        moves = play_to_end(table, rng=random.Random(7))
+        live.wait_finished()
+        everything = [(event.version, event.SerializeToString()) for event in live.events]
+        cached = server.server.games.snapshots.cached(table.name.removeprefix("games/"))
+        assert cached is not None and 4 <= len(cached.events) < 8 < cached.seq  # the tail only
+        assert len(moves) > 8 and everything
+        for after_version in (0, everything[len(everything) // 2][0]):
+            again = Watcher(table.spectator, table.name, after_version, per_commit=True)
+            again.wait_finished()
+            assert [(e.version, e.SerializeToString()) for e in again.events] == [
+                item for item in everything if item[0] > after_version
+            ]
+    finally:
+        table.close()

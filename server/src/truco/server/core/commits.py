@@ -22,7 +22,7 @@ from truco.server.core.encodings import EventCodec
 from truco.server.core.metrics import Metrics
 from truco.server.core.referee import drive
 from truco.server.core.seats import Seats
-from truco.server.core.snapshots import Loaded, Snapshot, Snapshots
+from truco.server.core.snapshots import Loaded, Snapshot, Snapshots, tail
 from truco.server.store.interface import GameLog
 from truco.server.store.records import AppendResult, NewEvent, now_us
 
@@ -107,7 +107,7 @@ class Commits:
         self.counted(decided)
         if deadline is not None:
             self._alarm.ring(deadline)
-        after = Snapshot(base.setup, result.last_seq, state, base.events + decided, book, memo)
+        after = Snapshot(base.setup, result.last_seq, state, tail(base.events + decided), book, memo)
         # No await from here to the return: the snapshot is cached before the watchers the append woke resume,
         # so they send it without a store read (Games.watch).
         self._snapshots.appended(game_id, after, epoch)

@@ -471,7 +471,7 @@ class Games:
             raise ServiceFailure(ServiceReason.GAME_NOT_FINISHED, "only a finished game has a rematch")
         if not record.next_game:
             old = self.snapshots.read_setup(record.rules)
-            started = (await self.snapshots.get(game_id)).events[0]
+            started = (await self.snapshots.reaching(await self.snapshots.get(game_id), game_id, 0)).events[0]
             # The deal passes on: the rematch's first hand is dealt by the seat after the one that dealt first.
             first_dealer = (started.first_dealer + 1) % record.players if isinstance(started, ev.MatchStarted) else None
             now = now_us()
@@ -528,7 +528,9 @@ class Games:
                 else:
                     snapshot = await self.snapshots.get(game_id, before.state.version if before is not None else 0)
                 if before is None or snapshot.seq > before.seq:
-                    yield Progress(before, snapshot, await self.clocks(game_id, snapshot))
+                    # What the watcher has not had, from the store when the cached game no longer keeps it.
+                    shown = await self.snapshots.reaching(snapshot, game_id, before.seq if before is not None else 0)
+                    yield Progress(before, shown, await self.clocks(game_id, snapshot))
                     before = snapshot
                 if snapshot.state.phase is Phase.MATCH_OVER:
                     return

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Hashable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from truco.engine import MatchState, evolve
 from truco.engine import events as ev
@@ -38,10 +38,16 @@ two-player matches (a quarter more CPU per move at 2,500, bench/journal/2026-12-
 SNAPSHOT_BYTES = 8 * 1024
 EVENT_BYTES = 320
 """What a cached game weighs: about this much for its state and views, and this much for each event it keeps
-(measured with tracemalloc: 25-30 KiB for a short two-player match, about 265 KiB for one of 70 hands)."""
+(measured with tracemalloc: 25-30 KiB for a short two-player match, about 265 KiB for one of 70 hands when every
+event was kept; :data:`TAIL_EVENTS` now holds any game under about 90 KiB)."""
 MEMORY_SHARE = 8
 """The cache may weigh at most an eighth of the memory the process may use (:func:`~.quotas.memory_limit`): a
 few callers leaving long matches half-played cannot fill the process's memory with them."""
+TAIL_EVENTS = 128
+"""The events a cached game keeps: at least its last this many, at most twice as many (cut once they reach that,
+so a move copies no more than a short tuple). Readers that need older events (a watch that starts, or one that
+fell behind the tail) read them from the store (:meth:`Snapshots.reaching`): a match of 70 hands weighs what a
+match of 10 does."""
 FINISHED_ENTRIES = 1024
 """The most finished games a process keeps, the latest: their last watchers and readers find them, and the cache
 holds the games in play, not every game the process saw end."""
@@ -59,6 +65,21 @@ class Snapshot:
     memo: dict[Hashable, object] = field(default_factory=dict, compare=False, repr=False)
     """What the doors derive from this snapshot (a seat's view projected and serialized, a watch message), kept
     with it so that every reply and stream that needs it reuses it: it is dropped with the snapshot."""
+
+    @property
+    def first_seq(self) -> int:
+        """The seq of the event before ``events[0]``: a cached game keeps only its last events (:func:`tail`)."""
+        return self.seq - len(self.events)
+
+    def events_after(self, seq: int) -> tuple[ev.Event, ...] | None:
+        """The events past ``seq`` (a seq this snapshot reaches); None when they start before the events kept."""
+        start = seq - self.first_seq
+        return self.events[start:] if start >= 0 else None
+
+
+def tail(events: tuple[ev.Event, ...]) -> tuple[ev.Event, ...]:
+    """The events a cached game keeps (:data:`TAIL_EVENTS`)."""
+    return events[-TAIL_EVENTS:] if len(events) >= 2 * TAIL_EVENTS else events
 
 
 Loaded = Callable[[str, Snapshot], None]
@@ -161,9 +182,24 @@ class Snapshots:
             if index + 1 == len(stored) or stored[index + 1].at_us != item.at_us:
                 book = book.advance(item.at_us, batch, state, setup.playing(state), setup.clock, joined)
                 batch = []
-        snapshot = Snapshot(setup, stored[-1].seq, state, cached.events + tuple(new_events), book)
+        snapshot = Snapshot(setup, stored[-1].seq, state, tail(cached.events + tuple(new_events)), book)
         self.remember(game_id, snapshot)
         return snapshot
+
+    async def reaching(self, snapshot: Snapshot, game_id: str, seq: int) -> Snapshot:
+        """``snapshot`` with its events from past ``seq`` on: itself when it keeps them, else a copy (with the same
+        memo) whose older events were read from the store. Never cached: the cache keeps the tail."""
+        if snapshot.first_seq <= seq:
+            return snapshot
+        stored = await self._timed_read(game_id, seq)
+        older = tuple(
+            self._events.decode(item.kind, item.schema, item.payload)
+            for item in stored
+            if item.seq <= snapshot.first_seq
+        )
+        if len(older) != snapshot.first_seq - seq:
+            raise RuntimeError(f"game {game_id!r}: the store holds no events {seq + 1}-{snapshot.first_seq}")
+        return replace(snapshot, events=older + snapshot.events)
 
     async def _timed_read(self, game_id: str, after_seq: int) -> list[StoredEvent]:
         started = time.perf_counter()
@@ -242,4 +278,4 @@ def weight(snapshot: Snapshot) -> int:
     return SNAPSHOT_BYTES + EVENT_BYTES * len(snapshot.events)
 
 
-__all__ = ["CACHE_ENTRIES", "FINISHED_ENTRIES", "TRUST_SECONDS", "Snapshot", "Snapshots"]
+__all__ = ["CACHE_ENTRIES", "FINISHED_ENTRIES", "TAIL_EVENTS", "TRUST_SECONDS", "Snapshot", "Snapshots", "tail"]

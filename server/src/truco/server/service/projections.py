@@ -161,7 +161,9 @@ def _messages(
     per_commit: bool,
 ) -> list[bytes]:
     start = before.state if before is not None else MatchState()
-    new = after.events[len(before.events) :] if before is not None else after.events
+    new = after.events_after(before.seq if before is not None else 0)
+    if new is None:  # games.watch hands every watcher the events it has not had (Snapshots.reaching)
+        raise RuntimeError(f"the events of {game} after seq {before.seq if before else 0} are not at hand")
     if not per_commit:
         return _per_event(game, seat, start, new, clocks, after_version)
     seen = [
