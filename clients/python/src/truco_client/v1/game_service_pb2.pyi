@@ -399,3 +399,17 @@ class RematchResponse(_message.Message):
     game: Game
     seat: int
     def __init__(self, game: _Optional[_Union[Game, _Mapping]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class StartWithBotsRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class StartWithBotsResponse(_message.Message):
+    __slots__ = ("game", "view")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    game: Game
+    view: _views_pb2.SeatView
+    def __init__(self, game: _Optional[_Union[Game, _Mapping]] = ..., view: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ...) -> None: ...
