@@ -152,6 +152,28 @@ async def test_list_games_shows_an_open_game_and_the_rules_calculator_answers(se
         assert duel.result == 1
 
 
+async def test_the_host_starts_a_table_waiting_for_a_friend_with_bots(server: RunningServer) -> None:
+    """start_with_bots: the friend who sat down second may not; the host may, once; the bots take the open seat
+    at the level of the game's bots."""
+    async with TrucoClient(server.address) as host, TrucoClient(server.address) as friend:
+        game = await host.create_game(rules={"players": 4}, bots={3: "heuristic"}, bot_level="beginner")
+        await host.join_game(game.name, seat=0, player_name="Ana")
+        await friend.join_game(game.name, seat=2, player_name="Bea")
+        with pytest.raises(PermissionDenied) as refused:
+            await friend.start_with_bots(game.name)
+        assert refused.value.reason == "NOT_TABLE_HOST"
+
+        started = await host.start_with_bots(game.name)
+
+        bot, taken = game_service_pb2.SEAT_KIND_BOT, game_service_pb2.SEAT_KIND_TAKEN
+        assert [s.kind for s in started.game.seats] == [taken, bot, taken, bot]
+        assert started.game.seats[1].bot_level == game_service_pb2.BOT_LEVEL_BEGINNER
+        assert len(started.view.cards) == 3
+        with pytest.raises(IllegalMove) as again:
+            await host.start_with_bots(game.name)
+        assert again.value.reason == "GAME_ALREADY_STARTED"
+
+
 # --- truco selfplay ------------------------------------------------------------------------------------------
 
 

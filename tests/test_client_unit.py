@@ -552,6 +552,7 @@ async def test_every_call_about_one_game_names_it_for_the_balancer(
             client.leave_game("g1"),
             client.resume_seat("g1"),
             client.rematch("g1"),
+            client.start_with_bots("g1"),
             client.evaluate_hand("1o", "2o 7e 3c"),
             client.compare_cards("1o", "2o", "1e"),
         ]
@@ -574,6 +575,7 @@ async def test_every_call_about_one_game_names_it_for_the_balancer(
         "LeaveGame": "games/g1",
         "ResumeSeat": "games/g1",
         "Rematch": "games/g1",
+        "StartWithBots": "games/g1",
         "EvaluateHand": None,
         "CompareCards": None,
         "ListGames": None,
