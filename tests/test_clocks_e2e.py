@@ -722,6 +722,7 @@ def test_the_host_starts_a_waiting_table_with_bots_at_the_games_level(server: In
         beginner, bot = game_service_pb2.BOT_LEVEL_BEGINNER, game_service_pb2.SEAT_KIND_BOT
         taken = game_service_pb2.SEAT_KIND_TAKEN
         assert seats == [(taken, 0), (bot, beginner), (taken, 0), (bot, beginner)]
+        assert [s.host for s in started.game.seats] == [True, False, False, False]
         assert len(started.view.cards) == 3 and started.view.public.HasField("clock")
         assert get_game(friend, game.name).seats[1].kind == bot
         assert refusal(lambda: start_with_bots(host, game.name)) == (

@@ -123,8 +123,8 @@ type GameServiceClient interface {
 	PlayGame(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayGameRequest, PlayGameResponse], error)
 	// Deal now a game waiting for friends: the server's bots take the player seats still open, at the game's
 	// level (the bot of its first bot seat; without bot seats, the clock's takeover bot), and the match starts as
-	// if the table had filled. Only the table's host may call it: the player who sat down first (in the web
-	// lobby, whoever made the table), by its seat token. Refused, changing nothing: without a token
+	// if the table had filled. Only the table's host may call it (SeatInfo.host: the player who sat down first;
+	// in the web lobby, whoever made the table), by its seat token. Refused, changing nothing: without a token
 	// (UNAUTHENTICATED, TOKEN_MISSING), from another seat (PERMISSION_DENIED, NOT_TABLE_HOST), and once the game
 	// was dealt (FAILED_PRECONDITION, GAME_ALREADY_STARTED: the last friend sat down, or it was started before,
 	// which is also what a retry of a start whose answer was lost hears). A friend who sits down while it is
@@ -371,8 +371,8 @@ type GameServiceServer interface {
 	PlayGame(grpc.BidiStreamingServer[PlayGameRequest, PlayGameResponse]) error
 	// Deal now a game waiting for friends: the server's bots take the player seats still open, at the game's
 	// level (the bot of its first bot seat; without bot seats, the clock's takeover bot), and the match starts as
-	// if the table had filled. Only the table's host may call it: the player who sat down first (in the web
-	// lobby, whoever made the table), by its seat token. Refused, changing nothing: without a token
+	// if the table had filled. Only the table's host may call it (SeatInfo.host: the player who sat down first;
+	// in the web lobby, whoever made the table), by its seat token. Refused, changing nothing: without a token
 	// (UNAUTHENTICATED, TOKEN_MISSING), from another seat (PERMISSION_DENIED, NOT_TABLE_HOST), and once the game
 	// was dealt (FAILED_PRECONDITION, GAME_ALREADY_STARTED: the last friend sat down, or it was started before,
 	// which is also what a retry of a start whose answer was lost hears). A friend who sits down while it is
