@@ -503,6 +503,8 @@ const REASONS: Readonly<Record<string, string>> = {
   INVALID_PLAYER_NAME: "Ese nombre no vale: hasta 64 letras, sin caracteres raros.",
   PLAYER_NAME_TOO_LONG: "Ese nombre es muy largo: hasta 64 letras.",
   JOIN_NOT_REPEATABLE: "Ese asiento ya se tomó con otra clave: usá el pase que tenías.",
+  NOT_TABLE_HOST: "Solo quien se sentó primero puede empezar con bots.",
+  GAME_ALREADY_STARTED: "El partido ya empezó: se llenó la mesa o ya arrancó con bots.",
 };
 
 /** The reason codes with a sentence of their own (for the messages test). */
@@ -579,6 +581,8 @@ export const UI = {
   you: "Vos",
   emptySeat: "Lugar libre",
   startsWhenFull: "El partido empieza cuando se sienten todos. Pasales el link:",
+  startWithBotsHint: "¿No vienen? Empezá ya: los bots ocupan los lugares libres.",
+  startWithBots: "Empezar con bots",
   calls: "En juego",
   log: "Lo que pasó",
   senasToPartner: "Señas a tu compañero",
