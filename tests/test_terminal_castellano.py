@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from truco.terminal import castellano
-from truco.terminal.castellano import ENGLISH, RIOPLATENSE, voice_for
+from truco.terminal.catalogues import capital
 from truco.terminal.main import parser as terminal_parser
+from truco.terminal.voices import ENGLISH, RIOPLATENSE, voice_for
 from truco_client.v1 import cards_pb2, commands_pb2, events_pb2, views_pb2
 
 WEB = Path(__file__).resolve().parent.parent / "web"
@@ -96,12 +96,12 @@ def every_line() -> list[dict[str, object]]:
     for source, event in every_event():
         kind = event.WhichOneof("kind") or ""
         seat = getattr(getattr(event, kind), "seat", None)
-        add(source, castellano.describe_event(event, 0, LABELS), seat == 0 and kind != "sena_sent")
-        add(f"{source}, spectator", castellano.describe_event(event, None, LABELS))
+        add(source, RIOPLATENSE.describe_event(event, 0, LABELS), seat == 0 and kind != "sena_sent")
+        add(f"{source}, spectator", RIOPLATENSE.describe_event(event, None, LABELS))
     for over in (False, True):
-        for line in castellano.render_view(a_table(over), LABELS).splitlines():
+        for line in RIOPLATENSE.render_view(a_table(over), LABELS).splitlines():
             if line.startswith("  "):  # an option: "   3) no quiero", a command's name, not a sentence
-                add("option", castellano.capital(line.split(") ", 1)[1]))
+                add("option", capital(line.split(") ", 1)[1]))
             else:
                 add(f"table{' over' if over else ''}", line)
     voice = RIOPLATENSE
@@ -158,7 +158,7 @@ def test_the_table_is_rioplatense_unless_english_is_asked_for() -> None:
     assert terminal_parser().parse_args(["play", "--server", "localhost:1", "--lang", "en"]).lang == "en"
     assert terminal_parser().parse_args(["play", "--server", "localhost:1"]).lang is None
     view = a_table()
-    spanish = castellano.render_view(view, LABELS)
+    spanish = RIOPLATENSE.render_view(view, LABELS)
     assert "Tus cartas: 2c (2 de copa, pieza)" in spanish and "Tenés 27 de envido." in spanish
     assert "El asiento 1 (bot intermedio) cantó truco: tu equipo contesta." in spanish
     assert "Your cards" in ENGLISH.render_view(view, LABELS)
