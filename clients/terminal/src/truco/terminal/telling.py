@@ -51,7 +51,7 @@ class Teller:
     def who(self, seat: int, *, to: bool = False, labelled: bool = True) -> str:
         """``seat`` named for the reader: "vos"/"you", or "el asiento 2 (compañero, Lola)"; ``to``: after "a"."""
         if seat == self.me:
-            return self.w.say("seats.you_to" if to else "seats.you")
+            return self.w.say("seats.you")  # never after "a": the reader's own lines say "te" ("Te toca")
         extra = []
         if self.me is not None and seat % 2 == self.me % 2:
             extra.append(self.w.say("seats.partner"))
@@ -162,7 +162,7 @@ def render_view(
     lines = [score_line(w, public, me)]
     if public.phase == views_pb2.PHASE_MATCH_OVER:
         verdict = w.say("table.won" if public.winner_team == view.team else "table.lost")
-        side = t.side(public.winner_team)
+        side = "ours" if public.winner_team == view.team else "theirs"
         lines.append(w.say("table.match_over", side, team=t.team(public.winner_team), verdict=verdict))
         return "\n".join(lines)
     lines.extend(_render_hand(t, view) if public.HasField("hand") else [w.say("table.not_dealt")])
@@ -337,6 +337,8 @@ def _expired(e: events_pb2.ClockExpired, t: Teller) -> str:
     who, who_to = t.who(e.seat), t.who(e.seat, to=True)
     if e.forfeit:
         team = e.seat % 2
+        if e.seat == t.me:
+            return t.w.say("events.own_forfeit", team=t.team(team))
         return t.w.say("events.forfeit", t.side(team), who=who, who_to=who_to, team=t.team(team))
     return t.w.say("events.clock_expired", t.person(e.seat), who=who, who_to=who_to)
 
