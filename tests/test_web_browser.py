@@ -6,7 +6,8 @@ minute of the stand-in's pace in 2 and 4 players and takes the seat back from an
 arrival on the host's page within a second, lets the host start a waiting table with bots (1280×800 and 390×844),
 reloads mid-match and finds the log intact, plays a rematch, lists
 and joins an open table, and checks every text it meets; messages.test.mjs
-checks every message the page can make for voseo and capitals. Screenshots, desktop and phone, go to
+checks every message the page can make for voseo and capitals, and that they use every template of the
+Spanish catalogue's web words. Screenshots, desktop and phone, go to
 test-artifacts/web/.
 
 What it needs it installs: Debian's chromium package (apt-get) when /usr/bin/chromium is missing, and web/'s
@@ -135,6 +136,7 @@ BROWSER_TESTS = (
     "a rematch is offered to every human at the table, and the first deal passes on",
     "the table's boxes neither overlap nor clip at 1280×800 and 390×844",
     "every message of the table speaks voseo, starts with a capital and closes what it opens",
+    "every template of the catalogue's web words is in a message checked above",
     "the page's other modules hold no prose: every sentence is in src/text.ts",
 )
 SHOTS = (
