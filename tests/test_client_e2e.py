@@ -221,6 +221,23 @@ def test_truco_play_speaks_rioplatense_unless_asked_otherwise(server: RunningSer
     assert not re.search(r"\b(Your|you|seat|team)\b", out), "no English left"
 
 
+async def test_truco_play_lets_the_host_of_a_waiting_table_start_it_with_bots(server: RunningServer) -> None:
+    """truco play on a table waiting for friends, as the first to sit down: it says so and offers b, which starts
+    the match with the server's bots in the open seats; the match is then played to its end."""
+    async with TrucoClient(server.address) as creator:
+        game = await creator.create_game(rules={"players": 2})
+    typed = "b\n" + "1\n" * 5000
+    command = [TRUCO, "play", "--server", server.address, "--game", game.name, "--lang", "en"]
+    result = subprocess.run(command, cwd=ROOT, input=typed, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    out = result.stdout
+    assert "Not dealt yet: the match starts when every seat is taken." in out
+    assert "You sat down first: type b to start now, with bots in the open seats (q quits)." in out
+    assert "The match starts: bots take the open seats." in out
+    assert re.search(r"^seat 1 \(intermediate bot\)( played|:| called| se va)", out, re.MULTILINE), out[-2000:]
+    assert re.search(r"Match over: team [01] \((us|them)\) won — you (win!|lose\.)", out), out[-2000:]
+
+
 def test_truco_play_leaves_cleanly_at_end_of_input(server: RunningServer) -> None:
     command = [TRUCO, "play", "--server", server.address, "--players", "4", "--seat", "1", "--lang", "en"]
     result = subprocess.run(command, cwd=ROOT, input="", capture_output=True, text=True, timeout=60)

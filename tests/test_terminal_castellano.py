@@ -170,6 +170,8 @@ def every_line() -> list[dict[str, object]]:
         voice.moved_on,
         voice.away,
         voice.back,
+        voice.host_waiting,
+        voice.started,
     ):
         add("prompt", text)
     return lines

@@ -118,6 +118,8 @@ class _Table:
     """A bot plays the seat (its clock ran out, or the player left) until the player types r."""
     voice: Voice | None = None
     """What the table says, and in which language (set by :func:`play`)."""
+    host: bool = False
+    """The player sat down first (SeatInfo.host): while seats are open it may start with bots in them."""
 
     @property
     def says(self) -> Voice:
@@ -171,9 +173,11 @@ async def play(options: PlayOptions, *, source: TextIO | None = None, out: Calla
             joined = await client.join_game(name, seat=seat, player_name=options.player_name)
         except TrucoError as error:
             raise Failure(f"cannot join {name}: {refused(error, options.server)}") from None
+        host = False
         if options.game is not None:
-            labels = voice.bot_labels(await client.get_game(name))
-        table = _Table(joined.view, labels, voice=voice)
+            game = await client.get_game(name)
+            labels, host = voice.bot_labels(game), any(s.host and s.seat == joined.seat for s in game.seats)
+        table = _Table(joined.view, labels, voice=voice, host=host)
         out(voice.joined(joined.view.public.game or name, joined.seat, joined.view.team))
         if prompt_view(table.view) is None:  # otherwise the first prompt shows the table
             out(voice.render_view(table.view, labels, options=False))
@@ -194,8 +198,8 @@ async def _loop(client: TrucoClient, name: str, table: _Table, reader: _LineRead
                 return status
             if table.view.public.phase == views_pb2.PHASE_MATCH_OVER:
                 return _finish(table, out)
-            if table.away:
-                status = await _away(client, name, table, reader, events, out)
+            if table.away or _may_start(table):
+                status = await (_away if table.away else _waiting)(client, name, table, reader, events, out)
                 if status is not None:
                     return status
                 shown_at = None
@@ -334,6 +338,52 @@ async def _away(
                 out(table.says.back)
                 return None
             typed = asyncio.create_task(reader.readline())
+    finally:
+        typed.cancel()
+
+
+def _may_start(table: _Table) -> bool:
+    """The table waits for friends and its host plays here: it may start now with bots."""
+    public = table.view.public
+    return table.host and not public.HasField("hand") and public.phase != views_pb2.PHASE_MATCH_OVER
+
+
+async def _waiting(
+    client: TrucoClient,
+    name: str,
+    table: _Table,
+    reader: _LineReader,
+    events: asyncio.Queue[object],
+    out: Callable[[str], None],
+) -> int | None:
+    """While the host's table waits for friends: show who arrives, and start with bots when the host types b."""
+    out(table.says.host_waiting)
+    typed = asyncio.create_task(reader.readline())
+    try:
+        while _may_start(table):
+            arrival = asyncio.create_task(events.get())
+            done, _ = await asyncio.wait({typed, arrival}, return_when=asyncio.FIRST_COMPLETED)
+            if arrival in done:
+                status = _apply(arrival.result(), table, out)
+                if status is not None:
+                    return status
+                continue
+            arrival.cancel()
+            text = (typed.result() or "q").strip().lower()
+            if text in ("q", "quit", "exit", "salir"):
+                out(table.says.leaving(name))
+                return 0
+            if text in ("b", "bots"):
+                try:
+                    started = await client.start_with_bots(name)
+                except IllegalMove:  # the last friend sat down meanwhile: the table is dealt anyway
+                    table.view = await _fresh_view(client, name, table.view)
+                    return None
+                table.view, table.labels = started.view, table.says.bot_labels(started.game)
+                out(table.says.started)
+                return None
+            typed = asyncio.create_task(reader.readline())
+        return None
     finally:
         typed.cancel()
 

@@ -96,6 +96,14 @@ class Voice:
     def back(self) -> str:
         return self.w.say("prompts.back")
 
+    @property
+    def host_waiting(self) -> str:
+        return self.w.say("prompts.host_waiting")
+
+    @property
+    def started(self) -> str:
+        return self.w.say("prompts.started")
+
 
 ENGLISH = Voice(catalogue("en"))
 RIOPLATENSE = Voice(catalogue("es"))
