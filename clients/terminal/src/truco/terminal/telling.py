@@ -271,7 +271,7 @@ def describe_action(w: Catalogue, command: commands_pb2.Command, muestra: cards_
         return w.say(
             "actions.answer_perros", envido=t.answer(answer.accept_envido), truco=t.answer(answer.accept_truco)
         )
-    return w.say(f"actions.{kind}") if kind in ("go_to_mazo", "call_perros", "skip_perros") else w.say("actions.")
+    return w.say(f"actions.{kind}" if kind in ("go_to_mazo", "call_perros", "skip_perros") else "actions.unknown")
 
 
 # --- An event -----------------------------------------------------------------------------------------------------
