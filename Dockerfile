@@ -11,8 +11,10 @@ FROM node:22-slim AS web
 
 WORKDIR /src
 
-# web/'s `npm ci` is all the build installs: vite.config.ts compiles the SDK from clients/ts/src itself.
+# web/'s `npm ci` is all the build installs: vite.config.ts compiles the SDK from clients/ts/src itself, and
+# reads the page's words from the tables' catalogues (the terminal client's package ships them).
 COPY clients/ts/ clients/ts/
+COPY clients/terminal/src/truco/terminal/catalogue/ clients/terminal/src/truco/terminal/catalogue/
 COPY web/ web/
 
 RUN npm --prefix web ci --no-audit --no-fund \

@@ -152,6 +152,28 @@ async def test_list_games_shows_an_open_game_and_the_rules_calculator_answers(se
         assert duel.result == 1
 
 
+async def test_the_host_starts_a_table_waiting_for_a_friend_with_bots(server: RunningServer) -> None:
+    """start_with_bots: the friend who sat down second may not; the host may, once; the bots take the open seat
+    at the level of the game's bots."""
+    async with TrucoClient(server.address) as host, TrucoClient(server.address) as friend:
+        game = await host.create_game(rules={"players": 4}, bots={3: "heuristic"}, bot_level="beginner")
+        await host.join_game(game.name, seat=0, player_name="Ana")
+        await friend.join_game(game.name, seat=2, player_name="Bea")
+        with pytest.raises(PermissionDenied) as refused:
+            await friend.start_with_bots(game.name)
+        assert refused.value.reason == "NOT_TABLE_HOST"
+
+        started = await host.start_with_bots(game.name)
+
+        bot, taken = game_service_pb2.SEAT_KIND_BOT, game_service_pb2.SEAT_KIND_TAKEN
+        assert [s.kind for s in started.game.seats] == [taken, bot, taken, bot]
+        assert started.game.seats[1].bot_level == game_service_pb2.BOT_LEVEL_BEGINNER
+        assert len(started.view.cards) == 3
+        with pytest.raises(IllegalMove) as again:
+            await host.start_with_bots(game.name)
+        assert again.value.reason == "GAME_ALREADY_STARTED"
+
+
 # --- truco selfplay ------------------------------------------------------------------------------------------
 
 
@@ -197,6 +219,23 @@ def test_truco_play_speaks_rioplatense_unless_asked_otherwise(server: RunningSer
     assert re.search(r"^El asiento 1 \(bot al azar\) (juega|canta|quiere|no quiere|se va)", out, re.MULTILINE)
     assert re.search(r"Partido terminado: (tu equipo ganó; ¡ganaste!|los rivales ganaron; perdiste\.)", out)
     assert not re.search(r"\b(Your|you|seat|team)\b", out), "no English left"
+
+
+async def test_truco_play_lets_the_host_of_a_waiting_table_start_it_with_bots(server: RunningServer) -> None:
+    """truco play on a table waiting for friends, as the first to sit down: it says so and offers b, which starts
+    the match with the server's bots in the open seats; the match is then played to its end."""
+    async with TrucoClient(server.address) as creator:
+        game = await creator.create_game(rules={"players": 2})
+    typed = "b\n" + "1\n" * 5000
+    command = [TRUCO, "play", "--server", server.address, "--game", game.name, "--lang", "en"]
+    result = subprocess.run(command, cwd=ROOT, input=typed, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr
+    out = result.stdout
+    assert "Not dealt yet: the match starts when every seat is taken." in out
+    assert "You sat down first: type b to start now, with bots in the open seats (q quits)." in out
+    assert "The match starts: bots take the open seats." in out
+    assert re.search(r"^seat 1 \(intermediate bot\)( played|:| called| se va)", out, re.MULTILINE), out[-2000:]
+    assert re.search(r"Match over: team [01] \((us|them)\) won — you (win!|lose\.)", out), out[-2000:]
 
 
 def test_truco_play_leaves_cleanly_at_end_of_input(server: RunningServer) -> None:

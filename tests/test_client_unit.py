@@ -23,6 +23,7 @@ from truco.engine import DECK, Game, RuleSet
 from truco.engine.cards import RANKS
 from truco.terminal import play as play_ui
 from truco.terminal import selfplay
+from truco.terminal.voices import ENGLISH
 from truco_client import (
     GAME_HEADER,
     WRAPPERS,
@@ -552,6 +553,7 @@ async def test_every_call_about_one_game_names_it_for_the_balancer(
             client.leave_game("g1"),
             client.resume_seat("g1"),
             client.rematch("g1"),
+            client.start_with_bots("g1"),
             client.evaluate_hand("1o", "2o 7e 3c"),
             client.compare_cards("1o", "2o", "1e"),
         ]
@@ -574,6 +576,7 @@ async def test_every_call_about_one_game_names_it_for_the_balancer(
         "LeaveGame": "games/g1",
         "ResumeSeat": "games/g1",
         "Rematch": "games/g1",
+        "StartWithBots": "games/g1",
         "EvaluateHand": None,
         "CompareCards": None,
         "ListGames": None,
@@ -801,7 +804,7 @@ def _table_view() -> views_pb2.SeatView:
 
 
 def test_render_view_shows_the_table_and_numbered_options() -> None:
-    text = play_ui.render_view(_table_view(), {1: "heuristic bot"})
+    text = ENGLISH.render_view(_table_view(), {1: "heuristic bot"})
     assert text.splitlines()[0] == "Score: team 0 (us) 12 malas · team 1 (them) 17 buenas · playing to 30"
     assert "Muestra: 4o (4 de oro) · piezas 2o 12o 5o 11o 10o" in text
     assert "Round 1: you 3e (3 de espada), seat 1 (heuristic bot) 5o (5 de oro, pieza) → team 1 (them)" in text
@@ -819,17 +822,17 @@ def test_render_view_shows_the_table_and_numbered_options() -> None:
 def test_the_envido_line_shows_until_the_envido_closes_and_a_flor_says_it_sings_itself() -> None:
     view = _table_view()
     view.public.hand.envido_closed = False
-    assert play_ui.tantos_line(view) == "You have envido 7"
-    assert "You have envido 7" in play_ui.render_view(view)
+    assert ENGLISH.tantos_line(view) == "You have envido 7"
+    assert "You have envido 7" in ENGLISH.render_view(view)
     view.public.hand.envido_closed = True
-    assert play_ui.tantos_line(view) is None
+    assert ENGLISH.tantos_line(view) is None
     view.ClearField("envido")
     view.flor = 29
-    line = play_ui.tantos_line(view)
+    line = ENGLISH.tantos_line(view)
     assert line == "You have flor (29 points): it is sung by itself the first time you act this hand"
-    assert line in play_ui.render_view(view)
+    assert line in ENGLISH.render_view(view)
     view.public.hand.flor_sung.append(0)  # sung: nothing more to say
-    assert play_ui.tantos_line(view) is None
+    assert ENGLISH.tantos_line(view) is None
 
 
 def test_the_cards_among_the_options_come_in_the_order_of_your_cards() -> None:
@@ -840,7 +843,7 @@ def test_the_cards_among_the_options_come_in_the_order_of_your_cards() -> None:
     assert ordered == [call("envido"), play("2o"), play("1e"), play("12c"), mazo()]
     shown = play_ui.prompt_view(view)
     assert shown is not None and list(shown.legal_actions) == ordered
-    text = play_ui.render_view(shown)
+    text = ENGLISH.render_view(shown)
     hand = [c.split(" (")[0] for c in text.split("Your cards: ")[1].splitlines()[0].split(" · ")]
     offered = [line.split("play ")[1].split(" (")[0] for line in text.splitlines() if ") play " in line]
     assert hand == offered == ["2o", "1e", "12c"]
@@ -860,13 +863,13 @@ def test_selfplay_counts_version_races_apart_from_errors() -> None:
 
 def test_render_view_without_options_and_at_the_end() -> None:
     view = _table_view()
-    assert "Your options" not in play_ui.render_view(view, options=False)
+    assert "Your options" not in ENGLISH.render_view(view, options=False)
     view.ClearField("legal_actions")
     view.public.to_act[:] = [1]
-    assert play_ui.render_view(view, {1: "random bot"}).splitlines()[-1] == "Waiting for seat 1 (random bot)."
+    assert ENGLISH.render_view(view, {1: "random bot"}).splitlines()[-1] == "Waiting for seat 1 (random bot)."
     view.public.phase = views_pb2.PHASE_MATCH_OVER
     view.public.winner_team = 1
-    assert play_ui.render_view(view).splitlines()[-1] == "Match over: team 1 (them) won — you lose."
+    assert ENGLISH.render_view(view).splitlines()[-1] == "Match over: team 1 (them) won — you lose."
 
 
 def test_describe_event_for_what_the_others_do() -> None:
@@ -877,11 +880,11 @@ def test_describe_event_for_what_the_others_do() -> None:
     )
     parda = events_pb2.Event(round_ended=events_pb2.RoundEnded(round=1))
     labels = {1: "random bot"}
-    assert play_ui.describe_event(played, 0, labels) == "seat 1 (random bot) played 7o (7 de oro)"
-    assert play_ui.describe_event(called, 0, labels) == "you called envido!"
-    assert play_ui.describe_event(scored, 0, labels) == "+2 for team 1 (them) (truco declined)"
-    assert play_ui.describe_event(parda, 0) == "Round 2: parda"
-    assert play_ui.describe_event(events_pb2.Event(match_started=events_pb2.MatchStarted())) is None
+    assert ENGLISH.describe_event(played, 0, labels) == "seat 1 (random bot) played 7o (7 de oro)"
+    assert ENGLISH.describe_event(called, 0, labels) == "you called envido!"
+    assert ENGLISH.describe_event(scored, 0, labels) == "+2 for team 1 (them) (truco declined)"
+    assert ENGLISH.describe_event(parda, 0) == "Round 2: parda"
+    assert ENGLISH.describe_event(events_pb2.Event(match_started=events_pb2.MatchStarted())) is None
 
 
 def test_parse_choice_explains_refused_input() -> None:
@@ -903,12 +906,12 @@ def test_bot_labels_name_the_servers_bots() -> None:
             ),
         ]
     )
-    assert play_ui.bot_labels(game) == {0: "ana", 1: "heuristic bot"}
+    assert ENGLISH.bot_labels(game) == {0: "ana", 1: "heuristic bot"}
 
 
 def test_seat_labels_name_partners_and_bots() -> None:
     labels = {1: "random bot", 2: "heuristic bot"}
-    assert [play_ui.seat_label(s, 0, labels) for s in range(4)] == [
+    assert [ENGLISH.seat_label(s, 0, labels) for s in range(4)] == [
         "you",
         "seat 1 (random bot)",
         "seat 2 (partner, heuristic bot)",
@@ -916,9 +919,9 @@ def test_seat_labels_name_partners_and_bots() -> None:
     ]
     flor = events_pb2.Event(flor_sung=events_pb2.FlorSung(seat=0))
     mazo_ = events_pb2.Event(went_to_mazo=events_pb2.WentToMazo(seat=3))
-    assert play_ui.describe_event(flor, 0) == "you sing flor"
-    assert play_ui.describe_event(flor, 1) == "seat 0 sings flor"
-    assert play_ui.describe_event(mazo_, 0) == "seat 3 se va al mazo"
+    assert ENGLISH.describe_event(flor, 0) == "you sing flor"
+    assert ENGLISH.describe_event(flor, 1) == "seat 0 sings flor"
+    assert ENGLISH.describe_event(mazo_, 0) == "seat 3 se va al mazo"
 
 
 def test_prompt_view_asks_only_with_real_options() -> None:

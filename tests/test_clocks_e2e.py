@@ -684,6 +684,104 @@ def test_a_watch_of_the_table_hears_a_friend_sit_down_and_the_clock_start(server
     plain.cancel()
 
 
+def start_with_bots(player: Player, name: str) -> game_service_pb2.StartWithBotsResponse:
+    request = game_service_pb2.StartWithBotsRequest(name=name)
+    return player.games.StartWithBots(request, metadata=player.metadata, timeout=RPC_TIMEOUT)
+
+
+def refusal(call: Callable[[], object]) -> tuple[grpc.StatusCode, str]:
+    with pytest.raises(grpc.RpcError) as refused:
+        call()
+    return failure_of(refused.value).kind
+
+
+def test_the_host_starts_a_waiting_table_with_bots_at_the_games_level(server: InProcessServer) -> None:
+    """StartWithBots: only the player who sat down first may start a table waiting for friends; the bots take
+    the open seats at the level of the game's bots, the match is dealt and played on, and a second start, like
+    any start after the deal, is refused and changes nothing."""
+    creator = Player(server.address)
+    request = game_service_pb2.CreateGameRequest(
+        rules=rules_pb2.RuleSet(players=4, target=15),
+        bots=[game_service_pb2.BotSeat(seat=3, level=game_service_pb2.BOT_LEVEL_BEGINNER)],
+    )
+    request.clock.CopyFrom(clock(30.0))
+    game = creator.games.CreateGame(request, timeout=RPC_TIMEOUT).game
+    creator.close()
+    host = join(server.address, game.name, 0)
+    friend = join(server.address, game.name, 2)
+    spectator = Player(server.address)
+    try:
+        denied = (grpc.StatusCode.PERMISSION_DENIED, "NOT_TABLE_HOST")
+        assert refusal(lambda: start_with_bots(friend, game.name)) == denied
+        assert refusal(lambda: start_with_bots(spectator, game.name))[1] == "TOKEN_MISSING"
+        assert not host.seat_view(game.name).cards, "refused starts deal nothing"
+
+        started = start_with_bots(host, game.name)
+
+        seats = [(s.kind, s.bot_level) for s in started.game.seats]
+        beginner, bot = game_service_pb2.BOT_LEVEL_BEGINNER, game_service_pb2.SEAT_KIND_BOT
+        taken = game_service_pb2.SEAT_KIND_TAKEN
+        assert seats == [(taken, 0), (bot, beginner), (taken, 0), (bot, beginner)]
+        assert [s.host for s in started.game.seats] == [True, False, False, False]
+        assert len(started.view.cards) == 3 and started.view.public.HasField("clock")
+        assert get_game(friend, game.name).seats[1].kind == bot
+        assert refusal(lambda: start_with_bots(host, game.name)) == (
+            grpc.StatusCode.FAILED_PRECONDITION,
+            "GAME_ALREADY_STARTED",
+        )
+        for _ in range(40):  # the humans' moves: the bot in seat 1 answers for its team in between
+            act(host, game.name, calm=True)
+            act(friend, game.name, calm=True)
+        version = host.seat_view(game.name).public.version
+        made = decisions_by(event_log_until(server.address, game.name, version), 1)
+        assert made > 0, "the bot that took the open seat plays it"
+    finally:
+        for player in (host, friend, spectator):
+            player.close()
+
+
+def test_a_table_that_filled_cannot_be_started_again(server: InProcessServer) -> None:
+    """A friend's join that fills the table deals it: a start after it is GAME_ALREADY_STARTED; the bots'
+    level of a game without bot seats is its clock's takeover bot."""
+    game = new_game(server.address, players=2, settings=clock(30.0))
+    host = join(server.address, game.name, 0)
+    friend = join(server.address, game.name, 1)
+    try:
+        assert refusal(lambda: start_with_bots(host, game.name))[1] == "GAME_ALREADY_STARTED"
+    finally:
+        friend.close()
+        host.close()
+    alone = new_game(server.address, players=2, settings=clock(30.0))
+    host = join(server.address, alone.name, 1)
+    try:
+        seat = start_with_bots(host, alone.name).game.seats[0]
+        assert (seat.kind, seat.bot_level) == (game_service_pb2.SEAT_KIND_BOT, game_service_pb2.BOT_LEVEL_INTERMEDIATE)
+    finally:
+        host.close()
+
+
+def test_a_table_started_on_one_replica_is_played_on_by_another_that_cached_it_waiting(
+    start_server: Callable[..., InProcessServer], stores: Stores
+) -> None:
+    """The bots' seats reach every replica: one that rebuilt the table while it waited reads the new setup at
+    the deal, and its bot plays the seat that was open."""
+    url = stores.new_url()
+    first, second = start_server(url), start_server(url)
+    game = new_game(first.address, players=2, settings=clock(30.0))
+    host = join(first.address, game.name, 0)
+    elsewhere = Player(second.address, 0, host.token)
+    try:
+        assert not elsewhere.seat_view(game.name).cards, "the second replica has the waiting table cached"
+        start_with_bots(host, game.name)
+        for _ in range(20):
+            act(elsewhere, game.name, calm=True)
+        version = elsewhere.seat_view(game.name).public.version
+        assert decisions_by(event_log_until(second.address, game.name, version), 1) > 0
+    finally:
+        elsewhere.close()
+        host.close()
+
+
 def test_a_table_with_an_open_seat_deals_only_when_it_fills(server: InProcessServer) -> None:
     """Waiting for friends: nothing is dealt while a player's seat is open, not even when a seated player leaves
     and comes back meanwhile; the join that fills the table deals, and the first decision's clock starts."""

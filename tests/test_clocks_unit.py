@@ -22,8 +22,8 @@ from truco.server.service import messages
 from truco.server.service.messages import clock_settings_from_pb, clock_settings_to_pb, timestamp_to_pb
 from truco.server.store.interface import EventStore
 from truco.server.store.records import now_us
-from truco.terminal.play import clock_line, describe_event
 from truco.terminal.selfplay import count_takeovers
+from truco.terminal.voices import ENGLISH
 from truco_client import clock_settings, seconds_left, taken_over
 from truco_client.v1 import events_pb2, game_service_pb2, views_pb2
 
@@ -178,17 +178,17 @@ def test_the_sdk_and_truco_play_read_the_clock() -> None:
     assert seconds_left(view, now=1001.0) == 0.0
     assert seconds_left(views_pb2.MatchView()) is None
     assert taken_over(view, 1) and not taken_over(view, 0)
-    assert clock_line(view, 0, now=977.2) == "Clock: your move, 23s left"
-    assert clock_line(view, 1, now=990.0) == "Clock: seat 0, 10s left"
-    assert clock_line(views_pb2.MatchView(), 0) is None
+    assert ENGLISH.clock_line(view, 0, now=977.2) == "Clock: your move, 23s left"
+    assert ENGLISH.clock_line(view, 1, now=990.0) == "Clock: seat 0, 10s left"
+    assert ENGLISH.clock_line(views_pb2.MatchView(), 0) is None
 
 
 def test_truco_play_says_why_the_game_went_on() -> None:
     mine = events_pb2.Event(clock_expired=events_pb2.ClockExpired(seat=0))
-    assert "a bot plays for you" in (describe_event(mine, 0) or "")
+    assert "a bot plays for you" in (ENGLISH.describe_event(mine, 0) or "")
     theirs = events_pb2.Event(clock_expired=events_pb2.ClockExpired(seat=1, forfeit=True))
-    assert describe_event(theirs, 0) == "seat 1: time is up, team 1 (them) concedes the match"
-    assert describe_event(events_pb2.Event(seat_resumed=events_pb2.SeatResumed(seat=0)), 0) == "you are back"
+    assert ENGLISH.describe_event(theirs, 0) == "seat 1: time is up, team 1 (them) concedes the match"
+    assert ENGLISH.describe_event(events_pb2.Event(seat_resumed=events_pb2.SeatResumed(seat=0)), 0) == "you are back"
 
 
 def test_selfplay_counts_the_decisions_the_server_took_over() -> None:

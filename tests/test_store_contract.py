@@ -443,6 +443,55 @@ class StoreContract(abc.ABC):
         )
         assert sorted(seat for _, seat in claims) == [0, 1]
 
+    async def test_seat_bots_gives_the_open_seats_to_bots_with_the_new_setup(self) -> None:
+        store, replica = await self.open(), await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "bot", "open", "open")), events("E1"), None)
+        await store.claim_seat("g1", 0, b"hash-ana", "Ana", None)
+
+        game = await store.seat_bots("g1", 1, {2: "expert", 3: "expert"}, b"rules:with-bots")
+
+        expected = [("taken", ""), ("bot", "random"), ("bot", "expert"), ("bot", "expert")]
+        assert [(s.kind, s.bot) for s in game.seats] == expected
+        assert game.seats[0] == SeatRecord(0, "taken", "", "Ana", b"hash-ana")
+        assert game.rules == b"rules:with-bots"
+        assert not game.open
+        assert await replica.get_game("g1") == game
+        assert (await replica.list_open_games(10, None))[0] == []
+
+    async def test_seat_bots_changes_nothing_when_a_seat_was_taken_or_the_game_moved(self) -> None:
+        store = await self.open()
+        await store.create_game(new_game("g1", seat_kinds=("open", "open", "open")), events("E1"), None)
+        await store.claim_seat("g1", 1, b"hash-bea", "Bea", None)
+        before = await store.get_game("g1")
+        with pytest.raises(SeatUnavailable):
+            await store.seat_bots("g1", 1, {1: "heuristic", 2: "heuristic"}, b"rules:new")
+        with pytest.raises(VersionConflict):
+            await store.seat_bots("g1", 0, {2: "heuristic"}, b"rules:new")  # the game is at seq 1
+        await store.append("g1", 1, events("E2"), None, b"", True)
+        with pytest.raises(VersionConflict):
+            await store.seat_bots("g1", 2, {2: "heuristic"}, b"rules:new")  # over
+        with pytest.raises(GameNotFound):
+            await store.seat_bots("nope", 0, {0: "heuristic"}, b"rules:new")
+        after = await store.get_game("g1")
+        assert (after.rules, after.seats) == (before.rules, before.seats)
+
+    async def test_a_claim_racing_seat_bots_gets_the_seat_or_finds_it_a_bots(self) -> None:
+        store, replica = await self.open(), await self.open()
+        for attempt in range(5):
+            game_id = f"g{attempt}"
+            await store.create_game(new_game(game_id, seat_kinds=("taken", "open")), events("E1"), None)
+            outcomes = await asyncio.gather(
+                store.seat_bots(game_id, 1, {1: "heuristic"}, b"rules:new"),
+                replica.claim_seat(game_id, 1, b"hash-bea", "Bea", None),
+                return_exceptions=True,
+            )
+            assert sum(isinstance(o, SeatUnavailable) for o in outcomes) == 1, outcomes
+            seat = (await store.get_game(game_id)).seats[1]
+            bots_won = isinstance(outcomes[1], SeatUnavailable)
+            assert (seat.kind, seat.bot if bots_won else seat.player_name) == (
+                ("bot", "heuristic") if bots_won else ("taken", "Bea")
+            )
+
     async def test_claim_needs_a_token_hash(self) -> None:
         store = await self.open()
         await store.create_game(new_game("g1"), [], None)

@@ -3,9 +3,11 @@ serving the build, and runs web/e2e/ with node's test runner: table.test.mjs (pl
 Chromium; no browser download) plays a 2-player match on a desktop and a 4-player match on a 390×844 phone by
 clicking, lets a clock run out and takes the seat back, leaves (asked first) and comes back, steps away for a
 minute of the stand-in's pace in 2 and 4 players and takes the seat back from another device, sees a friend's
-arrival on the host's page within a second, reloads mid-match and finds the log intact, plays a rematch, lists
+arrival on the host's page within a second, lets the host start a waiting table with bots (1280×800 and 390×844),
+reloads mid-match and finds the log intact, plays a rematch, lists
 and joins an open table, and checks every text it meets; messages.test.mjs
-checks every message the page can make for voseo and capitals. Screenshots, desktop and phone, go to
+checks every message the page can make for voseo and capitals, and that they use every template of the
+Spanish catalogue's web words. Screenshots, desktop and phone, go to
 test-artifacts/web/.
 
 What it needs it installs: Debian's chromium package (apt-get) when /usr/bin/chromium is missing, and web/'s
@@ -130,9 +132,11 @@ BROWSER_TESTS = (
     "a spectator page shows no hidden card",
     "a player who steps away for a minute comes back to the same match, from another device (2 and 4 players)",
     "a friend joins by link, shows on the host's page within a second, and gets a seña from their partner",
+    "the host starts a table waiting for friends with bots, at 1280×800 and 390×844",
     "a rematch is offered to every human at the table, and the first deal passes on",
     "the table's boxes neither overlap nor clip at 1280×800 and 390×844",
     "every message of the table speaks voseo, starts with a capital and closes what it opens",
+    "every template of the catalogue's web words is in a message checked above",
     "the page's other modules hold no prose: every sentence is in src/text.ts",
 )
 SHOTS = (
@@ -153,6 +157,8 @@ SHOTS = (
     "web-away-phone",
     "web-sena-received",
     "web-waiting-phone",
+    "web-start-with-bots-desktop",
+    "web-start-with-bots-phone",
     "web-layout-desktop",
     "web-layout-phone",
     "web-layout-summary-desktop",

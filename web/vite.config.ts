@@ -11,12 +11,15 @@ import { defineConfig } from "vite";
 // (the same pinned versions as clients/ts/package.json) even when clients/ts/node_modules exists; tsconfig.json's
 // paths do the same for tsc.
 const sdk = fileURLToPath(new URL("../clients/ts/src/index.ts", import.meta.url));
+// "table-words" is the folder of the tables' catalogues, one per language: every word of the page is in its
+// Spanish one, which `truco play` (the terminal client, whose package ships them) speaks from too.
+const words = fileURLToPath(new URL("../clients/terminal/src/truco/terminal/catalogue", import.meta.url));
 const page = (name: string) => fileURLToPath(new URL(name, import.meta.url));
 
 export default defineConfig({
   base: "./",
   resolve: {
-    alias: { "truco-client": sdk },
+    alias: { "truco-client": sdk, "table-words": words },
     dedupe: ["@bufbuild/protobuf", "@connectrpc/connect"],
   },
   server: {

@@ -53,7 +53,7 @@ function fieldValues(field: DescField): unknown[] {
   if (field.fieldKind === "scalar") {
     if (field.scalar === ScalarType.BOOL) return [true, false];
     const name = field.localName;
-    if (/seat|dealer/i.test(name)) return [0, 1, 2];
+    if (/seat|dealer/i.test(name)) return field.proto.proto3Optional ? [0, 1, 2, undefined] : [0, 1, 2];
     if (/team/i.test(name)) return field.proto.proto3Optional ? [0, 1, undefined] : [0, 1];
     if (name === "round") return [0, 1, 2];
     if (name === "points") return field.proto.proto3Optional ? [1, 33, undefined] : [1, 33];
@@ -132,6 +132,7 @@ export function everyMessage(): Message[] {
   add("table line", text.tableLine(4, 30));
   for (const open of [1, 2]) add("open table", text.openTableLine(4, 30, open));
   for (const taken of [[], ["Ana"], ["Ana", text.botLabel(1), text.botLabel(3, BotLevel.EXPERT)]]) add("open table seats", text.openTableSeats(taken));
+  for (let seat = 0; seat < 6; seat++) add("bot label", text.botLabel(seat));
   add("join title", text.joinTitle("0123456789abcdef"));
   add("piezas", text.piezasLine([2, 4, 5, 11, 10].map((rank) => ({ ...CARD, rank }))));
   for (const ms of [0, 1500, 23_000, 125_000]) {

@@ -14,8 +14,16 @@ import { problems } from "./style-of-messages.mjs";
 
 const WEB = fileURLToPath(new URL("..", import.meta.url));
 const OUT = join(WEB, "e2e", ".build");
+/** The Spanish catalogue the page's words come from (its `web` section), shared with `truco play`. */
+const WORDS = join(WEB, "..", "clients", "terminal", "src", "truco", "terminal", "catalogue", "es.json");
 
-async function catalogue() {
+let built;
+function catalogue() {
+  built ??= bundle();
+  return built;
+}
+
+async function bundle() {
   await build({
     configFile: join(WEB, "vite.config.ts"),
     logLevel: "warn",
@@ -45,6 +53,23 @@ test("every message of the table speaks voseo, starts with a capital and closes 
   const aboutViewer = messages.filter((message) => message.aboutViewer && message.source.startsWith("event"));
   assert.ok(aboutViewer.length > 50);
   for (const message of aboutViewer) assert.doesNotMatch(message.text, /\bAna\b/, message.source);
+});
+
+test("every template of the catalogue's web words is in a message checked above", async () => {
+  const { everyMessage } = await catalogue();
+  const texts = everyMessage().map((message) => message.text);
+  const missing = [];
+  const walk = (node, path) => {
+    if (typeof node !== "string") {
+      for (const [key, value] of Object.entries(node)) walk(value, path ? `${path}.${key}` : key);
+      return;
+    }
+    const parts = node.split(/\{\w+\}/).map((part) => part.replace(/[.*+?^${}()|[\]\\]/g, "\\$&"));
+    const pattern = new RegExp(parts.join(".*?"), "i");
+    if (!texts.some((text) => pattern.test(text))) missing.push(`${path}: «${node}»`);
+  };
+  walk(JSON.parse(readFileSync(WORDS, "utf8")).web, "");
+  assert.deepEqual(missing, []);
 });
 
 test("the page's other modules hold no prose: every sentence is in src/text.ts", () => {

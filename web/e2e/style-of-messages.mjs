@@ -38,6 +38,7 @@ export function problems(text, aboutViewer = false) {
   }
   if (NOT_VOSEO.test(text)) found.push("not voseo");
   if (ENGLISH.test(text)) found.push("English or code in the words");
+  if (/[{}]/.test(text)) found.push("a field of the catalogue's template left unfilled");
   if (aboutViewer && !VOS_FORM.test(text)) found.push("about the viewer but no vos form");
   return found;
 }

@@ -443,6 +443,52 @@ test("a friend joins by link, shows on the host's page within a second, and gets
   await context.close();
 });
 
+test("the host starts a table waiting for friends with bots, at 1280×800 and 390×844", async () => {
+  for (const [device, label] of [[{ viewport: { width: 1280, height: 800 } }, "desktop"], [PHONE, "phone"]]) {
+    // Four seats: a bot, the host (the first to sit down), a friend, and one seat still open.
+    const { game } = await call("CreateGame", { rules: { players: 4, target: 15 }, bots: [{ seat: 3, level: "BOT_LEVEL_BEGINNER" }] });
+    const link = `${BASE}/?game=${game.name.replace("games/", "")}`;
+    const pages = [];
+    for (const name of ["Ana", "Lola"]) {
+      const page = await open(await browser.newContext(device));
+      await page.goto(link);
+      await page.fill("#player-name", name);
+      await page.click("#take-seat");
+      await page.waitForSelector("[data-testid=waiting]");
+      await page.waitForSelector("#connection[data-state=live]");
+      pages.push(page);
+    }
+    const [host, friend] = pages;
+    await host.waitForFunction(() => document.querySelector("[data-seat='1'] .name")?.textContent === "Lola", null, { timeout: 2_000 });
+    assert.equal(await friend.$("[data-testid=start-with-bots]"), null, `${label}: only the host may start`);
+    const start = await host.waitForSelector("[data-testid=start-with-bots]");
+    assert.equal(await start.textContent(), "Empezar con bots");
+    const fits = await start.evaluate((button) => {
+      const b = button.getBoundingClientRect();
+      return b.left >= 0 && b.top >= 0 && b.right <= document.documentElement.clientWidth && b.bottom <= window.innerHeight;
+    });
+    assert.ok(fits, `${label}: «Empezar con bots» is whole on the first screen`);
+    const waiting = (await layoutProblems(host)).filter((problem) => problem !== "the piezas line is hidden"); // no muestra yet
+    assert.deepEqual(waiting, [], label);
+    await checkTexts(host, `waiting, the host (${label})`);
+    await shot(host, `web-start-with-bots-${label}`);
+
+    await start.click();
+    // Both pages are dealt; the open seat is a bot's now, named as bots are, on the friend's page too.
+    for (const page of pages) {
+      await page.waitForSelector("[data-testid=hand] [data-card]", { timeout: 5_000 });
+      await page.waitForFunction(() => !document.querySelector("[data-testid=waiting]"), null, { timeout: 2_000 });
+      await page.waitForFunction(() => !["", "Lugar libre"].includes(document.querySelector("[data-seat='2'] .name")?.textContent ?? ""), null, { timeout: 2_000 });
+      assert.deepEqual(await layoutProblems(page), [], label);
+    }
+    await checkTexts(friend, `started with bots (${label})`);
+    for (const page of pages) {
+      assert.deepEqual(page.failures, []);
+      await page.context().close();
+    }
+  }
+});
+
 // The browser tests' server plays an away seat at 0.25 s a decision with a 20 s grace (tests/test_web_browser.py):
 // the product's 3 s a decision, twelve times faster. Five seconds away here are the 60 s of the product's pace.
 const STEP_AWAY_MS = 5_000;

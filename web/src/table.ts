@@ -93,6 +93,12 @@ export class Table implements Seating {
     return (this.game?.seats ?? []).filter((s) => s.kind === SeatKind.OPEN).map((s) => s.seat);
   }
 
+  /** Whether this page's seat is the table's host (the player who sat down first): it alone may start a table
+   * waiting for friends with bots in the open seats. */
+  isHost(): boolean {
+    return this.me !== undefined && this.game?.seats.find((s) => s.seat === this.me)?.host === true;
+  }
+
   isBot(seat: number): boolean {
     return this.game?.seats.find((s) => s.seat === seat)?.kind === SeatKind.BOT;
   }
@@ -188,6 +194,8 @@ export class Table implements Seating {
             this.note(event);
             if (this.isNews(event)) this.react(event);
           }
+          // The first deal of a table that waited: its open seats were filled, by friends or by the host's bots.
+          if (this.openSeats().length && events.some((event) => event.kind.case === "handDealt")) await this.refreshGame();
           const last = events.at(-1);
           this.take(commit.seat, commit.public ?? commit.seat?.public, last?.kind.case === "senaSent");
           this.onChange();
@@ -351,7 +359,16 @@ export class Table implements Seating {
     });
   }
 
-  /** Rematch: every seat holds its seat in the next game with the same token; the page moves there. */
+  /** StartWithBots (the host only): the server's bots take the open seats and the match is dealt. */
+  startWithBots(): Promise<void> {
+    return this.seatCall(async () => {
+      const { game, view } = await this.client.startWithBots(this.gameName);
+      this.game = game ?? this.game;
+      this.take(view, view?.public);
+    });
+  }
+
+    /** Rematch: every seat holds its seat in the next game with the same token; the page moves there. */
   rematch(): Promise<void> {
     return this.seatCall(async () => {
       const { game, seat } = await this.calls.rematch();

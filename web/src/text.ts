@@ -1,6 +1,10 @@
 // Every word the page shows, in rioplatense Spanish with voseo (jugás, cantás, te toca), each sentence starting
-// with a capital: the page's other modules hold no prose of their own. e2e/messages.test.mjs goes over every
-// message this module can make and checks the voseo, the capitals and the punctuation.
+// with a capital. The words themselves are in the Spanish catalogue, the one `truco play` speaks from too
+// (clients/terminal/src/truco/terminal/catalogue/es.json, its `web` section, read here through the build's
+// "table-words" alias); this module puts them together: who is who, which variant of a sentence (the viewer's own
+// act or another's, a team's as the viewer sees it), the fields. The page's other modules hold no prose of their
+// own. e2e/messages.test.mjs goes over every message this module can make and checks the voseo, the capitals and
+// the punctuation.
 import {
   BotLevel,
   CallKind,
@@ -15,6 +19,22 @@ import {
   Suit,
   cardText,
 } from "truco-client";
+import { web as W } from "table-words/es.json";
+
+
+/** A template of the catalogue with its `{fields}` filled; `{Field}` is a field's text with a capital first. */
+export function say(template: string, fields: Readonly<Record<string, string | number>> = {}): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => {
+    const value = fields[name] ?? fields[name.charAt(0).toLowerCase() + name.slice(1)];
+    if (value === undefined) return whole;
+    return name.charAt(0) === name.charAt(0).toUpperCase() ? capital(String(value)) : String(value);
+  });
+}
+
+/** A table of the catalogue keyed by an enum's names, keyed by its values. */
+function byEnum<E extends Record<string, string | number>>(names: Readonly<Record<string, string>>, values: E): Readonly<Record<number, string>> {
+  return Object.fromEntries(Object.entries(names).map(([name, text]) => [values[name as keyof E] as number, text]));
+}
 
 // --- How the page names seats and teams ------------------------------------------------------------------------
 
@@ -31,41 +51,50 @@ export interface Seating {
   readonly target?: number;
 }
 
-/** "Jugás" for the viewer, "Tito juega" for anyone else; while a bot plays a player's seat, the bot does it:
- * "Tu bot juega", "El bot de Tito juega". */
-export function does(seating: Seating, seat: number, third: string, vos: string): string {
-  if (seating.isAway?.(seat)) return `${seat === seating.me ? "Tu bot" : `El bot de ${seating.name(seat)}`} ${third}`;
-  return seat === seating.me ? capital(vos) : `${seating.name(seat)} ${third}`;
+type Person = { readonly me: string; readonly other: string };
+type Side = { readonly ours: string; readonly theirs: string; readonly spectator: string };
+
+/** A sentence about what `seat` does: its vos form for the viewer ("Jugás"), else the third person with the seat's
+ * name ("Tito juega"); while a bot plays a player's seat, the bot does it ("Tu bot juega", "El bot de Tito juega"). */
+function said(seating: Seating, seat: number, template: Person, fields: Readonly<Record<string, string | number>> = {}): string {
+  if (seating.isAway?.(seat)) {
+    const who = seat === seating.me ? W.words.yourBot : say(W.words.botOf, { name: seating.name(seat) });
+    return say(template.other, { ...fields, who });
+  }
+  return seat === seating.me ? say(template.me, fields) : say(template.other, { ...fields, who: seating.name(seat) });
 }
 
-/** A team as the subject of a sentence: the viewer's ("tu equipo"), the rivals ("los rivales"), or for a spectator
- * "el equipo A" / "el equipo B"; with a verb in the right number ("tu equipo suma", "los rivales suman"). */
-export function teamDoes(seating: Seating, team: number, singular = "", plural = ""): string {
-  const name = teamName(seating, team);
-  const verb = seating.me !== undefined && team !== seating.me % 2 ? plural : singular;
-  return verb ? `${name} ${verb}` : name;
+/** The side a team is on for the viewer: its own, the rivals', or (a spectator) neither. */
+function side(seating: Seating, team: number): keyof Side {
+  if (seating.me === undefined) return "spectator";
+  return team === seating.me % 2 ? "ours" : "theirs";
+}
+
+/** A sentence about a team, in the variant of its side, with `team` its name. */
+function teamSaid(seating: Seating, team: number, template: Side, fields: Readonly<Record<string, string | number>> = {}): string {
+  return say(template[side(seating, team)], { ...fields, team: teamName(seating, team) });
 }
 
 export function teamName(seating: Seating, team: number): string {
-  if (seating.me === undefined) return `el equipo ${team === 0 ? "A" : "B"}`;
-  return team === seating.me % 2 ? "tu equipo" : "los rivales";
+  return say(W.words.teams[side(seating, team)], { letter: team === 0 ? "A" : "B" });
+}
+
+/** "Tito", "Tito y Marta", "Tito, Marta y Beto". */
+function listed(words: readonly string[]): string {
+  return words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(W.words.comma)}${W.words.and}${words[words.length - 1]}`;
 }
 
 /** "Tito", "Tito y Marta", "Tito, Marta y Beto"; the viewer as "vos". */
 export function names(seating: Seating, seats: readonly number[]): string {
-  const words = seats.map((seat) => (seat === seating.me ? "vos" : seating.name(seat)));
-  return words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} y ${words[words.length - 1]}`;
+  return listed(seats.map((seat) => (seat === seating.me ? W.words.vos : seating.name(seat))));
 }
 
 export function capital(text: string): string {
   return text.charAt(0).toUpperCase() + text.slice(1);
 }
 
-/** The names the server's bots go by at the table, by seat. */
-const BOT_NAMES = ["Pocha", "Tito", "Marta", "Beto", "Nené", "Cacho"];
-
 export function botName(seat: number): string {
-  return BOT_NAMES[seat % BOT_NAMES.length];
+  return W.names.bots[seat % W.names.bots.length];
 }
 
 /** A seat nobody has taken yet. */
@@ -75,27 +104,21 @@ export function emptySeatName(): string {
 
 /** A player who joined without a name. */
 export function playerName(seat: number): string {
-  return `Jugador ${seat + 1}`;
+  return say(W.words.player, { n: seat + 1 });
 }
 
 // --- Cards -----------------------------------------------------------------------------------------------------
 
-export const SUIT_NAMES: Readonly<Record<number, string>> = {
-  [Suit.ESPADA]: "espada",
-  [Suit.BASTO]: "basto",
-  [Suit.ORO]: "oro",
-  [Suit.COPA]: "copa",
-};
+export const SUIT_NAMES = byEnum(W.names.suits, Suit);
 
 /** "1 de espada", the way a card is said at the table. */
 export function cardName(card: Card | undefined): string {
-  return card ? `${card.rank} de ${SUIT_NAMES[card.suit] ?? "?"}` : "?";
+  return card ? say(W.words.card, { rank: card.rank, suit: SUIT_NAMES[card.suit] ?? "?" }) : "?";
 }
 
 /** "7 de oro, 6 de oro y 5 de copa". */
 export function cardList(cards: readonly Card[]): string {
-  const words = cards.map(cardName);
-  return words.length <= 1 ? (words[0] ?? "") : `${words.slice(0, -1).join(", ")} y ${words[words.length - 1]}`;
+  return listed(cards.map(cardName));
 }
 
 /** The card's notation ("1e"), used as its stable id in the page. */
@@ -106,195 +129,133 @@ export function cardId(card: Card | undefined): string {
 /** "Piezas: 2, 4, 5, 11 y 10 de oro". */
 export function piezasLine(piezas: readonly Card[]): string {
   if (!piezas.length) return "";
-  const ranks = piezas.map((card) => String(card.rank));
-  return `Piezas: ${ranks.slice(0, -1).join(", ")} y ${ranks[ranks.length - 1]} de ${SUIT_NAMES[piezas[0].suit]}`;
+  return say(W.words.piezas, { ranks: listed(piezas.map((card) => String(card.rank))), suit: SUIT_NAMES[piezas[0].suit] ?? "?" });
 }
 
 // --- Calls, answers, señas --------------------------------------------------------------------------------------
 
 /** What a call is called when sung (a button's label, what a seat says). */
-export const CALL_NAMES: Readonly<Record<number, string>> = {
-  [CallKind.TRUCO]: "Truco",
-  [CallKind.RETRUCO]: "Quiero retruco",
-  [CallKind.VALE_CUATRO]: "Quiero vale cuatro",
-  [CallKind.ENVIDO]: "Envido",
-  [CallKind.REAL_ENVIDO]: "Real envido",
-  [CallKind.FALTA_ENVIDO]: "Falta envido",
-  [CallKind.CON_FLOR_ENVIDO]: "Con flor envido",
-  [CallKind.CONTRA_FLOR]: "Contra flor",
-  [CallKind.CONTRA_FLOR_AL_RESTO]: "Contra flor al resto",
-  [CallKind.FLOR]: "Flor",
-};
+export const CALL_NAMES = byEnum(W.names.calls, CallKind);
 
 /** A call as the object of a sentence: "quiere el truco", "no quiere la falta envido". */
-export const CALL_OBJECTS: Readonly<Record<number, string>> = {
-  [CallKind.TRUCO]: "el truco",
-  [CallKind.RETRUCO]: "el retruco",
-  [CallKind.VALE_CUATRO]: "el vale cuatro",
-  [CallKind.ENVIDO]: "el envido",
-  [CallKind.REAL_ENVIDO]: "el real envido",
-  [CallKind.FALTA_ENVIDO]: "la falta envido",
-  [CallKind.CON_FLOR_ENVIDO]: "el con flor envido",
-  [CallKind.CONTRA_FLOR]: "la contra flor",
-  [CallKind.CONTRA_FLOR_AL_RESTO]: "la contra flor al resto",
-  [CallKind.FLOR]: "la flor",
-};
+export const CALL_OBJECTS = byEnum(W.names.callObjects, CallKind);
 
-export const SENA_NAMES: Readonly<Record<number, string>> = {
-  [Sena.PIEZA_2]: "levantar las cejas (el 2 de la muestra)",
-  [Sena.PIEZA_4]: "beso (el 4 de la muestra)",
-  [Sena.PIEZA_5]: "arrugar la nariz (el 5 de la muestra)",
-  [Sena.PIEZA_11]: "guiñada del ojo derecho (el 11 de la muestra)",
-  [Sena.PIEZA_10]: "guiñada del ojo izquierdo (el 10 de la muestra)",
-  [Sena.MATA_1]: "mueca a la derecha (1 de espada o de basto)",
-  [Sena.MATA_7]: "mueca a la izquierda (7 de espada o de oro)",
-  [Sena.CHICA_3]: "morder el labio (un 3)",
-  [Sena.CHICA_2]: "boca abierta (un 2)",
-  [Sena.CHICA_1]: "punta de la lengua (1 de copa o de oro)",
-  [Sena.NEGRAS]: "ojos cerrados (nada: negras y comunes)",
-  [Sena.ENVIDO]: "lamer el labio (mucho envido)",
-};
+export const SENA_NAMES = byEnum(W.names.senas, Sena);
 
-export const STANDING_NAMES: Readonly<Record<number, string>> = {
-  [Standing.MALAS]: "Malas",
-  [Standing.BUENAS]: "Buenas",
-};
+export const STANDING_NAMES = byEnum(W.names.standings, Standing);
 
 /** The label of a button for a legal action (cards are played from the hand, not from these buttons). */
 export function actionLabel(command: Command): string {
   const kind = command.kind;
+  const A = W.actions;
   switch (kind.case) {
     case "playCard":
-      return `Jugar el ${cardName(kind.value.card)}`;
+      return say(A.playCard, { card: cardName(kind.value.card) });
     case "call":
-      return CALL_NAMES[kind.value.call] ?? "Cantar";
+      return CALL_NAMES[kind.value.call] ?? A.call;
     case "answer":
-      return kind.value.accept ? "Quiero" : "No quiero";
+      return kind.value.accept ? A.accept : A.decline;
     case "goToMazo":
-      return "Me voy al mazo";
+      return A.goToMazo;
     case "sendSena":
-      return capital(SENA_NAMES[kind.value.sena] ?? "Seña");
+      return capital(SENA_NAMES[kind.value.sena] ?? A.sena);
     case "callPerros":
-      return "Echar los perros";
+      return A.callPerros;
     case "skipPerros":
-      return "Repartir sin perros";
-    case "answerPerros":
-      return `Perros: ${kind.value.acceptEnvido ? "quiero" : "no quiero"} el envido, ${kind.value.acceptTruco ? "quiero" : "no quiero"} el truco`;
+      return A.skipPerros;
+    case "answerPerros": {
+      const answer = (yes: boolean) => (yes ? W.words.accept : W.words.decline);
+      return say(A.answerPerros, { envido: answer(kind.value.acceptEnvido), truco: answer(kind.value.acceptTruco) });
+    }
     default:
-      return "Jugar";
+      return A.other;
   }
 }
 
 // --- The log: one sentence per event ---------------------------------------------------------------------------
 
-const SCORE_REASONS: Readonly<Record<number, string>> = {
-  [ScoreReason.ENVIDO]: "el envido",
-  [ScoreReason.ENVIDO_DECLINED]: "el envido no querido",
-  [ScoreReason.FLOR]: "la flor",
-  [ScoreReason.FLOR_DECLINED]: "la flor no querida",
-  [ScoreReason.HAND]: "la mano",
-  [ScoreReason.TRUCO_DECLINED]: "el truco no querido",
-  [ScoreReason.MAZO]: "el mazo",
-};
+const SCORE_REASONS = byEnum(W.names.scoreReasons, ScoreReason);
+
+function unit(points: number): string {
+  return points === 1 ? W.words.point : W.words.points;
+}
 
 /** "Los rivales suman 3 por la flor no querida." A score that reaches the target is capped there by the rules:
  * the line says so, or "1 por la flor no querida" would read as a miscount. */
 export function pointsLine(seating: Seating, team: number, points: number, reason: ScoreReason): string {
-  const line = `${capital(teamDoes(seating, team, "suma", "suman"))} ${points} ${points === 1 ? "punto" : "puntos"} por ${SCORE_REASONS[reason] ?? "la mano"}`;
+  const line = teamSaid(seating, team, W.log.points, { points, unit: unit(points), reason: SCORE_REASONS[reason] ?? SCORE_REASONS[ScoreReason.HAND] });
   const before = seating.scoreBefore?.(team);
-  if (before === undefined || seating.target === undefined || before + points < seating.target) return `${line}.`;
-  const reaches = seating.me !== undefined && team !== seating.me % 2 ? "llegan" : "llega";
-  return `${line}: ${reaches} a ${seating.target}, lo que ${reaches === "llegan" ? "les" : "le"} faltaba (no se pasa de ${seating.target}).`;
+  if (before === undefined || seating.target === undefined || before + points < seating.target) return say(W.log.pointsEnd, { line });
+  return say(W.log.pointsCapped[side(seating, team)], { line, target: seating.target });
 }
-
-const ROUNDS = ["Primera", "Segunda", "Tercera"];
 
 /** "Primera", "Segunda", "Tercera": a round of a hand (0-based). */
 export function roundName(round: number): string {
-  return ROUNDS[round] ?? "Tercera";
+  return W.names.rounds[round] ?? W.names.rounds[W.names.rounds.length - 1];
 }
 
 /** The compact score over the felt on a phone: "Tu equipo 12 · Los rivales 17". */
 export function miniScore(seating: Seating, scores: readonly { team: number; points: number }[]): string {
-  return scores.map((s) => `${capital(teamName(seating, s.team))} ${s.points}`).join(" · ");
+  return scores.map((s) => say(W.panels.miniScore, { team: teamName(seating, s.team), points: s.points })).join(" · ");
 }
 
 /** The events that get no line of their own (the match's start is the log's first line; a hand's end is told by
  * the round, the points and the summary). */
 export const SILENT_EVENTS: ReadonlySet<string> = new Set(["handEnded"]);
 
+type Line = (value: never, seating: Seating) => string | undefined;
+
+/** One sentence for each kind of event but the silent ones, from the event's own message. */
+const LINES: Readonly<Record<string, Line>> = {
+  matchStarted: (e: { rules?: { target: number } }) => say(W.log.matchStarted, { target: e.rules?.target ?? 30 }),
+  handDealt: (e: { number: number; dealer: number; pico: boolean }, s) =>
+    say(e.dealer === s.me ? W.log.handDealt.me : W.log.handDealt.other, { number: e.number, name: s.name(e.dealer), pico: e.pico ? W.log.pico : "" }),
+  cardPlayed: (e: { seat: number; card?: Card }, s) => said(s, e.seat, W.log.cardPlayed, { card: cardName(e.card) }),
+  roundEnded: (e: { round: number; winnerTeam?: number }, s) => {
+    const round = roundName(e.round).toLowerCase();
+    return e.winnerTeam === undefined ? say(W.log.roundTied, { round }) : teamSaid(s, e.winnerTeam, W.log.roundWon, { round });
+  },
+  callMade: (e: { seat: number; call: CallKind }, s) => said(s, e.seat, W.log.callMade, { call: CALL_NAMES[e.call] ?? "" }),
+  callAccepted: (e: { seat: number; call: CallKind }, s) => said(s, e.seat, W.log.callAccepted, { object: CALL_OBJECTS[e.call] ?? "" }),
+  callDeclined: (e: { seat: number; call: CallKind }, s) => said(s, e.seat, W.log.callDeclined, { object: CALL_OBJECTS[e.call] ?? "" }),
+  florSung: (e: { seat: number }, s) => said(s, e.seat, W.log.florSung),
+  envidoSettled: (e: { winnerSeat: number; points: number }, s) => said(s, e.winnerSeat, W.log.envidoSettled, { points: e.points }),
+  florSettled: (e: { winnerSeat?: number; points?: number }, s) =>
+    e.winnerSeat === undefined
+      ? W.log.florUncontested
+      : said(s, e.winnerSeat, W.log.florSettled, { with: e.points === undefined ? "" : say(W.log.florPoints, { points: e.points }) }),
+  envidoVoided: () => W.log.envidoVoided,
+  wentToMazo: (e: { seat: number }, s) => said(s, e.seat, W.log.wentToMazo),
+  senaSent: (e: { seat: number; sena: Sena }, s) =>
+    say(e.seat === s.me ? W.log.senaSent.me : W.log.senaSent.other, { name: s.name(e.seat), sena: SENA_NAMES[e.sena] ?? "" }),
+  pointsScored: (e: { team: number; points: number; reason: ScoreReason }, s) => pointsLine(s, e.team, e.points, e.reason),
+  handEnded: () => undefined,
+  matchEnded: (e: { winnerTeam: number }, s) => teamSaid(s, e.winnerTeam, W.log.matchEnded),
+  perrosCalled: (e: { seat: number }, s) => said(s, e.seat, W.log.perrosCalled),
+  perrosSkipped: (e: { seat: number }, s) => said(s, e.seat, W.log.perrosSkipped),
+  perrosAnswered: (e: { seat: number; acceptEnvido: boolean; acceptTruco: boolean }, s) => {
+    const person = e.seat === s.me ? "me" : "other";
+    const wants = (yes: boolean) => (yes ? W.log.wants : W.log.doesNotWant)[person];
+    return said(s, e.seat, W.log.perrosAnswered, { envido: wants(e.acceptEnvido), truco: wants(e.acceptTruco) });
+  },
+  clockExpired: (e: { seat: number; forfeit: boolean }, s) => {
+    const template = e.forfeit ? W.log.forfeit : W.log.clockExpired;
+    return say(e.seat === s.me ? template.me : template.other, { name: s.name(e.seat) });
+  },
+  seatLeft: (e: { seat: number }, s) => say(e.seat === s.me ? W.log.seatLeft.me : W.log.seatLeft.other, { name: s.name(e.seat) }),
+  seatResumed: (e: { seat: number }, s) => say(e.seat === s.me ? W.log.seatResumed.me : W.log.seatResumed.other, { name: s.name(e.seat) }),
+};
+
 /** One line of the table's log for an event; undefined for the events of {@link SILENT_EVENTS}. */
 export function describeEvent(event: Event, seating: Seating): string | undefined {
   const kind = event.kind;
-  switch (kind.case) {
-    case "matchStarted":
-      return `Empieza el partido a ${kind.value.rules?.target ?? 30} puntos.`;
-    case "handDealt":
-      return `Mano ${kind.value.number}: ${kind.value.dealer === seating.me ? "repartís vos" : `reparte ${seating.name(kind.value.dealer)}`}${kind.value.pico ? " (pico a pico)" : ""}.`;
-    case "cardPlayed":
-      return `${does(seating, kind.value.seat, "juega", "jugás")} el ${cardName(kind.value.card)}.`;
-    case "roundEnded": {
-      const round = `La ${roundName(kind.value.round).toLowerCase()}`;
-      if (kind.value.winnerTeam === undefined) return `${round} es parda.`;
-      const winner = kind.value.winnerTeam;
-      return `${round} ${seating.me !== undefined && winner !== seating.me % 2 ? "la ganan" : "la gana"} ${teamName(seating, winner)}.`;
-    }
-    case "callMade":
-      return `${does(seating, kind.value.seat, "canta", "cantás")} «${CALL_NAMES[kind.value.call] ?? ""}».`;
-    case "callAccepted":
-      return `${does(seating, kind.value.seat, "quiere", "querés")} ${CALL_OBJECTS[kind.value.call] ?? ""}.`;
-    case "callDeclined":
-      return `${does(seating, kind.value.seat, "no quiere", "no querés")} ${CALL_OBJECTS[kind.value.call] ?? ""}.`;
-    case "florSung":
-      return `${does(seating, kind.value.seat, "canta", "cantás")} flor.`;
-    case "envidoSettled":
-      return `${does(seating, kind.value.winnerSeat, "gana", "ganás")} el envido con ${kind.value.points}.`;
-    case "florSettled":
-      return kind.value.winnerSeat === undefined
-        ? "La flor se cobra sin disputa."
-        : `${does(seating, kind.value.winnerSeat, "gana", "ganás")} la flor${kind.value.points === undefined ? "" : ` con ${kind.value.points}`}.`;
-    case "envidoVoided":
-      return "El envido no se juega: hay flor.";
-    case "wentToMazo":
-      return `${does(seating, kind.value.seat, "se va", "te vas")} al mazo.`;
-    case "senaSent":
-      return kind.value.seat === seating.me
-        ? `Le hacés una seña a tu compañero: ${SENA_NAMES[kind.value.sena] ?? ""}.`
-        : `${seating.name(kind.value.seat)} te hace una seña: ${SENA_NAMES[kind.value.sena] ?? ""}.`;
-    case "pointsScored":
-      return pointsLine(seating, kind.value.team, kind.value.points, kind.value.reason);
-    case "handEnded":
-      return undefined;
-    case "matchEnded":
-      return `¡Partido terminado! ${capital(teamDoes(seating, kind.value.winnerTeam, "ganó", "ganaron"))}.`;
-    case "perrosCalled":
-      return `${does(seating, kind.value.seat, "echa", "echás")} los perros.`;
-    case "perrosSkipped":
-      return `${does(seating, kind.value.seat, "reparte", "repartís")} sin perros.`;
-    case "perrosAnswered": {
-      const me = kind.value.seat === seating.me;
-      const wants = (yes: boolean) => (yes ? (me ? "querés" : "quiere") : me ? "no querés" : "no quiere");
-      return `${does(seating, kind.value.seat, "contesta", "contestás")} los perros: ${wants(kind.value.acceptEnvido)} el envido y ${wants(kind.value.acceptTruco)} el truco.`;
-    }
-    case "clockExpired":
-      if (kind.value.seat === seating.me) {
-        return kind.value.forfeit ? "Se te acabó el tiempo: tu equipo pierde el partido." : "Se te acabó el tiempo: un bot juega por vos.";
-      }
-      return kind.value.forfeit
-        ? `A ${seating.name(kind.value.seat)} se le acabó el tiempo: su equipo pierde el partido.`
-        : `A ${seating.name(kind.value.seat)} se le acabó el tiempo: un bot juega en su lugar.`;
-    case "seatLeft":
-      return kind.value.seat === seating.me ? "Dejaste la mesa: un bot juega por vos." : `${seating.name(kind.value.seat)} dejó la mesa: un bot juega en su lugar.`;
-    case "seatResumed":
-      return kind.value.seat === seating.me ? "Volviste a la mesa." : `${seating.name(kind.value.seat)} volvió a la mesa.`;
-    default:
-      return undefined;
-  }
+  const line = kind.case === undefined ? undefined : LINES[kind.case];
+  return line ? line(kind.value as never, seating) : undefined;
 }
 
 /** The hands the rules showed at a hand's end: "Tito mostró 7 de oro, 6 de oro y 5 de copa." */
 export function shownLine(seating: Seating, seat: number, cards: readonly Card[]): string {
-  return `${does(seating, seat, "mostró", "mostraste")} ${cardList(cards)}.`;
+  return said(seating, seat, W.log.shown, { cards: cardList(cards) });
 }
 
 // --- The table's panels ----------------------------------------------------------------------------------------
@@ -314,16 +275,17 @@ export function statusLine(
     standIn?: readonly number[];
   },
 ): string | undefined {
+  const P = W.panels;
   if (state.over) {
-    if (state.winnerTeam === undefined) return "Partido terminado.";
-    if (seating.me === undefined) return `Partido terminado: ${teamDoes(seating, state.winnerTeam, "ganó", "ganaron")}.`;
-    return state.winnerTeam === seating.me % 2 ? "¡Ganaste el partido!" : "Perdiste: ganaron los rivales.";
+    if (state.winnerTeam === undefined) return P.over;
+    if (seating.me === undefined) return say(P.overSpectator, { team: teamName(seating, state.winnerTeam) });
+    return state.winnerTeam === seating.me % 2 ? P.won : P.lost;
   }
-  if (state.away) return "Un bot juega por vos hasta que vuelvas a la mesa.";
-  if (state.myTurn) return state.answering ? "Te toca contestar." : "Te toca.";
+  if (state.away) return P.away;
+  if (state.myTurn) return state.answering ? P.answer : P.turn;
   const standIn = state.waitingFor.filter((seat) => state.standIn?.includes(seat));
-  if (standIn.length) return `Juega un bot por ${names(seating, standIn)}, que ${standIn.length > 1 ? "no están" : "no está"} en la mesa.`;
-  if (state.waitingFor.length) return `Esperando a ${names(seating, state.waitingFor)}.`;
+  if (standIn.length) return say(standIn.length > 1 ? P.standIn.many : P.standIn.one, { names: names(seating, standIn) });
+  if (state.waitingFor.length) return say(P.waitingFor, { names: names(seating, state.waitingFor) });
   return undefined;
 }
 
@@ -341,34 +303,33 @@ export function callLines(
     perrosPending: boolean;
   },
 ): string[] {
+  const P = W.panels;
   const lines: string[] = [];
   const pending = hand.pending;
   if (pending) {
-    const answers = teamDoes(seating, 1 - pending.team, "contesta", "contestan");
-    lines.push(`${does(seating, pending.seat, "cantó", "cantaste")} «${CALL_NAMES[pending.call] ?? ""}»: ${answers}.`);
+    const answers = teamSaid(seating, 1 - pending.team, P.answers);
+    lines.push(said(seating, pending.seat, P.pending, { call: CALL_NAMES[pending.call] ?? "", answers }));
   }
   if (hand.trucoValue > 1) {
-    const word = hand.trucoOwner === undefined ? "" : `; ${teamDoes(seating, hand.trucoOwner, "tiene la palabra", "tienen la palabra")}`;
-    lines.push(`La mano vale ${hand.trucoValue}${word}.`);
+    const word = hand.trucoOwner === undefined ? "" : teamSaid(seating, hand.trucoOwner, P.word);
+    lines.push(say(P.worth, { value: hand.trucoValue, word }));
   }
   const chain = hand.envidoChain.map((call) => (CALL_NAMES[call] ?? "").toLowerCase()).join(", ");
   if (hand.envidoWinner) lines.push(summaryEnvido(seating, hand.envidoWinner.seat, hand.envidoWinner.points));
-  else if (hand.envidoChain.length && !hand.envidoClosed) lines.push(`Envido en juego: ${chain}.`);
-  else if (hand.envidoChain.length) lines.push(`Se cantó ${chain}.`);
-  else if (hand.envidoClosed) lines.push("El envido ya no se canta.");
-  if (hand.florSung.length === 1) lines.push(`${does(seating, hand.florSung[0], "cantó", "cantaste")} flor.`);
-  else if (hand.florSung.length) lines.push(`${capital(names(seating, hand.florSung))} cantaron flor.`);
-  if (hand.perrosPending) lines.push("Los perros están echados: falta la respuesta.");
-  if (!lines.length) lines.push("Nada cantado todavía.");
+  else if (hand.envidoChain.length && !hand.envidoClosed) lines.push(say(P.envidoInPlay, { chain }));
+  else if (hand.envidoChain.length) lines.push(say(P.envidoSung, { chain }));
+  else if (hand.envidoClosed) lines.push(P.envidoClosed);
+  if (hand.florSung.length === 1) lines.push(said(seating, hand.florSung[0], P.florSung));
+  else if (hand.florSung.length) lines.push(say(P.floresSung, { names: names(seating, hand.florSung) }));
+  if (hand.perrosPending) lines.push(P.perros);
+  if (!lines.length) lines.push(P.nothing);
   return lines;
 }
 
 /** What the viewer holds for the envido or the flor, under its cards. */
 export function tantosLine(tantos: { envido?: number; flor?: number; florSung: boolean; envidoClosed: boolean }): string | undefined {
-  if (tantos.flor !== undefined) {
-    return tantos.florSung ? `Tu flor: ${tantos.flor}.` : `Tenés flor de ${tantos.flor}: se canta sola la primera vez que jugás.`;
-  }
-  if (tantos.envido !== undefined && !tantos.envidoClosed) return `Tenés ${tantos.envido} de envido.`;
+  if (tantos.flor !== undefined) return say(tantos.florSung ? W.panels.florSungOwn : W.panels.flor, { flor: tantos.flor });
+  if (tantos.envido !== undefined && !tantos.envidoClosed) return say(W.panels.envido, { envido: tantos.envido });
   return undefined;
 }
 
@@ -380,57 +341,47 @@ export function clockText(milliseconds: number): string {
 
 /** What a seat's clock says: the decision's time, or, once that ran out, the reserve being spent. */
 export function clockLabel(kind: "decision" | "reserve", milliseconds: number): string {
-  return kind === "reserve" ? `Reserva ${clockText(milliseconds)}` : clockText(milliseconds);
+  return kind === "reserve" ? say(W.panels.reserve, { time: clockText(milliseconds) }) : clockText(milliseconds);
 }
 
 /** A seat whose player is away, and why. */
 export function awayLabel(reason: "clock" | "left" | undefined): string {
-  return reason === "left" ? "Dejó la mesa: juega un bot" : reason === "clock" ? "Se le acabó el tiempo: juega un bot" : "Juega un bot";
+  return reason === "left" ? W.panels.awayLeft : reason === "clock" ? W.panels.awayClock : W.panels.awayOther;
 }
 
 /** The banner over the viewer's hand while a bot plays its seat. */
 export function awayBanner(reason: "clock" | "left" | undefined): string {
-  return reason === "left" ? "Dejaste la mesa: un bot juega por vos." : "Se te acabó el tiempo: un bot juega por vos.";
+  return reason === "left" ? W.panels.bannerLeft : W.panels.bannerClock;
 }
 
 /** How long the bot keeps a person's pace for an away player (`milliseconds` left of the grace; undefined or
  * past: it plays at its own speed now). `viewer`: the banner of the player who is away. */
 export function graceLine(milliseconds: number | undefined, viewer: boolean): string {
-  if (milliseconds === undefined || milliseconds <= 0) {
-    return viewer ? "Ya juega a su ritmo: si volvés antes de que termine, seguís en el partido." : "Ya juega a su ritmo.";
-  }
-  const left = clockText(milliseconds);
-  return viewer
-    ? `Juega a ritmo de persona: si volvés en ${left}, seguís el mismo partido.`
-    : `Le guarda el lugar ${left} más.`;
+  if (milliseconds === undefined || milliseconds <= 0) return viewer ? W.panels.gracePastViewer : W.panels.gracePast;
+  return say(viewer ? W.panels.graceViewer : W.panels.grace, { left: clockText(milliseconds) });
 }
 
 /** Who the table still waits for before the first deal: "Falta 1 jugador." / "Faltan 2 jugadores." */
 export function missingLine(open: number): string {
-  return open === 1 ? "Falta 1 jugador para empezar." : `Faltan ${open} jugadores para empezar.`;
+  return say(open === 1 ? W.panels.missing.one : W.panels.missing.many, { open });
 }
 
 /** "Mesa de 4 · a 30 puntos". */
 export function tableLine(players: number, target: number): string {
-  return `Mesa de ${players} · a ${target} puntos`;
+  return say(W.panels.table, { players, target });
 }
 
 // --- The end of a hand ------------------------------------------------------------------------------------------
 
 /** The summary's title: "Mano 3: la ganó tu equipo." */
 export function summaryTitle(seating: Seating, summary: HandSummary): string {
-  if (summary.end === HandEnd.MATCH_ENDED && summary.winnerTeam === undefined) return `Mano ${summary.number}: terminó el partido.`;
-  if (summary.winnerTeam === undefined) return `Mano ${summary.number}.`;
-  return `Mano ${summary.number}: ${teamDoes(seating, summary.winnerTeam, "la ganó", "la ganaron")}.`;
+  const S = W.summary;
+  if (summary.end === HandEnd.MATCH_ENDED && summary.winnerTeam === undefined) return say(S.matchEnded, { number: summary.number });
+  if (summary.winnerTeam === undefined) return say(S.untaken, { number: summary.number });
+  return teamSaid(seating, summary.winnerTeam, S.title, { number: summary.number });
 }
 
-const ENDS: Readonly<Record<number, string>> = {
-  [HandEnd.ROUNDS]: "Se definió jugando las cartas.",
-  [HandEnd.TRUCO_DECLINED]: "Terminó con un truco no querido.",
-  [HandEnd.MAZO]: "Terminó con una ida al mazo.",
-  [HandEnd.MATCH_ENDED]: "Terminó con el partido.",
-  [HandEnd.FORFEIT]: "Terminó porque un equipo perdió el partido.",
-};
+const ENDS = byEnum(W.names.handEnds, HandEnd);
 
 /** How the hand ended, when the title does not say it already. */
 export function summaryEnd(summary: HandSummary): string {
@@ -439,196 +390,82 @@ export function summaryEnd(summary: HandSummary): string {
 
 /** A round the hand ended in the middle of: "Tercera: sin terminar". */
 export function summaryUnfinished(round: number): string {
-  return `${roundName(round)}: sin terminar`;
+  return say(W.summary.unfinished, { round: roundName(round) });
 }
 
 /** A round of the summary: "Primera: tu equipo", "Segunda: parda". */
 export function summaryRound(seating: Seating, round: number, winnerTeam: number | undefined): string {
-  return `${roundName(round)}: ${winnerTeam === undefined ? "parda" : teamName(seating, winnerTeam)}`;
+  return say(W.summary.round, { round: roundName(round), result: winnerTeam === undefined ? W.summary.parda : teamName(seating, winnerTeam) });
 }
 
 /** A credit of the summary: "Tu equipo: 2 por el truco no querido." */
 export function summaryScore(seating: Seating, team: number, points: number, reason: ScoreReason): string {
-  return `${capital(teamName(seating, team))}: ${points} ${points === 1 ? "punto" : "puntos"} por ${SCORE_REASONS[reason] ?? "la mano"}.`;
+  const why = SCORE_REASONS[reason] ?? SCORE_REASONS[ScoreReason.HAND];
+  return say(W.summary.score, { team: teamName(seating, team), points, unit: unit(points), reason: why });
 }
 
 export function summaryEnvido(seating: Seating, seat: number, points: number): string {
-  return `${does(seating, seat, "ganó", "ganaste")} el envido con ${points}.`;
+  return said(seating, seat, W.summary.envido, { points });
 }
 
 export function summaryFlor(seating: Seating, seat: number, points: number): string {
-  return `${does(seating, seat, "ganó", "ganaste")} la flor con ${points}.`;
+  return said(seating, seat, W.summary.flor, { points });
 }
 
 // --- Refused calls ------------------------------------------------------------------------------------------------
 
-const REASONS: Readonly<Record<string, string>> = {
-  NOT_YOUR_TURN: "No es tu turno.",
-  CARD_NOT_IN_HAND: "Esa carta no está en tu mano.",
-  CALL_PENDING: "Primero hay que contestar el canto pendiente.",
-  NO_CALL_PENDING: "No hay ningún canto para contestar.",
-  ANSWER_NOT_YOURS: "Ese canto lo contesta el otro equipo.",
-  RAISE_NOT_YOURS: "Esa subida no le toca a tu equipo.",
-  TRUCO_AT_MAXIMUM: "El truco ya está en vale cuatro.",
-  TRUCO_OUT_OF_ORDER: "Ese canto de truco no va ahora.",
-  ENVIDO_CLOSED: "El envido ya no se puede cantar.",
-  ENVIDO_RAISE_INVALID: "Esa subida de envido no vale.",
-  FLOR_DISABLED: "Este partido se juega sin flor.",
-  NO_FLOR_CONTEST: "No hay flor en juego.",
-  FLOR_RAISE_INVALID: "Esa subida de flor no vale.",
-  SENAS_DISABLED: "Este partido se juega sin señas.",
-  SENA_NOT_ALLOWED: "Esa seña no corresponde a tus cartas (o ya hiciste una).",
-  PERROS_DISABLED: "Este partido se juega sin perros.",
-  PERROS_NOT_NOW: "Ahora no se pueden echar los perros.",
-  PERROS_NOT_YOUR_TEAM: "Los perros los echa el equipo que reparte.",
-  PERROS_ANSWER_PENDING: "Falta contestar los perros.",
-  MATCH_OVER: "El partido ya terminó.",
-  HAND_NOT_IN_PLAY: "No hay una mano en juego.",
-  NOT_IN_THIS_HAND: "No jugás esta mano (pico a pico).",
-  VERSION_CONFLICT: "La mesa cambió antes de que llegara tu jugada: ya la actualizamos, elegí de nuevo.",
-  GAME_NOT_FOUND: "No existe ese partido.",
-  SEAT_UNAVAILABLE: "No quedan asientos libres en ese partido: podés mirarlo.",
-  TOKEN_MISSING: "Necesitás un asiento para jugar.",
-  QUOTA_EXCEEDED: "Demasiadas jugadas o partidos seguidos: esperá un momento y probá de nuevo.",
-  TOO_MANY_CALLS: "El servidor está muy ocupado: probá de nuevo en un momento.",
-  API_KEY_REQUIRED: "Este servidor pide una clave de API para crear partidos o sentarse: ponela en «Nueva mesa».",
-  API_KEY_INVALID: "La clave de API no es válida.",
-  API_KEY_REVOKED: "La clave de API fue revocada.",
-  SERVER_SHUTTING_DOWN: "El servidor se está reiniciando: la mesa se reconecta sola.",
-  STORE_UNAVAILABLE: "El servidor no llega a su base de datos: probá de nuevo en un momento.",
-  TOKEN_NOT_FOR_GAME: "Tu asiento no es de este partido.",
-  TOKEN_MALFORMED: "El pase de tu asiento no es válido.",
-  GAME_NOT_FINISHED: "La revancha se pide cuando termina el partido.",
-  CALL_MISMATCH: "Ese canto ya no es el que está pendiente.",
-  INVALID_PLAYER_NAME: "Ese nombre no vale: hasta 64 letras, sin caracteres raros.",
-  PLAYER_NAME_TOO_LONG: "Ese nombre es muy largo: hasta 64 letras.",
-  JOIN_NOT_REPEATABLE: "Ese asiento ya se tomó con otra clave: usá el pase que tenías.",
-};
+const REASONS: Readonly<Record<string, string>> = W.reasons;
 
 /** The reason codes with a sentence of their own (for the messages test). */
 export const REASON_CODES: readonly string[] = Object.keys(REASONS);
 
 /** A clear sentence for a refused call: the reason in words, then the server's own message and the code. */
 export function refusal(reason: string, message: string): string {
-  const words = REASONS[reason] ?? "El servidor no aceptó el pedido.";
-  return `${words} (${reason || "sin código"}: ${message})`;
+  return say(W.words.refusal, { words: REASONS[reason] ?? W.words.unknownRefusal, reason: reason || W.words.noCode, message });
 }
 
 /** A call that never reached the server (the connection is down). */
-export const UNREACHABLE = "No hay conexión con el servidor: probá de nuevo en un momento.";
+export const UNREACHABLE = W.words.unreachable;
 
 // --- Words of the page ------------------------------------------------------------------------------------------
 
 /** Every fixed word and label of the page. */
-export const UI = {
-  title: "Truco Uruguayo",
-  rules: "Reglas",
-  live: "En vivo",
-  reconnecting: "Reconectando…",
-  over: "Partido terminado",
-  newTable: "Nueva mesa",
-  players: "Jugadores",
-  target: "Partido a",
-  yourName: "Tu nombre",
-  yourNamePlaceholder: "Como te van a ver en la mesa",
-  company: "Compañeros y rivales",
-  allBots: "Todos bots",
-  oneFriend: "Un amigo por link",
-  oneFriendHint: "En mesas de 4 o 6, tu amigo es tu compañero.",
-  level: "Nivel de los bots",
-  levelBeginner: "Principiante: juega lo justo, fácil de ganarle",
-  levelIntermediate: "Intermedio: juega como en el club",
-  levelExpert: "Experto: piensa cada jugada",
-  randomBots: "Al azar: cualquier jugada que valga",
-  clock: "Reloj",
-  clockNormal: "Normal: 30 s por jugada, 2 min de reserva",
-  clockFast: "Rápido: 15 s por jugada, 1 min de reserva",
-  clockSlow: "Tranquilo: 1 min por jugada, 4 min de reserva",
-  clockNone: "Sin reloj",
-  publicTable: "Mesa pública: aparece en el lobby de todos",
-  apiKey: "Clave de API",
-  apiKeyPlaceholder: "Solo si el servidor la pide",
-  create: "Crear partido",
-  openTables: "Mesas abiertas",
-  noOpenTables: "No hay mesas abiertas: creá una o pedí un link.",
-  sit: "Sentarme",
-  joinByLink: "Unirse por link",
-  joinPlaceholder: "Pegá el link o el código de la mesa",
-  goToTable: "Ir a la mesa",
-  takeSeat: "Sentarme a jugar",
-  justWatch: "Solo mirar",
-  watching: "Estás mirando el partido: no ves cartas ocultas.",
-  invite: "Invitá con este link:",
-  leave: "Dejar la mesa",
-  leaveQuestion: "¿Dejás la mesa? Un bot juega por vos, a ritmo de persona, y podés volver al mismo partido desde cualquier dispositivo.",
-  leaveYes: "Sí, dejar la mesa",
-  leaveNo: "Seguir jugando",
-  otherDevice: "Link para volver desde otro dispositivo",
-  backToTable: "Volver a la mesa",
-  rematch: "Revancha",
-  rematchOffered: "Te esperan para la revancha.",
-  lobby: "Ir al inicio",
-  muestra: "Muestra",
-  yourCards: "Tus cartas",
-  sitOut: "Esta mano no jugás (pico a pico).",
-  pieza: "Pieza",
-  mata: "Mata",
-  mano: "Mano",
-  dealer: "Reparte",
-  bot: "Bot",
-  you: "Vos",
-  emptySeat: "Lugar libre",
-  startsWhenFull: "El partido empieza cuando se sienten todos. Pasales el link:",
-  calls: "En juego",
-  log: "Lo que pasó",
-  senasToPartner: "Señas a tu compañero",
-  senaReceived: "Seña de tu compañero",
-  continue: "Seguir",
-  summaryShown: "Cartas mostradas",
-  score: "Tanteador",
-  loading: "Cargando la mesa…",
-} as const;
+export const UI = W.ui;
 
 /** "2 jugadores". */
 export function playersOption(players: number): string {
-  return `${players} jugadores`;
+  return say(W.lobby.players, { players });
 }
 
 /** "30 puntos". */
 export function targetOption(target: number): string {
-  return `${target} puntos`;
+  return say(W.lobby.target, { target });
 }
 
 /** A line of the lobby's list: "Mesa de 4 · a 30 puntos · 1 asiento libre". */
 export function openTableLine(players: number, target: number, open: number): string {
-  return `${tableLine(players, target)} · ${open} ${open === 1 ? "asiento libre" : "asientos libres"}`;
+  return say(open === 1 ? W.lobby.openTable.one : W.lobby.openTable.many, { table: tableLine(players, target), open });
 }
 
 /** Who sits at a listed table: "Con Ana, Tito (bot) y Marta (bot)." */
 export function openTableSeats(taken: readonly string[]): string {
-  if (!taken.length) return "Nadie sentado todavía.";
-  const list = taken.length === 1 ? taken[0] : `${taken.slice(0, -1).join(", ")} y ${taken[taken.length - 1]}`;
-  return `Con ${list}.`;
+  return taken.length ? say(W.lobby.seated, { list: listed(taken) }) : W.lobby.nobody;
 }
 
-const LEVEL_NAMES: Readonly<Record<number, string>> = {
-  [BotLevel.BEGINNER]: "principiante",
-  [BotLevel.INTERMEDIATE]: "intermedio",
-  [BotLevel.EXPERT]: "experto",
-};
+const LEVEL_NAMES = byEnum(W.names.levels, BotLevel);
 
 /** A bot's name with what it is: "Tito (bot)", "Tito (bot experto)". */
 export function botLabel(seat: number, level: BotLevel = BotLevel.UNSPECIFIED): string {
   const named = LEVEL_NAMES[level];
-  return named ? `${botName(seat)} (bot ${named})` : `${botName(seat)} (bot)`;
+  return named ? say(W.lobby.botLevel, { name: botName(seat), level: named }) : say(W.lobby.bot, { name: botName(seat) });
 }
 
 /** The join page's title. */
 export function joinTitle(id: string): string {
-  return `Mesa ${id.slice(0, 8)}`;
+  return say(W.lobby.joinTitle, { id: id.slice(0, 8) });
 }
 
 /** The seña a partner sent: "Tito te hace: beso (el 4 de la muestra)." */
 export function senaReceived(seating: Seating, seat: number, sena: Sena): string {
-  return `${seating.name(seat)} te hace: ${SENA_NAMES[sena] ?? ""}.`;
+  return say(W.lobby.senaReceived, { name: seating.name(seat), sena: SENA_NAMES[sena] ?? "" });
 }

@@ -107,6 +107,15 @@ export function renderTable(table: Table, app: HTMLElement, link: string): void 
         { class: "banner waiting", "data-testid": "waiting" },
         h("span", { class: "missing" }, missingLine(open.length)),
         h("span", {}, UI.startsWhenFull, " ", h("a", { href: link, "data-testid": "invite-link" }, link)),
+        table.isHost()
+          ? h(
+              "span",
+              { class: "start-now" },
+              UI.startWithBotsHint,
+              " ",
+              h("button", { "data-testid": "start-with-bots", onclick: () => void table.startWithBots(), disabled: table.sending }, UI.startWithBots),
+            )
+          : undefined,
       )
     : undefined;
   const main = h("div", { class: "main" }, felt, waiting, banner, error, renderActions(table, legal), me === undefined ? undefined : renderHand(table, legal));

@@ -82,6 +82,7 @@ var Wrappers = map[string]string{
 	"truco.v1.GameService/ResumeSeat":       "ResumeSeat",
 	"truco.v1.GameService/Rematch":          "Rematch",
 	"truco.v1.GameService/PlayGame":         "Play",
+	"truco.v1.GameService/StartWithBots":    "StartWithBots",
 	"truco.v1.RulesService/EvaluateHand":    "EvaluateHand",
 	"truco.v1.RulesService/CompareCards":    "CompareCards",
 }
@@ -581,6 +582,21 @@ func (c *Client) ResumeSeat(ctx context.Context, name string) (*trucov1.SeatView
 	}
 	c.seen.saw(request.Name, response.GetView().GetPublic().GetVersion())
 	return response.GetView(), nil
+}
+
+// StartWithBots deals a game waiting for friends now, the server's bots in its open seats at the game's level
+// (Game: the seats after; View: this seat's view after the deal). Only the table's host may: the player who sat
+// down first (ErrPermissionDenied NOT_TABLE_HOST otherwise). ErrIllegalMove GAME_ALREADY_STARTED once dealt.
+func (c *Client) StartWithBots(ctx context.Context, name string) (*trucov1.StartWithBotsResponse, error) {
+	request := &trucov1.StartWithBotsRequest{Name: GameName(name)}
+	response, err := unary(c, ctx, request.Name, func(ctx context.Context) (*trucov1.StartWithBotsResponse, error) {
+		return c.Games.StartWithBots(ctx, request)
+	})
+	if err != nil {
+		return nil, err
+	}
+	c.seen.saw(request.Name, response.GetView().GetPublic().GetVersion())
+	return response, nil
 }
 
 // Rematch is the next game of a finished one (Game, Seat): same seats, and this client's token holds its seat

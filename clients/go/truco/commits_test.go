@@ -90,11 +90,12 @@ func TestEveryCallAboutOneGameNamesItForTheBalancer(t *testing.T) {
 	_, _ = client.LeaveGame(ctx, "g1")
 	_, _ = client.ResumeSeat(ctx, "g1")
 	_, _ = client.Rematch(ctx, "g1")
+	_, _ = client.StartWithBots(ctx, "g1")
 	_, _ = client.EvaluateHand(ctx, MustCard("1o"), nil, false)
 	_, _ = client.CompareCards(ctx, MustCard("1o"), MustCard("2o"), MustCard("1e"))
 	want := "[CreateGame - JoinGame games/g1 GetGameView games/g1 ListLegalActions games/g1 SubmitCommand games/g1 " +
 		"WatchGame games/g1 PlayGame games/g1 ListGames - GetGame games/g1 LeaveGame games/g1 ResumeSeat games/g1 Rematch games/g1 " +
-		"EvaluateHand - CompareCards -]"
+		"StartWithBots games/g1 EvaluateHand - CompareCards -]"
 	if got := fmt.Sprint(fake.calls); got != want {
 		t.Errorf("calls %v,\nwant %v", got, want)
 	}

@@ -44,6 +44,7 @@ import {
   type GetGameViewResponse,
   type ListLegalActionsResponse,
   type RematchResponse,
+  type StartWithBotsResponse,
   type SubmitCommandResponse,
   type WatchGameResponse,
 } from "./gen/truco/v1/game_service_pb.js";
@@ -87,6 +88,7 @@ export const WRAPPERS: Readonly<Record<string, keyof TrucoClient>> = {
   "truco.v1.GameService/ResumeSeat": "resumeSeat",
   "truco.v1.GameService/Rematch": "rematch",
   "truco.v1.GameService/PlayGame": "play",
+  "truco.v1.GameService/StartWithBots": "startWithBots",
   "truco.v1.RulesService/EvaluateHand": "evaluateHand",
   "truco.v1.RulesService/CompareCards": "compareCards",
 };
@@ -585,6 +587,18 @@ export class TrucoClient {
   async rematch(name: string): Promise<RematchResponse> {
     const game = gameName(name);
     return this.unary((call) => this.games.rematch({ name: game }, call), game);
+  }
+
+  /**
+   * Deal a game waiting for friends now, the server's bots in its open seats at the game's level (`.game`: the
+   * seats after; `.view`: this seat's view after the deal). Only the table's host may: the player who sat down
+   * first (PermissionDenied NOT_TABLE_HOST otherwise). Rejects with IllegalMove GAME_ALREADY_STARTED once dealt.
+   */
+  async startWithBots(name: string): Promise<StartWithBotsResponse> {
+    const game = gameName(name);
+    const response = await this.unary((call) => this.games.startWithBots({ name: game }, call), game);
+    this.seatViewOf(game, response.view);
+    return response;
   }
 
   private seatViewOf(game: string, view: SeatView | undefined): SeatView {

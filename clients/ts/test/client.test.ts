@@ -226,6 +226,10 @@ class FakeGames {
           this.heard("Rematch", context);
           return {};
         },
+        startWithBots: (_, context) => {
+          this.heard("StartWithBots", context);
+          return { view: create(SeatViewSchema, { public: view(this.version) }) };
+        },
         submitCommand: (request, context) => {
           this.heard("SubmitCommand", context);
           this.submitIds.push(request.requestId);
@@ -452,6 +456,7 @@ describe("TrucoClient watches", () => {
     await client.leaveGame("g1");
     await client.resumeSeat("g1");
     await client.rematch("g1");
+    await client.startWithBots("g1");
     await client.evaluateHand("1o", "2o 7e 3c");
     await client.compareCards("1o", "2o", "1e");
     assert.deepEqual(fake.games, [
@@ -466,6 +471,7 @@ describe("TrucoClient watches", () => {
       { rpc: "LeaveGame", game: "games/g1" },
       { rpc: "ResumeSeat", game: "games/g1" },
       { rpc: "Rematch", game: "games/g1" },
+      { rpc: "StartWithBots", game: "games/g1" },
       { rpc: "EvaluateHand", game: null },
       { rpc: "CompareCards", game: null },
     ]);

@@ -93,6 +93,7 @@ WRAPPERS: dict[str, str] = {
     "truco.v1.GameService/ResumeSeat": "resume_seat",
     "truco.v1.GameService/Rematch": "rematch",
     "truco.v1.GameService/PlayGame": "play",
+    "truco.v1.GameService/StartWithBots": "start_with_bots",
     "truco.v1.RulesService/EvaluateHand": "evaluate_hand",
     "truco.v1.RulesService/CompareCards": "compare_cards",
 }
@@ -621,6 +622,22 @@ class TrucoClient:
         response: game_service_pb2.RematchResponse = await self._unary(
             games.Rematch, request, authed=True, game=request.name
         )
+        return response
+
+    async def start_with_bots(self, name: str) -> game_service_pb2.StartWithBotsResponse:
+        """Deal a game waiting for friends now, the server's bots in its open seats at the game's level
+        (``.game``: the seats after; ``.view``: this seat's view after the deal). Only the table's host may:
+        the player who sat down first.
+
+        :raises IllegalMove: GAME_ALREADY_STARTED once the game was dealt (the table filled, or was started).
+        :raises PermissionDenied: NOT_TABLE_HOST from another seat.
+        """
+        games, _ = self._stubs()
+        request = game_service_pb2.StartWithBotsRequest(name=game_name(name))
+        response: game_service_pb2.StartWithBotsResponse = await self._unary(
+            games.StartWithBots, request, authed=True, game=request.name
+        )
+        self._seen.saw(request.name, response.view.public.version)
         return response
 
     # --- RulesService ----------------------------------------------------------------------------------------

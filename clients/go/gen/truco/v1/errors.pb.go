@@ -91,7 +91,7 @@ const (
 	// the same command with the same id; a new command needs a new id.
 	ErrorReason_ERROR_REASON_REQUEST_ID_REUSED ErrorReason = 18
 	// UNAUTHENTICATED. A call that acts as a seat (ListLegalActions, SubmitCommand, LeaveGame, ResumeSeat,
-	// Rematch) without a seat token.
+	// Rematch, StartWithBots) without a seat token.
 	ErrorReason_ERROR_REASON_TOKEN_MISSING ErrorReason = 20
 	// UNAUTHENTICATED. An `authorization` header that is not `Bearer <token>`.
 	ErrorReason_ERROR_REASON_TOKEN_MALFORMED ErrorReason = 21
@@ -103,6 +103,8 @@ const (
 	ErrorReason_ERROR_REASON_API_KEY_INVALID ErrorReason = 24
 	// UNAUTHENTICATED. An `x-api-key` that was revoked.
 	ErrorReason_ERROR_REASON_API_KEY_REVOKED ErrorReason = 25
+	// PERMISSION_DENIED. StartWithBots from a seat other than the table's host (the player who sat down first).
+	ErrorReason_ERROR_REASON_NOT_TABLE_HOST ErrorReason = 26
 	// NOT_FOUND. No such game (never created, or removed by the server's retention).
 	ErrorReason_ERROR_REASON_GAME_NOT_FOUND ErrorReason = 30
 	// FAILED_PRECONDITION. JoinGame: the seat asked for is taken or a bot's, no seat is open, or the game is
@@ -119,6 +121,9 @@ const (
 	// ABORTED. The game moved past the command's `expected_version`; nothing changed. Metadata `version`: the
 	// game's version now. Read the view again and choose again.
 	ErrorReason_ERROR_REASON_VERSION_CONFLICT ErrorReason = 35
+	// FAILED_PRECONDITION. StartWithBots on a game already dealt: its last open seat was taken (a full table
+	// deals by itself), or it was started before. The match is under way: read it (GetGame, GetGameView).
+	ErrorReason_ERROR_REASON_GAME_ALREADY_STARTED ErrorReason = 36
 	// RESOURCE_EXHAUSTED. A quota was used up. Metadata `quota` (calls_per_second, player_calls_per_second,
 	// games_per_minute, open_games, joins_per_minute, key_lookups, calls_in_flight, watch_streams,
 	// watch_streams_per_key, watch_streams_per_connection, server_calls_in_flight, server_watch_streams), `limit`
@@ -218,12 +223,14 @@ var (
 		23: "ERROR_REASON_API_KEY_REQUIRED",
 		24: "ERROR_REASON_API_KEY_INVALID",
 		25: "ERROR_REASON_API_KEY_REVOKED",
+		26: "ERROR_REASON_NOT_TABLE_HOST",
 		30: "ERROR_REASON_GAME_NOT_FOUND",
 		31: "ERROR_REASON_SEAT_UNAVAILABLE",
 		32: "ERROR_REASON_FIXED_DEALS_DISABLED",
 		33: "ERROR_REASON_GAME_NOT_FINISHED",
 		34: "ERROR_REASON_JOIN_NOT_REPEATABLE",
 		35: "ERROR_REASON_VERSION_CONFLICT",
+		36: "ERROR_REASON_GAME_ALREADY_STARTED",
 		40: "ERROR_REASON_QUOTA_EXCEEDED",
 		41: "ERROR_REASON_TOO_MANY_CALLS",
 		42: "ERROR_REASON_STORE_UNAVAILABLE",
@@ -281,12 +288,14 @@ var (
 		"ERROR_REASON_API_KEY_REQUIRED":      23,
 		"ERROR_REASON_API_KEY_INVALID":       24,
 		"ERROR_REASON_API_KEY_REVOKED":       25,
+		"ERROR_REASON_NOT_TABLE_HOST":        26,
 		"ERROR_REASON_GAME_NOT_FOUND":        30,
 		"ERROR_REASON_SEAT_UNAVAILABLE":      31,
 		"ERROR_REASON_FIXED_DEALS_DISABLED":  32,
 		"ERROR_REASON_GAME_NOT_FINISHED":     33,
 		"ERROR_REASON_JOIN_NOT_REPEATABLE":   34,
 		"ERROR_REASON_VERSION_CONFLICT":      35,
+		"ERROR_REASON_GAME_ALREADY_STARTED":  36,
 		"ERROR_REASON_QUOTA_EXCEEDED":        40,
 		"ERROR_REASON_TOO_MANY_CALLS":        41,
 		"ERROR_REASON_STORE_UNAVAILABLE":     42,
@@ -351,7 +360,7 @@ var File_truco_v1_errors_proto protoreflect.FileDescriptor
 
 const file_truco_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15truco/v1/errors.proto\x12\btruco.v1*\xc8\x10\n" +
+	"\x15truco/v1/errors.proto\x12\btruco.v1*\x90\x11\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eERROR_REASON_MALFORMED_REQUEST\x10\x01\x12\x1d\n" +
@@ -379,12 +388,14 @@ const file_truco_v1_errors_proto_rawDesc = "" +
 	"\x1dERROR_REASON_API_KEY_REQUIRED\x10\x17\x12 \n" +
 	"\x1cERROR_REASON_API_KEY_INVALID\x10\x18\x12 \n" +
 	"\x1cERROR_REASON_API_KEY_REVOKED\x10\x19\x12\x1f\n" +
+	"\x1bERROR_REASON_NOT_TABLE_HOST\x10\x1a\x12\x1f\n" +
 	"\x1bERROR_REASON_GAME_NOT_FOUND\x10\x1e\x12!\n" +
 	"\x1dERROR_REASON_SEAT_UNAVAILABLE\x10\x1f\x12%\n" +
 	"!ERROR_REASON_FIXED_DEALS_DISABLED\x10 \x12\"\n" +
 	"\x1eERROR_REASON_GAME_NOT_FINISHED\x10!\x12$\n" +
 	" ERROR_REASON_JOIN_NOT_REPEATABLE\x10\"\x12!\n" +
-	"\x1dERROR_REASON_VERSION_CONFLICT\x10#\x12\x1f\n" +
+	"\x1dERROR_REASON_VERSION_CONFLICT\x10#\x12%\n" +
+	"!ERROR_REASON_GAME_ALREADY_STARTED\x10$\x12\x1f\n" +
 	"\x1bERROR_REASON_QUOTA_EXCEEDED\x10(\x12\x1f\n" +
 	"\x1bERROR_REASON_TOO_MANY_CALLS\x10)\x12\"\n" +
 	"\x1eERROR_REASON_STORE_UNAVAILABLE\x10*\x12%\n" +

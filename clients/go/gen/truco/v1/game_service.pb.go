@@ -414,7 +414,10 @@ type SeatInfo struct {
 	TakenOver bool `protobuf:"varint,6,opt,name=taken_over,json=takenOver,proto3" json:"taken_over,omitempty"`
 	// The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
 	// bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
-	BotLevel      BotLevel `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=truco.v1.BotLevel" json:"bot_level,omitempty"`
+	BotLevel BotLevel `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=truco.v1.BotLevel" json:"bot_level,omitempty"`
+	// True for the table's host, the player who sat down first (one seat at most; none before anyone sat): while
+	// player seats are still open, only the host may start the match with bots in them (StartWithBots).
+	Host          bool `protobuf:"varint,8,opt,name=host,proto3" json:"host,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -496,6 +499,13 @@ func (x *SeatInfo) GetBotLevel() BotLevel {
 		return x.BotLevel
 	}
 	return BotLevel_BOT_LEVEL_UNSPECIFIED
+}
+
+func (x *SeatInfo) GetHost() bool {
+	if x != nil {
+		return x.Host
+	}
+	return false
 }
 
 // One scripted deal: each player's three cards, from the mano in playing order, and the muestra.
@@ -2543,6 +2553,107 @@ func (x *RematchResponse) GetSeat() int32 {
 	return 0
 }
 
+// Start a game waiting for friends, with bots in the seats still open.
+type StartWithBotsRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// `games/{game}`.
+	Name          string `protobuf:"bytes,1,opt,name=name,proto3" json:"name,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartWithBotsRequest) Reset() {
+	*x = StartWithBotsRequest{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[35]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartWithBotsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartWithBotsRequest) ProtoMessage() {}
+
+func (x *StartWithBotsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[35]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartWithBotsRequest.ProtoReflect.Descriptor instead.
+func (*StartWithBotsRequest) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{35}
+}
+
+func (x *StartWithBotsRequest) GetName() string {
+	if x != nil {
+		return x.Name
+	}
+	return ""
+}
+
+// The game, started.
+type StartWithBotsResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// The game: the seats that were open are now bots (SEAT_KIND_BOT, with their level).
+	Game *Game `protobuf:"bytes,1,opt,name=game,proto3" json:"game,omitempty"`
+	// The caller's view after the deal (and the bots' moves up to the first player's).
+	View          *SeatView `protobuf:"bytes,2,opt,name=view,proto3" json:"view,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *StartWithBotsResponse) Reset() {
+	*x = StartWithBotsResponse{}
+	mi := &file_truco_v1_game_service_proto_msgTypes[36]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *StartWithBotsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*StartWithBotsResponse) ProtoMessage() {}
+
+func (x *StartWithBotsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_truco_v1_game_service_proto_msgTypes[36]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use StartWithBotsResponse.ProtoReflect.Descriptor instead.
+func (*StartWithBotsResponse) Descriptor() ([]byte, []int) {
+	return file_truco_v1_game_service_proto_rawDescGZIP(), []int{36}
+}
+
+func (x *StartWithBotsResponse) GetGame() *Game {
+	if x != nil {
+		return x.Game
+	}
+	return nil
+}
+
+func (x *StartWithBotsResponse) GetView() *SeatView {
+	if x != nil {
+		return x.View
+	}
+	return nil
+}
+
 var File_truco_v1_game_service_proto protoreflect.FileDescriptor
 
 const file_truco_v1_game_service_proto_rawDesc = "" +
@@ -2557,7 +2668,7 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\aBotSeat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12%\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x11.truco.v1.BotKindR\x04kind\x12(\n" +
-	"\x05level\x18\x03 \x01(\x0e2\x12.truco.v1.BotLevelR\x05level\"\xf6\x01\n" +
+	"\x05level\x18\x03 \x01(\x0e2\x12.truco.v1.BotLevelR\x05level\"\x8a\x02\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12&\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x12.truco.v1.SeatKindR\x04kind\x12#\n" +
@@ -2567,7 +2678,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\apresent\x18\x05 \x01(\bR\apresent\x12\x1d\n" +
 	"\n" +
 	"taken_over\x18\x06 \x01(\bR\ttakenOver\x12/\n" +
-	"\tbot_level\x18\a \x01(\x0e2\x12.truco.v1.BotLevelR\bbotLevel\"\x93\x01\n" +
+	"\tbot_level\x18\a \x01(\x0e2\x12.truco.v1.BotLevelR\bbotLevel\x12\x12\n" +
+	"\x04host\x18\b \x01(\bR\x04host\"\x93\x01\n" +
 	"\tFixedDeal\x12)\n" +
 	"\x05hands\x18\x01 \x03(\v2\x13.truco.v1.DealtHandR\x05hands\x12(\n" +
 	"\amuestra\x18\x02 \x01(\v2\x0e.truco.v1.CardR\amuestra\x121\n" +
@@ -2704,7 +2816,12 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\x04name\x18\x01 \x01(\tR\x04name\"I\n" +
 	"\x0fRematchResponse\x12\"\n" +
 	"\x04game\x18\x01 \x01(\v2\x0e.truco.v1.GameR\x04game\x12\x12\n" +
-	"\x04seat\x18\x02 \x01(\x05R\x04seat*`\n" +
+	"\x04seat\x18\x02 \x01(\x05R\x04seat\"*\n" +
+	"\x14StartWithBotsRequest\x12\x12\n" +
+	"\x04name\x18\x01 \x01(\tR\x04name\"c\n" +
+	"\x15StartWithBotsResponse\x12\"\n" +
+	"\x04game\x18\x01 \x01(\v2\x0e.truco.v1.GameR\x04game\x12&\n" +
+	"\x04view\x18\x02 \x01(\v2\x12.truco.v1.SeatViewR\x04view*`\n" +
 	"\vClockPolicy\x12\x1c\n" +
 	"\x18CLOCK_POLICY_UNSPECIFIED\x10\x00\x12\x19\n" +
 	"\x15CLOCK_POLICY_TAKEOVER\x10\x01\x12\x18\n" +
@@ -2722,7 +2839,7 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\aBotKind\x12\x18\n" +
 	"\x14BOT_KIND_UNSPECIFIED\x10\x00\x12\x13\n" +
 	"\x0fBOT_KIND_RANDOM\x10\x01\x12\x16\n" +
-	"\x12BOT_KIND_HEURISTIC\x10\x022\xf6\x06\n" +
+	"\x12BOT_KIND_HEURISTIC\x10\x022\xc8\a\n" +
 	"\vGameService\x12G\n" +
 	"\n" +
 	"CreateGame\x12\x1b.truco.v1.CreateGameRequest\x1a\x1c.truco.v1.CreateGameResponse\x12A\n" +
@@ -2737,7 +2854,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\n" +
 	"ResumeSeat\x12\x1b.truco.v1.ResumeSeatRequest\x1a\x1c.truco.v1.ResumeSeatResponse\x12>\n" +
 	"\aRematch\x12\x18.truco.v1.RematchRequest\x1a\x19.truco.v1.RematchResponse\x12E\n" +
-	"\bPlayGame\x12\x19.truco.v1.PlayGameRequest\x1a\x1a.truco.v1.PlayGameResponse(\x010\x01B\x9c\x01\n" +
+	"\bPlayGame\x12\x19.truco.v1.PlayGameRequest\x1a\x1a.truco.v1.PlayGameResponse(\x010\x01\x12P\n" +
+	"\rStartWithBots\x12\x1e.truco.v1.StartWithBotsRequest\x1a\x1f.truco.v1.StartWithBotsResponseB\x9c\x01\n" +
 	"\fcom.truco.v1B\x10GameServiceProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (
@@ -2753,7 +2871,7 @@ func file_truco_v1_game_service_proto_rawDescGZIP() []byte {
 }
 
 var file_truco_v1_game_service_proto_enumTypes = make([]protoimpl.EnumInfo, 4)
-var file_truco_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 36)
+var file_truco_v1_game_service_proto_msgTypes = make([]protoimpl.MessageInfo, 38)
 var file_truco_v1_game_service_proto_goTypes = []any{
 	(ClockPolicy)(0),                 // 0: truco.v1.ClockPolicy
 	(SeatKind)(0),                    // 1: truco.v1.SeatKind
@@ -2794,20 +2912,22 @@ var file_truco_v1_game_service_proto_goTypes = []any{
 	(*ResumeSeatResponse)(nil),       // 36: truco.v1.ResumeSeatResponse
 	(*RematchRequest)(nil),           // 37: truco.v1.RematchRequest
 	(*RematchResponse)(nil),          // 38: truco.v1.RematchResponse
-	nil,                              // 39: truco.v1.CommandError.MetadataEntry
-	(*durationpb.Duration)(nil),      // 40: google.protobuf.Duration
-	(*Card)(nil),                     // 41: truco.v1.Card
-	(*RuleSet)(nil),                  // 42: truco.v1.RuleSet
-	(Phase)(0),                       // 43: truco.v1.Phase
-	(*TeamScore)(nil),                // 44: truco.v1.TeamScore
-	(*SeatView)(nil),                 // 45: truco.v1.SeatView
-	(*MatchView)(nil),                // 46: truco.v1.MatchView
-	(*Command)(nil),                  // 47: truco.v1.Command
-	(*Event)(nil),                    // 48: truco.v1.Event
+	(*StartWithBotsRequest)(nil),     // 39: truco.v1.StartWithBotsRequest
+	(*StartWithBotsResponse)(nil),    // 40: truco.v1.StartWithBotsResponse
+	nil,                              // 41: truco.v1.CommandError.MetadataEntry
+	(*durationpb.Duration)(nil),      // 42: google.protobuf.Duration
+	(*Card)(nil),                     // 43: truco.v1.Card
+	(*RuleSet)(nil),                  // 44: truco.v1.RuleSet
+	(Phase)(0),                       // 45: truco.v1.Phase
+	(*TeamScore)(nil),                // 46: truco.v1.TeamScore
+	(*SeatView)(nil),                 // 47: truco.v1.SeatView
+	(*MatchView)(nil),                // 48: truco.v1.MatchView
+	(*Command)(nil),                  // 49: truco.v1.Command
+	(*Event)(nil),                    // 50: truco.v1.Event
 }
 var file_truco_v1_game_service_proto_depIdxs = []int32{
-	40, // 0: truco.v1.ClockSettings.decision:type_name -> google.protobuf.Duration
-	40, // 1: truco.v1.ClockSettings.reserve:type_name -> google.protobuf.Duration
+	42, // 0: truco.v1.ClockSettings.decision:type_name -> google.protobuf.Duration
+	42, // 1: truco.v1.ClockSettings.reserve:type_name -> google.protobuf.Duration
 	0,  // 2: truco.v1.ClockSettings.on_expiry:type_name -> truco.v1.ClockPolicy
 	3,  // 3: truco.v1.ClockSettings.takeover_bot:type_name -> truco.v1.BotKind
 	2,  // 4: truco.v1.ClockSettings.takeover_level:type_name -> truco.v1.BotLevel
@@ -2817,73 +2937,77 @@ var file_truco_v1_game_service_proto_depIdxs = []int32{
 	3,  // 8: truco.v1.SeatInfo.bot:type_name -> truco.v1.BotKind
 	2,  // 9: truco.v1.SeatInfo.bot_level:type_name -> truco.v1.BotLevel
 	9,  // 10: truco.v1.FixedDeal.hands:type_name -> truco.v1.DealtHand
-	41, // 11: truco.v1.FixedDeal.muestra:type_name -> truco.v1.Card
+	43, // 11: truco.v1.FixedDeal.muestra:type_name -> truco.v1.Card
 	8,  // 12: truco.v1.FixedDeal.seat_hands:type_name -> truco.v1.SeatHand
-	41, // 13: truco.v1.SeatHand.cards:type_name -> truco.v1.Card
-	41, // 14: truco.v1.DealtHand.cards:type_name -> truco.v1.Card
-	42, // 15: truco.v1.Game.rules:type_name -> truco.v1.RuleSet
+	43, // 13: truco.v1.SeatHand.cards:type_name -> truco.v1.Card
+	43, // 14: truco.v1.DealtHand.cards:type_name -> truco.v1.Card
+	44, // 15: truco.v1.Game.rules:type_name -> truco.v1.RuleSet
 	6,  // 16: truco.v1.Game.seats:type_name -> truco.v1.SeatInfo
-	43, // 17: truco.v1.Game.phase:type_name -> truco.v1.Phase
-	44, // 18: truco.v1.Game.scores:type_name -> truco.v1.TeamScore
+	45, // 17: truco.v1.Game.phase:type_name -> truco.v1.Phase
+	46, // 18: truco.v1.Game.scores:type_name -> truco.v1.TeamScore
 	4,  // 19: truco.v1.Game.clock:type_name -> truco.v1.ClockSettings
-	42, // 20: truco.v1.CreateGameRequest.rules:type_name -> truco.v1.RuleSet
+	44, // 20: truco.v1.CreateGameRequest.rules:type_name -> truco.v1.RuleSet
 	5,  // 21: truco.v1.CreateGameRequest.bots:type_name -> truco.v1.BotSeat
 	7,  // 22: truco.v1.CreateGameRequest.fixed_deals:type_name -> truco.v1.FixedDeal
 	4,  // 23: truco.v1.CreateGameRequest.clock:type_name -> truco.v1.ClockSettings
 	10, // 24: truco.v1.CreateGameResponse.game:type_name -> truco.v1.Game
-	45, // 25: truco.v1.JoinGameResponse.view:type_name -> truco.v1.SeatView
-	45, // 26: truco.v1.GetGameViewResponse.seat:type_name -> truco.v1.SeatView
-	46, // 27: truco.v1.GetGameViewResponse.public:type_name -> truco.v1.MatchView
-	47, // 28: truco.v1.ListLegalActionsResponse.actions:type_name -> truco.v1.Command
-	47, // 29: truco.v1.SubmitCommandRequest.command:type_name -> truco.v1.Command
-	48, // 30: truco.v1.SubmitCommandResponse.events:type_name -> truco.v1.Event
-	45, // 31: truco.v1.SubmitCommandResponse.view:type_name -> truco.v1.SeatView
-	48, // 32: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
-	45, // 33: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
-	46, // 34: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
-	48, // 35: truco.v1.WatchGameResponse.events:type_name -> truco.v1.Event
+	47, // 25: truco.v1.JoinGameResponse.view:type_name -> truco.v1.SeatView
+	47, // 26: truco.v1.GetGameViewResponse.seat:type_name -> truco.v1.SeatView
+	48, // 27: truco.v1.GetGameViewResponse.public:type_name -> truco.v1.MatchView
+	49, // 28: truco.v1.ListLegalActionsResponse.actions:type_name -> truco.v1.Command
+	49, // 29: truco.v1.SubmitCommandRequest.command:type_name -> truco.v1.Command
+	50, // 30: truco.v1.SubmitCommandResponse.events:type_name -> truco.v1.Event
+	47, // 31: truco.v1.SubmitCommandResponse.view:type_name -> truco.v1.SeatView
+	50, // 32: truco.v1.WatchGameResponse.event:type_name -> truco.v1.Event
+	47, // 33: truco.v1.WatchGameResponse.seat:type_name -> truco.v1.SeatView
+	48, // 34: truco.v1.WatchGameResponse.public:type_name -> truco.v1.MatchView
+	50, // 35: truco.v1.WatchGameResponse.events:type_name -> truco.v1.Event
 	24, // 36: truco.v1.PlayGameRequest.start:type_name -> truco.v1.PlayGameStart
 	25, // 37: truco.v1.PlayGameRequest.command:type_name -> truco.v1.PlayGameCommand
-	47, // 38: truco.v1.PlayGameCommand.command:type_name -> truco.v1.Command
+	49, // 38: truco.v1.PlayGameCommand.command:type_name -> truco.v1.Command
 	22, // 39: truco.v1.PlayGameResponse.commit:type_name -> truco.v1.WatchGameResponse
 	27, // 40: truco.v1.PlayGameResponse.outcome:type_name -> truco.v1.PlayGameOutcome
 	28, // 41: truco.v1.PlayGameOutcome.error:type_name -> truco.v1.CommandError
-	39, // 42: truco.v1.CommandError.metadata:type_name -> truco.v1.CommandError.MetadataEntry
-	40, // 43: truco.v1.CommandError.retry_delay:type_name -> google.protobuf.Duration
+	41, // 42: truco.v1.CommandError.metadata:type_name -> truco.v1.CommandError.MetadataEntry
+	42, // 43: truco.v1.CommandError.retry_delay:type_name -> google.protobuf.Duration
 	10, // 44: truco.v1.ListGamesResponse.games:type_name -> truco.v1.Game
 	10, // 45: truco.v1.GetGameResponse.game:type_name -> truco.v1.Game
-	45, // 46: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
-	45, // 47: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
+	47, // 46: truco.v1.LeaveGameResponse.view:type_name -> truco.v1.SeatView
+	47, // 47: truco.v1.ResumeSeatResponse.view:type_name -> truco.v1.SeatView
 	10, // 48: truco.v1.RematchResponse.game:type_name -> truco.v1.Game
-	11, // 49: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
-	13, // 50: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
-	15, // 51: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
-	17, // 52: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
-	19, // 53: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
-	21, // 54: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
-	29, // 55: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
-	31, // 56: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
-	33, // 57: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
-	35, // 58: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
-	37, // 59: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
-	23, // 60: truco.v1.GameService.PlayGame:input_type -> truco.v1.PlayGameRequest
-	12, // 61: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
-	14, // 62: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
-	16, // 63: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
-	18, // 64: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
-	20, // 65: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
-	22, // 66: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
-	30, // 67: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
-	32, // 68: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
-	34, // 69: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
-	36, // 70: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
-	38, // 71: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
-	26, // 72: truco.v1.GameService.PlayGame:output_type -> truco.v1.PlayGameResponse
-	61, // [61:73] is the sub-list for method output_type
-	49, // [49:61] is the sub-list for method input_type
-	49, // [49:49] is the sub-list for extension type_name
-	49, // [49:49] is the sub-list for extension extendee
-	0,  // [0:49] is the sub-list for field type_name
+	10, // 49: truco.v1.StartWithBotsResponse.game:type_name -> truco.v1.Game
+	47, // 50: truco.v1.StartWithBotsResponse.view:type_name -> truco.v1.SeatView
+	11, // 51: truco.v1.GameService.CreateGame:input_type -> truco.v1.CreateGameRequest
+	13, // 52: truco.v1.GameService.JoinGame:input_type -> truco.v1.JoinGameRequest
+	15, // 53: truco.v1.GameService.GetGameView:input_type -> truco.v1.GetGameViewRequest
+	17, // 54: truco.v1.GameService.ListLegalActions:input_type -> truco.v1.ListLegalActionsRequest
+	19, // 55: truco.v1.GameService.SubmitCommand:input_type -> truco.v1.SubmitCommandRequest
+	21, // 56: truco.v1.GameService.WatchGame:input_type -> truco.v1.WatchGameRequest
+	29, // 57: truco.v1.GameService.ListGames:input_type -> truco.v1.ListGamesRequest
+	31, // 58: truco.v1.GameService.GetGame:input_type -> truco.v1.GetGameRequest
+	33, // 59: truco.v1.GameService.LeaveGame:input_type -> truco.v1.LeaveGameRequest
+	35, // 60: truco.v1.GameService.ResumeSeat:input_type -> truco.v1.ResumeSeatRequest
+	37, // 61: truco.v1.GameService.Rematch:input_type -> truco.v1.RematchRequest
+	23, // 62: truco.v1.GameService.PlayGame:input_type -> truco.v1.PlayGameRequest
+	39, // 63: truco.v1.GameService.StartWithBots:input_type -> truco.v1.StartWithBotsRequest
+	12, // 64: truco.v1.GameService.CreateGame:output_type -> truco.v1.CreateGameResponse
+	14, // 65: truco.v1.GameService.JoinGame:output_type -> truco.v1.JoinGameResponse
+	16, // 66: truco.v1.GameService.GetGameView:output_type -> truco.v1.GetGameViewResponse
+	18, // 67: truco.v1.GameService.ListLegalActions:output_type -> truco.v1.ListLegalActionsResponse
+	20, // 68: truco.v1.GameService.SubmitCommand:output_type -> truco.v1.SubmitCommandResponse
+	22, // 69: truco.v1.GameService.WatchGame:output_type -> truco.v1.WatchGameResponse
+	30, // 70: truco.v1.GameService.ListGames:output_type -> truco.v1.ListGamesResponse
+	32, // 71: truco.v1.GameService.GetGame:output_type -> truco.v1.GetGameResponse
+	34, // 72: truco.v1.GameService.LeaveGame:output_type -> truco.v1.LeaveGameResponse
+	36, // 73: truco.v1.GameService.ResumeSeat:output_type -> truco.v1.ResumeSeatResponse
+	38, // 74: truco.v1.GameService.Rematch:output_type -> truco.v1.RematchResponse
+	26, // 75: truco.v1.GameService.PlayGame:output_type -> truco.v1.PlayGameResponse
+	40, // 76: truco.v1.GameService.StartWithBots:output_type -> truco.v1.StartWithBotsResponse
+	64, // [64:77] is the sub-list for method output_type
+	51, // [51:64] is the sub-list for method input_type
+	51, // [51:51] is the sub-list for extension type_name
+	51, // [51:51] is the sub-list for extension extendee
+	0,  // [0:51] is the sub-list for field type_name
 }
 
 func init() { file_truco_v1_game_service_proto_init() }
@@ -2911,7 +3035,7 @@ func file_truco_v1_game_service_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_truco_v1_game_service_proto_rawDesc), len(file_truco_v1_game_service_proto_rawDesc)),
 			NumEnums:      4,
-			NumMessages:   36,
+			NumMessages:   38,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

@@ -31,6 +31,7 @@ const (
 	GameService_ResumeSeat_FullMethodName       = "/truco.v1.GameService/ResumeSeat"
 	GameService_Rematch_FullMethodName          = "/truco.v1.GameService/Rematch"
 	GameService_PlayGame_FullMethodName         = "/truco.v1.GameService/PlayGame"
+	GameService_StartWithBots_FullMethodName    = "/truco.v1.GameService/StartWithBots"
 )
 
 // GameServiceClient is the client API for GameService service.
@@ -58,7 +59,7 @@ const (
 // (the SDKs always send one, and send the same one on every retry of a call).
 //
 // Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
-// WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+// WatchGame, LeaveGame, ResumeSeat, Rematch, StartWithBots) may name it in the metadata `x-truco-game: games/{game}`, the
 // request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
 // answers any call either way; a load balancer in front of several replicas may hash the header to send every
 // call of a game to the same replica while it lives, which then answers from memory instead of the event store.
@@ -120,6 +121,15 @@ type GameServiceClient interface {
 	// It is served on the gRPC port only (the web port answers UNIMPLEMENTED, NOT_ON_THIS_PORT), and needs HTTP/2
 	// end to end: browsers, whose fetch has no full-duplex streams, use the pair.
 	PlayGame(ctx context.Context, opts ...grpc.CallOption) (grpc.BidiStreamingClient[PlayGameRequest, PlayGameResponse], error)
+	// Deal now a game waiting for friends: the server's bots take the player seats still open, at the game's
+	// level (the bot of its first bot seat; without bot seats, the clock's takeover bot), and the match starts as
+	// if the table had filled. Only the table's host may call it (SeatInfo.host: the player who sat down first;
+	// in the web lobby, whoever made the table), by its seat token. Refused, changing nothing: without a token
+	// (UNAUTHENTICATED, TOKEN_MISSING), from another seat (PERMISSION_DENIED, NOT_TABLE_HOST), and once the game
+	// was dealt (FAILED_PRECONDITION, GAME_ALREADY_STARTED: the last friend sat down, or it was started before,
+	// which is also what a retry of a start whose answer was lost hears). A friend who sits down while it is
+	// being applied either gets the seat, and the bots take the others, or finds no seat open (SEAT_UNAVAILABLE).
+	StartWithBots(ctx context.Context, in *StartWithBotsRequest, opts ...grpc.CallOption) (*StartWithBotsResponse, error)
 }
 
 type gameServiceClient struct {
@@ -262,6 +272,16 @@ func (c *gameServiceClient) PlayGame(ctx context.Context, opts ...grpc.CallOptio
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type GameService_PlayGameClient = grpc.BidiStreamingClient[PlayGameRequest, PlayGameResponse]
 
+func (c *gameServiceClient) StartWithBots(ctx context.Context, in *StartWithBotsRequest, opts ...grpc.CallOption) (*StartWithBotsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(StartWithBotsResponse)
+	err := c.cc.Invoke(ctx, GameService_StartWithBots_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // GameServiceServer is the server API for GameService service.
 // All implementations must embed UnimplementedGameServiceServer
 // for forward compatibility.
@@ -287,7 +307,7 @@ type GameService_PlayGameClient = grpc.BidiStreamingClient[PlayGameRequest, Play
 // (the SDKs always send one, and send the same one on every retry of a call).
 //
 // Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
-// WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+// WatchGame, LeaveGame, ResumeSeat, Rematch, StartWithBots) may name it in the metadata `x-truco-game: games/{game}`, the
 // request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
 // answers any call either way; a load balancer in front of several replicas may hash the header to send every
 // call of a game to the same replica while it lives, which then answers from memory instead of the event store.
@@ -349,6 +369,15 @@ type GameServiceServer interface {
 	// It is served on the gRPC port only (the web port answers UNIMPLEMENTED, NOT_ON_THIS_PORT), and needs HTTP/2
 	// end to end: browsers, whose fetch has no full-duplex streams, use the pair.
 	PlayGame(grpc.BidiStreamingServer[PlayGameRequest, PlayGameResponse]) error
+	// Deal now a game waiting for friends: the server's bots take the player seats still open, at the game's
+	// level (the bot of its first bot seat; without bot seats, the clock's takeover bot), and the match starts as
+	// if the table had filled. Only the table's host may call it (SeatInfo.host: the player who sat down first;
+	// in the web lobby, whoever made the table), by its seat token. Refused, changing nothing: without a token
+	// (UNAUTHENTICATED, TOKEN_MISSING), from another seat (PERMISSION_DENIED, NOT_TABLE_HOST), and once the game
+	// was dealt (FAILED_PRECONDITION, GAME_ALREADY_STARTED: the last friend sat down, or it was started before,
+	// which is also what a retry of a start whose answer was lost hears). A friend who sits down while it is
+	// being applied either gets the seat, and the bots take the others, or finds no seat open (SEAT_UNAVAILABLE).
+	StartWithBots(context.Context, *StartWithBotsRequest) (*StartWithBotsResponse, error)
 	mustEmbedUnimplementedGameServiceServer()
 }
 
@@ -394,6 +423,9 @@ func (UnimplementedGameServiceServer) Rematch(context.Context, *RematchRequest) 
 }
 func (UnimplementedGameServiceServer) PlayGame(grpc.BidiStreamingServer[PlayGameRequest, PlayGameResponse]) error {
 	return status.Error(codes.Unimplemented, "method PlayGame not implemented")
+}
+func (UnimplementedGameServiceServer) StartWithBots(context.Context, *StartWithBotsRequest) (*StartWithBotsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method StartWithBots not implemented")
 }
 func (UnimplementedGameServiceServer) mustEmbedUnimplementedGameServiceServer() {}
 func (UnimplementedGameServiceServer) testEmbeddedByValue()                     {}
@@ -614,6 +646,24 @@ func _GameService_PlayGame_Handler(srv interface{}, stream grpc.ServerStream) er
 // This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
 type GameService_PlayGameServer = grpc.BidiStreamingServer[PlayGameRequest, PlayGameResponse]
 
+func _GameService_StartWithBots_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(StartWithBotsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(GameServiceServer).StartWithBots(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: GameService_StartWithBots_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(GameServiceServer).StartWithBots(ctx, req.(*StartWithBotsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // GameService_ServiceDesc is the grpc.ServiceDesc for GameService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -660,6 +710,10 @@ var GameService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Rematch",
 			Handler:    _GameService_Rematch_Handler,
+		},
+		{
+			MethodName: "StartWithBots",
+			Handler:    _GameService_StartWithBots_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

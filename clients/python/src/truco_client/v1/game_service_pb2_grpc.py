@@ -47,7 +47,7 @@ class GameServiceStub:
     (the SDKs always send one, and send the same one on every retry of a call).
 
     Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
-    WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+    WatchGame, LeaveGame, ResumeSeat, Rematch, StartWithBots) may name it in the metadata `x-truco-game: games/{game}`, the
     request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
     answers any call either way; a load balancer in front of several replicas may hash the header to send every
     call of a game to the same replica while it lives, which then answers from memory instead of the event store.
@@ -120,6 +120,11 @@ class GameServiceStub:
                 request_serializer=truco_dot_v1_dot_game__service__pb2.PlayGameRequest.SerializeToString,
                 response_deserializer=truco_dot_v1_dot_game__service__pb2.PlayGameResponse.FromString,
                 _registered_method=True)
+        self.StartWithBots = channel.unary_unary(
+                '/truco.v1.GameService/StartWithBots',
+                request_serializer=truco_dot_v1_dot_game__service__pb2.StartWithBotsRequest.SerializeToString,
+                response_deserializer=truco_dot_v1_dot_game__service__pb2.StartWithBotsResponse.FromString,
+                _registered_method=True)
 
 
 class GameServiceServicer:
@@ -144,7 +149,7 @@ class GameServiceServicer:
     (the SDKs always send one, and send the same one on every retry of a call).
 
     Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
-    WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+    WatchGame, LeaveGame, ResumeSeat, Rematch, StartWithBots) may name it in the metadata `x-truco-game: games/{game}`, the
     request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
     answers any call either way; a load balancer in front of several replicas may hash the header to send every
     call of a game to the same replica while it lives, which then answers from memory instead of the event store.
@@ -267,6 +272,20 @@ class GameServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def StartWithBots(self, request, context):
+        """Deal now a game waiting for friends: the server's bots take the player seats still open, at the game's
+        level (the bot of its first bot seat; without bot seats, the clock's takeover bot), and the match starts as
+        if the table had filled. Only the table's host may call it (SeatInfo.host: the player who sat down first;
+        in the web lobby, whoever made the table), by its seat token. Refused, changing nothing: without a token
+        (UNAUTHENTICATED, TOKEN_MISSING), from another seat (PERMISSION_DENIED, NOT_TABLE_HOST), and once the game
+        was dealt (FAILED_PRECONDITION, GAME_ALREADY_STARTED: the last friend sat down, or it was started before,
+        which is also what a retry of a start whose answer was lost hears). A friend who sits down while it is
+        being applied either gets the seat, and the bots take the others, or finds no seat open (SEAT_UNAVAILABLE).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_GameServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -330,6 +349,11 @@ def add_GameServiceServicer_to_server(servicer, server):
                     request_deserializer=truco_dot_v1_dot_game__service__pb2.PlayGameRequest.FromString,
                     response_serializer=truco_dot_v1_dot_game__service__pb2.PlayGameResponse.SerializeToString,
             ),
+            'StartWithBots': grpc.unary_unary_rpc_method_handler(
+                    servicer.StartWithBots,
+                    request_deserializer=truco_dot_v1_dot_game__service__pb2.StartWithBotsRequest.FromString,
+                    response_serializer=truco_dot_v1_dot_game__service__pb2.StartWithBotsResponse.SerializeToString,
+            ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
             'truco.v1.GameService', rpc_method_handlers)
@@ -360,7 +384,7 @@ class GameService:
     (the SDKs always send one, and send the same one on every retry of a call).
 
     Game affinity: a call about one game (JoinGame, GetGame, GetGameView, ListLegalActions, SubmitCommand,
-    WatchGame, LeaveGame, ResumeSeat, Rematch) may name it in the metadata `x-truco-game: games/{game}`, the
+    WatchGame, LeaveGame, ResumeSeat, Rematch, StartWithBots) may name it in the metadata `x-truco-game: games/{game}`, the
     request's `name` (the SDKs always send it; CreateGame, ListGames and RulesService calls send none). Any replica
     answers any call either way; a load balancer in front of several replicas may hash the header to send every
     call of a game to the same replica while it lives, which then answers from memory instead of the event store.
@@ -681,6 +705,33 @@ class GameService:
             '/truco.v1.GameService/PlayGame',
             truco_dot_v1_dot_game__service__pb2.PlayGameRequest.SerializeToString,
             truco_dot_v1_dot_game__service__pb2.PlayGameResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def StartWithBots(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/truco.v1.GameService/StartWithBots',
+            truco_dot_v1_dot_game__service__pb2.StartWithBotsRequest.SerializeToString,
+            truco_dot_v1_dot_game__service__pb2.StartWithBotsResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -44,11 +44,11 @@ from truco.server.core.keys import ApiKeys
 from truco.server.core.metrics import Metrics
 from truco.server.core.reasons import ServiceFailure, ServiceReason
 from truco.server.core.referee import bot_choice, drive
-from truco.server.core.seats import Seats, joined_times
+from truco.server.core.seats import Seats, host, joined_times
 from truco.server.core.setups import Setup, setup_to_bytes
 from truco.server.core.snapshots import CACHE_ENTRIES, Snapshot, Snapshots
 from truco.server.core.thinking import Thinkers
-from truco.server.store.errors import VersionConflict
+from truco.server.store.errors import SeatUnavailable, VersionConflict
 from truco.server.store.interface import EventStore
 from truco.server.store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord, decode_cursor, now_us
 
@@ -313,6 +313,38 @@ class Games:
             except VersionConflict:
                 continue  # another join or replica dealt first: look again
         return await self.snapshots.get(game_id)
+
+    async def start_with_bots(self, game_id: str, seat: int) -> tuple[GameRecord, Snapshot]:
+        """Deal a table waiting for friends now, the server's bots at the game's level (:attr:`Setup.table_bot`)
+        in the seats still open: asked by ``seat``, which must be the table's host (:func:`host`). A friend who
+        sits down meanwhile keeps the seat, and the bots take the others.
+
+        :raises ServiceFailure: NOT_TABLE_HOST, GAME_ALREADY_STARTED (dealt: the table filled, or was started).
+        """
+        for _ in range(APPEND_ATTEMPTS):
+            record = await self.store.get_game(game_id)
+            snapshot = await self.snapshots.get(game_id)  # after the record: a deal it shows filled those seats
+            if seat != host(record.seats):
+                raise ServiceFailure(ServiceReason.NOT_TABLE_HOST, "only the player who sat down first may start")
+            open_seats = [s.seat for s in record.seats if s.kind == SEAT_OPEN]
+            if snapshot.state.hands_dealt or record.over or not open_seats:
+                raise ServiceFailure(ServiceReason.GAME_ALREADY_STARTED, "the match was already dealt")
+            setup = snapshot.setup.with_bots(open_seats)
+            bots = {open_seat: setup.bots[open_seat] for open_seat in open_seats}
+            try:
+                seated = await self.store.seat_bots(game_id, snapshot.seq, bots, setup_to_bytes(setup))
+            except (VersionConflict, SeatUnavailable):
+                continue  # a friend sat down, or the game moved on: look again
+            joined = self.seats.note_joined(game_id, seated.seats)
+            # The deal is committed from the new setup: the bots move in it, and the snapshot after keeps it.
+            started = replace(snapshot, setup=self.snapshots.read_setup(seated.rules), memo={})
+            try:
+                committed = await self.commits.commit(game_id, started, started.state.copy(), [])
+            except VersionConflict:
+                committed = None
+            dealt = committed.snapshot if committed is not None else await self._deal_when_seated(game_id, joined)
+            return seated, dealt
+        raise ServiceFailure(ServiceReason.VERSION_CONFLICT, "the table kept changing: retry")
 
     # --- Moves -------------------------------------------------------------------------------------------------
 

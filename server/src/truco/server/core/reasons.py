@@ -51,6 +51,9 @@ class ServiceReason(StrEnum):
     JOIN_NOT_REPEATABLE = "JOIN_NOT_REPEATABLE"
     # A request id sent again with another command (issue 35).
     REQUEST_ID_REUSED = "REQUEST_ID_REUSED"
+    # Starting a table waiting for friends with bots (issue 34).
+    NOT_TABLE_HOST = "NOT_TABLE_HOST"
+    GAME_ALREADY_STARTED = "GAME_ALREADY_STARTED"
 
 
 class ServiceFailure(Exception):

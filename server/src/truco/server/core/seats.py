@@ -35,6 +35,13 @@ Held = tuple[int, str]
 """A seat and the API key it was taken under ("" none)."""
 
 
+def host(seats: Sequence[SeatRecord]) -> int | None:
+    """The table's host: the player who sat down first (the lowest seat among equals); None before anyone sat.
+    It alone may start a table waiting for friends with bots (``Games.start_with_bots``)."""
+    taken = [(s.joined_us, s.seat) for s in seats if s.kind == SEAT_TAKEN]
+    return min(taken)[1] if taken else None
+
+
 def joined_times(seats: Sequence[SeatRecord]) -> dict[int, int]:
     """When each seat got its player (0: open); bots, and seats joined before clocks existed, count as joined."""
     return {s.seat: (s.joined_us or 1) if s.kind != SEAT_OPEN else 0 for s in seats}
@@ -240,4 +247,4 @@ class Seats:
         }
 
 
-__all__ = ["SEAT_CACHE_ENTRIES", "Seats", "joined_times"]
+__all__ = ["SEAT_CACHE_ENTRIES", "Seats", "host", "joined_times"]

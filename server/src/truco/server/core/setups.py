@@ -9,8 +9,8 @@ schema hold the request's bytes; :func:`setup_from_bytes` hands those to an upca
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass, fields
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from truco.engine import Card, FaltaEnvido, MatchState, RuleSet
@@ -49,6 +49,18 @@ class Setup:
             return self.bots
         bot = self.clock.bot if self.clock is not None else DEFAULT_TAKEOVER_BOT
         return {**dict.fromkeys(state.away, bot), **self.bots}
+
+    @property
+    def table_bot(self) -> str:
+        """The bot at the game's level, which takes the seats a table waiting for friends starts without: the
+        game's own bots' (its first bot seat's), else the one its clock hands a seat taken over."""
+        if self.bots:
+            return self.bots[min(self.bots)]
+        return self.clock.bot if self.clock is not None else DEFAULT_TAKEOVER_BOT
+
+    def with_bots(self, seats: Iterable[int]) -> Setup:
+        """This setup with :attr:`table_bot` in ``seats`` too (a table started with bots in its open seats)."""
+        return replace(self, bots={**self.bots, **dict.fromkeys(seats, self.table_bot)})
 
 
 LegacySetup = Callable[[bytes], Setup]

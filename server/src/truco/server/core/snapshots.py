@@ -159,6 +159,7 @@ class Snapshots:
 
     async def _top_up(self, game_id: str, cached: Snapshot | None) -> Snapshot:
         """``cached`` (or the game from its start) with the events stored after it, remembered in the cache."""
+        fresh = cached is None
         if cached is None:
             self._rebuilt.inc()
             record = await self.store.get_game(game_id)
@@ -171,6 +172,10 @@ class Snapshots:
         new_events: list[ev.Event] = []
         book = cached.book
         setup = cached.setup
+        if not fresh and not cached.state.hands_dealt:
+            # A table waiting for friends may have been started with bots (Games.start_with_bots) since it was
+            # cached: its stored setup names them now. Read once per game and process, at its first deal.
+            setup = self.read_setup((await self.store.get_game(game_id)).rules)
         joined = await self._seats.joined(game_id, (0,)) if setup.clock is not None else {}
         batch: list[ev.Event] = []
         for index, item in enumerate(stored):

@@ -89,6 +89,8 @@ CODES: dict[ServiceReason, Code] = {
     ServiceReason.VALUE_NOT_STORABLE: Code.INVALID_ARGUMENT,
     ServiceReason.JOIN_NOT_REPEATABLE: Code.FAILED_PRECONDITION,
     ServiceReason.REQUEST_ID_REUSED: Code.INVALID_ARGUMENT,
+    ServiceReason.NOT_TABLE_HOST: Code.PERMISSION_DENIED,
+    ServiceReason.GAME_ALREADY_STARTED: Code.FAILED_PRECONDITION,
 }
 """The status code of each service reason: the one place the domain's refusals meet the protocols' codes."""
 

@@ -20,6 +20,7 @@ from truco.engine import MatchState, SeatView, SpectatorView, spectator_view
 from truco.engine import events as ev
 from truco.server.core.clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
 from truco.server.core.reasons import ServiceFailure, ServiceReason
+from truco.server.core.seats import host
 from truco.server.core.setups import FixedDeal, Setup
 from truco.server.store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord
 from truco.wire import (
@@ -241,6 +242,7 @@ def game_to_pb(
     """The game resource: its seats from the store's record (``present``: who is at the table), its version and
     scores from its state, its clock settings and rematch links."""
     name = NAME_PREFIX + record.game_id
+    first = host(record.seats)
     game = game_service_pb2.Game(
         name=name,
         rules=rules_to_pb(state.rules),
@@ -253,6 +255,7 @@ def game_to_pb(
                 player_name=s.player_name,
                 present=bool(present and present.get(s.seat)),
                 taken_over=s.seat in state.away,
+                host=s.seat == first,
             )
             for s in record.seats
         ],

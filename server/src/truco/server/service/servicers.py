@@ -178,6 +178,13 @@ class GameServicer:
         record, snapshot = await self.games.rematch(game_id)
         return gs.RematchResponse(game=self._game(record, snapshot), seat=seat)
 
+    async def StartWithBots(self, request: gs.StartWithBotsRequest, call: Call) -> gs.StartWithBotsResponse:
+        game_id = messages.game_id_from_name(request.name)
+        seat = await self._player(game_id, call)  # the host's token: Games.start_with_bots checks whose it is
+        record, snapshot = await self.games.start_with_bots(game_id, seat)
+        view = await self._seat_view(game_id, seat, snapshot)
+        return gs.StartWithBotsResponse(game=self._game(record, snapshot), view=view)
+
 
 class RulesServicer:
     """truco.v1.RulesService: the rules calculator."""

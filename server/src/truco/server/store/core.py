@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import functools
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Coroutine, Sequence
+from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from . import sql
 from .errors import ApiKeyNotFound, GameNotFound, SeatUnavailable, VersionConflict
 from .records import (
+    SEAT_BOT,
     SEAT_OPEN,
     SEAT_TAKEN,
     ApiKeyRecord,
@@ -197,6 +198,13 @@ class SQLStore(ABC):
             "transaction",
         )
 
+    async def seat_bots(
+        self, game_id: str, expected_last_seq: int, bots: Mapping[int, str], rules: bytes
+    ) -> GameRecord:
+        return await self._run(
+            lambda conn: self._seat_bots(conn, game_id, expected_last_seq, bots, rules), "transaction"
+        )
+
     async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
         check_token_hash(token_hash)
         await self._run(lambda conn: self._set_seat_token(conn, game_id, seat, token_hash), "write")
@@ -371,6 +379,21 @@ class SQLStore(ABC):
         if request_id is not None:
             await conn.run(self.S.record_claim, (game_id, request_id, chosen))
         return await self._get_game(conn, game_id), chosen
+
+    async def _seat_bots(
+        self, conn: Connection, game_id: str, expected: int, bots: Mapping[int, str], rules: bytes
+    ) -> GameRecord:
+        # The game's row locked first, as a claim locks it: a claim and this run one after the other, so a seat
+        # is either a friend's or a bot's, never both.
+        if not await conn.rows(self.S.lock_game, (game_id,)):
+            raise GameNotFound(f"no game {game_id!r}")
+        if await conn.run(self.S.set_rules, (rules, game_id, expected)) != 1:
+            raise VersionConflict(f"game {game_id!r} is over or moved past seq {expected}")
+        now = now_us()
+        for seat, bot in sorted(bots.items()):
+            if await conn.run(self.S.seat_bot, (SEAT_BOT, bot, now, game_id, seat, SEAT_OPEN)) != 1:
+                raise SeatUnavailable(f"seat {seat} of game {game_id!r} is not open")  # rolls back the rules too
+        return await self._get_game(conn, game_id)
 
     async def _set_seat_token(self, conn: Connection, game_id: str, seat: int, token_hash: bytes) -> None:
         if await conn.run(self.S.set_seat_token, (token_hash, game_id, seat, SEAT_TAKEN)) != 1:

@@ -7,7 +7,7 @@ how to reach its database; one contract suite (``tests/test_store_contract.py``)
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
 from .records import ApiKeyRecord, AppendResult, GameRecord, NewEvent, Sighting, StoredEvent
@@ -125,6 +125,19 @@ class SeatBook(Protocol):
 
         :raises GameNotFound: no such game.
         :raises SeatUnavailable: the seat is not open, or no seat is, or the game is over.
+        """
+        ...
+
+    async def seat_bots(
+        self, game_id: str, expected_last_seq: int, bots: Mapping[int, str], rules: bytes
+    ) -> GameRecord:
+        """Give open seats to the server's bots (``bots``: seat to bot name) and store the game's setup that
+        names them (``rules``), all or nothing, while the game is at ``expected_last_seq``: a table waiting for
+        friends started with bots. Returns the game.
+
+        :raises GameNotFound: no such game.
+        :raises VersionConflict: the game is over or moved past ``expected_last_seq``: nothing written.
+        :raises SeatUnavailable: one of the seats is not open (a friend took it): nothing written.
         """
         ...
 

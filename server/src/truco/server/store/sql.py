@@ -245,6 +245,8 @@ class Statements:
     read_events: str
     claimed_seat: str
     take_seat: str
+    seat_bot: str
+    set_rules: str
     record_claim: str
     set_seat_token: str
     seat_for_token: str
@@ -300,6 +302,8 @@ _SHARED = Statements(
     claimed_seat="SELECT seat FROM seat_claims WHERE game_id = ? AND request_id = ?",
     take_seat="UPDATE seats SET kind = ?, token_hash = ?, player_name = ?, joined_us = ?, seen_us = ?, key_id = ?"
     " WHERE game_id = ? AND seat = ? AND kind = ?",
+    seat_bot="UPDATE seats SET kind = ?, bot = ?, joined_us = ? WHERE game_id = ? AND seat = ? AND kind = ?",
+    set_rules="UPDATE games SET rules = ? WHERE game_id = ? AND last_seq = ? AND {not_over}",
     record_claim="INSERT INTO seat_claims (game_id, request_id, seat) VALUES (?, ?, ?)",
     set_seat_token="UPDATE seats SET token_hash = ? WHERE game_id = ? AND seat = ? AND kind = ?",
     seat_for_token="SELECT seat FROM seats WHERE game_id = ? AND kind = ? AND token_hash = ?",

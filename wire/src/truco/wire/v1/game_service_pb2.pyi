@@ -80,7 +80,7 @@ class BotSeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[BotKind, str]] = ..., level: _Optional[_Union[BotLevel, str]] = ...) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "kind", "bot", "player_name", "present", "taken_over", "bot_level")
+    __slots__ = ("seat", "kind", "bot", "player_name", "present", "taken_over", "bot_level", "host")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
@@ -88,6 +88,7 @@ class SeatInfo(_message.Message):
     PRESENT_FIELD_NUMBER: _ClassVar[int]
     TAKEN_OVER_FIELD_NUMBER: _ClassVar[int]
     BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
+    HOST_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: SeatKind
     bot: BotKind
@@ -95,7 +96,8 @@ class SeatInfo(_message.Message):
     present: bool
     taken_over: bool
     bot_level: BotLevel
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ..., present: _Optional[bool] = ..., taken_over: _Optional[bool] = ..., bot_level: _Optional[_Union[BotLevel, str]] = ...) -> None: ...
+    host: bool
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ..., present: _Optional[bool] = ..., taken_over: _Optional[bool] = ..., bot_level: _Optional[_Union[BotLevel, str]] = ..., host: _Optional[bool] = ...) -> None: ...
 
 class FixedDeal(_message.Message):
     __slots__ = ("hands", "muestra", "seat_hands")
@@ -399,3 +401,17 @@ class RematchResponse(_message.Message):
     game: Game
     seat: int
     def __init__(self, game: _Optional[_Union[Game, _Mapping]] = ..., seat: _Optional[int] = ...) -> None: ...
+
+class StartWithBotsRequest(_message.Message):
+    __slots__ = ("name",)
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    def __init__(self, name: _Optional[str] = ...) -> None: ...
+
+class StartWithBotsResponse(_message.Message):
+    __slots__ = ("game", "view")
+    GAME_FIELD_NUMBER: _ClassVar[int]
+    VIEW_FIELD_NUMBER: _ClassVar[int]
+    game: Game
+    view: _views_pb2.SeatView
+    def __init__(self, game: _Optional[_Union[Game, _Mapping]] = ..., view: _Optional[_Union[_views_pb2.SeatView, _Mapping]] = ...) -> None: ...

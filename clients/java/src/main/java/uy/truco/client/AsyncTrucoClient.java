@@ -19,6 +19,7 @@ import uy.truco.v1.Game;
 import uy.truco.v1.GetGameViewResponse;
 import uy.truco.v1.ListLegalActionsResponse;
 import uy.truco.v1.RematchResponse;
+import uy.truco.v1.StartWithBotsResponse;
 import uy.truco.v1.RuleSet;
 import uy.truco.v1.SeatView;
 import uy.truco.v1.SubmitCommandResponse;
@@ -108,6 +109,10 @@ public final class AsyncTrucoClient {
 
   public CompletableFuture<RematchResponse> rematch(String name) {
     return run(() -> client.rematch(name));
+  }
+
+  public CompletableFuture<StartWithBotsResponse> startWithBots(String name) {
+    return run(() -> client.startWithBots(name));
   }
 
   public CompletableFuture<EvaluateHandResponse> evaluateHand(Card muestra, Iterable<Card> cards, boolean withoutFlor) {

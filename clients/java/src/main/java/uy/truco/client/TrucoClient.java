@@ -46,6 +46,8 @@ import uy.truco.v1.ListLegalActionsResponse;
 import uy.truco.v1.Phase;
 import uy.truco.v1.RematchRequest;
 import uy.truco.v1.RematchResponse;
+import uy.truco.v1.StartWithBotsRequest;
+import uy.truco.v1.StartWithBotsResponse;
 import uy.truco.v1.ResumeSeatRequest;
 import uy.truco.v1.RuleSet;
 import uy.truco.v1.RulesServiceGrpc;
@@ -118,6 +120,7 @@ public final class TrucoClient implements AutoCloseable {
       Map.entry("truco.v1.GameService/LeaveGame", "leaveGame"),
       Map.entry("truco.v1.GameService/ResumeSeat", "resumeSeat"),
       Map.entry("truco.v1.GameService/Rematch", "rematch"),
+      Map.entry("truco.v1.GameService/StartWithBots", "startWithBots"),
       Map.entry("truco.v1.GameService/PlayGame", "play"),
       Map.entry("truco.v1.RulesService/EvaluateHand", "evaluateHand"),
       Map.entry("truco.v1.RulesService/CompareCards", "compareCards"));
@@ -756,6 +759,21 @@ public final class TrucoClient implements AutoCloseable {
   public RematchResponse rematch(String name) {
     RematchRequest request = RematchRequest.newBuilder().setName(gameName(name)).build();
     return unary(() -> games(request.getName()).rematch(request));
+  }
+
+  /**
+   * Deals a game waiting for friends now, the server's bots in its open seats at the game's level (its game: the
+   * seats after; its view: this seat's view after the deal). Only the table's host may: the player who sat down
+   * first.
+   *
+   * @throws TrucoException.PermissionDenied NOT_TABLE_HOST from another seat
+   * @throws TrucoException.IllegalMove GAME_ALREADY_STARTED once the game was dealt
+   */
+  public StartWithBotsResponse startWithBots(String name) {
+    StartWithBotsRequest request = StartWithBotsRequest.newBuilder().setName(gameName(name)).build();
+    StartWithBotsResponse response = unary(() -> games(request.getName()).startWithBots(request));
+    seen.saw(request.getName(), response.getView().getPublic().getVersion());
+    return response;
   }
 
   // --- RulesService --------------------------------------------------------------------------------------------

@@ -344,6 +344,7 @@ public class TrucoClientTest {
         () -> client.leaveGame("g1"),
         () -> client.resumeSeat("g1"),
         () -> client.rematch("g1"),
+        () -> client.startWithBots("g1"),
         () -> client.evaluateHand(Cards.card("1o"), List.of(), false),
         () -> client.compareCards(Cards.card("1o"), Cards.card("2o"), Cards.card("1e")));
     for (Runnable call : calls) {
@@ -355,7 +356,8 @@ public class TrucoClientTest {
     }
     List<String> want = List.of("CreateGame -", "JoinGame games/g1", "GetGameView games/g1",
         "ListLegalActions games/g1", "SubmitCommand games/g1", "WatchGame games/g1", "ListGames -", "GetGame games/g1",
-        "LeaveGame games/g1", "ResumeSeat games/g1", "Rematch games/g1", "EvaluateHand -", "CompareCards -");
+        "LeaveGame games/g1", "ResumeSeat games/g1", "Rematch games/g1", "StartWithBots games/g1",
+        "EvaluateHand -", "CompareCards -");
     assert recorder.calls.equals(want) : recorder.calls;
   }
 

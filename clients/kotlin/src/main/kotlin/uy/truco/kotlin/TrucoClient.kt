@@ -51,6 +51,8 @@ import uy.truco.v1.ListLegalActionsResponse
 import uy.truco.v1.Phase
 import uy.truco.v1.RematchRequest
 import uy.truco.v1.RematchResponse
+import uy.truco.v1.StartWithBotsRequest
+import uy.truco.v1.StartWithBotsResponse
 import uy.truco.v1.ResumeSeatRequest
 import uy.truco.v1.RuleSet
 import uy.truco.v1.RulesServiceGrpc
@@ -143,6 +145,7 @@ class TrucoClient private constructor(
             "truco.v1.GameService/ResumeSeat" to "resumeSeat",
             "truco.v1.GameService/Rematch" to "rematch",
             "truco.v1.GameService/PlayGame" to "play",
+            "truco.v1.GameService/StartWithBots" to "startWithBots",
             "truco.v1.RulesService/EvaluateHand" to "evaluateHand",
             "truco.v1.RulesService/CompareCards" to "compareCards",
         )
@@ -503,6 +506,19 @@ class TrucoClient private constructor(
     suspend fun rematch(name: String): RematchResponse {
         val request = RematchRequest.newBuilder().setName(gameName(name)).build()
         return unary(GameServiceGrpc.getRematchMethod(), request, request.name)
+    }
+
+    /**
+     * Deals a game waiting for friends now, the server's bots in its open seats at the game's level (its game: the
+     * seats after; its view: this seat's view after the deal). Only the table's host may: the player who sat down
+     * first. @throws TrucoException.PermissionDenied NOT_TABLE_HOST from another seat
+     * @throws TrucoException.IllegalMove GAME_ALREADY_STARTED once the game was dealt
+     */
+    suspend fun startWithBots(name: String): StartWithBotsResponse {
+        val request = StartWithBotsRequest.newBuilder().setName(gameName(name)).build()
+        val response = unary(GameServiceGrpc.getStartWithBotsMethod(), request, request.name)
+        seen.saw(request.name, response.view.public.version)
+        return response
     }
 
     // --- RulesService ----------------------------------------------------------------------------------------------

@@ -204,6 +204,7 @@ class TrucoClientTest {
             { client.leaveGame("g1") },
             { client.resumeSeat("g1") },
             { client.rematch("g1") },
+            { client.startWithBots("g1") },
             { client.evaluateHand(Cards.card("1o"), emptyList()) },
             { client.compareCards(Cards.card("1o"), Cards.card("2o"), Cards.card("1e")) },
         )
@@ -211,7 +212,7 @@ class TrucoClientTest {
         val want = listOf(
             "CreateGame -", "JoinGame games/g1", "GetGameView games/g1", "ListLegalActions games/g1",
             "SubmitCommand games/g1", "WatchGame games/g1", "ListGames -", "GetGame games/g1", "LeaveGame games/g1",
-            "ResumeSeat games/g1", "Rematch games/g1", "EvaluateHand -", "CompareCards -",
+            "ResumeSeat games/g1", "Rematch games/g1", "StartWithBots games/g1", "EvaluateHand -", "CompareCards -",
         )
         check(recorder.calls.distinct() == want) { "calls ${recorder.calls}" } // a watch that resumes calls twice
     }
