@@ -65,8 +65,8 @@ def quota_exceeded(quota: str, limit: float, caller: Caller | None, retry_after:
 
 class Allowance(NamedTuple):
     """What is left of the call-rate quota closest to refusing a caller, right after its call took a token. A
-    named tuple, not a frozen dataclass: every admitted call makes one, and a tuple is made in a fifth of the
-    time (0.3 µs against 1.4)."""
+    named tuple, not a frozen dataclass: every admitted call makes one, and a tuple is made in about half the time
+    (0.6 to 0.9 µs against 1.4 on the loaded machine: bench/journal/2026-12-06-quota-headers.md)."""
 
     quota: str  #: ``player_calls_per_second`` or ``calls_per_second`` (its app's)
     limit: int  #: calls the caller may make at once: the bucket's capacity
