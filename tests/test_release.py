@@ -1,11 +1,12 @@
-"""Packages ready to publish: one version everywhere, and a release dry run whose every artifact installs into an
-empty project that then plays a match against a real server.
+"""Packages ready to publish: one version everywhere, and a release dry run whose every artifact installs into an empty
+project that then plays a match against a real server.
 
 ``scripts/version --check`` compares VERSION with every build file that carries a version and with the claims of
 every README (install commands, coordinates, jar names, toolchain floors such as "Node 20+"). ``scripts/release
 --dry-run`` builds the Python wheels and sdists, the npm tarball, the Maven jars (sources and javadoc too) and the
-Go module zip, then plays a 4-player match with each SDK's example from an empty project that has only the
-artifact. Toolchains (node, go, java, mvn) are required: under CI these tests run, never skip.
+Go module zip, then plays a 4-player match with each SDK's example (the Kotlin one twice: on truco-client-kotlin and
+on its javalite flavour) from an empty project that has only the artifact. Toolchains (node, go, java, mvn) are
+required: under CI these tests run, never skip.
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ def test_the_release_dry_run_installs_every_artifact_into_an_empty_project_that_
     )
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-6000:]
     played = [json.loads(line) for line in result.stdout.splitlines() if line.startswith("{")]
-    assert sorted(line["sdk"] for line in played) == ["go", "java", "kotlin", "python", "ts"]
+    assert sorted(line["sdk"] for line in played) == ["go", "java", "kotlin", "kotlin-lite", "python", "ts"]
     assert all(line["over"] and line["illegal_reason"] == "CARD_NOT_IN_HAND" for line in played), played
     version = (ROOT / "VERSION").read_text().strip()
     out = ROOT / "dist" / "release" / version
@@ -65,10 +66,16 @@ def test_the_release_dry_run_installs_every_artifact_into_an_empty_project_that_
         f"maven/io/github/truco-uy/truco-client/{version}/truco-client-{version}-sources.jar",
         f"maven/io/github/truco-uy/truco-client/{version}/truco-client-{version}-javadoc.jar",
         f"maven/io/github/truco-uy/truco-client-kotlin/{version}/truco-client-kotlin-{version}.jar",
+        f"maven/io/github/truco-uy/truco-client-kotlin-lite/{version}/truco-client-kotlin-lite-{version}.jar",
+        f"maven/io/github/truco-uy/truco-client-kotlin-lite/{version}/truco-client-kotlin-lite-{version}-javadoc.jar",
         f"goproxy/github.com/truco-uy/truco/clients/go/@v/v{version}.zip",
     ):
         assert (out / artifact).is_file(), artifact
-    for artifact, rules in (("truco-client", "truco-client.pro"), ("truco-client-kotlin", "truco-client-kotlin.pro")):
+    for artifact, rules in (
+        ("truco-client", "truco-client.pro"),
+        ("truco-client-kotlin", "truco-client-kotlin.pro"),
+        ("truco-client-kotlin-lite", "truco-client-kotlin-lite.pro"),
+    ):
         with zipfile.ZipFile(out / f"maven/io/github/truco-uy/{artifact}/{version}/{artifact}-{version}.jar") as jar:
             names = jar.namelist()
         assert f"META-INF/proguard/{rules}" in names, "consumer R8 rules"

@@ -46,7 +46,7 @@ FIRST_RUN_SECONDS = 1200.0
 """The first run installs and builds every SDK (npm, Go modules, Maven artifacts) on a clean machine."""
 MATCH_SECONDS = 240.0
 OVER = views_pb2.PHASE_MATCH_OVER
-GAME_LINE = re.compile(r"bot\(\w+\): game (games/\S+)")
+GAME_LINE = re.compile(r"bot\([\w-]+\): game (games/\S+)")
 
 
 @dataclass

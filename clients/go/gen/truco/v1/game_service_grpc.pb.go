@@ -53,7 +53,13 @@ const (
 // players play freely: 20 calls/s per player (bursts of 40), 200 calls/s per app (bursts of 400), 30 games
 // created a minute, 100 unfinished games, 64 calls in flight and 32 watches per app; an operator gives a big
 // app's key totals of its own. Past a quota a call fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and a
-// google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id).
+// google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id), also said in the
+// metadata `retry-after` (whole seconds, rounded up) and `retry-after-ms` (milliseconds, rounded up).
+// A caller sees its quota before it is refused: every admitted call reports the call rate left to it (its
+// player's or its app's, whichever is closer to refusing it) as `ratelimit-limit` (calls at once),
+// `ratelimit-remaining` (whole calls left now), `ratelimit-reset` (whole seconds until full again) and
+// `ratelimit-policy` (`40;w=2;name="player_calls_per_second"`): on the gRPC port in a unary call's trailing
+// metadata and a stream's initial metadata, on the web port as HTTP response headers.
 //
 // Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
 // (the SDKs always send one, and send the same one on every retry of a call).
@@ -301,7 +307,13 @@ func (c *gameServiceClient) StartWithBots(ctx context.Context, in *StartWithBots
 // players play freely: 20 calls/s per player (bursts of 40), 200 calls/s per app (bursts of 400), 30 games
 // created a minute, 100 unfinished games, 64 calls in flight and 32 watches per app; an operator gives a big
 // app's key totals of its own. Past a quota a call fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and a
-// google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id).
+// google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id), also said in the
+// metadata `retry-after` (whole seconds, rounded up) and `retry-after-ms` (milliseconds, rounded up).
+// A caller sees its quota before it is refused: every admitted call reports the call rate left to it (its
+// player's or its app's, whichever is closer to refusing it) as `ratelimit-limit` (calls at once),
+// `ratelimit-remaining` (whole calls left now), `ratelimit-reset` (whole seconds until full again) and
+// `ratelimit-policy` (`40;w=2;name="player_calls_per_second"`): on the gRPC port in a unary call's trailing
+// metadata and a stream's initial metadata, on the web port as HTTP response headers.
 //
 // Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
 // (the SDKs always send one, and send the same one on every retry of a call).

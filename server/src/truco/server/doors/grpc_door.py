@@ -15,6 +15,7 @@ import contextlib
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import grpc
@@ -22,17 +23,41 @@ from google.rpc import status_pb2
 from grpc_status import rpc_status
 
 from truco.server.doors.connections import Activity
+from truco.server.limits.admission import Allowance
 from truco.server.service.errors import Code, ServiceError, rich_details
 from truco.server.service.pipeline import Call, Malformed, Metadata, Method, Observer, Pipeline, Reply
+from truco.server.service.quota_headers import allowance_headers, failure_headers
 
 _Handler: TypeAlias = "grpc.RpcMethodHandler[Any, Any]"
 _Context: TypeAlias = "grpc.aio.ServicerContext[Any, Any]"
 
 
-def status_of(error: ServiceError) -> grpc.Status:
-    """The gRPC status of a service error, with its rich details."""
-    status = status_pb2.Status(code=error.code.value, message=error.message, details=rich_details(error))
-    return rpc_status.to_status(status)
+def status_of(error: ServiceError, allowance: Allowance | None = None) -> grpc.Status:
+    """The gRPC status of a service error, with its rich details, and in its trailing metadata the quota headers
+    (``quota_headers``: the call rate left if the call was admitted, a quota's retry delay)."""
+    status = rpc_status.to_status(
+        status_pb2.Status(code=error.code.value, message=error.message, details=rich_details(error))
+    )
+    headers = failure_headers(error, allowance)
+    if not headers:
+        return status
+    return _Status(status.code, status.details, (*status.trailing_metadata, *headers))
+
+
+@dataclass(frozen=True)
+class _Status(grpc.Status):
+    """A status with the trailing metadata given (grpc.Status is an interface of three attributes)."""
+
+    code: grpc.StatusCode
+    details: str
+    trailing_metadata: tuple[tuple[str, str | bytes], ...]
+
+
+async def _send_headers(context: _Context, call: Call) -> None:
+    """A stream's quota headers, as its initial metadata (before its first message)."""
+    headers = allowance_headers(call.allowance)
+    if headers:
+        await context.send_initial_metadata(headers)
 
 
 def _tolerant(parse: Callable[[bytes], Any]) -> Callable[[bytes], Any]:
@@ -92,13 +117,17 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
             async def session(requests: AsyncIterator[Any], context: _Context) -> AsyncIterator[Any]:
                 call = Call(method, "grpc", _metadata(context), context.peer())
                 activity.begin(call.peer)
+                sent = False
                 try:
                     # aclosing: a cancelled call releases its watch slot now, not when the collector finds it.
                     async with contextlib.aclosing(pipeline.session(call, requests)) as messages:
                         async for message in messages:
+                            if not sent:
+                                sent = True
+                                await _send_headers(context, call)
                             yield message
                 except ServiceError as error:
-                    await context.abort_with_status(status_of(error))
+                    await context.abort_with_status(status_of(error, call.allowance))
                 finally:
                     activity.end(call.peer)
 
@@ -108,11 +137,15 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
             async def stream(request: Any, context: _Context) -> AsyncIterator[Any]:
                 call = Call(method, "grpc", _metadata(context), context.peer())
                 activity.begin(call.peer)
+                sent = False
                 try:
                     async for message in pipeline.stream(call, request):
+                        if not sent:
+                            sent = True
+                            await _send_headers(context, call)
                         yield message
                 except ServiceError as error:
-                    await context.abort_with_status(status_of(error))
+                    await context.abort_with_status(status_of(error, call.allowance))
                 finally:
                     activity.end(call.peer)
 
@@ -122,12 +155,18 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
             call = Call(method, "grpc", _metadata(context), context.peer())
             activity.begin(call.peer)
             try:
-                return await pipeline.unary(call, request)
+                reply = await pipeline.unary(call, request)
             except ServiceError as error:
-                await context.abort_with_status(status_of(error))
+                await context.abort_with_status(status_of(error, call.allowance))
                 raise  # abort_with_status always raises
             finally:
                 activity.end(call.peer)
+            # In the trailing metadata: sent with the reply and the status in one batch (initial metadata set
+            # now would cost a batch of its own).
+            headers = allowance_headers(call.allowance)
+            if headers:
+                context.set_trailing_metadata(headers)
+            return reply
 
         return grpc.unary_unary_rpc_method_handler(unary, parse, _serialize)
 

@@ -21,7 +21,6 @@ import base64
 import contextlib
 import json
 import logging
-import math
 import re
 import socket
 import urllib.parse
@@ -56,8 +55,10 @@ from truco.server.core.quotas import ConnectionLimits
 from truco.server.core.reasons import ServiceReason
 from truco.server.doors.connections import ConnectionCounts, GuardedListener, Policy
 from truco.server.doors.reflection import REFLECTION_SERVICES, DocumentedReflection
+from truco.server.service import quota_headers
 from truco.server.service.errors import Code, ServiceError, rich_details
 from truco.server.service.pipeline import Call, Malformed, Method, Pipeline
+from truco.server.service.quota_headers import Headers, allowance_headers, failure_headers
 
 CORS_ALLOW_HEADERS = (
     "authorization",
@@ -72,8 +73,9 @@ CORS_ALLOW_HEADERS = (
 )
 """Request headers a browser may send cross-origin: the Connect and gRPC-Web ones, the seat token, the API key, the
 game a call is about (for balancers' game affinity)."""
-CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin")
-"""Response headers a cross-origin page may read: gRPC-Web's status (Connect puts its errors in the body)."""
+CORS_EXPOSE_HEADERS = ("grpc-status", "grpc-message", "grpc-status-details-bin", *quota_headers.NAMES)
+"""Response headers a cross-origin page may read: gRPC-Web's status (Connect puts its errors in the body), and the
+quota headers (``quota_headers``: the call rate left, when to retry)."""
 SWEEP_SECONDS = 1.0
 """How often the web port looks for connections quiet or idle past their limits."""
 DEFAULT_WEB_ASSETS = Path(__file__).resolve().parents[5] / "web" / "dist"
@@ -172,11 +174,18 @@ def _call(method: Method, ctx: RequestContext[Any, Any]) -> Call:
     return Call(method, _PROTOCOL.get(), tuple(ctx.request_headers.allitems()), _PEER.get())
 
 
-def _refused(error: ServiceError, ctx: RequestContext[Any, Any]) -> ConnectError:
-    """A refusal as Connect reports it; past a quota the HTTP answer (429) also says when to retry in a
-    ``Retry-After`` header, for clients that know no RetryInfo."""
-    if error.quota is not None:
-        ctx.response_headers["retry-after"] = str(max(1, math.ceil(error.quota.retry_after)))
+def _headers(ctx: RequestContext[Any, Any], headers: Headers) -> None:
+    """The quota headers (``quota_headers``) as the response's HTTP headers."""
+    response = ctx.response_headers
+    for name, value in headers:
+        response[name] = value
+
+
+def _refused(error: ServiceError, call: Call, ctx: RequestContext[Any, Any]) -> ConnectError:
+    """A refusal as Connect reports it, with the quota headers: the call rate left if the call was admitted, and
+    past a quota (HTTP 429) when to retry (``Retry-After``, and to the millisecond ``Retry-After-Ms``), for
+    clients that know no RetryInfo."""
+    _headers(ctx, failure_headers(error, call.allowance))
     return connect_error(error)
 
 
@@ -207,29 +216,37 @@ def endpoint(pipeline: Pipeline, method: Method) -> Endpoint[Any, Any]:
         )
 
         async def refused(requests: AsyncIterator[Any], ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+            call = _call(method, ctx)
             try:
-                await pipeline.refuse(_call(method, ctx), refusal)
+                await pipeline.refuse(call, refusal)
             except ServiceError as error:
-                raise _refused(error, ctx) from None
+                raise _refused(error, call, ctx) from None
             yield  # an async generator, as the endpoint wants; never reached
 
         return Endpoint.bidi_stream(method=info, function=refused)
     if method.streaming:
 
         async def stream(request: Any, ctx: RequestContext[Any, Any]) -> AsyncIterator[Any]:
+            call = _call(method, ctx)
+            sent = False
             try:
-                async for message in pipeline.stream(_call(method, ctx), request):
+                async for message in pipeline.stream(call, request):
+                    if not sent:  # the response's headers go out with its first message
+                        sent = True
+                        _headers(ctx, allowance_headers(call.allowance))
                     yield _Serialized(message, method.response) if isinstance(message, bytes) else message
             except ServiceError as error:
-                raise _refused(error, ctx) from None
+                raise _refused(error, call, ctx) from None
 
         return Endpoint.server_stream(method=info, function=stream)
 
     async def unary(request: Any, ctx: RequestContext[Any, Any]) -> Any:
+        call = _call(method, ctx)
         try:
-            reply = await pipeline.unary(_call(method, ctx), request)
+            reply = await pipeline.unary(call, request)
         except ServiceError as error:
-            raise _refused(error, ctx) from None
+            raise _refused(error, call, ctx) from None
+        _headers(ctx, allowance_headers(call.allowance))
         return _Serialized(reply, method.response) if isinstance(reply, bytes) else reply
 
     return Endpoint.unary(method=info, function=unary)

@@ -16,6 +16,10 @@ health and reflection never pass through it, so no caller can starve a probe). F
 6. for CreateGame and Rematch, charges the app's games-per-minute bucket and counts its unfinished games in the
    store; for an anonymous JoinGame, the address's joins-per-minute bucket.
 
+An admitted call learns what is left of its call rate (:class:`Allowance`: of the player's bucket or its app's,
+whichever is closer to refusing it), which both doors report as ``RateLimit-*`` headers (``quota_headers.py``), so
+a caller can slow down before it is refused.
+
 A refusal is RESOURCE_EXHAUSTED with an ErrorInfo (reason ``QUOTA_EXCEEDED``, metadata ``quota``, ``limit`` and
 ``retry_after_seconds``), a google.rpc.RetryInfo saying when to retry and a google.rpc.QuotaFailure naming the
 quota and whom it charges. Buckets and slots are per replica; the open-games quota is counted in the store, so
@@ -28,7 +32,7 @@ import contextlib
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from truco.server.core.app_quotas import NO_QUOTAS, AppQuotas, player_of
 from truco.server.core.bounded import Bounded
@@ -59,6 +63,18 @@ def quota_exceeded(quota: str, limit: float, caller: Caller | None, retry_after:
     return QuotaExceeded(quota, limit, caller.subject if caller is not None else "server", retry_after, what)
 
 
+class Allowance(NamedTuple):
+    """What is left of the call-rate quota closest to refusing a caller, right after its call took a token. A
+    named tuple, not a frozen dataclass: every admitted call makes one, and a tuple is made in about half the time
+    (0.6 to 0.9 µs against 1.4 on the loaded machine: bench/journal/2026-12-06-quota-headers.md)."""
+
+    quota: str  #: ``player_calls_per_second`` or ``calls_per_second`` (its app's)
+    limit: int  #: calls the caller may make at once: the bucket's capacity
+    window: float  #: seconds the bucket takes to fill from empty (``limit`` over the sustained rate)
+    remaining: int  #: whole calls the caller may make now, before it is refused
+    reset: float  #: seconds until the bucket is full again (``limit`` calls at once)
+
+
 @dataclass
 class TokenBucket:
     """``rate`` tokens a second up to ``capacity``; a call takes one."""
@@ -81,6 +97,13 @@ class TokenBucket:
             return 0.0
         return (1.0 - self.tokens) / self.rate
 
+    def allowance(self, quota: str) -> Allowance:
+        """What is left of this bucket now (as of its last take)."""
+        capacity = self.capacity
+        return Allowance(
+            quota, int(capacity), capacity / self.rate, int(self.tokens), (capacity - self.tokens) / self.rate
+        )
+
 
 class Buckets:
     """One token bucket per caller, the least recently used forgotten past ``TRACKED_IDENTITIES``."""
@@ -91,16 +114,21 @@ class Buckets:
         self._buckets: Bounded[str, TokenBucket] = Bounded(TRACKED_IDENTITIES)
 
     def take(self, subject: str, limits: tuple[float, float] | None = None) -> float:
-        """Take a token of ``subject``'s bucket (at ``limits``, a rate and capacity, instead of the default)."""
+        """Take a token of ``subject``'s bucket (at ``limits``, a rate and capacity, instead of the default):
+        0.0 when taken, else the seconds until one will be there."""
+        return self.charge(subject, limits)[0]
+
+    def charge(self, subject: str, limits: tuple[float, float] | None = None) -> tuple[float, TokenBucket | None]:
+        """:meth:`take`, with the bucket it took from (None when the rate is off)."""
         rate, capacity = limits or (self.rate, self.capacity)
         if rate <= 0:
-            return 0.0
+            return 0.0, None
         clock = time.monotonic()
         bucket = self._buckets.get(subject)
         if bucket is None:
             bucket = TokenBucket(rate, capacity, updated=clock)
             self._buckets.put(subject, bucket)
-        return bucket.take(clock)
+        return bucket.take(clock), bucket
 
 
 class Slots:
@@ -156,16 +184,19 @@ class Admission:
         self.server_watch_cap = limits.server_watch_cap()
         self.server_watches = Slots(self.server_watch_cap)
 
-    async def admit(self, service: str, method: str, request: Any, metadata: Any, peer: str) -> Caller:
+    async def admit(
+        self, service: str, method: str, request: Any, metadata: Any, peer: str
+    ) -> tuple[Caller, Allowance | None]:
         """Steps 1-4 for a call of either door (gRPC, or Connect/gRPC-Web): identify, require a key, charge
-        the rate, check the request; the caller it returns is the call's (``pipeline.Call.caller``).
+        the rate, check the request; the caller it returns is the call's (``pipeline.Call.caller``), with what is
+        left of its call rate (None when call rates are off).
 
         :raises ServiceFailure: API_KEY_*, QUOTA_EXCEEDED (QuotaExceeded) or an input reason.
         """
         caller = await self.identify(method, metadata, peer)
-        self.charge_call(caller)
+        allowance = self.charge_call(caller)
         self.check(service, method, request)
-        return caller
+        return caller, allowance
 
     @staticmethod
     def check(service: str, method: str, request: Any) -> None:
@@ -193,19 +224,23 @@ class Admission:
         quotas = AppQuotas.from_json(record.quotas) if record.quotas != "{}" else NO_QUOTAS
         return Caller(record.key_id, address, peer, player_of(metadata, peer), quotas)
 
-    def charge_call(self, caller: Caller) -> None:
+    def charge_call(self, caller: Caller) -> Allowance | None:
         """One token from the player's bucket, then one from its app's: a runaway player is stopped before it
-        spends its app's budget, and an app's players together stay within the app's total."""
+        spends its app's budget, and an app's players together stay within the app's total. What is left after:
+        of the bucket with fewer whole calls left (the player's on a tie: the smaller one), None with both off."""
         limits = self.limits
-        wait = self.player_calls.take(caller.player)
+        wait, player = self.player_calls.charge(caller.player)
         if wait:
             raise QuotaExceeded(
                 "player_calls_per_second", limits.player_calls_per_second, caller.player, wait, "too many calls"
             )
         app = caller.quotas.over(limits)
-        wait = self.calls.take(caller.subject, (app.calls_per_second, max(app.burst, 1)))
+        wait, own = self.calls.charge(caller.subject, (app.calls_per_second, max(app.burst, 1)))
         if wait:
             raise quota_exceeded("calls_per_second", app.calls_per_second, caller, wait, "too many calls")
+        if own is not None and (player is None or int(own.tokens) < int(player.tokens)):
+            return own.allowance("calls_per_second")
+        return player.allowance("player_calls_per_second") if player is not None else None
 
     @contextlib.contextmanager
     def unary_slot(self, caller: Caller) -> Iterator[None]:
@@ -285,4 +320,4 @@ class Admission:
             raise quota_exceeded("games_per_minute", limits.games_per_minute, caller, wait, "too many games created")
 
 
-__all__ = ["Admission", "Limits", "TokenBucket", "quota_exceeded"]
+__all__ = ["Admission", "Allowance", "Limits", "TokenBucket", "quota_exceeded"]

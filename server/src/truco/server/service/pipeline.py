@@ -4,7 +4,8 @@ gRPC on the web port), is
 1. observed: counted, timed and logged, labelled with its protocol (:class:`Observer`);
 2. refused if its request did not parse (:class:`Malformed`), before anything else sees it;
 3. admitted: API key, call rate, bounded input, in-flight and watch slots, per-method quotas
-   (:class:`~truco.server.limits.admission.Admission`);
+   (:class:`~truco.server.limits.admission.Admission`), what is left of the caller's call rate kept on the
+   :class:`Call` for the door to report (``quota_headers``: the same headers on every door);
 4. handed to the service's handler, which takes the request and the :class:`Call` and answers a message (or
    its bytes, already serialized) or streams them.
 
@@ -35,7 +36,7 @@ from google.protobuf.message import Message
 from truco.server.core.keys import ANONYMOUS, Caller
 from truco.server.core.metrics import Metrics
 from truco.server.core.reasons import ServiceReason
-from truco.server.limits.admission import Admission
+from truco.server.limits.admission import Admission, Allowance
 from truco.server.service.errors import Code, ServiceError, error_for
 
 HEALTH_SERVICE = "grpc.health.v1.Health"
@@ -108,6 +109,7 @@ class Call:
     metadata: Metadata  #: the request's metadata (the web port's HTTP headers)
     peer: str  #: the client's address and port as gRPC writes a peer ("ipv4:1.2.3.4:5")
     caller: Caller = ANONYMOUS  #: who the admission found is calling
+    allowance: Allowance | None = None  #: what is left of the caller's call rate, once admitted (quota_headers)
     seat: int | None = field(default=None)  #: the caller's seat, once its token was read (for the log line)
     lease: _Lease | None = field(default=None)  #: the slot a bidirectional call's latest message holds
 
@@ -326,7 +328,7 @@ class Pipeline:
                     ServiceReason.MALFORMED_REQUEST, f"a message is not a valid {method.request.DESCRIPTOR.name}"
                 )
             try:
-                caller = await admission.admit(method.service, method.name, request, call.metadata, call.peer)
+                caller, _ = await admission.admit(method.service, method.name, request, call.metadata, call.peer)
                 slot = admission.unary_slot(caller)
                 slot.__enter__()
             except Exception as failure:
@@ -364,7 +366,9 @@ class Pipeline:
                 ServiceReason.MALFORMED_REQUEST, f"the request is not a valid message ({request.error})"
             )
         method = call.method
-        call.caller = await self.admission.admit(method.service, method.name, request, call.metadata, call.peer)
+        call.caller, call.allowance = await self.admission.admit(
+            method.service, method.name, request, call.metadata, call.peer
+        )
 
 
 def _loggable(request: object) -> object:

@@ -1,12 +1,8 @@
 package uy.truco.client;
 
-import com.google.protobuf.Any;
-import com.google.protobuf.InvalidProtocolBufferException;
-import com.google.rpc.ErrorInfo;
-import com.google.rpc.RetryInfo;
+import io.grpc.Metadata;
 import io.grpc.Status;
 import io.grpc.StatusRuntimeException;
-import io.grpc.protobuf.StatusProto;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
@@ -152,39 +148,14 @@ public class TrucoException extends RuntimeException {
       return already;
     }
     Status status = Status.fromThrowable(error);
-    ErrorInfo info = null;
     boolean grpc = error instanceof StatusRuntimeException || error instanceof io.grpc.StatusException;
-    com.google.rpc.Status rich = grpc ? StatusProto.fromThrowable(error) : null;
-    long retryDelay = -1;
-    if (rich != null) {
-      for (Any detail : rich.getDetailsList()) {
-        if (detail.is(RetryInfo.class)) {
-          try {
-            com.google.protobuf.Duration delay = detail.unpack(RetryInfo.class).getRetryDelay();
-            retryDelay = nanos(delay);
-          } catch (InvalidProtocolBufferException ignored) {
-            // a detail that does not parse: no delay
-          }
-        }
-        if (!detail.is(ErrorInfo.class)) {
-          continue;
-        }
-        try {
-          ErrorInfo candidate = detail.unpack(ErrorInfo.class);
-          if (info == null || (DOMAIN.equals(candidate.getDomain()) && !DOMAIN.equals(info.getDomain()))) {
-            info = candidate;
-          }
-        } catch (InvalidProtocolBufferException ignored) {
-          // a detail that does not parse: keep the code and message
-        }
-      }
-    }
+    Metadata trailers = grpc ? Status.trailersFromThrowable(error) : null;
+    RichStatus rich = RichStatus.parse(trailers == null ? null : trailers.get(RichStatus.DETAILS_KEY), DOMAIN);
     Status.Code code = status.getCode();
     String message = status.getDescription() == null ? "" : status.getDescription();
-    String reason = info == null ? "" : info.getReason();
-    Map<String, String> metadata = info == null ? Collections.<String, String>emptyMap() : info.getMetadataMap();
-    String domain = info == null ? "" : info.getDomain();
-    return of(code, reason, message, metadata, domain, retryDelay, error);
+    String reason = rich.info == null ? "" : rich.info.reason;
+    String domain = rich.info == null ? "" : rich.info.domain;
+    return of(code, reason, message, rich.metadata(), domain, rich.retryDelayNanos, error);
   }
 
   /**

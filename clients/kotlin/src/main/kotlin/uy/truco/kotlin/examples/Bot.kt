@@ -2,7 +2,8 @@
  * The Kotlin SDK's example bot, the same as the other SDKs' (scripts/sdk-play runs each): it creates a match against
  * the server's heuristic bots, plays its seats to the end with coroutines, and tries one illegal card (one not in
  * its hand) on its first turn to show the typed error. It prints one JSON line
- * `{"sdk": "kotlin", "over": true, "scores": [a, b], "illegal_reason": "CARD_NOT_IN_HAND", ...}` and exits 0 only if
+ * `{"sdk": "kotlin", "over": true, "scores": [a, b], "illegal_reason": "CARD_NOT_IN_HAND", ...}` ("kotlin-lite" on
+ * the javalite flavour) and exits 0 only if
  * the match ended and the illegal card was refused with CARD_NOT_IN_HAND.
  *
  *     Bot ADDRESS                        2 players: this bot in seat 0, a server bot in seat 1
@@ -44,7 +45,14 @@ import uy.truco.v1.WatchGameResponse
 /** How often a polling seat reads its view while it waits (5 reads a second, well inside a player's quota). */
 private const val POLL_MILLIS = 200L
 
-private fun log(line: String) = System.err.println("bot(kotlin): $line")
+/**
+ * Which flavour of the SDK this bot runs on, read from the messages it was compiled with: "kotlin-lite" when they
+ * are protobuf-javalite's (truco-client-kotlin-lite), else "kotlin" (truco-client-kotlin, on protobuf-java).
+ */
+private val FLAVOUR =
+    if (SeatView::class.java.superclass.name == "com.google.protobuf.GeneratedMessageLite") "kotlin-lite" else "kotlin"
+
+private fun log(line: String) = System.err.println("bot($FLAVOUR): $line")
 
 private class Match(val client: TrucoClient, val name: String, val thinkMs: Long) {
     private val lock = Mutex()
@@ -230,7 +238,7 @@ private suspend fun play(
         last.public.scoresList.forEach { scores[it.team] = it.points }
         val over = TrucoClient.isOver(last)
         println(
-            "{\"sdk\": \"kotlin\", \"over\": $over, \"scores\": [${scores[0]}, ${scores[1]}], " +
+            "{\"sdk\": \"$FLAVOUR\", \"over\": $over, \"scores\": [${scores[0]}, ${scores[1]}], " +
                 "\"illegal_reason\": \"${match.illegalReason}\", \"game\": \"${game.name}\", \"players\": $players, " +
                 "\"moves\": ${match.moves.get()}, \"resumes\": ${match.resumes.get()}, \"watched\": ${match.watched}}",
         )
