@@ -20,7 +20,6 @@ LONGER = {
     ("bench/engine_bench.py", "main"),
     ("bench/server_bench.py", "bench_store"),
     ("bench/server_bench.py", "main"),
-    ("clients/terminal/src/truco/terminal/play.py", "_loop"),
     ("scripts/cluster.py", "nginx_config"),
     (
         "tests/test_server_e2e.py",
