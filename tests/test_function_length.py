@@ -15,12 +15,6 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_LINES = 60
 GENERATED_MARKER = "generated from the fields above by engine/_build/gen_inits.py"
 LONGER = {
-    ("bench/capacity_bench.py", "main"),
-    ("bench/cluster_bench.py", "bench_topology"),
-    ("bench/engine_bench.py", "main"),
-    ("bench/server_bench.py", "bench_store"),
-    ("bench/server_bench.py", "main"),
-    ("scripts/cluster.py", "nginx_config"),
     (
         "tests/test_server_e2e.py",
         "test_a_move_vouches_for_the_state_it_made_so_its_watchers_and_readers_need_no_store_read",
