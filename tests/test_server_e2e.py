@@ -43,10 +43,11 @@ from truco_client.v1 import (
     views_pb2,
 )
 
-from .fair_deals import assert_private, assert_sealed, deals_from, sealed_salts, without_own_proofs
+from .fair_deals import DealRecord, assert_private, assert_sealed, deals_from, sealed_salts, without_own_proofs
 from .players import (
     Player,
     Table,
+    Watcher,
     bearer,
     create_game,
     fails,
@@ -211,6 +212,36 @@ def test_a_whole_match_with_every_seat_on_its_own_channel(
     assert any(sealed.values()), "no card stayed sealed in a whole match: the check proves nothing"
 
     # No view anyone ever received shows another seat's unplayed cards; each seat holds exactly its own.
+    _assert_nothing_unseen_shown(moves, watchers, spectating, deals, sealed)
+
+    # Each response's events are the log's, at the same versions; its version is its last event's.
+    by_version = {event.version: event for event in events}
+    for move in moves:
+        assert move.response.events, "an accepted command produced no event"
+        assert move.response.version == move.response.events[-1].version
+        for event in move.response.events:
+            assert by_version[event.version] == without_own_proofs(event)
+
+    # One team reached the target, the other did not.
+    scores = {score.team: score.points for score in final.scores}
+    assert final.HasField("winner_team")
+    assert scores[final.winner_team] == TARGET
+    assert scores[1 - final.winner_team] < TARGET
+    assert kind_of(events[-1]) == "match_ended" and events[-1].match_ended.winner_team == final.winner_team
+    for player in table.players:
+        view = player.seat_view(table.name)
+        assert view.public == final and not view.legal_actions
+
+
+def _assert_nothing_unseen_shown(
+    moves: list[Move],
+    watchers: list[Watcher],
+    spectating: Watcher,
+    deals: dict[int, DealRecord],
+    sealed: dict[int | None, list[str]],
+) -> None:
+    """Every view, reply and watched item of a match (the moves' and each watch's) shows its receiver no card of
+    another seat's unplayed hand, and no salt that would open one."""
     for number, move in enumerate(moves):
         assert not move.spectator.HasField("seat"), "a spectator got a seat view"
         assert move.before.seat.public == move.before.public
@@ -234,24 +265,6 @@ def test_a_whole_match_with_every_seat_on_its_own_channel(
         assert not item.HasField("seat")
         assert_private(item, item.public, None, deals, f"spectator's watch at version {item.event.version}")
         assert_sealed(item, sealed[None], f"spectator's watch at version {item.event.version}")
-
-    # Each response's events are the log's, at the same versions; its version is its last event's.
-    by_version = {event.version: event for event in events}
-    for move in moves:
-        assert move.response.events, "an accepted command produced no event"
-        assert move.response.version == move.response.events[-1].version
-        for event in move.response.events:
-            assert by_version[event.version] == without_own_proofs(event)
-
-    # One team reached the target, the other did not.
-    scores = {score.team: score.points for score in final.scores}
-    assert final.HasField("winner_team")
-    assert scores[final.winner_team] == TARGET
-    assert scores[1 - final.winner_team] < TARGET
-    assert kind_of(events[-1]) == "match_ended" and events[-1].match_ended.winner_team == final.winner_team
-    for player in table.players:
-        view = player.seat_view(table.name)
-        assert view.public == final and not view.legal_actions
 
 
 def test_a_spectator_gets_the_public_view_only(server: InProcessServer, tables: Callable[..., Table]) -> None:
@@ -356,31 +369,9 @@ def test_a_move_vouches_for_the_state_it_made_so_its_watchers_and_readers_need_n
     game_id = table.name.removeprefix("games/")
     # The server is shared by this module's tests, whose games (clocks, bots) may read in the background: only this
     # game's reads count.
-    snapshots = server.server.games.snapshots
-    timed_read = snapshots._timed_read
-    reads_of_game: list[str] = []
-
-    async def counted(read_id: str, after_seq: int) -> list[StoredEvent]:
-        reads_of_game.append(read_id)
-        return await timed_read(read_id, after_seq)
-
-    monkeypatch.setattr(snapshots, "_timed_read", counted)
-    # The looks at the database a wait makes before it sleeps, counted as they begin.
+    reads_of_game = _counted_reads(server, monkeypatch)
+    looks_at_game = _counted_looks(monkeypatch)
     store = server.server.store
-    store_module = store_core  # both backends' waits run through the core's wait_for_change
-    real_wait = store_module.wait_until_after
-    looks_at_game: list[str] = []
-
-    async def counting_wait(*args: Any) -> int | None:
-        signals, look_id, after_seq, timeout, last_seq, *vouched = args
-
-        async def look() -> int:
-            looks_at_game.append(look_id)
-            return await last_seq()
-
-        return await real_wait(signals, look_id, after_seq, timeout, look, *vouched)
-
-    monkeypatch.setattr(store_module, "wait_until_after", counting_wait)
     mano, rival = table.players
     watcher = rival.watch(table.name)
 
@@ -410,6 +401,39 @@ def test_a_move_vouches_for_the_state_it_made_so_its_watchers_and_readers_need_n
     assert mano.view(table.name, min_version=moved).seat.public.version == moved
     reads = reads_of_game.count(game_id) - before
     assert reads == (0 if stores.backend == "postgres" else 1)
+
+
+def _counted_reads(server: InProcessServer, monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the games the server's snapshots read from the store, appended as they are read."""
+    snapshots = server.server.games.snapshots
+    timed_read = snapshots._timed_read
+    reads: list[str] = []
+
+    async def counted(read_id: str, after_seq: int) -> list[StoredEvent]:
+        reads.append(read_id)
+        return await timed_read(read_id, after_seq)
+
+    monkeypatch.setattr(snapshots, "_timed_read", counted)
+    return reads
+
+
+def _counted_looks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The ids of the games whose waits looked at the database before they slept, appended as each look begins."""
+    store_module = store_core  # both backends' waits run through the core's wait_for_change
+    real_wait = store_module.wait_until_after
+    looks: list[str] = []
+
+    async def counting_wait(*args: Any) -> int | None:
+        signals, look_id, after_seq, timeout, last_seq, *vouched = args
+
+        async def look() -> int:
+            looks.append(look_id)
+            return await last_seq()
+
+        return await real_wait(signals, look_id, after_seq, timeout, look, *vouched)
+
+    monkeypatch.setattr(store_module, "wait_until_after", counting_wait)
+    return looks
 
 
 # --- 2. Security -----------------------------------------------------------------------------------------------
@@ -978,6 +1002,7 @@ def test_a_resumed_watch_misses_nothing_and_repeats_nothing(
     seat = table.players[0]
     connection = Player(server.address, seat.seat, seat.token)
     first = connection.watch(table.name)
+
     def drive() -> None:
         # To version 45, or to the match's end if a fast match (random play to 15) gets there first.
         while table.version() < 45 and step(table) is not None:

@@ -420,16 +420,6 @@ def test_a_spectator_flood_degrades_only_the_flooder(loop: LoopThread, servers: 
         request = game_service_pb2.WatchGameRequest(name=name)
         started = time.perf_counter()
 
-        async def first(index: int, call: Any) -> tuple[int, str]:
-            try:
-                await call.read()
-                return index, "open"
-            except grpc.aio.AioRpcError as error:
-                if error.code() != RESOURCE_EXHAUSTED:
-                    return index, error.code().name
-                info = details(error)
-                return index, info["ErrorInfo"].metadata["quota"] if "RetryInfo" in info else "no details"
-
         calls: list[tuple[int, Any]] = []
         outcomes: list[tuple[int, str]] = []
         for wave in range(4):  # 600 at a time: gRPC's core sheds part of bigger bursts before anyone sees them
@@ -439,21 +429,10 @@ def test_a_spectator_flood_degrades_only_the_flooder(loop: LoopThread, servers: 
                 for _ in range(100)
             ]
             calls += batch
-            outcomes += await asyncio.gather(*(first(index, call) for index, call in batch))
+            outcomes += await asyncio.gather(*(_first_outcome(index, call) for index, call in batch))
         elapsed = time.perf_counter() - started
         # While the flooder holds its streams open: health, and another caller, are served.
-        other: dict[str, Any] = {}
-        async with grpc.aio.insecure_channel(address, options=options) as mine:
-            stub = game_service_pb2_grpc.GameServiceStub(mine)
-            health_stub = health_pb2_grpc.HealthStub(mine)
-            other["health"] = (await health_stub.Check(health_pb2.HealthCheckRequest(), timeout=5)).status
-            view = await stub.GetGameView(
-                game_service_pb2.GetGameViewRequest(name=name), metadata=keyed(key), timeout=5
-            )
-            other["version"] = view.public.version
-            watch = stub.WatchGame(request, metadata=keyed(key), timeout=5)
-            other["watched"] = (await watch.read()).event.version
-            watch.cancel()
+        other = await _another_caller(address, name, key)
         for _, call in calls:
             call.cancel()
         for channel in channels:
@@ -474,6 +453,34 @@ def test_a_spectator_flood_degrades_only_the_flooder(loop: LoopThread, servers: 
     }
     assert Counter(refused)["CANCELLED"] < len(refused) / 4
     assert health(address) == SERVING
+
+
+async def _first_outcome(index: int, call: Any) -> tuple[int, str]:
+    """A flooding stream's fate: "open" once its first message comes, else the code or the quota that refused it."""
+    try:
+        await call.read()
+        return index, "open"
+    except grpc.aio.AioRpcError as error:
+        if error.code() != RESOURCE_EXHAUSTED:
+            return index, error.code().name
+        info = details(error)
+        return index, info["ErrorInfo"].metadata["quota"] if "RetryInfo" in info else "no details"
+
+
+async def _another_caller(address: str, name: str, key: str) -> dict[str, Any]:
+    """What another app (``key``) gets on a connection of its own: a health check, the game's view, its watch."""
+    other: dict[str, Any] = {}
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    async with grpc.aio.insecure_channel(address, options=options) as mine:
+        stub = game_service_pb2_grpc.GameServiceStub(mine)
+        health_stub = health_pb2_grpc.HealthStub(mine)
+        other["health"] = (await health_stub.Check(health_pb2.HealthCheckRequest(), timeout=5)).status
+        view = await stub.GetGameView(game_service_pb2.GetGameViewRequest(name=name), metadata=keyed(key), timeout=5)
+        other["version"] = view.public.version
+        watch = stub.WatchGame(game_service_pb2.WatchGameRequest(name=name), metadata=keyed(key), timeout=5)
+        other["watched"] = (await watch.read()).event.version
+        watch.cancel()
+    return other
 
 
 def test_one_connection_holds_at_most_its_share_of_watches(loop: LoopThread, servers: list[InProcessServer]) -> None:

@@ -263,29 +263,12 @@ def survey() -> Iterator[Survey]:
     result = Survey()
     start = time.perf_counter()
     for muestra in DECK:
-        pieza_list = independent_piezas(muestra)
-        pieza_points = dict(zip(pieza_list, PIEZA_POINTS, strict=True))
-        # Precomputed per muestra, for each of the 39 cards left: (card, suit letter, is pieza, envido value,
-        # face number, flor value as 004's "last digit" of a pieza).
-        records = [
-            (
-                card,
-                str(card)[-1],
-                card in pieza_points,
-                pieza_points.get(card, _face(card)),
-                _face(card),
-                pieza_points[card] % 10 if card in pieza_points else _face(card),
-            )
-            for card in DECK
-            if card != muestra
-        ]
-        for ra, rb, rc in itertools.combinations(records, 3):
+        for ra, rb, rc in itertools.combinations(_records(muestra), 3):
             result.pairs += 1
             cards = (ra[0], rb[0], rc[0])
-            suits = (ra[1], rb[1], rc[1])
             held = [r for r in (ra, rb, rc) if r[2]]
             rest = [r for r in (ra, rb, rc) if not r[2]]
-            expected_flor = independent_has_flor(suits, len(held), tuple(r[1] for r in rest))
+            expected_flor = independent_has_flor((ra[1], rb[1], rc[1]), len(held), tuple(r[1] for r in rest))
             flor = has_flor(cards, muestra)
             if flor != expected_flor:
                 result.has_flor_mismatches.append(f"{muestra} {' '.join(map(str, cards))}: {flor}")
@@ -293,40 +276,81 @@ def survey() -> Iterator[Survey]:
             if envido > result.max_envido_any:
                 result.max_envido_any = envido
             if not expected_flor:
-                if envido > result.max_envido_without_flor:
-                    result.max_envido_without_flor = envido
-                if envido < result.min_envido_without_flor:
-                    result.min_envido_without_flor = envido
-                # Independent envido (rules-decisions.md "Points of a hand"); a hand without flor holds at most
-                # one pieza: its value plus the higher face of the two others. Else the best same-suit pair
-                # gives 20 plus both; else the highest card.
-                if held:
-                    expected = held[0][3] + max(rest[0][4], rest[1][4])
-                else:
-                    expected = max(ra[3], rb[3], rc[3])
-                    for x, y in ((ra, rb), (ra, rc), (rb, rc)):
-                        if x[1] == y[1] and 20 + x[3] + y[3] > expected:
-                            expected = 20 + x[3] + y[3]
-                if envido != expected:
-                    result.envido_mismatches.append(f"{muestra} {' '.join(map(str, cards))}: {envido}")
+                _survey_envido(result, muestra, (ra, rb, rc), held, rest, envido)
             else:
-                result.flor_hands += 1
-                points = flor_points(cards, muestra)
-                if points > result.max_flor:
-                    result.max_flor = points
-                if points < result.min_flor:
-                    result.min_flor = points
-                # Independent flor: 004's "full value of the highest pieza, last digit of the others" for hands
-                # with piezas; 002's "20 plus each card's number" for three of a suit without piezas.
-                if held:
-                    best = max(held, key=lambda r: r[3])
-                    expected = best[3] + sum(r[5] for r in (ra, rb, rc) if r is not best)
-                else:
-                    expected = 20 + ra[4] + rb[4] + rc[4]
-                if points != expected:
-                    result.flor_mismatches.append(f"{muestra} {' '.join(map(str, cards))}: {points}")
+                _survey_flor(result, muestra, (ra, rb, rc), held)
     result.seconds = time.perf_counter() - start
     yield result
+
+
+_Record = tuple[Card, str, bool, int, int, int]
+"""A card of the 39 left beside a muestra: (card, suit letter, is pieza, envido value, face number, flor value as
+004's "last digit" of a pieza)."""
+
+
+def _records(muestra: Card) -> list[_Record]:
+    """The 39 cards left beside ``muestra``, each with what the independent counts read of it (precomputed)."""
+    pieza_points = dict(zip(independent_piezas(muestra), PIEZA_POINTS, strict=True))
+    return [
+        (
+            card,
+            str(card)[-1],
+            card in pieza_points,
+            pieza_points.get(card, _face(card)),
+            _face(card),
+            pieza_points[card] % 10 if card in pieza_points else _face(card),
+        )
+        for card in DECK
+        if card != muestra
+    ]
+
+
+def _survey_envido(
+    result: Survey,
+    muestra: Card,
+    hand: tuple[_Record, _Record, _Record],
+    held: list[_Record],
+    rest: list[_Record],
+    envido: int,
+) -> None:
+    """A hand without flor: its envido's bounds, and a mismatch with the independent count."""
+    ra, rb, rc = hand
+    if envido > result.max_envido_without_flor:
+        result.max_envido_without_flor = envido
+    if envido < result.min_envido_without_flor:
+        result.min_envido_without_flor = envido
+    # Independent envido (rules-decisions.md "Points of a hand"); a hand without flor holds at most
+    # one pieza: its value plus the higher face of the two others. Else the best same-suit pair
+    # gives 20 plus both; else the highest card.
+    if held:
+        expected = held[0][3] + max(rest[0][4], rest[1][4])
+    else:
+        expected = max(ra[3], rb[3], rc[3])
+        for x, y in ((ra, rb), (ra, rc), (rb, rc)):
+            if x[1] == y[1] and 20 + x[3] + y[3] > expected:
+                expected = 20 + x[3] + y[3]
+    if envido != expected:
+        result.envido_mismatches.append(f"{muestra} {' '.join(str(r[0]) for r in hand)}: {envido}")
+
+
+def _survey_flor(result: Survey, muestra: Card, hand: tuple[_Record, _Record, _Record], held: list[_Record]) -> None:
+    """A hand with flor: its flor points' bounds, and a mismatch with the independent count."""
+    ra, rb, rc = hand
+    result.flor_hands += 1
+    points = flor_points((ra[0], rb[0], rc[0]), muestra)
+    if points > result.max_flor:
+        result.max_flor = points
+    if points < result.min_flor:
+        result.min_flor = points
+    # Independent flor: 004's "full value of the highest pieza, last digit of the others" for hands
+    # with piezas; 002's "20 plus each card's number" for three of a suit without piezas.
+    if held:
+        best = max(held, key=lambda r: r[3])
+        expected = best[3] + sum(r[5] for r in hand if r is not best)
+    else:
+        expected = 20 + ra[4] + rb[4] + rc[4]
+    if points != expected:
+        result.flor_mismatches.append(f"{muestra} {' '.join(str(r[0]) for r in hand)}: {points}")
 
 
 def test_exhaustive_visits_every_pair(survey: Survey) -> None:

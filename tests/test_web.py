@@ -31,7 +31,7 @@ from google.rpc import error_details_pb2
 from prometheus_client.parser import text_string_to_metric_families
 from pyqwest import Client, HTTPTransport, HTTPVersion
 
-from truco_client.v1 import cards_pb2, commands_pb2, game_service_pb2, rules_pb2, rules_service_pb2
+from truco_client.v1 import cards_pb2, commands_pb2, game_service_pb2, rules_pb2, rules_service_pb2, views_pb2
 
 from .connect_client import game_service_client, rules_service_client
 
@@ -178,14 +178,7 @@ async def test_a_game_over_each_protocol(server: WebServer, protocol: str, http:
         "http_client": _client(server.url, http),
         "timeout_ms": 20_000,
     }
-    rules = rules_service_client(server.url, **options)
-    evaluated = await rules.evaluate_hand(
-        rules_service_pb2.EvaluateHandRequest(
-            muestra=_card(1, cards_pb2.SUIT_ORO),
-            cards=[_card(2, cards_pb2.SUIT_ORO), _card(7, cards_pb2.SUIT_ESPADA), _card(3, cards_pb2.SUIT_COPA)],
-        )
-    )
-    assert evaluated.envido == 37 and list(evaluated.strength) == [19, 12, 10]
+    await _assert_a_hand_evaluated(server.url, options)
 
     games = game_service_client(server.url, **options)
     created = await games.create_game(
@@ -201,23 +194,11 @@ async def test_a_game_over_each_protocol(server: WebServer, protocol: str, http:
     assert len(view.cards) == 3
 
     # A card that is not in the hand is refused with the engine's reason, on every protocol.
-    muestra = view.public.hand.muestra
-    held = {(c.rank, c.suit) for c in view.cards} | {(muestra.rank, muestra.suit)}
-    other = next(
-        _card(rank, suit)
-        for rank in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
-        for suit in (cards_pb2.SUIT_ESPADA, cards_pb2.SUIT_BASTO, cards_pb2.SUIT_ORO, cards_pb2.SUIT_COPA)
-        if (rank, suit) not in held
+    refused = await _refusal(
+        games, name, commands_pb2.Command(play_card=commands_pb2.PlayCard(card=_card_not_held(view))), auth
     )
-    with pytest.raises(ConnectError) as refused:
-        await games.submit_command(
-            game_service_pb2.SubmitCommandRequest(
-                name=name, command=commands_pb2.Command(play_card=commands_pb2.PlayCard(card=other))
-            ),
-            headers=auth,
-        )
-    assert refused.value.code is Code.FAILED_PRECONDITION
-    assert _reason(refused.value) in {"CARD_NOT_IN_HAND", "NOT_YOUR_TURN"}
+    assert refused.code is Code.FAILED_PRECONDITION
+    assert _reason(refused) in {"CARD_NOT_IN_HAND", "NOT_YOUR_TURN"}
 
     # No token: UNAUTHENTICATED with TOKEN_MISSING, as on the gRPC port.
     with pytest.raises(ConnectError) as anonymous:
@@ -235,21 +216,49 @@ async def test_a_game_over_each_protocol(server: WebServer, protocol: str, http:
     assert moved.version > legal.version
 
     # WatchGame streams every event from the start with this seat's view; a resumed watch starts after it.
-    async def first(stream: AsyncIterator[game_service_pb2.WatchGameResponse], count: int) -> list[Any]:
-        got = []
-        async for item in stream:
-            got.append(item)
-            if len(got) == count:
-                break
-        return got
+    await _assert_watched_and_resumed(games, name, auth)
 
+
+async def _assert_a_hand_evaluated(url: str, options: dict[str, Any]) -> None:
+    """EvaluateHand of the rules service answers, on these options' protocol."""
+    rules = rules_service_client(url, **options)
+    evaluated = await rules.evaluate_hand(
+        rules_service_pb2.EvaluateHandRequest(
+            muestra=_card(1, cards_pb2.SUIT_ORO),
+            cards=[_card(2, cards_pb2.SUIT_ORO), _card(7, cards_pb2.SUIT_ESPADA), _card(3, cards_pb2.SUIT_COPA)],
+        )
+    )
+    assert evaluated.envido == 37 and list(evaluated.strength) == [19, 12, 10]
+
+
+async def _refusal(games: Any, name: str, command: commands_pb2.Command, auth: dict[str, str]) -> ConnectError:
+    """The error SubmitCommand answers ``command`` with (the test fails if it is accepted)."""
+    with pytest.raises(ConnectError) as refused:
+        await games.submit_command(game_service_pb2.SubmitCommandRequest(name=name, command=command), headers=auth)
+    return refused.value
+
+
+def _card_not_held(view: views_pb2.SeatView) -> cards_pb2.Card:
+    """A card neither in the seat's hand nor the muestra."""
+    muestra = view.public.hand.muestra
+    held = {(c.rank, c.suit) for c in view.cards} | {(muestra.rank, muestra.suit)}
+    return next(
+        _card(rank, suit)
+        for rank in (1, 2, 3, 4, 5, 6, 7, 10, 11, 12)
+        for suit in (cards_pb2.SUIT_ESPADA, cards_pb2.SUIT_BASTO, cards_pb2.SUIT_ORO, cards_pb2.SUIT_COPA)
+        if (rank, suit) not in held
+    )
+
+
+async def _assert_watched_and_resumed(games: Any, name: str, auth: dict[str, str]) -> None:
+    """WatchGame streams the events in order with this seat's view; one resumed after the second starts after it."""
     watched = await asyncio.wait_for(
-        first(games.watch_game(game_service_pb2.WatchGameRequest(name=name), headers=auth), 3), 20
+        _first(games.watch_game(game_service_pb2.WatchGameRequest(name=name), headers=auth), 3), 20
     )
     assert [w.event.version for w in watched] == sorted(w.event.version for w in watched)
     assert all(len(w.seat.cards) <= 3 for w in watched) and watched[0].HasField("public")
     resumed = await asyncio.wait_for(
-        first(
+        _first(
             games.watch_game(
                 game_service_pb2.WatchGameRequest(name=name, after_version=watched[1].event.version), headers=auth
             ),
@@ -258,6 +267,16 @@ async def test_a_game_over_each_protocol(server: WebServer, protocol: str, http:
         20,
     )
     assert resumed[0].event.version > watched[1].event.version
+
+
+async def _first(stream: AsyncIterator[game_service_pb2.WatchGameResponse], count: int) -> list[Any]:
+    """The first ``count`` items of a watch."""
+    got = []
+    async for item in stream:
+        got.append(item)
+        if len(got) == count:
+            break
+    return got
 
 
 def test_grpc_web_error_details_reach_the_browser(server: WebServer) -> None:
