@@ -23,6 +23,7 @@ SOURCES = {
     "truco_client": ROOT / "clients/python/src/truco_client",
     "truco.wire": ROOT / "wire/src/truco/wire",
     "truco.terminal": ROOT / "clients/terminal/src/truco/terminal",
+    "truco.commandline": ROOT / "commandline/src/truco/commandline",
     "truco.server": ROOT / "server/src/truco/server",
     "truco.cli": ROOT / "server/src/truco/cli",
 }
@@ -46,7 +47,7 @@ runtime speak the wire."""
 WIRE = ("grpc", "grpc_health", "grpc_reflection", "google.protobuf", "google.rpc", "truco_client", "truco.wire")
 WIRE += ("connectrpc", "protobuf")
 """What speaks the wire: gRPC, both protobuf runtimes, the generated stubs and the converters to them."""
-TERMINAL = ("truco.engine", "truco.bots", "truco_client", "truco.wire", "truco.terminal", "grpc")
+TERMINAL = ("truco.engine", "truco.bots", "truco_client", "truco.wire", "truco.commandline", "truco.terminal", "grpc")
 """What the terminal client (truco-terminal) may import: its distribution's dependencies and itself."""
 
 CLI_CLIENTS = ("truco.cli.main", "truco.cli.remote_seat")
@@ -83,6 +84,9 @@ def refusal(module: str, imported: str) -> str | None:
     elif within(module, "truco.wire"):
         if not (stdlib or within(imported, "truco.engine", "truco.wire", "google.protobuf")):
             return "truco.wire converts engine values to its generated messages (truco.wire.v1) only"
+    elif within(module, "truco.commandline"):
+        if not stdlib:
+            return "the command-line frame both programs share imports the standard library only"
     elif within(module, "truco.terminal"):
         if not (stdlib or within(imported, *TERMINAL)):
             return "the terminal client is a client: the engine, the bots, the SDK and truco.wire, never the server"
@@ -230,6 +234,7 @@ def test_every_package_imports_only_what_its_layer_may() -> None:
         ("truco.server.core.games", "from truco.server.service import messages", "truco.server.service.messages"),
         ("truco.cli.simulate", "from truco.terminal.commandline import positive", "truco.terminal.commandline"),
         ("truco.cli.arena", "from truco_client.v1 import game_service_pb2_grpc", "truco_client.v1"),
+        ("truco.commandline", "from truco.engine import Card", "truco.engine"),
         (
             "truco.server.core.snapshots",
             "from truco.server.service.pipeline import Call",
@@ -302,6 +307,7 @@ DISTRIBUTIONS = {
     "truco-client": ROOT / "clients/python",
     "truco-wire": ROOT / "wire",
     "truco-terminal": ROOT / "clients/terminal",
+    "truco-commandline": ROOT / "commandline",
     "truco-server": ROOT / "server",
 }
 SERVER_ONLY = {"psycopg", "hypercorn", "starlette", "connectrpc", "structlog", "prometheus-client", "truco-server"}

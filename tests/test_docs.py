@@ -13,7 +13,15 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("truco.engine", "truco.bots", "truco_client", "truco.wire", "truco.server", "truco.cli")
+PACKAGES = (
+    "truco.engine",
+    "truco.bots",
+    "truco_client",
+    "truco.wire",
+    "truco.commandline",
+    "truco.server",
+    "truco.cli",
+)
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 

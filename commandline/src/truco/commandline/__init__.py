@@ -1,12 +1,12 @@
-"""What every ``truco`` subcommand shares: one module per command registers itself, and one runner turns any
-failure a user can meet (a typing mistake, an unreachable store, a refused call) into a single line on standard
-error and a non-zero exit status, never a traceback.
+"""The command-line frame of the ``truco`` and ``truco-terminal`` programs: one module per command registers
+itself, and one runner turns any failure a user can meet (a typing mistake, an unreachable store or server, a
+refused call) into a single line on standard error and a non-zero exit status, never a traceback.
 
 A command is one function that adds its subparser to the program's subparsers and sets ``run`` on it (importing
-what the command needs only when it runs); :func:`build_parser` makes a program of such functions. Adding a
-command is writing its function and listing it in :data:`truco.cli.main.COMMANDS`. The terminal client
-(truco-terminal) has a command line of its own, for its own program; ``truco`` adopts its ``play`` and
-``selfplay`` when it is installed (:mod:`truco.cli.main`), so truco-server needs neither it nor the SDK.
+what the command needs only when it runs); :func:`build_parser` makes a program of such functions. A program may
+explain failures of its own kinds (the terminal client: the SDK's refused calls) with an :data:`Explain` given to
+:func:`run`. Both programs are built on this one, so truco-server needs neither the terminal client nor the SDK,
+and truco-terminal needs no server.
 """
 
 from __future__ import annotations
@@ -30,6 +30,8 @@ Subcommands: TypeAlias = "argparse._SubParsersAction[argparse.ArgumentParser]"
 """What ``add_subparsers`` returns: where a command adds its parser."""
 Command = Callable[[Subcommands], None]
 """A subcommand: adds its parser (``commands.add_parser``) and sets ``run`` (args -> exit status) on it."""
+Explain = Callable[[BaseException], "str | None"]
+"""A program's account of a failure in one line (None for a bug, whose traceback is worth seeing)."""
 
 
 def build_parser(
@@ -49,8 +51,9 @@ def build_parser(
     return parser
 
 
-def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
-    """Parse ``argv`` and run the chosen command; every failure a user can cause or meet is one line."""
+def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None, explain: Explain | None = None) -> int:
+    """Parse ``argv`` and run the chosen command; every failure a user can cause or meet is one line: a
+    :class:`UsageError`, a :class:`Failure`, or what ``explain`` gives a line for."""
     args = parser.parse_args(argv)
     name = f"{parser.prog} {args.command}"
     try:
@@ -67,6 +70,12 @@ def run(parser: argparse.ArgumentParser, argv: Sequence[str] | None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except Exception as error:
+        line = explain(error) if explain is not None else None
+        if line is None:
+            raise
+        print(f"{name}: {one_line(line)}", file=sys.stderr)
+        return 1
 
 
 def one_line(text: str) -> str:
