@@ -141,17 +141,22 @@ def test_state_copies_carry_every_field() -> None:
             assert getattr(copied, field.name) == getattr(original, field.name), f"{kind.__name__}.{field.name}"
 
 
-# --- Hand-written __init__ of the engine's dataclasses --------------------------------------------------------
+# --- Generated __init__ of the engine's dataclasses -----------------------------------------------------------
 # mypyc compiles a class's own methods but not the __init__ that @dataclass generates at import time (it runs as
-# interpreted Python), so the hot value classes are declared @dataclass(init=False, ...) with an __init__ written
-# out. These tests hold each such __init__ to its fields: same names, order and defaults, every field set once.
+# interpreted Python), so the hot value classes are declared @dataclass(init=False, ...) and inherit an __init__
+# written out in _inits.py. These tests hold each such __init__ to its fields: same names, order and defaults,
+# every field set once.
 
 ENGINE_SOURCES = ROOT / "engine" / "src" / "truco" / "engine"
+INITS = ENGINE_SOURCES / "_inits.py"
+"""The generated base classes that hold the value classes' __init__s."""
 
 
 def explicit_init_classes() -> list[tuple[str, ast.ClassDef]]:
     found = []
     for path in sorted(ENGINE_SOURCES.glob("*.py")):
+        if path == INITS:
+            continue
         for node in ast.parse(path.read_text()).body:
             if isinstance(node, ast.ClassDef) and any(
                 isinstance(d, ast.Call)
@@ -164,8 +169,8 @@ def explicit_init_classes() -> list[tuple[str, ast.ClassDef]]:
 
 
 def test_the_explicit_inits_are_generated_from_the_fields() -> None:
-    """Each such __init__ is engine/_build/gen_inits.py's output for its class: `--check` passes, and a field
-    added to a class shows in the __init__ it generates."""
+    """Each such class inherits its __init__ from a base engine/_build/gen_inits.py writes into _inits.py:
+    `--check` passes, and a field added to a class shows in the __init__ it generates."""
     result = subprocess.run(
         [sys.executable, str(ROOT / "engine" / "_build" / "gen_inits.py"), "--check"], capture_output=True, text=True
     )
@@ -174,13 +179,19 @@ def test_the_explicit_inits_are_generated_from_the_fields() -> None:
     assert spec is not None and spec.loader is not None
     gen_inits = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(gen_inits)
-    source = (ENGINE_SOURCES / "commands.py").read_text()
-    marker = "    card: Card\n\n    " + gen_inits.MARKER  # PlayCard's last field, then its __init__
-    grown = source.replace(marker, "    card: Card\n    extra: int = 7\n\n    " + gen_inits.MARKER, 1)
-    assert grown != source
-    regenerated = gen_inits.regenerate(grown)
+    sources = gen_inits.engine_sources()
+    last_field = "    seat: int\n    card: Card\n"  # PlayCard's, the first class of commands.py
+    assert last_field in sources["commands"]
+    grown = {**sources, "commands": sources["commands"].replace(last_field, last_field + "    extra: int = 7\n", 1)}
+    regenerated = gen_inits.generate(grown)
     assert "def __init__(self, seat: int, card: Card, extra: int = 7) -> None:" in regenerated
     assert 'object.__setattr__(self, "extra", extra)' in regenerated
+    assert gen_inits.misfits(sources) == []
+    own = last_field + "\n    def __init__(self) -> None:\n        pass\n"
+    own_init = sources["commands"].replace(last_field, own, 1)
+    assert gen_inits.misfits({**sources, "commands": own_init}) == [
+        "commands.PlayCard: its __init__ is generated into _inits.py: delete its own"
+    ]
 
 
 def test_the_hot_value_classes_have_their_own_init() -> None:
@@ -190,9 +201,14 @@ def test_the_hot_value_classes_have_their_own_init() -> None:
 
 
 @pytest.mark.parametrize(("module", "node"), explicit_init_classes(), ids=lambda v: getattr(v, "name", v))
-def test_a_hand_written_init_matches_the_fields(module: str, node: ast.ClassDef) -> None:
+def test_a_generated_init_matches_the_fields(module: str, node: ast.ClassDef) -> None:
+    """The class inherits the ``__init__`` of its base in _inits.py, which takes and sets its fields in order."""
     fields = [s for s in node.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
-    inits = [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
+    assert [ast.unparse(b) for b in node.bases] == [f"{node.name}Init"], f"{module}.{node.name}: its base"
+    assert not [s for s in node.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"], "an own __init__"
+    bases = {c.name: c for c in ast.parse(INITS.read_text()).body if isinstance(c, ast.ClassDef)}
+    base = bases[f"{node.name}Init"]
+    inits = [s for s in base.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"]
     assert len(inits) == 1, f"{module}.{node.name}: init=False needs an __init__"
     init = inits[0]
     params = init.args.args[1:]
