@@ -10,7 +10,7 @@ import shutil
 import subprocess
 import sys
 import venv
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -72,38 +72,72 @@ def layer(module: str) -> int | None:
 def refusal(module: str, imported: str) -> str | None:
     """Why ``module`` may not import ``imported``; None when it may."""
     stdlib = imported.split(".")[0] in sys.stdlib_module_names or imported == "__future__"
-    if within(module, "truco.engine"):
-        if not (stdlib or within(imported, "truco.engine")):
-            return "the engine imports the standard library and itself only"
-    elif within(module, "truco.bots"):
-        if not (stdlib or within(imported, "truco.engine", "truco.bots")):
-            return "the bots see the engine (a seat's view) and nothing else"
-    elif within(module, "truco_client"):
-        if within(imported, "truco"):
-            return "the SDK never imports truco.*"
-    elif within(module, "truco.wire"):
-        if not (stdlib or within(imported, "truco.engine", "truco.wire", "google.protobuf")):
-            return "truco.wire converts engine values to its generated messages (truco.wire.v1) only"
-    elif within(module, "truco.commandline"):
-        if not stdlib:
-            return "the command-line frame both programs share imports the standard library only"
-    elif within(module, "truco.terminal"):
-        if not (stdlib or within(imported, *TERMINAL)):
-            return "the terminal client is a client: the engine, the bots, the SDK and truco.wire, never the server"
-    elif within(module, "truco.cli"):
-        if within(imported, "truco.terminal", "truco_client") and module not in CLI_CLIENTS:
-            return "truco-server installs without the terminal client and the SDK (its `play` extra)"
-    elif within(module, "truco.server"):
-        if within(imported, "truco.cli", "truco.terminal"):
-            return "the server never imports the command line"
-        if within(imported, "truco_client"):
-            return "the server has its own generated messages (truco.wire.v1), never the SDK's"
-        below, above = layer(module), layer(imported)
-        if below is not None and above is not None and above < below:
-            return f"{SERVER_LAYERS[below]} never imports {SERVER_LAYERS[above]}, a folder above it"
-        if in_core(module) and within(imported, *WIRE):
-            return "the server's limits, core and store are free of gRPC and protobuf"
+    rule = next((rule for package, rule in RULES if within(module, package)), None)
+    return rule(module, imported, stdlib) if rule is not None else None
+
+
+def _engine(module: str, imported: str, stdlib: bool) -> str | None:
+    if not (stdlib or within(imported, "truco.engine")):
+        return "the engine imports the standard library and itself only"
     return None
+
+
+def _bots(module: str, imported: str, stdlib: bool) -> str | None:
+    if not (stdlib or within(imported, "truco.engine", "truco.bots")):
+        return "the bots see the engine (a seat's view) and nothing else"
+    return None
+
+
+def _sdk(module: str, imported: str, stdlib: bool) -> str | None:
+    return "the SDK never imports truco.*" if within(imported, "truco") else None
+
+
+def _wire(module: str, imported: str, stdlib: bool) -> str | None:
+    if not (stdlib or within(imported, "truco.engine", "truco.wire", "google.protobuf")):
+        return "truco.wire converts engine values to its generated messages (truco.wire.v1) only"
+    return None
+
+
+def _commandline(module: str, imported: str, stdlib: bool) -> str | None:
+    return None if stdlib else "the command-line frame both programs share imports the standard library only"
+
+
+def _terminal(module: str, imported: str, stdlib: bool) -> str | None:
+    if not (stdlib or within(imported, *TERMINAL)):
+        return "the terminal client is a client: the engine, the bots, the SDK and truco.wire, never the server"
+    return None
+
+
+def _cli(module: str, imported: str, stdlib: bool) -> str | None:
+    if within(imported, "truco.terminal", "truco_client") and module not in CLI_CLIENTS:
+        return "truco-server installs without the terminal client and the SDK (its `play` extra)"
+    return None
+
+
+def _server(module: str, imported: str, stdlib: bool) -> str | None:
+    if within(imported, "truco.cli", "truco.terminal"):
+        return "the server never imports the command line"
+    if within(imported, "truco_client"):
+        return "the server has its own generated messages (truco.wire.v1), never the SDK's"
+    below, above = layer(module), layer(imported)
+    if below is not None and above is not None and above < below:
+        return f"{SERVER_LAYERS[below]} never imports {SERVER_LAYERS[above]}, a folder above it"
+    if in_core(module) and within(imported, *WIRE):
+        return "the server's limits, core and store are free of gRPC and protobuf"
+    return None
+
+
+RULES: tuple[tuple[str, Callable[[str, str, bool], str | None]], ...] = (
+    ("truco.engine", _engine),
+    ("truco.bots", _bots),
+    ("truco_client", _sdk),
+    ("truco.wire", _wire),
+    ("truco.commandline", _commandline),
+    ("truco.terminal", _terminal),
+    ("truco.cli", _cli),
+    ("truco.server", _server),
+)
+"""Each package's rule: (the module, what it imports, whether that is the standard library) -> why not, or None."""
 
 
 @dataclass(frozen=True)
