@@ -38,9 +38,10 @@ RUN apt-get update \
 
 WORKDIR /src
 
-# Only the six Python distributions (the .dockerignore keeps the rest, and build output and caches, out of the context).
+# Only the seven Python distributions (the .dockerignore keeps the rest, and build output and caches, out of the context).
 COPY engine/ engine/
 COPY wire/ wire/
+COPY commandline/ commandline/
 COPY server/ server/
 COPY clients/ clients/
 
@@ -51,7 +52,7 @@ COPY clients/ clients/
 # every module of the engine and the bots is a compiled extension.
 RUN python -m venv /opt/venv \
     && TRUCO_COMPILED=1 /opt/venv/bin/pip install --no-cache-dir ./engine ./clients/bots ./clients/python ./wire \
-       ./clients/terminal ./server \
+       ./commandline ./clients/terminal ./server \
     && /opt/venv/bin/truco --version \
     && /opt/venv/bin/python -m truco.cli.builds --require compiled
 

@@ -475,6 +475,19 @@ def summary_lines(scenario: str, results: dict[str, Any]) -> Iterator[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    parser = _parser()
+    args = _settled(parser.parse_args(argv))
+    # SIGTERM unwinds like Ctrl-C: every server, nginx and PostgreSQL started is stopped on the way out.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    build_loadgen()
+    for scenario in args.scenarios.split(","):
+        if scenario not in RUNNERS:
+            parser.error(f"--scenarios: {scenario!r} is not one of {', '.join(SCENARIOS)}")
+        _run_scenario(scenario, args)
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
     parser.add_argument("--scenarios", default=",".join(SCENARIOS), help=f"of {', '.join(SCENARIOS)}")
     parser.add_argument("--stores", default="sqlite,postgres", help="the ramp's stores")
@@ -516,9 +529,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--server-cpus", default="1", help="cores of the servers, PostgreSQL and nginx")
     parser.add_argument("--quick", action="store_true", help="a short smoke run: small K, short think and windows")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
-    args = parser.parse_args(argv)
-    # SIGTERM unwinds like Ctrl-C: every server, nginx and PostgreSQL started is stopped on the way out.
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+    return parser
+
+
+def _settled(args: argparse.Namespace) -> argparse.Namespace:
+    """``args`` with --realplay-k read into a table, and --quick's small values in place."""
     args.realplay_k = {int(p): int(k) for p, k in (item.split(":") for item in args.realplay_k.split(","))}
     if args.quick:
         args.think, args.warmup, args.measure, args.fixed_measure = 0.3, 2.0, 5.0, 5.0
@@ -526,47 +541,47 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.steps = args.steps or "4,8"
         args.realplay_k = {2: 4, 4: 2}
         args.affinity_k = 4
-    build_loadgen()
-    for scenario in args.scenarios.split(","):
-        if scenario not in RUNNERS:
-            parser.error(f"--scenarios: {scenario!r} is not one of {', '.join(SCENARIOS)}")
-        log(f"{scenario}: starting (load average {os.getloadavg()[0]:.2f})")
-        fsync = fsync_latency(tempfile.gettempdir())
-        log(f"{scenario}: a 4 KiB write's fsync takes {fsync['p50_ms']} ms (p50), {fsync['p99_ms']} ms (p99)")
-        report = {
-            "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
-            "machine": {
-                "cores": os.cpu_count(),
-                "python": platform.python_version(),
-                "go": subprocess.run(["go", "version"], capture_output=True, text=True).stdout.strip(),
-                "load_before": os.getloadavg(),
-                "fsync_4k": fsync,
-            },
-            "setup": {
-                "think_seconds": args.think,
-                "think_jitter": 0.5,
-                "warmup_seconds": args.warmup,
-                "measure_seconds": args.measure,
-                "fixed_measure_seconds": args.fixed_measure,
-                "spawn_per_second": args.spawn_rate,
-                "p99_limit_ms": args.limit_ms,
-                "client_cpus": args.client_cpus,
-                "server_cpus": args.server_cpus,
-                "serve": ["--no-limits", *SERVE_ARGS, *args.serve_args],
-                "postgres": "fsync=on, full_page_writes=on, synchronous_commit=on (loopback)",
-                "quick": args.quick,
-            },
-            "results": RUNNERS[scenario](args),
-        }
-        report["machine"]["load_after"] = os.getloadavg()
-        suffix = ("-quick" if args.quick else "") + (f"-{args.label}" if args.label else "")
-        out = args.out_dir / f"capacity-{scenario}{suffix}.json"
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_text(json.dumps(report, indent=2) + "\n")
-        for line in summary_lines(scenario, report["results"]):
-            print(line, flush=True)
-        print(f"report: {out}", flush=True)
-    return 0
+    return args
+
+
+def _run_scenario(scenario: str, args: argparse.Namespace) -> None:
+    """Run one scenario and write its report (the machine, the setup, the results) to --out-dir."""
+    log(f"{scenario}: starting (load average {os.getloadavg()[0]:.2f})")
+    fsync = fsync_latency(tempfile.gettempdir())
+    log(f"{scenario}: a 4 KiB write's fsync takes {fsync['p50_ms']} ms (p50), {fsync['p99_ms']} ms (p99)")
+    report = {
+        "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+        "machine": {
+            "cores": os.cpu_count(),
+            "python": platform.python_version(),
+            "go": subprocess.run(["go", "version"], capture_output=True, text=True).stdout.strip(),
+            "load_before": os.getloadavg(),
+            "fsync_4k": fsync,
+        },
+        "setup": {
+            "think_seconds": args.think,
+            "think_jitter": 0.5,
+            "warmup_seconds": args.warmup,
+            "measure_seconds": args.measure,
+            "fixed_measure_seconds": args.fixed_measure,
+            "spawn_per_second": args.spawn_rate,
+            "p99_limit_ms": args.limit_ms,
+            "client_cpus": args.client_cpus,
+            "server_cpus": args.server_cpus,
+            "serve": ["--no-limits", *SERVE_ARGS, *args.serve_args],
+            "postgres": "fsync=on, full_page_writes=on, synchronous_commit=on (loopback)",
+            "quick": args.quick,
+        },
+        "results": RUNNERS[scenario](args),
+    }
+    report["machine"]["load_after"] = os.getloadavg()
+    suffix = ("-quick" if args.quick else "") + (f"-{args.label}" if args.label else "")
+    out = args.out_dir / f"capacity-{scenario}{suffix}.json"
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(json.dumps(report, indent=2) + "\n")
+    for line in summary_lines(scenario, report["results"]):
+        print(line, flush=True)
+    print(f"report: {out}", flush=True)
 
 
 if __name__ == "__main__":

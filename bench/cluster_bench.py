@@ -39,6 +39,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -221,64 +222,92 @@ def bench_topology(state: Any, name: str, args: argparse.Namespace, log: Any) ->
         cluster.wait_serving(address)
         log(f"  {name}: warming up")
         run_clients(address, 1, 4, 3.0)
-        server_pids = [r.pid for r in started]
-        pg_pid = cluster.postgres_pid(state)
-        ports = [r.metrics_port for r in started]
-        before = (tree_cpu(server_pids), tree_cpu([pg_pid]), tree_cpu([state.nginx_pid]) if nginx else {})
-        applied, wal, size = moves_applied(ports), wal_lsn(state.postgres_url), database_bytes(state.postgres_url)
-        clock = time.perf_counter()
-        if selfplay:
-            log(f"  {name}: truco selfplay, {args.selfplay_games} concurrent 2-player matches, every seat watching")
-            latencies = run_selfplay(address, args.selfplay_games)
-        else:
-            log(f"  {name}: {args.processes} processes x {args.matches} matches for {args.seconds:.0f} s")
-            latencies = run_clients(address, args.processes, args.matches, args.seconds)
-        seconds = time.perf_counter() - clock
-        applied = moves_applied(ports) - applied
-        size = database_bytes(state.postgres_url) - size
-        wal = wal_lsn(state.postgres_url) - wal
-        server_cpu = cpu_used(before[0], tree_cpu(server_pids))
-        pg_cpu = cpu_used(before[1], tree_cpu([pg_pid]))
-        nginx_cpu = cpu_used(before[2], tree_cpu([state.nginx_pid])) if nginx else 0.0
+        spent = _measure(state, name, address, started, args, log)
     finally:
         for replica in started:
             cluster.stop_replica(replica)
         if nginx:
             cluster.stop_pid(state.nginx_pid, 3, 15, "nginx")  # SIGQUIT: graceful
             state.nginx_pid = 0
-    per_move = max(applied, 1.0)
+    head = {"replicas": replicas, "workers_per_replica": workers}
     if selfplay:  # latencies are selfplay's own p50 and p99; the rates are over the run's wall time
         return {
-            "replicas": replicas,
-            "workers_per_replica": workers,
+            **head,
             "through": "direct, truco selfplay (each seat its own connection and WatchGame stream)",
-            "moves_applied_per_second": round(applied / seconds, 1),
-            "submit_p50_ms": round(latencies[0] * 1000, 2),
-            "submit_p99_ms": round(latencies[1] * 1000, 2),
-            "server_cpu_ms_per_move": round(server_cpu / per_move * 1000, 3),
-            "server_cores_busy": round(server_cpu / seconds, 2),
-            "postgres_cpu_ms_per_move": round(pg_cpu / per_move * 1000, 3),
-            "postgres_cores_busy": round(pg_cpu / seconds, 2),
-            "nginx_cpu_ms_per_move": 0.0,
-            "wal_bytes_per_move": round(wal / per_move),
-            "database_bytes_per_move": round(size / per_move),
+            "moves_applied_per_second": round(spent.applied / spent.seconds, 1),
+            "submit_p50_ms": round(spent.latencies[0] * 1000, 2),
+            "submit_p99_ms": round(spent.latencies[1] * 1000, 2),
+            **spent.costs(spent.seconds),
         }
     return {
-        "replicas": replicas,
-        "workers_per_replica": workers,
+        **head,
         "through": "nginx" if nginx else "direct",
-        "moves_applied_per_second": round(applied / args.seconds, 1),
-        "submit_per_second": round(len(latencies) / args.seconds, 1),
-        "submit_p50_ms": round(percentile(latencies, 0.5) * 1000, 2),
-        "submit_p99_ms": round(percentile(latencies, 0.99) * 1000, 2),
-        "server_cpu_ms_per_move": round(server_cpu / per_move * 1000, 3),
-        "server_cores_busy": round(server_cpu / args.seconds, 2),
-        "postgres_cpu_ms_per_move": round(pg_cpu / per_move * 1000, 3),
-        "postgres_cores_busy": round(pg_cpu / args.seconds, 2),
-        "nginx_cpu_ms_per_move": round(nginx_cpu / per_move * 1000, 3),
-        "wal_bytes_per_move": round(wal / per_move),
-        "database_bytes_per_move": round(size / per_move),
+        "moves_applied_per_second": round(spent.applied / args.seconds, 1),
+        "submit_per_second": round(len(spent.latencies) / args.seconds, 1),
+        "submit_p50_ms": round(percentile(spent.latencies, 0.5) * 1000, 2),
+        "submit_p99_ms": round(percentile(spent.latencies, 0.99) * 1000, 2),
+        **spent.costs(args.seconds),
     }
+
+
+@dataclass(frozen=True)
+class _Spent:
+    """What one topology's measured run did and cost: moves applied, wall seconds, submit latencies (selfplay's:
+    its p50 and p99), CPU seconds of the servers, PostgreSQL and nginx, and the bytes PostgreSQL wrote."""
+
+    applied: float
+    seconds: float
+    latencies: list[float]
+    server_cpu: float
+    pg_cpu: float
+    nginx_cpu: float
+    wal: int
+    size: int
+
+    def costs(self, seconds: float) -> dict[str, float]:
+        """The costs per move, and the cores busy over ``seconds``."""
+        per_move = max(self.applied, 1.0)
+        return {
+            "server_cpu_ms_per_move": round(self.server_cpu / per_move * 1000, 3),
+            "server_cores_busy": round(self.server_cpu / seconds, 2),
+            "postgres_cpu_ms_per_move": round(self.pg_cpu / per_move * 1000, 3),
+            "postgres_cores_busy": round(self.pg_cpu / seconds, 2),
+            "nginx_cpu_ms_per_move": round(self.nginx_cpu / per_move * 1000, 3),
+            "wal_bytes_per_move": round(self.wal / per_move),
+            "database_bytes_per_move": round(self.size / per_move),
+        }
+
+
+def _measure(state: Any, name: str, address: str, started: Sequence[Any], args: argparse.Namespace, log: Any) -> _Spent:
+    """Run the load (selfplay's matches, or the client processes) and take what it cost from counters read before
+    and after."""
+    server_pids = [r.pid for r in started]
+    pg_pid = cluster.postgres_pid(state)
+    ports = [r.metrics_port for r in started]
+    nginx = [state.nginx_pid] if name.endswith("nginx") else []
+    before = (tree_cpu(server_pids), tree_cpu([pg_pid]), tree_cpu(nginx))
+    applied, wal, size = moves_applied(ports), wal_lsn(state.postgres_url), database_bytes(state.postgres_url)
+    clock = time.perf_counter()
+    if name.endswith("selfplay"):
+        log(f"  {name}: truco selfplay, {args.selfplay_games} concurrent 2-player matches, every seat watching")
+        latencies = run_selfplay(address, args.selfplay_games)
+    else:
+        log(f"  {name}: {args.processes} processes x {args.matches} matches for {args.seconds:.0f} s")
+        latencies = run_clients(address, args.processes, args.matches, args.seconds)
+    seconds = time.perf_counter() - clock
+    applied = moves_applied(ports) - applied
+    size = database_bytes(state.postgres_url) - size
+    wal = wal_lsn(state.postgres_url) - wal
+    return _Spent(
+        applied=applied,
+        seconds=seconds,
+        latencies=latencies,
+        server_cpu=cpu_used(before[0], tree_cpu(server_pids)),
+        pg_cpu=cpu_used(before[1], tree_cpu([pg_pid])),
+        nginx_cpu=cpu_used(before[2], tree_cpu(nginx)),
+        wal=wal,
+        size=size,
+    )
 
 
 def main(argv: Sequence[str] | None = None) -> int:

@@ -134,28 +134,14 @@ def slowest_matches(workers: dict[str, Worker], games: int, seed: int, log: Call
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--quick", action="store_true", help="a short run (fewer matches and rounds)")
-    parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--compiled-python", help="interpreter of a venv with the compiled engine and bots")
-    parser.add_argument("--pure-python", default=sys.executable, help="interpreter with the pure engine and pytruco")
-    parser.add_argument("--players", type=int, nargs="+", default=[2, 4], choices=(2, 4))
-    parser.add_argument("--skip-slowest", action="store_true", help="only the throughput part")
-    parser.add_argument("--out", type=Path, default=HERE / "results" / "engine.json")
+    parser = _parser()
     args = parser.parse_args(argv)
 
     def log(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
     core = min(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else None
-    workers = {"pytruco": Worker(args.pure_python, core)}
-    if args.compiled_python:
-        workers["compiled"] = Worker(args.compiled_python, core)
-        if workers["compiled"].info["build"] != "compiled":
-            parser.error(f"{args.compiled_python} runs the pure engine, not a compiled one")
-    workers["pure"] = Worker(args.pure_python, core)
-    if workers["pure"].info["build"] != "pure":
-        parser.error(f"{args.pure_python} runs a compiled engine: give a venv with the pure (editable) one")
+    workers = _workers(parser, args, core)
     if args.quick:
         rounds, games, slow_games = 2, {"pytruco": 10, "compiled": 400, "pure": 150}, 100
     else:
@@ -191,19 +177,50 @@ def main(argv: Sequence[str] | None = None) -> int:
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
     for part in report["throughput"]:
-        ref = part["pytruco"]
-        summary = [f"{part['players']} players: pytruco {ref['matches_per_second_cpu']} matches/s"]
-        for name in ("compiled", "pure"):
-            if name in part:
-                ours = part[name]
-                summary.append(
-                    f"{name} {ours['matches_per_second_cpu']} matches/s = {ours['ratio_per_match']}x per match, "
-                    f"{ours['ratio_per_action']}x per action"
-                    + (f" (goal {GOALS[name]:.0f}x)" if part["players"] == 2 else "")
-                )
-        print("; ".join(summary))
+        print(_summary(part))
     print(f"Report: {args.out}")
     return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--quick", action="store_true", help="a short run (fewer matches and rounds)")
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--compiled-python", help="interpreter of a venv with the compiled engine and bots")
+    parser.add_argument("--pure-python", default=sys.executable, help="interpreter with the pure engine and pytruco")
+    parser.add_argument("--players", type=int, nargs="+", default=[2, 4], choices=(2, 4))
+    parser.add_argument("--skip-slowest", action="store_true", help="only the throughput part")
+    parser.add_argument("--out", type=Path, default=HERE / "results" / "engine.json")
+    return parser
+
+
+def _workers(parser: argparse.ArgumentParser, args: argparse.Namespace, core: int | None) -> dict[str, Worker]:
+    """The reference (pytruco), the compiled build when given, and the pure one, each checked to be what it says."""
+    workers = {"pytruco": Worker(args.pure_python, core)}
+    if args.compiled_python:
+        workers["compiled"] = Worker(args.compiled_python, core)
+        if workers["compiled"].info["build"] != "compiled":
+            parser.error(f"{args.compiled_python} runs the pure engine, not a compiled one")
+    workers["pure"] = Worker(args.pure_python, core)
+    if workers["pure"].info["build"] != "pure":
+        parser.error(f"{args.pure_python} runs a compiled engine: give a venv with the pure (editable) one")
+    return workers
+
+
+def _summary(part: dict[str, Any]) -> str:
+    """One line of a table size's throughput: each build's matches a second and its ratio to pytruco."""
+    ref = part["pytruco"]
+    summary = [f"{part['players']} players: pytruco {ref['matches_per_second_cpu']} matches/s"]
+    for name in ("compiled", "pure"):
+        if name in part:
+            ours = part[name]
+            summary.append(
+                f"{name} {ours['matches_per_second_cpu']} matches/s = {ours['ratio_per_match']}x per match, "
+                f"{ours['ratio_per_action']}x per action"
+                + (f" (goal {GOALS[name]:.0f}x)" if part["players"] == 2 else "")
+            )
+    return "; ".join(summary)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,7 @@ import time
 import urllib.request
 import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -384,48 +385,97 @@ def memory_per_match(server: ServerProcess, count: int) -> dict[str, float]:
 def bench_store(store: str, args: argparse.Namespace, log: Any, truco: Path = TRUCO) -> dict[str, Any]:
     server = ServerProcess(store, truco)
     try:
-        concurrency = args.processes * args.matches
-        log(f"  moves: {args.processes} processes x {args.matches} matches against a bot for {args.seconds:.0f} s")
-        cpu, applied = server.cpu_seconds(), server.moves_applied()
-        moves = run_clients("moves", server.address, args.processes, args.matches, args.seconds)
-        moves_cpu, cpu = server.cpu_seconds() - cpu, server.cpu_seconds()
-        moves_applied = server.moves_applied() - applied
-        log(f"  empty RPC: {concurrency} concurrent callers for {args.seconds:.0f} s")
-        empty = run_clients("empty", server.address, args.processes, args.matches, args.seconds)
-        empty_cpu, cpu = server.cpu_seconds() - cpu, server.cpu_seconds()
-        log(f"  new matches (CreateGame + JoinGame): {concurrency} concurrent callers for {args.seconds / 2:.0f} s")
-        new_matches = run_clients("new_matches", server.address, args.processes, args.matches, args.seconds / 2)
-        new_match_cpu = server.cpu_seconds() - cpu
-        reads: dict[str, tuple[dict[str, list[float]], float]] = {}
-        for kind in ("views", "legal"):
-            log(f"  {READ_RPCS[kind]}: {concurrency} concurrent callers for {args.seconds:.0f} s")
-            cpu = server.cpu_seconds()
-            # The callers' setup (a match each, a few moves) is counted too, but is small beside the timed loop.
-            result = run_clients(kind, server.address, args.processes, args.matches, args.seconds)
-            reads[kind] = (result, server.cpu_seconds() - cpu)
-        log(f"  long matches: {args.processes} processes x {args.matches} matches for {args.long_seconds:.0f} s")
-        long = run_clients("long", server.address, args.processes, args.matches, args.long_seconds)
-        log(f"  memory: {args.memory_matches} active matches")
-        memory = memory_per_match(server, args.memory_matches)
+        run = _run_phases(server, args, log)
     finally:
         server.stop()
+    moves, empty, long, moves_applied = run.moves, run.empty, run.long, run.moves_applied
     move_stats = summary(moves["latencies"], args.seconds)
     empty_stats = summary(empty["latencies"], args.seconds)
     early_p50 = percentile(long["early"], 0.5)
     late_p50 = percentile(long["late"], 0.5)
     applied_rate = moves_applied / args.seconds
     cost = empty_stats["per_second"] / applied_rate if applied_rate else float("inf")
-    move_cpu_ms = moves_cpu / max(moves_applied, 1) * 1000
-    empty_cpu_ms = empty_cpu / max(len(empty["latencies"]), 1) * 1000
+    move_cpu_ms = run.moves_cpu / max(moves_applied, 1) * 1000
+    empty_cpu_ms = run.empty_cpu / max(len(empty["latencies"]), 1) * 1000
     cpu_cost = move_cpu_ms / empty_cpu_ms if empty_cpu_ms else float("inf")
     late_ratio = late_p50 / early_p50 if long["late"] else None
+    return {
+        "server_cpu_per_rpc_kind": _per_kind(run, args, empty_cpu_ms),
+        "concurrency": args.processes * args.matches,
+        "moves": move_stats,
+        "empty_rpc": empty_stats,
+        "move_cost_in_empty_rpcs": round(cost, 2),
+        "moves_applied_per_second": round(moves_applied / args.seconds, 1),
+        "moves_per_submit": round(moves_applied / max(len(moves["latencies"]), 1), 2),
+        "server_cpu_ms_per_move": round(move_cpu_ms, 3),
+        "server_cpu_ms_per_empty_rpc": round(empty_cpu_ms, 3),
+        "move_cpu_cost_in_empty_rpcs": round(cpu_cost, 2),
+        "meets_move_cost_target": cost <= TARGET_MOVE_OVER_EMPTY,
+        "meets_move_cpu_cost_target": cpu_cost <= TARGET_MOVE_OVER_EMPTY,
+        "early_move_p50_ms": round(early_p50 * 1000, 3),
+        "late_move_p50_ms": round(late_p50 * 1000, 3) if long["late"] else None,
+        "late_moves_measured": len(long["late"]),
+        "longest_match_moves": int(max(long["longest"])),
+        "late_over_early": round(late_ratio, 2) if late_ratio is not None else None,
+        "meets_late_move_target": late_ratio is not None and late_ratio <= TARGET_LATE_OVER_EARLY,
+        "memory": run.memory,
+    }
+
+
+@dataclass(frozen=True)
+class _Phases:
+    """What each phase of a store's run measured: the clients' results and the server's CPU seconds in it."""
+
+    moves: dict[str, list[float]]
+    moves_cpu: float
+    moves_applied: float
+    empty: dict[str, list[float]]
+    empty_cpu: float
+    new_matches: dict[str, list[float]]
+    new_match_cpu: float
+    reads: dict[str, tuple[dict[str, list[float]], float]]
+    long: dict[str, list[float]]
+    memory: dict[str, float]
+
+
+def _run_phases(server: ServerProcess, args: argparse.Namespace, log: Any) -> _Phases:
+    """Each phase against ``server`` in turn: moves, empty calls, new matches, the reads, long matches, memory."""
+    concurrency = args.processes * args.matches
+    log(f"  moves: {args.processes} processes x {args.matches} matches against a bot for {args.seconds:.0f} s")
+    cpu, applied = server.cpu_seconds(), server.moves_applied()
+    moves = run_clients("moves", server.address, args.processes, args.matches, args.seconds)
+    moves_cpu, cpu = server.cpu_seconds() - cpu, server.cpu_seconds()
+    moves_applied = server.moves_applied() - applied
+    log(f"  empty RPC: {concurrency} concurrent callers for {args.seconds:.0f} s")
+    empty = run_clients("empty", server.address, args.processes, args.matches, args.seconds)
+    empty_cpu, cpu = server.cpu_seconds() - cpu, server.cpu_seconds()
+    log(f"  new matches (CreateGame + JoinGame): {concurrency} concurrent callers for {args.seconds / 2:.0f} s")
+    new_matches = run_clients("new_matches", server.address, args.processes, args.matches, args.seconds / 2)
+    new_match_cpu = server.cpu_seconds() - cpu
+    reads: dict[str, tuple[dict[str, list[float]], float]] = {}
+    for kind in ("views", "legal"):
+        log(f"  {READ_RPCS[kind]}: {concurrency} concurrent callers for {args.seconds:.0f} s")
+        cpu = server.cpu_seconds()
+        # The callers' setup (a match each, a few moves) is counted too, but is small beside the timed loop.
+        result = run_clients(kind, server.address, args.processes, args.matches, args.seconds)
+        reads[kind] = (result, server.cpu_seconds() - cpu)
+    log(f"  long matches: {args.processes} processes x {args.matches} matches for {args.long_seconds:.0f} s")
+    long = run_clients("long", server.address, args.processes, args.matches, args.long_seconds)
+    log(f"  memory: {args.memory_matches} active matches")
+    memory = memory_per_match(server, args.memory_matches)
+    return _Phases(moves, moves_cpu, moves_applied, empty, empty_cpu, new_matches, new_match_cpu, reads, long, memory)
+
+
+def _per_kind(run: _Phases, args: argparse.Namespace, empty_cpu_ms: float) -> dict[str, Any]:
+    """The server's CPU per call of each kind, and its cost in empty calls."""
+    moves, new_matches = run.moves, run.new_matches
     # The moves phase starts a match (CreateGame, JoinGame) every ~20 moves: their CPU, measured alone in the
     # new-matches phase, is taken out of SubmitCommand's (the gross figure, with them, is kept beside it).
-    new_match_ms = new_match_cpu / max(len(new_matches["latencies"]), 1) * 1000
+    new_match_ms = run.new_match_cpu / max(len(new_matches["latencies"]), 1) * 1000
     started = sum(moves["matches"])
     submits = max(len(moves["latencies"]), 1)
-    gross_submit_ms = moves_cpu / submits * 1000
-    submit_cpu_ms = (moves_cpu * 1000 - started * new_match_ms) / submits
+    gross_submit_ms = run.moves_cpu / submits * 1000
+    submit_cpu_ms = (run.moves_cpu * 1000 - started * new_match_ms) / submits
     per_kind: dict[str, Any] = {
         "SubmitCommand (with its bot replies)": {
             "calls": len(moves["latencies"]),
@@ -444,7 +494,7 @@ def bench_store(store: str, args: argparse.Namespace, log: Any, truco: Path = TR
             "cost_in_empty_rpcs": round(new_match_ms / empty_cpu_ms, 2),
         },
     }
-    for kind, (result, kind_cpu) in reads.items():
+    for kind, (result, kind_cpu) in run.reads.items():
         calls = len(result["latencies"])
         kind_ms = kind_cpu / max(calls, 1) * 1000
         per_kind[READ_RPCS[kind]] = {
@@ -454,28 +504,9 @@ def bench_store(store: str, args: argparse.Namespace, log: Any, truco: Path = TR
             "cost_in_empty_rpcs": round(kind_ms / empty_cpu_ms, 2),
             "goal": GOALS_IN_EMPTY_RPCS.get(READ_RPCS[kind]),
         }
-    per_kind["empty RPC (health Check)"] = {"calls": len(empty["latencies"]), "server_cpu_ms": round(empty_cpu_ms, 3)}
-    return {
-        "server_cpu_per_rpc_kind": per_kind,
-        "concurrency": concurrency,
-        "moves": move_stats,
-        "empty_rpc": empty_stats,
-        "move_cost_in_empty_rpcs": round(cost, 2),
-        "moves_applied_per_second": round(moves_applied / args.seconds, 1),
-        "moves_per_submit": round(moves_applied / max(len(moves["latencies"]), 1), 2),
-        "server_cpu_ms_per_move": round(move_cpu_ms, 3),
-        "server_cpu_ms_per_empty_rpc": round(empty_cpu_ms, 3),
-        "move_cpu_cost_in_empty_rpcs": round(cpu_cost, 2),
-        "meets_move_cost_target": cost <= TARGET_MOVE_OVER_EMPTY,
-        "meets_move_cpu_cost_target": cpu_cost <= TARGET_MOVE_OVER_EMPTY,
-        "early_move_p50_ms": round(early_p50 * 1000, 3),
-        "late_move_p50_ms": round(late_p50 * 1000, 3) if long["late"] else None,
-        "late_moves_measured": len(long["late"]),
-        "longest_match_moves": int(max(long["longest"])),
-        "late_over_early": round(late_ratio, 2) if late_ratio is not None else None,
-        "meets_late_move_target": late_ratio is not None and late_ratio <= TARGET_LATE_OVER_EARLY,
-        "memory": memory,
-    }
+    empty_calls = len(run.empty["latencies"])
+    per_kind["empty RPC (health Check)"] = {"calls": empty_calls, "server_cpu_ms": round(empty_cpu_ms, 3)}
+    return per_kind
 
 
 def truco_command(engine: str) -> Path:
@@ -522,17 +553,7 @@ def start_postgres() -> tuple[str, str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
-    parser.add_argument("--processes", type=int, default=2)
-    parser.add_argument("--matches", type=int, default=8, help="concurrent matches per client process")
-    parser.add_argument("--seconds", type=float, default=30.0, help="length of the moves and empty-RPC phases")
-    parser.add_argument("--long-seconds", type=float, default=120.0, help="length of the long-match phase")
-    parser.add_argument("--memory-matches", type=int, default=1000)
-    parser.add_argument("--stores", default="sqlite,postgresql")
-    parser.add_argument("--engines", default="pure,compiled", help="the server's engine builds to measure")
-    parser.add_argument("--quick", action="store_true")
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "server.json")
-    args = parser.parse_args(argv)
+    args = _parser().parse_args(argv)
     if args.quick:
         args.seconds, args.long_seconds, args.memory_matches = 10.0, 20.0, 200
 
@@ -564,6 +585,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     report["machine"]["load_average_after"] = os.getloadavg()
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(report, indent=2) + "\n")
+    _print_summary(report)
+    print(f"report: {args.out}")
+    return 0
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--processes", type=int, default=2)
+    parser.add_argument("--matches", type=int, default=8, help="concurrent matches per client process")
+    parser.add_argument("--seconds", type=float, default=30.0, help="length of the moves and empty-RPC phases")
+    parser.add_argument("--long-seconds", type=float, default=120.0, help="length of the long-match phase")
+    parser.add_argument("--memory-matches", type=int, default=1000)
+    parser.add_argument("--stores", default="sqlite,postgresql")
+    parser.add_argument("--engines", default="pure,compiled", help="the server's engine builds to measure")
+    parser.add_argument("--quick", action="store_true")
+    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "results" / "server.json")
+    return parser
+
+
+def _print_summary(report: dict[str, Any]) -> None:
+    """Two lines a store and engine: the move's rate, latency and cost, then each call's cost in empty RPCs."""
     for engine, runs in report["engines"].items():
         for name, result in runs["stores"].items():
             moves, empty = result["moves"], result["empty_rpc"]
@@ -583,8 +625,6 @@ def main(argv: Sequence[str] | None = None) -> int:
                     f"{kind} {v['cost_in_empty_rpcs']}" for kind, v in kinds.items() if "cost_in_empty_rpcs" in v
                 )
             )
-    print(f"report: {args.out}")
-    return 0
 
 
 if __name__ == "__main__":

@@ -345,14 +345,7 @@ BALANCING = {
 
 
 def nginx_config(state: State, prefix: Path) -> str:
-    servers = "\n".join(
-        # max_fails=1 fail_timeout=5s: one failed connection or call leaves the replica out for 5 s, then it
-        # is tried again with live traffic (passive health checking: open-source nginx has no active checks).
-        f"        server {r.address} max_fails=1 fail_timeout=5s;"
-        for r in state.replicas
-    )
     user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
-    balancing = BALANCING[state.balance]
     return f"""# Written by scripts/cluster up; nginx -p {prefix} -c {prefix / "nginx.conf"}
 {user}worker_processes 1;
 daemon off;
@@ -372,16 +365,33 @@ http {{
     uwsgi_temp_path {prefix / "tmp" / "uwsgi"};
     scgi_temp_path {prefix / "tmp" / "scgi"};
 
-    upstream truco {{
-{balancing}
+{_nginx_upstream(state)}
+{_nginx_grpc_server(state)}}}
+"""
+
+
+def _nginx_upstream(state: State) -> str:
+    """The replicas nginx balances over, and how."""
+    servers = "\n".join(
+        # max_fails=1 fail_timeout=5s: one failed connection or call leaves the replica out for 5 s, then it
+        # is tried again with live traffic (passive health checking: open-source nginx has no active checks).
+        f"        server {r.address} max_fails=1 fail_timeout=5s;"
+        for r in state.replicas
+    )
+    return f"""    upstream truco {{
+{BALANCING[state.balance]}
 {servers}
         # HTTP/2 connections to the replicas stay open between calls (each carries one call at a time).
         keepalive 64;
         keepalive_requests 100000;
         keepalive_timeout 120s;
     }}
+"""
 
-    server {{
+
+def _nginx_grpc_server(state: State) -> str:
+    """The port clients call: gRPC passed to the replicas, with failover."""
+    return f"""    server {{
         listen {HOST}:{state.nginx_port} http2;
         http2_max_concurrent_streams 1000;
         # Clients' connections stay open as long as they like (gRPC keepalive pings keep them busy).
@@ -406,7 +416,6 @@ http {{
             grpc_next_upstream_timeout 10s;
         }}
     }}
-}}
 """
 
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""Record tests/data/golden-match-schema{N}.bin, N the current messages.EVENT_SCHEMA: a whole 4-player match
-(señas, flor, perros included) as stored events, so tests/test_stored_events.py proves matches stored today still
+"""Record tests/store/data/golden-match-schema{N}.bin, N the current messages.EVENT_SCHEMA: a whole 4-player match
+(señas, flor, perros included) as stored events, so tests/store/test_stored_events.py proves matches stored today still
 replay after the proto grows.
 
 Run once per event schema; never regenerate an existing file (it stands for matches already in stores).
@@ -18,7 +18,7 @@ from truco.cli.simulate import deal_command
 from truco.engine import Game, RuleSet
 from truco.server.service import messages
 
-OUT = Path(__file__).resolve().parent.parent / "tests" / "data"
+OUT = Path(__file__).resolve().parent.parent / "tests" / "store" / "data"
 
 
 def main() -> int:

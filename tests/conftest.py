@@ -1,4 +1,6 @@
-"""Fixtures shared by several test modules."""
+"""Fixtures shared by the layers' tests (tests/engine, store, server, doors, sdks, clients, web, project): an event
+loop thread, the in-process servers' log, the store backends and PostgreSQL. A layer's own fixtures are in its
+folder's conftest.py."""
 
 from __future__ import annotations
 
@@ -9,16 +11,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import pytest
-from hypothesis import settings
 
 if TYPE_CHECKING:  # the engine's tests also run where the server is not installed: imported by the fixture
     from .servers import LoopThread, Stores
-
-# CI runs are repeatable: the same examples every time (a failure prints its reproduction blob either way).
-# Locally Hypothesis keeps exploring new examples on each run. HYPOTHESIS_PROFILE picks one explicitly.
-settings.register_profile("ci", derandomize=True, print_blob=True)
-settings.register_profile("dev", print_blob=True)
-settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE") or ("ci" if os.environ.get("CI") == "true" else "dev"))
 
 POSTGRES_CLUSTER_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres-test-cluster.sh"
 STORE_BACKENDS = ("sqlite", "postgres")

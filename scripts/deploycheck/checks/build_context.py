@@ -24,7 +24,7 @@ MUST_STAY_OUT = (
     ".git/config",
     ".venv/bin/python",
     ".venv-compiled/bin/python",
-    "tests/test_cards.py",
+    "tests/engine/test_cards.py",
     "truco.db",
     "truco_uruguayo.egg-info/PKG-INFO",
     "engine/__pycache__/game.cpython-311.pyc",

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Final
 
+from ._inits import CardProofInit, DealProofsInit
 from .cards import DECK, Card
 
 SALT_HEX_LENGTH: Final = 32
@@ -38,18 +39,12 @@ def commitment(order: Sequence[Card], salt: str) -> str:
 
 
 @dataclass(init=False, frozen=True, slots=True)
-class CardProof:
+class CardProof(CardProofInit):
     """What opens one deck position's commitment: its position (0 to 39), its card and its salt."""
 
     position: int
     card: Card
     salt: str
-
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, position: int, card: Card, salt: str) -> None:
-        object.__setattr__(self, "position", position)
-        object.__setattr__(self, "card", card)
-        object.__setattr__(self, "salt", salt)
 
 
 def card_salt(secret: str, position: int) -> str:
@@ -111,7 +106,7 @@ def dealt_digest(order: tuple[Card, ...], secret: str) -> str:
 
 
 @dataclass(init=False, frozen=True, slots=True)
-class DealProofs:
+class DealProofs(DealProofsInit):
     """What a deal's views publish or prove, derived from its secret once: every position's salt (secret itself:
     a viewer gets the salt of a card it may see, inside that card's proof), every position's commitment, and
     their digest."""
@@ -119,12 +114,6 @@ class DealProofs:
     salts: tuple[str, ...]
     commitments: tuple[str, ...]
     digest: str
-
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, salts: tuple[str, ...], commitments: tuple[str, ...], digest: str) -> None:
-        object.__setattr__(self, "salts", salts)
-        object.__setattr__(self, "commitments", commitments)
-        object.__setattr__(self, "digest", digest)
 
     def proof(self, order: Sequence[Card], position: int) -> CardProof:
         """The proof of deck position ``position`` of the deal whose order is ``order``."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from ._inits import HandEvaluationInit
 from .cards import Card, is_pieza, strength
 from .tantos import envido_points, flor_points, has_flor
 
@@ -14,7 +15,7 @@ class HandError(ValueError):
 
 
 @dataclass(init=False, frozen=True, slots=True)
-class HandEvaluation:
+class HandEvaluation(HandEvaluationInit):
     """What one hand is worth.
 
     :ivar envido: envido points; None for a hand with flor (no envido is played with flor).
@@ -31,25 +32,6 @@ class HandEvaluation:
     flor_points: int | None
     strength: tuple[int, ...]
     piezas: tuple[bool, ...]
-
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        muestra: Card,
-        cards: tuple[Card, ...],
-        envido: int | None,
-        flor: bool,
-        flor_points: int | None,
-        strength: tuple[int, ...],
-        piezas: tuple[bool, ...],
-    ) -> None:
-        object.__setattr__(self, "muestra", muestra)
-        object.__setattr__(self, "cards", cards)
-        object.__setattr__(self, "envido", envido)
-        object.__setattr__(self, "flor", flor)
-        object.__setattr__(self, "flor_points", flor_points)
-        object.__setattr__(self, "strength", strength)
-        object.__setattr__(self, "piezas", piezas)
 
 
 def evaluate_hand(muestra: Card, cards: Sequence[Card], *, with_flor: bool = True) -> HandEvaluation:

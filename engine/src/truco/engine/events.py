@@ -9,6 +9,29 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
+from ._inits import (
+    CallAcceptedInit,
+    CallDeclinedInit,
+    CallMadeInit,
+    CardPlayedInit,
+    ClockExpiredInit,
+    EnvidoSettledInit,
+    FlorSettledInit,
+    FlorSungInit,
+    HandDealtInit,
+    HandEndedInit,
+    MatchEndedInit,
+    MatchStartedInit,
+    PerrosAnsweredInit,
+    PerrosCalledInit,
+    PerrosSkippedInit,
+    PointsScoredInit,
+    RoundEndedInit,
+    SeatLeftInit,
+    SeatResumedInit,
+    SenaSentInit,
+    WentToMazoInit,
+)
 from .calls import CallKind
 from .cards import Card
 from .deal import CardProof
@@ -42,36 +65,23 @@ class HandEnd(enum.Enum):
 
 
 @dataclass(init=False, frozen=True, slots=True)
-class MatchStarted:
+class MatchStarted(MatchStartedInit):
     rules: RuleSet
     first_dealer: int
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, rules: RuleSet, first_dealer: int) -> None:
-        object.__setattr__(self, "rules", rules)
-        object.__setattr__(self, "first_dealer", first_dealer)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class PerrosCalled:
+class PerrosCalled(PerrosCalledInit):
     seat: int
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int) -> None:
-        object.__setattr__(self, "seat", seat)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class PerrosSkipped:
+class PerrosSkipped(PerrosSkippedInit):
     seat: int
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int) -> None:
-        object.__setattr__(self, "seat", seat)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class HandDealt:
+class HandDealt(HandDealtInit):
     """A hand was dealt. As recorded it holds the secret ``order`` and ``salt`` (the deal's secret, from which
     each position's salt is derived) and leaves the last four fields empty; as a seat or spectator receives
     it (:func:`truco.engine.views.event_for`) the secrets are blank and the four fields are filled.
@@ -95,102 +105,46 @@ class HandDealt:
     muestra: CardProof | None = None
     own: tuple[CardProof, ...] = ()
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        number: int,
-        dealer: int,
-        seats: tuple[int, ...],
-        pico: bool,
-        order: tuple[Card, ...],
-        salt: str,
-        commitments: tuple[str, ...] = (),
-        commitment: str = "",
-        muestra: CardProof | None = None,
-        own: tuple[CardProof, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "number", number)
-        object.__setattr__(self, "dealer", dealer)
-        object.__setattr__(self, "seats", seats)
-        object.__setattr__(self, "pico", pico)
-        object.__setattr__(self, "order", order)
-        object.__setattr__(self, "salt", salt)
-        object.__setattr__(self, "commitments", commitments)
-        object.__setattr__(self, "commitment", commitment)
-        object.__setattr__(self, "muestra", muestra)
-        object.__setattr__(self, "own", own)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class FlorSung:
+class FlorSung(FlorSungInit):
     seat: int
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int) -> None:
-        object.__setattr__(self, "seat", seat)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class CardPlayed:
+class CardPlayed(CardPlayedInit):
     """A card was played. ``proof`` (its position and salt) is filled in what seats and spectators receive."""
 
     seat: int
     card: Card
     proof: CardProof | None = None
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int, card: Card, proof: CardProof | None = None) -> None:
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "card", card)
-        object.__setattr__(self, "proof", proof)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class RoundEnded:
+class RoundEnded(RoundEndedInit):
     """Round ``round`` (0, 1, 2) ended; ``winner_team`` None for a parda."""
 
     round: int
     winner_team: int | None
     winning_seat: int | None
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, round: int, winner_team: int | None, winning_seat: int | None) -> None:
-        object.__setattr__(self, "round", round)
-        object.__setattr__(self, "winner_team", winner_team)
-        object.__setattr__(self, "winning_seat", winning_seat)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class CallMade:
+class CallMade(CallMadeInit):
     seat: int
     call: CallKind
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int, call: CallKind) -> None:
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "call", call)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class CallAccepted:
+class CallAccepted(CallAcceptedInit):
     seat: int
     call: CallKind
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int, call: CallKind) -> None:
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "call", call)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class CallDeclined:
+class CallDeclined(CallDeclinedInit):
     seat: int
     call: CallKind
-
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int, call: CallKind) -> None:
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "call", call)
 
 
 @dataclass(frozen=True, slots=True)
@@ -199,84 +153,52 @@ class EnvidoVoided:
 
 
 @dataclass(init=False, frozen=True, slots=True)
-class EnvidoSettled:
+class EnvidoSettled(EnvidoSettledInit):
     """The envido was played: only the winning seat and its points are announced."""
 
     winner_seat: int
     points: int
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, winner_seat: int, points: int) -> None:
-        object.__setattr__(self, "winner_seat", winner_seat)
-        object.__setattr__(self, "points", points)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class FlorSettled:
+class FlorSettled(FlorSettledInit):
     """The flores of the hand were counted. ``winner_seat``/``points`` name the best flor when both teams
     sang (a contest); they are None when only one team had flor or the contest was refused."""
 
     winner_seat: int | None
     points: int | None
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, winner_seat: int | None, points: int | None) -> None:
-        object.__setattr__(self, "winner_seat", winner_seat)
-        object.__setattr__(self, "points", points)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class PerrosAnswered:
+class PerrosAnswered(PerrosAnsweredInit):
     seat: int
     en_ley: bool
     accept_envido: bool
     accept_truco: bool
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int, en_ley: bool, accept_envido: bool, accept_truco: bool) -> None:
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "en_ley", en_ley)
-        object.__setattr__(self, "accept_envido", accept_envido)
-        object.__setattr__(self, "accept_truco", accept_truco)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class WentToMazo:
+class WentToMazo(WentToMazoInit):
     seat: int
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int) -> None:
-        object.__setattr__(self, "seat", seat)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class SenaSent:
+class SenaSent(SenaSentInit):
     """Seen only by the sender's teammates."""
 
     seat: int
     sena: Sena
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int, sena: Sena) -> None:
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "sena", sena)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class PointsScored:
+class PointsScored(PointsScoredInit):
     team: int
     points: int
     reason: ScoreReason
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, team: int, points: int, reason: ScoreReason) -> None:
-        object.__setattr__(self, "team", team)
-        object.__setattr__(self, "points", points)
-        object.__setattr__(self, "reason", reason)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class HandEnded:
+class HandEnded(HandEndedInit):
     """The hand ended. What the rules reveal is revealed here: the cards of the envido and flor winners. No
     other card is revealed: cards never played or shown stay sealed for ever.
 
@@ -289,31 +211,14 @@ class HandEnded:
     shown: tuple[tuple[int, tuple[Card, ...]], ...]
     proofs: tuple[CardProof, ...] = ()
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        winner_team: int | None,
-        end: HandEnd,
-        shown: tuple[tuple[int, tuple[Card, ...]], ...],
-        proofs: tuple[CardProof, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "winner_team", winner_team)
-        object.__setattr__(self, "end", end)
-        object.__setattr__(self, "shown", shown)
-        object.__setattr__(self, "proofs", proofs)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class MatchEnded:
+class MatchEnded(MatchEndedInit):
     winner_team: int
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, winner_team: int) -> None:
-        object.__setattr__(self, "winner_team", winner_team)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class ClockExpired:
+class ClockExpired(ClockExpiredInit):
     """The referee says ``seat``'s turn clock ran out at ``deadline_us`` (microseconds since the epoch).
 
     Time is data here: the referee measured it and the engine never reads a clock. With ``forfeit`` the seat's
@@ -325,33 +230,19 @@ class ClockExpired:
     deadline_us: int
     forfeit: bool
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int, deadline_us: int, forfeit: bool) -> None:
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "deadline_us", deadline_us)
-        object.__setattr__(self, "forfeit", forfeit)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class SeatLeft:
+class SeatLeft(SeatLeftInit):
     """The seat's player left the table: the seat is away (a bot plays it) until :class:`SeatResumed`."""
 
     seat: int
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int) -> None:
-        object.__setattr__(self, "seat", seat)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class SeatResumed:
+class SeatResumed(SeatResumedInit):
     """The seat's player is back: the seat is no longer away."""
 
     seat: int
-
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, seat: int) -> None:
-        object.__setattr__(self, "seat", seat)
 
 
 Event = (

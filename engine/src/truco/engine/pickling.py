@@ -4,8 +4,8 @@ Pure Python, a frozen dataclass pickles by its slots. Compiled by mypyc it does 
 fields one by one, which a frozen class refuses, and a compiled class whose ``__init__`` takes arguments cannot be
 made empty first and filled in after. A process pool that sends a match state to a worker and gets a command back
 (the server's thinking bots) needs both directions, so each class registers a reducer with :mod:`copyreg` that
-rebuilds it from its fields, which every engine class's ``__init__`` takes in order (tests/test_pickling.py checks
-each one on both builds). :mod:`truco.engine` registers them when it is imported.
+rebuilds it from its fields, which every engine class's ``__init__`` takes in order
+(tests/engine/test_pickling.py checks each one on both builds). :mod:`truco.engine` registers them when it is imported.
 """
 
 from __future__ import annotations

@@ -10,11 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Final
 
+from ._inits import HandPlanInit
 from .rules import RuleSet
 
 
 @dataclass(init=False, frozen=True, slots=True)
-class HandPlan:
+class HandPlan(HandPlanInit):
     """The next hand's dealer and players.
 
     :ivar seats: the players from the mano, in playing order.
@@ -34,21 +35,6 @@ class HandPlan:
 
     def __deepcopy__(self, memo: object) -> HandPlan:
         return self
-
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        dealer: int,
-        seats: tuple[int, ...],
-        pico: bool,
-        rotation_dealer: int,
-        pico_left: tuple[tuple[int, int], ...] = (),
-    ) -> None:
-        object.__setattr__(self, "dealer", dealer)
-        object.__setattr__(self, "seats", seats)
-        object.__setattr__(self, "pico", pico)
-        object.__setattr__(self, "rotation_dealer", rotation_dealer)
-        object.__setattr__(self, "pico_left", pico_left)
 
 
 def full_table(rules: RuleSet, dealer: int) -> HandPlan:

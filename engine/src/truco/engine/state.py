@@ -7,9 +7,9 @@ updated in place; :meth:`MatchState.copy` gives an independent copy and ``==`` c
 
 from __future__ import annotations
 
-import enum
 from dataclasses import dataclass, field, fields
 
+from ._inits import HandStateInit, MatchStateInit, PendingCallInit
 from .calls import CallKind, Family
 from .cards import Card
 from .deal import DealProofs, deal_hands
@@ -40,6 +40,7 @@ from .events import (
     SenaSent,
     WentToMazo,
 )
+from .phase import Phase as Phase  # re-exported: where the match stands is part of its state
 from .rules import RuleSet
 from .schedule import HandPlan, first_hand, next_hand
 from .senas import Sena
@@ -48,19 +49,8 @@ from .tricks import team_of
 from .truco_calls import VALUE_IF_ACCEPTED
 
 
-class Phase(enum.Enum):
-    """Where the match stands."""
-
-    NOT_STARTED = "NOT_STARTED"
-    AWAITING_PERROS = "AWAITING_PERROS"
-    """The dealing team may echar los perros before the deal (only when the rule set allows it)."""
-    AWAITING_DEAL = "AWAITING_DEAL"
-    PLAYING = "PLAYING"
-    MATCH_OVER = "MATCH_OVER"
-
-
 @dataclass(init=False, frozen=True, slots=True)
-class PendingCall:
+class PendingCall(PendingCallInit):
     """A call waiting for the other team's answer."""
 
     call: CallKind
@@ -76,14 +66,9 @@ class PendingCall:
     def __deepcopy__(self, memo: object) -> PendingCall:
         return self
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, call: CallKind, seat: int) -> None:
-        object.__setattr__(self, "call", call)
-        object.__setattr__(self, "seat", seat)
-
 
 @dataclass(init=False, slots=True)
-class HandState:
+class HandState(HandStateInit):
     """One hand: the deal, the rounds and the bets. Fields marked secret never leave through a view."""
 
     number: int
@@ -186,84 +171,9 @@ class HandState:
             proofs=self.proofs,
         )
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        number: int,
-        dealer: int,
-        seats: tuple[int, ...],
-        pico: bool,
-        muestra: Card,
-        order: tuple[Card, ...],
-        salt: str,
-        dealt: dict[int, tuple[Card, ...]],
-        flor_holders: tuple[int, ...],
-        unplayed: dict[int, list[Card]] | None = None,
-        rounds: list[list[tuple[int, Card]]] | None = None,
-        results: list[int | None] | None = None,
-        turn: int = 0,
-        acted: set[int] | None = None,
-        truco_value: int = 1,
-        truco_owner: int | None = None,
-        truco_pending: PendingCall | None = None,
-        envido_chain: list[CallKind] | None = None,
-        envido_closed: bool = False,
-        envido_winner: tuple[int, int] | None = None,
-        flor_sung: list[int] | None = None,
-        flor_chain: list[CallKind] | None = None,
-        flor_settled: bool = False,
-        flor_winner: tuple[int, int] | None = None,
-        bet_pending: PendingCall | None = None,
-        perros_by: int | None = None,
-        perros_answered: bool = False,
-        senas: list[tuple[int, Sena]] | None = None,
-        points: list[int] | None = None,
-        scored: list[tuple[int, int, ScoreReason]] | None = None,
-        ended: bool = False,
-        end: HandEnd | None = None,
-        winner_team: int | None = None,
-        shown: tuple[tuple[int, tuple[Card, ...]], ...] = (),
-        proofs: DealProofs | None = None,
-    ) -> None:
-        self.number = number
-        self.dealer = dealer
-        self.seats = seats
-        self.pico = pico
-        self.muestra = muestra
-        self.order = order
-        self.salt = salt
-        self.dealt = dealt
-        self.flor_holders = flor_holders
-        self.unplayed = {} if unplayed is None else unplayed
-        self.rounds = [[]] if rounds is None else rounds
-        self.results = [] if results is None else results
-        self.turn = turn
-        self.acted = set() if acted is None else acted
-        self.truco_value = truco_value
-        self.truco_owner = truco_owner
-        self.truco_pending = truco_pending
-        self.envido_chain = [] if envido_chain is None else envido_chain
-        self.envido_closed = envido_closed
-        self.envido_winner = envido_winner
-        self.flor_sung = [] if flor_sung is None else flor_sung
-        self.flor_chain = [] if flor_chain is None else flor_chain
-        self.flor_settled = flor_settled
-        self.flor_winner = flor_winner
-        self.bet_pending = bet_pending
-        self.perros_by = perros_by
-        self.perros_answered = perros_answered
-        self.senas = [] if senas is None else senas
-        self.points = [0, 0] if points is None else points
-        self.scored = [] if scored is None else scored
-        self.ended = ended
-        self.end = end
-        self.winner_team = winner_team
-        self.shown = shown
-        self.proofs = proofs
-
 
 @dataclass(init=False, slots=True)
-class MatchState:
+class MatchState(MatchStateInit):
     """A whole match. Build it with :func:`fold` or by :func:`evolve`-ing events into ``MatchState()``."""
 
     rules: RuleSet = field(default_factory=RuleSet)
@@ -300,35 +210,6 @@ class MatchState:
             winner=self.winner,
             away=self.away,
         )
-
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        rules: RuleSet | None = None,
-        version: int = 0,
-        events_applied: int = 0,
-        phase: Phase = Phase.NOT_STARTED,
-        scores: list[int] | None = None,
-        plan: HandPlan | None = None,
-        perros_by: int | None = None,
-        hands_dealt: int = 0,
-        hand: HandState | None = None,
-        last_hand: HandState | None = None,
-        winner: int | None = None,
-        away: frozenset[int] = frozenset(),
-    ) -> None:
-        self.rules = RuleSet() if rules is None else rules
-        self.version = version
-        self.events_applied = events_applied
-        self.phase = phase
-        self.scores = [0, 0] if scores is None else scores
-        self.plan = plan
-        self.perros_by = perros_by
-        self.hands_dealt = hands_dealt
-        self.hand = hand
-        self.last_hand = last_hand
-        self.winner = winner
-        self.away = away
 
 
 def fold(events: list[Event]) -> MatchState:

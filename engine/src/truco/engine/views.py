@@ -15,6 +15,7 @@ from dataclasses import dataclass, replace
 from typing import Protocol
 
 from . import envido, flor
+from ._inits import HandSummaryInit, HandViewInit, PendingCallViewInit, SeatViewInit, SpectatorViewInit
 from .calls import CallKind, Family
 from .cards import Card
 from .commands import SeatCommand
@@ -37,7 +38,7 @@ class Standing(enum.Enum):
 
 
 @dataclass(init=False, frozen=True, slots=True)
-class PendingCallView:
+class PendingCallView(PendingCallViewInit):
     """A call awaiting an answer.
 
     :ivar seat: who made it (its owner); ``team`` is the owner's team, the other team answers.
@@ -51,16 +52,9 @@ class PendingCallView:
     team: int
     value: int = 0
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(self, call: CallKind, seat: int, team: int, value: int = 0) -> None:
-        object.__setattr__(self, "call", call)
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "team", team)
-        object.__setattr__(self, "value", value)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class HandView:
+class HandView(HandViewInit):
     """The public face of a hand.
 
     :ivar rounds: the cards played in each round so far, as (seat, card) in playing order.
@@ -106,72 +100,9 @@ class HandView:
     commitments: tuple[str, ...]
     proofs: tuple[CardProof, ...]
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        number: int,
-        dealer: int,
-        mano: int,
-        seats: tuple[int, ...],
-        pico: bool,
-        muestra: Card,
-        commitment: str,
-        rounds: tuple[tuple[tuple[int, Card], ...], ...],
-        results: tuple[int | None, ...],
-        turn: int | None,
-        cards_left: tuple[tuple[int, int], ...],
-        truco_value: int,
-        truco_owner: int | None,
-        pending: PendingCallView | None,
-        envido_chain: tuple[CallKind, ...],
-        envido_closed: bool,
-        envido_winner: tuple[int, int] | None,
-        flor_sung: tuple[int, ...],
-        flor_chain: tuple[CallKind, ...],
-        flor_winner: tuple[int, int] | None,
-        perros_by: int | None,
-        perros_pending: bool,
-        points: tuple[int, int],
-        ended: bool,
-        winner_team: int | None,
-        shown: tuple[tuple[int, tuple[Card, ...]], ...],
-        pending_calls: tuple[PendingCallView, ...],
-        commitments: tuple[str, ...],
-        proofs: tuple[CardProof, ...],
-    ) -> None:
-        object.__setattr__(self, "number", number)
-        object.__setattr__(self, "dealer", dealer)
-        object.__setattr__(self, "mano", mano)
-        object.__setattr__(self, "seats", seats)
-        object.__setattr__(self, "pico", pico)
-        object.__setattr__(self, "muestra", muestra)
-        object.__setattr__(self, "commitment", commitment)
-        object.__setattr__(self, "rounds", rounds)
-        object.__setattr__(self, "results", results)
-        object.__setattr__(self, "turn", turn)
-        object.__setattr__(self, "cards_left", cards_left)
-        object.__setattr__(self, "truco_value", truco_value)
-        object.__setattr__(self, "truco_owner", truco_owner)
-        object.__setattr__(self, "pending", pending)
-        object.__setattr__(self, "envido_chain", envido_chain)
-        object.__setattr__(self, "envido_closed", envido_closed)
-        object.__setattr__(self, "envido_winner", envido_winner)
-        object.__setattr__(self, "flor_sung", flor_sung)
-        object.__setattr__(self, "flor_chain", flor_chain)
-        object.__setattr__(self, "flor_winner", flor_winner)
-        object.__setattr__(self, "perros_by", perros_by)
-        object.__setattr__(self, "perros_pending", perros_pending)
-        object.__setattr__(self, "points", points)
-        object.__setattr__(self, "ended", ended)
-        object.__setattr__(self, "winner_team", winner_team)
-        object.__setattr__(self, "shown", shown)
-        object.__setattr__(self, "pending_calls", pending_calls)
-        object.__setattr__(self, "commitments", commitments)
-        object.__setattr__(self, "proofs", proofs)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class HandSummary:
+class HandSummary(HandSummaryInit):
     """How the last hand ended, kept in the view from its end until the next hand's first action (a move that
     ends a hand also deals the next one).
 
@@ -192,34 +123,9 @@ class HandSummary:
     envido_winner: tuple[int, int] | None
     flor_winner: tuple[int, int] | None
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        number: int,
-        winner_team: int | None,
-        end: HandEnd | None,
-        results: tuple[int | None, ...],
-        points: tuple[int, int],
-        scored: tuple[tuple[int, int, ScoreReason], ...],
-        shown: tuple[tuple[int, tuple[Card, ...]], ...],
-        proofs: tuple[CardProof, ...],
-        envido_winner: tuple[int, int] | None,
-        flor_winner: tuple[int, int] | None,
-    ) -> None:
-        object.__setattr__(self, "number", number)
-        object.__setattr__(self, "winner_team", winner_team)
-        object.__setattr__(self, "end", end)
-        object.__setattr__(self, "results", results)
-        object.__setattr__(self, "points", points)
-        object.__setattr__(self, "scored", scored)
-        object.__setattr__(self, "shown", shown)
-        object.__setattr__(self, "proofs", proofs)
-        object.__setattr__(self, "envido_winner", envido_winner)
-        object.__setattr__(self, "flor_winner", flor_winner)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class SpectatorView:
+class SpectatorView(SpectatorViewInit):
     """Everything public about a match.
 
     :ivar version: the number of public events so far (señas are not counted: rivals never learn of one).
@@ -238,34 +144,9 @@ class SpectatorView:
     winner: int | None
     last_hand: HandSummary | None = None
 
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        rules: RuleSet,
-        version: int,
-        phase: Phase,
-        scores: tuple[int, int],
-        standings: tuple[Standing, Standing],
-        hand: HandView | None,
-        to_act: tuple[int, ...],
-        next_dealer: int | None,
-        winner: int | None,
-        last_hand: HandSummary | None = None,
-    ) -> None:
-        object.__setattr__(self, "rules", rules)
-        object.__setattr__(self, "version", version)
-        object.__setattr__(self, "phase", phase)
-        object.__setattr__(self, "scores", scores)
-        object.__setattr__(self, "standings", standings)
-        object.__setattr__(self, "hand", hand)
-        object.__setattr__(self, "to_act", to_act)
-        object.__setattr__(self, "next_dealer", next_dealer)
-        object.__setattr__(self, "winner", winner)
-        object.__setattr__(self, "last_hand", last_hand)
-
 
 @dataclass(init=False, frozen=True, slots=True)
-class SeatView:
+class SeatView(SeatViewInit):
     """What one seat may see: the public view plus its own cards, its teammates' señas and its legal actions.
 
     :ivar cards: the seat's unplayed cards in this hand (empty when it sits the hand out).
@@ -285,29 +166,6 @@ class SeatView:
     senas: tuple[tuple[int, Sena], ...]
     legal_actions: tuple[SeatCommand, ...]
     own_proofs: tuple[CardProof, ...] = ()
-
-    # __init__ generated from the fields above by engine/_build/gen_inits.py: do not edit
-    def __init__(
-        self,
-        seat: int,
-        team: int,
-        public: SpectatorView,
-        cards: tuple[Card, ...],
-        envido: int | None,
-        flor: int | None,
-        senas: tuple[tuple[int, Sena], ...],
-        legal_actions: tuple[SeatCommand, ...],
-        own_proofs: tuple[CardProof, ...] = (),
-    ) -> None:
-        object.__setattr__(self, "seat", seat)
-        object.__setattr__(self, "team", team)
-        object.__setattr__(self, "public", public)
-        object.__setattr__(self, "cards", cards)
-        object.__setattr__(self, "envido", envido)
-        object.__setattr__(self, "flor", flor)
-        object.__setattr__(self, "senas", senas)
-        object.__setattr__(self, "legal_actions", legal_actions)
-        object.__setattr__(self, "own_proofs", own_proofs)
 
 
 def standing(rules: RuleSet, score: int) -> Standing:

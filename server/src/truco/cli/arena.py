@@ -522,9 +522,8 @@ def register(commands: Any) -> None:
     """Add ``truco arena`` to the ``truco`` command's subcommands."""
     import argparse
 
+    from truco.commandline import positive
     from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
-
-    from .commandline import positive
 
     arena = commands.add_parser(
         "arena",
@@ -555,7 +554,7 @@ def register(commands: Any) -> None:
 def _run(args: Any) -> int:
     import json
 
-    from .commandline import UsageError
+    from truco.commandline import UsageError
 
     if (args.gauntlet is None) == (args.first is None or args.second is None) or (
         args.gauntlet is not None and args.first is not None

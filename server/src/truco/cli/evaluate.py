@@ -8,9 +8,8 @@ import sys
 from collections.abc import Sequence
 from typing import TextIO
 
+from truco.commandline import Subcommands, UsageError
 from truco.engine import Card, CardParseError, HandError, HandEvaluation, evaluate_hand, is_pieza, piezas
-
-from .commandline import Subcommands, UsageError
 
 
 def command(commands: Subcommands) -> None:

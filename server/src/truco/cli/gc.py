@@ -5,7 +5,8 @@ from __future__ import annotations
 import argparse
 from typing import TYPE_CHECKING
 
-from .commandline import Subcommands, duration
+from truco.commandline import Subcommands, duration
+
 from .stores import add_store_option, with_store
 
 if TYPE_CHECKING:

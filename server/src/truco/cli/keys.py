@@ -6,7 +6,8 @@ import argparse
 import json
 from typing import TYPE_CHECKING
 
-from .commandline import Subcommands, UsageError
+from truco.commandline import Subcommands, UsageError
+
 from .stores import add_store_option, with_store
 
 if TYPE_CHECKING:

@@ -8,7 +8,8 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from .commandline import Subcommands, UsageError, duration, positive
+from truco.commandline import Subcommands, UsageError, duration, positive
+
 from .stores import add_store_option
 
 if TYPE_CHECKING:

@@ -18,6 +18,7 @@ from operator import itemgetter
 from typing import Any, Literal
 
 from truco.bots import Bot, make_bot
+from truco.commandline import LEVEL_CHOICES, Subcommands, UsageError, levels, positive
 from truco.engine import (
     DECK,
     Deal,
@@ -34,7 +35,6 @@ from truco.engine.legal import actors
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
 from truco.engine.state import MatchState, Phase, evolve
 
-from .commandline import LEVEL_CHOICES, Subcommands, UsageError, levels, positive
 from .progress import Progress
 
 BotsMode = Literal["random", "heuristic", "mixed"]

@@ -9,7 +9,7 @@ import os
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, TypeVar
 
-from .commandline import Failure, UsageError
+from truco.commandline import Failure, UsageError
 
 if TYPE_CHECKING:
     from truco.server.store import EventStore

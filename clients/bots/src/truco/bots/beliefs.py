@@ -31,6 +31,7 @@ from truco.engine import (
     CallKind,
     Card,
     Family,
+    RuleSet,
     SeatView,
     Sena,
     envido_points,
@@ -40,6 +41,7 @@ from truco.engine import (
     team_of,
 )
 from truco.engine.senas import MANY_ENVIDO_POINTS, true_senas
+from truco.engine.views import HandView
 
 REJECTION_TRIES: Final = 48
 """Random draws for one seat before listing every hand that fits (hands that fit can be rare: a flor of 36)."""
@@ -85,88 +87,110 @@ class SeatClues:
 
 def clues_of(view: SeatView) -> tuple[list[SeatClues], list[Card]]:
     """The clues on every other seat of the hand in play, and the cards none of them is known not to hold."""
-    public = view.public
-    hand = public.hand
+    hand = view.public.hand
     if hand is None:
         return [], []
-    rules = public.rules
-    muestra = hand.muestra
+    played = _played_by(hand)
+    facts = _TableFacts.of(view.public.rules, hand)
+    clues = [_clues_on(seat, view, hand, played[seat], facts) for seat in hand.seats if seat != view.seat]
+    return clues, _unseen(view, hand)
+
+
+def _played_by(hand: HandView) -> dict[int, list[Card]]:
+    """Each seat's cards played this hand, in the order it played them."""
     played: dict[int, list[Card]] = {seat: [] for seat in hand.seats}
     for plays in hand.rounds:
         for seat, card in plays:
             played[seat].append(card)
-    seen = {muestra, *view.cards}
+    return played
+
+
+def _unseen(view: SeatView, hand: HandView) -> list[Card]:
+    """The cards the seat has not seen: not the muestra, not its own, not played."""
+    seen = {hand.muestra, *view.cards}
     for plays in hand.rounds:
         seen.update(card for _, card in plays)
-    pool = [card for card in DECK if card not in seen]
-    left = dict(hand.cards_left)
-    seats = hand.seats
-    pending = {p.seat for p in hand.pending_calls}
-    flor_pending = any(p.call.family is Family.FLOR for p in hand.pending_calls)
-    envido_pending = any(p.call.family is Family.ENVIDO for p in hand.pending_calls)
-    envido_played = bool(hand.envido_chain) and not envido_pending and hand.perros_by is None
-    # When every flor held has been sung: the flores were counted (a winner, a chain answered, the first round
-    # over), or an envido was played out (a flor voids it, singing every flor at the table).
-    flores_known = rules.flor and (
-        (not flor_pending and (hand.flor_winner is not None or bool(hand.flor_chain) or bool(hand.results)))
-        or envido_played
-        or hand.envido_winner is not None
-    )
-    two_players = len(seats) == 2
-    out: list[SeatClues] = []
-    for seat in seats:
-        if seat == view.seat:
-            continue
-        acted = bool(played[seat]) or seat in pending
-        if two_players and not acted:
-            # Alone against us, a rival that accepted or made any bet has acted.
-            acted = hand.truco_owner is not None or envido_played or bool(hand.flor_chain) or len(hand.envido_chain) > 1
-        flor: bool | None = None
-        if rules.flor:
-            if seat in hand.flor_sung:
-                flor = True
-            elif flores_known or acted:
-                flor = False
-        envido_exact = envido_cap = flor_exact = flor_cap = None
-        if hand.envido_winner is not None:
-            winner, points = hand.envido_winner
-            if seat == winner:
-                envido_exact = points
-            else:
-                envido_cap = points - 1 if seats.index(seat) < seats.index(winner) else points
-        if hand.flor_winner is not None and flor is True:
-            winner, points = hand.flor_winner
-            if seat == winner:
-                flor_exact = points
-            else:
-                flor_cap = points - 1 if seats.index(seat) < seats.index(winner) else points
-        named: list[frozenset[Card]] = []
-        negras = many = False
-        for sender, sena in view.senas:
-            if sender != seat:
-                continue
-            if sena is Sena.NEGRAS:
-                negras = True
-            elif sena is Sena.ENVIDO:
-                many = True
-            else:
-                named.append(frozenset(card for card in DECK if sena in _card_senas(card, muestra)))
-        out.append(
-            SeatClues(
-                seat=seat,
-                played=tuple(played[seat]),
-                need=left.get(seat, 0),
-                flor=flor,
-                envido_exact=envido_exact,
-                envido_cap=envido_cap,
-                flor_exact=flor_exact,
-                flor_cap=flor_cap,
-                named=tuple(named),
-                negras=negras,
-                many_envido=many,
-            )
+    return [card for card in DECK if card not in seen]
+
+
+@dataclass(frozen=True, slots=True)
+class _TableFacts:
+    """What the hand says of every seat at once: who has a call to answer, whether an envido was played out, and
+    whether every flor held has been sung."""
+
+    flor_rule: bool
+    pending: frozenset[int]
+    envido_played: bool
+    flores_known: bool
+
+    @classmethod
+    def of(cls, rules: RuleSet, hand: HandView) -> _TableFacts:
+        flor_pending = any(p.call.family is Family.FLOR for p in hand.pending_calls)
+        envido_pending = any(p.call.family is Family.ENVIDO for p in hand.pending_calls)
+        envido_played = bool(hand.envido_chain) and not envido_pending and hand.perros_by is None
+        # When every flor held has been sung: the flores were counted (a winner, a chain answered, the first round
+        # over), or an envido was played out (a flor voids it, singing every flor at the table).
+        flores_known = rules.flor and (
+            (not flor_pending and (hand.flor_winner is not None or bool(hand.flor_chain) or bool(hand.results)))
+            or envido_played
+            or hand.envido_winner is not None
         )
-    return out, pool
+        return cls(rules.flor, frozenset(p.seat for p in hand.pending_calls), envido_played, flores_known)
+
+
+def _clues_on(seat: int, view: SeatView, hand: HandView, played: list[Card], facts: _TableFacts) -> SeatClues:
+    flor = _holds_flor(seat, hand, facts, _has_acted(seat, hand, played, facts))
+    envido_exact, envido_cap = _points_clue(seat, hand.seats, hand.envido_winner)
+    flor_exact, flor_cap = _points_clue(seat, hand.seats, hand.flor_winner if flor is True else None)
+    senas = [sena for sender, sena in view.senas if sender == seat]
+    return SeatClues(
+        seat=seat,
+        played=tuple(played),
+        need=dict(hand.cards_left).get(seat, 0),
+        flor=flor,
+        envido_exact=envido_exact,
+        envido_cap=envido_cap,
+        flor_exact=flor_exact,
+        flor_cap=flor_cap,
+        named=tuple(_named_by(sena, hand.muestra) for sena in senas if sena in _NAMING),
+        negras=Sena.NEGRAS in senas,
+        many_envido=Sena.ENVIDO in senas,
+    )
+
+
+def _has_acted(seat: int, hand: HandView, played: list[Card], facts: _TableFacts) -> bool:
+    """Whether the seat has played a card or has a call to answer; alone against us, a rival that accepted or made
+    any bet has acted too."""
+    if played or seat in facts.pending:
+        return True
+    if len(hand.seats) != 2:
+        return False
+    return hand.truco_owner is not None or facts.envido_played or bool(hand.flor_chain) or len(hand.envido_chain) > 1
+
+
+def _holds_flor(seat: int, hand: HandView, facts: _TableFacts, acted: bool) -> bool | None:
+    """True: it sang a flor; False: it would have sung one by now; None: unknown (or no flor in these rules)."""
+    if not facts.flor_rule:
+        return None
+    if seat in hand.flor_sung:
+        return True
+    return False if facts.flores_known or acted else None
+
+
+def _points_clue(seat: int, seats: Sequence[int], winner: tuple[int, int] | None) -> tuple[int | None, int | None]:
+    """(exact, cap) of the seat's points from a count's (winner, points): the winner's exactly; a seat before the
+    winner had fewer (ties go to the first), a seat after it no more."""
+    if winner is None:
+        return None, None
+    won_by, points = winner
+    if seat == won_by:
+        return points, None
+    return None, points - 1 if seats.index(seat) < seats.index(won_by) else points
+
+
+def _named_by(sena: Sena, muestra: Card) -> frozenset[Card]:
+    """The cards a seña that names a card may stand for."""
+    return frozenset(card for card in DECK if sena in _card_senas(card, muestra))
 
 
 def _card_senas(card: Card, muestra: Card) -> frozenset[Sena]:
@@ -308,8 +332,11 @@ def bet_likelihood(view: SeatView, world: dict[int, list[Card]]) -> float:
         power = 0
         for seat in rivals:
             cards = world[seat]
-            power = max(power, sum(1 for card in cards if strength(card, muestra) >= STRONG) * 2
-                        + sum(1 for card in cards if GOOD <= strength(card, muestra) < STRONG))
+            power = max(
+                power,
+                sum(1 for card in cards if strength(card, muestra) >= STRONG) * 2
+                + sum(1 for card in cards if GOOD <= strength(card, muestra) < STRONG),
+            )
         won = sum(1 for result in hand.results if result is not None and result != view.team)
         likelihood *= _likely(power + 2 * won, 2.5 if truco_by_rivals else 1.5, 0.8)
     return likelihood

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import argparse
 
+from truco.commandline import LEVEL_CHOICES, Subcommands, UsageError, duration, positive
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
-
-from .commandline import LEVEL_CHOICES, Subcommands, UsageError, duration, positive
 
 
 def play(commands: Subcommands) -> None:

@@ -6,8 +6,10 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
+from truco.commandline import Command, build_parser, run
+
 from . import __version__, commands
-from .commandline import Command, build_parser, run
+from .commandline import explain_failure
 
 COMMANDS: tuple[Command, ...] = (commands.play, commands.selfplay)
 """The subcommands, in the order ``--help`` lists them; a new one is a function like these, added here."""
@@ -23,4 +25,4 @@ def parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    return run(parser(), argv)
+    return run(parser(), argv, explain_failure)

@@ -187,98 +187,134 @@ async def play(options: PlayOptions, *, source: TextIO | None = None, out: Calla
 async def _loop(client: TrucoClient, name: str, table: _Table, reader: _LineReader, out: Callable[[str], None]) -> int:
     events: asyncio.Queue[object] = asyncio.Queue()
     watcher = asyncio.create_task(_watch(client, name, table.view.public.version, events))
-    typed: asyncio.Task[str | None] | None = None
-    caught_up = _version(table)  # the version the table must show before the player is asked again
-    shown_at: int | None = None
+    seat = _Seat(client, name, table, reader, out, events, caught_up=_version(table))
     try:
         while True:
-            # Show what happened; settle a moment so a burst of bot moves is printed before the prompt.
-            status = await _drain(events, table, out, settle=0.02)
+            status = await seat.step()
             if status is not None:
                 return status
-            if table.view.public.phase == views_pb2.PHASE_MATCH_OVER:
-                return _finish(table, out)
-            if table.away or _may_start(table):
-                status = await (_away if table.away else _waiting)(client, name, table, reader, events, out)
-                if status is not None:
-                    return status
-                shown_at = None
-                continue
-            view = prompt_view(table.view, table.view.public.hand.number == table.sena_hand)
-            if view is None or _version(table) < caught_up:
-                try:
-                    item = await asyncio.wait_for(events.get(), STALL_SECONDS)
-                except TimeoutError:  # the stream is late: read the table directly
-                    table.view = await _fresh_view(client, name, table.view)
-                    caught_up = min(caught_up, _version(table))
-                    continue
-                status = _apply(item, table, out)
-                if status is not None:
-                    return status
-                continue
-            if shown_at != _version(table):
-                out("")
-                out(table.says.render_view(view, table.labels))
-                shown_at = _version(table)
-            left = seconds_left(view.public)
-            timer = table.says.seconds_left(left) if left is not None and view.seat in view.public.clock.seats else ""
-            out(table.says.prompt(len(view.legal_actions), timer))
-            if typed is None:
-                typed = asyncio.create_task(reader.readline())
-            arrival = asyncio.create_task(events.get())
-            done = await _wait_counting_down(typed, arrival, view, out, table.says)
-            if arrival in done:
-                status = _apply(arrival.result(), table, out)
-                if status is not None:
-                    return status
-                if typed not in done:
-                    continue  # the table changed under the prompt: show it again if it moved on
-            else:
-                arrival.cancel()
-            line = typed.result()
-            typed = None
-            if line is None:
-                out(table.says.end_of_input(name))
-                return 0
-            text = line.strip().lower()
-            if text in ("q", "quit", "exit", "salir"):
-                out(table.says.leaving(name))
-                return 0
-            if text in ("?", "h", "help", "", "m", "mesa"):
-                shown_at = None
-                continue
-            if _version(table) != view.public.version:
-                out(table.says.changed)
-                continue
-            try:
-                choice = parse_choice(text, len(view.legal_actions), table.says)
-            except ValueError as error:
-                out(table.says.refused(str(error)))
-                continue
-            try:
-                response = await client.submit(name, view.legal_actions[choice], expected_version=_version(table))
-            except VersionConflict:
-                out(table.says.moved_on)
-                table.view = await _fresh_view(client, name, table.view)
-                shown_at = None
-                continue
-            except IllegalMove as error:
-                out(table.says.refused_by_server(error.message, error.reason))
-                table.view = await _fresh_view(client, name, table.view)
-                shown_at = None
-                continue
-            if view.legal_actions[choice].WhichOneof("kind") == "send_sena":
-                table.sena_hand = view.public.hand.number
-            if response.version == _version(table):
-                table.view = response.view  # nothing public happened (a seña): no event will tell us
-            caught_up = max(caught_up, response.version)
-            shown_at = None
     finally:
         watcher.cancel()
-        if typed is not None:
-            typed.cancel()
+        if seat.typed is not None:
+            seat.typed.cancel()
         with contextlib.suppress(asyncio.CancelledError, Exception):
             await watcher
+
+
+@dataclass
+class _Seat:
+    """The player's side of the loop: each step shows what happened, then waits for the table to catch up or asks
+    the player and acts on the answer. A step that returns None is followed by another; a status ends the loop.
+
+    :ivar typed: the line being read, kept across steps (an event may arrive while the player types).
+    :ivar caught_up: the version the table must show before the player is asked again.
+    :ivar shown_at: the version whose table was last printed (None: print it again).
+    """
+
+    client: TrucoClient
+    name: str
+    table: _Table
+    reader: _LineReader
+    out: Callable[[str], None]
+    events: asyncio.Queue[object]
+    caught_up: int
+    typed: asyncio.Task[str | None] | None = None
+    shown_at: int | None = None
+
+    async def step(self) -> int | None:
+        table, out = self.table, self.out
+        # Show what happened; settle a moment so a burst of bot moves is printed before the prompt.
+        status = await _drain(self.events, table, out, settle=0.02)
+        if status is not None:
+            return status
+        if table.view.public.phase == views_pb2.PHASE_MATCH_OVER:
+            return _finish(table, out)
+        if table.away or _may_start(table):
+            self.shown_at = None
+            wait = _away if table.away else _waiting
+            return await wait(self.client, self.name, table, self.reader, self.events, out)
+        view = prompt_view(table.view, table.view.public.hand.number == table.sena_hand)
+        if view is None or _version(table) < self.caught_up:
+            return await self._wait_for_table()
+        self._ask(view)
+        if self.typed is None:
+            self.typed = asyncio.create_task(self.reader.readline())
+        typed, arrival = self.typed, asyncio.create_task(self.events.get())
+        done = await _wait_counting_down(typed, arrival, view, out, table.says)
+        if arrival in done:
+            status = _apply(arrival.result(), table, out)
+            if status is not None or typed not in done:
+                return status  # the table changed under the prompt: show it again if it moved on
+        else:
+            arrival.cancel()
+        self.typed = None
+        return await self._answer(typed.result(), view)
+
+    async def _wait_for_table(self) -> int | None:
+        """Nothing to ask yet: apply the next event, or read the table directly when the stream is late."""
+        try:
+            item = await asyncio.wait_for(self.events.get(), STALL_SECONDS)
+        except TimeoutError:
+            self.table.view = await _fresh_view(self.client, self.name, self.table.view)
+            self.caught_up = min(self.caught_up, _version(self.table))
+            return None
+        return _apply(item, self.table, self.out)
+
+    def _ask(self, view: views_pb2.SeatView) -> None:
+        """The table (unless already shown at this version), then the prompt with the clock's time left."""
+        table, out = self.table, self.out
+        if self.shown_at != _version(table):
+            out("")
+            out(table.says.render_view(view, table.labels))
+            self.shown_at = _version(table)
+        left = seconds_left(view.public)
+        timer = table.says.seconds_left(left) if left is not None and view.seat in view.public.clock.seats else ""
+        out(table.says.prompt(len(view.legal_actions), timer))
+
+    async def _answer(self, line: str | None, view: views_pb2.SeatView) -> int | None:
+        """Act on what the player typed: leave, show the table again, or send the chosen action."""
+        says = self.table.says
+        if line is None:
+            self.out(says.end_of_input(self.name))
+            return 0
+        text = line.strip().lower()
+        if text in ("q", "quit", "exit", "salir"):
+            self.out(says.leaving(self.name))
+            return 0
+        if text in ("?", "h", "help", "", "m", "mesa"):
+            self.shown_at = None
+        elif _version(self.table) != view.public.version:
+            self.out(says.changed)
+        else:
+            try:
+                choice = parse_choice(text, len(view.legal_actions), says)
+            except ValueError as error:
+                self.out(says.refused(str(error)))
+                return None
+            await self._submit(view, choice)
+        return None
+
+    async def _submit(self, view: views_pb2.SeatView, choice: int) -> None:
+        """Send the chosen action at the version shown; a refusal is said and the table read again."""
+        table, says = self.table, self.table.says
+        try:
+            response = await self.client.submit(self.name, view.legal_actions[choice], expected_version=_version(table))
+        except VersionConflict:
+            self.out(says.moved_on)
+            table.view = await _fresh_view(self.client, self.name, table.view)
+            self.shown_at = None
+            return
+        except IllegalMove as error:
+            self.out(says.refused_by_server(error.message, error.reason))
+            table.view = await _fresh_view(self.client, self.name, table.view)
+            self.shown_at = None
+            return
+        if view.legal_actions[choice].WhichOneof("kind") == "send_sena":
+            table.sena_hand = view.public.hand.number
+        if response.version == _version(table):
+            table.view = response.view  # nothing public happened (a seña): no event will tell us
+        self.caught_up = max(self.caught_up, response.version)
+        self.shown_at = None
 
 
 def _version(table: _Table) -> int:

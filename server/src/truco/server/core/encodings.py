@@ -1,5 +1,5 @@
 """The forms the game application stores and answers in, given to it by the server: the application itself never
-imports protobuf (``tests/test_architecture.py`` checks it, transitively).
+imports protobuf (``tests/project/test_architecture.py`` checks it, transitively).
 
 * :class:`EventCodec`: an engine event to the store's (kind, schema, payload) and back;
 * :data:`ReplyEncoder`: the answer to a seat's move, stored with the move so that a retried request gets it again;

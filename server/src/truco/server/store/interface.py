@@ -2,7 +2,7 @@
 
 Every write is atomic and durable when it returns. Retried writes carrying the same request id are answered from
 what was recorded the first time. ``core.SQLStore`` implements every protocol once, each backend module only
-how to reach its database; one contract suite (``tests/test_store_contract.py``) tests them all.
+how to reach its database; one contract suite (``tests/store/test_store_contract.py``) tests them all.
 """
 
 from __future__ import annotations
