@@ -414,7 +414,10 @@ type SeatInfo struct {
 	TakenOver bool `protobuf:"varint,6,opt,name=taken_over,json=takenOver,proto3" json:"taken_over,omitempty"`
 	// The playing strength of the bot that plays the seat: a bot seat's, or while `taken_over`, the takeover
 	// bot's. Unspecified for seats no bot plays and for a bot without a level (BOT_KIND_RANDOM).
-	BotLevel      BotLevel `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=truco.v1.BotLevel" json:"bot_level,omitempty"`
+	BotLevel BotLevel `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=truco.v1.BotLevel" json:"bot_level,omitempty"`
+	// The player the seat belongs to (`players/{sub}`, a player of the game's app: PlayerService) when it was
+	// taken with a player token; empty for an anonymous seat and a bot's.
+	Player        string `protobuf:"bytes,8,opt,name=player,proto3" json:"player,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -496,6 +499,13 @@ func (x *SeatInfo) GetBotLevel() BotLevel {
 		return x.BotLevel
 	}
 	return BotLevel_BOT_LEVEL_UNSPECIFIED
+}
+
+func (x *SeatInfo) GetPlayer() string {
+	if x != nil {
+		return x.Player
+	}
+	return ""
 }
 
 // One scripted deal: each player's three cards, from the mano in playing order, and the muestra.
@@ -2554,7 +2564,7 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\aBotSeat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12%\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x11.truco.v1.BotKindR\x04kind\x12(\n" +
-	"\x05level\x18\x03 \x01(\x0e2\x12.truco.v1.BotLevelR\x05level\"\xf6\x01\n" +
+	"\x05level\x18\x03 \x01(\x0e2\x12.truco.v1.BotLevelR\x05level\"\x8e\x02\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12&\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x12.truco.v1.SeatKindR\x04kind\x12#\n" +
@@ -2564,7 +2574,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\apresent\x18\x05 \x01(\bR\apresent\x12\x1d\n" +
 	"\n" +
 	"taken_over\x18\x06 \x01(\bR\ttakenOver\x12/\n" +
-	"\tbot_level\x18\a \x01(\x0e2\x12.truco.v1.BotLevelR\bbotLevel\"\x93\x01\n" +
+	"\tbot_level\x18\a \x01(\x0e2\x12.truco.v1.BotLevelR\bbotLevel\x12\x16\n" +
+	"\x06player\x18\b \x01(\tR\x06player\"\x93\x01\n" +
 	"\tFixedDeal\x12)\n" +
 	"\x05hands\x18\x01 \x03(\v2\x13.truco.v1.DealtHandR\x05hands\x12(\n" +
 	"\amuestra\x18\x02 \x01(\v2\x0e.truco.v1.CardR\amuestra\x121\n" +

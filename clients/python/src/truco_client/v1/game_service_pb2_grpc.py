@@ -43,6 +43,11 @@ class GameServiceStub:
     app's key totals of its own. Past a quota a call fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and a
     google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id).
 
+    A player an app vouches for sends its player token as `x-player-token: <jwt>` metadata (PlayerService, in
+    truco/v1/players.proto, says how apps sign them): a JoinGame with one seats that player (SeatInfo.player), and
+    the player's calls are charged to the player's quota. A token of another app than the game's is refused
+    (PERMISSION_DENIED, PLAYER_TOKEN_WRONG_APP). Calls without one are anonymous, as they always were.
+
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
 
@@ -139,6 +144,11 @@ class GameServiceServicer:
     created a minute, 100 unfinished games, 64 calls in flight and 32 watches per app; an operator gives a big
     app's key totals of its own. Past a quota a call fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and a
     google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id).
+
+    A player an app vouches for sends its player token as `x-player-token: <jwt>` metadata (PlayerService, in
+    truco/v1/players.proto, says how apps sign them): a JoinGame with one seats that player (SeatInfo.player), and
+    the player's calls are charged to the player's quota. A token of another app than the game's is refused
+    (PERMISSION_DENIED, PLAYER_TOKEN_WRONG_APP). Calls without one are anonymous, as they always were.
 
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
@@ -355,6 +365,11 @@ class GameService:
     created a minute, 100 unfinished games, 64 calls in flight and 32 watches per app; an operator gives a big
     app's key totals of its own. Past a quota a call fails with RESOURCE_EXHAUSTED, reason QUOTA_EXCEEDED, and a
     google.rpc.RetryInfo saying when to send it again (the SDKs do, with the same request id).
+
+    A player an app vouches for sends its player token as `x-player-token: <jwt>` metadata (PlayerService, in
+    truco/v1/players.proto, says how apps sign them): a JoinGame with one seats that player (SeatInfo.player), and
+    the player's calls are charged to the player's quota. A token of another app than the game's is refused
+    (PERMISSION_DENIED, PLAYER_TOKEN_WRONG_APP). Calls without one are anonymous, as they always were.
 
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
