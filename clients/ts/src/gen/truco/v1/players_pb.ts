@@ -710,8 +710,9 @@ export const TicketStateSchema: GenEnum<TicketState> = /*@__PURE__*/
  * A refused token fails the call with UNAUTHENTICATED (or PERMISSION_DENIED for another app's game) and a
  * PLAYER_TOKEN_* reason of ErrorReason that says which check failed; nothing is changed.
  *
- * What a player token does elsewhere: a JoinGame or CreateGame call that carries one seats that player (the
- * seat belongs to the player, GetGame shows its `player`), and the calls it makes are charged to that
+ * What a player token does elsewhere: a JoinGame call that carries one seats that player (the seat belongs to
+ * the player, GetGame shows it as SeatInfo.player), a token stands for its app's API key where none is sent
+ * (the app's totals apply, its games are the app's), and the calls it makes are charged to that
  * player's own quota (20 calls/s by default, the `player_calls_per_second` quota), inside its app's totals.
  * Tokens of one app never act in another app's games (PERMISSION_DENIED, PLAYER_TOKEN_WRONG_APP). Calls
  * without one play anonymously, exactly as before.
