@@ -390,3 +390,28 @@ def test_bots_fill_a_ticket_that_allows_them_after_its_wait(loop: LoopThread, se
         assert seats[reply.seat].player == "players/solo"
     finally:
         finder.close()
+
+
+async def _two_quick_players(address: str, tokens: list[str]) -> list[Any]:
+    import asyncio
+
+    from truco_client import TrucoClient
+
+    clients = [TrucoClient(address, player_token=token) for token in tokens]
+    try:
+        found = await asyncio.gather(*(client.quick_match({"players": 2}, max_wait=30) for client in clients))
+        views = [await client.get_view(match.game) for client, match in zip(clients, found, strict=True) if match]
+        player = await clients[0].get_player()
+        board = await clients[0].list_leaderboard(2)
+        return [found, [view.seat.seat for view in views], player, board]
+    finally:
+        for client in clients:
+            await client.close()
+
+
+def test_the_python_sdk_finds_a_quick_match_and_takes_its_seat(loop: LoopThread, server: InProcessServer) -> None:
+    app = App(loop, server)
+    found, seats, player, board = loop.run(_two_quick_players(server.address, [app.token("ana"), app.token("ben")]))
+    assert found[0].game == found[1].game and sorted(seats) == [0, 1]
+    assert [match.seat for match in found] == seats  # each client now acts as its seat
+    assert player.name == "players/ana" and board.total == 0  # no rated match finished yet
