@@ -4,6 +4,7 @@ with its stream), ratings counted once and rebuilt alike, leaderboards and histo
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Iterator
@@ -415,3 +416,21 @@ def test_the_python_sdk_finds_a_quick_match_and_takes_its_seat(loop: LoopThread,
     assert found[0].game == found[1].game and sorted(seats) == [0, 1]
     assert [match.seat for match in found] == seats  # each client now acts as its seat
     assert player.name == "players/ana" and board.total == 0  # no rated match finished yet
+
+
+def test_truco_play_quick_finds_a_match_for_the_player(loop: LoopThread, server: InProcessServer) -> None:
+    import os
+    import subprocess
+
+    app = App(loop, server)
+    truco = Path(__file__).resolve().parent.parent / ".venv" / "bin" / "truco"
+    command = [str(truco), "play", "--server", server.address, "--quick", "--bots-after", "0", "--lang", "en"]
+    env = {**os.environ, "TRUCO_PLAYER_TOKEN": app.token("terminal")}
+    result = subprocess.run(command, input="", capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "looking for a 2-player match" in result.stdout
+    assert re.search(r"you are seat [01], team [01]", result.stdout), result.stdout
+    assert "End of input: leaving the game" in result.stdout
+    refused = subprocess.run([*command[:-4]], input="", capture_output=True, text=True, timeout=60, env={
+        k: v for k, v in os.environ.items() if k != "TRUCO_PLAYER_TOKEN"})  # fmt: skip
+    assert refused.returncode == 2 and "--quick needs a player token" in refused.stderr
