@@ -434,3 +434,28 @@ def test_truco_play_quick_finds_a_match_for_the_player(loop: LoopThread, server:
     refused = subprocess.run([*command[:-4]], input="", capture_output=True, text=True, timeout=60, env={
         k: v for k, v in os.environ.items() if k != "TRUCO_PLAYER_TOKEN"})  # fmt: skip
     assert refused.returncode == 2 and "--quick needs a player token" in refused.stderr
+
+
+def readme_examples() -> dict[str, object]:
+    """The players section's Python examples of the README, run as they are written."""
+    text = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    section = text.split("## Players, quick match and rankings", 1)[1].split("\n## ", 1)[0]
+    namespace: dict[str, object] = {}
+    for block in re.findall(r"^```py\n(.*?)^```", section, flags=re.MULTILINE | re.DOTALL):
+        exec(compile(block, "README.md", "exec"), namespace)
+    return namespace
+
+
+def test_the_readme_players_example_plays_a_rated_match(loop: LoopThread, server: InProcessServer) -> None:
+    import asyncio
+
+    app = App(loop, server, kid="2026-12")  # the kid the README's backend signs with
+    examples = readme_examples()
+    mint, rated_match = examples["player_token"], examples["rated_match"]
+    tokens = [mint(app.id, SECRET, user, user.title()) for user in ("uma", "vic")]  # type: ignore[operator]
+
+    async def both() -> None:
+        await asyncio.gather(*(rated_match(server.address, token) for token in tokens))  # type: ignore[operator]
+
+    loop.run(both(), timeout=120)
+    assert wait_until(lambda: loop.run(server.server.store.rating(app.id, 2, "uma")) is not None, 15)
