@@ -459,3 +459,41 @@ def test_the_readme_players_example_plays_a_rated_match(loop: LoopThread, server
 
     loop.run(both(), timeout=120)
     assert wait_until(lambda: loop.run(server.server.store.rating(app.id, 2, "uma")) is not None, 15)
+
+
+def test_the_matcher_moves_to_another_replica_and_matches_each_ticket_once(
+    loop: LoopThread, postgres_url: str, tmp_path: Path
+) -> None:
+    """Two replicas on one PostgreSQL: one holds the matcher's lease; when it stops, the other takes the lease
+    over and matches the tickets left waiting, none of them twice."""
+    from .servers import Stores
+
+    stores = Stores("postgres", tmp_path, postgres_url)
+    url = stores.new_url()
+    replicas = [InProcessServer(loop, url), InProcessServer(loop, url)]
+    finders: list[Finder] = []
+    try:
+        assert wait_until(lambda: any(r.server.matchmaker.leading for r in replicas))
+        leader = next(r for r in replicas if r.server.matchmaker.leading)
+        survivor = next(r for r in replicas if r is not leader)
+        app = App(loop, survivor)
+        finders += [Finder(survivor, app.token(name), find(rule_set(2))) for name in ("ana", "ben")]
+        first = [finder.matched() for finder in finders]
+        leader.stop()
+        finders += [Finder(survivor, app.token(name), find(rule_set(2))) for name in ("cid", "dan", "eve", "fay")]
+        later = [finder.matched(LEASE_TAKEOVER) for finder in finders[2:]]
+        assert survivor.server.matchmaker.leading
+        tickets = loop.run(survivor.server.store.tickets())
+        assert len(tickets) == 6 and all(t.state == "matched" for t in tickets)
+        games = [reply.game for reply in (*first, *later)]
+        assert all(games.count(game) == 2 for game in games)  # each game two tickets, each ticket one game
+    finally:
+        for finder in finders:
+            finder.close()
+        for replica in replicas:
+            replica.stop()
+        stores.drop_all()
+
+
+LEASE_TAKEOVER = 30.0
+"""A bound, not a timing: the lease lapses 3 s after its holder's last tick."""

@@ -327,8 +327,9 @@ class Games:
     # --- Quick match and ratings (truco.server.core.matchmaking) -------------------------------------------------
 
     async def create_table(self, setup: Setup, request_id: str, app: str) -> str:
-        """Create a quick match's game for ``app`` (its request id makes a retry find the same game): its id."""
-        record, _ = await self.create(setup, request_id, owner=app, creator=f"key:{app}", default_clock=True)
+        """Create a quick match's game for ``app`` (its request id makes a retry find the same game): its id. Its
+        creator is the matcher, not the app: quick matches do not count against the app's own open-games quota."""
+        record, _ = await self.create(setup, request_id, owner=app, creator=f"quick:{app}", default_clock=True)
         return record.game_id
 
     async def join_ticket(self, game_id: str, seat: int, ticket: TicketRecord) -> str:

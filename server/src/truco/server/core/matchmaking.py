@@ -248,6 +248,7 @@ class Matchmaker:
         self.tick = tick
         self.holder = holder or secrets.token_hex(8)
         self.counted_until_us = 0
+        self.leading = False  #: whether this replica held the lease at its last tick
         self.matched = 0
         self.busy_seconds = 0.0
         self._task: asyncio.Task[None] | None = None
@@ -277,7 +278,8 @@ class Matchmaker:
         """One tick: if this replica holds the lease, end dead tickets, make the tables, count finished games.
         False when another replica holds it."""
         now = now_us()
-        if not await self.store.take_lease(LEASE_NAME, self.holder, now + int(LEASE_SECONDS * 1e6), now):
+        self.leading = await self.store.take_lease(LEASE_NAME, self.holder, now + int(LEASE_SECONDS * 1e6), now)
+        if not self.leading:
             return False
         started = time.process_time()
         try:
