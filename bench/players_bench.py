@@ -199,30 +199,30 @@ def summary(rating: RatingRecord) -> dict[str, float]:
     }
 
 
-def ratings(matches: int, seed: int, target: int) -> dict[str, Any]:
+def ratings(matches: int, seed: int, target: int, bots: tuple[str, ...] = BOTS) -> dict[str, Any]:
     from truco.cli.arena import Tally, play_local
 
     rng = random.Random(seed)
-    current = {bot: new_rating("bench", 2, bot) for bot in BOTS}
+    current = {bot: new_rating("bench", 2, bot) for bot in bots}
     rules = RuleSet(players=2, target=target)
     tally = Tally()
     started = time.perf_counter()
     for index in range(matches):
-        first, second = rng.sample(BOTS, 2)
+        first, second = rng.sample(bots, 2)
         ours, theirs = play_local(rules, (first, second), index % 2, rng.getrandbits(64), rng, tally, None)
         seat_players = (first, second) if index % 2 == 0 else (second, first)
         winner_seat = seat_players.index(first if ours > theirs else second)
         outcome = Outcome(f"m{index}", "bench", 2, seat_players, winner_seat % 2, (0, 0), frozenset(), index)
         for updated in rate(outcome, {bot: current[bot] for bot in seat_players}):
             current[updated.player] = updated
-    ordered = sorted(BOTS, key=lambda bot: current[bot].ordinal)
+    ordered = sorted(bots, key=lambda bot: current[bot].ordinal)
     return {
         "matches": matches,
         "target": target,
         "seconds": time.perf_counter() - started,
         "ratings": {bot: summary(rating) for bot, rating in current.items()},
         "order_found": ordered,
-        "ordered_correctly": ordered == list(BOTS),
+        "ordered_correctly": ordered == list(bots),
         "start": {"mu": MU, "sigma": SIGMA},
     }
 
@@ -237,6 +237,7 @@ def main() -> None:
     rating = which.add_parser("ratings")
     rating.add_argument("--matches", type=int, default=1000)
     rating.add_argument("--seed", type=int, default=1)
+    rating.add_argument("--bots", default=",".join(BOTS), help="the bots, weakest first (default: %(default)s)")
     rating.add_argument(
         "--target", type=int, default=30, help="points a match is played to (the strengths were measured to 30)"
     )
@@ -244,7 +245,7 @@ def main() -> None:
     if args.bench == "matchmaking":
         result = asyncio.run(matchmaking(args.players, args.rate, args.seed))
     else:
-        result = ratings(args.matches, args.seed, args.target)
+        result = ratings(args.matches, args.seed, args.target, tuple(args.bots.split(",")))
     RESULTS.mkdir(exist_ok=True)
     out = RESULTS / f"{args.bench}-{time.strftime('%Y%m%d-%H%M%S')}.json"
     out.write_text(json.dumps(result, indent=2))
