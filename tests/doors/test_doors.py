@@ -18,13 +18,14 @@ from google.protobuf.descriptor import MethodDescriptor
 from google.rpc import error_details_pb2, status_pb2
 from prometheus_client.parser import text_string_to_metric_families
 
-from truco_client.v1 import game_service_pb2, rules_service_pb2
+from truco_client.v1 import game_service_pb2, players_pb2, rules_service_pb2
 
 from ..servers import InProcessServer, LoopThread
 
 SERVICES = (
     game_service_pb2.DESCRIPTOR.services_by_name["GameService"],
     rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"],
+    players_pb2.DESCRIPTOR.services_by_name["PlayerService"],
 )
 METHODS = [method for service in SERVICES for method in service.methods]
 
@@ -101,7 +102,7 @@ def _reason_of_connect(error: dict[str, Any]) -> str:
 def test_the_contract_has_the_methods_the_doors_serve(server: InProcessServer) -> None:
     served = {method.path for methods in server.server.services for method in methods}
     assert served == {f"/{m.containing_service.full_name}/{m.name}" for m in METHODS}
-    assert len(METHODS) == 15  # 13 of GameService, 2 of RulesService: a new RPC shows here
+    assert len(METHODS) == 20  # 13 of GameService, 2 of RulesService, 5 of PlayerService: a new RPC shows here
 
 
 @pytest.mark.parametrize("method", METHODS, ids=lambda method: method.name)

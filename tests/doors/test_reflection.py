@@ -46,7 +46,7 @@ def test_reflection_lists_the_services_and_hands_out_documented_files(server: In
     )
     names = {service.name for service in listed.list_services_response.service}
     reflections = {V1, "grpc.reflection.v1alpha.ServerReflection"}
-    served = {"truco.v1.GameService", "truco.v1.RulesService", *reflections}
+    served = {"truco.v1.GameService", "truco.v1.RulesService", "truco.v1.PlayerService", *reflections}
     # Each port lists what it serves, and only that: health is the gRPC port's.
     assert names == (served | {"grpc.health.v1.Health"} if port == "grpc" else served)
     files = {

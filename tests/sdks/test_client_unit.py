@@ -65,6 +65,7 @@ from truco_client.v1 import (
     events_pb2,
     game_service_pb2,
     game_service_pb2_grpc,
+    players_pb2,
     rules_pb2,
     rules_service_pb2,
     views_pb2,
@@ -437,7 +438,7 @@ async def test_a_quota_refusal_longer_than_the_clients_bound_is_raised_at_once(
 def test_every_rpc_of_the_service_has_a_wrapper() -> None:
     methods = {
         f"{service.full_name}/{method.name}"
-        for module in (game_service_pb2, rules_service_pb2)
+        for module in (game_service_pb2, rules_service_pb2, players_pb2)
         for service in module.DESCRIPTOR.services_by_name.values()
         for method in service.methods
     }

@@ -43,8 +43,19 @@ from truco.server.store import (
 from truco.server.store import postgres as postgres_backend
 from truco.server.store import sqlite as sqlite_backend
 from truco.server.store.core import Connection
+from truco.server.store.errors import TicketAlreadyOpen
 from truco.server.store.postgres import PostgresStore
-from truco.server.store.records import now_us
+from truco.server.store.records import (
+    TICKET_CANCELLED,
+    TICKET_EXPIRED,
+    TICKET_MATCHED,
+    TICKET_WAITING,
+    PlayerMatchRecord,
+    RatingRecord,
+    SigningKeyRecord,
+    TicketRecord,
+    now_us,
+)
 from truco.server.store.sqlite import SQLiteStore
 
 #: Run by a child process to append one event: a writer the store under test cannot see in memory.
@@ -872,6 +883,69 @@ class StoreContract(abc.ABC):
         await store.close()
         with pytest.raises(StoreUnavailable):
             await store.get_game("g1")
+
+    # Players, tickets and the matcher's lease (issue 36).
+
+    async def test_a_player_has_one_waiting_ticket_and_tables_match_all_or_none(self) -> None:
+        store = await self.open()
+        await store.open_ticket(ticket("t1", "ana"))
+        with pytest.raises(TicketAlreadyOpen) as already:
+            await store.open_ticket(ticket("t2", "ana"))
+        assert already.value.ticket_id == "t1"
+        await store.open_ticket(ticket("t3", "ben"))
+        await store.open_ticket(ticket("t4", "cid"))
+        assert await store.end_ticket("t4", TICKET_CANCELLED)
+        assert not await store.end_ticket("t4", TICKET_EXPIRED)  # no longer waiting: unchanged
+        # One ticket of the table is no longer waiting: nobody is matched.
+        assert not await store.match_tickets("g1", [("t1", 0), ("t4", 1)])
+        assert [t.state for t in await store.tickets(ticket_id="t1")] == [TICKET_WAITING]
+        assert await store.match_tickets("g1", [("t1", 0), ("t3", 1)])
+        assert not await store.match_tickets("g2", [("t1", 0)])  # never in two matches
+        matched = (await store.tickets(ticket_id="t3"))[0]
+        assert (matched.state, matched.game_id, matched.seat) == (TICKET_MATCHED, "g1", 1)
+        assert await store.tickets(waiting=True) == []
+        await store.open_ticket(ticket("t5", "ana"))  # ana's ticket was matched: she may look again
+        assert [t.ticket_id for t in await store.tickets(player=("app", "ana"))] == ["t1", "t5"]
+
+    async def test_one_replica_holds_the_lease_until_it_lapses(self) -> None:
+        first, second = await self.open(), await self.open()
+        assert await first.take_lease("matcher", "a", 2_000, 1_000)
+        assert not await second.take_lease("matcher", "b", 2_500, 1_500)
+        assert await first.take_lease("matcher", "a", 3_000, 2_000)  # renewed by its holder
+        assert await second.take_lease("matcher", "b", 5_000, 3_001)  # lapsed: taken over
+        assert not await first.take_lease("matcher", "a", 5_000, 3_002)
+
+    async def test_a_result_is_recorded_once_and_ranked(self) -> None:
+        store = await self.open()
+        ratings = [RatingRecord("app", 2, name, mu, 1.0, 1, 1) for name, mu in (("ana", 30.0), ("ben", 20.0))]
+        history = [PlayerMatchRecord("app", "ana", "g1", 2, 0, True, True, 5, (15, 3), ("ana", "ben"), 30.0, 1.0)]
+        assert await store.record_result("g1", "app", 5, history, ratings)
+        assert not await store.record_result("g1", "app", 5, history, [RatingRecord("app", 2, "ana", 0.0, 1.0)])
+        assert await store.rating("app", 2, "ana") == ratings[0]
+        page, total = await store.leaderboard("app", 2, 0, 10)
+        assert total == 2 and [r.player for r, _ in page] == ["ana", "ben"]
+        assert await store.rank_of(ratings[1]) == 1
+        assert await store.player_matches("app", "ana", None, 10) == history
+        assert await store.player_matches("app", "ana", (5, "g1"), 10) == []
+        await store.clear_results()
+        assert await store.rating("app", 2, "ana") is None
+        assert await store.record_result("g1", "app", 5, history, ratings)  # a rebuild counts it again
+
+    async def test_signing_keys_are_per_app_and_revoked_for_good(self) -> None:
+        store = await self.open()
+        key = SigningKeyRecord("app", "k1", "HS256", b"s" * 32, "2026-01-01T00:00:00.000000Z")
+        await store.add_signing_key(key)
+        await store.add_signing_key(dataclasses.replace(key, app="other"))
+        with pytest.raises(VersionConflict):
+            await store.add_signing_key(key)
+        revoked = await store.revoke_signing_key("app", "k1", "2026-01-02T00:00:00.000000Z")
+        assert revoked is not None and revoked.revoked_at == "2026-01-02T00:00:00.000000Z"
+        assert (await store.signing_keys("other", "k1"))[0].revoked_at is None
+        assert await store.revoke_signing_key("app", "k9", "x") is None
+
+
+def ticket(ticket_id: str, player: str) -> TicketRecord:
+    return TicketRecord(ticket_id, "app", player, player.title(), "{}", 2, (), 0.0, 1, 10**15, None, "heuristic")
 
 
 class TestSQLiteStore(StoreContract):

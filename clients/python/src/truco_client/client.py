@@ -53,6 +53,8 @@ from .sessions import PlaySession
 from .v1 import (
     game_service_pb2,
     game_service_pb2_grpc,
+    players_pb2,
+    players_pb2_grpc,
     rules_pb2,
     rules_service_pb2,
     rules_service_pb2_grpc,
@@ -96,8 +98,16 @@ WRAPPERS: dict[str, str] = {
     "truco.v1.GameService/StartWithBots": "start_with_bots",
     "truco.v1.RulesService/EvaluateHand": "evaluate_hand",
     "truco.v1.RulesService/CompareCards": "compare_cards",
+    "truco.v1.PlayerService/FindMatch": "find_match",
+    "truco.v1.PlayerService/CancelMatch": "cancel_match",
+    "truco.v1.PlayerService/GetPlayer": "get_player",
+    "truco.v1.PlayerService/ListLeaderboard": "list_leaderboard",
+    "truco.v1.PlayerService/ListPlayerMatches": "list_player_matches",
 }
 """The :class:`TrucoClient` method that wraps each RPC of the service (tests check none is missing)."""
+
+PLAYER_TOKEN_HEADER = "x-player-token"
+"""The metadata key of a player token: a short-lived JWT an app's backend signs for one of its players."""
 
 GAME_HEADER = "x-truco-game"
 """The metadata key naming the game a call is about (``games/{id}``), for load balancers' game affinity."""
@@ -143,6 +153,15 @@ def new_request_id() -> str:
     return secrets.token_urlsafe(24)
 
 
+class QuickMatch(NamedTuple):
+    """A quick match found: the game, this player's seat in it and its seat token."""
+
+    game: str
+    seat: int
+    token: str
+    ticket: players_pb2.MatchTicket
+
+
 class TrucoClient:
     """A client of the Truco service on one grpc.aio channel, opened on first use, closed by ``close()``.
 
@@ -151,6 +170,10 @@ class TrucoClient:
     :param api_key: the app's API key (from ``truco keys create``), sent as ``x-api-key`` metadata on every call;
         a server started with ``--require-api-key`` needs it for CreateGame and JoinGame, and its quotas are
         then counted per key instead of per address.
+    :param player_token: a player token (a JWT the app's backend signed for this player), sent as
+        ``x-player-token`` on every call: seats joined belong to the player, its calls count on its own quota,
+        and the PlayerService calls (quick match, ratings) know who it is. An app's client needs no API key
+        beside it.
     :param timeout: the deadline of each attempt of a call, in seconds.
     :param retries: how many times a retryable failure is retried (so at most ``retries + 1`` attempts).
     :param backoff: the first retry's delay, in seconds; each later one doubles, up to ``max_backoff``, and
@@ -168,6 +191,7 @@ class TrucoClient:
         *,
         token: str | None = None,
         api_key: str | None = None,
+        player_token: str | None = None,
         timeout: float = 10.0,
         retries: int = 4,
         backoff: float = 0.1,
@@ -188,12 +212,14 @@ class TrucoClient:
         self.max_quota_wait = max_quota_wait
         self._token = token
         self._api_key = api_key
+        self._player_token = player_token
         self._credentials = credentials
         self._options = tuple(options)
         self._channel: grpc.aio.Channel | None = None
         self._owns_channel = True
         self._games: Any = None
         self._rules: Any = None
+        self._players: Any = None
         self._seen = VersionsSeen()
 
     # --- Lifecycle -------------------------------------------------------------------------------------------
@@ -210,7 +236,7 @@ class TrucoClient:
     async def close(self) -> None:
         """Close the channel (a client from :meth:`with_token` leaves its parent's channel open)."""
         channel, self._channel = self._channel, None
-        self._games = self._rules = None
+        self._games = self._rules = self._players = None
         if channel is not None and self._owns_channel:
             await channel.close()
 
@@ -222,7 +248,8 @@ class TrucoClient:
     def with_token(self, token: str | None) -> TrucoClient:
         """Another client on this client's channel that acts as the seat of ``token``. Closing it keeps the channel."""
         other = TrucoClient(
-            self.target, token=token, api_key=self._api_key, timeout=self.timeout, retries=self.retries,
+            self.target, token=token, api_key=self._api_key, player_token=self._player_token,
+            timeout=self.timeout, retries=self.retries,
             backoff=self.backoff, max_backoff=self.max_backoff, max_quota_wait=self.max_quota_wait,
         )
         other._channel = self._open()
@@ -239,6 +266,7 @@ class TrucoClient:
         if self._games is None:
             self._games = game_service_pb2_grpc.GameServiceStub(self._channel)
             self._rules = rules_service_pb2_grpc.RulesServiceStub(self._channel)
+            self._players = players_pb2_grpc.PlayerServiceStub(self._channel)
         return self._channel
 
     def _stubs(self) -> tuple[Any, Any]:
@@ -249,6 +277,8 @@ class TrucoClient:
         """The call's metadata: the API key, the game it is about (``game``, a resource name) and, for a seat's
         call (``authed``), the seat token."""
         metadata: list[tuple[str, str]] = [("x-api-key", self._api_key)] if self._api_key else []
+        if self._player_token:
+            metadata.append((PLAYER_TOKEN_HEADER, self._player_token))
         if game:
             metadata.append((GAME_HEADER, game))
         if authed and self._token:
@@ -669,6 +699,138 @@ class TrucoClient:
             rules.CompareCards, request, authed=False
         )
         return response
+
+    # --- PlayerService ---------------------------------------------------------------------------------------
+
+    def _player_stub(self) -> Any:
+        self._open()
+        return self._players
+
+    async def find_match(
+        self,
+        rules: rules_pb2.RuleSet | Mapping[str, Any] | None = None,
+        *,
+        party: Sequence[str] = (),
+        max_wait: float | None = None,
+        bots_after: float | None = None,
+        bot_level: str | int | None = None,
+        request_id: str | None = None,
+    ) -> AsyncGenerator[players_pb2.FindMatchResponse, None]:
+        """Open a quick-match ticket for this client's player (its ``player_token``) and follow it: each message
+        is the ticket as it stands (WAITING, WAITING_FOR_PARTY), the last one MATCHED (with the game, the seat
+        and its token), EXPIRED or CANCELLED. Closing the iterator early cancels the ticket.
+
+        A stream that breaks (UNAVAILABLE, a proxy's reset) is opened again with the same request id, which
+        follows the same ticket while it waits and hands a matched one's seat again.
+
+        :param rules: the match wanted (``{"players": 4, "target": 30}``); ``players`` is the table size.
+        :param party: the ``sub`` of each partner who sit with this player, each opening its own ticket.
+        :param max_wait: seconds the player will wait (server default 120).
+        :param bots_after: after this many seconds the server's bots may fill the free seats (unrated match).
+        :raises FailedPrecondition: TICKET_ALREADY_OPEN when the player has another open ticket.
+        :raises Unauthenticated: PLAYER_TOKEN_* for a refused (or missing) player token.
+        """
+        request = players_pb2.FindMatchRequest(
+            request_id=request_id or new_request_id(),
+            rules=_rule_set(rules),
+            party=list(party),
+            bot_level=_bot_level(bot_level),
+        )
+        if max_wait is not None:
+            request.max_wait.FromNanoseconds(int(max_wait * 1e9))
+        if bots_after is not None:
+            request.bots_after.FromNanoseconds(int(bots_after * 1e9))
+        failures = 0
+        while True:
+            call = self._player_stub().FindMatch(request, metadata=self._metadata(False))
+            try:
+                async for reply in call:
+                    failures = 0
+                    yield reply
+                return
+            except grpc.aio.AioRpcError as error:
+                failure, wait = self._resume_wait(error, failures)
+                if wait is None:
+                    raise failure from error
+            finally:
+                call.cancel()
+            await asyncio.sleep(wait)
+            failures += 1
+
+    async def quick_match(
+        self,
+        rules: rules_pb2.RuleSet | Mapping[str, Any] | None = None,
+        *,
+        on_update: Callable[[players_pb2.MatchTicket], None] | None = None,
+        **options: Any,
+    ) -> QuickMatch | None:
+        """Find a match (:meth:`find_match`'s options) and take its seat: this client then acts as that seat, as
+        after :meth:`join_game`. None when the ticket expired or was cancelled. ``on_update`` sees each state."""
+        async with aclosing(self.find_match(rules, **options)) as replies:
+            async for reply in replies:
+                if on_update is not None:
+                    on_update(reply.ticket)
+                if reply.ticket.state == players_pb2.TICKET_STATE_MATCHED:
+                    self._token = reply.seat_token
+                    return QuickMatch(reply.game, reply.seat, reply.seat_token, reply.ticket)
+        return None
+
+    async def cancel_match(self, name: str = "") -> players_pb2.MatchTicket:
+        """Cancel this player's ticket (``tickets/{id}``; empty: its open one).
+
+        :raises NotFound: TICKET_NOT_FOUND. :raises IllegalMove: TICKET_ALREADY_MATCHED.
+        """
+        response: players_pb2.CancelMatchResponse = await self._unary(
+            self._player_stub().CancelMatch, players_pb2.CancelMatchRequest(name=name), authed=False
+        )
+        return response.ticket
+
+    async def get_player(self, name: str = "players/me") -> players_pb2.Player:
+        """A player of this client's app (``players/{sub}``; ``players/me``: this client's): its ratings.
+
+        :raises NotFound: PLAYER_NOT_FOUND.
+        """
+        response: players_pb2.GetPlayerResponse = await self._unary(
+            self._player_stub().GetPlayer, players_pb2.GetPlayerRequest(name=name), authed=False
+        )
+        return response.player
+
+    async def list_leaderboard(
+        self, players: int = 2, *, page_size: int = 20, page_token: str = "", around_player: str = ""
+    ) -> players_pb2.ListLeaderboardResponse:
+        """One page of the app's ranking at a table size, best first (``around_player``: the page with that
+        player in its middle); pass its ``next_page_token`` as ``page_token`` for the next."""
+        request = players_pb2.ListLeaderboardRequest(
+            players=players, page_size=page_size, page_token=page_token, around_player=around_player
+        )
+        response: players_pb2.ListLeaderboardResponse = await self._unary(
+            self._player_stub().ListLeaderboard, request, authed=False
+        )
+        return response
+
+    async def list_player_matches(
+        self, name: str = "players/me", *, page_size: int = 20
+    ) -> AsyncGenerator[players_pb2.PlayerMatch, None]:
+        """A player's finished games, newest first, page after page (each replayable with :meth:`watch`)."""
+        token = ""
+        while True:
+            request = players_pb2.ListPlayerMatchesRequest(name=name, page_size=page_size, page_token=token)
+            response: players_pb2.ListPlayerMatchesResponse = await self._unary(
+                self._player_stub().ListPlayerMatches, request, authed=False
+            )
+            for match in response.matches:
+                yield match
+            token = response.next_page_token
+            if not token:
+                return
+
+
+def _rule_set(rules: rules_pb2.RuleSet | Mapping[str, Any] | None) -> rules_pb2.RuleSet:
+    if rules is None:
+        return rules_pb2.RuleSet()
+    if isinstance(rules, rules_pb2.RuleSet):
+        return rules
+    return rules_pb2.RuleSet(**rules)
 
 
 def _bot_level(level: str | int | None) -> game_service_pb2.BotLevel:

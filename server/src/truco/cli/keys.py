@@ -46,7 +46,31 @@ def command(commands: Subcommands) -> None:
     actions.add_parser("list", help="every key: id, name, created, revoked, its own totals")
     revoke = actions.add_parser("revoke", help="refuse a key from now on")
     revoke.add_argument("key_id", metavar="KEY_ID", help="the key's id (from 'list')")
+    _signing_key_commands(actions)
     keys.set_defaults(run=_run)
+
+
+def _signing_key_commands(actions: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    signing = actions.add_parser(
+        "signing-key",
+        help="the keys an app signs its player tokens with (x-player-token: a JWT per player)",
+        description="An app's backend signs a short-lived JWT for each of its players (kid header; iss = the API "
+        "key's id, sub, name, aud, exp claims). Register here the keys that verify them: an HMAC secret (HS256) or "
+        "a public key in PEM (Ed25519: EdDSA; P-256: ES256). Several may be active; rotate by adding the next "
+        "kid before revoking the last.",
+    )
+    which = signing.add_subparsers(dest="signing_command", required=True, metavar="ACTION")
+    add = which.add_parser("add", help="register a signing key under an app's API key")
+    add.add_argument("key_id", metavar="KEY_ID", help="the app's API key id (from 'truco keys list')")
+    add.add_argument("--kid", required=True, help="the key's name, as the tokens' kid header carries it")
+    material = add.add_mutually_exclusive_group(required=True)
+    material.add_argument("--hmac-secret-file", metavar="FILE", help="a file holding the HS256 secret (32+ bytes)")
+    material.add_argument("--public-key-file", metavar="FILE", help="an Ed25519 or P-256 public key in PEM")
+    listing = which.add_parser("list", help="every app's signing keys (or one app's)")
+    listing.add_argument("key_id", metavar="KEY_ID", nargs="?", help="only this app's")
+    revoke = which.add_parser("revoke", help="refuse tokens signed with a key from now on")
+    revoke.add_argument("key_id", metavar="KEY_ID", help="the app's API key id")
+    revoke.add_argument("kid", metavar="KID", help="the signing key's kid")
 
 
 def _run(args: argparse.Namespace) -> int:
@@ -56,6 +80,8 @@ def _run(args: argparse.Namespace) -> int:
             await _create(store, args.name, args.json, {name: getattr(args, name) for name in names})
         elif args.keys_command == "list":
             await _list(store)
+        elif args.keys_command == "signing-key":
+            await _signing_key(store, args)
         else:
             await _revoke(store, args.key_id)
         return 0
@@ -94,3 +120,56 @@ async def _revoke(store: EventStore, key_id: str) -> None:
     except ApiKeyNotFound:
         raise UsageError(f"no API key {key_id!r} (see 'truco keys list')") from None
     print(f"API key {record.key_id} ({record.name}) revoked at {record.revoked_at}")
+
+
+def public_key_algorithm(pem: bytes) -> str:
+    """The JWT algorithm a PEM public key verifies: EdDSA for Ed25519, ES256 for P-256.
+
+    :raises UsageError: any other key.
+    """
+    from cryptography.hazmat.primitives.asymmetric import ec, ed25519
+    from cryptography.hazmat.primitives.serialization import load_pem_public_key
+
+    try:
+        key = load_pem_public_key(pem)
+    except ValueError as error:
+        raise UsageError(f"not a public key in PEM: {error}") from None
+    if isinstance(key, ed25519.Ed25519PublicKey):
+        return "EdDSA"
+    if isinstance(key, ec.EllipticCurvePublicKey) and isinstance(key.curve, ec.SECP256R1):
+        return "ES256"
+    raise UsageError("a signing key is Ed25519 (EdDSA) or P-256 (ES256)")
+
+
+async def _signing_key(store: EventStore, args: argparse.Namespace) -> None:
+    from pathlib import Path
+
+    from truco.server.core.keys import now, printable
+    from truco.server.core.player_tokens import add_signing_key
+    from truco.server.store import VersionConflict
+
+    if args.signing_command == "list":
+        for key in await store.signing_keys(args.key_id):
+            state = f"revoked {key.revoked_at}" if key.revoked_at else "active"
+            print(f"{key.app}  {printable(key.kid):<24}  {key.algorithm:<6}  {key.created_at}  {state}")
+        return
+    if args.signing_command == "revoke":
+        record = await store.revoke_signing_key(args.key_id, args.kid, now())
+        if record is None:
+            raise UsageError(f"the app {args.key_id!r} has no signing key {args.kid!r}")
+        print(f"signing key {record.kid} of {record.app} revoked at {record.revoked_at}")
+        return
+    if await store.api_key_by_id(args.key_id) is None:
+        raise UsageError(f"no API key {args.key_id!r} (see 'truco keys list')")
+    if args.hmac_secret_file:
+        algorithm, material = "HS256", Path(args.hmac_secret_file).read_bytes().strip()
+    else:
+        material = Path(args.public_key_file).read_bytes()
+        algorithm = public_key_algorithm(material)
+    try:
+        record = await add_signing_key(store, args.key_id, args.kid, algorithm, material)
+    except ValueError as error:
+        raise UsageError(str(error)) from None
+    except VersionConflict:
+        raise UsageError(f"the app {args.key_id} has a signing key {args.kid!r} already: use another kid") from None
+    print(f"signing key {record.kid} ({record.algorithm}) of {record.app} added")

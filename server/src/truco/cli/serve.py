@@ -130,6 +130,12 @@ def _process(serve: argparse.ArgumentParser) -> None:
         "without it the server runs in anonymous development mode",
     )
     serve.add_argument(
+        "--player-audience",
+        default="truco",
+        metavar="AUD",
+        help="the 'aud' claim player tokens must carry (apps sign them for their players; default: truco)",
+    )
+    serve.add_argument(
         "--workers",
         type=positive,
         default=int(os.environ["TRUCO_WORKERS"]) if os.environ.get("TRUCO_WORKERS") else None,
@@ -280,6 +286,7 @@ def _run(args: argparse.Namespace) -> int:
         grace_seconds=args.grace,
         log_format=args.log_format,
         require_api_key=args.require_api_key,
+        player_audience=args.player_audience,
         limits=limits,
         connections=_connection_limits(args),
         clock=clock,

@@ -53,7 +53,8 @@ const (
 	// INVALID_ARGUMENT. The request is not a valid message, a field is out of range (a negative `min_version`),
 	// or a Command has no kind set.
 	ErrorReason_ERROR_REASON_MALFORMED_REQUEST ErrorReason = 1
-	// INVALID_ARGUMENT. A game's name is not `games/{id}` (the id made of letters, digits, `-` and `_`).
+	// INVALID_ARGUMENT. A game's name is not `games/{id}` (the id made of letters, digits, `-` and `_`), a
+	// player's not `players/{sub}`, a ticket's not `tickets/{id}`.
 	ErrorReason_ERROR_REASON_INVALID_NAME ErrorReason = 2
 	// INVALID_ARGUMENT. A BotSeat names a seat that does not exist, or a seat already named.
 	ErrorReason_ERROR_REASON_INVALID_BOT_SEAT ErrorReason = 3
@@ -193,6 +194,48 @@ const (
 	ErrorReason_ERROR_REASON_PERROS_NOT_YOUR_TEAM ErrorReason = 72
 	// FAILED_PRECONDITION. A play, call, answer or mazo before the rivals answered the perros.
 	ErrorReason_ERROR_REASON_PERROS_ANSWER_PENDING ErrorReason = 73
+	// UNAUTHENTICATED. A call that acts as a player (FindMatch, CancelMatch, `players/me`) without an
+	// `x-player-token`, or a PlayerService call with neither a player token nor an API key.
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_MISSING ErrorReason = 80
+	// UNAUTHENTICATED. An `x-player-token` that is not a JWS in compact form, is signed with an algorithm the
+	// service does not accept, lacks `kid`, `iss`, `sub`, `aud` or `exp`, or whose `sub` or `name` is not valid.
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_MALFORMED ErrorReason = 81
+	// UNAUTHENTICATED. A player token whose `exp` is past (a clock skew of 30 s is allowed). Mint a new one.
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_EXPIRED ErrorReason = 82
+	// UNAUTHENTICATED. A player token whose `nbf` or `iat` is in the future (beyond 30 s of skew).
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_NOT_YET_VALID ErrorReason = 83
+	// UNAUTHENTICATED. A player token whose `aud` is not this service's audience ("truco" by default).
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_WRONG_AUDIENCE ErrorReason = 84
+	// UNAUTHENTICATED. A player token whose `iss` is no app of this server, or whose `kid` names no signing key
+	// of that app (it may have been registered under another app). Metadata `kid`.
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_UNKNOWN_KEY ErrorReason = 85
+	// UNAUTHENTICATED. A player token signed with a key its app revoked. Metadata `kid`.
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_KEY_REVOKED ErrorReason = 86
+	// UNAUTHENTICATED. A player token whose signature does not verify with its `kid`'s key.
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_BAD_SIGNATURE ErrorReason = 87
+	// PERMISSION_DENIED. A player token of another app than the call's `x-api-key`, or used in a game another
+	// app created: one app's players never act in another app's games.
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_WRONG_APP ErrorReason = 88
+	// UNAUTHENTICATED. A player token valid for more than 24 hours (its `exp` that far after its `iat`, or after
+	// now): player tokens are short-lived.
+	ErrorReason_ERROR_REASON_PLAYER_TOKEN_TOO_LONG_LIVED ErrorReason = 89
+	// FAILED_PRECONDITION. FindMatch while the player has another open ticket (cancel it first, or follow it
+	// again by sending its request id). Metadata `ticket`: the open one.
+	ErrorReason_ERROR_REASON_TICKET_ALREADY_OPEN ErrorReason = 90
+	// NOT_FOUND. CancelMatch of a ticket that is not the caller's, or without an open ticket.
+	ErrorReason_ERROR_REASON_TICKET_NOT_FOUND ErrorReason = 91
+	// FAILED_PRECONDITION. CancelMatch of a ticket already matched: its game is the player's (leave it with
+	// LeaveGame).
+	ErrorReason_ERROR_REASON_TICKET_ALREADY_MATCHED ErrorReason = 92
+	// INVALID_ARGUMENT. A FindMatch party that names the caller, names a player twice, holds a `sub` that is not
+	// valid, or is larger than one team less the caller (or any party in a 2-player match).
+	ErrorReason_ERROR_REASON_INVALID_PARTY ErrorReason = 93
+	// INVALID_ARGUMENT. A FindMatch `max_wait` outside 5 s .. 10 min, or `bots_after` negative or past it.
+	ErrorReason_ERROR_REASON_INVALID_MATCH_WAIT ErrorReason = 94
+	// INVALID_ARGUMENT. A ranking asked for a table size that is not 2, 4 or 6.
+	ErrorReason_ERROR_REASON_INVALID_TABLE_SIZE ErrorReason = 95
+	// NOT_FOUND. A player the caller's app never vouched for (or, in a ranking, without a rating at that size).
+	ErrorReason_ERROR_REASON_PLAYER_NOT_FOUND ErrorReason = 96
 )
 
 // Enum value maps for ErrorReason.
@@ -261,71 +304,105 @@ var (
 		71: "ERROR_REASON_PERROS_NOT_NOW",
 		72: "ERROR_REASON_PERROS_NOT_YOUR_TEAM",
 		73: "ERROR_REASON_PERROS_ANSWER_PENDING",
+		80: "ERROR_REASON_PLAYER_TOKEN_MISSING",
+		81: "ERROR_REASON_PLAYER_TOKEN_MALFORMED",
+		82: "ERROR_REASON_PLAYER_TOKEN_EXPIRED",
+		83: "ERROR_REASON_PLAYER_TOKEN_NOT_YET_VALID",
+		84: "ERROR_REASON_PLAYER_TOKEN_WRONG_AUDIENCE",
+		85: "ERROR_REASON_PLAYER_TOKEN_UNKNOWN_KEY",
+		86: "ERROR_REASON_PLAYER_TOKEN_KEY_REVOKED",
+		87: "ERROR_REASON_PLAYER_TOKEN_BAD_SIGNATURE",
+		88: "ERROR_REASON_PLAYER_TOKEN_WRONG_APP",
+		89: "ERROR_REASON_PLAYER_TOKEN_TOO_LONG_LIVED",
+		90: "ERROR_REASON_TICKET_ALREADY_OPEN",
+		91: "ERROR_REASON_TICKET_NOT_FOUND",
+		92: "ERROR_REASON_TICKET_ALREADY_MATCHED",
+		93: "ERROR_REASON_INVALID_PARTY",
+		94: "ERROR_REASON_INVALID_MATCH_WAIT",
+		95: "ERROR_REASON_INVALID_TABLE_SIZE",
+		96: "ERROR_REASON_PLAYER_NOT_FOUND",
 	}
 	ErrorReason_value = map[string]int32{
-		"ERROR_REASON_UNSPECIFIED":           0,
-		"ERROR_REASON_MALFORMED_REQUEST":     1,
-		"ERROR_REASON_INVALID_NAME":          2,
-		"ERROR_REASON_INVALID_BOT_SEAT":      3,
-		"ERROR_REASON_INVALID_BOT_KIND":      4,
-		"ERROR_REASON_INVALID_DEAL":          5,
-		"ERROR_REASON_INVALID_SEAT":          6,
-		"ERROR_REASON_INVALID_VERSION":       7,
-		"ERROR_REASON_INVALID_PAGE_SIZE":     8,
-		"ERROR_REASON_INVALID_PAGE_TOKEN":    9,
-		"ERROR_REASON_INVALID_HAND":          10,
-		"ERROR_REASON_INVALID_CLOCK":         11,
-		"ERROR_REASON_PLAYER_NAME_TOO_LONG":  12,
-		"ERROR_REASON_INVALID_PLAYER_NAME":   13,
-		"ERROR_REASON_INVALID_REQUEST_ID":    14,
-		"ERROR_REASON_WEAK_REQUEST_ID":       15,
-		"ERROR_REASON_VALUE_NOT_STORABLE":    16,
-		"ERROR_REASON_INVALID_COMMAND":       17,
-		"ERROR_REASON_REQUEST_ID_REUSED":     18,
-		"ERROR_REASON_TOKEN_MISSING":         20,
-		"ERROR_REASON_TOKEN_MALFORMED":       21,
-		"ERROR_REASON_TOKEN_NOT_FOR_GAME":    22,
-		"ERROR_REASON_API_KEY_REQUIRED":      23,
-		"ERROR_REASON_API_KEY_INVALID":       24,
-		"ERROR_REASON_API_KEY_REVOKED":       25,
-		"ERROR_REASON_NOT_TABLE_HOST":        26,
-		"ERROR_REASON_GAME_NOT_FOUND":        30,
-		"ERROR_REASON_SEAT_UNAVAILABLE":      31,
-		"ERROR_REASON_FIXED_DEALS_DISABLED":  32,
-		"ERROR_REASON_GAME_NOT_FINISHED":     33,
-		"ERROR_REASON_JOIN_NOT_REPEATABLE":   34,
-		"ERROR_REASON_VERSION_CONFLICT":      35,
-		"ERROR_REASON_GAME_ALREADY_STARTED":  36,
-		"ERROR_REASON_QUOTA_EXCEEDED":        40,
-		"ERROR_REASON_TOO_MANY_CALLS":        41,
-		"ERROR_REASON_STORE_UNAVAILABLE":     42,
-		"ERROR_REASON_SERVER_SHUTTING_DOWN":  43,
-		"ERROR_REASON_INTERNAL":              44,
-		"ERROR_REASON_NOT_ON_THIS_PORT":      45,
-		"ERROR_REASON_MATCH_OVER":            50,
-		"ERROR_REASON_HAND_NOT_IN_PLAY":      51,
-		"ERROR_REASON_DEAL_NOT_EXPECTED":     52,
-		"ERROR_REASON_NOT_IN_THIS_HAND":      53,
-		"ERROR_REASON_NOT_YOUR_TURN":         54,
-		"ERROR_REASON_CALL_PENDING":          55,
-		"ERROR_REASON_NO_CALL_PENDING":       56,
-		"ERROR_REASON_ANSWER_NOT_YOURS":      57,
-		"ERROR_REASON_CALL_MISMATCH":         58,
-		"ERROR_REASON_CARD_NOT_IN_HAND":      59,
-		"ERROR_REASON_RAISE_NOT_YOURS":       60,
-		"ERROR_REASON_TRUCO_AT_MAXIMUM":      61,
-		"ERROR_REASON_TRUCO_OUT_OF_ORDER":    62,
-		"ERROR_REASON_ENVIDO_CLOSED":         63,
-		"ERROR_REASON_ENVIDO_RAISE_INVALID":  64,
-		"ERROR_REASON_FLOR_DISABLED":         65,
-		"ERROR_REASON_NO_FLOR_CONTEST":       66,
-		"ERROR_REASON_FLOR_RAISE_INVALID":    67,
-		"ERROR_REASON_SENAS_DISABLED":        68,
-		"ERROR_REASON_SENA_NOT_ALLOWED":      69,
-		"ERROR_REASON_PERROS_DISABLED":       70,
-		"ERROR_REASON_PERROS_NOT_NOW":        71,
-		"ERROR_REASON_PERROS_NOT_YOUR_TEAM":  72,
-		"ERROR_REASON_PERROS_ANSWER_PENDING": 73,
+		"ERROR_REASON_UNSPECIFIED":                 0,
+		"ERROR_REASON_MALFORMED_REQUEST":           1,
+		"ERROR_REASON_INVALID_NAME":                2,
+		"ERROR_REASON_INVALID_BOT_SEAT":            3,
+		"ERROR_REASON_INVALID_BOT_KIND":            4,
+		"ERROR_REASON_INVALID_DEAL":                5,
+		"ERROR_REASON_INVALID_SEAT":                6,
+		"ERROR_REASON_INVALID_VERSION":             7,
+		"ERROR_REASON_INVALID_PAGE_SIZE":           8,
+		"ERROR_REASON_INVALID_PAGE_TOKEN":          9,
+		"ERROR_REASON_INVALID_HAND":                10,
+		"ERROR_REASON_INVALID_CLOCK":               11,
+		"ERROR_REASON_PLAYER_NAME_TOO_LONG":        12,
+		"ERROR_REASON_INVALID_PLAYER_NAME":         13,
+		"ERROR_REASON_INVALID_REQUEST_ID":          14,
+		"ERROR_REASON_WEAK_REQUEST_ID":             15,
+		"ERROR_REASON_VALUE_NOT_STORABLE":          16,
+		"ERROR_REASON_INVALID_COMMAND":             17,
+		"ERROR_REASON_REQUEST_ID_REUSED":           18,
+		"ERROR_REASON_TOKEN_MISSING":               20,
+		"ERROR_REASON_TOKEN_MALFORMED":             21,
+		"ERROR_REASON_TOKEN_NOT_FOR_GAME":          22,
+		"ERROR_REASON_API_KEY_REQUIRED":            23,
+		"ERROR_REASON_API_KEY_INVALID":             24,
+		"ERROR_REASON_API_KEY_REVOKED":             25,
+		"ERROR_REASON_NOT_TABLE_HOST":              26,
+		"ERROR_REASON_GAME_NOT_FOUND":              30,
+		"ERROR_REASON_SEAT_UNAVAILABLE":            31,
+		"ERROR_REASON_FIXED_DEALS_DISABLED":        32,
+		"ERROR_REASON_GAME_NOT_FINISHED":           33,
+		"ERROR_REASON_JOIN_NOT_REPEATABLE":         34,
+		"ERROR_REASON_VERSION_CONFLICT":            35,
+		"ERROR_REASON_GAME_ALREADY_STARTED":        36,
+		"ERROR_REASON_QUOTA_EXCEEDED":              40,
+		"ERROR_REASON_TOO_MANY_CALLS":              41,
+		"ERROR_REASON_STORE_UNAVAILABLE":           42,
+		"ERROR_REASON_SERVER_SHUTTING_DOWN":        43,
+		"ERROR_REASON_INTERNAL":                    44,
+		"ERROR_REASON_NOT_ON_THIS_PORT":            45,
+		"ERROR_REASON_MATCH_OVER":                  50,
+		"ERROR_REASON_HAND_NOT_IN_PLAY":            51,
+		"ERROR_REASON_DEAL_NOT_EXPECTED":           52,
+		"ERROR_REASON_NOT_IN_THIS_HAND":            53,
+		"ERROR_REASON_NOT_YOUR_TURN":               54,
+		"ERROR_REASON_CALL_PENDING":                55,
+		"ERROR_REASON_NO_CALL_PENDING":             56,
+		"ERROR_REASON_ANSWER_NOT_YOURS":            57,
+		"ERROR_REASON_CALL_MISMATCH":               58,
+		"ERROR_REASON_CARD_NOT_IN_HAND":            59,
+		"ERROR_REASON_RAISE_NOT_YOURS":             60,
+		"ERROR_REASON_TRUCO_AT_MAXIMUM":            61,
+		"ERROR_REASON_TRUCO_OUT_OF_ORDER":          62,
+		"ERROR_REASON_ENVIDO_CLOSED":               63,
+		"ERROR_REASON_ENVIDO_RAISE_INVALID":        64,
+		"ERROR_REASON_FLOR_DISABLED":               65,
+		"ERROR_REASON_NO_FLOR_CONTEST":             66,
+		"ERROR_REASON_FLOR_RAISE_INVALID":          67,
+		"ERROR_REASON_SENAS_DISABLED":              68,
+		"ERROR_REASON_SENA_NOT_ALLOWED":            69,
+		"ERROR_REASON_PERROS_DISABLED":             70,
+		"ERROR_REASON_PERROS_NOT_NOW":              71,
+		"ERROR_REASON_PERROS_NOT_YOUR_TEAM":        72,
+		"ERROR_REASON_PERROS_ANSWER_PENDING":       73,
+		"ERROR_REASON_PLAYER_TOKEN_MISSING":        80,
+		"ERROR_REASON_PLAYER_TOKEN_MALFORMED":      81,
+		"ERROR_REASON_PLAYER_TOKEN_EXPIRED":        82,
+		"ERROR_REASON_PLAYER_TOKEN_NOT_YET_VALID":  83,
+		"ERROR_REASON_PLAYER_TOKEN_WRONG_AUDIENCE": 84,
+		"ERROR_REASON_PLAYER_TOKEN_UNKNOWN_KEY":    85,
+		"ERROR_REASON_PLAYER_TOKEN_KEY_REVOKED":    86,
+		"ERROR_REASON_PLAYER_TOKEN_BAD_SIGNATURE":  87,
+		"ERROR_REASON_PLAYER_TOKEN_WRONG_APP":      88,
+		"ERROR_REASON_PLAYER_TOKEN_TOO_LONG_LIVED": 89,
+		"ERROR_REASON_TICKET_ALREADY_OPEN":         90,
+		"ERROR_REASON_TICKET_NOT_FOUND":            91,
+		"ERROR_REASON_TICKET_ALREADY_MATCHED":      92,
+		"ERROR_REASON_INVALID_PARTY":               93,
+		"ERROR_REASON_INVALID_MATCH_WAIT":          94,
+		"ERROR_REASON_INVALID_TABLE_SIZE":          95,
+		"ERROR_REASON_PLAYER_NOT_FOUND":            96,
 	}
 )
 
@@ -360,7 +437,7 @@ var File_truco_v1_errors_proto protoreflect.FileDescriptor
 
 const file_truco_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15truco/v1/errors.proto\x12\btruco.v1*\x90\x11\n" +
+	"\x15truco/v1/errors.proto\x12\btruco.v1*\xbb\x16\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eERROR_REASON_MALFORMED_REQUEST\x10\x01\x12\x1d\n" +
@@ -425,7 +502,24 @@ const file_truco_v1_errors_proto_rawDesc = "" +
 	"\x1cERROR_REASON_PERROS_DISABLED\x10F\x12\x1f\n" +
 	"\x1bERROR_REASON_PERROS_NOT_NOW\x10G\x12%\n" +
 	"!ERROR_REASON_PERROS_NOT_YOUR_TEAM\x10H\x12&\n" +
-	"\"ERROR_REASON_PERROS_ANSWER_PENDING\x10IB\x97\x01\n" +
+	"\"ERROR_REASON_PERROS_ANSWER_PENDING\x10I\x12%\n" +
+	"!ERROR_REASON_PLAYER_TOKEN_MISSING\x10P\x12'\n" +
+	"#ERROR_REASON_PLAYER_TOKEN_MALFORMED\x10Q\x12%\n" +
+	"!ERROR_REASON_PLAYER_TOKEN_EXPIRED\x10R\x12+\n" +
+	"'ERROR_REASON_PLAYER_TOKEN_NOT_YET_VALID\x10S\x12,\n" +
+	"(ERROR_REASON_PLAYER_TOKEN_WRONG_AUDIENCE\x10T\x12)\n" +
+	"%ERROR_REASON_PLAYER_TOKEN_UNKNOWN_KEY\x10U\x12)\n" +
+	"%ERROR_REASON_PLAYER_TOKEN_KEY_REVOKED\x10V\x12+\n" +
+	"'ERROR_REASON_PLAYER_TOKEN_BAD_SIGNATURE\x10W\x12'\n" +
+	"#ERROR_REASON_PLAYER_TOKEN_WRONG_APP\x10X\x12,\n" +
+	"(ERROR_REASON_PLAYER_TOKEN_TOO_LONG_LIVED\x10Y\x12$\n" +
+	" ERROR_REASON_TICKET_ALREADY_OPEN\x10Z\x12!\n" +
+	"\x1dERROR_REASON_TICKET_NOT_FOUND\x10[\x12'\n" +
+	"#ERROR_REASON_TICKET_ALREADY_MATCHED\x10\\\x12\x1e\n" +
+	"\x1aERROR_REASON_INVALID_PARTY\x10]\x12#\n" +
+	"\x1fERROR_REASON_INVALID_MATCH_WAIT\x10^\x12#\n" +
+	"\x1fERROR_REASON_INVALID_TABLE_SIZE\x10_\x12!\n" +
+	"\x1dERROR_REASON_PLAYER_NOT_FOUND\x10`B\x97\x01\n" +
 	"\fcom.truco.v1B\vErrorsProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (

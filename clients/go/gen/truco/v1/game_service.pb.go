@@ -417,7 +417,10 @@ type SeatInfo struct {
 	BotLevel BotLevel `protobuf:"varint,7,opt,name=bot_level,json=botLevel,proto3,enum=truco.v1.BotLevel" json:"bot_level,omitempty"`
 	// True for the table's host, the player who sat down first (one seat at most; none before anyone sat): while
 	// player seats are still open, only the host may start the match with bots in them (StartWithBots).
-	Host          bool `protobuf:"varint,8,opt,name=host,proto3" json:"host,omitempty"`
+	Host bool `protobuf:"varint,8,opt,name=host,proto3" json:"host,omitempty"`
+	// The player the seat belongs to (`players/{sub}`, a player of the game's app: PlayerService) when it was
+	// taken with a player token; empty for an anonymous seat and a bot's.
+	Player        string `protobuf:"bytes,9,opt,name=player,proto3" json:"player,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -506,6 +509,13 @@ func (x *SeatInfo) GetHost() bool {
 		return x.Host
 	}
 	return false
+}
+
+func (x *SeatInfo) GetPlayer() string {
+	if x != nil {
+		return x.Player
+	}
+	return ""
 }
 
 // One scripted deal: each player's three cards, from the mano in playing order, and the muestra.
@@ -2668,7 +2678,7 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\aBotSeat\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12%\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x11.truco.v1.BotKindR\x04kind\x12(\n" +
-	"\x05level\x18\x03 \x01(\x0e2\x12.truco.v1.BotLevelR\x05level\"\x8a\x02\n" +
+	"\x05level\x18\x03 \x01(\x0e2\x12.truco.v1.BotLevelR\x05level\"\xa2\x02\n" +
 	"\bSeatInfo\x12\x12\n" +
 	"\x04seat\x18\x01 \x01(\x05R\x04seat\x12&\n" +
 	"\x04kind\x18\x02 \x01(\x0e2\x12.truco.v1.SeatKindR\x04kind\x12#\n" +
@@ -2679,7 +2689,8 @@ const file_truco_v1_game_service_proto_rawDesc = "" +
 	"\n" +
 	"taken_over\x18\x06 \x01(\bR\ttakenOver\x12/\n" +
 	"\tbot_level\x18\a \x01(\x0e2\x12.truco.v1.BotLevelR\bbotLevel\x12\x12\n" +
-	"\x04host\x18\b \x01(\bR\x04host\"\x93\x01\n" +
+	"\x04host\x18\b \x01(\bR\x04host\x12\x16\n" +
+	"\x06player\x18\t \x01(\tR\x06player\"\x93\x01\n" +
 	"\tFixedDeal\x12)\n" +
 	"\x05hands\x18\x01 \x03(\v2\x13.truco.v1.DealtHandR\x05hands\x12(\n" +
 	"\amuestra\x18\x02 \x01(\v2\x0e.truco.v1.CardR\amuestra\x121\n" +

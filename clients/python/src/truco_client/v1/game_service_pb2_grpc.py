@@ -49,6 +49,11 @@ class GameServiceStub:
     `ratelimit-policy` (`40;w=2;name="player_calls_per_second"`): on the gRPC port in a unary call's trailing
     metadata and a stream's initial metadata, on the web port as HTTP response headers.
 
+    A player an app vouches for sends its player token as `x-player-token: <jwt>` metadata (PlayerService, in
+    truco/v1/players.proto, says how apps sign them): a JoinGame with one seats that player (SeatInfo.player), and
+    the player's calls are charged to the player's quota. A token of another app than the game's is refused
+    (PERMISSION_DENIED, PLAYER_TOKEN_WRONG_APP). Calls without one are anonymous, as they always were.
+
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
 
@@ -156,6 +161,11 @@ class GameServiceServicer:
     `ratelimit-remaining` (whole calls left now), `ratelimit-reset` (whole seconds until full again) and
     `ratelimit-policy` (`40;w=2;name="player_calls_per_second"`): on the gRPC port in a unary call's trailing
     metadata and a stream's initial metadata, on the web port as HTTP response headers.
+
+    A player an app vouches for sends its player token as `x-player-token: <jwt>` metadata (PlayerService, in
+    truco/v1/players.proto, says how apps sign them): a JoinGame with one seats that player (SeatInfo.player), and
+    the player's calls are charged to the player's quota. A token of another app than the game's is refused
+    (PERMISSION_DENIED, PLAYER_TOKEN_WRONG_APP). Calls without one are anonymous, as they always were.
 
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).
@@ -397,6 +407,11 @@ class GameService:
     `ratelimit-remaining` (whole calls left now), `ratelimit-reset` (whole seconds until full again) and
     `ratelimit-policy` (`40;w=2;name="player_calls_per_second"`): on the gRPC port in a unary call's trailing
     metadata and a stream's initial metadata, on the web port as HTTP response headers.
+
+    A player an app vouches for sends its player token as `x-player-token: <jwt>` metadata (PlayerService, in
+    truco/v1/players.proto, says how apps sign them): a JoinGame with one seats that player (SeatInfo.player), and
+    the player's calls are charged to the player's quota. A token of another app than the game's is refused
+    (PERMISSION_DENIED, PLAYER_TOKEN_WRONG_APP). Calls without one are anonymous, as they always were.
 
     Request ids are optional on every call that takes one; a call sent without one cannot be retried safely
     (the SDKs always send one, and send the same one on every retry of a call).

@@ -5,6 +5,7 @@ subparser and a ``run`` that imports the command's module only when it runs, so 
 from __future__ import annotations
 
 import argparse
+import os
 
 from truco.commandline import LEVEL_CHOICES, Subcommands, UsageError, duration, positive
 from truco.engine.rules import VALID_PLAYERS, VALID_TARGETS
@@ -31,6 +32,23 @@ def play(commands: Subcommands) -> None:
     parser.add_argument("--game", metavar="NAME", help="join this game (games/ID) instead of creating one")
     parser.add_argument("--name", default="human", help="your name at the table")
     parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="quick match: look for players of your level (with --player-token) instead of creating a game",
+    )
+    parser.add_argument(
+        "--player-token",
+        metavar="JWT",
+        default=os.environ.get("TRUCO_PLAYER_TOKEN"),
+        help="your player token, the JWT your app signed for you (default: $TRUCO_PLAYER_TOKEN)",
+    )
+    parser.add_argument(
+        "--bots-after",
+        type=duration,
+        metavar="SECONDS",
+        help="with --quick: let the server's bots fill the table after this wait (an unrated match)",
+    )
+    parser.add_argument(
         "--lang",
         choices=("es", "en"),
         help="the table's language: es, Rioplatense Spanish (the default), or en; without it, en when LC_ALL, "
@@ -42,6 +60,10 @@ def play(commands: Subcommands) -> None:
 def _run_play(args: argparse.Namespace) -> int:
     if args.game is None and args.seat is not None and not 0 <= args.seat < args.players:
         raise UsageError(f"--seat must be 0 to {args.players - 1} with --players {args.players}")
+    if args.quick and not args.player_token:
+        raise UsageError("--quick needs a player token: --player-token JWT or $TRUCO_PLAYER_TOKEN")
+    if args.quick and args.game is not None:
+        raise UsageError("--quick finds a game: leave --game out")
     from .play import PlayOptions, run
 
     return run(
@@ -54,6 +76,9 @@ def _run_play(args: argparse.Namespace) -> int:
             game=args.game,
             player_name=args.name,
             lang=args.lang,
+            quick=args.quick,
+            player_token=args.player_token,
+            bots_after=args.bots_after,
         )
     )
 

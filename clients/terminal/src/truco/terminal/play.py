@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from typing import TextIO
 
 from truco_client import IllegalMove, TrucoClient, TrucoError, VersionConflict, card_text, seconds_left
-from truco_client.v1 import commands_pb2, game_service_pb2, views_pb2
+from truco_client.v1 import commands_pb2, game_service_pb2, players_pb2, views_pb2
 
 from .commandline import Failure, refused
 from .telling import own_cards
@@ -106,6 +106,11 @@ class PlayOptions:
     timeout: float = 10.0
     lang: str | None = None
     """"es" (Rioplatense) or "en"; None: English when the locale says so, else Rioplatense."""
+    quick: bool = False
+    """Find a quick match (with ``player_token``) instead of creating or joining a game."""
+    player_token: str | None = None
+    bots_after: float | None = None
+    """With ``quick``: the server's bots may fill the table after this many seconds."""
 
 
 @dataclass
@@ -155,7 +160,9 @@ async def play(options: PlayOptions, *, source: TextIO | None = None, out: Calla
     :raises Failure: the game could not be joined, or its event stream was lost.
     """
     voice = voice_for(options.lang)
-    async with TrucoClient(options.server, timeout=options.timeout) as client:
+    async with TrucoClient(options.server, timeout=options.timeout, player_token=options.player_token) as client:
+        if options.quick:
+            return await _quick(client, options, voice, source, out)
         labels: dict[int, str] = {}
         seat: int | None = options.seat
         if options.game is None:
@@ -182,6 +189,38 @@ async def play(options: PlayOptions, *, source: TextIO | None = None, out: Calla
         if prompt_view(table.view) is None:  # otherwise the first prompt shows the table
             out(voice.render_view(table.view, labels, options=False))
         return await _loop(client, name, table, _LineReader(source or sys.stdin), out)
+
+
+async def _quick(
+    client: TrucoClient, options: PlayOptions, voice: Voice, source: TextIO | None, out: Callable[[str], None]
+) -> int:
+    """``--quick``: a ticket followed until it is matched, then the match played as any other."""
+    waited = -1
+
+    def update(ticket: players_pb2.MatchTicket) -> None:
+        nonlocal waited
+        seconds = ticket.waited.seconds
+        if seconds // 5 != waited // 5:
+            low, high = ticket.window_low, ticket.window_high
+            out(f"looking for a {options.players}-player match ({seconds} s, ratings {low:.0f} to {high:.0f})")
+        waited = seconds
+
+    try:
+        found = await client.quick_match(
+            {"players": options.players}, on_update=update, bots_after=options.bots_after, bot_level=options.level
+        )
+    except TrucoError as error:
+        raise Failure(f"cannot look for a match: {refused(error, options.server)}") from None
+    if found is None:
+        out("no match found in time: try again, or allow bots with --bots-after")
+        return 1
+    view = (await client.get_view(found.game)).seat
+    labels = voice.bot_labels(await client.get_game(found.game))
+    table = _Table(view, labels, voice=voice)
+    out(voice.joined(found.game, found.seat, view.team))
+    if prompt_view(table.view) is None:
+        out(voice.render_view(table.view, labels, options=False))
+    return await _loop(client, found.game, table, _LineReader(source or sys.stdin), out)
 
 
 async def _loop(client: TrucoClient, name: str, table: _Table, reader: _LineReader, out: Callable[[str], None]) -> int:

@@ -39,9 +39,12 @@ from truco.server.core.clocks import NO_CLOCKS, Alarm, ClockBook, Clocks, ClockS
 from truco.server.core.commits import Commits
 from truco.server.core.encodings import Encodings
 from truco.server.core.idempotency import command_digest, stamped, unstamp
+from truco.server.core.identities import PlayerId
 from truco.server.core.joins import check_join_retry
 from truco.server.core.keys import ApiKeys
+from truco.server.core.matchmaking import join_request_id
 from truco.server.core.metrics import Metrics
+from truco.server.core.ratings import Outcome, outcome_of
 from truco.server.core.reasons import ServiceFailure, ServiceReason
 from truco.server.core.referee import bot_choice, drive
 from truco.server.core.seats import Seats, host, joined_times
@@ -50,7 +53,16 @@ from truco.server.core.snapshots import CACHE_ENTRIES, Snapshot, Snapshots
 from truco.server.core.thinking import Thinkers
 from truco.server.store.errors import SeatUnavailable, VersionConflict
 from truco.server.store.interface import EventStore
-from truco.server.store.records import SEAT_BOT, SEAT_OPEN, SEAT_TAKEN, GameRecord, SeatRecord, decode_cursor, now_us
+from truco.server.store.records import (
+    SEAT_BOT,
+    SEAT_OPEN,
+    SEAT_TAKEN,
+    GameRecord,
+    SeatRecord,
+    TicketRecord,
+    decode_cursor,
+    now_us,
+)
 
 APPEND_ATTEMPTS = 4
 """Tries of a move: one on the cached state, then on the store's, re-read after each append that lost a race."""
@@ -160,6 +172,10 @@ class Games:
         """The seat ``token`` holds in this game; None for a spectator (see :meth:`Seats.of_token`)."""
         return await self.seats.of_token(game_id, token, required=required)
 
+    async def require_app(self, game_id: str, app: str) -> None:
+        """Refuse a player token in another app's game (see :meth:`Seats.require_app`)."""
+        await self.seats.require_app(game_id, app)
+
     async def require_visible(self, game_id: str, viewer: str) -> None:
         """Refuse a private game to another app's callers (see :meth:`Seats.require_visible`)."""
         await self.seats.require_visible(game_id, viewer)
@@ -267,20 +283,31 @@ class Games:
         return stored
 
     async def join(
-        self, game_id: str, seat: int | None, player_name: str, request_id: str | None, key_id: str = ""
+        self,
+        game_id: str,
+        seat: int | None,
+        player_name: str,
+        request_id: str | None,
+        key_id: str = "",
+        player: PlayerId | None = None,
     ) -> tuple[int, str, Snapshot]:
         """Take ``seat`` (None: any open seat) under the API key ``key_id`` ("": none), in a game that key may
-        see (:meth:`Seats.require_visible`): the seat, its token and the game. (The name was checked with the
-        request: ``validation.check_player_name``.)"""
+        see (:meth:`Seats.require_visible`): the seat, its token and the game; for ``player``, a player of the
+        game's app, when given. (The name was checked with the request: ``validation.check_player_name``.)"""
         await self.seats.require_visible(game_id, key_id)
+        if player is not None:
+            await self.seats.require_app(game_id, player.app)
+            await self.store.name_player(player.app, player.sub, player.display_name)
+            player_name = player_name or player.display_name
         cached = self.snapshots.cached(game_id)
         players = cached.setup.rules.players if cached is not None else (await self.store.get_game(game_id)).players
         if seat is not None and not 0 <= seat < players:
             raise ServiceFailure(ServiceReason.INVALID_SEAT, f"seat must be 0 to {players - 1}")
         token = self.tokens.for_join(game_id, request_id, key_id)
         digest = token_hash(token)
+        sub = player.sub if player is not None else ""
         asked_us = now_us()
-        claimed, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id, key_id)
+        claimed, taken = await self.store.claim_seat(game_id, seat, digest, player_name, request_id, key_id, sub)
         if claimed.seats[taken].token_hash != digest:
             # A retry reached a process with another token key (a restart or a replica without the shared
             # TRUCO_TOKEN_KEY). Re-keying the seat would lock its holder out, and replicas that remember the old
@@ -291,7 +318,7 @@ class Games:
                 "key changed: set the same TRUCO_TOKEN_KEY on every replica); the first token still holds the seat",
             )
         if claimed.seats[taken].joined_us < asked_us:  # taken before this call: the request id's second join
-            check_join_retry(claimed.seats[taken], self.seats.last_seen(game_id, taken), now_us())
+            check_join_retry(claimed.seats[taken], sub, self.seats.last_seen(game_id, taken), now_us())
         self.seats.remember(game_id, digest, (taken, claimed.seats[taken].key_id))
         joined = self.seats.note_joined(game_id, claimed.seats)
         snapshot = await self._deal_when_seated(game_id, joined)
@@ -300,6 +327,28 @@ class Games:
         if clock is not None and await self.store.set_deadline(game_id, snapshot.seq, clock.deadline_us):
             self.alarm.ring(clock.deadline_us)
         return taken, token, snapshot
+
+    # --- Quick match and ratings (truco.server.core.matchmaking) -------------------------------------------------
+
+    async def create_table(self, setup: Setup, request_id: str, app: str) -> str:
+        """Create a quick match's game for ``app`` (its request id makes a retry find the same game): its id. Its
+        creator is the matcher, not the app: quick matches do not count against the app's own open-games quota."""
+        record, _ = await self.create(setup, request_id, owner=app, creator=f"quick:{app}", default_clock=True)
+        return record.game_id
+
+    async def join_ticket(self, game_id: str, seat: int, ticket: TicketRecord) -> str:
+        """Seat a matched ticket's player (again: the same seat token each time): the seat token."""
+        player = PlayerId(ticket.app, ticket.player, ticket.display_name)
+        request_id = join_request_id(ticket.ticket_id)
+        _, token, _ = await self.join(game_id, seat, ticket.display_name, request_id, ticket.app, player)
+        return token
+
+    async def outcome(self, game_id: str) -> Outcome | None:
+        """What a finished game's event log says of its players (None: it ended unplayed)."""
+        snapshot = await self.snapshots.get(game_id)
+        record = await self.store.get_game(game_id)
+        last = await self.store.read(game_id, max(0, snapshot.seq - 1))
+        return outcome_of(record, snapshot.state, snapshot.events, last[-1].at_us if last else 0)
 
     async def _deal_when_seated(self, game_id: str, joined: dict[int, int]) -> Snapshot:
         """The game after a join: dealt now if that join filled the table of a match not dealt yet (a commit of

@@ -15,12 +15,22 @@ JOIN_RETRY_SECONDS = 600
 any client's retries and an app's restart after being killed in the background."""
 
 
-def check_join_retry(seat: SeatRecord, seen_here_us: int, now_us: int) -> None:
-    """Refuse a repeated join (``seat`` as the store keeps it, taken before this call) once the seat was used:
-    seen by the store's sightings or by this process (``seen_here_us``, 0 when not), or after the retry window.
+def check_join_retry(seat: SeatRecord, player: str, seen_here_us: int, now_us: int) -> None:
+    """Refuse a repeated join (``seat`` as the store keeps it, taken before this call, by the caller's verified
+    ``player``, "" for none). A seat taken for a player is that player's: its own retries always get the token
+    back (a quick match's stream reopened), anyone else's never. An anonymous seat's id is refused once the seat
+    was used: seen by the store's sightings or by this process (``seen_here_us``, 0 when not), or after the
+    retry window.
 
     :raises ServiceFailure: JOIN_NOT_REPEATABLE.
     """
+    if seat.player:
+        if player != seat.player:
+            raise ServiceFailure(
+                ServiceReason.JOIN_NOT_REPEATABLE,
+                "the seat this request id took belongs to another player: only that player's token fetches it",
+            )
+        return
     if max(seat.seen_us, seen_here_us) > seat.joined_us:
         raise ServiceFailure(
             ServiceReason.JOIN_NOT_REPEATABLE,

@@ -19,6 +19,7 @@ from datetime import UTC, datetime
 
 from truco.server.core.app_quotas import NO_QUOTAS, AppQuotas
 from truco.server.core.bounded import Bounded
+from truco.server.core.identities import PlayerId
 from truco.server.core.reasons import ServiceFailure, ServiceReason
 from truco.server.store.interface import KeyRing
 from truco.server.store.records import ApiKeyRecord
@@ -67,6 +68,7 @@ class Caller:
     connection: str  #: gRPC's peer string, one per connection ("ipv4:127.0.0.1:50522")
     player: str = ""  #: whom the per-player quota charges (``app_quotas.player_of``): a seat token or a connection
     quotas: AppQuotas = NO_QUOTAS  #: the key's own app totals, if it has any
+    player_id: PlayerId | None = None  #: the player its player token vouches for, if it sent one
 
     @property
     def subject(self) -> str:
@@ -134,6 +136,16 @@ class ApiKeys:
         if record is None:
             raise ServiceFailure(ServiceReason.API_KEY_INVALID, "this API key is unknown")
         _refuse_revoked(record)
+        return record
+
+    async def by_id(self, key_id: str) -> ApiKeyRecord | None:
+        """The record of an unrevoked key by its id (a player token's app); None: no such key.
+
+        :raises ServiceFailure: API_KEY_REVOKED.
+        """
+        record = await self._lookup(key_id, lambda: self.store.api_key_by_id(key_id))
+        if record is not None:
+            _refuse_revoked(record)
         return record
 
     async def check_active(self, key_id: str) -> None:

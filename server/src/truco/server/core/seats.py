@@ -124,6 +124,20 @@ class Seats:
         if not public and owner != viewer:
             raise GameNotFound(f"no game {game_id!r}")
 
+    async def require_app(self, game_id: str, app: str) -> None:
+        """A player token acts only in its own app's games (the games its app's API key created).
+
+        :raises ServiceFailure: PLAYER_TOKEN_WRONG_APP.
+        :raises GameNotFound: no such game.
+        """
+        known = self._visibility.get(game_id)
+        if known is None:
+            record = await self.store.get_game(game_id)
+            known = (record.owner, record.public)
+            self._visibility.put(game_id, known)
+        if known[0] != app:
+            raise ServiceFailure(ServiceReason.PLAYER_TOKEN_WRONG_APP, "a player token acts only in its app's games")
+
     async def joined(self, game_id: str, waiting: Sequence[int] = ()) -> dict[int, int]:
         """When each seat got its player (0: open), from a cache read again while a seat looks open and the
         match waits for ``waiting`` seats (a seat once taken stays taken: a full table is never read again)."""

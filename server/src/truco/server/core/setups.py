@@ -127,8 +127,27 @@ def _rules_from_json(stored: dict[str, Any]) -> RuleSet:
     return RuleSet(**values)
 
 
+def rules_to_text(rules: RuleSet) -> str:
+    """The rules as canonical text: equal rules (their defaults filled in) are equal text."""
+    return json.dumps(_rules_to_json(rules), sort_keys=True, separators=(",", ":"))
+
+
+def rules_from_text(text: str) -> RuleSet:
+    return _rules_from_json(json.loads(text))
+
+
 def _clock_to_json(clock: ClockSettings) -> dict[str, Any]:
     return {field.name: getattr(clock, field.name) for field in fields(clock)}
 
 
-__all__ = ["SETUP_SCHEMA", "FixedDeal", "Hand", "LegacySetup", "Setup", "setup_from_bytes", "setup_to_bytes"]
+__all__ = [
+    "SETUP_SCHEMA",
+    "FixedDeal",
+    "Hand",
+    "LegacySetup",
+    "Setup",
+    "rules_from_text",
+    "rules_to_text",
+    "setup_from_bytes",
+    "setup_to_bytes",
+]

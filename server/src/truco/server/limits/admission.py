@@ -36,16 +36,20 @@ from typing import Any, NamedTuple
 
 from truco.server.core.app_quotas import NO_QUOTAS, AppQuotas, player_of
 from truco.server.core.bounded import Bounded
+from truco.server.core.identities import PlayerId
 from truco.server.core.keys import KEY_HINT, ApiKeys, Caller, api_key_of, peer_address
+from truco.server.core.player_tokens import PlayerTokens, player_token_of
 from truco.server.core.quotas import Limits
 from truco.server.core.reasons import QuotaExceeded, ServiceFailure, ServiceReason
 from truco.server.limits.forwarding import NO_PROXIES, TrustedProxies
 from truco.server.limits.validation import check_request
 from truco.server.store.interface import GameDirectory
+from truco.server.store.records import ApiKeyRecord
 
 GAME_SERVICE = "truco.v1.GameService"
 RULES_SERVICE = "truco.v1.RulesService"
-LIMITED_SERVICES = (GAME_SERVICE, RULES_SERVICE)
+PLAYER_SERVICE = "truco.v1.PlayerService"
+LIMITED_SERVICES = (GAME_SERVICE, RULES_SERVICE, PLAYER_SERVICE)
 KEYED_METHODS = frozenset({"CreateGame", "JoinGame", "WatchGame", "PlayGame"})
 """The methods that need an API key when the server requires keys (a spectator's watch too: no anonymous
 caller may hold the server's streams)."""
@@ -164,8 +168,10 @@ class Admission:
         *,
         require_api_key: bool,
         proxies: TrustedProxies = NO_PROXIES,
+        player_tokens: PlayerTokens | None = None,
     ) -> None:
         self.limits = limits
+        self.player_tokens = player_tokens
         self.proxies = proxies
         self.keys = keys
         self.store = store
@@ -217,12 +223,29 @@ class Admission:
                         "key_lookups", KEY_LOOKUPS_PER_SECOND, anonymous, wait, "too many unknown API keys"
                     )
             record = await self.keys.lookup(key)
+        player = await self._player(metadata, record)
+        if record is None and player is not None:
+            # A player token stands for its app: the app's totals charge its players' calls.
+            record = await self.keys.by_id(player.app)
+            if record is None:
+                raise ServiceFailure(ServiceReason.PLAYER_TOKEN_UNKNOWN_KEY, f"no app {player.app} on this server")
         if record is None and self.require_api_key and method in KEYED_METHODS:
             raise ServiceFailure(ServiceReason.API_KEY_REQUIRED, f"{method} needs an API key: {KEY_HINT}")
+        charged = player.quota_subject if player is not None else player_of(metadata, peer)
         if record is None:
-            return Caller(None, address, peer, player_of(metadata, peer))
+            return Caller(None, address, peer, charged)
         quotas = AppQuotas.from_json(record.quotas) if record.quotas != "{}" else NO_QUOTAS
-        return Caller(record.key_id, address, peer, player_of(metadata, peer), quotas)
+        return Caller(record.key_id, address, peer, charged, quotas, player)
+
+    async def _player(self, metadata: Any, record: ApiKeyRecord | None) -> PlayerId | None:
+        """The player the call's player token vouches for (None without one); the token must be of the call's app.
+
+        :raises ServiceFailure: a PLAYER_TOKEN_* reason.
+        """
+        token = player_token_of(metadata)
+        if token is None or self.player_tokens is None:
+            return None
+        return await self.player_tokens.verify(token.strip(), record.key_id if record is not None else None)
 
     def charge_call(self, caller: Caller) -> Allowance | None:
         """One token from the player's bucket, then one from its app's: a runaway player is stopped before it

@@ -24,7 +24,9 @@ from truco.server.core.clocks import Alarm, ClockSettings, StandIn, Timekeeper
 from truco.server.core.games import Games
 from truco.server.core.keys import ApiKeys
 from truco.server.core.lifecycle import Housekeeper
+from truco.server.core.matchmaking import Matchmaker
 from truco.server.core.metrics import Metrics
+from truco.server.core.player_tokens import DEFAULT_AUDIENCE, PlayerTokens
 from truco.server.core.quotas import ConnectionLimits, Limits
 from truco.server.doors.connections import (
     Activity,
@@ -44,12 +46,13 @@ from truco.server.limits.admission import Admission
 from truco.server.limits.forwarding import TrustedProxies
 from truco.server.runtime.collector import CollectorSchedule
 from truco.server.service.pipeline import Method, Observer, Pipeline, methods_of
+from truco.server.service.players import PlayerServicer
 from truco.server.service.projections import ENCODINGS
 from truco.server.service.servicers import GameServicer, RulesServicer
 from truco.server.store import open_store
 from truco.server.store.errors import StoreUnavailable
 from truco.server.store.interface import EventStore
-from truco.wire.v1 import game_service_pb2, rules_service_pb2
+from truco.wire.v1 import game_service_pb2, players_pb2, rules_service_pb2
 
 MAX_REQUEST_BYTES = 64 * 1024
 """The largest request accepted (a command is a few bytes; a create with every scripted deal is a few KiB)."""
@@ -65,6 +68,7 @@ LIVENESS_SERVICE = "liveness"
 SERVICES = (
     game_service_pb2.DESCRIPTOR.services_by_name["GameService"],
     rules_service_pb2.DESCRIPTOR.services_by_name["RulesService"],
+    players_pb2.DESCRIPTOR.services_by_name["PlayerService"],
 )
 """The services of the contract, served on both ports."""
 
@@ -92,6 +96,8 @@ class ServeConfig:
     log_format: str = "json"
     require_api_key: bool = False
     """CreateGame and JoinGame need an API key (x-api-key metadata); without it, anonymous development mode."""
+    player_audience: str = DEFAULT_AUDIENCE
+    """The ``aud`` player tokens must name (truco.server.core.player_tokens)."""
     limits: Limits = field(default_factory=Limits)
     connections: ConnectionLimits = field(default_factory=ConnectionLimits)
     """Connection caps and timeouts on both ports (truco.server.doors.connections)."""
@@ -225,6 +231,7 @@ class Server:
             store,
             require_api_key=config.require_api_key,
             proxies=TrustedProxies.parse(config.trusted_proxies),
+            player_tokens=PlayerTokens(store, audience=config.player_audience),
         )
         self.timekeeper = Timekeeper(
             store,
@@ -239,10 +246,8 @@ class Server:
         # One servicer of each service, one pipeline (observe, admit, handle) for every door: the gRPC port here,
         # the web port in start(). Their methods come from the services' descriptors: none can be left out.
         self.pipeline = Pipeline(Observer(metrics), self.admission)
-        self.services: list[list[Method]] = [
-            methods_of(SERVICES[0], GameServicer(self.games)),
-            methods_of(SERVICES[1], RulesServicer()),
-        ]
+        self.services = self._servicers(store)
+        self.matchmaker = Matchmaker(store, self.games.create_table, self.games.join_ticket, self.games.outcome)
         self.activity = Activity()
         door = GrpcDoor(self.pipeline, [method for methods in self.services for method in methods], self.activity)
         self.grpc = grpc_server(door, config.connections, self.connection_plan.grpc)
@@ -290,7 +295,8 @@ class Server:
         await server._check_store()
         server._monitor = asyncio.create_task(server._watch_store())
         server.games.start()
-        server.timekeeper.start()  # at once: clocks that ran out while no server was up fire now
+        server.timekeeper.start()
+        server.matchmaker.start()  # at once: clocks that ran out while no server was up fire now
         if server.connection_guard is not None:
             server.connection_guard.start()
         return server
@@ -349,6 +355,14 @@ class Server:
             await asyncio.sleep(HEALTH_INTERVAL_SECONDS)
             await self._check_store()
 
+    def _servicers(self, store: EventStore) -> list[list[Method]]:
+        """Each service's methods, served by one servicer of it."""
+        return [
+            methods_of(SERVICES[0], GameServicer(self.games)),
+            methods_of(SERVICES[1], RulesServicer()),
+            methods_of(SERVICES[2], PlayerServicer(self.games, store)),
+        ]
+
     async def stop(self, grace: float | None = None) -> None:
         """Stop taking calls: health turns NOT_SERVING, watchers are told to resume elsewhere, in-flight calls
         get ``grace`` seconds to finish."""
@@ -356,6 +370,7 @@ class Server:
             self._monitor.cancel()
         if self.connection_guard is not None:
             await self.connection_guard.stop()
+        await self.matchmaker.stop()
         await self.timekeeper.stop()
         await self.health.enter_graceful_shutdown()
         self.games.stop_watches()

@@ -19,6 +19,7 @@ from truco import wire
 from truco.engine import MatchState, SeatView, SpectatorView, spectator_view
 from truco.engine import events as ev
 from truco.server.core.clocks import DEFAULT_TAKEOVER_BOT, NO_CLOCKS, Clocks, ClockSettings
+from truco.server.core.identities import PLAYER_PREFIX
 from truco.server.core.reasons import ServiceFailure, ServiceReason
 from truco.server.core.seats import host
 from truco.server.core.setups import FixedDeal, Setup
@@ -150,6 +151,8 @@ def bot_to_pb(name: str) -> tuple[game_service_pb2.BotKind, game_service_pb2.Bot
         BOT_KINDS_PB.get(name, game_service_pb2.BOT_KIND_UNSPECIFIED),
         BOT_LEVELS_PB.get(name, game_service_pb2.BOT_LEVEL_UNSPECIFIED),
     )
+
+
 _SEAT_KINDS = {
     SEAT_OPEN: game_service_pb2.SEAT_KIND_OPEN,
     SEAT_TAKEN: game_service_pb2.SEAT_KIND_TAKEN,
@@ -222,9 +225,7 @@ def legacy_setup(data: bytes) -> Setup:
     return setup_from_pb(game_service_pb2.CreateGameRequest.FromString(data))
 
 
-def _seat_level(
-    seat: SeatRecord, state: MatchState, clock: ClockSettings | None
-) -> game_service_pb2.BotLevel:
+def _seat_level(seat: SeatRecord, state: MatchState, clock: ClockSettings | None) -> game_service_pb2.BotLevel:
     """The level of the bot that plays ``seat``: its own, or while it is taken over, the takeover bot's."""
     if seat.kind == SEAT_BOT:
         return bot_to_pb(seat.bot)[1]
@@ -256,6 +257,7 @@ def game_to_pb(
                 present=bool(present and present.get(s.seat)),
                 taken_over=s.seat in state.away,
                 host=s.seat == first,
+                player=PLAYER_PREFIX + s.player if s.player else "",
             )
             for s in record.seats
         ],

@@ -34,6 +34,8 @@ class GameServicer:
     async def _seat(self, game_id: str, call: Call, *, required: bool) -> int | None:
         """The caller's seat (its token's); None for a spectator, who sees only the games its API key may."""
         token = bearer_token(call.metadata)
+        if call.caller.player_id is not None:
+            await self.games.require_app(game_id, call.caller.player_id.app)
         try:
             seat = await self.games.caller_seat(game_id, token, required=required)
         except ServiceFailure as failure:
@@ -79,7 +81,7 @@ class GameServicer:
         game_id = messages.game_id_from_name(request.name)
         wanted = request.seat if request.HasField("seat") else None
         seat, token, snapshot = await self.games.join(
-            game_id, wanted, request.player_name, request.request_id or None, call.caller.owner
+            game_id, wanted, request.player_name, request.request_id or None, call.caller.owner, call.caller.player_id
         )
         call.seat = seat
         return gs.JoinGameResponse(seat=seat, seat_token=token, view=await self._seat_view(game_id, seat, snapshot))

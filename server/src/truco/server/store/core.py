@@ -15,6 +15,7 @@ from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from . import sql
 from .errors import ApiKeyNotFound, GameNotFound, SeatUnavailable, VersionConflict
+from .players import PlayerTables
 from .records import (
     SEAT_BOT,
     SEAT_OPEN,
@@ -82,11 +83,13 @@ def run_to_end(work: Coroutine[Any, Any, T]) -> T:
     raise RuntimeError("a store operation awaited something other than its blocking connection")
 
 
-class SQLStore(ABC):
+class SQLStore(PlayerTables, ABC):
     """An :class:`~truco.server.store.EventStore` on an SQL database: every operation; the backends say how."""
 
     S: ClassVar[sql.Statements]
     """The shared statements in the backend's dialect."""
+    PS: ClassVar[sql.PlayerStatements]
+    """The statements of players and tickets in the backend's dialect."""
     migrations: ClassVar[tuple[str, ...]]
     """The schema migrations in the backend's dialect (``sql.MIGRATIONS``)."""
     duplicate: ClassVar[tuple[type[Exception], ...]]
@@ -191,10 +194,11 @@ class SQLStore(ABC):
         player_name: str,
         request_id: str | None,
         key_id: str = "",
+        player: str = "",
     ) -> tuple[GameRecord, int]:
         check_token_hash(token_hash)
         return await self._run(
-            lambda conn: self._claim_seat(conn, game_id, seat, token_hash, player_name, request_id, key_id),
+            lambda conn: self._claim_seat(conn, game_id, seat, token_hash, player_name, request_id, (key_id, player)),
             "transaction",
         )
 
@@ -366,7 +370,7 @@ class SQLStore(ABC):
         token_hash: bytes,
         player_name: str,
         request_id: str | None,
-        key_id: str,
+        holder: tuple[str, str],
     ) -> tuple[GameRecord, int]:
         # The game's row locked (where the dialect locks rows): claims of one game run one after another, so
         # "lowest open seat" and the request-id check stay true until commit.
@@ -375,7 +379,7 @@ class SQLStore(ABC):
         if request_id is not None and (claimed := await conn.rows(self.S.claimed_seat, (game_id, request_id))):
             return await self._get_game(conn, game_id), int(claimed[0][0])
         chosen = choose_seat(await self._get_game(conn, game_id), seat)
-        await conn.run(self.S.take_seat, sql.take_seat_values(game_id, chosen, token_hash, player_name, key_id))
+        await conn.run(self.S.take_seat, sql.take_seat_values(game_id, chosen, token_hash, player_name, *holder))
         if request_id is not None:
             await conn.run(self.S.record_claim, (game_id, request_id, chosen))
         return await self._get_game(conn, game_id), chosen

@@ -16,6 +16,14 @@ class ApiKeyNotFound(StoreError):
     """No API key has this id."""
 
 
+class TicketAlreadyOpen(StoreError):
+    """The player already has an open ticket (``ticket_id``)."""
+
+    def __init__(self, ticket_id: str) -> None:
+        super().__init__(f"the player already has the open ticket {ticket_id!r}")
+        self.ticket_id = ticket_id
+
+
 class GameNotFound(StoreError):
     """No game has this id."""
 
@@ -39,5 +47,6 @@ __all__ = [
     "StoreError",
     "StoreRejected",
     "StoreUnavailable",
+    "TicketAlreadyOpen",
     "VersionConflict",
 ]

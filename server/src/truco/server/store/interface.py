@@ -10,7 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import Protocol
 
-from .records import ApiKeyRecord, AppendResult, GameRecord, NewEvent, Sighting, StoredEvent
+from .records import (
+    ApiKeyRecord,
+    AppendResult,
+    GameRecord,
+    NewEvent,
+    PlayerMatchRecord,
+    RatingRecord,
+    Sighting,
+    SigningKeyRecord,
+    StoredEvent,
+    TicketRecord,
+)
 
 
 class GameLog(Protocol):
@@ -117,9 +128,10 @@ class SeatBook(Protocol):
         player_name: str,
         request_id: str | None,
         key_id: str = "",
+        player: str = "",
     ) -> tuple[GameRecord, int]:
         """Turn an open seat (``None``: the lowest open one) into a taken one, under the API key ``key_id`` ("":
-        none); returns the game and the seat.
+        none), for the app's ``player`` ("": anonymous); returns the game and the seat.
 
         A ``request_id`` already used to claim a seat in this game returns that seat again.
 
@@ -241,7 +253,120 @@ class Deadlines(Protocol):
         ...
 
 
-class EventStore(GameLog, SeatBook, GameDirectory, KeyRing, Deadlines, Protocol):
+class PlayerBook(Protocol):
+    """Players an app vouches for: its signing keys, its players' names, ratings and finished games."""
+
+    async def add_signing_key(self, key: SigningKeyRecord) -> None:
+        """Register an app's signing key.
+
+        :raises VersionConflict: the app already has a key of this ``kid``.
+        """
+        ...
+
+    async def signing_keys(self, app: str | None = None, kid: str | None = None) -> list[SigningKeyRecord]:
+        """The signing keys of ``app`` (None: every app's), only the one of ``kid`` when given."""
+        ...
+
+    async def revoke_signing_key(self, app: str, kid: str, revoked_at: str) -> SigningKeyRecord | None:
+        """Refuse the key from now on (a second revocation keeps the first time); None: no such key."""
+        ...
+
+    async def name_player(self, app: str, player: str, display_name: str) -> None:
+        """Record (or update) the display name of an app's player."""
+        ...
+
+    async def player(self, app: str, player: str) -> tuple[str, list[RatingRecord]] | None:
+        """An app's player's display name and ratings (by table size); None: never seen."""
+        ...
+
+    async def rating(self, app: str, players: int, player: str) -> RatingRecord | None:
+        """A player's rating at a table size; None before its first rated match there."""
+        ...
+
+    async def leaderboard(
+        self, app: str, players: int, offset: int, limit: int
+    ) -> tuple[list[tuple[RatingRecord, str]], int]:
+        """A page of the ranking (each rating with its player's display name), best first, and how many are
+        ranked."""
+        ...
+
+    async def rank_of(self, rating: RatingRecord) -> int:
+        """How many players of its app and table size rank before ``rating``'s (its rank is this plus one)."""
+        ...
+
+    async def player_matches(
+        self, app: str, player: str, after: tuple[int, str] | None, limit: int
+    ) -> list[PlayerMatchRecord]:
+        """A player's finished games, newest first, after the (ended_us, game_id) of a page's last one."""
+        ...
+
+    async def unresulted_games(self, ended_from_us: int, limit: int) -> list[str]:
+        """Finished games with a player's seat, ended at ``ended_from_us`` or later, not counted yet, in the order
+        they ended."""
+        ...
+
+    async def record_result(
+        self,
+        game_id: str,
+        app: str,
+        ended_us: int,
+        matches: Sequence[PlayerMatchRecord],
+        ratings: Sequence[RatingRecord],
+    ) -> bool:
+        """Count a finished game once: its players' history rows and their new ratings, with the mark that it was
+        counted, in one transaction. False (and nothing written) when it was counted before."""
+        ...
+
+    async def clear_results(self) -> None:
+        """Forget every rating, history row and mark (ratings are then rebuilt from the event log)."""
+        ...
+
+
+class TicketBook(Protocol):
+    """Quick-match tickets, and the lease that lets one matcher run at a time."""
+
+    async def open_ticket(self, ticket: TicketRecord) -> None:
+        """Store a new waiting ticket.
+
+        :raises TicketAlreadyOpen: the player has another waiting ticket.
+        """
+        ...
+
+    async def tickets(
+        self,
+        *,
+        ticket_id: str | None = None,
+        player: tuple[str, str] | None = None,
+        request_id: str | None = None,
+        waiting: bool = False,
+    ) -> list[TicketRecord]:
+        """Tickets, oldest first: one by id, an (app, player)'s (with ``request_id``: of that request), or every
+        waiting one."""
+        ...
+
+    async def end_ticket(self, ticket_id: str, state: str) -> bool:
+        """Move a waiting ticket to ``state`` (expired, cancelled); False when it was no longer waiting."""
+        ...
+
+    async def match_tickets(self, game_id: str, seats: Sequence[tuple[str, int]]) -> bool:
+        """Match every ticket of ``seats`` (ticket, seat) to the game, all or none: False, and nothing changed,
+        when one of them is no longer waiting."""
+        ...
+
+    async def touch_ticket(self, ticket_id: str, seen_us: int) -> None:
+        """Note that the ticket's stream is alive."""
+        ...
+
+    async def forget_tickets(self, opened_before_us: int) -> int:
+        """Delete the finished tickets opened before this time; how many."""
+        ...
+
+    async def take_lease(self, name: str, holder: str, until_us: int, now_us: int) -> bool:
+        """Hold the lease ``name`` until ``until_us`` if it is free, expired or already ``holder``'s."""
+        ...
+
+
+class EventStore(GameLog, SeatBook, GameDirectory, KeyRing, Deadlines, PlayerBook, TicketBook, Protocol):
     """Everything the service needs from a store, and its life: a health check and a close."""
 
     async def ping(self) -> None:

@@ -54,6 +54,7 @@ class PostgresStore(SQLStore):
     """An :class:`~truco.server.store.EventStore` in a PostgreSQL database. Build it with :meth:`open`."""
 
     S: ClassVar[sql.Statements] = sql.statements(sql.POSTGRES)
+    PS: ClassVar[sql.PlayerStatements] = sql.player_statements(sql.POSTGRES)
     migrations: ClassVar[tuple[str, ...]] = MIGRATIONS
     duplicate: ClassVar[tuple[type[Exception], ...]] = (psycopg.errors.UniqueViolation,)
     recheck_seconds = 5.0

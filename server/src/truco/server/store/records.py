@@ -58,6 +58,7 @@ class SeatRecord:
     player_name: str  #: the name shown at the table
     token_hash: bytes  #: hash of the player's secret token when taken, else b""
     key_id: str = ""  #: the API key the seat was taken under ("" anonymous): its token dies with the key
+    player: str = ""  #: the player (its app's ``sub``) the seat was taken for with a player token; "" anonymous
     # Times, left out of comparisons: two records of one seat are equal whenever they were read.
     joined_us: int = field(default=0, compare=False)  #: when a player took it (microseconds since the epoch)
     seen_us: int = field(default=0, compare=False)  #: when its player last called or watched (microseconds)
@@ -212,3 +213,80 @@ __all__ = [
     "now_us",
     "page_of",
 ]
+
+
+TICKET_WAITING = "waiting"
+TICKET_MATCHED = "matched"
+TICKET_EXPIRED = "expired"
+TICKET_CANCELLED = "cancelled"
+
+
+@dataclass(frozen=True, slots=True)
+class SigningKeyRecord:
+    """A key an app signs its player tokens with, named by its ``kid`` within the app (its API key's id)."""
+
+    app: str
+    kid: str
+    algorithm: str  #: "HS256", "EdDSA" or "ES256"
+    key: bytes  #: the HMAC secret, or the public key in PEM
+    created_at: str
+    revoked_at: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class RatingRecord:
+    """A player's OpenSkill rating at one table size, within its app."""
+
+    app: str
+    players: int  #: the table size
+    player: str
+    mu: float
+    sigma: float
+    matches: int = 0
+    wins: int = 0
+
+    @property
+    def ordinal(self) -> float:
+        """What a ranking sorts by: mu - 3 sigma."""
+        return self.mu - 3.0 * self.sigma
+
+
+@dataclass(frozen=True, slots=True)
+class PlayerMatchRecord:
+    """One finished game of a player, as its history lists it."""
+
+    app: str
+    player: str
+    game_id: str
+    players: int
+    seat: int
+    won: bool
+    rated: bool
+    ended_us: int
+    scores: tuple[int, int]  #: the player's team's, then its rivals'
+    seat_players: tuple[str, ...]  #: every seat's player ("" for a bot or an anonymous seat)
+    mu: float = 0.0  #: the rating just after, when rated
+    sigma: float = 0.0
+
+
+@dataclass(frozen=True, slots=True)
+class TicketRecord:
+    """A quick-match ticket: a player of an app looking for a match of one rule set."""
+
+    ticket_id: str
+    app: str
+    player: str
+    display_name: str
+    rules: str  #: the rule set wanted, as canonical text: tickets match only tickets of the same
+    players: int  #: the table size
+    party: tuple[str, ...]  #: every member of the ticket's party, the player included, sorted; () alone
+    ordinal: float  #: the player's ordinal at this table size when the ticket opened
+    opened_us: int
+    expires_us: int
+    bots_after_us: int | None  #: when bots may fill its free seats; None: never
+    bot: str  #: the bot that fills free seats (a truco.bots name)
+    state: str = TICKET_WAITING
+    game_id: str = ""
+    seat: int = -1
+    request_id: str = ""
+    seen_us: int = 0  #: when its stream last said it is alive

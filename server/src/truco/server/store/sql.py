@@ -29,7 +29,7 @@ from .records import (
 GAME_COLUMNS = (
     "g.game_id, g.created_at, g.rules, g.players, g.last_seq, g.over, g.owner, g.creator, g.public, g.closed, "
     "g.previous_game, g.next_game, g.deadline_us, s.seat, s.kind, s.bot, s.player_name, s.token_hash, "
-    "s.joined_us, s.seen_us, s.key_id"
+    "s.joined_us, s.seen_us, s.key_id, s.player"
 )
 """The columns of a games-with-seats query (games ``g`` left-joined with seats ``s``), as :data:`GameRow`."""
 
@@ -43,7 +43,7 @@ def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
     games: dict[str, tuple[GameRow, list[SeatRecord]]] = {}
     for row in rows:
         _, seats = games.setdefault(row[0], (row, []))
-        seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id = row[_GAME_FIELDS:]
+        seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id, player = row[_GAME_FIELDS:]
         if seat is not None:
             seats.append(
                 SeatRecord(
@@ -53,6 +53,7 @@ def games_from_rows(rows: Iterable[GameRow]) -> list[GameRecord]:
                     str(player_name),
                     bytes(token_hash or b""),
                     str(key_id or ""),
+                    str(player or ""),
                     int(joined_us or 0),
                     int(seen_us or 0),
                 )
@@ -102,6 +103,7 @@ SQLITE = Dialect(
         "int": "INTEGER",
         "int16": "INTEGER",
         "int64": "INTEGER",
+        "real": "REAL",
         "bool": "INTEGER",
         "true": "1",
         "false": "0",
@@ -124,6 +126,7 @@ POSTGRES = Dialect(
         "int": "integer",
         "int16": "smallint",
         "int64": "bigint",
+        "real": "double precision",
         "bool": "boolean",
         "true": "true",
         "false": "false",
@@ -218,6 +221,86 @@ MIGRATIONS: tuple[str, ...] = (
     """
     ALTER TABLE api_keys ADD COLUMN quotas {text} NOT NULL DEFAULT '{{}}';
     """,
+    # 6: players an app vouches for (issue 36): the seat's player, the apps' signing keys, ratings and each
+    # player's finished games (derived from the event log: `results` marks a game counted), quick-match tickets
+    # (one waiting ticket per player, by a unique index) and the matcher's lease.
+    """
+    ALTER TABLE seats ADD COLUMN player {text} NOT NULL DEFAULT '';
+    CREATE TABLE signing_keys (
+        app {id} NOT NULL,
+        kid {id} NOT NULL,
+        algorithm {text} NOT NULL,
+        key_data {blob} NOT NULL,
+        created_at {id} NOT NULL,
+        revoked_at {text},
+        PRIMARY KEY (app, kid)
+    );
+    CREATE TABLE players (
+        app {id} NOT NULL,
+        player {id} NOT NULL,
+        display_name {text} NOT NULL,
+        PRIMARY KEY (app, player)
+    );
+    CREATE TABLE ratings (
+        app {id} NOT NULL,
+        players {int} NOT NULL,
+        player {id} NOT NULL,
+        mu {real} NOT NULL,
+        sigma {real} NOT NULL,
+        ordinal {real} NOT NULL,
+        matches {int} NOT NULL,
+        wins {int} NOT NULL,
+        PRIMARY KEY (app, players, player)
+    );
+    CREATE INDEX ratings_rank ON ratings (app, players, ordinal DESC, matches DESC, player);
+    CREATE TABLE results (
+        game_id {id} PRIMARY KEY,
+        app {id} NOT NULL,
+        ended_us {int64} NOT NULL
+    );
+    CREATE TABLE player_matches (
+        app {id} NOT NULL,
+        player {id} NOT NULL,
+        game_id {id} NOT NULL,
+        players {int} NOT NULL,
+        seat {int} NOT NULL,
+        won {bool} NOT NULL,
+        rated {bool} NOT NULL,
+        ended_us {int64} NOT NULL,
+        scores {text} NOT NULL,
+        seat_players {text} NOT NULL,
+        mu {real} NOT NULL,
+        sigma {real} NOT NULL,
+        PRIMARY KEY (app, player, game_id)
+    );
+    CREATE INDEX player_matches_newest ON player_matches (app, player, ended_us DESC, game_id DESC);
+    CREATE TABLE tickets (
+        ticket_id {id} PRIMARY KEY,
+        app {id} NOT NULL,
+        player {id} NOT NULL,
+        display_name {text} NOT NULL,
+        rules {text} NOT NULL,
+        players {int} NOT NULL,
+        party {text} NOT NULL,
+        ordinal {real} NOT NULL,
+        opened_us {int64} NOT NULL,
+        expires_us {int64} NOT NULL,
+        bots_after_us {int64},
+        bot {text} NOT NULL,
+        state {text} NOT NULL,
+        game_id {id} NOT NULL,
+        seat {int} NOT NULL,
+        request_id {text} NOT NULL,
+        seen_us {int64} NOT NULL
+    );
+    CREATE UNIQUE INDEX tickets_one_waiting ON tickets (app, player) WHERE state = 'waiting';
+    CREATE INDEX tickets_by_request ON tickets (app, player, request_id);
+    CREATE TABLE leases (
+        name {id} PRIMARY KEY,
+        holder {text} NOT NULL,
+        until_us {int64} NOT NULL
+    );
+    """,
 )
 
 KEY_COLUMNS = "key_id, name, secret_hash, created_at, revoked_at, quotas"
@@ -290,8 +373,8 @@ _SHARED = Statements(
     open_games_after="AND (created_at, game_id) < (?, ?)",
     insert_game="INSERT INTO games (game_id, created_at, rules, players, last_seq, over, create_request_id, owner,"
     " creator, public, previous_game, deadline_us, ended_us) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-    insert_seats="INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id)"
-    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    insert_seats="INSERT INTO seats (game_id, seat, kind, bot, player_name, token_hash, joined_us, seen_us, key_id,"
+    " player) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
     insert_event=f"INSERT INTO events ({EVENT_COLUMNS}) VALUES {EVENT_ROW}",
     game_by_request="SELECT game_id FROM games WHERE create_request_id = ?",
     lock_game="SELECT 1 FROM games WHERE game_id = ?{for_update}",
@@ -300,8 +383,8 @@ _SHARED = Statements(
     read_events="SELECT seq, kind, schema, payload, audience, at_us FROM events"
     " WHERE game_id = ? AND seq > ? ORDER BY seq",
     claimed_seat="SELECT seat FROM seat_claims WHERE game_id = ? AND request_id = ?",
-    take_seat="UPDATE seats SET kind = ?, token_hash = ?, player_name = ?, joined_us = ?, seen_us = ?, key_id = ?"
-    " WHERE game_id = ? AND seat = ? AND kind = ?",
+    take_seat="UPDATE seats SET kind = ?, token_hash = ?, player_name = ?, joined_us = ?, seen_us = ?, key_id = ?,"
+    " player = ? WHERE game_id = ? AND seat = ? AND kind = ?",
     seat_bot="UPDATE seats SET kind = ?, bot = ?, joined_us = ? WHERE game_id = ? AND seat = ? AND kind = ?",
     set_rules="UPDATE games SET rules = ? WHERE game_id = ? AND last_seq = ? AND {not_over}",
     record_claim="INSERT INTO seat_claims (game_id, request_id, seat) VALUES (?, ?, ?)",
@@ -316,8 +399,7 @@ _SHARED = Statements(
     set_deadline="UPDATE games SET deadline_us = ? WHERE game_id = ? AND last_seq = ? AND {not_over}",
     due_games="SELECT game_id FROM games WHERE {not_over} AND deadline_us IS NOT NULL AND deadline_us <= ?"
     " ORDER BY deadline_us LIMIT ?",
-    next_deadline="SELECT min(deadline_us) FROM games WHERE {not_over} AND deadline_us IS NOT NULL"
-    " AND deadline_us > ?",
+    next_deadline="SELECT min(deadline_us) FROM games WHERE {not_over} AND deadline_us IS NOT NULL AND deadline_us > ?",
     touch_seat="UPDATE seats SET seen_us = ? WHERE game_id = ? AND seat = ? AND seen_us < ?",
     link_next_game="UPDATE games SET next_game = ? WHERE game_id = ? AND next_game = ''",
     next_game="SELECT next_game FROM games WHERE game_id = ?",
@@ -399,7 +481,7 @@ def game_values(game: GameRecord, last_seq: int, request_id: str | None) -> tupl
 def seat_values(game: GameRecord) -> list[tuple[object, ...]]:
     """The rows of a new game's seats (``insert_seats``)."""
     return [
-        (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us, s.key_id)
+        (game.game_id, s.seat, s.kind, s.bot, s.player_name, s.token_hash, s.joined_us, s.seen_us, s.key_id, s.player)
         for s in game.seats
     ]
 
@@ -412,10 +494,12 @@ def event_values(game_id: str, after_seq: int, events: Sequence[NewEvent]) -> li
     ]
 
 
-def take_seat_values(game_id: str, seat: int, token_hash: bytes, player_name: str, key_id: str) -> tuple[object, ...]:
-    """The parameters of ``take_seat``: the open seat taken now, under ``key_id``."""
+def take_seat_values(
+    game_id: str, seat: int, token_hash: bytes, player_name: str, key_id: str, player: str = ""
+) -> tuple[object, ...]:
+    """The parameters of ``take_seat``: the open seat taken now, under ``key_id``, for ``player`` ("": anonymous)."""
     now = now_us()
-    return (SEAT_TAKEN, token_hash, player_name, now, now, key_id, game_id, seat, SEAT_OPEN)
+    return (SEAT_TAKEN, token_hash, player_name, now, now, key_id, player, game_id, seat, SEAT_OPEN)
 
 
 def sighting_values(sightings: Sequence[Sighting]) -> list[tuple[object, ...]]:
@@ -462,6 +546,100 @@ def postgres_append_values(append: Append, now: int, channel: str) -> dict[str, 
     }
 
 
+SIGNING_KEY_COLUMNS = "app, kid, algorithm, key_data, created_at, revoked_at"
+TICKET_COLUMNS = (
+    "ticket_id, app, player, display_name, rules, players, party, ordinal, opened_us, expires_us, bots_after_us,"
+    " bot, state, game_id, seat, request_id, seen_us"
+)
+PLAYER_MATCH_COLUMNS = "app, player, game_id, players, seat, won, rated, ended_us, scores, seat_players, mu, sigma"
+
+
+@dataclass(frozen=True)
+class PlayerStatements:
+    """The statements of players, ratings, tickets and the matcher's lease (issue 36), as :class:`Statements`."""
+
+    insert_signing_key: str
+    signing_keys: str
+    revoke_signing_key: str
+    upsert_player: str
+    player: str
+    player_ratings: str
+    rating: str
+    upsert_rating: str
+    leaderboard: str
+    leaderboard_total: str
+    rank_of: str
+    insert_result: str
+    insert_player_match: str
+    player_matches: str
+    player_matches_after: str
+    unresulted_games: str
+    clear_results: tuple[str, ...]
+    insert_ticket: str
+    tickets: str
+    set_ticket_state: str
+    match_ticket: str
+    touch_ticket: str
+    forget_tickets: str
+    take_lease: str
+    insert_lease: str
+    placeholder: str  #: the dialect's, for the filters composed at run time
+
+
+_PLAYERS = PlayerStatements(
+    insert_signing_key=f"INSERT INTO signing_keys ({SIGNING_KEY_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?)",
+    signing_keys=f"SELECT {SIGNING_KEY_COLUMNS} FROM signing_keys {{{{where}}}} ORDER BY app, created_at, kid",
+    revoke_signing_key="UPDATE signing_keys SET revoked_at = coalesce(revoked_at, ?) WHERE app = ? AND kid = ?",
+    upsert_player="INSERT INTO players (app, player, display_name) VALUES (?, ?, ?)"
+    " ON CONFLICT (app, player) DO UPDATE SET display_name = excluded.display_name",
+    player="SELECT display_name FROM players WHERE app = ? AND player = ?",
+    player_ratings="SELECT app, players, player, mu, sigma, matches, wins FROM ratings WHERE app = ? AND player = ?"
+    " ORDER BY players",
+    rating="SELECT app, players, player, mu, sigma, matches, wins FROM ratings"
+    " WHERE app = ? AND players = ? AND player = ?",
+    upsert_rating="INSERT INTO ratings (app, players, player, mu, sigma, ordinal, matches, wins)"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (app, players, player) DO UPDATE SET mu = excluded.mu,"
+    " sigma = excluded.sigma, ordinal = excluded.ordinal, matches = excluded.matches, wins = excluded.wins",
+    leaderboard="SELECT r.app, r.players, r.player, r.mu, r.sigma, r.matches, r.wins, coalesce(p.display_name, '')"
+    " FROM ratings r LEFT JOIN players p ON p.app = r.app AND p.player = r.player"
+    " WHERE r.app = ? AND r.players = ? ORDER BY r.ordinal DESC, r.matches DESC, r.player LIMIT ? OFFSET ?",
+    leaderboard_total="SELECT count(*) FROM ratings WHERE app = ? AND players = ?",
+    rank_of="SELECT count(*) FROM ratings WHERE app = ? AND players = ? AND (ordinal > ?"
+    " OR (ordinal = ? AND (matches > ? OR (matches = ? AND player < ?))))",
+    insert_result="INSERT INTO results (game_id, app, ended_us) VALUES (?, ?, ?) ON CONFLICT (game_id) DO NOTHING",
+    insert_player_match=f"INSERT INTO player_matches ({PLAYER_MATCH_COLUMNS})"
+    " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    player_matches=f"SELECT {PLAYER_MATCH_COLUMNS} FROM player_matches WHERE app = ? AND player = ? {{{{after}}}}"
+    " ORDER BY ended_us DESC, game_id DESC LIMIT ?",
+    player_matches_after="AND (ended_us < ? OR (ended_us = ? AND game_id < ?))",
+    unresulted_games="SELECT g.game_id FROM games g WHERE {over} AND g.closed = {false} AND g.ended_us >= ?"
+    " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.player <> '')"
+    " AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.game_id) ORDER BY g.ended_us, g.game_id LIMIT ?",
+    clear_results=("DELETE FROM results", "DELETE FROM ratings", "DELETE FROM player_matches"),
+    insert_ticket=f"INSERT INTO tickets ({TICKET_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+    tickets=f"SELECT {TICKET_COLUMNS} FROM tickets {{{{where}}}} ORDER BY opened_us, ticket_id",
+    set_ticket_state="UPDATE tickets SET state = ? WHERE ticket_id = ? AND state = 'waiting'",
+    match_ticket="UPDATE tickets SET state = 'matched', game_id = ?, seat = ?"
+    " WHERE ticket_id = ? AND state = 'waiting'",
+    touch_ticket="UPDATE tickets SET seen_us = ? WHERE ticket_id = ? AND seen_us < ?",
+    forget_tickets="DELETE FROM tickets WHERE state <> 'waiting' AND opened_us < ?",
+    take_lease="UPDATE leases SET holder = ?, until_us = ? WHERE name = ? AND (holder = ? OR until_us < ?)",
+    insert_lease="INSERT INTO leases (name, holder, until_us) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
+    placeholder="?",
+)
+
+
+def player_statements(dialect: Dialect) -> PlayerStatements:
+    """Every statement of players and tickets in ``dialect``."""
+    rendered: dict[str, Any] = {}
+    for field in fields(PlayerStatements):
+        value = getattr(_PLAYERS, field.name)
+        rendered[field.name] = (
+            tuple(dialect.render(item) for item in value) if isinstance(value, tuple) else dialect.render(value)
+        )
+    return PlayerStatements(**rendered)
+
+
 def statements(dialect: Dialect) -> Statements:
     """Every shared statement in ``dialect``."""
     rendered: dict[str, Any] = {}
@@ -487,6 +665,7 @@ __all__ = [
     "POSTGRES_APPEND",
     "SQLITE",
     "Dialect",
+    "PlayerStatements",
     "Statements",
     "event_values",
     "game_values",
@@ -494,6 +673,7 @@ __all__ = [
     "key_values",
     "migrations",
     "open_games_query",
+    "player_statements",
     "postgres_append_values",
     "seat_values",
     "sighting_values",

@@ -59,6 +59,7 @@ class SQLiteStore(SQLStore):
     """An :class:`~truco.server.store.EventStore` in one SQLite file. Build it with :meth:`open`."""
 
     S: ClassVar[sql.Statements] = sql.statements(sql.SQLITE)
+    PS: ClassVar[sql.PlayerStatements] = sql.player_statements(sql.SQLITE)
     migrations: ClassVar[tuple[str, ...]] = MIGRATIONS
     duplicate: ClassVar[tuple[type[Exception], ...]] = (sqlite3.IntegrityError,)
     recheck_seconds = 60.0

@@ -80,7 +80,7 @@ class BotSeat(_message.Message):
     def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[BotKind, str]] = ..., level: _Optional[_Union[BotLevel, str]] = ...) -> None: ...
 
 class SeatInfo(_message.Message):
-    __slots__ = ("seat", "kind", "bot", "player_name", "present", "taken_over", "bot_level", "host")
+    __slots__ = ("seat", "kind", "bot", "player_name", "present", "taken_over", "bot_level", "host", "player")
     SEAT_FIELD_NUMBER: _ClassVar[int]
     KIND_FIELD_NUMBER: _ClassVar[int]
     BOT_FIELD_NUMBER: _ClassVar[int]
@@ -89,6 +89,7 @@ class SeatInfo(_message.Message):
     TAKEN_OVER_FIELD_NUMBER: _ClassVar[int]
     BOT_LEVEL_FIELD_NUMBER: _ClassVar[int]
     HOST_FIELD_NUMBER: _ClassVar[int]
+    PLAYER_FIELD_NUMBER: _ClassVar[int]
     seat: int
     kind: SeatKind
     bot: BotKind
@@ -97,7 +98,8 @@ class SeatInfo(_message.Message):
     taken_over: bool
     bot_level: BotLevel
     host: bool
-    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ..., present: _Optional[bool] = ..., taken_over: _Optional[bool] = ..., bot_level: _Optional[_Union[BotLevel, str]] = ..., host: _Optional[bool] = ...) -> None: ...
+    player: str
+    def __init__(self, seat: _Optional[int] = ..., kind: _Optional[_Union[SeatKind, str]] = ..., bot: _Optional[_Union[BotKind, str]] = ..., player_name: _Optional[str] = ..., present: _Optional[bool] = ..., taken_over: _Optional[bool] = ..., bot_level: _Optional[_Union[BotLevel, str]] = ..., host: _Optional[bool] = ..., player: _Optional[str] = ...) -> None: ...
 
 class FixedDeal(_message.Message):
     __slots__ = ("hands", "muestra", "seat_hands")
