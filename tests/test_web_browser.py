@@ -132,6 +132,8 @@ BROWSER_TESTS = (
     "a friend joins by link, shows on the host's page within a second, and gets a seña from their partner",
     "a rematch is offered to every human at the table, and the first deal passes on",
     "the table's boxes neither overlap nor clip at 1280×800 and 390×844",
+    "Jugar ya: the lobby's panel, the page without a player token, the ranking, waiting with Cancelar, and into "
+    "the table once matched",
     "every message of the table speaks voseo, starts with a capital and closes what it opens",
     "the page's other modules hold no prose: every sentence is in src/text.ts",
 )
@@ -157,6 +159,10 @@ SHOTS = (
     "web-layout-phone",
     "web-layout-summary-desktop",
     "web-layout-summary-phone",
+    "web-quick-lobby-desktop",
+    "web-quick-lobby-phone",
+    "web-quick-waiting-desktop",
+    "web-quick-waiting-phone",
 )
 
 

@@ -653,3 +653,102 @@ test("the table's boxes neither overlap nor clip at 1280×800 and 390×844", asy
     await context.close();
   }
 });
+
+// --- Jugar ya and the ranking -----------------------------------------------------------------------------------
+
+/** A protobuf message's bytes, by hand (the few fields the quick-match stream needs). */
+const varint = (n) => { const out = []; while (n > 127) { out.push((n & 127) | 128); n = Math.floor(n / 128); } out.push(n); return out; };
+const pbString = (no, text) => { const bytes = [...Buffer.from(text)]; return [(no << 3) | 2, ...varint(bytes.length), ...bytes]; };
+const pbNumber = (no, n) => [(no << 3) | 0, ...varint(n)];
+const pbMessage = (no, bytes) => [(no << 3) | 2, ...varint(bytes.length), ...bytes];
+const pbDouble = (no, x) => { const b = Buffer.alloc(8); b.writeDoubleLE(x); return [(no << 3) | 1, ...b]; };
+
+/** A FindMatchResponse: the ticket in `state` (1 WAITING, 3 MATCHED), waited 4 s, window 3.2 to 9.8; MATCHED
+ * with the game, seat and seat token. */
+function ticketMessage(state, matched) {
+  const ticket = [...pbString(1, "tickets/t1"), ...pbNumber(2, state), ...pbMessage(6, pbNumber(1, 4)), ...pbDouble(7, 3.2), ...pbDouble(8, 9.8)];
+  const seat = matched ? [...pbString(2, matched.game), ...pbNumber(3, matched.seat), ...pbString(4, matched.token)] : [];
+  return [...pbMessage(1, ticket), ...seat];
+}
+
+/** A Connect server-streaming body (binary): each message in its envelope, then the end of the stream. */
+function connectStream(messages) {
+  const envelope = (flags, bytes) => { const head = Buffer.alloc(5); head.writeUInt8(flags, 0); head.writeUInt32BE(bytes.length, 1); return Buffer.concat([head, Buffer.from(bytes)]); };
+  return Buffer.concat([...messages.map((bytes) => envelope(0, bytes)), envelope(2, [...Buffer.from("{}")])]);
+}
+
+/** The boxes of a page that must not overlap (the lobby's panels, the waiting page's parts), and buttons cut. */
+async function panelProblems(page, selector) {
+  return page.evaluate((selector) => {
+    const found = [];
+    const boxes = [...document.querySelectorAll(selector)].map((element) => [element, element.getBoundingClientRect()]).filter(([, b]) => b.width > 0 && b.height > 0);
+    const cross = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    for (const [index, [element, box]] of boxes.entries()) {
+      for (const [other, otherBox] of boxes.slice(index + 1)) {
+        if (!element.contains(other) && !other.contains(element) && cross(box, otherBox)) found.push(`${element.className} overlaps ${other.className}`);
+      }
+    }
+    const width = document.documentElement.clientWidth;
+    for (const button of document.querySelectorAll("button, a.button")) {
+      const b = button.getBoundingClientRect();
+      if (b.width > 0 && (b.left < -1 || b.right > width + 1)) found.push(`the button «${button.textContent}» is cut by the screen's edge`);
+    }
+    return found;
+  }, selector);
+}
+
+test("Jugar ya: the lobby's panel, the page without a player token, the ranking, waiting with Cancelar, and into the table once matched", async () => {
+  // A game the (stand-in) ticket stream hands over, with this player's seat in it.
+  const created = await call("CreateGame", { rules: { players: 2, target: 15 }, bots: [{ seat: 1, kind: "BOT_KIND_RANDOM" }] });
+  const joined = await call("JoinGame", { name: created.game.name, seat: 0, playerName: "Ana", requestId: crypto.randomUUID().replaceAll("-", "") });
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const jwt = ["eyJhbGciOiJIUzI1NiJ9", Buffer.from(JSON.stringify({ sub: "ana", exp })).toString("base64url"), "firma"].join(".");
+  for (const [label, options] of [["desktop", { viewport: { width: 1280, height: 800 } }], ["phone", PHONE]]) {
+    const context = await browser.newContext(options);
+    const page = await open(context);
+    await page.goto(BASE);
+    await page.waitForSelector("[data-testid=quick] #quick-play");
+    assert.deepEqual(await panelProblems(page, ".lobby .panel"), [], `${label}: the lobby's panels`);
+    await checkTexts(page, `lobby with Jugar ya (${label})`);
+    await shot(page, `web-quick-lobby-${label}`);
+
+    // No token handed or pasted, and this server mints none: the page says what is missing.
+    await page.click("#quick-play");
+    const error = await page.waitForSelector("[data-testid=error]");
+    assert.match(await error.textContent(), /necesitás un pase de jugador/);
+    await page.goto(`${BASE}/?ranking=4`);
+    assert.match(await (await page.waitForSelector("[data-testid=ranking-top] [data-testid=error]")).textContent(), /pase de jugador/);
+    assert.equal(await page.getAttribute("[data-testid=ranking-4]", "class"), "button");
+    await checkTexts(page, `ranking without a token (${label})`);
+
+    // With a token (the app's, in the link's fragment), a ticket waits: its page, then Cancelar.
+    await page.route("**/truco.v1.PlayerService/FindMatch", () => undefined); // held: the ticket waits
+    await page.goto(`${BASE}/#jugador=${jwt}`);
+    assert.equal(new URL(page.url()).hash, "", "the token leaves the address bar");
+    await page.selectOption("#quick-players", "4");
+    await page.click("#quick-play");
+    const state = await page.waitForSelector("[data-testid=quick-state]");
+    assert.equal(await state.textContent(), "Buscando rivales…");
+    assert.deepEqual(await panelProblems(page, ".quick-wait > *"), [], `${label}: the waiting page`);
+    await checkTexts(page, `waiting for a match (${label})`);
+    await shot(page, `web-quick-waiting-${label}`);
+    await page.click("#quick-cancel");
+    assert.match(await (await page.waitForSelector("[data-testid=error]")).textContent(), /Cancelaste la búsqueda\./);
+    await page.unroute("**/truco.v1.PlayerService/FindMatch");
+
+    // The ticket's stream says WAITING, then MATCHED: the page takes the seat and opens the table.
+    let asked;
+    await page.route("**/truco.v1.PlayerService/FindMatch", (route) => {
+      asked = route.request().headers()["x-player-token"];
+      const matched = { game: created.game.name, seat: 0, token: joined.seatToken };
+      return route.fulfill({ status: 200, contentType: "application/connect+proto", body: connectStream([ticketMessage(1), ticketMessage(3, matched)]) });
+    });
+    await page.click("#quick-play");
+    await page.waitForSelector("[data-testid=hand] [data-card]");
+    assert.equal(asked, jwt, "FindMatch carries the player token");
+    assert.equal(new URL(page.url()).searchParams.get("game"), created.game.name.replace("games/", ""));
+    await checkTexts(page, `the table after a quick match (${label})`);
+    assert.deepEqual(page.failures, []);
+    await context.close();
+  }
+});
