@@ -9,6 +9,7 @@
 // same voseo and capitals checks as the catalogue of messages (style-of-messages.mjs). Screenshots, desktop and
 // phone, are saved for review.
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -750,5 +751,58 @@ test("Jugar ya: the lobby's panel, the page without a player token, the ranking,
     await checkTexts(page, `the table after a quick match (${label})`);
     assert.deepEqual(page.failures, []);
     await context.close();
+  }
+});
+
+/** A player token for `sub`, signed as an app's backend signs one (HS256 with the app's signing key, which
+ * tests/test_web_browser.py registers on the server's store and hands over in the environment). */
+function playerJwt(sub, name) {
+  const { TRUCO_PLAYER_KEY_ID: iss, TRUCO_PLAYER_KID: kid, TRUCO_PLAYER_SECRET: secret } = process.env;
+  assert.ok(iss && kid && secret, "set TRUCO_PLAYER_KEY_ID, TRUCO_PLAYER_KID and TRUCO_PLAYER_SECRET (an app's HS256 signing key)");
+  const part = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const now = Math.floor(Date.now() / 1000);
+  const signed = `${part({ alg: "HS256", typ: "JWT", kid })}.${part({ iss, sub, name, aud: "truco", iat: now, exp: now + 3600 })}`;
+  return `${signed}.${createHmac("sha256", secret).update(signed).digest("base64url")}`;
+}
+
+test("Jugar ya against the server: two players, on a desktop and a phone, are matched to one table; the ranking page reads the leaderboard and the history", async () => {
+  const players = [["desktop", { viewport: { width: 1280, height: 800 } }, "web-ana", "Ana"], ["phone", PHONE, "web-beto", "Beto"]];
+  const pages = [];
+  for (const [label, options, sub, name] of players) {
+    const context = await browser.newContext(options);
+    const page = await open(context);
+    page.label = label;
+    await page.goto(`${BASE}/#jugador=${playerJwt(sub, name)}`);
+    await page.waitForSelector("#quick-play");
+    await page.uncheck("#quick-bots"); // only each other: no bots fill the table
+    pages.push(page);
+  }
+  for (const page of pages) {
+    await page.click("#quick-play");
+    await page.waitForSelector("[data-testid=quick-state]");
+  }
+  for (const page of pages) {
+    await page.waitForSelector("[data-testid=hand] [data-card]", { timeout: 30_000 });
+    await checkTexts(page, `a quick match's table (${page.label})`);
+    await shot(page, `web-quick-matched-${page.label}`);
+  }
+  const games = pages.map((page) => new URL(page.url()).searchParams.get("game"));
+  assert.ok(games[0] && games[0] === games[1], `both players sit at one table: ${games.join(", ")}`);
+  const seats = await Promise.all(pages.map((page) => page.$$eval("[data-testid=seat] .name", (nodes) => nodes.map((node) => node.textContent))));
+  assert.ok(seats[0].includes("Vos") && seats[0].includes("Beto") && seats[1].includes("Vos") && seats[1].includes("Ana"), JSON.stringify(seats));
+
+  // The ranking: the server's leaderboard (no rated match has ended here) and the player's empty history.
+  const [page] = pages;
+  await page.goto(`${BASE}/?ranking=2`);
+  assert.match(await (await page.waitForSelector("[data-testid=ranking-top] [data-testid=ranked]")).textContent(), /^\d+ jugadores? en el ranking\.$/);
+  assert.match(await (await page.waitForSelector("[data-testid=not-ranked]")).textContent(), /Todavía no tenés puesto/);
+  assert.match(await (await page.waitForSelector("[data-testid=history] .note")).textContent(), /Todavía no terminaste ningún partido/);
+  assert.equal(await page.$("[data-testid=ranking-top] [data-testid=error]"), null);
+  assert.deepEqual(await panelProblems(page, ".ranking > .panel"), []);
+  await checkTexts(page, "the ranking");
+  await shot(page, "web-ranking-desktop");
+  for (const each of pages) {
+    assert.deepEqual(each.failures, []);
+    await each.context().close();
   }
 });

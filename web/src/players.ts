@@ -4,7 +4,7 @@
 // in the lobby, or one the server's web door mints for the table's own player (POST /table/player-token, see
 // README.md); without any, the page says so.
 import { type MatchTicket, NoMatch, type PlayerMatch, TicketState, TrucoClient } from "truco-client";
-import { holdSeat, playerNameKept, transport } from "./api";
+import { holdSeat, playerNameKept, toTrucoError, transport } from "./api";
 import { h } from "./dom";
 import { refusalOf } from "./lobby";
 import {
@@ -171,7 +171,7 @@ export async function showRanking(app: HTMLElement, players: number): Promise<vo
     { class: "ranking-tabs" },
     ...[2, 4, 6].map((n) => h("a", { class: n === players ? "button" : "button quiet", href: `?ranking=${n}`, "data-testid": `ranking-${n}` }, rankingTab(n))),
   );
-  const top = h("div", { "data-testid": "ranking-top" }, h("p", { class: "note" }, QUICK.searching));
+  const top = h("div", { "data-testid": "ranking-top" }, h("p", { class: "note" }, QUICK.loadingRanking));
   const mine = h("div", { "data-testid": "ranking-mine" });
   const history = h("div", { "data-testid": "history" });
   app.replaceChildren(
@@ -218,7 +218,8 @@ function board(entries: readonly { rank: number; player: string; displayName: st
 async function fillTop(client: TrucoClient, players: number, into: HTMLElement): Promise<void> {
   try {
     const page = await client.listLeaderboard(players, { pageSize: 20 });
-    into.replaceChildren(page.entries.length ? board(page.entries) : h("p", { class: "note" }, QUICK.rankingEmpty), h("p", { class: "note" }, rankedLine(page.total)));
+    const entries = page.entries.length ? board(page.entries) : h("p", { class: "note" }, QUICK.rankingEmpty);
+    into.replaceChildren(entries, h("p", { class: "note", "data-testid": "ranked" }, rankedLine(page.total)));
   } catch (error) {
     into.replaceChildren(h("p", { class: "error", role: "alert" }, refusalOf(error)));
   }
@@ -231,7 +232,9 @@ async function fillMine(client: TrucoClient, players: number, into: HTMLElement)
     const mine = page.entries.find((entry) => entry.player === me.name);
     into.replaceChildren(mine ? h("p", {}, myPlaceLine(mine.rank, mine.rating?.ordinal ?? 0)) : "", board(page.entries, me.name));
   } catch (error) {
-    into.replaceChildren(h("p", { class: "note" }, refusalOf(error)));
+    // Not ranked at this table size yet (no rated match played there): a note, not a refusal.
+    const unranked = toTrucoError(error).reason === "PLAYER_NOT_FOUND";
+    into.replaceChildren(h("p", { class: "note", "data-testid": unranked ? "not-ranked" : undefined }, unranked ? QUICK.notRankedYet : refusalOf(error)));
   }
 }
 
