@@ -195,7 +195,7 @@ export async function showRanking(app: HTMLElement, players: number): Promise<vo
 function board(entries: readonly { rank: number; player: string; displayName: string; rating?: { ordinal: number; matches: number; wins: number } }[], me?: string): HTMLElement {
   return h(
     "table",
-    { class: "board" },
+    { class: "leaderboard" },
     h("thead", {}, h("tr", {}, ...[QUICK.rank, QUICK.player, QUICK.rating, QUICK.played, QUICK.wins].map((label) => h("th", {}, label)))),
     h(
       "tbody",
@@ -257,7 +257,7 @@ async function fillHistory(client: TrucoClient, into: HTMLElement): Promise<void
       const outcome = match.won ? QUICK.won : QUICK.lost;
       return h(
         "div",
-        { class: "played", "data-testid": "played", "data-game": id },
+        { class: "past-match", "data-testid": "past-match", "data-game": id },
         h("div", {}, h("strong", {}, outcome), match.rated ? "" : h("span", { class: "note" }, ` · ${QUICK.unrated}`), h("div", { class: "note" }, matchLine(match.players, match.scores, ended))),
         // A finished game replays whole as a spectator's watch from version 0 (the table rebuilds its log).
         h("a", { class: "button quiet", href: `?game=${id}&watch=1`, "data-testid": "replay" }, QUICK.replay),
