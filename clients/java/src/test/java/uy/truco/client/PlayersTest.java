@@ -60,7 +60,6 @@ public class PlayersTest {
     final List<String> calls = Collections.synchronizedList(new ArrayList<>());
     final List<String> cancels = Collections.synchronizedList(new ArrayList<>());
     final List<Metadata> headers = Collections.synchronizedList(new ArrayList<>());
-    final CountDownLatch waiting = new CountDownLatch(1);
 
     @Override
     public void findMatch(FindMatchRequest request, StreamObserver<FindMatchResponse> reply) {
@@ -79,7 +78,6 @@ public class PlayersTest {
           return;
         }
       }
-      waiting.countDown();
       // Held open: the client's cancel ends it.
       ((ServerCallStreamObserver<FindMatchResponse>) reply).setOnCancelHandler(() -> { });
     }
@@ -187,8 +185,11 @@ public class PlayersTest {
 
   public void testCancellingTheFutureAbandonsTheTicket() throws Exception {
     fake.states = List.of(TicketState.TICKET_STATE_WAITING);
-    CompletableFuture<TrucoClient.QuickMatch> match = client.async().quickMatch(FindMatchRequest.newBuilder(), null);
-    assert fake.waiting.await(5, TimeUnit.SECONDS) : "the ticket never waited";
+    // Cancelled once the client has heard of its ticket (a ticket it never heard of, it cannot name).
+    CountDownLatch heard = new CountDownLatch(1);
+    CompletableFuture<TrucoClient.QuickMatch> match =
+        client.async().quickMatch(FindMatchRequest.newBuilder(), ticket -> heard.countDown());
+    assert heard.await(5, TimeUnit.SECONDS) : "the ticket never waited";
     match.cancel(true);
     long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
     while (fake.cancels.isEmpty() && System.nanoTime() < deadline) {

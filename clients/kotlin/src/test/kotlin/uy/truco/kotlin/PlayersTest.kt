@@ -12,14 +12,13 @@ import io.grpc.inprocess.InProcessChannelBuilder
 import io.grpc.inprocess.InProcessServerBuilder
 import io.grpc.stub.StreamObserver
 import java.util.Collections
-import java.util.concurrent.CountDownLatch
 import java.util.concurrent.TimeUnit
 import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.seconds
-import kotlinx.coroutines.Dispatchers
+import kotlinx.coroutines.CompletableDeferred
 import kotlinx.coroutines.async
 import kotlinx.coroutines.runBlocking
-import kotlinx.coroutines.runInterruptible
+import kotlinx.coroutines.withTimeout
 import uy.truco.client.NoMatchException
 import uy.truco.v1.BotLevel
 import uy.truco.v1.CancelMatchRequest
@@ -57,7 +56,6 @@ class PlayersTest {
         val finds: MutableList<FindMatchRequest> = Collections.synchronizedList(mutableListOf())
         val calls: MutableList<String> = Collections.synchronizedList(mutableListOf())
         val cancels: MutableList<String> = Collections.synchronizedList(mutableListOf())
-        val waiting = CountDownLatch(1)
 
         override fun findMatch(request: FindMatchRequest, reply: StreamObserver<FindMatchResponse>) {
             finds.add(request)
@@ -73,7 +71,7 @@ class PlayersTest {
                     return
                 }
             }
-            waiting.countDown() // held open: the client's cancel ends it
+            // held open: the client's cancel ends it
         }
 
         override fun cancelMatch(request: CancelMatchRequest, reply: StreamObserver<CancelMatchResponse>) {
@@ -179,8 +177,10 @@ class PlayersTest {
 
     fun testCancellingTheCoroutineAbandonsTheTicket() = runBlocking {
         fake.states = listOf(TicketState.TICKET_STATE_WAITING)
-        val match = async { client.quickMatch() }
-        runInterruptible(Dispatchers.IO) { check(fake.waiting.await(5, TimeUnit.SECONDS)) { "the ticket never waited" } }
+        // Cancelled once the client has heard of its ticket (a ticket it never heard of, it cannot name).
+        val heard = CompletableDeferred<Unit>()
+        val match = async { client.quickMatch(onTicket = { heard.complete(Unit) }) }
+        withTimeout(5.seconds) { heard.await() }
         match.cancel()
         check(runCatching { match.await() }.isFailure)
         check(fake.cancels == listOf("tickets/t1")) { fake.cancels }
