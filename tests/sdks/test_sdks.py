@@ -9,7 +9,8 @@ out), each with an illegal card refused with CARD_NOT_IN_HAND. Then each SDK pla
 again from sessions, while its server is killed (SIGKILL) and restarted on the same port and store mid-match: it
 must resume its streams, retry its calls (a session: send again the command it had no outcome for) and finish.
 Every watching bot reports the versions of the events its seat 0 was handed: every event of the match from its
-start, in order, each once, across the restart too. The
+start, in order, each once, across the restart too. The TypeScript, Go, Java and Kotlin bots also quick-match
+(PlayerService's FindMatch, each with a player token of one app) into one rated table of four and play it out. The
 TypeScript SDK also plays over the web port's Connect and gRPC-Web protocols, as in a browser. The SDK code
 generated from proto/ must be what ``scripts/gen-sdks`` makes now, and each SDK's own unit tests (against
 in-memory fakes: what it sends, such as ``min_version``, quota retries, a wrapper for every RPC) pass.
@@ -32,11 +33,12 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import grpc
+import jwt
 import pytest
 
-from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, views_pb2
+from truco_client.v1 import game_service_pb2, game_service_pb2_grpc, players_pb2, players_pb2_grpc, views_pb2
 
-from ..servers import ProcessServer
+from ..servers import TRUCO, ProcessServer
 
 ROOT = Path(__file__).resolve().parents[2]
 SDK_PLAY = ROOT / "scripts" / "sdk-play"
@@ -59,14 +61,14 @@ class BotRun:
     lines: queue.Queue[str | None] = field(default_factory=queue.Queue)
 
     @classmethod
-    def start(cls, lang: str, address: str, *options: str) -> BotRun:
+    def start(cls, lang: str, address: str, *options: str, env: dict[str, str] | None = None) -> BotRun:
         process = subprocess.Popen(
             [str(SDK_PLAY), lang, address, *options],
             cwd=ROOT,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
-            env={**os.environ},
+            env={**os.environ, **(env or {})},
         )
         run = cls(lang, process)
         threading.Thread(target=run._pump, name=f"sdk-play-{lang}", daemon=True).start()
@@ -135,6 +137,39 @@ def server(tmp_path: Path) -> Iterator[ProcessServer]:
     running = ProcessServer(f"sqlite:///{tmp_path / 'sdk.db'}", tmp_path, web=True, limits=True)
     yield running
     running.kill()
+
+
+QUICK_LANGUAGES = ("ts", "go", "java", "kotlin")
+"""The SDKs whose example bots play a quick match with --quick (Python's is `truco play --quick`, tested apart)."""
+KEY_ID = re.compile(r"API key ([0-9a-f]{12}) ")
+
+
+def signing_app(store: str, workdir: Path) -> tuple[str, bytes]:
+    """An app's API key and an HS256 key it signs player tokens with, registered as an operator does (README:
+    "Players, quick match and rankings"): the key's id and the secret."""
+    created = subprocess.run(
+        [str(TRUCO), "keys", "--store", store, "create", "--name", "sdk players"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    key = KEY_ID.search(created.stdout)
+    assert created.returncode == 0 and key, created.stdout + created.stderr
+    secret = os.urandom(32).hex().encode()
+    (workdir / "player-secret").write_bytes(secret)
+    add = [str(TRUCO), "keys", "--store", store, "signing-key", "add", key.group(1), "--kid", "sdk-1"]
+    added = subprocess.run(
+        [*add, "--hmac-secret-file", str(workdir / "player-secret")], capture_output=True, text=True, timeout=60
+    )
+    assert added.returncode == 0, added.stdout + added.stderr
+    return key.group(1), secret
+
+
+def player_token(key_id: str, secret: bytes, sub: str) -> str:
+    """A player token as an app's backend mints one: HS256, an hour long."""
+    now = int(time.time())
+    claims = {"iss": key_id, "sub": sub, "name": sub, "aud": "truco", "iat": now, "exp": now + 3600}
+    return jwt.encode(claims, secret, algorithm="HS256", headers={"kid": "sdk-1"})
 
 
 def public_view(address: str, name: str) -> views_pb2.MatchView:
@@ -275,3 +310,45 @@ def test_the_typescript_sdk_plays_over_the_browser_protocols_of_the_web_port(
         assert_watched_every_event("ts", result, final.version)
     finally:
         run.stop()
+
+
+def test_four_sdks_quick_match_into_one_rated_table_of_four(built: None, tmp_path: Path) -> None:
+    """The TypeScript, Go, Java and Kotlin example bots each open a quick-match ticket (--quick) for a table of 4
+    with a player token of one app, against a server with its defaults: the matcher seats the four at one game (no
+    bot: they only wait for players), each plays its seat to the end (an illegal card refused on the way), and the
+    match is rated: each player's GetPlayer shows one match at 4 players."""
+    store = f"sqlite:///{tmp_path / 'quick.db'}"
+    key_id, secret = signing_app(store, tmp_path)
+    running = ProcessServer(store, tmp_path, limits=True)
+    subs = {lang: f"{lang}-player" for lang in QUICK_LANGUAGES}
+    options = ["--quick", "--players", "4", "--bots-after", "120"]
+    runs = [
+        BotRun.start(lang, running.address, *options, env={"TRUCO_PLAYER_TOKEN": player_token(key_id, secret, sub)})
+        for lang, sub in subs.items()
+    ]
+    try:
+        results = {}
+        for run in runs:
+            status, result = run.result(FIRST_RUN_SECONDS)
+            assert_finished(run.lang, status, result, players=4)
+            assert result["quick"] is True, result
+            results[run.lang] = result
+        assert len({result["game"] for result in results.values()}) == 1, results
+        assert sorted(seat for result in results.values() for seat in result["seats"]) == [0, 1, 2, 3], results
+        with grpc.insecure_channel(running.address) as channel:
+            stub = players_pb2_grpc.PlayerServiceStub(channel)
+            for sub in subs.values():
+                token = player_token(key_id, secret, sub)
+                request = players_pb2.GetPlayerRequest(name="players/me")
+                deadline = time.monotonic() + 30
+                # The matcher counts a finished game into the ratings within a moment of its end.
+                while True:
+                    player = stub.GetPlayer(request, metadata=[("x-player-token", token)], timeout=10).player
+                    if player.ratings or time.monotonic() > deadline:
+                        break
+                    time.sleep(0.2)
+                assert [(r.players, r.matches) for r in player.ratings] == [(4, 1)], (sub, player)
+    finally:
+        for run in runs:
+            run.stop()
+        running.kill()

@@ -4,10 +4,11 @@ Chromium; no browser download) plays a 2-player match on a desktop and a 4-playe
 clicking, lets a clock run out and takes the seat back, leaves (asked first) and comes back, steps away for a
 minute of the stand-in's pace in 2 and 4 players and takes the seat back from another device, sees a friend's
 arrival on the host's page within a second, lets the host start a waiting table with bots (1280×800 and 390×844),
-reloads mid-match and finds the log intact, plays a rematch, lists
-and joins an open table, and checks every text it meets; messages.test.mjs
-checks every message the page can make for voseo and capitals, and that they use every template of the
-Spanish catalogue's web words. Screenshots, desktop and phone, go to
+reloads mid-match and finds the log intact, plays a rematch, lists and joins an open table, plays "Jugar ya" (two
+players with tokens signed by an app's key registered here are matched to one table; the ranking page reads the
+leaderboard), and checks every text it meets; messages.test.mjs checks every message the page can make for voseo
+and capitals, and that they use every template of the Spanish catalogue's web words. Screenshots, desktop and
+phone, go to
 test-artifacts/web/.
 
 What it needs it installs: Debian's chromium package (apt-get) when /usr/bin/chromium is missing, and web/'s
@@ -83,10 +84,37 @@ def _install_and_build() -> None:
 
 
 @pytest.fixture(scope="module")
-def web_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def browser_work(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The server's folder: its store (browser.db) and its stderr."""
+    return tmp_path_factory.mktemp("browser")
+
+
+KEY_ID = re.compile(r"API key ([0-9a-f]{12}) ")
+
+
+@pytest.fixture(scope="module")
+def player_signing(browser_work: Path) -> dict[str, str]:
+    """An app of the server's (an API key) with an HS256 signing key for its player tokens, as an app's operator
+    registers them (README: "Players, quick match and rankings"): what the browser test mints its players'
+    tokens with, handed to it as TRUCO_PLAYER_KEY_ID and TRUCO_PLAYER_SECRET."""
+    store = ["--store", f"sqlite:///{browser_work / 'browser.db'}"]
+    created = subprocess.run(
+        [str(TRUCO), "keys", *store, "create", "--name", "web table"], capture_output=True, text=True, timeout=60
+    )
+    key = KEY_ID.search(created.stdout + created.stderr)
+    assert created.returncode == 0 and key, created.stdout + created.stderr
+    secret = os.urandom(32).hex()
+    (browser_work / "player-secret").write_text(secret)
+    command = [str(TRUCO), "keys", *store, "signing-key", "add", key.group(1), "--kid", "web-1"]
+    _run([*command, "--hmac-secret-file", str(browser_work / "player-secret")], browser_work, 60)
+    return {"TRUCO_PLAYER_KEY_ID": key.group(1), "TRUCO_PLAYER_KID": "web-1", "TRUCO_PLAYER_SECRET": secret}
+
+
+@pytest.fixture(scope="module")
+def web_url(browser_work: Path, player_signing: dict[str, str]) -> Iterator[str]:
     _ensure_chromium()
     _build_web()
-    work = tmp_path_factory.mktemp("browser")
+    work = browser_work
     stderr = (work / "serve.stderr").open("wb")
     command = [
         str(TRUCO), "serve", "--store", f"sqlite:///{work / 'browser.db'}", "--host", "127.0.0.1", "--port", "0",
@@ -135,6 +163,10 @@ BROWSER_TESTS = (
     "the host starts a table waiting for friends with bots, at 1280×800 and 390×844",
     "a rematch is offered to every human at the table, and the first deal passes on",
     "the table's boxes neither overlap nor clip at 1280×800 and 390×844",
+    "Jugar ya: the lobby's panel, the page without a player token, the ranking, waiting with Cancelar, and into "
+    "the table once matched",
+    "Jugar ya against the server: two players, on a desktop and a phone, are matched to one table; the ranking "
+    "page reads the leaderboard and the history",
     "every message of the table speaks voseo, starts with a capital and closes what it opens",
     "every template of the catalogue's web words is in a message checked above",
     "the page's other modules hold no prose: every sentence is in src/text.ts",
@@ -163,10 +195,17 @@ SHOTS = (
     "web-layout-phone",
     "web-layout-summary-desktop",
     "web-layout-summary-phone",
+    "web-quick-lobby-desktop",
+    "web-quick-lobby-phone",
+    "web-quick-waiting-desktop",
+    "web-quick-waiting-phone",
+    "web-quick-matched-desktop",
+    "web-quick-matched-phone",
+    "web-ranking-desktop",
 )
 
 
-def test_the_web_table_in_a_real_browser(web_url: str) -> None:
+def test_the_web_table_in_a_real_browser(web_url: str, player_signing: dict[str, str]) -> None:
     """web/e2e/, every test of it passing in one run (one build, one server, one Chromium): whole matches by
     clicking on a desktop and a phone, the clock, leaving and coming back, a reload, a rematch, the lobby, a
     spectator, a seña, and every message checked for voseo and capitals. Its screenshots must be there and not
@@ -175,6 +214,7 @@ def test_the_web_table_in_a_real_browser(web_url: str) -> None:
     for old in ARTIFACTS.glob("*.png"):
         old.unlink()
     env = {**os.environ, "TRUCO_WEB_URL": web_url, "TRUCO_ARTIFACTS": str(ARTIFACTS), "CHROMIUM": str(CHROMIUM)}
+    env.update(player_signing)
     result = subprocess.run(
         ["node", "--test", "--test-concurrency=1", "--test-reporter=tap", "e2e/"],
         cwd=WEB,

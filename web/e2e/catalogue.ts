@@ -134,6 +134,16 @@ export function everyMessage(): Message[] {
   for (const taken of [[], ["Ana"], ["Ana", text.botLabel(1), text.botLabel(3, BotLevel.EXPERT)]]) add("open table seats", text.openTableSeats(taken));
   for (let seat = 0; seat < 6; seat++) add("bot label", text.botLabel(seat));
   add("join title", text.joinTitle("0123456789abcdef"));
+  // Jugar ya and the ranking.
+  for (const [key, value] of Object.entries(text.QUICK)) add(`QUICK.${key}`, value);
+  for (const code of Object.keys(text.PLAYER_REASONS)) add(`refusal ${code}`, text.refusal(code, "the server's own message"));
+  for (const seconds of [0, 12.7]) add("waited", text.waitedLine(seconds));
+  add("window", text.windowLine(-3.25, 9.8));
+  for (const n of [2, 4, 6]) add("ranking tab", text.rankingTab(n));
+  for (const total of [0, 1, 12]) add("ranked", text.rankedLine(total));
+  add("my place", text.myPlaceLine(7, 12.44));
+  add("match line", text.matchLine(4, [30, 21], new Date(2026, 11, 6, 14, 5)));
+  add("match line without scores", text.matchLine(2, [], undefined));
   add("piezas", text.piezasLine([2, 4, 5, 11, 10].map((rank) => ({ ...CARD, rank }))));
   for (const ms of [0, 1500, 23_000, 125_000]) {
     add("clock", text.clockLabel("decision", ms));

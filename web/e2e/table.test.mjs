@@ -9,6 +9,7 @@
 // same voseo and capitals checks as the catalogue of messages (style-of-messages.mjs). Screenshots, desktop and
 // phone, are saved for review.
 import assert from "node:assert/strict";
+import { createHmac } from "node:crypto";
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { after, before, test } from "node:test";
@@ -697,5 +698,157 @@ test("the table's boxes neither overlap nor clip at 1280×800 and 390×844", asy
     assert.ok(summaries > 0, `${label}: a hand ended and its summary was measured`);
     assert.deepEqual([...problems], []);
     await context.close();
+  }
+});
+
+// --- Jugar ya and the ranking -----------------------------------------------------------------------------------
+
+/** A protobuf message's bytes, by hand (the few fields the quick-match stream needs). */
+const varint = (n) => { const out = []; while (n > 127) { out.push((n & 127) | 128); n = Math.floor(n / 128); } out.push(n); return out; };
+const pbString = (no, text) => { const bytes = [...Buffer.from(text)]; return [(no << 3) | 2, ...varint(bytes.length), ...bytes]; };
+const pbNumber = (no, n) => [(no << 3) | 0, ...varint(n)];
+const pbMessage = (no, bytes) => [(no << 3) | 2, ...varint(bytes.length), ...bytes];
+const pbDouble = (no, x) => { const b = Buffer.alloc(8); b.writeDoubleLE(x); return [(no << 3) | 1, ...b]; };
+
+/** A FindMatchResponse: the ticket in `state` (1 WAITING, 3 MATCHED), waited 4 s, window 3.2 to 9.8; MATCHED
+ * with the game, seat and seat token. */
+function ticketMessage(state, matched) {
+  const ticket = [...pbString(1, "tickets/t1"), ...pbNumber(2, state), ...pbMessage(6, pbNumber(1, 4)), ...pbDouble(7, 3.2), ...pbDouble(8, 9.8)];
+  const seat = matched ? [...pbString(2, matched.game), ...pbNumber(3, matched.seat), ...pbString(4, matched.token)] : [];
+  return [...pbMessage(1, ticket), ...seat];
+}
+
+/** A Connect server-streaming body (binary): each message in its envelope, then the end of the stream. */
+function connectStream(messages) {
+  const envelope = (flags, bytes) => { const head = Buffer.alloc(5); head.writeUInt8(flags, 0); head.writeUInt32BE(bytes.length, 1); return Buffer.concat([head, Buffer.from(bytes)]); };
+  return Buffer.concat([...messages.map((bytes) => envelope(0, bytes)), envelope(2, [...Buffer.from("{}")])]);
+}
+
+/** The boxes of a page that must not overlap (the lobby's panels, the waiting page's parts), and buttons cut. */
+async function panelProblems(page, selector) {
+  return page.evaluate((selector) => {
+    const found = [];
+    const boxes = [...document.querySelectorAll(selector)].map((element) => [element, element.getBoundingClientRect()]).filter(([, b]) => b.width > 0 && b.height > 0);
+    const cross = (a, b) => a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1;
+    for (const [index, [element, box]] of boxes.entries()) {
+      for (const [other, otherBox] of boxes.slice(index + 1)) {
+        if (!element.contains(other) && !other.contains(element) && cross(box, otherBox)) found.push(`${element.className} overlaps ${other.className}`);
+      }
+    }
+    const width = document.documentElement.clientWidth;
+    for (const button of document.querySelectorAll("button, a.button")) {
+      const b = button.getBoundingClientRect();
+      if (b.width > 0 && (b.left < -1 || b.right > width + 1)) found.push(`the button «${button.textContent}» is cut by the screen's edge`);
+    }
+    return found;
+  }, selector);
+}
+
+test("Jugar ya: the lobby's panel, the page without a player token, the ranking, waiting with Cancelar, and into the table once matched", async () => {
+  // A game the (stand-in) ticket stream hands over, with this player's seat in it.
+  const created = await call("CreateGame", { rules: { players: 2, target: 15 }, bots: [{ seat: 1, kind: "BOT_KIND_RANDOM" }] });
+  const joined = await call("JoinGame", { name: created.game.name, seat: 0, playerName: "Ana", requestId: crypto.randomUUID().replaceAll("-", "") });
+  const exp = Math.floor(Date.now() / 1000) + 3600;
+  const jwt = ["eyJhbGciOiJIUzI1NiJ9", Buffer.from(JSON.stringify({ sub: "ana", exp })).toString("base64url"), "firma"].join(".");
+  for (const [label, options] of [["desktop", { viewport: { width: 1280, height: 800 } }], ["phone", PHONE]]) {
+    const context = await browser.newContext(options);
+    const page = await open(context);
+    await page.goto(BASE);
+    await page.waitForSelector("[data-testid=quick] #quick-play");
+    assert.deepEqual(await panelProblems(page, ".lobby .panel"), [], `${label}: the lobby's panels`);
+    await checkTexts(page, `lobby with Jugar ya (${label})`);
+    await shot(page, `web-quick-lobby-${label}`);
+
+    // No token handed or pasted, and this server mints none: the page says what is missing.
+    await page.click("#quick-play");
+    const error = await page.waitForSelector("[data-testid=error]");
+    assert.match(await error.textContent(), /necesitás un pase de jugador/);
+    await page.goto(`${BASE}/?ranking=4`);
+    assert.match(await (await page.waitForSelector("[data-testid=ranking-top] [data-testid=error]")).textContent(), /pase de jugador/);
+    assert.equal(await page.getAttribute("[data-testid=ranking-4]", "class"), "button");
+    await checkTexts(page, `ranking without a token (${label})`);
+
+    // With a token (the app's, in the link's fragment), a ticket waits: its page, then Cancelar.
+    await page.route("**/truco.v1.PlayerService/FindMatch", () => undefined); // held: the ticket waits
+    await page.goto(`${BASE}/#jugador=${jwt}`);
+    assert.equal(new URL(page.url()).hash, "", "the token leaves the address bar");
+    await page.selectOption("#quick-players", "4");
+    await page.click("#quick-play");
+    const state = await page.waitForSelector("[data-testid=quick-state]");
+    assert.equal(await state.textContent(), "Buscando rivales…");
+    assert.deepEqual(await panelProblems(page, ".quick-wait > *"), [], `${label}: the waiting page`);
+    await checkTexts(page, `waiting for a match (${label})`);
+    await shot(page, `web-quick-waiting-${label}`);
+    await page.click("#quick-cancel");
+    assert.match(await (await page.waitForSelector("[data-testid=error]")).textContent(), /Cancelaste la búsqueda\./);
+    await page.unroute("**/truco.v1.PlayerService/FindMatch");
+
+    // The ticket's stream says WAITING, then MATCHED: the page takes the seat and opens the table.
+    let asked;
+    await page.route("**/truco.v1.PlayerService/FindMatch", (route) => {
+      asked = route.request().headers()["x-player-token"];
+      const matched = { game: created.game.name, seat: 0, token: joined.seatToken };
+      return route.fulfill({ status: 200, contentType: "application/connect+proto", body: connectStream([ticketMessage(1), ticketMessage(3, matched)]) });
+    });
+    await page.click("#quick-play");
+    await page.waitForSelector("[data-testid=hand] [data-card]");
+    assert.equal(asked, jwt, "FindMatch carries the player token");
+    assert.equal(new URL(page.url()).searchParams.get("game"), created.game.name.replace("games/", ""));
+    await checkTexts(page, `the table after a quick match (${label})`);
+    assert.deepEqual(page.failures, []);
+    await context.close();
+  }
+});
+
+/** A player token for `sub`, signed as an app's backend signs one (HS256 with the app's signing key, which
+ * tests/test_web_browser.py registers on the server's store and hands over in the environment). */
+function playerJwt(sub, name) {
+  const { TRUCO_PLAYER_KEY_ID: iss, TRUCO_PLAYER_KID: kid, TRUCO_PLAYER_SECRET: secret } = process.env;
+  assert.ok(iss && kid && secret, "set TRUCO_PLAYER_KEY_ID, TRUCO_PLAYER_KID and TRUCO_PLAYER_SECRET (an app's HS256 signing key)");
+  const part = (value) => Buffer.from(JSON.stringify(value)).toString("base64url");
+  const now = Math.floor(Date.now() / 1000);
+  const signed = `${part({ alg: "HS256", typ: "JWT", kid })}.${part({ iss, sub, name, aud: "truco", iat: now, exp: now + 3600 })}`;
+  return `${signed}.${createHmac("sha256", secret).update(signed).digest("base64url")}`;
+}
+
+test("Jugar ya against the server: two players, on a desktop and a phone, are matched to one table; the ranking page reads the leaderboard and the history", async () => {
+  const players = [["desktop", { viewport: { width: 1280, height: 800 } }, "web-ana", "Ana"], ["phone", PHONE, "web-beto", "Beto"]];
+  const pages = [];
+  for (const [label, options, sub, name] of players) {
+    const context = await browser.newContext(options);
+    const page = await open(context);
+    page.label = label;
+    await page.goto(`${BASE}/#jugador=${playerJwt(sub, name)}`);
+    await page.waitForSelector("#quick-play");
+    await page.uncheck("#quick-bots"); // only each other: no bots fill the table
+    pages.push(page);
+  }
+  for (const page of pages) {
+    await page.click("#quick-play");
+    await page.waitForSelector("[data-testid=quick-state]");
+  }
+  for (const page of pages) {
+    await page.waitForSelector("[data-testid=hand] [data-card]", { timeout: 30_000 });
+    await checkTexts(page, `a quick match's table (${page.label})`);
+    await shot(page, `web-quick-matched-${page.label}`);
+  }
+  const games = pages.map((page) => new URL(page.url()).searchParams.get("game"));
+  assert.ok(games[0] && games[0] === games[1], `both players sit at one table: ${games.join(", ")}`);
+  const seats = await Promise.all(pages.map((page) => page.$$eval("[data-testid=seat] .name", (nodes) => nodes.map((node) => node.textContent))));
+  assert.ok(seats[0].includes("Vos") && seats[0].includes("Beto") && seats[1].includes("Vos") && seats[1].includes("Ana"), JSON.stringify(seats));
+
+  // The ranking: the server's leaderboard (no rated match has ended here) and the player's empty history.
+  const [page] = pages;
+  await page.goto(`${BASE}/?ranking=2`);
+  assert.match(await (await page.waitForSelector("[data-testid=ranking-top] [data-testid=ranked]")).textContent(), /^\d+ jugadores? en el ranking\.$/);
+  assert.match(await (await page.waitForSelector("[data-testid=not-ranked]")).textContent(), /Todavía no tenés puesto/);
+  assert.match(await (await page.waitForSelector("[data-testid=history] .note")).textContent(), /Todavía no terminaste ningún partido/);
+  assert.equal(await page.$("[data-testid=ranking-top] [data-testid=error]"), null);
+  assert.deepEqual(await panelProblems(page, ".ranking > .panel"), []);
+  await checkTexts(page, "the ranking");
+  await shot(page, "web-ranking-desktop");
+  for (const each of pages) {
+    assert.deepEqual(each.failures, []);
+    await each.context().close();
   }
 });

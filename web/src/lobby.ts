@@ -3,6 +3,7 @@
 import { BotKind, BotLevel, type Game, SeatKind } from "truco-client";
 import { type ClockChoice, apiKey, clientFor, createGame, gameId, holdSeat, keepPlayerName, playerNameKept, setApiKey, toTrucoError } from "./api";
 import { h } from "./dom";
+import { quickPanel } from "./players";
 import { UI, botLabel, openTableLine, openTableSeats, playersOption, playerName, refusal, targetOption, UNREACHABLE } from "./text";
 
 export function refusalOf(error: unknown): string {
@@ -87,7 +88,7 @@ export function showLobby(app: HTMLElement, open: (id: string) => void, message?
       { class: "lobby" },
       message ? h("p", { class: "error", role: "alert", "data-testid": "error" }, message) : undefined,
       form,
-      h("div", { class: "lobby-side" }, tables, joinForm),
+      h("div", { class: "lobby-side" }, quickPanel(open, (again) => showLobby(app, open, again), app), tables, joinForm),
     ),
   );
   delete app.dataset.phase;

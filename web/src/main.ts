@@ -1,10 +1,11 @@
-// The web table: the lobby (a new game against the server's bots, the open tables, a link to join), the page to
-// take a seat at a game by link, and the table itself. Everything goes through "truco-client" (the project's
+// The web table: the lobby (a new game against the server's bots, "Jugar ya", the open tables, a link to join),
+// the page to take a seat at a game by link, the ranking (?ranking=N), and the table itself. Everything goes through "truco-client" (the project's
 // TypeScript SDK, compiled from clients/ts/src) over the Connect protocol to the web port that served this page.
 import { clientFor, heldSeat, holdSeat, keepPlayerName, playerNameKept } from "./api";
 import { installDeck } from "./deck";
 import { h } from "./dom";
 import { refusalOf, showLobby } from "./lobby";
+import { showRanking, takePlayerTokenFromLink } from "./players";
 import { Table } from "./table";
 import { UI, joinTitle } from "./text";
 import { onRenderAgain, renderTable, tickClocks } from "./view";
@@ -103,6 +104,14 @@ function takeHeldFromLink(game: string): void {
 }
 
 function route(): void {
+  takePlayerTokenFromLink();
+  const ranking = new URLSearchParams(window.location.search).get("ranking");
+  if (ranking) {
+    leaveTable();
+    setConnection("");
+    void showRanking(app, [2, 4, 6].includes(Number(ranking)) ? Number(ranking) : 2);
+    return;
+  }
   const game = new URLSearchParams(window.location.search).get("game");
   if (game) takeHeldFromLink(game.replace(/^games\//, ""));
   if (game) void openTable(game.replace(/^games\//, ""));

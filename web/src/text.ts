@@ -421,7 +421,8 @@ export const REASON_CODES: readonly string[] = Object.keys(REASONS);
 
 /** A clear sentence for a refused call: the reason in words, then the server's own message and the code. */
 export function refusal(reason: string, message: string): string {
-  return say(W.words.refusal, { words: REASONS[reason] ?? W.words.unknownRefusal, reason: reason || W.words.noCode, message });
+  const words = REASONS[reason] ?? PLAYER_REASONS[reason] ?? W.words.unknownRefusal;
+  return say(W.words.refusal, { words, reason: reason || W.words.noCode, message });
 }
 
 /** A call that never reached the server (the connection is down). */
@@ -469,3 +470,102 @@ export function joinTitle(id: string): string {
 export function senaReceived(seating: Seating, seat: number, sena: Sena): string {
   return say(W.lobby.senaReceived, { name: seating.name(seat), sena: SENA_NAMES[sena] ?? "" });
 }
+
+// --- Jugar ya and the ranking (PlayerService) -------------------------------------------------------------------
+// Kept together so that they move as one block into the per-language catalogue.
+
+/** The fixed words of "Jugar ya" (quick match) and the ranking page. */
+export const QUICK = {
+  title: "Jugar ya",
+  intro: "Te buscamos rivales de tu nivel. Si nadie aparece, podés dejar que completen los bots.",
+  players: "Jugadores en la mesa",
+  botsFill: "Si en 30 s no aparece nadie, completar con bots (el partido no suma al ranking)",
+  play: "Jugar ya",
+  searching: "Buscando rivales…",
+  waitingForParty: "Esperando a tu grupo…",
+  matched: "¡Mesa encontrada! Entrando…",
+  cancel: "Cancelar",
+  cancelled: "Cancelaste la búsqueda.",
+  expired: "No apareció nadie a tiempo: probá de nuevo, o dejá que completen los bots.",
+  noToken: "Para Jugar ya y el ranking necesitás un pase de jugador, y este servidor no da uno: pegalo en «Pase de jugador».",
+  tokenField: "Pase de jugador",
+  tokenPlaceholder: "El que te da la app (un JWT)",
+  ranking: "Ranking",
+  rankingTop: "Los mejores",
+  loadingRanking: "Cargando el ranking…",
+  rankingAroundMe: "Cerca tuyo",
+  rankingEmpty: "Todavía nadie jugó partidos que sumen en esta mesa.",
+  notRankedYet: "Todavía no tenés puesto en esta mesa: jugá un partido que sume.",
+  history: "Tus partidos",
+  historyEmpty: "Todavía no terminaste ningún partido con tu pase de jugador.",
+  replay: "Ver de nuevo",
+  won: "Ganaste",
+  lost: "Perdiste",
+  unrated: "No suma",
+  back: "Volver al inicio",
+  rank: "Puesto",
+  player: "Jugador",
+  rating: "Puntaje",
+  played: "Partidos",
+  wins: "Ganados",
+} as const;
+
+/** "Esperando hace 12 s". */
+export function waitedLine(seconds: number): string {
+  return `Esperando hace ${Math.floor(seconds)} s.`;
+}
+
+/** The ticket's rating window: "Rivales con puntaje entre 3,2 y 9,8.". */
+export function windowLine(low: number, high: number): string {
+  return `Rivales con puntaje entre ${ratingText(low)} y ${ratingText(high)}.`;
+}
+
+/** A rating as the page shows it: one decimal, with a comma. */
+export function ratingText(value: number): string {
+  return value.toFixed(1).replace(".", ",");
+}
+
+/** A tab of the ranking: "Mesas de 4". */
+export function rankingTab(players: number): string {
+  return `Mesas de ${players}`;
+}
+
+/** How many are ranked: "12 jugadores en el ranking.". */
+export function rankedLine(total: number): string {
+  return total === 1 ? "1 jugador en el ranking." : `${total} jugadores en el ranking.`;
+}
+
+/** Your own place: "Estás en el puesto 7 con 12,4 puntos.". */
+export function myPlaceLine(rank: number, ordinal: number): string {
+  return `Estás en el puesto ${rank} con ${ratingText(ordinal)} puntos.`;
+}
+
+/** A finished match of the history: "Mesa de 2 · 30 a 21 · terminó el 6/12 a las 14:05". */
+export function matchLine(players: number, scores: readonly number[], ended: Date | undefined): string {
+  const score = scores.length >= 2 ? ` · ${scores[0]} a ${scores[1]}` : "";
+  const when = ended
+    ? ` · terminó el ${ended.getDate()}/${ended.getMonth() + 1} a las ${String(ended.getHours()).padStart(2, "0")}:${String(ended.getMinutes()).padStart(2, "0")}`
+    : "";
+  return `Mesa de ${players}${score}${when}`;
+}
+
+/** The refusals of PlayerService's calls (quick match, ranking), in words. */
+export const PLAYER_REASONS: Readonly<Record<string, string>> = {
+  PLAYER_TOKEN_MISSING: "Esto necesita tu pase de jugador.",
+  PLAYER_TOKEN_MALFORMED: "Tu pase de jugador no es válido.",
+  PLAYER_TOKEN_EXPIRED: "Tu pase de jugador venció: pedí uno nuevo.",
+  PLAYER_TOKEN_NOT_YET_VALID: "Tu pase de jugador todavía no vale: revisá la hora del equipo.",
+  PLAYER_TOKEN_WRONG_AUDIENCE: "Tu pase de jugador es para otro servidor.",
+  PLAYER_TOKEN_UNKNOWN_KEY: "Tu pase de jugador está firmado con una clave que el servidor no conoce.",
+  PLAYER_TOKEN_KEY_REVOKED: "La clave que firmó tu pase de jugador fue dada de baja: pedí uno nuevo.",
+  PLAYER_TOKEN_BAD_SIGNATURE: "La firma de tu pase de jugador no es válida.",
+  PLAYER_TOKEN_WRONG_APP: "Tu pase de jugador es de otra app.",
+  PLAYER_TOKEN_TOO_LONG_LIVED: "Tu pase de jugador dura demasiado: como mucho 24 horas.",
+  TICKET_ALREADY_OPEN: "Ya estás buscando partido en otra pestaña o dispositivo.",
+  TICKET_NOT_FOUND: "Esa búsqueda ya no existe.",
+  TICKET_ALREADY_MATCHED: "Ya te encontramos mesa: no se puede cancelar.",
+  INVALID_PARTY: "Ese grupo no vale para esta mesa.",
+  INVALID_MATCH_WAIT: "La espera tiene que ir de 5 s a 10 minutos.",
+  INVALID_TABLE_SIZE: "Las mesas son de 2, 4 o 6 jugadores.",
+  PLAYER_NOT_FOUND: "Ese jugador todavía no tiene ranking.",
+};

@@ -17,6 +17,11 @@
 // (PlayTurn, IsMyTurn), resuming watches, legal-action pickers (PickAction, PlainBot), proof checks (VerifyProof)
 // and the versions seen.
 //
+// A player: a client whose Options.PlayerToken holds the short-lived JWT an app's backend signed for one of its
+// players sends it as "x-player-token" (PlayerHeader) on every call, so the seats it takes are that player's and
+// its calls count against the player's quota. PlayerService's calls (quick match, ratings, rankings, history) are
+// wrapped in players.go, and QuickMatch follows a ticket to its match.
+//
 // Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the metadata
 // "x-truco-game: games/{id}" (GameHeader): a load balancer that hashes it keeps a game's calls on one replica,
 // which then answers from memory.
@@ -52,6 +57,9 @@ type Options struct {
 	Token string
 	// APIKey is the app's API key (truco keys create), sent as x-api-key on every call; servers may require one.
 	APIKey string
+	// PlayerToken is a player token (the JWT the app's backend signed for this player), sent as x-player-token on
+	// every call: the seats this client takes are the player's; FindMatch and CancelMatch need one.
+	PlayerToken string
 	// Timeout is the deadline of each attempt of a call (default 10s).
 	Timeout time.Duration
 	// Retries is how many times a retryable failure is retried (default 4; negative: none).
@@ -70,27 +78,33 @@ const GameHeader = "x-truco-game"
 
 // Wrappers names the Client method that wraps each RPC of the service (a test checks none is missing).
 var Wrappers = map[string]string{
-	"truco.v1.GameService/CreateGame":       "CreateGame",
-	"truco.v1.GameService/JoinGame":         "JoinGame",
-	"truco.v1.GameService/GetGameView":      "GetView",
-	"truco.v1.GameService/ListLegalActions": "LegalActions",
-	"truco.v1.GameService/SubmitCommand":    "Submit",
-	"truco.v1.GameService/WatchGame":        "Watch",
-	"truco.v1.GameService/ListGames":        "ListGames",
-	"truco.v1.GameService/GetGame":          "GetGame",
-	"truco.v1.GameService/LeaveGame":        "LeaveGame",
-	"truco.v1.GameService/ResumeSeat":       "ResumeSeat",
-	"truco.v1.GameService/Rematch":          "Rematch",
-	"truco.v1.GameService/PlayGame":         "Play",
-	"truco.v1.GameService/StartWithBots":    "StartWithBots",
-	"truco.v1.RulesService/EvaluateHand":    "EvaluateHand",
-	"truco.v1.RulesService/CompareCards":    "CompareCards",
+	"truco.v1.GameService/CreateGame":          "CreateGame",
+	"truco.v1.GameService/JoinGame":            "JoinGame",
+	"truco.v1.GameService/GetGameView":         "GetView",
+	"truco.v1.GameService/ListLegalActions":    "LegalActions",
+	"truco.v1.GameService/SubmitCommand":       "Submit",
+	"truco.v1.GameService/WatchGame":           "Watch",
+	"truco.v1.GameService/ListGames":           "ListGames",
+	"truco.v1.GameService/GetGame":             "GetGame",
+	"truco.v1.GameService/LeaveGame":           "LeaveGame",
+	"truco.v1.GameService/ResumeSeat":          "ResumeSeat",
+	"truco.v1.GameService/Rematch":             "Rematch",
+	"truco.v1.GameService/PlayGame":            "Play",
+	"truco.v1.GameService/StartWithBots":       "StartWithBots",
+	"truco.v1.RulesService/EvaluateHand":       "EvaluateHand",
+	"truco.v1.RulesService/CompareCards":       "CompareCards",
+	"truco.v1.PlayerService/FindMatch":         "FindMatch",
+	"truco.v1.PlayerService/CancelMatch":       "CancelMatch",
+	"truco.v1.PlayerService/GetPlayer":         "GetPlayer",
+	"truco.v1.PlayerService/ListLeaderboard":   "ListLeaderboard",
+	"truco.v1.PlayerService/ListPlayerMatches": "ListPlayerMatches",
 }
 
-// Client calls GameService and RulesService over one gRPC connection.
+// Client calls GameService, RulesService and PlayerService over one gRPC connection.
 type Client struct {
 	Games   trucov1.GameServiceClient
 	Rules   trucov1.RulesServiceClient
+	Players trucov1.PlayerServiceClient
 	conn    grpc.ClientConnInterface
 	closer  func() error
 	options Options
@@ -133,6 +147,7 @@ func NewClient(conn grpc.ClientConnInterface, options Options) *Client {
 	return &Client{
 		Games:   trucov1.NewGameServiceClient(conn),
 		Rules:   trucov1.NewRulesServiceClient(conn),
+		Players: trucov1.NewPlayerServiceClient(conn),
 		conn:    conn,
 		options: options,
 		seen:    newVersionsSeen(MaxGamesSeen),
@@ -182,12 +197,15 @@ func IsOver(view *trucov1.SeatView) bool {
 	return view.GetPublic().GetPhase() == trucov1.Phase_PHASE_MATCH_OVER
 }
 
-// outgoing is ctx with the call's metadata: the API key, the seat token, and game (a resource name; "" : none),
+// outgoing is ctx with the call's metadata: the API key, the player token, the seat token, and game (a resource name; "" : none),
 // the game the call is about.
 func (c *Client) outgoing(ctx context.Context, game string) context.Context {
 	var pairs []string
 	if c.options.APIKey != "" {
 		pairs = append(pairs, "x-api-key", c.options.APIKey)
+	}
+	if c.options.PlayerToken != "" {
+		pairs = append(pairs, PlayerHeader, c.options.PlayerToken)
 	}
 	if c.options.Token != "" {
 		pairs = append(pairs, "authorization", "Bearer "+c.options.Token)

@@ -23,7 +23,7 @@ import (
 
 func TestEveryRPCOfTheServiceHasAWrapper(t *testing.T) {
 	var methods []string
-	for _, service := range []grpc.ServiceDesc{trucov1.GameService_ServiceDesc, trucov1.RulesService_ServiceDesc} {
+	for _, service := range []grpc.ServiceDesc{trucov1.GameService_ServiceDesc, trucov1.RulesService_ServiceDesc, trucov1.PlayerService_ServiceDesc} {
 		for _, method := range service.Methods {
 			methods = append(methods, service.ServiceName+"/"+method.MethodName)
 		}

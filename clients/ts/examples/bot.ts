@@ -13,6 +13,9 @@
  *   --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
  * It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
  *   --protocol connect|grpc-web: talk to the server's web port (truco serve --web-port) the way a browser does
+ *   --quick: a quick match instead (PlayerService's FindMatch, with the player token in $TRUCO_PLAYER_TOKEN): the
+ *        bot waits for rivals at a table of --players, the server's bots filling the seats still free after
+ *        --bots-after S seconds (default 5), and plays its one seat (by polling, --watch or --session).
  */
 import {
   cardText,
@@ -24,6 +27,7 @@ import {
   plainBot,
   play,
   type SeatView,
+  TicketState,
   TrucoClient,
   TrucoError,
   VersionConflict,
@@ -39,10 +43,12 @@ interface Options {
   thinkMs: number;
   protocol: Protocol;
   botLevel?: string;
+  quick: boolean;
+  botsAfter: number;
 }
 
 function parseArgs(argv: string[]): Options {
-  const options: Options = { address: "", players: 2, watch: false, session: false, target: 0, thinkMs: 0, protocol: "grpc" };
+  const options: Options = { address: "", players: 2, watch: false, session: false, target: 0, thinkMs: 0, protocol: "grpc", quick: false, botsAfter: 5 };
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === "--players") options.players = Number(argv[++i]);
@@ -52,11 +58,13 @@ function parseArgs(argv: string[]): Options {
     else if (arg === "--think-ms") options.thinkMs = Number(argv[++i]);
     else if (arg === "--protocol") options.protocol = argv[++i] as Protocol;
     else if (arg === "--bot-level") options.botLevel = argv[++i];
+    else if (arg === "--quick") options.quick = true;
+    else if (arg === "--bots-after") options.botsAfter = Number(argv[++i]);
     else if (!options.address && !arg.startsWith("--")) options.address = arg;
     else throw new Error(`unknown argument ${arg}`);
   }
   if (!options.address || ![2, 4, 6].includes(options.players)) {
-    throw new Error("usage: bot ADDRESS [--players 2|4|6] [--watch|--session] [--target N] [--think-ms N] [--protocol P] [--bot-level L]");
+    throw new Error("usage: bot ADDRESS [--players 2|4|6] [--watch|--session] [--target N] [--think-ms N] [--protocol P] [--bot-level L] [--quick [--bots-after S]]");
   }
   return options;
 }
@@ -185,36 +193,64 @@ interface State {
   watched: bigint[];
 }
 
+/** The seats this bot plays, each with its own client, in the game `name`. */
+interface Table {
+  name: string;
+  seats: { client: TrucoClient; view: SeatView }[];
+}
+
+/** A new game against the server's bots: they take the odd seats (the rival team), this bot every even one. */
+async function createTable(creator: TrucoClient, options: Options, rules: { players: number; target?: number }): Promise<Table> {
+  const seats = Array.from({ length: options.players / 2 }, (_, i) => 2 * i);
+  const bots: Record<number, string> = Object.fromEntries(seats.map((seat) => [seat + 1, "heuristic"]));
+  const game = await creator.createGame({ rules, bots, botLevel: options.botLevel });
+  log(`game ${game.name}`);
+  const joined = await Promise.all(
+    seats.map(async (seat) => {
+      const client = creator.withToken(undefined);
+      const { view } = await client.joinGame(game.name, { seat, playerName: `ts bot ${seat}` });
+      return { client, view };
+    }),
+  );
+  return { name: game.name, seats: joined };
+}
+
+/** A quick match: a ticket followed until the server seats this player (and rivals, or its bots after a wait). */
+async function quickTable(player: TrucoClient, options: Options, rules: { players: number; target?: number }): Promise<Table> {
+  const match = await player.quickMatch({
+    rules,
+    botsAfterMs: options.botsAfter * 1000,
+    botLevel: options.botLevel,
+    onTicket: (ticket) => log(`ticket ${ticket.name} ${TicketState[ticket.state]}`),
+  });
+  log(`game ${match.game} (seat ${match.seat})`);
+  return { name: match.game, seats: [{ client: match.client, view: await match.client.seatView(match.game) }] };
+}
+
 async function main(): Promise<number> {
   const options = parseArgs(process.argv.slice(2));
   const transport = createNodeTransport(options.address, { protocol: options.protocol });
   const retries = options.watch || options.session ? { retries: 60, maxBackoffMs: 1000 } : {};
-  const creator = new TrucoClient(transport, { ...retries, apiKey: process.env.TRUCO_API_KEY || undefined });
-  // The bot seats are the odd ones (the rival team); this bot plays every even seat.
-  const seats = Array.from({ length: options.players / 2 }, (_, i) => 2 * i);
-  const bots: Record<number, string> = Object.fromEntries(seats.map((seat) => [seat + 1, "heuristic"]));
+  const playerToken = process.env.TRUCO_PLAYER_TOKEN || undefined;
+  if (options.quick && !playerToken) throw new Error("--quick needs a player token in $TRUCO_PLAYER_TOKEN");
+  const creator = new TrucoClient(transport, { ...retries, apiKey: process.env.TRUCO_API_KEY || undefined, playerToken });
   const rules = { players: options.players, ...(options.target ? { target: options.target } : {}) };
-  const game = await creator.createGame({ rules, bots, botLevel: options.botLevel });
-  log(`game ${game.name}`);
+  const table = options.quick ? await quickTable(creator, options, rules) : await createTable(creator, options, rules);
   const state: State = { illegalReason: "", moves: 0, resumes: 0, watched: [] };
-  const clients = await Promise.all(
-    seats.map(async (seat) => {
-      const client = creator.withToken(undefined);
-      const joined = await client.joinGame(game.name, { seat, playerName: `ts bot ${seat}` });
-      return { client, view: joined.view };
-    }),
-  );
   const playSeat = options.session ? playBySession : options.watch ? playByWatching : playByPolling;
-  await Promise.all(clients.map(({ client, view }) => playSeat(client, game.name, view, options, state)));
-  const final = (await clients[0].client.getView(game.name)).public;
+  await Promise.all(table.seats.map(({ client, view }) => playSeat(client, table.name, view, options, state)));
+  const first = table.seats[0].client;
+  const final = (await first.getView(table.name)).public;
   const scores = [0, 1].map((team) => final?.scores.find((score) => score.team === team)?.points ?? 0);
-  const over = isOver((await clients[0].client.getView(game.name)).seat);
+  const over = isOver((await first.getView(table.name)).seat);
   const result = {
     sdk: "ts",
     over,
     scores,
     illegal_reason: state.illegalReason,
-    game: game.name,
+    game: table.name,
+    quick: options.quick,
+    seats: table.seats.map(({ view }) => view.seat),
     players: options.players,
     moves: state.moves,
     resumes: state.resumes,

@@ -17,6 +17,11 @@
  * (playTurn, isMyTurn), resuming watches and sessions, legal-action pickers (./commands.ts), proof checks
  * (./proofs.ts) and the versions seen.
  *
+ * A player: a client made with `playerToken` (the short-lived JWT an app's backend signs for one of its players)
+ * sends it as `x-player-token` ({@link PLAYER_HEADER}) on every call, so the seats it takes are that player's and
+ * its calls count against the player's quota; PlayerService's calls (quick match, ratings, rankings, history)
+ * are wrapped here too, and {@link TrucoClient.quickMatch} follows a ticket to its match.
+ *
  * Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the header
  * `x-truco-game: games/{id}` ({@link GAME_HEADER}): a load balancer that hashes it keeps a game's calls on one
  * replica, which then answers from memory.
@@ -32,7 +37,7 @@ import { type CardLike, card, parseCards } from "./cards.js";
 import { plainBot } from "./commands.js";
 import { commitEvents, perEvent } from "./commits.js";
 import { fullDuplexOf } from "./duplex.js";
-import { isRetried, ResourceExhausted, SessionUnsupported, type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
+import { isRetried, NoMatch, ResourceExhausted, SessionUnsupported, type TrucoError, toTrucoError, VersionConflict } from "./errors.js";
 import type { Command } from "./gen/truco/v1/commands_pb.js";
 import {
   BotKind,
@@ -48,6 +53,15 @@ import {
   type SubmitCommandResponse,
   type WatchGameResponse,
 } from "./gen/truco/v1/game_service_pb.js";
+import {
+  type FindMatchResponse,
+  type ListLeaderboardResponse,
+  type ListPlayerMatchesResponse,
+  type MatchTicket,
+  type Player,
+  PlayerService,
+  TicketState,
+} from "./gen/truco/v1/players_pb.js";
 import type { RuleSetSchema } from "./gen/truco/v1/rules_pb.js";
 import {
   type CompareCardsResponse,
@@ -74,6 +88,9 @@ export const BOT_LEVELS: Readonly<Record<string, BotLevel>> = {
 /** The header naming the game a call is about (`games/{id}`), for load balancers' game affinity. */
 export const GAME_HEADER = "x-truco-game";
 
+/** The header carrying a player token (a JWT an app's backend signed for one of its players). */
+export const PLAYER_HEADER = "x-player-token";
+
 /** The {@link TrucoClient} method that wraps each RPC of the service (a test checks none is missing). */
 export const WRAPPERS: Readonly<Record<string, keyof TrucoClient>> = {
   "truco.v1.GameService/CreateGame": "createGame",
@@ -91,6 +108,11 @@ export const WRAPPERS: Readonly<Record<string, keyof TrucoClient>> = {
   "truco.v1.GameService/StartWithBots": "startWithBots",
   "truco.v1.RulesService/EvaluateHand": "evaluateHand",
   "truco.v1.RulesService/CompareCards": "compareCards",
+  "truco.v1.PlayerService/FindMatch": "findMatch",
+  "truco.v1.PlayerService/CancelMatch": "cancelMatch",
+  "truco.v1.PlayerService/GetPlayer": "getPlayer",
+  "truco.v1.PlayerService/ListLeaderboard": "listLeaderboard",
+  "truco.v1.PlayerService/ListPlayerMatches": "listPlayerMatches",
 };
 
 /** How a {@link TrucoClient} calls. */
@@ -99,6 +121,11 @@ export interface ClientOptions {
   token?: string;
   /** The app's API key (`truco keys create`), sent as `x-api-key` on every call; servers may require one. */
   apiKey?: string;
+  /**
+   * A player token: the JWT the app's backend signed for this player, sent as `x-player-token` on every call
+   * (the seats this client takes are the player's; PlayerService's FindMatch and CancelMatch need one).
+   */
+  playerToken?: string;
   /** The deadline of each attempt of a call, in milliseconds (default 10000). */
   timeoutMs?: number;
   /** How many times a retryable failure is retried (default 4, so at most 5 attempts). */
@@ -151,6 +178,51 @@ export interface WatchOptions {
   tableChanges?: boolean;
 }
 
+/** Options of {@link TrucoClient.findMatch} and {@link TrucoClient.quickMatch}: the ticket asked for. */
+export interface FindMatchOptions {
+  /** The rules wanted; `players` is the table size (2, 4 or 6). */
+  rules?: MessageInitShape<typeof RuleSetSchema>;
+  /** The `sub`s of the party's other players, who sit on this player's team (each opens its own ticket). */
+  party?: string[];
+  /** How long to wait for a match (5 s to 10 min; the server's default, 2 min, when unset). */
+  maxWaitMs?: number;
+  /** After waiting this long the server's bots may fill the free seats (the match is then unrated). */
+  botsAfterMs?: number;
+  /** The strength of the bots that fill seats ("beginner", "intermediate", "expert", or a BotLevel). */
+  botLevel?: string | BotLevel;
+  /** The ticket's idempotency key (a fresh UUID by default), sent again when a broken stream is reopened. */
+  requestId?: string;
+  /** Abandons the ticket: the stream closes (which cancels it on the server). */
+  signal?: AbortSignal;
+  /** Called each time a broken stream is reopened (it follows the same ticket). */
+  onResume?: (error: TrucoError) => void;
+}
+
+/** What {@link TrucoClient.quickMatch} found. */
+export interface QuickMatch {
+  /** The game (`games/{id}`), created with every seat taken. */
+  game: string;
+  /** This player's seat in it. */
+  seat: number;
+  /** A client acting as that seat (its seat token, and this client's player token and API key). */
+  client: TrucoClient;
+  /** The ticket, MATCHED. */
+  ticket: MatchTicket;
+}
+
+/** The resource name `players/{sub}`, from it or from the bare `sub` ("me": the caller's own player). */
+export function playerName(name: string): string {
+  return name.startsWith("players/") ? name : `players/${name}`;
+}
+
+/** A Duration message of `ms` milliseconds. */
+function duration(ms: number): { seconds: bigint; nanos: number } {
+  return { seconds: BigInt(Math.floor(ms / 1000)), nanos: Math.round(ms % 1000) * 1_000_000 };
+}
+
+/** The states a ticket ends in: its stream sends nothing after one. */
+const FINAL_TICKET_STATES: readonly TicketState[] = [TicketState.MATCHED, TicketState.EXPIRED, TicketState.CANCELLED];
+
 /** The resource name `games/{game}`, from it or from the bare id. */
 export function gameName(name: string): string {
   return name.startsWith("games/") ? name : `games/${name}`;
@@ -166,16 +238,19 @@ export function isOver(view: SeatView | undefined): boolean {
   return view?.public?.phase === Phase.MATCH_OVER;
 }
 
-/** A client of GameService and RulesService over one Connect transport. */
+/** A client of GameService, RulesService and PlayerService over one Connect transport. */
 export class TrucoClient {
   readonly games: Client<typeof GameService>;
   readonly rules: Client<typeof RulesService>;
+  readonly players: Client<typeof PlayerService>;
   readonly timeoutMs: number;
   readonly retries: number;
   readonly backoffMs: number;
   readonly maxBackoffMs: number;
   readonly maxQuotaWaitMs: number;
   readonly apiKey: string | undefined;
+  /** The player token sent as `x-player-token` on every call, if any. */
+  readonly playerToken: string | undefined;
   /** Whether the transport streams both ways at once (HTTP/2): {@link TrucoClient.play} needs it. */
   readonly fullDuplex: boolean;
   private currentToken: string | undefined;
@@ -188,8 +263,10 @@ export class TrucoClient {
   ) {
     this.games = createClient(GameService, transport);
     this.rules = createClient(RulesService, transport);
+    this.players = createClient(PlayerService, transport);
     this.currentToken = options.token;
     this.apiKey = options.apiKey;
+    this.playerToken = options.playerToken;
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retries = options.retries ?? 4;
     this.backoffMs = options.backoffMs ?? 100;
@@ -214,6 +291,7 @@ export class TrucoClient {
     const other = new TrucoClient(this.transport, {
       token,
       apiKey: this.apiKey,
+      playerToken: this.playerToken,
       timeoutMs: this.timeoutMs,
       retries: this.retries,
       backoffMs: this.backoffMs,
@@ -225,9 +303,15 @@ export class TrucoClient {
     return other;
   }
 
-  /** The call's headers: the API key, the seat token, and the game the call is about (a resource name), if any. */
+  /**
+   * The call's headers: the API key, the player token, the seat token, and the game the call is about (a resource
+   * name), if any.
+   */
   private headers(game?: string): Record<string, string> {
     const headers: Record<string, string> = this.apiKey ? { "x-api-key": this.apiKey } : {};
+    if (this.playerToken) {
+      headers[PLAYER_HEADER] = this.playerToken;
+    }
     if (this.currentToken) {
       headers.authorization = `Bearer ${this.currentToken}`;
     }
@@ -607,6 +691,137 @@ export class TrucoClient {
     }
     this.seen.saw(game, view.public?.version);
     return view;
+  }
+
+  // --- PlayerService -------------------------------------------------------------------------------------------
+
+  /**
+   * Open a quick-match ticket and follow it: each FindMatchResponse the server sends (the ticket WAITING, its
+   * window widening, ... then MATCHED with the game, the seat and the seat token, or EXPIRED or CANCELLED, after
+   * which it ends). Needs a player token. A stream broken by UNAVAILABLE or a server-side CANCELLED is reopened
+   * with the same request id, which follows the same ticket (a matched one answers MATCHED again), as a watch
+   * resumes; a stream a quota refused is opened again after its RetryInfo delay. Aborting `signal` (or leaving
+   * the loop) closes the stream, which cancels a ticket not yet matched. {@link TrucoClient.quickMatch} does all
+   * of it and hands back the seat.
+   */
+  async *findMatch(options: FindMatchOptions = {}): AsyncGenerator<FindMatchResponse> {
+    const request = {
+      requestId: options.requestId ?? newRequestId(),
+      rules: options.rules ?? {},
+      party: options.party ?? [],
+      maxWait: options.maxWaitMs === undefined ? undefined : duration(options.maxWaitMs),
+      botsAfter: options.botsAfterMs === undefined ? undefined : duration(options.botsAfterMs),
+      botLevel: botLevel(options.botLevel),
+    };
+    let failures = 0;
+    while (!options.signal?.aborted) {
+      let wait: number;
+      const controller = new AbortController();
+      const stop = () => controller.abort();
+      options.signal?.addEventListener("abort", stop);
+      try {
+        const stream = this.players.findMatch(request, { headers: this.headers(), signal: controller.signal, timeoutMs: 0 });
+        for await (const item of stream) {
+          failures = 0;
+          yield item;
+          if (item.ticket && FINAL_TICKET_STATES.includes(item.ticket.state)) {
+            return;
+          }
+        }
+        return;
+      } catch (error) {
+        if (options.signal?.aborted) {
+          return;
+        }
+        const failure = toTrucoError(error);
+        const resumeWait = this.resumeWait(failure, failures);
+        if (resumeWait === undefined) {
+          throw failure;
+        }
+        options.onResume?.(failure);
+        wait = resumeWait;
+      } finally {
+        options.signal?.removeEventListener("abort", stop);
+        controller.abort();
+      }
+      await sleep(wait);
+      failures++;
+    }
+  }
+
+  /**
+   * Find a match and sit in it: opens a ticket ({@link TrucoClient.findMatch}), calls `onTicket` with each state
+   * it passes through, and resolves when it is MATCHED to the game, the seat and a client acting as the seat (its
+   * seat token, this client's player token). Rejects with {@link NoMatch} when the ticket EXPIRES or is CANCELLED
+   * (by CancelMatch from elsewhere). Aborting `signal` abandons it: the stream closes, the ticket is cancelled
+   * (CancelMatch, in case the server has not yet seen the stream go) and the promise rejects with the signal's
+   * reason.
+   */
+  async quickMatch(options: FindMatchOptions & { onTicket?: (ticket: MatchTicket) => void } = {}): Promise<QuickMatch> {
+    let ticket: MatchTicket | undefined;
+    for await (const item of this.findMatch(options)) {
+      if (!item.ticket) {
+        continue;
+      }
+      ticket = item.ticket;
+      options.onTicket?.(ticket);
+      if (ticket.state === TicketState.MATCHED) {
+        const game = gameName(item.game);
+        return { game, seat: item.seat, client: this.withToken(item.seatToken), ticket };
+      }
+      if (ticket.state === TicketState.EXPIRED || ticket.state === TicketState.CANCELLED) {
+        throw new NoMatch(ticket);
+      }
+    }
+    if (options.signal?.aborted) {
+      if (ticket) {
+        // The closed stream cancels the ticket; this says so at once, and a ticket matched meanwhile stays matched.
+        await this.cancelMatch(ticket.name).catch(() => undefined);
+      }
+      throw options.signal.reason ?? new Error("quick match abandoned");
+    }
+    throw new NoMatch(ticket);
+  }
+
+  /** Cancel this player's open ticket (`name`, or its only one): the ticket as it ends (CANCELLED, or as it was). */
+  async cancelMatch(name = ""): Promise<MatchTicket | undefined> {
+    const response = await this.unary((call) => this.players.cancelMatch({ name }, call));
+    return response.ticket;
+  }
+
+  /** A player of this app (`players/{sub}`, or "me": the player of this client's token) with its ratings. */
+  async getPlayer(name = "me"): Promise<Player> {
+    const response = await this.unary((call) => this.players.getPlayer({ name: playerName(name) }, call));
+    if (!response.player) {
+      throw new Error("GetPlayer answered without a player");
+    }
+    return response.player;
+  }
+
+  /**
+   * One page of the app's ranking at a table size (2, 4 or 6), best first: the top (then `pageToken` for the next
+   * page) or, with `aroundPlayer` (`players/{sub}` or "me"), the page with that player in its middle.
+   */
+  listLeaderboard(
+    players: number,
+    options: { pageSize?: number; pageToken?: string; aroundPlayer?: string } = {},
+  ): Promise<ListLeaderboardResponse> {
+    const request = {
+      players,
+      pageSize: options.pageSize ?? 0,
+      pageToken: options.pageToken ?? "",
+      aroundPlayer: options.aroundPlayer ? playerName(options.aroundPlayer) : "",
+    };
+    return this.unary((call) => this.players.listLeaderboard(request, call));
+  }
+
+  /** One page of a player's finished games, newest first (each replayable with {@link TrucoClient.watch} from 0). */
+  listPlayerMatches(
+    name = "me",
+    options: { pageSize?: number; pageToken?: string } = {},
+  ): Promise<ListPlayerMatchesResponse> {
+    const request = { name: playerName(name), pageSize: options.pageSize ?? 0, pageToken: options.pageToken ?? "" };
+    return this.unary((call) => this.players.listPlayerMatches(request, call));
   }
 
   // --- RulesService --------------------------------------------------------------------------------------------

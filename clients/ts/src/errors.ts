@@ -8,6 +8,7 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ErrorInfoSchema, RetryInfoSchema } from "./gen/google/rpc/error_details_pb.js";
 import type { CommandError } from "./gen/truco/v1/game_service_pb.js";
+import { type MatchTicket, TicketState } from "./gen/truco/v1/players_pb.js";
 
 /** The ErrorInfo domain of the service's own errors. */
 export const DOMAIN = "truco.v1";
@@ -66,6 +67,23 @@ export class DeadlineExceeded extends TrucoError {}
  * `submit` and `watch` instead.
  */
 export class SessionUnsupported extends TrucoError {}
+
+/**
+ * A quick match that found no game: its ticket EXPIRED (its wait ran out) or was CANCELLED (by CancelMatch from
+ * elsewhere, or its stream ended). Not a failed call: `ticket` is how it ended (undefined when the stream ended
+ * before its first message).
+ */
+export class NoMatch extends Error {
+  constructor(readonly ticket: MatchTicket | undefined) {
+    super(`no match: the ticket ended ${ticket ? TicketState[ticket.state] : "before it opened"}`);
+    this.name = new.target.name;
+  }
+
+  /** How the ticket ended (UNSPECIFIED when it never opened). */
+  get state(): TicketState {
+    return this.ticket?.state ?? TicketState.UNSPECIFIED;
+  }
+}
 
 type ErrorClass = new (...args: ConstructorParameters<typeof TrucoError>) => TrucoError;
 

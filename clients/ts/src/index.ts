@@ -13,6 +13,7 @@ export * from "./gen/truco/v1/commands_pb.js";
 export * from "./gen/truco/v1/errors_pb.js";
 export * from "./gen/truco/v1/events_pb.js";
 export * from "./gen/truco/v1/game_service_pb.js";
+export * from "./gen/truco/v1/players_pb.js";
 export * from "./gen/truco/v1/rules_pb.js";
 export * from "./gen/truco/v1/rules_service_pb.js";
 export * from "./gen/truco/v1/views_pb.js";

@@ -30,6 +30,7 @@ import {
   type WatchGameResponseSchema,
 } from "../src/gen/truco/v1/game_service_pb.js";
 import { createNodeTransport } from "../src/node.js";
+import { PlayerService } from "../src/gen/truco/v1/players_pb.js";
 import { RulesService } from "../src/gen/truco/v1/rules_service_pb.js";
 import { commitmentOf, verifyProof } from "../src/proofs.js";
 import { MatchViewSchema, SeatViewSchema } from "../src/gen/truco/v1/views_pb.js";
@@ -349,7 +350,7 @@ describe("TrucoClient minVersion", () => {
 
 describe("TrucoClient", () => {
   it("wraps every RPC of the service", () => {
-    const methods = [GameService, RulesService].flatMap((service) =>
+    const methods = [GameService, RulesService, PlayerService].flatMap((service) =>
       service.methods.map((method) => `${service.typeName}/${method.name}`),
     );
     assert.deepEqual(Object.keys(WRAPPERS).sort(), methods.sort());

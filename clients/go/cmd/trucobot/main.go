@@ -13,6 +13,9 @@
 //	trucobot --players 4 --session ADDRESS  the same, each seat playing its whole match from one PlayGame session
 //	                                      (Client.Play: its commands in, the commits out; it resumes by itself)
 //	--target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
+//	--quick: a quick match instead (PlayerService's FindMatch, with the player token in $TRUCO_PLAYER_TOKEN): the
+//	  bot waits for rivals at a table of --players, the server's bots filling the seats still free after
+//	  --bots-after S seconds (default 5), and plays its one seat (by polling, --watch or --session)
 //
 // It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
 package main
@@ -213,6 +216,55 @@ func (s *state) playBySession(ctx context.Context, client *truco.Client, name st
 	return s.follow(session.Events(), view.GetSeat(), act)
 }
 
+// seated is one seat this bot plays: its client and its first view.
+type seated struct {
+	client *truco.Client
+	view   *trucov1.SeatView
+}
+
+// createTable makes a game against the server's bots: they take the odd seats (the rival team), this bot every
+// even one, each with a client of its own.
+func createTable(ctx context.Context, creator *truco.Client, rules *trucov1.RuleSet, level trucov1.BotLevel) (string, []seated, error) {
+	bots := map[int32]trucov1.BotKind{}
+	for seat := int32(1); seat < rules.GetPlayers(); seat += 2 {
+		bots[seat] = trucov1.BotKind_BOT_KIND_HEURISTIC
+	}
+	game, err := creator.CreateGame(ctx, truco.CreateOptions{Rules: rules, Bots: bots, BotLevel: level})
+	if err != nil {
+		return "", nil, err
+	}
+	logf("game %s", game.GetName())
+	var seats []seated
+	for seat := int32(0); seat < rules.GetPlayers(); seat += 2 {
+		client := creator.WithToken("")
+		joined, err := client.JoinGame(ctx, game.GetName(), seat, fmt.Sprintf("go bot %d", seat))
+		if err != nil {
+			return "", nil, err
+		}
+		seats = append(seats, seated{client, joined.View})
+	}
+	return game.GetName(), seats, nil
+}
+
+// quickTable is a quick match: a ticket followed until the server seats this player (with rivals, or with its
+// bots after botsAfter).
+func quickTable(ctx context.Context, player *truco.Client, rules *trucov1.RuleSet, level trucov1.BotLevel, botsAfter time.Duration) (string, []seated, error) {
+	options := truco.FindMatchOptions{
+		Rules: rules, BotsAfter: botsAfter, BotLevel: level,
+		OnTicket: func(ticket *trucov1.MatchTicket) { logf("ticket %s %s", ticket.GetName(), ticket.GetState()) },
+	}
+	match, err := player.QuickMatch(ctx, options)
+	if err != nil {
+		return "", nil, err
+	}
+	logf("game %s (seat %d)", match.Game, match.Seat)
+	view, err := match.Client.SeatView(ctx, match.Game)
+	if err != nil {
+		return "", nil, err
+	}
+	return match.Game, []seated{{match.Client, view}}, nil
+}
+
 func run() (int, error) {
 	players := flag.Int("players", 2, "2, 4 or 6 players")
 	botLevel := flag.String("bot-level", "", "the server bots' level: beginner, intermediate or expert")
@@ -220,57 +272,51 @@ func run() (int, error) {
 	session := flag.Bool("session", false, "play each seat's match from one PlayGame session")
 	target := flag.Int("target", 0, "points to win (0: the server's default)")
 	thinkMs := flag.Int("think-ms", 0, "a pause before each move, in milliseconds")
+	quick := flag.Bool("quick", false, "a quick match (FindMatch) with the player token in $TRUCO_PLAYER_TOKEN")
+	botsAfter := flag.Int("bots-after", 5, "with --quick: seconds before the server's bots may fill the free seats")
 	flag.Parse()
 	level, known := trucov1.BotLevel_value["BOT_LEVEL_"+strings.ToUpper(*botLevel)]
 	if flag.NArg() != 1 || (*players != 2 && *players != 4 && *players != 6) || (*botLevel != "" && !known) || (*watch && *session) {
-		return 2, errors.New("usage: trucobot [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L] ADDRESS")
+		return 2, errors.New("usage: trucobot [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L] [--quick [--bots-after S]] ADDRESS")
 	}
 	options := truco.Options{}
 	if *watch || *session {
 		options = truco.Options{Retries: 60, MaxBackoff: time.Second}
 	}
 	options.APIKey = os.Getenv("TRUCO_API_KEY")
+	options.PlayerToken = os.Getenv("TRUCO_PLAYER_TOKEN")
+	if *quick && options.PlayerToken == "" {
+		return 2, errors.New("--quick needs a player token in $TRUCO_PLAYER_TOKEN")
+	}
 	creator, err := truco.Dial(flag.Arg(0), options)
 	if err != nil {
 		return 2, err
 	}
 	defer creator.Close()
 	ctx := context.Background()
-	// The bot seats are the odd ones (the rival team); this bot plays every even seat.
-	bots := map[int32]trucov1.BotKind{}
-	var seats []int32
-	for seat := int32(0); seat < int32(*players); seat += 2 {
-		seats = append(seats, seat)
-		bots[seat+1] = trucov1.BotKind_BOT_KIND_HEURISTIC
-	}
 	rules := &trucov1.RuleSet{Players: int32(*players), Target: int32(*target)}
-	create := truco.CreateOptions{Rules: rules, Bots: bots, BotLevel: trucov1.BotLevel(level)}
-	game, err := creator.CreateGame(ctx, create)
+	var name string
+	var seats []seated
+	if *quick {
+		name, seats, err = quickTable(ctx, creator, rules, trucov1.BotLevel(level), time.Duration(*botsAfter)*time.Second)
+	} else {
+		name, seats, err = createTable(ctx, creator, rules, trucov1.BotLevel(level))
+	}
 	if err != nil {
 		return 2, err
 	}
-	logf("game %s", game.GetName())
 	s := &state{watched: []int64{}}
 	think := time.Duration(*thinkMs) * time.Millisecond
 	errs := make(chan error, len(seats))
-	var first *truco.Client
 	for _, seat := range seats {
-		client := creator.WithToken("")
-		joined, err := client.JoinGame(ctx, game.GetName(), seat, fmt.Sprintf("go bot %d", seat))
-		if err != nil {
-			return 2, err
-		}
-		if first == nil {
-			first = client
-		}
 		go func() {
 			switch {
 			case *session:
-				errs <- s.playBySession(ctx, client, game.GetName(), joined.View, think)
+				errs <- s.playBySession(ctx, seat.client, name, seat.view, think)
 			case *watch:
-				errs <- s.playByWatching(ctx, client, game.GetName(), joined.View, think)
+				errs <- s.playByWatching(ctx, seat.client, name, seat.view, think)
 			default:
-				errs <- s.playByPolling(ctx, client, game.GetName(), joined.View, think)
+				errs <- s.playByPolling(ctx, seat.client, name, seat.view, think)
 			}
 		}()
 	}
@@ -279,7 +325,8 @@ func run() (int, error) {
 			return 2, err
 		}
 	}
-	final, err := first.SeatView(ctx, game.GetName())
+	first := seats[0].client
+	final, err := first.SeatView(ctx, name)
 	if err != nil {
 		return 2, err
 	}
@@ -293,17 +340,27 @@ func run() (int, error) {
 		Scores        []int32 `json:"scores"`
 		IllegalReason string  `json:"illegal_reason"`
 		Game          string  `json:"game"`
+		Quick         bool    `json:"quick"`
+		Seats         []int32 `json:"seats"`
 		Players       int     `json:"players"`
 		Moves         int64   `json:"moves"`
 		Resumes       int64   `json:"resumes"`
 		Watched       []int64 `json:"watched"`
-	}{"go", truco.IsOver(final), scores, s.illegalReason, game.GetName(), *players, s.moves.Load(), s.resumes.Load(), s.watched}
+	}{"go", truco.IsOver(final), scores, s.illegalReason, name, *quick, seatsOf(seats), *players, s.moves.Load(), s.resumes.Load(), s.watched}
 	line, _ := json.Marshal(result)
 	fmt.Println(string(line))
 	if truco.IsOver(final) && s.illegalReason == "CARD_NOT_IN_HAND" {
 		return 0, nil
 	}
 	return 1, nil
+}
+
+func seatsOf(seats []seated) []int32 {
+	numbers := make([]int32, len(seats))
+	for i, seat := range seats {
+		numbers[i] = seat.view.GetSeat()
+	}
+	return numbers
 }
 
 func main() {

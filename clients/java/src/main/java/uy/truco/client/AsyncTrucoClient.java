@@ -24,6 +24,12 @@ import uy.truco.v1.RuleSet;
 import uy.truco.v1.SeatView;
 import uy.truco.v1.SubmitCommandResponse;
 import uy.truco.v1.WatchGameResponse;
+import uy.truco.v1.FindMatchRequest;
+import uy.truco.v1.FindMatchResponse;
+import uy.truco.v1.ListLeaderboardResponse;
+import uy.truco.v1.ListPlayerMatchesResponse;
+import uy.truco.v1.MatchTicket;
+import uy.truco.v1.Player;
 
 /**
  * The calls of a {@link TrucoClient} as {@link CompletableFuture}s, and its resuming watch pushed to a
@@ -124,6 +130,54 @@ public final class AsyncTrucoClient {
   }
 
   /**
+   * {@link TrucoClient#findMatch} on the executor: {@code observer} gets each message of the ticket, then
+   * {@code onCompleted} after its last (MATCHED, EXPIRED or CANCELLED), or {@code onError} once reopening failed.
+   * Closing the returned handle closes the stream, which cancels a ticket not yet matched.
+   */
+  public AutoCloseable findMatch(FindMatchRequest.Builder request, StreamObserver<FindMatchResponse> observer) {
+    TicketStream tickets = client.findMatch(request, null);
+    return pump(tickets, tickets::close, observer);
+  }
+
+  /**
+   * {@link TrucoClient#quickMatch} on the executor: completes with the match, or exceptionally with a
+   * {@link NoMatchException} or a {@link TrucoException}. {@code cancel} on the future abandons the ticket (its
+   * stream closes and it is cancelled).
+   */
+  public CompletableFuture<TrucoClient.QuickMatch> quickMatch(
+      FindMatchRequest.Builder request, java.util.function.Consumer<MatchTicket> onTicket) {
+    TicketStream tickets = client.findMatch(request, null);
+    CompletableFuture<TrucoClient.QuickMatch> match = run(() -> {
+      try (tickets) {
+        return tickets.awaitMatch(onTicket);
+      }
+    });
+    match.whenComplete((found, failure) -> {
+      if (match.isCancelled()) {
+        // The task waiting on the stream sees it closed, sends CancelMatch and ends.
+        tickets.close();
+      }
+    });
+    return match;
+  }
+
+  public CompletableFuture<MatchTicket> cancelMatch(String name) {
+    return run(() -> client.cancelMatch(name));
+  }
+
+  public CompletableFuture<Player> getPlayer(String name) {
+    return run(() -> client.getPlayer(name));
+  }
+
+  public CompletableFuture<ListLeaderboardResponse> listLeaderboard(int players, int pageSize, String pageToken, String aroundPlayer) {
+    return run(() -> client.listLeaderboard(players, pageSize, pageToken, aroundPlayer));
+  }
+
+  public CompletableFuture<ListPlayerMatchesResponse> listPlayerMatches(String name, int pageSize, String pageToken) {
+    return run(() -> client.listPlayerMatches(name, pageSize, pageToken));
+  }
+
+  /**
    * {@link TrucoClient#watch} on the executor: {@code observer} gets each event in order (the caller's view after a
    * commit with its last event), then {@code onCompleted} when the match is over, or {@code onError} (a
    * {@link TrucoException}) once resuming failed. A broken stream is reopened after the last version delivered, as
@@ -169,7 +223,7 @@ public final class AsyncTrucoClient {
   }
 
   /** Pushes {@code items} to {@code observer} on the executor; the handle returned runs {@code close} and stops. */
-  private AutoCloseable pump(Iterator<WatchGameResponse> items, Runnable close, StreamObserver<WatchGameResponse> observer) {
+  private <T> AutoCloseable pump(Iterator<T> items, Runnable close, StreamObserver<T> observer) {
     Future<?> pump = executor.submit(() -> {
       try {
         while (items.hasNext()) {

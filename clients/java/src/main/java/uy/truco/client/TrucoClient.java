@@ -18,9 +18,20 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.function.BiConsumer;
+import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
 import uy.truco.v1.BotKind;
+import uy.truco.v1.CancelMatchRequest;
+import uy.truco.v1.FindMatchRequest;
+import uy.truco.v1.GetPlayerRequest;
+import uy.truco.v1.ListLeaderboardRequest;
+import uy.truco.v1.ListLeaderboardResponse;
+import uy.truco.v1.ListPlayerMatchesRequest;
+import uy.truco.v1.ListPlayerMatchesResponse;
+import uy.truco.v1.MatchTicket;
+import uy.truco.v1.Player;
+import uy.truco.v1.PlayerServiceGrpc;
 import uy.truco.v1.BotLevel;
 import uy.truco.v1.BotSeat;
 import uy.truco.v1.Command;
@@ -74,6 +85,11 @@ import uy.truco.v1.WatchGameResponse;
  * helper ({@link #playTurn}, {@link Commands#isMyTurn}), resuming watches, legal-action pickers ({@link Commands}),
  * proof checks ({@link Proofs}) and the versions seen.
  *
+ * <p>A player: a client built with {@link Builder#playerToken} (the short-lived JWT an app's backend signed for one
+ * of its players) sends it as {@code x-player-token} ({@link #PLAYER_HEADER}) on every call, so the seats it takes
+ * are that player's and its calls count against the player's quota. PlayerService's calls (quick match, ratings,
+ * rankings, history) are wrapped here too, and {@link #quickMatch} follows a ticket to its match.
+ *
  * <p>Every call about one game (all but CreateGame, ListGames and the rules calculator) names it in the metadata
  * {@code x-truco-game: games/{id}} ({@link #GAME_HEADER}): a load balancer that hashes it keeps a game's calls on one
  * replica, which then answers from memory.
@@ -91,11 +107,16 @@ public final class TrucoClient implements AutoCloseable {
   /** The metadata key naming the game a call is about ({@code games/{id}}), for load balancers' game affinity. */
   public static final String GAME_HEADER = "x-truco-game";
   private static final Metadata.Key<String> GAME = Metadata.Key.of(GAME_HEADER, Metadata.ASCII_STRING_MARSHALLER);
+  /** The metadata key carrying a player token (a JWT an app's backend signed for one of its players). */
+  public static final String PLAYER_HEADER = "x-player-token";
+  private static final Metadata.Key<String> PLAYER_TOKEN =
+      Metadata.Key.of(PLAYER_HEADER, Metadata.ASCII_STRING_MARSHALLER);
 
   private final ManagedChannel channel;
   private final boolean ownsChannel;
   private volatile String token;
   private volatile String apiKey;
+  private final String playerToken;
   private final Duration timeout;
   private final int retries;
   private final Duration backoff;
@@ -123,7 +144,12 @@ public final class TrucoClient implements AutoCloseable {
       Map.entry("truco.v1.GameService/StartWithBots", "startWithBots"),
       Map.entry("truco.v1.GameService/PlayGame", "play"),
       Map.entry("truco.v1.RulesService/EvaluateHand", "evaluateHand"),
-      Map.entry("truco.v1.RulesService/CompareCards", "compareCards"));
+      Map.entry("truco.v1.RulesService/CompareCards", "compareCards"),
+      Map.entry("truco.v1.PlayerService/FindMatch", "findMatch"),
+      Map.entry("truco.v1.PlayerService/CancelMatch", "cancelMatch"),
+      Map.entry("truco.v1.PlayerService/GetPlayer", "getPlayer"),
+      Map.entry("truco.v1.PlayerService/ListLeaderboard", "listLeaderboard"),
+      Map.entry("truco.v1.PlayerService/ListPlayerMatches", "listPlayerMatches"));
 
   /** A client on {@code channel} (which the caller closes). Prefer {@link #builder(String)}. */
   public TrucoClient(ManagedChannel channel, String token, Duration timeout, int retries, Duration backoff, Duration maxBackoff) {
@@ -139,6 +165,7 @@ public final class TrucoClient implements AutoCloseable {
     this.ownsChannel = owns;
     this.token = options.token;
     this.apiKey = options.apiKey;
+    this.playerToken = options.playerToken;
     this.timeout = options.timeout;
     this.retries = options.retries;
     this.backoff = options.backoff;
@@ -165,6 +192,7 @@ public final class TrucoClient implements AutoCloseable {
     private ManagedChannel channel;
     private String token;
     private String apiKey;
+    private String playerToken;
     private Duration timeout = Duration.ofSeconds(10);
     private int retries = 4;
     private Duration backoff = Duration.ofMillis(100);
@@ -182,6 +210,11 @@ public final class TrucoClient implements AutoCloseable {
     public Builder token(String token) { this.token = token; return this; }
     /** The app's API key ({@code truco keys create}), sent as {@code x-api-key} on every call. */
     public Builder apiKey(String apiKey) { this.apiKey = apiKey; return this; }
+    /**
+     * A player token (the JWT the app's backend signed for this player), sent as {@code x-player-token} on every
+     * call: the seats this client takes are the player's; {@link #findMatch} and {@link #cancelMatch} need one.
+     */
+    public Builder playerToken(String playerToken) { this.playerToken = playerToken; return this; }
     /** The deadline of each attempt of a call (default 10 s). */
     public Builder timeout(Duration timeout) { this.timeout = timeout; return this; }
     /** How many times a retryable failure is retried (default 4, so at most 5 attempts). */
@@ -220,7 +253,7 @@ public final class TrucoClient implements AutoCloseable {
    * share the versions seen: neither reads older than what either saw.
    */
   public TrucoClient withToken(String token) {
-    Builder options = new Builder(null).token(token).apiKey(apiKey).timeout(timeout).retries(retries).backoff(backoff)
+    Builder options = new Builder(null).token(token).apiKey(apiKey).playerToken(playerToken).timeout(timeout).retries(retries).backoff(backoff)
         .maxBackoff(maxBackoff).maxQuotaWait(maxQuotaWait).executor(executor);
     return new TrucoClient(options, channel, false, seen);
   }
@@ -241,6 +274,9 @@ public final class TrucoClient implements AutoCloseable {
 
   /** The seat token sent with every call, if any. */
   public String token() { return token; }
+
+  /** The player token sent with every call, if any. */
+  public String playerToken() { return playerToken; }
 
   /** Closes the channel {@link #connect} opened (not one passed in, nor a {@link #withToken} client's). */
   @Override
@@ -268,7 +304,7 @@ public final class TrucoClient implements AutoCloseable {
     return view.getPublic().getPhase() == Phase.PHASE_MATCH_OVER;
   }
 
-  /** The call's metadata: the seat token, the API key, and the game it is about ({@code game}, a name; null: none). */
+  /** The call's metadata: the seat token, the API key, the player token, and the game it is about ({@code game}, a name; null: none). */
   private Metadata headers(String game) {
     Metadata headers = new Metadata();
     if (token != null && !token.isEmpty()) {
@@ -276,6 +312,9 @@ public final class TrucoClient implements AutoCloseable {
     }
     if (apiKey != null && !apiKey.isEmpty()) {
       headers.put(API_KEY, apiKey);
+    }
+    if (playerToken != null && !playerToken.isEmpty()) {
+      headers.put(PLAYER_TOKEN, playerToken);
     }
     if (game != null) {
       headers.put(GAME, game);
@@ -297,6 +336,18 @@ public final class TrucoClient implements AutoCloseable {
     return GameServiceGrpc.newBlockingStub(channel)
         .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers(game)))
         .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  private PlayerServiceGrpc.PlayerServiceBlockingStub players() {
+    return PlayerServiceGrpc.newBlockingStub(channel)
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers(null)))
+        .withDeadlineAfter(timeout.toMillis(), TimeUnit.MILLISECONDS);
+  }
+
+  /** A stub for a {@link TicketStream}: the call's metadata and no deadline (the ticket's wait bounds it). */
+  PlayerServiceGrpc.PlayerServiceBlockingStub playerStreamStub() {
+    return PlayerServiceGrpc.newBlockingStub(channel)
+        .withInterceptors(MetadataUtils.newAttachHeadersInterceptor(headers(null)));
   }
 
   private RulesServiceGrpc.RulesServiceBlockingStub rules() {
@@ -364,6 +415,10 @@ public final class TrucoClient implements AutoCloseable {
       }
       sleep(wait);
     }
+  }
+
+  static void pause(long millis) {
+    sleep(millis);
   }
 
   private static void sleep(long millis) {
@@ -774,6 +829,83 @@ public final class TrucoClient implements AutoCloseable {
     StartWithBotsResponse response = unary(() -> games(request.getName()).startWithBots(request));
     seen.saw(request.getName(), response.getView().getPublic().getVersion());
     return response;
+  }
+
+  // --- PlayerService -------------------------------------------------------------------------------------------
+
+  /** The resource name players/{sub}, from it or from the bare sub ("me": the caller's own player). */
+  public static String playerName(String name) {
+    return name.startsWith("players/") ? name : "players/" + name;
+  }
+
+  /**
+   * Opens a quick-match ticket ({@code request}: the rules, whose {@code players} is the table size; the party; the
+   * wait; when bots may fill) and follows it: a {@link TicketStream} of the server's messages, to close when done.
+   * A fresh request id is set when it has none, and sent again on every reopening of a broken stream (which then
+   * follows the same ticket). Needs a player token. {@code onResume} (may be null) hears of each reopening.
+   */
+  public TicketStream findMatch(FindMatchRequest.Builder request, Consumer<TrucoException> onResume) {
+    if (request.getRequestId().isEmpty()) {
+      request.setRequestId(newRequestId());
+    }
+    return new TicketStream(this, request.build(), onResume);
+  }
+
+  /** What {@link #quickMatch} found: the game, this player's seat, a client acting as the seat, the ticket. */
+  @JvmOnly
+  public record QuickMatch(String game, int seat, TrucoClient client, MatchTicket ticket) {}
+
+  /**
+   * Finds a match and sits in it: opens a ticket ({@link #findMatch}), tells {@code onTicket} (may be null) each
+   * state it passes through, and returns once it is MATCHED. Interrupting the calling thread abandons it (the ticket
+   * is cancelled); {@link AsyncTrucoClient#quickMatch} is the same as a future that {@code cancel} abandons.
+   *
+   * @throws NoMatchException when the ticket EXPIRES or is CANCELLED
+   * @throws java.util.concurrent.CancellationException when abandoned
+   */
+  public QuickMatch quickMatch(FindMatchRequest.Builder request, Consumer<MatchTicket> onTicket) {
+    try (TicketStream tickets = findMatch(request, null)) {
+      return tickets.awaitMatch(onTicket);
+    }
+  }
+
+  /**
+   * Cancels this player's open ticket ({@code name}, or "": its only one); returns the ticket as it ends (CANCELLED,
+   * or as it was when already over).
+   *
+   * @throws TrucoException.IllegalMove TICKET_ALREADY_MATCHED for a matched ticket
+   */
+  public MatchTicket cancelMatch(String name) {
+    CancelMatchRequest request = CancelMatchRequest.newBuilder().setName(name).build();
+    return unary(() -> players().cancelMatch(request)).getTicket();
+  }
+
+  /** A player of this app (players/{sub}, a bare sub, or "me": the player of this client's token) with its ratings. */
+  public Player getPlayer(String name) {
+    GetPlayerRequest request = GetPlayerRequest.newBuilder().setName(playerName(name)).build();
+    return unary(() -> players().getPlayer(request)).getPlayer();
+  }
+
+  /**
+   * One page of the app's ranking at a table size (2, 4 or 6), best first: the top ({@code pageToken} "" for the
+   * first page, then the previous page's {@code next_page_token}), or with {@code aroundPlayer} (players/{sub} or
+   * "me"; null: the top) the page with that player in its middle. {@code pageSize} 0: the server's default (20).
+   */
+  public ListLeaderboardResponse listLeaderboard(int players, int pageSize, String pageToken, String aroundPlayer) {
+    ListLeaderboardRequest.Builder request =
+        ListLeaderboardRequest.newBuilder().setPlayers(players).setPageSize(pageSize).setPageToken(pageToken);
+    if (aroundPlayer != null && !aroundPlayer.isEmpty()) {
+      request.setAroundPlayer(playerName(aroundPlayer));
+    }
+    ListLeaderboardRequest built = request.build();
+    return unary(() -> players().listLeaderboard(built));
+  }
+
+  /** One page of a player's finished games, newest first (each replayable with {@link #watch} from version 0). */
+  public ListPlayerMatchesResponse listPlayerMatches(String name, int pageSize, String pageToken) {
+    ListPlayerMatchesRequest request = ListPlayerMatchesRequest.newBuilder()
+        .setName(playerName(name)).setPageSize(pageSize).setPageToken(pageToken).build();
+    return unary(() -> players().listPlayerMatches(request));
   }
 
   // --- RulesService --------------------------------------------------------------------------------------------

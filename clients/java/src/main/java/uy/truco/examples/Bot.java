@@ -18,7 +18,7 @@ import uy.truco.v1.BotKind;
 import uy.truco.v1.BotLevel;
 import uy.truco.v1.Card;
 import uy.truco.v1.Command;
-import uy.truco.v1.Game;
+import uy.truco.v1.FindMatchRequest;
 import uy.truco.v1.RuleSet;
 import uy.truco.v1.SeatView;
 import uy.truco.v1.TeamScore;
@@ -37,6 +37,9 @@ import uy.truco.v1.WatchGameResponse;
  *   java uy.truco.examples.Bot ADDRESS --players 4 --session  the same, each seat playing its whole match from one
  *        PlayGame session (commands and commits on one stream, resumed by itself), the illegal card tried through it
  *   --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
+ *   --quick: a quick match instead (PlayerService's FindMatch, with the player token in $TRUCO_PLAYER_TOKEN): the
+ *        bot waits for rivals at a table of --players, the server's bots filling the seats still free after
+ *        --bots-after S seconds (default 5), and plays its one seat (by polling, --watch or --session)
  * </pre>
  *
  * <p>It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
@@ -213,6 +216,8 @@ public final class Bot {
     int target = 0;
     long thinkMs = 0;
     BotLevel level = BotLevel.BOT_LEVEL_UNSPECIFIED;
+    boolean quick = false;
+    int botsAfter = 5;
     for (int i = 0; i < args.length; i++) {
       switch (args[i]) {
         case "--bot-level" -> level = BotLevel.valueOf("BOT_LEVEL_" + args[++i].toUpperCase(java.util.Locale.ROOT));
@@ -221,16 +226,19 @@ public final class Bot {
         case "--session" -> session = true;
         case "--target" -> target = Integer.parseInt(args[++i]);
         case "--think-ms" -> thinkMs = Long.parseLong(args[++i]);
+        case "--quick" -> quick = true;
+        case "--bots-after" -> botsAfter = Integer.parseInt(args[++i]);
         default -> address = args[i];
       }
     }
     if (address == null || (players != 2 && players != 4 && players != 6)) {
-      log("usage: Bot ADDRESS [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L]");
+      log("usage: Bot ADDRESS [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L] [--quick [--bots-after S]]");
       System.exit(2);
     }
     int code;
     try {
-      code = new Bot(thinkMs).run(address, players, watch, session, target, level);
+      RuleSet rules = RuleSet.newBuilder().setPlayers(players).setTarget(target).build();
+      code = new Bot(thinkMs).run(address, rules, watch, session, level, quick ? botsAfter : -1);
     } catch (Exception error) {
       log(error.toString());
       code = 2;
@@ -238,30 +246,61 @@ public final class Bot {
     System.exit(code);
   }
 
-  private int run(String address, int players, boolean watch, boolean session, int target, BotLevel level)
+  /** A seat this bot plays: its client and its first view. */
+  @JvmOnly
+  private record Seated(TrucoClient client, SeatView view) {}
+
+  /** The game this bot plays and its seats there. */
+  @JvmOnly
+  private record Table(String name, List<Seated> seats) {}
+
+  /** A new game against the server's bots: they take the odd seats (the rival team), this bot every even one. */
+  private static Table createTable(TrucoClient creator, RuleSet rules, BotLevel level) {
+    Map<Integer, BotKind> bots = new java.util.TreeMap<>();
+    for (int seat = 1; seat < rules.getPlayers(); seat += 2) {
+      bots.put(seat, BotKind.BOT_KIND_HEURISTIC);
+    }
+    String name = creator.createGame(rules, bots, level).getName();
+    log("game " + name);
+    List<Seated> seats = new ArrayList<>();
+    for (int seat = 0; seat < rules.getPlayers(); seat += 2) {
+      TrucoClient client = creator.withToken(null);
+      seats.add(new Seated(client, client.joinGame(name, seat, "java bot " + seat).view()));
+    }
+    return new Table(name, seats);
+  }
+
+  /** A quick match: a ticket followed until the server seats this player (with rivals, or its bots after a wait). */
+  private static Table quickTable(TrucoClient player, RuleSet rules, BotLevel level, int botsAfter) {
+    FindMatchRequest.Builder request = FindMatchRequest.newBuilder().setRules(rules).setBotLevel(level)
+        .setBotsAfter(com.google.protobuf.Duration.newBuilder().setSeconds(botsAfter));
+    TrucoClient.QuickMatch match =
+        player.quickMatch(request, ticket -> log("ticket " + ticket.getName() + " " + ticket.getState()));
+    log("game " + match.game() + " (seat " + match.seat() + ")");
+    return new Table(match.game(), List.of(new Seated(match.client(), match.client().seatView(match.game()))));
+  }
+
+  /** Plays a match (a quick one when {@code botsAfter} is 0 or more) and prints its JSON line. */
+  private int run(String address, RuleSet rules, boolean watch, boolean session, BotLevel level, int botsAfter)
       throws Exception {
-    TrucoClient.Builder options = TrucoClient.builder(address).apiKey(System.getenv("TRUCO_API_KEY"));
+    String playerToken = System.getenv("TRUCO_PLAYER_TOKEN");
+    if (botsAfter >= 0 && (playerToken == null || playerToken.isEmpty())) {
+      throw new IllegalArgumentException("--quick needs a player token in $TRUCO_PLAYER_TOKEN");
+    }
+    TrucoClient.Builder options =
+        TrucoClient.builder(address).apiKey(System.getenv("TRUCO_API_KEY")).playerToken(playerToken);
     if (watch || session) {
       options.retries(60).maxBackoff(Duration.ofSeconds(1));  // watching seats (and sessions) ride out a restart
     }
     try (TrucoClient creator = options.build()) {
-      // The bot seats are the odd ones (the rival team); this bot plays every even seat.
-      Map<Integer, BotKind> bots = new java.util.TreeMap<>();
-      List<Integer> seats = new ArrayList<>();
-      for (int seat = 0; seat < players; seat += 2) {
-        seats.add(seat);
-        bots.put(seat + 1, BotKind.BOT_KIND_HEURISTIC);
-      }
-      Game game = creator.createGame(RuleSet.newBuilder().setPlayers(players).setTarget(target).build(), bots, level);
-      String name = game.getName();
-      log("game " + name);
+      Table table = botsAfter >= 0 ? quickTable(creator, rules, level, botsAfter) : createTable(creator, rules, level);
+      String name = table.name();
+      List<Seated> seats = table.seats();
       List<Thread> threads = new ArrayList<>();
       List<Throwable> failures = new ArrayList<>();
-      TrucoClient first = null;
-      for (int seat : seats) {
-        TrucoClient client = creator.withToken(null);
-        SeatView view = client.joinGame(name, seat, "java bot " + seat).view();
-        first = first == null ? client : first;
+      for (Seated seated : seats) {
+        TrucoClient client = seated.client();
+        SeatView view = seated.view();
         boolean byWatching = watch;
         boolean bySession = session;
         Thread thread = new Thread(() -> {
@@ -288,7 +327,7 @@ public final class Bot {
       if (!failures.isEmpty()) {
         throw new RuntimeException(failures.get(0));
       }
-      SeatView last = first.seatView(name);
+      SeatView last = seats.get(0).client().seatView(name);
       int[] scores = new int[2];
       for (TeamScore score : last.getPublic().getScoresList()) {
         scores[score.getTeam()] = score.getPoints();
@@ -296,8 +335,9 @@ public final class Bot {
       boolean over = TrucoClient.isOver(last);
       System.out.printf(
           "{\"sdk\": \"java\", \"over\": %b, \"scores\": [%d, %d], \"illegal_reason\": \"%s\", \"game\": \"%s\", "
-              + "\"players\": %d, \"moves\": %d, \"resumes\": %d, \"watched\": %s}%n",
-          over, scores[0], scores[1], illegalReason, name, players, moves.get(), resumes.get(), watched);
+              + "\"quick\": %b, \"seats\": %s, \"players\": %d, \"moves\": %d, \"resumes\": %d, \"watched\": %s}%n",
+          over, scores[0], scores[1], illegalReason, name, botsAfter >= 0,
+          seats.stream().map(seated -> seated.view().getSeat()).toList(), rules.getPlayers(), moves.get(), resumes.get(), watched);
       System.out.flush();
       return over && illegalReason.equals("CARD_NOT_IN_HAND") ? 0 : 1;
     }

@@ -18,18 +18,34 @@ import kotlin.time.Duration.Companion.milliseconds
 import kotlin.time.Duration.Companion.nanoseconds
 import kotlin.time.Duration.Companion.seconds
 import kotlinx.coroutines.CancellationException
+import kotlinx.coroutines.NonCancellable
+import kotlinx.coroutines.withContext
 import kotlinx.coroutines.currentCoroutineContext
 import kotlinx.coroutines.delay
 import kotlinx.coroutines.flow.Flow
 import kotlinx.coroutines.flow.flow
 import kotlinx.coroutines.flow.transform
+import kotlinx.coroutines.flow.transformWhile
 import uy.truco.client.Commands
 import uy.truco.client.Commits
+import uy.truco.client.NoMatchException
 import uy.truco.client.TrucoException
 import uy.truco.client.VersionsSeen
 import uy.truco.v1.BotKind
 import uy.truco.v1.BotLevel
 import uy.truco.v1.BotSeat
+import uy.truco.v1.CancelMatchRequest
+import uy.truco.v1.FindMatchRequest
+import uy.truco.v1.FindMatchResponse
+import uy.truco.v1.GetPlayerRequest
+import uy.truco.v1.ListLeaderboardRequest
+import uy.truco.v1.ListLeaderboardResponse
+import uy.truco.v1.ListPlayerMatchesRequest
+import uy.truco.v1.ListPlayerMatchesResponse
+import uy.truco.v1.MatchTicket
+import uy.truco.v1.Player
+import uy.truco.v1.PlayerServiceGrpc
+import uy.truco.v1.TicketState
 import uy.truco.v1.Card
 import uy.truco.v1.ClockSettings
 import uy.truco.v1.Command
@@ -67,6 +83,9 @@ import uy.truco.v1.WatchGameResponse
  *
  * @property token a seat token to act as that seat (null: a spectator until [TrucoClient.joinGame]).
  * @property apiKey the app's API key (`truco keys create`), sent as `x-api-key` on every call.
+ * @property playerToken a player token (the JWT the app's backend signed for this player), sent as `x-player-token`
+ *   on every call: the seats this client takes are the player's; [TrucoClient.findMatch] and
+ *   [TrucoClient.cancelMatch] need one.
  * @property timeout the deadline of each attempt of a call.
  * @property retries how many times a retryable failure is retried (so at most `retries + 1` attempts).
  * @property backoff the first retry's delay; each later one doubles up to [maxBackoff], jittered.
@@ -76,6 +95,7 @@ import uy.truco.v1.WatchGameResponse
 data class Options(
     val token: String? = null,
     val apiKey: String? = null,
+    val playerToken: String? = null,
     val timeout: Duration = 10.seconds,
     val retries: Int = 4,
     val backoff: Duration = 100.milliseconds,
@@ -89,6 +109,9 @@ data class Options(
 
 /** A seat taken with [TrucoClient.joinGame]: the seat, its token (the server cannot show it again) and its view. */
 data class JoinResult(val seat: Int, val token: String, val view: SeatView)
+
+/** What [TrucoClient.quickMatch] found: the game, this player's seat, a client acting as the seat, the ticket. */
+data class QuickMatch(val game: String, val seat: Int, val client: TrucoClient, val ticket: MatchTicket)
 
 /** What [TrucoClient.playTurn] did; [conflicts] counts the ABORTED answers that made it read the view again. */
 data class Turn(val command: Command, val response: SubmitCommandResponse, val conflicts: Int)
@@ -113,6 +136,11 @@ data class Turn(val command: Command, val response: SubmitCommandResponse, val c
  * ([playTurn], [Commands.isMyTurn]), resuming watches ([watch]), a seat's whole match from one resuming PlayGame
  * session ([play]), legal-action pickers ([Commands]), proof checks
  * ([uy.truco.client.Proofs]) and the versions seen (reads send the newest as `min_version`).
+ *
+ * A player: a client whose [Options.playerToken] holds the short-lived JWT an app's backend signed for one of its
+ * players sends it as `x-player-token` ([PLAYER_HEADER]) on every call, so the seats it takes are that player's and
+ * its calls count against the player's quota. PlayerService's calls (quick match, ratings, rankings, history) are
+ * wrapped here too, and [quickMatch] follows a ticket to its match.
  */
 class TrucoClient private constructor(
     internal val channel: ManagedChannel,
@@ -148,6 +176,11 @@ class TrucoClient private constructor(
             "truco.v1.GameService/StartWithBots" to "startWithBots",
             "truco.v1.RulesService/EvaluateHand" to "evaluateHand",
             "truco.v1.RulesService/CompareCards" to "compareCards",
+            "truco.v1.PlayerService/FindMatch" to "findMatch",
+            "truco.v1.PlayerService/CancelMatch" to "cancelMatch",
+            "truco.v1.PlayerService/GetPlayer" to "getPlayer",
+            "truco.v1.PlayerService/ListLeaderboard" to "listLeaderboard",
+            "truco.v1.PlayerService/ListPlayerMatches" to "listPlayerMatches",
         )
 
         private val AUTHORIZATION: Metadata.Key<String> = Metadata.Key.of("authorization", Metadata.ASCII_STRING_MARSHALLER)
@@ -156,6 +189,17 @@ class TrucoClient private constructor(
         /** The metadata key naming the game a call is about (`games/{id}`), for load balancers' game affinity. */
         const val GAME_HEADER: String = "x-truco-game"
         private val GAME: Metadata.Key<String> = Metadata.Key.of(GAME_HEADER, Metadata.ASCII_STRING_MARSHALLER)
+
+        /** The metadata key carrying a player token (a JWT an app's backend signed for one of its players). */
+        const val PLAYER_HEADER: String = "x-player-token"
+        private val PLAYER_TOKEN: Metadata.Key<String> = Metadata.Key.of(PLAYER_HEADER, Metadata.ASCII_STRING_MARSHALLER)
+
+        /** The resource name players/{sub}, from it or from the bare sub ("me": the caller's own player). */
+        fun playerName(name: String): String = if (name.startsWith("players/")) name else "players/$name"
+
+        /** Whether a ticket in [state] is over: its stream sends nothing after it. */
+        fun isFinal(state: TicketState): Boolean = state == TicketState.TICKET_STATE_MATCHED ||
+            state == TicketState.TICKET_STATE_EXPIRED || state == TicketState.TICKET_STATE_CANCELLED
 
         /**
          * A plaintext client to [address] ("host:port") over the okhttp transport, the one for Android; [close] closes
@@ -199,14 +243,20 @@ class TrucoClient private constructor(
         }
     }
 
-    /** The call's metadata: the seat token, the API key, and the game it is about ([game], a name; null: none). */
+    /** The call's metadata: the seat token, the API key, the player token, and the game it is about ([game], a name; null: none). */
     internal fun headers(game: String?): Metadata {
         val headers = Metadata()
         currentToken?.takeIf { it.isNotEmpty() }?.let { headers.put(AUTHORIZATION, "Bearer $it") }
         options.apiKey?.takeIf { it.isNotEmpty() }?.let { headers.put(API_KEY, it) }
+        options.playerToken?.takeIf { it.isNotEmpty() }?.let { headers.put(PLAYER_TOKEN, it) }
         game?.let { headers.put(GAME, it) }
         return headers
     }
+
+    private fun protoDuration(duration: Duration): com.google.protobuf.Duration =
+        duration.toComponents { seconds, nanoseconds ->
+            com.google.protobuf.Duration.newBuilder().setSeconds(seconds).setNanos(nanoseconds).build()
+        }
 
     internal fun backoff(attempt: Int): Duration {
         val ceiling = minOf(options.maxBackoff, options.backoff * (1 shl minOf(attempt, 20)).toDouble())
@@ -519,6 +569,136 @@ class TrucoClient private constructor(
         val response = unary(GameServiceGrpc.getStartWithBotsMethod(), request, request.name)
         seen.saw(request.name, response.view.public.version)
         return response
+    }
+
+    // --- PlayerService ---------------------------------------------------------------------------------------------
+
+    /**
+     * Opens a quick-match ticket and follows it: a cold Flow of the server's messages (the ticket WAITING, its window
+     * widening, ... then MATCHED with the game, the seat and the seat token, or EXPIRED or CANCELLED, after which it
+     * completes). [rules]' `players` is the table size; [party] the subs of the party's other players; [maxWait]
+     * null takes the server's default (2 min); [botsAfter] lets the server's bots fill the free seats after that wait
+     * (the match is then unrated). Needs a player token. A stream broken by a lost connection is reopened with the
+     * same [requestId], which follows the same ticket, as a watch resumes ([onResume] hears of each); one a quota
+     * refused is opened again after its RetryInfo delay. Cancelling the collector closes the stream, which cancels a
+     * ticket not yet matched; [quickMatch] does all of it and hands back the seat.
+     */
+    fun findMatch(
+        rules: RuleSet = RuleSet.getDefaultInstance(),
+        party: List<String> = emptyList(),
+        maxWait: Duration? = null,
+        botsAfter: Duration? = null,
+        botLevel: BotLevel = BotLevel.BOT_LEVEL_UNSPECIFIED,
+        requestId: String = newRequestId(),
+        onResume: ((error: TrucoException) -> Unit)? = null,
+    ): Flow<FindMatchResponse> = flow {
+        val request = FindMatchRequest.newBuilder().setRequestId(requestId).setRules(rules).addAllParty(party)
+            .setBotLevel(botLevel)
+        maxWait?.let { request.setMaxWait(protoDuration(it)) }
+        botsAfter?.let { request.setBotsAfter(protoDuration(it)) }
+        val built = request.build()
+        var failures = 0
+        while (true) {
+            val wait: Duration
+            try {
+                ClientCalls.serverStreamingRpc(channel, PlayerServiceGrpc.getFindMatchMethod(), built, CallOptions.DEFAULT, headers(null))
+                    .transformWhile { item ->
+                        emit(item)
+                        !isFinal(item.ticket.state) // the ticket's last message: the stream has nothing after it
+                    }
+                    .collect { item ->
+                        failures = 0
+                        emit(item)
+                    }
+                return@flow
+            } catch (error: Throwable) {
+                val failure = failureOf(error) ?: throw error
+                wait = resumeWait(failure, failures) ?: throw failure
+                onResume?.invoke(failure)
+            }
+            delay(wait)
+            failures++
+        }
+    }
+
+    /**
+     * Finds a match and sits in it: opens a ticket ([findMatch], same parameters), tells [onTicket] each state it
+     * passes through, and returns once it is MATCHED: the game, the seat and a client acting as the seat (its seat
+     * token, this client's player token and API key). Cancelling the calling coroutine abandons it: the stream
+     * closes and the ticket is cancelled (CancelMatch, in case the server has not yet seen the stream go).
+     *
+     * @throws NoMatchException when the ticket EXPIRES or is CANCELLED
+     */
+    suspend fun quickMatch(
+        rules: RuleSet = RuleSet.getDefaultInstance(),
+        party: List<String> = emptyList(),
+        maxWait: Duration? = null,
+        botsAfter: Duration? = null,
+        botLevel: BotLevel = BotLevel.BOT_LEVEL_UNSPECIFIED,
+        requestId: String = newRequestId(),
+        onTicket: ((MatchTicket) -> Unit)? = null,
+    ): QuickMatch {
+        var ticket: MatchTicket? = null
+        try {
+            findMatch(rules, party, maxWait, botsAfter, botLevel, requestId).collect { item ->
+                if (!item.hasTicket()) return@collect
+                ticket = item.ticket
+                onTicket?.invoke(item.ticket)
+                when (item.ticket.state) {
+                    TicketState.TICKET_STATE_MATCHED -> throw Matched(
+                        QuickMatch(gameName(item.game), item.seat, withToken(item.seatToken), item.ticket),
+                    )
+                    TicketState.TICKET_STATE_EXPIRED, TicketState.TICKET_STATE_CANCELLED -> throw NoMatchException(item.ticket)
+                    else -> Unit
+                }
+            }
+        } catch (matched: Matched) {
+            return matched.match
+        } catch (abandoned: CancellationException) {
+            ticket?.let { open ->
+                // The closed stream cancels the ticket; this says so at once, and a ticket matched meanwhile stays so.
+                withContext(NonCancellable) { runCatching { cancelMatch(open.name) } }
+            }
+            throw abandoned
+        }
+        throw NoMatchException(ticket)
+    }
+
+    /** Ends [quickMatch]'s collection at its match (a flow is left by throwing). */
+    private class Matched(val match: QuickMatch) : RuntimeException(null, null, false, false)
+
+    /**
+     * Cancels this player's open ticket ([name], or "": its only one); returns the ticket as it ends (CANCELLED, or as
+     * it was when already over). @throws TrucoException.IllegalMove TICKET_ALREADY_MATCHED for a matched ticket
+     */
+    suspend fun cancelMatch(name: String = ""): MatchTicket =
+        unary(PlayerServiceGrpc.getCancelMatchMethod(), CancelMatchRequest.newBuilder().setName(name).build()).ticket
+
+    /** A player of this app (players/{sub}, a bare sub, or "me": the player of this client's token) with its ratings. */
+    suspend fun getPlayer(name: String = "me"): Player =
+        unary(PlayerServiceGrpc.getGetPlayerMethod(), GetPlayerRequest.newBuilder().setName(playerName(name)).build()).player
+
+    /**
+     * One page of the app's ranking at a table size ([players]: 2, 4 or 6), best first: the top (then [pageToken],
+     * a previous page's `next_page_token`), or with [aroundPlayer] (players/{sub} or "me") the page with that player in
+     * its middle. [pageSize] 0: the server's default (20).
+     */
+    suspend fun listLeaderboard(
+        players: Int,
+        pageSize: Int = 0,
+        pageToken: String = "",
+        aroundPlayer: String? = null,
+    ): ListLeaderboardResponse {
+        val request = ListLeaderboardRequest.newBuilder().setPlayers(players).setPageSize(pageSize).setPageToken(pageToken)
+        aroundPlayer?.takeIf { it.isNotEmpty() }?.let { request.setAroundPlayer(playerName(it)) }
+        return unary(PlayerServiceGrpc.getListLeaderboardMethod(), request.build())
+    }
+
+    /** One page of a player's finished games, newest first (each replayable with [watch] from version 0). */
+    suspend fun listPlayerMatches(name: String = "me", pageSize: Int = 0, pageToken: String = ""): ListPlayerMatchesResponse {
+        val request = ListPlayerMatchesRequest.newBuilder().setName(playerName(name)).setPageSize(pageSize)
+            .setPageToken(pageToken).build()
+        return unary(PlayerServiceGrpc.getListPlayerMatchesMethod(), request)
     }
 
     // --- RulesService ----------------------------------------------------------------------------------------------

@@ -142,7 +142,11 @@ class TrucoClientTest {
     }
 
     fun testEveryRpcOfTheServiceHasAWrapper() {
-        val methods = listOf(GameServiceGrpc.getServiceDescriptor(), RulesServiceGrpc.getServiceDescriptor())
+        val methods = listOf(
+            GameServiceGrpc.getServiceDescriptor(),
+            RulesServiceGrpc.getServiceDescriptor(),
+            uy.truco.v1.PlayerServiceGrpc.getServiceDescriptor(),
+        )
             .flatMap { service -> service.methods.map { it.fullMethodName } }.toSortedSet()
         check(methods == TrucoClient.WRAPPERS.keys.toSortedSet()) { "methods $methods, wrapped ${TrucoClient.WRAPPERS.keys}" }
         val functions = TrucoClient::class.declaredMemberFunctions.map { it.name }.toSet()

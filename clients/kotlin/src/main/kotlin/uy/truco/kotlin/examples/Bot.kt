@@ -13,6 +13,9 @@
  *                                        (commands and commits on one stream, resumed by itself), the illegal card
  *                                        tried through it
  *     --target N (points to win), --think-ms N (a pause before each move), --bot-level LEVEL (the server bots')
+ *     --quick: a quick match instead (PlayerService's FindMatch, with the player token in $TRUCO_PLAYER_TOKEN): the
+ *         bot waits for rivals at a table of --players, the server's bots filling the seats still free after
+ *         --bots-after S seconds (default 5), and plays its one seat (by polling, --watch or --session)
  *
  * It runs against a server with its default settings (quotas on): the SDK waits out a quota's RetryInfo itself.
  */
@@ -173,6 +176,8 @@ fun main(args: Array<String>) {
     var target = 0
     var thinkMs = 0L
     var level = BotLevel.BOT_LEVEL_UNSPECIFIED
+    var quick = false
+    var botsAfter = 5
     var i = 0
     while (i < args.size) {
         when (args[i]) {
@@ -182,16 +187,19 @@ fun main(args: Array<String>) {
             "--target" -> target = args[++i].toInt()
             "--think-ms" -> thinkMs = args[++i].toLong()
             "--bot-level" -> level = TrucoClient.BOT_LEVELS.getValue(args[++i].lowercase())
+            "--quick" -> quick = true
+            "--bots-after" -> botsAfter = args[++i].toInt()
             else -> address = args[i]
         }
         i++
     }
     if (address == null || players !in setOf(2, 4, 6)) {
-        log("usage: Bot ADDRESS [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L]")
+        log("usage: Bot ADDRESS [--players 2|4|6] [--watch | --session] [--target N] [--think-ms N] [--bot-level L] [--quick [--bots-after S]]")
         exitProcess(2)
     }
     val code = try {
-        runBlocking { play(address, players, watch, session, target, thinkMs, level) }
+        val rules = RuleSet.newBuilder().setPlayers(players).setTarget(target).build()
+        runBlocking { play(address, rules, watch, session, thinkMs, level, if (quick) botsAfter else null) }
     } catch (error: Exception) {
         log(error.toString())
         2
@@ -199,29 +207,49 @@ fun main(args: Array<String>) {
     exitProcess(code)
 }
 
+/** The game this bot plays and its seats there, each with its client and first view. */
+private data class Table(val name: String, val seats: List<Pair<TrucoClient, SeatView>>)
+
+/** A new game against the server's bots: they take the odd seats (the rival team), this bot every even one. */
+private suspend fun createTable(creator: TrucoClient, rules: RuleSet, level: BotLevel): Table {
+    val bots = (1 until rules.players step 2).associateWith { BotKind.BOT_KIND_HEURISTIC }
+    val game = creator.createGame(rules, bots, level)
+    log("game ${game.name}")
+    val seats = (0 until rules.players step 2).map { seat ->
+        val client = creator.withToken(null)
+        client to client.joinGame(game.name, seat, "kotlin bot $seat").view
+    }
+    return Table(game.name, seats)
+}
+
+/** A quick match: a ticket followed until the server seats this player (with rivals, or its bots after a wait). */
+private suspend fun quickTable(player: TrucoClient, rules: RuleSet, level: BotLevel, botsAfter: Int): Table {
+    val match = player.quickMatch(rules, botsAfter = botsAfter.seconds, botLevel = level, onTicket = { ticket ->
+        log("ticket ${ticket.name} ${ticket.state}")
+    })
+    log("game ${match.game} (seat ${match.seat})")
+    return Table(match.game, listOf(match.client to match.client.seatView(match.game)))
+}
+
+/** Plays a match (a quick one when [botsAfter] is set) and prints its JSON line. */
 private suspend fun play(
     address: String,
-    players: Int,
+    rules: RuleSet,
     watch: Boolean,
     session: Boolean,
-    target: Int,
     thinkMs: Long,
     level: BotLevel,
+    botsAfter: Int?,
 ): Int {
+    val playerToken = System.getenv("TRUCO_PLAYER_TOKEN")?.takeIf { it.isNotEmpty() }
+    require(botsAfter == null || playerToken != null) { "--quick needs a player token in \$TRUCO_PLAYER_TOKEN" }
     // Watching seats (and sessions) ride out a server restart: more retries, short delays.
-    val options = Options(apiKey = System.getenv("TRUCO_API_KEY"))
+    val options = Options(apiKey = System.getenv("TRUCO_API_KEY"), playerToken = playerToken)
         .let { if (watch || session) it.copy(retries = 60, maxBackoff = 1.seconds) else it }
     TrucoClient.connect(address, options).use { creator ->
-        // The bot seats are the odd ones (the rival team); this bot plays every even seat.
-        val seats = (0 until players step 2).toList()
-        val bots = seats.associate { it + 1 to BotKind.BOT_KIND_HEURISTIC }
-        val game = creator.createGame(RuleSet.newBuilder().setPlayers(players).setTarget(target).build(), bots, level)
-        log("game ${game.name}")
-        val match = Match(creator, game.name, thinkMs)
-        val clients = seats.map { seat ->
-            val client = creator.withToken(null)
-            client to client.joinGame(game.name, seat, "kotlin bot $seat").view
-        }
+        val table = if (botsAfter != null) quickTable(creator, rules, level, botsAfter) else createTable(creator, rules, level)
+        val match = Match(creator, table.name, thinkMs)
+        val clients = table.seats
         kotlinx.coroutines.coroutineScope {
             clients.map { (client, view) ->
                 async {
@@ -233,13 +261,14 @@ private suspend fun play(
                 }
             }.awaitAll()
         }
-        val last = clients.first().first.seatView(game.name)
+        val last = clients.first().first.seatView(table.name)
         val scores = IntArray(2)
         last.public.scoresList.forEach { scores[it.team] = it.points }
         val over = TrucoClient.isOver(last)
         println(
             "{\"sdk\": \"$FLAVOUR\", \"over\": $over, \"scores\": [${scores[0]}, ${scores[1]}], " +
-                "\"illegal_reason\": \"${match.illegalReason}\", \"game\": \"${game.name}\", \"players\": $players, " +
+                "\"illegal_reason\": \"${match.illegalReason}\", \"game\": \"${table.name}\", " +
+                "\"quick\": ${botsAfter != null}, \"seats\": ${clients.map { it.second.seat }}, \"players\": ${rules.players}, " +
                 "\"moves\": ${match.moves.get()}, \"resumes\": ${match.resumes.get()}, \"watched\": ${match.watched}}",
         )
         System.out.flush()
