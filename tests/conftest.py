@@ -4,6 +4,7 @@ folder's conftest.py."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Iterator
@@ -76,6 +77,14 @@ def postgres_url() -> Iterator[str]:
     if url := os.environ.get("TRUCO_TEST_POSTGRES_URL"):
         yield url
         return
+    with postgres_cluster() as (_, url):
+        yield url
+
+
+@contextlib.contextmanager
+def postgres_cluster() -> Iterator[tuple[str, str]]:
+    """A throwaway PostgreSQL cluster of its own (scripts/postgres-test-cluster.sh): its directory (for the
+    script's ``halt``/``resume``) and its URL; stopped and deleted after. Skips without PostgreSQL, except in CI."""
     try:
         started = subprocess.run(["bash", str(POSTGRES_CLUSTER_SCRIPT)], capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -85,7 +94,7 @@ def postgres_url() -> Iterator[str]:
         _unavailable(f"{POSTGRES_CLUSTER_SCRIPT.name} failed ({started.returncode}): {started.stderr.strip()[-2000:]}")
     cluster_dir, url = lines[-2], lines[-1]
     try:
-        yield url
+        yield cluster_dir, url
     finally:
         subprocess.run(["bash", str(POSTGRES_CLUSTER_SCRIPT), "stop", cluster_dir], capture_output=True, timeout=120)
 

@@ -46,7 +46,7 @@ from truco.server.runtime.collector import CollectorSchedule
 from truco.server.service.pipeline import Method, Observer, Pipeline, methods_of
 from truco.server.service.projections import ENCODINGS
 from truco.server.service.servicers import GameServicer, RulesServicer
-from truco.server.store import open_store
+from truco.server.store import is_sharded, open_store
 from truco.server.store.errors import StoreUnavailable
 from truco.server.store.interface import EventStore
 from truco.wire.v1 import game_service_pb2, rules_service_pb2
@@ -123,7 +123,7 @@ def token_issuer(config: ServeConfig) -> TokenIssuer:
     """The seat-token issuer, keyed by ``TRUCO_TOKEN_KEY``. On PostgreSQL the server may run as several replicas,
     which must issue the same token for a retried join: without a shared key it refuses to start."""
     shared = config.token_key if config.token_key is not None else os.environ.get(TOKEN_KEY_ENV, "")
-    if not shared and config.store.split("://", 1)[0] in ("postgresql", "postgres"):
+    if not shared and (is_sharded(config.store) or config.store.split("://", 1)[0] in ("postgresql", "postgres")):
         raise ConfigError(
             f"{TOKEN_KEY_ENV} is not set: on PostgreSQL every replica must share one token key, or a retried "
             f"JoinGame would get a token that other replicas refuse. Set {TOKEN_KEY_ENV} to the same random "
@@ -162,7 +162,11 @@ def configure_logging(log_format: str) -> None:
 
 
 def redact(url: str) -> str:
-    """The store URL without its password, for logs."""
+    """The store URL without its password, for logs (each shard's, for several)."""
+    return " ".join(_redact_one(one) for one in url.split())
+
+
+def _redact_one(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None:
         return url

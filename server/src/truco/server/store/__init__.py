@@ -11,6 +11,7 @@ from .errors import (
     ApiKeyNotFound,
     GameNotFound,
     SeatUnavailable,
+    ShardUnavailable,
     StoreError,
     StoreRejected,
     StoreUnavailable,
@@ -18,18 +19,26 @@ from .errors import (
 )
 from .interface import Deadlines, EventStore, GameDirectory, GameLog, KeyRing, SeatBook
 from .records import ApiKeyRecord, AppendResult, GameRecord, NewEvent, SeatRecord, StoredEvent
+from .shards import is_sharded, parse_shard_map
 
 
 async def open_store(url: str) -> EventStore:
     """Open (creating or migrating its schema) the store a URL names.
 
     ``sqlite:///relative/path.db``, ``sqlite:////absolute/path.db`` (three slashes, then the path, as in
-    SQLAlchemy), ``sqlite:///:memory:`` (one store object only), or ``postgresql://...`` / ``postgres://...``.
+    SQLAlchemy), ``sqlite:///:memory:`` (one store object only), or ``postgresql://...`` / ``postgres://...``;
+    games sharded over several PostgreSQL databases: their URLs separated by spaces (shards ``s0``, ``s1``...
+    in that order), or ``shards:PATH`` naming a TOML shard map (``store/shards.py``).
 
-    :raises ValueError: the URL's scheme is not one of these.
+    :raises ValueError: the URL's scheme is not one of these, or a bad shard map.
     :raises StoreUnavailable: an SQLite file cannot be opened.
     """
     # Backends are imported here so that neither import costs anything (or fails) for the other's users.
+    if is_sharded(url):
+        from .postgres import PostgresStore
+        from .shards import ShardedStore
+
+        return await ShardedStore.open(parse_shard_map(url), PostgresStore.open)
     scheme, sep, _ = url.partition("://")
     if sep and scheme == "sqlite":
         from .sqlite import SQLiteStore
@@ -65,11 +74,13 @@ __all__ = [
     "SeatBook",
     "SeatRecord",
     "SeatUnavailable",
+    "ShardUnavailable",
     "StoreError",
     "StoreRejected",
     "StoreUnavailable",
     "StoredEvent",
     "VersionConflict",
+    "is_sharded",
     "open_store",
     "sqlite_path",
 ]

@@ -9,6 +9,7 @@ event loop (:func:`run_to_end`), and PostgreSQL's pool awaits the same code on i
 from __future__ import annotations
 
 import functools
+import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
@@ -115,6 +116,9 @@ class SQLStore(ABC):
         return None
 
     # The game log.
+
+    def new_game_id(self, request_id: str | None) -> str:
+        return uuid.uuid4().hex
 
     async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
         try:

@@ -21,6 +21,11 @@ class GameLog(Protocol):
     store could fail to wake it for (a notification lost on a connection that died silently) is seen within it,
     plus how long the notifications vouched for the game, for a wait that skipped its first look on their word."""
 
+    def new_game_id(self, request_id: str | None) -> str:
+        """A fresh id for a game to create with ``request_id``: random, and on a sharded store naming the shard
+        the game goes to, which for one request id is always the same (a retried create meets the first)."""
+        ...
+
     async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
         """Store a new game and its first events (seq 1..n) in one transaction; ``game.last_seq`` is ignored.
 
