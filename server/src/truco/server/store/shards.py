@@ -90,6 +90,15 @@ def parse_shard_map(url: str) -> ShardMap:
     return ShardMap(named)
 
 
+def shard_of(names: Sequence[str], game_id: str) -> str:
+    """The name of the shard (of ``names``, in the map's order) that holds ``game_id``: its prefix, or for an id
+    without a known one, a hash of the whole id."""
+    prefix, dash, _ = game_id.partition("-")
+    if dash and prefix in names:
+        return prefix
+    return names[_bucket(game_id, len(names))]
+
+
 def _bucket(key: str, count: int) -> int:
     """A stable index in ``range(count)`` for ``key``: the same in every process (unlike ``hash``)."""
     return int.from_bytes(hashlib.blake2b(key.encode(), digest_size=8).digest(), "big") % count
@@ -107,10 +116,17 @@ class ShardedStore:
         self.recheck_seconds = max(store.recheck_seconds for store in shards.values())
 
     @classmethod
-    async def open(cls, shard_map: ShardMap, opener: Callable[[str], Awaitable[EventStore]]) -> ShardedStore:
-        """Open every shard of the map with ``opener`` (a shard that is down opens all the same, as one
-        PostgreSQL store does, and answers once it is up)."""
-        opened = await asyncio.gather(*(opener(url) for _, url in shard_map.urls))
+    async def open(
+        cls, shard_map: ShardMap, opener: Callable[[str, Callable[[str], bool]], Awaitable[EventStore]]
+    ) -> ShardedStore:
+        """Open every shard of the map with ``opener(url, owns)``, ``owns`` telling which game ids are that
+        shard's (a shard that is down opens all the same, as one PostgreSQL store does, and answers once up)."""
+        names = shard_map.names
+
+        def owner(name: str) -> Callable[[str], bool]:
+            return lambda game_id: shard_of(names, game_id) == name
+
+        opened = await asyncio.gather(*(opener(url, owner(name)) for name, url in shard_map.urls))
         return cls(dict(zip(shard_map.names, opened, strict=True)))
 
     @property
@@ -118,11 +134,8 @@ class ShardedStore:
         return self._names
 
     def shard_of(self, game_id: str) -> str:
-        """The name of the shard that holds ``game_id``: its prefix, or for an id without one, a hash of it."""
-        prefix, dash, _ = game_id.partition("-")
-        if dash and prefix in self._shards:
-            return prefix
-        return self._names[_bucket(game_id, len(self._names))]
+        """The name of the shard that holds ``game_id`` (:func:`shard_of`)."""
+        return shard_of(self._names, game_id)
 
     def new_game_id(self, request_id: str | None) -> str:
         if request_id is None:
@@ -317,4 +330,4 @@ def _interleaved(lists: Sequence[Sequence[str]]) -> list[str]:
     return [item for row in itertools.zip_longest(*lists) for item in row if item is not None]
 
 
-__all__ = ["MAP_SCHEME", "ShardMap", "ShardedStore", "is_sharded", "parse_shard_map"]
+__all__ = ["MAP_SCHEME", "ShardMap", "ShardedStore", "is_sharded", "parse_shard_map", "shard_of"]

@@ -316,8 +316,7 @@ _SHARED = Statements(
     set_deadline="UPDATE games SET deadline_us = ? WHERE game_id = ? AND last_seq = ? AND {not_over}",
     due_games="SELECT game_id FROM games WHERE {not_over} AND deadline_us IS NOT NULL AND deadline_us <= ?"
     " ORDER BY deadline_us LIMIT ?",
-    next_deadline="SELECT min(deadline_us) FROM games WHERE {not_over} AND deadline_us IS NOT NULL"
-    " AND deadline_us > ?",
+    next_deadline="SELECT min(deadline_us) FROM games WHERE {not_over} AND deadline_us IS NOT NULL AND deadline_us > ?",
     touch_seat="UPDATE seats SET seen_us = ? WHERE game_id = ? AND seat = ? AND seen_us < ?",
     link_next_game="UPDATE games SET next_game = ? WHERE game_id = ? AND next_game = ''",
     next_game="SELECT next_game FROM games WHERE game_id = ?",
@@ -355,11 +354,12 @@ WITH moved AS (
     INSERT INTO append_requests (game_id, request_id, response, last_seq)
     SELECT moved.game_id, %(request)s, %(response)s, %(last)s FROM moved WHERE %(request)s::text IS NOT NULL
 ), notified AS (
-    SELECT pg_notify(%(channel)s, %(note)s) FROM moved
+    SELECT pg_notify(%(channel)s, %(note)s) FROM moved WHERE %(channel)s::text IS NOT NULL
 )
 SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
 """
-"""PostgreSQL's append in one round trip, with its notification (``PostgresStore._append``): the guarded update
+"""PostgreSQL's append in one round trip, with its notification unless moves are heard on a bus (channel NULL:
+no NOTIFY, whose queue lock serialises the notifying commits) (``PostgresStore._append``): the guarded update
 of the game's last seq gates the inserts, so a stale append writes nothing; a racing writer waits on the row
 lock and then finds the seq moved."""
 
@@ -439,7 +439,7 @@ def stored_events(game_id: str, rows: Iterable[Sequence[Any]]) -> list[StoredEve
     ]
 
 
-def postgres_append_values(append: Append, now: int, channel: str) -> dict[str, object]:
+def postgres_append_values(append: Append, now: int, channel: str | None) -> dict[str, object]:
     """The parameters of :data:`POSTGRES_APPEND`."""
     events, last_seq = append.events, append.last_seq
     return {
