@@ -208,3 +208,15 @@ def test_a_bad_shard_map_is_refused(tmp_path: Path, text: str, error: str) -> No
     path.write_text(text)
     with pytest.raises(ValueError, match=error):
         parse_shard_map(f"shards:{path}")
+
+
+def test_the_kubernetes_shard_map_is_one_the_server_reads(tmp_path: Path) -> None:
+    """deploy/k8s/sharded's ConfigMap holds a map `--store shards:` accepts, without passwords."""
+    import yaml
+
+    configmap = yaml.safe_load((Path(__file__).parents[1] / "deploy/k8s/sharded/shards-configmap.yaml").read_text())
+    path = tmp_path / "shards.toml"
+    path.write_text(configmap["data"]["shards.toml"])
+    shard_map = parse_shard_map(f"shards:{path}")
+    assert shard_map.names == ("s0", "s1")
+    assert all(urlsplit(url).password is None for _, url in shard_map.urls)

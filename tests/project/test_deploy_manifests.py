@@ -151,6 +151,7 @@ def test_every_manifest_file_is_read(deploy: Deploy) -> None:
     assert [(c.path.name, sorted(c.manifests)) for c in deploy.components] == [
         ("ingress-nginx", ["ingress.yaml", "service-games.yaml"]),
         ("prometheus-operator", ["servicemonitor.yaml"]),
+        ("sharded", ["nats.yaml", "secret-pgpass.example.yaml", "shards-configmap.yaml"]),
     ]
 
 
