@@ -62,7 +62,8 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Any]:
         state = cluster_script.State.load(directory)
         pids = [r.pid for r in state.replicas] + [state.nginx_pid]
         pids += [cluster_script.shard_pid(state, shard) for shard in range(2)]
-        down = subprocess.run([*command, "down", "--state", str(directory)], capture_output=True, text=True, timeout=300)
+        down_command = [*command, "down", "--state", str(directory)]
+        down = subprocess.run(down_command, capture_output=True, text=True, timeout=300)
         assert down.returncode == 0, down.stderr
         assert not [pid for pid in pids if cluster_script.alive(pid)], "scripts/cluster down left processes"
 
