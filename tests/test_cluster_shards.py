@@ -16,10 +16,15 @@ import shutil
 import signal
 import subprocess
 import time
+import uuid
 from collections.abc import Iterator
 from typing import Any
 
+import grpc
 import pytest
+
+from truco_client.v1 import game_service_pb2 as gs
+from truco_client.v1 import game_service_pb2_grpc as gsg
 
 from .cluster_helpers import (
     ROOT,
@@ -30,6 +35,7 @@ from .cluster_helpers import (
     wait_for_moves,
     wait_health,
 )
+from .players import failure_of
 
 pytestmark = pytest.mark.xdist_group("cluster-shards")
 
@@ -95,10 +101,23 @@ def test_a_replica_killed_under_load_loses_and_doubles_nothing(cluster: Any) -> 
     wait_health([replica.address], "SERVING", 30)
 
 
+def one_game_per_shard(stub: gsg.GameServiceStub) -> dict[str, str]:
+    """Games made through the balancer until each shard holds one: shard name -> game name."""
+    names: dict[str, str] = {}
+    while len(names) < 2:
+        name = stub.CreateGame(gs.CreateGameRequest(request_id=uuid.uuid4().hex), timeout=30).game.name
+        names.setdefault(name.removeprefix("games/").split("-")[0], name)
+    return names
+
+
 def test_a_shard_primary_killed_stops_only_its_games(cluster: Any) -> None:
-    """SIGKILL of shard s1's postmaster: s0's games keep moving while it is down; once it is started again (crash
-    recovery), every game finishes with each acknowledged move applied once."""
+    """SIGKILL of shard s1's postmaster: s0's games keep moving while it is down and answer calls, s1's fail with
+    SHARD_UNAVAILABLE; once it is started again (crash recovery), every game finishes with each acknowledged move
+    applied once."""
     s0, s1 = cluster.postgres_urls
+    channel = grpc.insecure_channel(cluster.balancer)
+    stub = gsg.GameServiceStub(channel)
+    games = one_game_per_shard(stub)
     load = Load(cluster.balancer, games=GAMES, retries=30)
     wait_for_moves(cluster.store, 40)
     os.kill(cluster_script.shard_pid(cluster, 1), signal.SIGKILL)
@@ -111,6 +130,19 @@ def test_a_shard_primary_killed_stops_only_its_games(cluster: Any) -> None:
     time.sleep(3.0)
     during = applied_so_far(s0) - before
     assert during > 0, "shard s0's games stopped while only s1 was down"
+    on = {shard: [("x-truco-game", name)] for shard, name in games.items()}
+    stub.GetGame(gs.GetGameRequest(name=games["s0"]), metadata=on["s0"], timeout=10)
+    try:
+        stub.GetGame(gs.GetGameRequest(name=games["s1"]), metadata=on["s1"], timeout=10)
+        raise AssertionError("a game of the shard that is down answered")
+    except grpc.RpcError as error:
+        failure = failure_of(error)
+    assert (failure.code, failure.reason, failure.metadata) == (
+        grpc.StatusCode.UNAVAILABLE,
+        "SHARD_UNAVAILABLE",
+        {"shard": "s1"},
+    )
+    channel.close()
     cluster_script.shard_script(cluster, 1, "resume")
     run = load.finish()
     assert_exactly_once_and_sound(cluster.store, run, GAMES)
