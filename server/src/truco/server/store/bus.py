@@ -99,7 +99,13 @@ class NatsBus:
     @classmethod
     async def start(cls, url: str) -> NatsBus:
         """A bus on the NATS server(s) at ``url`` (``nats://host:4222``, several separated by commas). One that
-        cannot be reached now is not an error: the stores poll until it answers."""
+        cannot be reached now is not an error: the stores poll until it answers.
+
+        :raises ValueError: nats-py is not installed."""
+        try:
+            import nats  # noqa: F401  (here, not in the connecting task: a missing extra must stop the start)
+        except ImportError as exc:
+            raise ValueError("--bus needs nats-py, the server's nats extra: pip install 'truco-server[nats]'") from exc
         bus = cls(url)
         bus._tasks.append(asyncio.create_task(bus._connect(), name="truco-bus-connect"))
         bus._tasks.append(asyncio.create_task(bus._poll_while_down(), name="truco-bus-poll"))
