@@ -9,7 +9,9 @@ same total processes but different shapes:
 * ``2x1-listen``: two replicas of one worker: the hash picks the process itself;
 * ``2x1-shards2-nats``: the same on two PostgreSQL shards, moves heard through NATS;
 * ``2x1-shards2-nats-rr``: that, with nginx round robin on every call (no affinity): the bus then carries the
-  moves a replica's watchers did not see it apply.
+  moves a replica's watchers did not see it apply;
+* ``1x1-sqlite`` and ``1x1-listen``: one process behind the same nginx on SQLite, then on PostgreSQL (the
+  issue's goal compares their CPU per move; run them alternately: ``--topologies`` may repeat a name).
 
 Per move applied (``truco_commands_applied_total``, every replica): server CPU in ms (each replica's process tree
 from /proc), games rebuilt from the store (``truco_games_rebuilt_total``: a game not current in the memory of the
@@ -39,7 +41,11 @@ TOPOLOGIES = {
     "2x1-listen": {"replicas": 2, "workers": 1, "shards": 1, "bus": "", "balance": "hash"},
     "2x1-shards2-nats": {"replicas": 2, "workers": 1, "shards": 2, "bus": "nats", "balance": "hash"},
     "2x1-shards2-nats-rr": {"replicas": 2, "workers": 1, "shards": 2, "bus": "nats", "balance": "round-robin"},
+    "1x1-sqlite": {"replicas": 1, "workers": 1, "shards": 1, "bus": "", "balance": "hash", "store": "sqlite"},
+    "1x1-listen": {"replicas": 1, "workers": 1, "shards": 1, "bus": "", "balance": "hash"},
 }
+SQLITE_ARGS = ["--store", "sqlite:///bench.db"]
+"""A replica's own SQLite file (its working directory is the cluster's), after the cluster's --store: it wins."""
 SAMPLE = re.compile(r"^([a-z_]+)(\{[^}]*\})? ([0-9.e+-]+)$")
 
 
@@ -76,8 +82,9 @@ def tree_cpu(pid: int) -> float:
 def measure(cluster: ModuleType, name: str, shape: dict[str, Any], games: int) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="affinity-") as scratch:
         directory = Path(scratch) / "state"
+        extra = SQLITE_ARGS if shape.get("store") == "sqlite" else []
         state = cluster.up(
-            directory, shape["replicas"], shape["workers"], 0, shape["balance"], shape["shards"], shape["bus"]
+            directory, shape["replicas"], shape["workers"], 0, shape["balance"], shape["shards"], shape["bus"], extra
         )
         try:
             ports = [replica.metrics_port for replica in state.replicas]

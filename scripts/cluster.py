@@ -53,6 +53,7 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
@@ -553,15 +554,26 @@ def wait_serving(address: str, timeout: float = 60.0, service: str = "truco.v1.G
 
 
 def up(
-    directory: Path, replicas: int, workers: int, port: int = 0, balance: str = "hash", shards: int = 1, bus: str = ""
+    directory: Path,
+    replicas: int,
+    workers: int,
+    port: int = 0,
+    balance: str = "hash",
+    shards: int = 1,
+    bus: str = "",
+    serve_args: Sequence[str] = (),
 ) -> State:
+    """Start the cluster; ``serve_args`` go to every replica's ``truco serve`` after the cluster's own (a later
+    ``--store`` wins: benchmarks run a replica on SQLite behind the same nginx)."""
     if (directory / "state.json").exists():
         previous = State.load(directory)
         if any(alive(r.pid) for r in previous.replicas) or alive(previous.nginx_pid):
             raise ClusterError(f"a cluster already runs from {directory}: scripts/cluster down first")
         down(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    state = State(directory=str(directory), workers=workers, nginx_port=port, balance=balance)
+    state = State(
+        directory=str(directory), workers=workers, nginx_port=port, balance=balance, serve_args=list(serve_args)
+    )
     state.save()
     try:
         start_postgres(state)
