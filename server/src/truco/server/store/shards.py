@@ -240,6 +240,11 @@ class ShardedStore:
             game_id, lambda store: store.claim_seat(game_id, seat, token_hash, player_name, request_id, key_id)
         )
 
+    async def seat_bots(
+        self, game_id: str, expected_last_seq: int, bots: Mapping[int, str], rules: bytes
+    ) -> GameRecord:
+        return await self._on_game(game_id, lambda store: store.seat_bots(game_id, expected_last_seq, bots, rules))
+
     async def set_seat_token(self, game_id: str, seat: int, token_hash: bytes) -> None:
         await self._on_game(game_id, lambda store: store.set_seat_token(game_id, seat, token_hash))
 
@@ -251,7 +256,10 @@ class ShardedStore:
         for sighting in sightings:
             by_shard.setdefault(self.shard_of(sighting[0]), []).append(sighting)
         # One write per shard; a shard that is down fails the whole batch, which its caller keeps for the next.
-        await asyncio.gather(*(self._on(name, lambda s, b=batch: s.touch_seats(b)) for name, batch in by_shard.items()))
+        await asyncio.gather(*(self._touch(name, batch) for name, batch in by_shard.items()))
+
+    async def _touch(self, shard: str, sightings: Sequence[Sighting]) -> None:
+        await self._on(shard, lambda store: store.touch_seats(sightings))
 
     # The directory: every shard.
 
