@@ -26,7 +26,7 @@ import pytest
 from truco_client.v1 import game_service_pb2 as gs
 from truco_client.v1 import game_service_pb2_grpc as gsg
 
-from .cluster_helpers import (
+from ..cluster_helpers import (
     ROOT,
     Load,
     assert_exactly_once_and_sound,
@@ -34,7 +34,7 @@ from .cluster_helpers import (
     wait_for_moves,
     wait_health,
 )
-from .players import failure_of
+from ..players import failure_of
 
 pytestmark = pytest.mark.xdist_group("cluster-shards")
 

@@ -20,7 +20,7 @@ from truco.server.service.errors import Code, from_exception
 from truco.server.store import EventStore, GameNotFound, ShardUnavailable, StoreUnavailable, open_store
 from truco.server.store.shards import ShardedStore, is_sharded, parse_shard_map
 
-from .conftest import POSTGRES_CLUSTER_SCRIPT, postgres_cluster
+from ..conftest import POSTGRES_CLUSTER_SCRIPT, postgres_cluster
 from .test_store_contract import StoreContract, events, new_game
 
 Cluster = tuple[str, str]
@@ -214,7 +214,7 @@ def test_the_kubernetes_shard_map_is_one_the_server_reads(tmp_path: Path) -> Non
     """deploy/k8s/sharded's ConfigMap holds a map `--store shards:` accepts, without passwords."""
     import yaml
 
-    configmap = yaml.safe_load((Path(__file__).parents[1] / "deploy/k8s/sharded/shards-configmap.yaml").read_text())
+    configmap = yaml.safe_load((Path(__file__).parents[2] / "deploy/k8s/sharded/shards-configmap.yaml").read_text())
     path = tmp_path / "shards.toml"
     path.write_text(configmap["data"]["shards.toml"])
     shard_map = parse_shard_map(f"shards:{path}")

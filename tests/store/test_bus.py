@@ -13,7 +13,7 @@ import pytest
 from truco.server.store import EventStore, open_store
 from truco.server.store.bus import POLL_SECONDS, NatsBus, bucket_of
 
-from .conftest import NATS_SERVER_SCRIPT, nats_server
+from ..conftest import NATS_SERVER_SCRIPT, nats_server
 from .test_shards import drop_database, fresh_database
 from .test_store_contract import events, new_game
 
