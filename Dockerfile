@@ -47,12 +47,13 @@ COPY clients/ clients/
 
 # TRUCO_COMPILED=1: the engine's and the bots' build backend (engine/_build/truco_build.py) compiles them with
 # mypyc, and fails instead of quietly shipping pure Python if it cannot. Every other dependency ships manylinux
-# wheels (grpcio, psycopg[binary]). pip byte-compiles the installed modules here, so the read-only root
-# filesystem of the final image never needs to. The last two lines fail the build unless `truco` runs and
-# every module of the engine and the bots is a compiled extension.
+# wheels (grpcio, psycopg[binary]); nats-py (the server's nats extra, for --bus) is pure Python. pip
+# byte-compiles the installed modules here, so the read-only root filesystem of the final image never needs to.
+# The last two lines fail the build unless `truco` runs and every module of the engine and the bots is a
+# compiled extension.
 RUN python -m venv /opt/venv \
     && TRUCO_COMPILED=1 /opt/venv/bin/pip install --no-cache-dir ./engine ./clients/bots ./clients/python ./wire \
-       ./commandline ./clients/terminal ./server \
+       ./commandline ./clients/terminal "./server[nats]" \
     && /opt/venv/bin/truco --version \
     && /opt/venv/bin/python -m truco.cli.builds --require compiled
 

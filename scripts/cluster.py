@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
 """A load-balanced Truco cluster on loopback: PostgreSQL, N server replicas and nginx in front of them.
 
-    scripts/cluster up [--replicas 3] [--workers N] [--port P] [--balance hash|round-robin] [--state DIR]
-                                                                               start it; prints the balancer address
+    scripts/cluster up [--replicas 3] [--workers N] [--port P] [--balance hash|round-robin] [--shards N]
+                       [--bus nats] [--state DIR]                              start it; prints the balancer address
     scripts/cluster status [--state DIR]                                       what runs, by pid
     scripts/cluster down [--state DIR]                                         stop everything it started
 
 ``up`` starts, on 127.0.0.1 only:
 
 * a PostgreSQL with fsync **on** (``scripts/postgres-test-cluster.sh``, which installs Debian's ``postgresql``
-  with apt-get when it is missing);
+  with apt-get when it is missing); with ``--shards N``, N of them, one primary per shard, the games sharded over
+  them (``truco serve --store "URL1 URL2 ..."``: shards ``s0``, ``s1``...);
+* with ``--bus nats``, a nats-server (``scripts/nats-test-server.sh``, which installs Debian's ``nats-server``),
+  through which the replicas hear each other's moves (``truco serve --bus``) instead of LISTEN/NOTIFY;
 * ``--replicas`` server replicas, each ``truco serve --workers N`` on a free port sharing that PostgreSQL and
   one ``TRUCO_TOKEN_KEY``, with ``--no-limits``: behind nginx every client comes from nginx's address, so
   per-address quotas would pool all of them (in production, quotas go by API key: ``--require-api-key``);
@@ -50,11 +53,13 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 PG_SCRIPT = ROOT / "scripts" / "postgres-test-cluster.sh"
+NATS_SCRIPT = ROOT / "scripts" / "nats-test-server.sh"
 DEFAULT_STATE = ROOT / ".cluster"
 HOST = "127.0.0.1"
 START_TIMEOUT = 120.0
@@ -97,6 +102,13 @@ class State:
     directory: str
     postgres_dir: str = ""
     postgres_url: str = ""
+    """The first shard's PostgreSQL (the only one without ``--shards``)."""
+    shard_dirs: list[str] = field(default_factory=list)
+    shard_urls: list[str] = field(default_factory=list)
+    """The other shards' PostgreSQL (``--shards N``: N - 1 of them), in shard order after the first."""
+    nats_dir: str = ""
+    nats_url: str = ""
+    """The nats-server of ``--bus nats`` ("": none, LISTEN/NOTIFY)."""
     replicas: list[Replica] = field(default_factory=list)
     nginx_pid: int = 0
     nginx_port: int = 0
@@ -111,6 +123,15 @@ class State:
     @property
     def path(self) -> Path:
         return Path(self.directory) / "state.json"
+
+    @property
+    def store(self) -> str:
+        """The replicas' ``--store``: one PostgreSQL, or every shard's URL in shard order."""
+        return " ".join([self.postgres_url, *self.shard_urls])
+
+    @property
+    def postgres_urls(self) -> list[str]:
+        return [self.postgres_url, *self.shard_urls]
 
     @property
     def balancer(self) -> str:
@@ -207,6 +228,20 @@ def truco_command() -> str:
 
 
 def start_postgres(state: State) -> None:
+    state.postgres_dir, state.postgres_url = start_one_postgres()
+    state.save()
+
+
+def start_shards(state: State, shards: int) -> None:
+    """The primaries of shards s1, s2... (s0 is :func:`start_postgres`'s)."""
+    for _ in range(shards - 1):
+        directory, url = start_one_postgres()
+        state.shard_dirs.append(directory)
+        state.shard_urls.append(url)
+        state.save()
+
+
+def start_one_postgres() -> tuple[str, str]:
     log("starting PostgreSQL (fsync on)")
     run = subprocess.run(
         ["bash", str(PG_SCRIPT)],
@@ -219,8 +254,7 @@ def start_postgres(state: State) -> None:
     lines = run.stdout.strip().splitlines()
     if run.returncode != 0 or len(lines) < 2:
         raise ClusterError(f"PostgreSQL did not start:\n{run.stderr.strip()}")
-    state.postgres_dir, state.postgres_url = lines[-2], lines[-1]
-    state.save()
+    return lines[-2], lines[-1]
 
 
 def postgres_pid(state: State) -> int:
@@ -246,8 +280,47 @@ def resume_postgres(state: State) -> None:
 
 
 def stop_postgres(state: State) -> None:
-    if state.postgres_dir and Path(state.postgres_dir).exists():
-        subprocess.run(["bash", str(PG_SCRIPT), "stop", state.postgres_dir], check=False, timeout=120)
+    for directory in (state.postgres_dir, *state.shard_dirs):
+        if directory and Path(directory).exists():
+            subprocess.run(["bash", str(PG_SCRIPT), "stop", directory], check=False, timeout=120)
+
+
+def shard_script(state: State, shard: int, action: str) -> None:
+    """``halt`` or ``resume`` the primary of shard ``shard`` (0: the first)."""
+    directory = (state.postgres_dir, *state.shard_dirs)[shard]
+    subprocess.run(["bash", str(PG_SCRIPT), action, directory], check=True, timeout=120)
+
+
+def shard_pid(state: State, shard: int) -> int:
+    """The postmaster pid of shard ``shard``'s primary (0 when it is not running)."""
+    directory = (state.postgres_dir, *state.shard_dirs)[shard]
+    try:
+        return int((Path(directory) / "data" / "postmaster.pid").read_text().split()[0])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
+# --- NATS ------------------------------------------------------------------------------------------------------
+
+
+def start_nats(state: State) -> None:
+    log("starting nats-server")
+    run = subprocess.run(["bash", str(NATS_SCRIPT)], capture_output=True, text=True, timeout=900, check=False)
+    lines = run.stdout.strip().splitlines()
+    if run.returncode != 0 or len(lines) < 2:
+        raise ClusterError(f"nats-server did not start:\n{run.stderr.strip()}")
+    state.nats_dir, state.nats_url = lines[-2], lines[-1]
+    state.save()
+
+
+def nats_script(state: State, action: str) -> None:
+    """``kill`` (SIGKILL) or ``resume`` the nats-server."""
+    subprocess.run(["bash", str(NATS_SCRIPT), action, state.nats_dir], check=True, timeout=120)
+
+
+def stop_nats(state: State) -> None:
+    if state.nats_dir and Path(state.nats_dir).exists():
+        subprocess.run(["bash", str(NATS_SCRIPT), "stop", state.nats_dir], check=False, timeout=120)
 
 
 # --- Replicas --------------------------------------------------------------------------------------------------
@@ -263,9 +336,10 @@ def start_replica(state: State, index: int, port: int = 0, store: str = "") -> R
     # --health-port 0: the replicas share one host, and gRPC binds with SO_REUSEPORT, so on the default (50052)
     # every replica, and any other server of this host, would answer one shared port's checks at random.
     command = [
-        truco_command(), "serve", "--store", store or state.postgres_url, "--host", HOST, "--port", str(port),
+        truco_command(), "serve", "--store", store or state.store, "--host", HOST, "--port", str(port),
         "--metrics-port", "0", "--health-port", "0", "--workers", str(state.workers), "--grace", str(SERVER_GRACE),
         "--log-format", "json", "--no-limits", *state.serve_args,
+        *(["--bus", state.nats_url] if state.nats_url and not store else []),
     ]  # fmt: skip
     env = {**os.environ, "TRUCO_TOKEN_KEY": state.token_key}
     with out_path.open("w") as out, log_path.open("a") as err:
@@ -479,17 +553,33 @@ def wait_serving(address: str, timeout: float = 60.0, service: str = "truco.v1.G
 # --- Commands --------------------------------------------------------------------------------------------------
 
 
-def up(directory: Path, replicas: int, workers: int, port: int = 0, balance: str = "hash") -> State:
+def up(
+    directory: Path,
+    replicas: int,
+    workers: int,
+    port: int = 0,
+    balance: str = "hash",
+    shards: int = 1,
+    bus: str = "",
+    serve_args: Sequence[str] = (),
+) -> State:
+    """Start the cluster; ``serve_args`` go to every replica's ``truco serve`` after the cluster's own (a later
+    ``--store`` wins: benchmarks run a replica on SQLite behind the same nginx)."""
     if (directory / "state.json").exists():
         previous = State.load(directory)
         if any(alive(r.pid) for r in previous.replicas) or alive(previous.nginx_pid):
             raise ClusterError(f"a cluster already runs from {directory}: scripts/cluster down first")
         down(directory)
     directory.mkdir(parents=True, exist_ok=True)
-    state = State(directory=str(directory), workers=workers, nginx_port=port, balance=balance)
+    state = State(
+        directory=str(directory), workers=workers, nginx_port=port, balance=balance, serve_args=list(serve_args)
+    )
     state.save()
     try:
         start_postgres(state)
+        start_shards(state, shards)
+        if bus == "nats":
+            start_nats(state)
         for index in range(replicas):
             replica = start_replica(state, index)
             log(f"replica {index}: {replica.address} ({workers} workers, pid {replica.pid})")
@@ -511,6 +601,7 @@ def down(directory: Path, *, keep: bool = False) -> None:
         stop_replica(replica)
     stop_pid(state.nginx_pid, signal.SIGQUIT, 15, "nginx")
     stop_postgres(state)
+    stop_nats(state)
     leftovers = [r.pid for r in state.replicas if alive(r.pid)] + [p for p in (state.nginx_pid,) if alive(p)]
     if leftovers:
         raise ClusterError(f"still running after down: pids {leftovers}")
@@ -532,7 +623,10 @@ def status(directory: Path) -> int:
         running += up_now
         print(f"replica {replica.index}  pid {replica.pid}  {replica.address}  {'up' if up_now else 'DOWN'}")
     print(f"nginx      pid {state.nginx_pid}  {state.balancer}  {'up' if alive(state.nginx_pid) else 'DOWN'}")
-    print(f"postgresql pid {postgres_pid(state)}  {state.postgres_url}")
+    for shard, url in enumerate(state.postgres_urls):
+        print(f"postgresql pid {shard_pid(state, shard)}  {url}  (shard s{shard})")
+    if state.nats_url:
+        print(f"nats-server {state.nats_url}")
     return 0 if running == len(state.replicas) and alive(state.nginx_pid) else 1
 
 
@@ -549,15 +643,21 @@ def main(argv: list[str] | None = None) -> int:
         help="hash: game affinity on the x-truco-game metadata, the rest round robin (default); "
         "round-robin: every call",
     )
+    parser.add_argument(
+        "--shards", type=int, default=1, help="PostgreSQL primaries, the games sharded over them (default 1)"
+    )
+    parser.add_argument(
+        "--bus", choices=("nats",), default="", help="nats: replicas hear moves through a nats-server (default: LISTEN)"
+    )
     parser.add_argument("--state", type=Path, default=DEFAULT_STATE, help=f"state directory (default {DEFAULT_STATE})")
     args = parser.parse_args(argv)
     directory = args.state.resolve()
     try:
         if args.command == "up":
-            if args.replicas < 1 or args.workers < 1:
-                raise ClusterError("--replicas and --workers must be at least 1")
-            state = up(directory, args.replicas, args.workers, args.port, args.balance)
-            log(f"PostgreSQL {state.postgres_url} (fsync on)")
+            if args.replicas < 1 or args.workers < 1 or args.shards < 1:
+                raise ClusterError("--replicas, --workers and --shards must be at least 1")
+            state = up(directory, args.replicas, args.workers, args.port, args.balance, args.shards, args.bus)
+            log(f"PostgreSQL {state.store} (fsync on)" + (f"; NATS {state.nats_url}" if state.nats_url else ""))
             log(f"nginx balancing {len(state.replicas)} replicas ({state.balance}); stop: scripts/cluster down")
             print(state.balancer, flush=True)
             return 0

@@ -24,7 +24,7 @@ from truco.server.store import open_store
 
 ROOT = Path(__file__).resolve().parent.parent
 TRUCO = ROOT / ".venv" / "bin" / "truco"
-GAME_LINE = re.compile(r"^game \d+ games/(\w+): team 0")
+GAME_LINE = re.compile(r"^game \d+ games/([\w-]+): team 0")
 MOVES_LINE = re.compile(r"^moves\s+(\d+) ")
 ERRORS_LINE = re.compile(r"^errors\s+(.*)$")
 LOAD_TIMEOUT = 240.0
@@ -86,11 +86,15 @@ class Load:
 
 
 def applied_so_far(url: str) -> int:
-    """Moves recorded in the store so far (one append_requests row per applied SubmitCommand)."""
-    with psycopg.connect(url, connect_timeout=5) as conn:
-        row = conn.execute("SELECT count(*) FROM append_requests").fetchone()
-        assert row is not None
-        return int(row[0])
+    """Moves recorded in the store so far (one append_requests row per applied SubmitCommand); ``url`` may name
+    several shards (their URLs separated by spaces)."""
+    total = 0
+    for shard in url.split():
+        with psycopg.connect(shard, connect_timeout=5) as conn:
+            row = conn.execute("SELECT count(*) FROM append_requests").fetchone()
+            assert row is not None
+            total += int(row[0])
+    return total
 
 
 def wait_for_moves(url: str, count: int, timeout: float = 60.0) -> None:
@@ -130,11 +134,15 @@ def wait_health(addresses: list[str], status: str, timeout: float) -> float:
 
 
 def applied_moves(url: str, game_ids: list[str]) -> int:
-    """Moves the store holds for these games: one append_requests row per applied request id."""
-    with psycopg.connect(url, connect_timeout=5) as conn:
-        row = conn.execute("SELECT count(*) FROM append_requests WHERE game_id = ANY(%s)", (game_ids,)).fetchone()
-        assert row is not None
-        return int(row[0])
+    """Moves the store holds for these games: one append_requests row per applied request id (every shard's)."""
+    total = 0
+    for shard in url.split():
+        with psycopg.connect(shard, connect_timeout=5) as conn:
+            query = "SELECT count(*) FROM append_requests WHERE game_id = ANY(%s)"
+            row = conn.execute(query, (game_ids,)).fetchone()
+            assert row is not None
+            total += int(row[0])
+    return total
 
 
 @dataclass
@@ -148,8 +156,10 @@ def audit_store(url: str) -> Audit:
     """Every match in the store, replayed by the engine (truco.server.core.audit)."""
 
     async def run() -> Audit:
-        with psycopg.connect(url, connect_timeout=5) as conn:
-            ids = [row[0] for row in conn.execute("SELECT game_id FROM games ORDER BY game_id")]
+        ids = []
+        for shard in url.split():
+            with psycopg.connect(shard, connect_timeout=5) as conn:
+                ids += [row[0] for row in conn.execute("SELECT game_id FROM games ORDER BY game_id")]
         store = await open_store(url)
         result = Audit(len(ids), 0, [])
         try:

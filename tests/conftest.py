@@ -4,6 +4,7 @@ folder's conftest.py."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 from collections.abc import Iterator
@@ -16,6 +17,7 @@ if TYPE_CHECKING:  # the engine's tests also run where the server is not install
     from .servers import LoopThread, Stores
 
 POSTGRES_CLUSTER_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "postgres-test-cluster.sh"
+NATS_SERVER_SCRIPT = Path(__file__).resolve().parents[1] / "scripts" / "nats-test-server.sh"
 STORE_BACKENDS = ("sqlite", "postgres")
 """The event stores the ``stores`` fixture runs a module's tests on, once each (servers.BACKENDS)."""
 
@@ -76,6 +78,14 @@ def postgres_url() -> Iterator[str]:
     if url := os.environ.get("TRUCO_TEST_POSTGRES_URL"):
         yield url
         return
+    with postgres_cluster() as (_, url):
+        yield url
+
+
+@contextlib.contextmanager
+def postgres_cluster() -> Iterator[tuple[str, str]]:
+    """A throwaway PostgreSQL cluster of its own (scripts/postgres-test-cluster.sh): its directory (for the
+    script's ``halt``/``resume``) and its URL; stopped and deleted after. Skips without PostgreSQL, except in CI."""
     try:
         started = subprocess.run(["bash", str(POSTGRES_CLUSTER_SCRIPT)], capture_output=True, text=True, timeout=600)
     except (OSError, subprocess.TimeoutExpired) as exc:
@@ -85,13 +95,32 @@ def postgres_url() -> Iterator[str]:
         _unavailable(f"{POSTGRES_CLUSTER_SCRIPT.name} failed ({started.returncode}): {started.stderr.strip()[-2000:]}")
     cluster_dir, url = lines[-2], lines[-1]
     try:
-        yield url
+        yield cluster_dir, url
     finally:
         subprocess.run(["bash", str(POSTGRES_CLUSTER_SCRIPT), "stop", cluster_dir], capture_output=True, timeout=120)
 
 
-def _unavailable(reason: str) -> NoReturn:
-    message = f"PostgreSQL unavailable: {reason}"
+@contextlib.contextmanager
+def nats_server() -> Iterator[tuple[str, str]]:
+    """A throwaway nats-server of its own (scripts/nats-test-server.sh): its directory (for the script's
+    ``kill``/``resume``) and its URL; stopped after. Skips without nats-server, except in CI."""
+    try:
+        started = subprocess.run(["bash", str(NATS_SERVER_SCRIPT)], capture_output=True, text=True, timeout=600)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        _unavailable(f"cannot run {NATS_SERVER_SCRIPT.name}: {exc}", "NATS")
+    lines = started.stdout.strip().splitlines()
+    if started.returncode != 0 or len(lines) < 2:
+        failure = f"{NATS_SERVER_SCRIPT.name} failed ({started.returncode}): {started.stderr.strip()[-2000:]}"
+        _unavailable(failure, "NATS")
+    server_dir, url = lines[-2], lines[-1]
+    try:
+        yield server_dir, url
+    finally:
+        subprocess.run(["bash", str(NATS_SERVER_SCRIPT), "stop", server_dir], capture_output=True, timeout=120)
+
+
+def _unavailable(reason: str, what: str = "PostgreSQL") -> NoReturn:
+    message = f"{what} unavailable: {reason}"
     if os.environ.get("CI") == "true":
         pytest.fail(message, pytrace=False)
     pytest.skip(message)

@@ -151,6 +151,7 @@ def test_every_manifest_file_is_read(deploy: Deploy) -> None:
     assert [(c.path.name, sorted(c.manifests)) for c in deploy.components] == [
         ("ingress-nginx", ["ingress.yaml", "service-games.yaml"]),
         ("prometheus-operator", ["servicemonitor.yaml"]),
+        ("sharded", ["nats.yaml", "secret-pgpass.example.yaml", "shards-configmap.yaml"]),
     ]
 
 
@@ -490,15 +491,15 @@ def test_a_server_that_may_not_reach_its_database_on_the_port_it_declares(change
 
 def test_replicas_the_autoscaler_and_the_disruption_budget_disagree_on(changed: Deploy) -> None:
     _server(changed)["spec"]["replicas"] = 2
-    _one(changed, "PodDisruptionBudget", "truco")["spec"]["minAvailable"] = 3
+    _one(changed, "PodDisruptionBudget", "truco")["spec"]["minAvailable"] = 6
     hpa = _one(changed, "HorizontalPodAutoscaler", "truco")
     hpa["spec"]["scaleTargetRef"]["name"] = "truco-server"
     del _container(changed)["resources"]["requests"]["cpu"]
     _expect(
         catalogue.CHECKS["replicas and workers"],
         changed,
-        "Deployment/truco: starts 2 replicas, the autoscaler's minimum is 3",
-        "PodDisruptionBudget/truco: minAvailable 3 blocks every drain at 3 replicas",
+        "Deployment/truco: starts 2 replicas, the autoscaler's minimum is 6",
+        "PodDisruptionBudget/truco: minAvailable 6 blocks every drain at 6 replicas",
         "HorizontalPodAutoscaler/truco: scaleTargetRef",
         "no CPU request",
     )
@@ -506,7 +507,7 @@ def test_replicas_the_autoscaler_and_the_disruption_budget_disagree_on(changed: 
 
 def test_workers_must_be_given_and_fit_the_cpu_limit(changed: Deploy) -> None:
     _set_arg(changed, "--workers", "4")
-    _expect(catalogue.CHECKS["replicas and workers"], changed, "--workers 4 is more than the 2 cores")
+    _expect(catalogue.CHECKS["replicas and workers"], changed, "--workers 4 is more than the 1 cores")
     _set_arg(changed, "--workers", None)
     _expect(catalogue.CHECKS["replicas and workers"], changed, "args give --workers None")
 

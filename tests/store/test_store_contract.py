@@ -10,6 +10,7 @@ import abc
 import asyncio
 import contextlib
 import dataclasses
+import re
 import secrets
 import socket
 import sqlite3
@@ -147,26 +148,36 @@ class StoreContract(abc.ABC):
         assert await store.read("g1") == []
 
     async def test_create_is_idempotent_by_request_id(self) -> None:
+        # Ids as the service makes them (new_game_id): a retry makes a new one, which a sharded store places
+        # on the same shard as the first.
         store, replica = await self.open(), await self.open()
-        original = await store.create_game(new_game("g1"), events("GameCreated"), "create-1")
+        g1, g2 = store.new_game_id("create-1"), replica.new_game_id("create-1")
+        original = await store.create_game(new_game(g1), events("GameCreated"), "create-1")
 
-        again = await replica.create_game(new_game("g2"), events("GameCreated", "Other"), "create-1")
+        again = await replica.create_game(new_game(g2), events("GameCreated", "Other"), "create-1")
 
         assert again == original
-        assert kinds(await store.read("g1")) == ["GameCreated"]
+        assert kinds(await store.read(g1)) == ["GameCreated"]
         with pytest.raises(GameNotFound):
-            await store.get_game("g2")
+            await store.get_game(g2)
 
     async def test_concurrent_creates_with_one_request_id_make_one_game(self) -> None:
         store, replica = await self.open(), await self.open()
+        g1, g2 = store.new_game_id("create-1"), replica.new_game_id("create-1")
         first, second = await asyncio.gather(
-            store.create_game(new_game("g1"), events("GameCreated"), "create-1"),
-            replica.create_game(new_game("g2"), events("GameCreated"), "create-1"),
+            store.create_game(new_game(g1), events("GameCreated"), "create-1"),
+            replica.create_game(new_game(g2), events("GameCreated"), "create-1"),
         )
         assert first == second
-        other = "g2" if first.game_id == "g1" else "g1"
+        other = g2 if first.game_id == g1 else g1
         with pytest.raises(GameNotFound):
             await store.get_game(other)
+
+    async def test_new_game_ids_are_fresh_and_valid_names(self) -> None:
+        store = await self.open()
+        made = {store.new_game_id(request) for request in ("a", "a", None, None)}
+        assert len(made) == 4
+        assert all(re.fullmatch(r"[A-Za-z0-9_-]{1,64}", game_id) for game_id in made)
 
     async def test_create_with_a_used_game_id_conflicts_and_changes_nothing(self) -> None:
         store = await self.open()

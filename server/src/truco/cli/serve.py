@@ -71,6 +71,13 @@ def command(commands: Subcommands) -> None:
 def _listeners(serve: argparse.ArgumentParser) -> None:
     add_store_option(serve, "event store")
     serve.add_argument(
+        "--bus",
+        default=os.environ.get("TRUCO_BUS") or None,
+        metavar="URL",
+        help="PostgreSQL replicas hear each other's moves through this NATS server (nats://host:4222; commas "
+        "between several; default $TRUCO_BUS) instead of LISTEN/NOTIFY; needs the server's nats extra",
+    )
+    serve.add_argument(
         "--host", default="[::]", help="address every listener binds: gRPC, web and metrics (default all)"
     )
     serve.add_argument("--port", type=int, default=50051, help="gRPC port; 0 picks a free one (default 50051)")
@@ -274,6 +281,7 @@ def _run(args: argparse.Namespace) -> int:
     )
     config = ServeConfig(
         store=args.store,
+        bus=args.bus,
         host=args.host,
         port=args.port,
         metrics_port=None if args.metrics_port < 0 else args.metrics_port,

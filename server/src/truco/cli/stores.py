@@ -23,8 +23,9 @@ def add_store_option(parser: argparse.ArgumentParser, what: str = "the server's 
         "--store",
         default=os.environ.get("TRUCO_STORE", DEFAULT_STORE),
         metavar="URL",
-        help=f"{what}: sqlite:///path/truco.db (default $TRUCO_STORE or {DEFAULT_STORE}) or "
-        "postgresql://user:pass@host/db",
+        help=f"{what}: sqlite:///path/truco.db (default $TRUCO_STORE or {DEFAULT_STORE}), "
+        "postgresql://user:pass@host/db, or games sharded over several PostgreSQL databases: their URLs "
+        "separated by spaces (one argument), or shards:PATH naming a TOML shard map",
     )
 
 

@@ -146,6 +146,11 @@ const (
 	// UNIMPLEMENTED. A method this port does not serve: PlayGame on the web port, whose HTTP server cannot carry
 	// a full-duplex stream reliably. Use the gRPC port, or SubmitCommand and WatchGame.
 	ErrorReason_ERROR_REASON_NOT_ON_THIS_PORT ErrorReason = 45
+	// UNAVAILABLE. The game lives on a shard of a sharded store (several PostgreSQL primaries) that cannot be
+	// reached now; games on the other shards answer as usual. Metadata `shard`: the shard's name (also the
+	// prefix of the game's id before its first `-`). Nothing was applied unless a retry says so: retry with the
+	// same request id.
+	ErrorReason_ERROR_REASON_SHARD_UNAVAILABLE ErrorReason = 46
 	// FAILED_PRECONDITION. Any command after the match has ended.
 	ErrorReason_ERROR_REASON_MATCH_OVER ErrorReason = 50
 	// FAILED_PRECONDITION. A play, call, answer, mazo, seña or perros answer while no hand is in play.
@@ -280,6 +285,7 @@ var (
 		43: "ERROR_REASON_SERVER_SHUTTING_DOWN",
 		44: "ERROR_REASON_INTERNAL",
 		45: "ERROR_REASON_NOT_ON_THIS_PORT",
+		46: "ERROR_REASON_SHARD_UNAVAILABLE",
 		50: "ERROR_REASON_MATCH_OVER",
 		51: "ERROR_REASON_HAND_NOT_IN_PLAY",
 		52: "ERROR_REASON_DEAL_NOT_EXPECTED",
@@ -362,6 +368,7 @@ var (
 		"ERROR_REASON_SERVER_SHUTTING_DOWN":        43,
 		"ERROR_REASON_INTERNAL":                    44,
 		"ERROR_REASON_NOT_ON_THIS_PORT":            45,
+		"ERROR_REASON_SHARD_UNAVAILABLE":           46,
 		"ERROR_REASON_MATCH_OVER":                  50,
 		"ERROR_REASON_HAND_NOT_IN_PLAY":            51,
 		"ERROR_REASON_DEAL_NOT_EXPECTED":           52,
@@ -437,7 +444,7 @@ var File_truco_v1_errors_proto protoreflect.FileDescriptor
 
 const file_truco_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15truco/v1/errors.proto\x12\btruco.v1*\xbb\x16\n" +
+	"\x15truco/v1/errors.proto\x12\btruco.v1*\xdf\x16\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eERROR_REASON_MALFORMED_REQUEST\x10\x01\x12\x1d\n" +
@@ -478,7 +485,8 @@ const file_truco_v1_errors_proto_rawDesc = "" +
 	"\x1eERROR_REASON_STORE_UNAVAILABLE\x10*\x12%\n" +
 	"!ERROR_REASON_SERVER_SHUTTING_DOWN\x10+\x12\x19\n" +
 	"\x15ERROR_REASON_INTERNAL\x10,\x12!\n" +
-	"\x1dERROR_REASON_NOT_ON_THIS_PORT\x10-\x12\x1b\n" +
+	"\x1dERROR_REASON_NOT_ON_THIS_PORT\x10-\x12\"\n" +
+	"\x1eERROR_REASON_SHARD_UNAVAILABLE\x10.\x12\x1b\n" +
 	"\x17ERROR_REASON_MATCH_OVER\x102\x12!\n" +
 	"\x1dERROR_REASON_HAND_NOT_IN_PLAY\x103\x12\"\n" +
 	"\x1eERROR_REASON_DEAL_NOT_EXPECTED\x104\x12!\n" +

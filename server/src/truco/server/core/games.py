@@ -14,7 +14,6 @@ import contextlib
 import math
 import random
 import secrets
-import uuid
 from collections.abc import AsyncGenerator, Callable, Iterator
 from dataclasses import dataclass, replace
 from datetime import UTC, datetime
@@ -250,7 +249,7 @@ class Games:
         # A game with a player's seat open deals when the last one sits down (join): nobody plays beside an empty chair.
         automatic, bot_moves = drive(state, setup, self._rng, seated=all(s.kind != SEAT_OPEN for s in seats))
         events += automatic
-        game_id = uuid.uuid4().hex
+        game_id = self.store.new_game_id(request_id)
         at = now_us()
         joined = joined_times(seats)
         book = ClockBook().advance(at, events, state, setup.playing(state), setup.clock, joined)

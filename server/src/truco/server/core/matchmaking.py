@@ -325,7 +325,7 @@ class Matchmaker:
         while True:
             since = max(0, self.counted_until_us - CATCH_UP_SLACK_US)
             games = await self.store.unresulted_games(since, CATCH_UP_BATCH)
-            for game_id in games:
+            for game_id, _ in games:
                 outcome = await self.outcome(game_id)
                 if outcome is None:  # over without a winner: marked, so that it is not looked at again
                     await self.store.record_result(game_id, "", 0, [], [])

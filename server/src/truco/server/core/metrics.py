@@ -32,6 +32,10 @@ class Metrics:
     clock_firings: Counter
     games_removed: Counter
     connections_refused: Counter
+    bus_up: Gauge
+    bus_heard: Counter
+    bus_polls: Counter
+    bus_buckets: Gauge
 
     @classmethod
     def create(cls) -> Metrics:
@@ -117,6 +121,39 @@ DEFINITIONS: tuple[tuple[str, type[Counter | Gauge | Histogram], str, str, tuple
         " per_address (a client address past its cap), evicted (shut: it never made a call, or made room).",
         ("port", "cap"),
         {},
+    ),
+    # Moves heard through NATS (--bus; store/bus.py): present only with a bus.
+    (
+        "bus_up",
+        Gauge,
+        "truco_bus_up",
+        "1 while the NATS bus is connected; 0 while it is down and watchers poll the store every second.",
+        (),
+        {"multiprocess_mode": "livemin"},
+    ),
+    (
+        "bus_heard",
+        Counter,
+        "truco_bus_heard",
+        "Moves of other processes heard on the bus (the deliveries to this process: its subscribed buckets').",
+        (),
+        {},
+    ),
+    (
+        "bus_polls",
+        Counter,
+        "truco_bus_polls",
+        "Polls of the store made while the bus was down (each wakes every watcher to look at the store).",
+        (),
+        {},
+    ),
+    (
+        "bus_buckets",
+        Gauge,
+        "truco_bus_buckets",
+        "Game-hash buckets this process subscribes to (those of the games it has watchers or sessions for).",
+        (),
+        {"multiprocess_mode": "livesum"},
     ),
 )
 """Each metric: the Metrics attribute, its kind, name, help text, labels and options."""

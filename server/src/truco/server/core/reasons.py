@@ -39,6 +39,8 @@ class ServiceReason(StrEnum):
     TOO_MANY_CALLS = "TOO_MANY_CALLS"
     INTERNAL = "INTERNAL"
     NOT_ON_THIS_PORT = "NOT_ON_THIS_PORT"
+    # One shard of a sharded store down: only its games (issue 37).
+    SHARD_UNAVAILABLE = "SHARD_UNAVAILABLE"
     # Client credentials, quotas and bounded input (issue 8).
     API_KEY_REQUIRED = "API_KEY_REQUIRED"
     API_KEY_INVALID = "API_KEY_INVALID"

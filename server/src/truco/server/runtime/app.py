@@ -49,7 +49,8 @@ from truco.server.service.pipeline import Method, Observer, Pipeline, methods_of
 from truco.server.service.players import PlayerServicer
 from truco.server.service.projections import ENCODINGS
 from truco.server.service.servicers import GameServicer, RulesServicer
-from truco.server.store import open_store
+from truco.server.store import is_sharded, open_store
+from truco.server.store.bus import BusStats, NatsBus
 from truco.server.store.errors import StoreUnavailable
 from truco.server.store.interface import EventStore
 from truco.wire.v1 import game_service_pb2, players_pb2, rules_service_pb2
@@ -76,6 +77,9 @@ SERVICES = (
 @dataclass(frozen=True)
 class ServeConfig:
     store: str = "sqlite:///truco.db"
+    bus: str | None = None
+    """NATS server(s) (``nats://host:4222``, commas between several) through which replicas hear each other's
+    moves, on PostgreSQL; None: PostgreSQL's LISTEN/NOTIFY."""
     host: str = "[::]"
     port: int = 50051
     metrics_port: int | None = 9090
@@ -129,7 +133,7 @@ def token_issuer(config: ServeConfig) -> TokenIssuer:
     """The seat-token issuer, keyed by ``TRUCO_TOKEN_KEY``. On PostgreSQL the server may run as several replicas,
     which must issue the same token for a retried join: without a shared key it refuses to start."""
     shared = config.token_key if config.token_key is not None else os.environ.get(TOKEN_KEY_ENV, "")
-    if not shared and config.store.split("://", 1)[0] in ("postgresql", "postgres"):
+    if not shared and (is_sharded(config.store) or config.store.split("://", 1)[0] in ("postgresql", "postgres")):
         raise ConfigError(
             f"{TOKEN_KEY_ENV} is not set: on PostgreSQL every replica must share one token key, or a retried "
             f"JoinGame would get a token that other replicas refuse. Set {TOKEN_KEY_ENV} to the same random "
@@ -168,7 +172,11 @@ def configure_logging(log_format: str) -> None:
 
 
 def redact(url: str) -> str:
-    """The store URL without its password, for logs."""
+    """The store URL without its password, for logs (each shard's, for several)."""
+    return " ".join(_redact_one(one) for one in url.split())
+
+
+def _redact_one(url: str) -> str:
     parts = urlsplit(url)
     if parts.password is None:
         return url
@@ -205,6 +213,11 @@ def health_server(servicer: health.aio.HealthServicer, config: ServeConfig) -> g
 
 class Server:
     """A running server; ``await Server.start(config)``, then ``await server.stop()`` or ``wait_for_signal()``."""
+
+    bus: NatsBus | None = None
+    """The NATS connection the store hears moves through (``--bus``), set by :meth:`start`; None: none."""
+    _bus_counted: BusStats | None = None
+    """The bus's figures as last copied into the metrics (its counters grow by the difference)."""
 
     def __init__(self, config: ServeConfig, store: EventStore, metrics: Metrics, tokens: TokenIssuer) -> None:
         self.config = config
@@ -269,8 +282,15 @@ class Server:
     async def start(cls, config: ServeConfig) -> Server:
         """:raises ConfigError: a configuration the server refuses (see :func:`token_issuer`)."""
         tokens = token_issuer(config)
-        store = await open_store(config.store)
+        bus = await NatsBus.start(config.bus) if config.bus else None
+        try:
+            store = await open_store(config.store, bus=bus)
+        except BaseException:
+            if bus is not None:
+                await bus.close()
+            raise
         server = cls(config, store, Metrics.create(), tokens)
+        server.bus = bus
         server.port = server.grpc.add_insecure_port(f"{config.host}:{config.port}")
         if server.health_server is not None:
             server.health_port = server._bind_health(f"{config.host}:{config.health_port}")
@@ -346,9 +366,19 @@ class Server:
         except StoreUnavailable:
             up = False
         self.metrics.store_up.set(1 if up else 0)
+        if self.bus is not None:
+            self._count_bus(self.bus.stats)
         status = health_pb2.HealthCheckResponse.SERVING if up else health_pb2.HealthCheckResponse.NOT_SERVING
         for service in ("", *(descriptor.full_name for descriptor in SERVICES)):
             await self.health.set(service, status)
+
+    def _count_bus(self, stats: BusStats) -> None:
+        counted = self._bus_counted or BusStats()
+        self.metrics.bus_up.set(1 if stats.up else 0)
+        self.metrics.bus_buckets.set(stats.buckets)
+        self.metrics.bus_heard.inc(stats.heard - counted.heard)
+        self.metrics.bus_polls.inc(stats.polls - counted.polls)
+        self._bus_counted = BusStats(stats.up, stats.heard, stats.published, stats.polls, stats.buckets)
 
     async def _watch_store(self) -> None:
         while True:
@@ -380,6 +410,8 @@ class Server:
             await self.health_server.stop(0)
         await self.games.close()
         await self.store.close()
+        if self.bus is not None:
+            await self.bus.close()
         if self._metrics_http is not None:
             self._metrics_http.shutdown()
             self._metrics_http.server_close()

@@ -23,7 +23,13 @@ from google.rpc import error_details_pb2
 
 from truco.engine import InvalidCommand, RuleViolation
 from truco.server.core.reasons import QuotaExceeded, ServiceFailure, ServiceReason
-from truco.server.store.errors import GameNotFound, SeatUnavailable, StoreRejected, StoreUnavailable
+from truco.server.store.errors import (
+    GameNotFound,
+    SeatUnavailable,
+    ShardUnavailable,
+    StoreRejected,
+    StoreUnavailable,
+)
 from truco.wire import DecodeError
 from truco.wire.v1 import game_service_pb2
 
@@ -79,6 +85,7 @@ CODES: dict[ServiceReason, Code] = {
     ServiceReason.TOO_MANY_CALLS: Code.RESOURCE_EXHAUSTED,
     ServiceReason.INTERNAL: Code.INTERNAL,
     ServiceReason.NOT_ON_THIS_PORT: Code.UNIMPLEMENTED,
+    ServiceReason.SHARD_UNAVAILABLE: Code.UNAVAILABLE,
     ServiceReason.API_KEY_REQUIRED: Code.UNAUTHENTICATED,
     ServiceReason.API_KEY_INVALID: Code.UNAUTHENTICATED,
     ServiceReason.API_KEY_REVOKED: Code.UNAUTHENTICATED,
@@ -161,6 +168,12 @@ def from_exception(error: Exception) -> ServiceError:
     if isinstance(error, StoreRejected):  # permanent: retrying the same call cannot help, so never UNAVAILABLE
         return ServiceError.of(
             ServiceReason.VALUE_NOT_STORABLE, "a value of the request cannot be stored (too long or a NUL byte)"
+        )
+    if isinstance(error, ShardUnavailable):
+        return ServiceError.of(
+            ServiceReason.SHARD_UNAVAILABLE,
+            "the shard holding this game is unreachable; other games answer; retry",
+            {"shard": error.shard},
         )
     if isinstance(error, StoreUnavailable):
         return ServiceError.of(ServiceReason.STORE_UNAVAILABLE, "the event store is unreachable; retry")

@@ -8,9 +8,11 @@ event loop (:func:`run_to_end`), and PostgreSQL's pool awaits the same code on i
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Coroutine, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Coroutine, Mapping, Sequence
 from typing import Any, ClassVar, Literal, Protocol, TypeVar
 
 from . import sql
@@ -119,6 +121,9 @@ class SQLStore(PlayerTables, ABC):
 
     # The game log.
 
+    def new_game_id(self, request_id: str | None) -> str:
+        return uuid.uuid4().hex
+
     async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
         try:
             return await self._run(lambda conn: self._create_game(conn, game, events, request_id), "transaction")
@@ -167,9 +172,15 @@ class SQLStore(PlayerTables, ABC):
         self, game_id: str, after_seq: int, timeout: float, vouched: Callable[[], bool] | None = None
     ) -> int | None:
         # Hearing must start before the first look at the database, or an append between the two is missed.
+        async with self._hearing(game_id):
+            current = functools.partial(self._current_seq, game_id)
+            return await wait_until_after(self._signals, game_id, after_seq, timeout, current, vouched)
+
+    @contextlib.asynccontextmanager
+    async def _hearing(self, game_id: str) -> AsyncIterator[None]:
+        """For as long as a wait on the game lasts: hear other writers' appends to it (started before it yields)."""
         await self._prepare_wait()
-        current = functools.partial(self._current_seq, game_id)
-        return await wait_until_after(self._signals, game_id, after_seq, timeout, current, vouched)
+        yield
 
     async def _current_seq(self, game_id: str) -> int:
         peeked = self._peek_last_seq(game_id)

@@ -40,10 +40,19 @@ class StoreUnavailable(StoreError):
     """The backend cannot be reached or cannot write now (connection refused, disk error, store closed)."""
 
 
+class ShardUnavailable(StoreUnavailable):
+    """One shard of a sharded store cannot be reached: the games it holds wait for it, the others answer."""
+
+    def __init__(self, shard: str, message: str) -> None:
+        super().__init__(f"shard {shard!r}: {message}")
+        self.shard = shard
+
+
 __all__ = [
     "ApiKeyNotFound",
     "GameNotFound",
     "SeatUnavailable",
+    "ShardUnavailable",
     "StoreError",
     "StoreRejected",
     "StoreUnavailable",

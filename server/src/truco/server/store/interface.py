@@ -32,6 +32,11 @@ class GameLog(Protocol):
     store could fail to wake it for (a notification lost on a connection that died silently) is seen within it,
     plus how long the notifications vouched for the game, for a wait that skipped its first look on their word."""
 
+    def new_game_id(self, request_id: str | None) -> str:
+        """A fresh id for a game to create with ``request_id``: random, and on a sharded store naming the shard
+        the game goes to, which for one request id is always the same (a retried create meets the first)."""
+        ...
+
     async def create_game(self, game: GameRecord, events: Sequence[NewEvent], request_id: str | None) -> GameRecord:
         """Store a new game and its first events (seq 1..n) in one transaction; ``game.last_seq`` is ignored.
 
@@ -300,9 +305,9 @@ class PlayerBook(Protocol):
         """A player's finished games, newest first, after the (ended_us, game_id) of a page's last one."""
         ...
 
-    async def unresulted_games(self, ended_from_us: int, limit: int) -> list[str]:
+    async def unresulted_games(self, ended_from_us: int, limit: int) -> list[tuple[str, int]]:
         """Finished games with a player's seat, ended at ``ended_from_us`` or later, not counted yet, in the order
-        they ended."""
+        they ended: each game's id and when it ended."""
         ...
 
     async def record_result(

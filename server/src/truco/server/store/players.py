@@ -97,9 +97,9 @@ class PlayerTables:
 
     # Results: each finished game counted once.
 
-    async def unresulted_games(self, ended_from_us: int, limit: int) -> list[str]:
+    async def unresulted_games(self, ended_from_us: int, limit: int) -> list[tuple[str, int]]:
         rows = await self._run(lambda conn: conn.rows(self.PS.unresulted_games, (ended_from_us, limit)))
-        return [str(row[0]) for row in rows]
+        return [(str(row[0]), int(row[1])) for row in rows]
 
     async def record_result(
         self,

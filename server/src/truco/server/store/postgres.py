@@ -19,7 +19,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import select
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from typing import Any, ClassVar, TypeVar
 
 import psycopg
@@ -28,6 +28,7 @@ from psycopg import sql as pgsql
 from psycopg_pool import AsyncConnectionPool
 
 from . import sql
+from .bus import NatsBus
 from .core import Kind, Row, SQLStore, Work
 from .errors import StoreRejected, StoreUnavailable, VersionConflict
 from .records import Append, AppendResult, now_us
@@ -62,12 +63,25 @@ class PostgresStore(SQLStore):
     silent network fault), a waiter still sees the append within this (within this and ``TRUST_SECONDS`` when it
     went to sleep without a look, on the notifications' word: ``wait_for_change``'s ``vouched``)."""
 
-    def __init__(self, url: str, pool: AsyncConnectionPool[Conn], channel: str, timeout: float) -> None:
+    def __init__(
+        self,
+        url: str,
+        pool: AsyncConnectionPool[Conn],
+        channel: str,
+        timeout: float,
+        bus: NatsBus | None = None,
+        owns: Callable[[str], bool] | None = None,
+    ) -> None:
         super().__init__()
         self._url = url
         self._pool = pool
-        self._channel = channel
+        # With a bus, moves are heard there: no NOTIFY (nor LISTEN) at all.
+        self._channel: str | None = None if bus is not None else channel
         self._timeout = timeout
+        self._bus = bus
+        self._owns = owns
+        if bus is not None:
+            bus.listen(self)
         self._migrated = False
         self._migrate_lock = asyncio.Lock()
         self._listener: asyncio.Task[None] | None = None
@@ -77,11 +91,20 @@ class PostgresStore(SQLStore):
 
     @classmethod
     async def open(
-        cls, url: str, *, max_connections: int = 10, timeout: float = TIMEOUT_S, channel: str = CHANNEL
+        cls,
+        url: str,
+        *,
+        max_connections: int = 10,
+        timeout: float = TIMEOUT_S,
+        channel: str = CHANNEL,
+        bus: NatsBus | None = None,
+        owns: Callable[[str], bool] | None = None,
     ) -> PostgresStore:
         """A store on the database at ``url``, its schema made or migrated if the database answers now.
 
         ``timeout`` bounds the wait for a connection; ``channel`` names the NOTIFY channel (one per database).
+        With a ``bus`` appends are announced there instead of by NOTIFY, and waits hear their game's bucket;
+        ``owns`` says which games' announcements are this store's (one shard's, of several on the bus).
         """
         check = _ConnectionCheck()
         pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
@@ -98,7 +121,7 @@ class PostgresStore(SQLStore):
         )
         check.pool = pool
         await pool.open(wait=False)
-        store = cls(url, pool, channel, timeout)
+        store = cls(url, pool, channel, timeout, bus, owns)
         with contextlib.suppress(StoreUnavailable):
             await store._ensure_schema()
         return store
@@ -177,6 +200,8 @@ class PostgresStore(SQLStore):
             result = await self._on_pool(lambda conn: self._append(conn, append), "write")
         # Our own listener will hear the NOTIFY too; firing now saves local waiters that round trip.
         self._signals.fire(append.game_id, result.last_seq)
+        if self._bus is not None:
+            await self._bus.publish(append.game_id, result.last_seq)
         return result
 
     async def _append(self, conn: Conn, append: Append) -> AppendResult:
@@ -195,6 +220,9 @@ class PostgresStore(SQLStore):
     # Waking waiters on other replicas' appends.
 
     def hearing_epoch(self) -> int | None:
+        if self._bus is not None:
+            # A replica hears only the buckets it waits on: silence about another game vouches for nothing.
+            return None
         if self._listening.is_set():
             return self._epoch
         if not self._closed:  # readers ask first: start listening now, and trust nothing until LISTEN is in place
@@ -204,6 +232,28 @@ class PostgresStore(SQLStore):
     def _start_listening(self) -> None:
         if self._listener is None or self._listener.done():
             self._listener = asyncio.create_task(self._listen(), name="truco-postgres-listener")
+
+    @contextlib.asynccontextmanager
+    async def _hearing(self, game_id: str) -> AsyncIterator[None]:
+        if self._bus is None:
+            async with super()._hearing(game_id):
+                yield
+            return
+        if self._closed:
+            raise StoreUnavailable("the PostgreSQL store is closed")
+        async with self._bus.interest(game_id):
+            yield
+
+    # The bus's listener (.bus.BusListener).
+
+    def owns(self, game_id: str) -> bool:
+        return self._owns is None or self._owns(game_id)
+
+    def heard(self, game_id: str, last_seq: int) -> None:
+        self._signals.notified(game_id, last_seq)
+
+    def wake_all(self) -> None:
+        self._signals.fire_all()
 
     async def _prepare_wait(self) -> None:
         if self._closed:
@@ -218,10 +268,11 @@ class PostgresStore(SQLStore):
     async def _listen(self) -> None:
         """Keep one connection listening on the channel, reconnecting with backoff when it is lost."""
         delay = 0.1
+        channel = self._channel or CHANNEL
         while True:
             try:
                 async with await self._connect() as conn:
-                    await conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(self._channel)))
+                    await conn.execute(pgsql.SQL("LISTEN {}").format(pgsql.Identifier(channel)))
                     # A new epoch: what was checked before this LISTEN may have missed notifications since.
                     self._epoch += 1
                     self._listening.set()

@@ -437,11 +437,12 @@ WITH moved AS (
     INSERT INTO append_requests (game_id, request_id, response, last_seq)
     SELECT moved.game_id, %(request)s, %(response)s, %(last)s FROM moved WHERE %(request)s::text IS NOT NULL
 ), notified AS (
-    SELECT pg_notify(%(channel)s, %(note)s) FROM moved
+    SELECT pg_notify(%(channel)s, %(note)s) FROM moved WHERE %(channel)s::text IS NOT NULL
 )
 SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
 """
-"""PostgreSQL's append in one round trip, with its notification (``PostgresStore._append``): the guarded update
+"""PostgreSQL's append in one round trip, with its notification unless moves are heard on a bus (channel NULL:
+no NOTIFY, whose queue lock serialises the notifying commits) (``PostgresStore._append``): the guarded update
 of the game's last seq gates the inserts, so a stale append writes nothing; a racing writer waits on the row
 lock and then finds the seq moved."""
 
@@ -523,7 +524,7 @@ def stored_events(game_id: str, rows: Iterable[Sequence[Any]]) -> list[StoredEve
     ]
 
 
-def postgres_append_values(append: Append, now: int, channel: str) -> dict[str, object]:
+def postgres_append_values(append: Append, now: int, channel: str | None) -> dict[str, object]:
     """The parameters of :data:`POSTGRES_APPEND`."""
     events, last_seq = append.events, append.last_seq
     return {
@@ -612,7 +613,7 @@ _PLAYERS = PlayerStatements(
     player_matches=f"SELECT {PLAYER_MATCH_COLUMNS} FROM player_matches WHERE app = ? AND player = ? {{{{after}}}}"
     " ORDER BY ended_us DESC, game_id DESC LIMIT ?",
     player_matches_after="AND (ended_us < ? OR (ended_us = ? AND game_id < ?))",
-    unresulted_games="SELECT g.game_id FROM games g WHERE {over} AND g.closed = {false} AND g.ended_us >= ?"
+    unresulted_games="SELECT g.game_id, g.ended_us FROM games g WHERE {over} AND g.closed = {false} AND g.ended_us >= ?"
     " AND EXISTS (SELECT 1 FROM seats s WHERE s.game_id = g.game_id AND s.player <> '')"
     " AND NOT EXISTS (SELECT 1 FROM results r WHERE r.game_id = g.game_id) ORDER BY g.ended_us, g.game_id LIMIT ?",
     clear_results=("DELETE FROM results", "DELETE FROM ratings", "DELETE FROM player_matches"),

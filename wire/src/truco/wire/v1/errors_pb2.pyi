@@ -45,6 +45,7 @@ class ErrorReason(int, metaclass=_enum_type_wrapper.EnumTypeWrapper):
     ERROR_REASON_SERVER_SHUTTING_DOWN: _ClassVar[ErrorReason]
     ERROR_REASON_INTERNAL: _ClassVar[ErrorReason]
     ERROR_REASON_NOT_ON_THIS_PORT: _ClassVar[ErrorReason]
+    ERROR_REASON_SHARD_UNAVAILABLE: _ClassVar[ErrorReason]
     ERROR_REASON_MATCH_OVER: _ClassVar[ErrorReason]
     ERROR_REASON_HAND_NOT_IN_PLAY: _ClassVar[ErrorReason]
     ERROR_REASON_DEAL_NOT_EXPECTED: _ClassVar[ErrorReason]
@@ -125,6 +126,7 @@ ERROR_REASON_STORE_UNAVAILABLE: ErrorReason
 ERROR_REASON_SERVER_SHUTTING_DOWN: ErrorReason
 ERROR_REASON_INTERNAL: ErrorReason
 ERROR_REASON_NOT_ON_THIS_PORT: ErrorReason
+ERROR_REASON_SHARD_UNAVAILABLE: ErrorReason
 ERROR_REASON_MATCH_OVER: ErrorReason
 ERROR_REASON_HAND_NOT_IN_PLAY: ErrorReason
 ERROR_REASON_DEAL_NOT_EXPECTED: ErrorReason
