@@ -161,6 +161,27 @@ def test_clock_settings_on_the_wire() -> None:
         clock_settings(1, policy="sudden death")
 
 
+def test_the_stand_in_plays_at_the_games_level_unless_the_clocks_name_a_bot() -> None:
+    rules = RuleSet(players=4)
+    unnamed = ClockSettings(30 * US)
+    assert unnamed.bot is None
+    expert_game = Setup(rules, {1: "expert", 3: "beginner"}, (), unnamed)
+    assert expert_game.takeover_bot() == "expert", "a game that chose the expert gets an expert stand-in"
+    assert Setup(rules, {1: "beginner"}, (), None).takeover_bot() == "beginner"
+    assert Setup(rules, {1: "random"}, (), unnamed).takeover_bot() == "heuristic", "random is no level"
+    assert Setup(rules, {}, (), None).takeover_bot() == "heuristic", "no bot seats: the intermediate level"
+    named = Setup(rules, {1: "expert"}, (), ClockSettings(30 * US, bot="beginner"))
+    assert named.takeover_bot() == "beginner", "clocks that name a bot keep it"
+    state = Game(rules).state.copy()
+    state.away = frozenset({0})
+    assert expert_game.playing(state) == {0: "expert", 1: "expert", 3: "beginner"}
+    # On the wire the game's clocks name the bot that stands in; a stored setup keeps "unnamed".
+    wire = clock_settings_to_pb(unnamed, expert_game.takeover_bot())
+    assert wire.takeover_level == game_service_pb2.BOT_LEVEL_EXPERT
+    assert clock_settings_from_pb(game_service_pb2.ClockSettings(decision={"seconds": 30})) == unnamed
+    assert setup_from_bytes(setup_to_bytes(expert_game), lambda data: expert_game).clock == unnamed
+
+
 # --- Clients -----------------------------------------------------------------------------------------------------
 
 

@@ -62,6 +62,33 @@ def test_the_command_runs_a_gauntlet_or_refuses_a_muddle(capsys: pytest.CaptureF
     assert main(["arena", "expert", "--matches", "2"]) == 2
 
 
+def test_a_part_of_the_gauntlet_repeats_the_whole_ones_pairings(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["arena", "--gauntlet", "heuristic", "--matches", "2", "--seed", "3", "--target", "15", "--playouts", "24"]
+    args.append("--json")
+    assert main([*args, "--rivals", "rock,careful"]) == 0
+    part = json.loads(capsys.readouterr().out)
+    assert [p["rival"] for p in part["pairings"]] == ["rock", "careful"]
+    assert [p["seed"] for p in part["pairings"]] == [3 + GAUNTLET.index("rock"), 3 + GAUNTLET.index("careful")]
+    whole = run_gauntlet(ArenaOptions("heuristic", "", matches=2, seed=3, target=15, playouts=24), progress=False)
+    same = ("rival", "seed", "wins", "mean_margin", "habits")  # all but the decisions' times
+    assert [{k: p[k] for k in same} for p in whole["pairings"] if p["rival"] in ("rock", "careful")] == [
+        {k: p[k] for k in same} for p in sorted(part["pairings"], key=lambda p: GAUNTLET.index(p["rival"]))
+    ]
+    exploitability = part["envido_exploitability"]
+    assert exploitability["faltas"] == [1, 15] and exploitability["max_per_hand"] <= 0.02
+    with pytest.raises(SystemExit):
+        main([*args, "--rivals", "nobody"])
+
+
+def test_the_arena_measures_the_envido_equilibrium(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["arena", "--exploitability", "--json"]) == 0
+    figures = json.loads(capsys.readouterr().out)
+    assert figures["unit"] == "points per hand" and figures["faltas"] == [1, 30]
+    assert 0 < figures["mean_per_hand"] <= figures["max_per_hand"] <= 0.02
+    assert main(["arena", "--exploitability"]) == 0
+    assert "points per hand" in capsys.readouterr().out
+
+
 def test_the_habits_match_a_recount_of_a_whole_match_of_decisions() -> None:
     """A maniac calls everything (a careful caller answers it): a recount of their calls and hands, done here on
     the match's decisions, agrees with what the habits counted."""

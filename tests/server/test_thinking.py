@@ -10,6 +10,7 @@ import signal
 
 from truco.engine import MatchState, RuleSet, actors, execute_legal, legal_actions, start_match
 from truco.engine.state import fold
+from truco.server.core.clocks import US, ClockSettings
 from truco.server.core.referee import Setup, bots_only, thinker_due
 from truco.server.core.thinking import Thinkers
 
@@ -47,5 +48,7 @@ def test_a_match_is_bots_only_when_the_server_plays_every_seat_its_bots_and_thos
     assert bots_only(state, Setup(RuleSet(players=4), dict.fromkeys(range(4), "expert"), ()))
     state.away = frozenset({0})  # the player left: the takeover bot plays the seat, nobody waits
     assert bots_only(state, experts)
-    seat = actors(state)[0]  # a taken-over seat plays at the clock's level: the heuristic, which never thinks
-    assert thinker_due(state, experts) == ((seat, "expert") if seat != 0 else None)
+    seat = actors(state)[0]  # a taken-over seat plays at the game's level: the expert, thinking in the pool
+    assert thinker_due(state, experts) == (seat, "expert")
+    named = Setup(RuleSet(players=4), experts.bots, (), ClockSettings(30 * US, bot="heuristic"))
+    assert thinker_due(state, named) == ((seat, "expert") if seat != 0 else None)  # the clocks' bot never thinks

@@ -41,6 +41,7 @@ from functools import partial
 from typing import Any, TypeVar
 
 from truco.bots import BOTS, LEVEL_BOTS, STYLES, Bot, ExpertBot, make_bot
+from truco.bots.envido_table import measure
 from truco.bots.expert import DEFAULT_PLAYOUTS
 from truco.bots.habits import Habits
 from truco.engine import (
@@ -396,7 +397,8 @@ def run_gauntlet(
     pairings = []
     habits: dict[str, Habits] = {subject: Habits()}
     started = time.perf_counter()
-    for index, rival in enumerate(r for r in rivals if r != subject):
+    for rival in (r for r in rivals if r != subject):
+        index = GAUNTLET.index(rival)  # each rival's seed is its place in the whole gauntlet: a part run repeats it
         matchup = ArenaOptions(
             subject, rival, options.players, options.matches, options.seed + index, options.target, options.playouts
         )
@@ -419,8 +421,37 @@ def run_gauntlet(
         "expert_playouts": DEFAULT_PLAYOUTS if options.playouts is None else options.playouts,
         "pairings": pairings,
         "habits": {name: tallied.figures() for name, tallied in habits.items()},
+        "envido_exploitability": envido_exploitability(RuleSet(players=options.players, target=options.target)),
         "seconds": round(time.perf_counter() - started, 1),
     }
+
+
+def envido_exploitability(rules: RuleSet) -> dict[str, Any]:
+    """How much a best response gains against the expert's envido and flor equilibrium (2 players), in points
+    per hand, at every falta's value a match to ``rules.target`` can have: the worst and the mean over them,
+    and the worst of each game alone (the envido between hands without flor, the flor contest)."""
+    measured = [measure(rules.flor, value) for value in range(1, rules.target + 1)]
+    worst = max(measured, key=lambda m: m.per_hand)
+    contests = [m.flor.exploitability for m in measured if m.flor is not None]
+    return {
+        "unit": "points per hand",
+        "faltas": [1, rules.target],
+        "max_per_hand": round(worst.per_hand, 5),
+        "worst_falta": worst.falta,
+        "mean_per_hand": round(sum(m.per_hand for m in measured) / len(measured), 5),
+        "max_envido_game": round(max(m.envido.exploitability for m in measured), 5),
+        "max_flor_contest": round(max(contests), 5) if contests else None,
+    }
+
+
+def format_exploitability(figures: dict[str, Any]) -> str:
+    contest = figures["max_flor_contest"]
+    return (
+        f"  envido/flor equilibrium exploitability: at most {figures['max_per_hand']:.4f} points per hand "
+        f"(falta {figures['worst_falta']}), mean {figures['mean_per_hand']:.4f} over faltas "
+        f"{figures['faltas'][0]}-{figures['faltas'][1]}; the envido game alone at most "
+        f"{figures['max_envido_game']:.4f}" + ("" if contest is None else f", the flor contest {contest:.4f}")
+    )
 
 
 def format_gauntlet(result: dict[str, Any]) -> str:
@@ -440,6 +471,7 @@ def format_gauntlet(result: dict[str, Any]) -> str:
             for key in ("falta_share_malas", "early_mazo_per_hand", "bluff_truco_per_hand", "wasted_share")
         )
         lines.append(f"  habits of {name}: {shown}")
+    lines.append(format_exploitability(result["envido_exploitability"]))
     lines.append(f"  {result['seconds']} s")
     return "\n".join(lines)
 
@@ -518,6 +550,17 @@ __all__ = [
 ]
 
 
+def rival_list(text: str) -> tuple[str, ...]:
+    """The rival styles a ``--rivals`` value names. :raises argparse.ArgumentTypeError: for an unknown one."""
+    import argparse
+
+    rivals = tuple(name.strip() for name in text.split(",") if name.strip())
+    unknown = [name for name in rivals if name not in GAUNTLET]
+    if unknown or not rivals:
+        raise argparse.ArgumentTypeError(f"rivals are some of {', '.join(GAUNTLET)}, not {text!r}")
+    return rivals
+
+
 def register(commands: Any) -> None:
     """Add ``truco arena`` to the ``truco`` command's subcommands."""
     import argparse
@@ -540,6 +583,19 @@ def register(commands: Any) -> None:
         help=f"instead of A against B: BOT against each rival style ({', '.join(GAUNTLET)}), N matches each, "
         "with its habits and the heuristic's",
     )
+    arena.add_argument(
+        "--rivals",
+        type=rival_list,
+        default=GAUNTLET,
+        metavar="R,R",
+        help="with --gauntlet: only these rival styles (comma-separated), e.g. to run each on its own core",
+    )
+    arena.add_argument(
+        "--exploitability",
+        action="store_true",
+        help="instead of matches: how much a best response gains against the expert's envido and flor "
+        "equilibrium, in points per hand",
+    )
     arena.add_argument("--players", type=int, choices=VALID_PLAYERS, default=2)
     arena.add_argument("--matches", type=positive, default=200, metavar="N", help="matches (two per pair)")
     arena.add_argument("--seed", type=int, default=0, metavar="S", help="the run repeats exactly for a seed")
@@ -556,6 +612,10 @@ def _run(args: Any) -> int:
 
     from truco.commandline import UsageError
 
+    if args.exploitability:
+        figures = envido_exploitability(RuleSet(target=args.target))
+        print(json.dumps(figures) if args.json else format_exploitability(figures).strip())
+        return 0
     if (args.gauntlet is None) == (args.first is None or args.second is None) or (
         args.gauntlet is not None and args.first is not None
     ):
@@ -572,7 +632,7 @@ def _run(args: Any) -> int:
     progress = False if args.no_progress else None
     try:
         if args.gauntlet is not None:
-            result = run_gauntlet(options, progress)
+            result = run_gauntlet(options, progress, args.rivals)
             print(json.dumps(result) if args.json else format_gauntlet(result))
             return 0
         contender(options.first), contender(options.second)

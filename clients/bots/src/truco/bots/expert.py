@@ -47,6 +47,7 @@ from truco.engine.senas import true_senas
 
 from .base import ViewSource
 from .beliefs import Sampler
+from .envido_policy import follow
 from .match_odds import win_chance
 from .playout import Policy, choose, play_out, released_choose
 from .sure import accept_sure_truco, raise_sure_truco
@@ -60,6 +61,8 @@ NOISE: Final = 1.0
 KEEP_NOISE: Final = 2.0
 """Standard errors within which a candidate is kept for more worlds although it is not in the better half."""
 EPSILON: Final = 1e-9
+TABLE_SALT: Final = 0x5EED_E4F1D0
+"""Mixed into the decision's seed for the equilibrium's draws, so they are not the search's first numbers."""
 CALL_ORDER: Final = (
     CallKind.ENVIDO,
     CallKind.TRUCO,
@@ -115,8 +118,10 @@ class ExpertBot:
         sena = sena_to_send(actions, seat_view)
         if sena is not None:
             return sena
-        candidates = [action for action in actions if not isinstance(action, SendSena)]
+        candidates: list[SeatCommand] = [action for action in actions if not isinstance(action, SendSena)]
         if not self.released:
+            # The envido and flor of two players are solved: the table decides them (envido_policy.py).
+            candidates = follow(candidates, seat_view, random.Random(seed ^ TABLE_SALT))
             bet = raise_sure_truco(candidates, seat_view)
             if bet is not None:
                 return bet  # a sure hand: declined the raise pays what a quiero would, accepted more

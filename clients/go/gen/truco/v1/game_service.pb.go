@@ -245,7 +245,7 @@ func (BotKind) EnumDescriptor() ([]byte, []int) {
 // Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
 //
 // Defaults: a game created without ClockSettings gets the server's. `truco serve` gives 30 s per decision, a
-// 120 s per-match reserve for each seat and the TAKEOVER policy with the heuristic bot (its --clock,
+// 120 s per-match reserve for each seat and the TAKEOVER policy at the game's level (its --clock,
 // --clock-reserve and --clock-policy flags change them; --clock 0 turns them off); a server embedded as a
 // library (ServeConfig()) gives none. Clocks run once every seat has a player.
 type ClockSettings struct {
@@ -256,10 +256,12 @@ type ClockSettings struct {
 	Reserve *durationpb.Duration `protobuf:"bytes,2,opt,name=reserve,proto3" json:"reserve,omitempty"`
 	// What a running-out clock does.
 	OnExpiry ClockPolicy `protobuf:"varint,3,opt,name=on_expiry,json=onExpiry,proto3,enum=truco.v1.ClockPolicy" json:"on_expiry,omitempty"`
-	// The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
+	// The bot that plays a seat taken over. `takeover_level` takes precedence. When neither is set, the game's
+	// level: the strongest level among its bot seats (a game with expert bots gets an expert stand-in), or
+	// INTERMEDIATE in a game without bot seats; a Game's clock names the bot so chosen.
 	TakeoverBot BotKind `protobuf:"varint,4,opt,name=takeover_bot,json=takeoverBot,proto3,enum=truco.v1.BotKind" json:"takeover_bot,omitempty"`
 	// The playing strength of the bot that plays a seat taken over; when set it decides the bot and
-	// `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+	// `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (the game's level when it is unset too).
 	TakeoverLevel BotLevel `protobuf:"varint,5,opt,name=takeover_level,json=takeoverLevel,proto3,enum=truco.v1.BotLevel" json:"takeover_level,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache

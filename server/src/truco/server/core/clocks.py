@@ -31,6 +31,7 @@ from truco.server.store.records import now_us
 
 US = 1_000_000
 DEFAULT_TAKEOVER_BOT = "heuristic"
+"""The stand-in of a game with no bot seats whose clocks name no bot (the intermediate level)."""
 STAND_IN_PACE_US = 3 * US
 """The stand-in's time per decision by default: a person's pace, so a match does not run away from its player."""
 AWAY_GRACE_US = 300 * US
@@ -43,12 +44,13 @@ nothing else neither restarts the running clock nor charges a reserve."""
 @dataclass(frozen=True, slots=True)
 class ClockSettings:
     """A game's turn clocks: ``decision_us`` per decision, a per-seat ``reserve_us`` for the whole match, and
-    what expiry does: a ``bot`` takes the seat over, or (``forfeit``) the seat's team concedes."""
+    what expiry does: a ``bot`` takes the seat over (None: the game's level, see
+    :meth:`truco.server.core.setups.Setup.takeover_bot`), or (``forfeit``) the seat's team concedes."""
 
     decision_us: int
     reserve_us: int = 0
     forfeit: bool = False
-    bot: str = DEFAULT_TAKEOVER_BOT
+    bot: str | None = None
 
     @classmethod
     def seconds(cls, decision: float, reserve: float = 0.0, *, forfeit: bool = False) -> ClockSettings:

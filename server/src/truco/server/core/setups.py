@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
+from truco.bots.levels import Level, bot_for_level, level_of_bot
 from truco.engine import Card, FaltaEnvido, MatchState, RuleSet
 from truco.server.core.clocks import DEFAULT_TAKEOVER_BOT, ClockSettings, StandIn
 
@@ -44,11 +45,20 @@ class Setup:
 
     def playing(self, state: MatchState) -> dict[int, str]:
         """The seats the server plays now: its bot seats, and the seats taken over (their clock ran out, or
-        their player left) by the clock's takeover bot."""
+        their player left) by :meth:`takeover_bot`."""
         if not state.away:
             return self.bots
-        bot = self.clock.bot if self.clock is not None else DEFAULT_TAKEOVER_BOT
-        return {**dict.fromkeys(state.away, bot), **self.bots}
+        return {**dict.fromkeys(state.away, self.takeover_bot()), **self.bots}
+
+    def takeover_bot(self) -> str:
+        """The bot that stands in for an away seat: the clocks' when they name one, else the game's level (the
+        strongest level among its bot seats: a game that chose the expert gets an expert stand-in), and the
+        intermediate level in a game without bot seats."""
+        if self.clock is not None and self.clock.bot is not None:
+            return self.clock.bot
+        levels = [level_of_bot(bot) for bot in self.bots.values()]
+        ranked = [level for level in Level if level in levels]
+        return bot_for_level(ranked[-1]) if ranked else DEFAULT_TAKEOVER_BOT
 
     @property
     def table_bot(self) -> str:
@@ -56,7 +66,7 @@ class Setup:
         game's own bots' (its first bot seat's), else the one its clock hands a seat taken over."""
         if self.bots:
             return self.bots[min(self.bots)]
-        return self.clock.bot if self.clock is not None else DEFAULT_TAKEOVER_BOT
+        return self.takeover_bot()
 
     def with_bots(self, seats: Iterable[int]) -> Setup:
         """This setup with :attr:`table_bot` in ``seats`` too (a table started with bots in its open seats)."""

@@ -225,12 +225,12 @@ def legacy_setup(data: bytes) -> Setup:
     return setup_from_pb(game_service_pb2.CreateGameRequest.FromString(data))
 
 
-def _seat_level(seat: SeatRecord, state: MatchState, clock: ClockSettings | None) -> game_service_pb2.BotLevel:
-    """The level of the bot that plays ``seat``: its own, or while it is taken over, the takeover bot's."""
+def _seat_level(seat: SeatRecord, state: MatchState, takeover: str) -> game_service_pb2.BotLevel:
+    """The level of the bot that plays ``seat``: its own, or while it is taken over, the ``takeover`` bot's."""
     if seat.kind == SEAT_BOT:
         return bot_to_pb(seat.bot)[1]
     if seat.seat in state.away:
-        return bot_to_pb(clock.bot if clock is not None else DEFAULT_TAKEOVER_BOT)[1]
+        return bot_to_pb(takeover)[1]
     return game_service_pb2.BOT_LEVEL_UNSPECIFIED
 
 
@@ -239,9 +239,11 @@ def game_to_pb(
     state: MatchState,
     clock: ClockSettings | None = None,
     present: Mapping[int, bool] | None = None,
+    takeover: str = DEFAULT_TAKEOVER_BOT,
 ) -> game_service_pb2.Game:
     """The game resource: its seats from the store's record (``present``: who is at the table), its version and
-    scores from its state, its clock settings and rematch links."""
+    scores from its state, its clock settings (``takeover``: the bot that stands in for an away seat, see
+    :meth:`truco.server.core.setups.Setup.takeover_bot`) and rematch links."""
     name = NAME_PREFIX + record.game_id
     first = host(record.seats)
     game = game_service_pb2.Game(
@@ -252,7 +254,7 @@ def game_to_pb(
                 seat=s.seat,
                 kind=_SEAT_KINDS[s.kind],
                 bot=BOT_KINDS_PB.get(s.bot, game_service_pb2.BOT_KIND_UNSPECIFIED),
-                bot_level=_seat_level(s, state, clock),
+                bot_level=_seat_level(s, state, takeover),
                 player_name=s.player_name,
                 present=bool(present and present.get(s.seat)),
                 taken_over=s.seat in state.away,
@@ -270,7 +272,7 @@ def game_to_pb(
         closed=record.closed,
     )
     if clock is not None:
-        game.clock.CopyFrom(clock_settings_to_pb(clock))
+        game.clock.CopyFrom(clock_settings_to_pb(clock, takeover))
     return game
 
 
@@ -367,16 +369,19 @@ def clock_settings_from_pb(message: game_service_pb2.ClockSettings) -> ClockSett
         raise ServiceFailure(ServiceReason.INVALID_CLOCK, "clock.takeover_bot must be RANDOM or HEURISTIC")
     if decision == 0:
         return None
-    bot = bot_from_pb(message.takeover_bot, message.takeover_level) or DEFAULT_TAKEOVER_BOT
+    bot = bot_from_pb(message.takeover_bot, message.takeover_level)  # None: the game's level
     return ClockSettings(decision, reserve, message.on_expiry == game_service_pb2.CLOCK_POLICY_FORFEIT, bot)
 
 
-def clock_settings_to_pb(settings: ClockSettings) -> game_service_pb2.ClockSettings:
+def clock_settings_to_pb(settings: ClockSettings, takeover: str | None = None) -> game_service_pb2.ClockSettings:
+    """The clock settings of a game, naming the bot that takes a seat over: the settings' own, else
+    ``takeover`` (the game's level), else the server's default."""
+    bot = settings.bot or takeover or DEFAULT_TAKEOVER_BOT
     message = game_service_pb2.ClockSettings(
         decision=duration_to_pb(settings.decision_us),
         on_expiry=game_service_pb2.CLOCK_POLICY_FORFEIT if settings.forfeit else game_service_pb2.CLOCK_POLICY_TAKEOVER,
-        takeover_bot=bot_to_pb(settings.bot)[0] or STORED_KIND_FALLBACK,
-        takeover_level=bot_to_pb(settings.bot)[1],
+        takeover_bot=bot_to_pb(bot)[0] or STORED_KIND_FALLBACK,
+        takeover_level=bot_to_pb(bot)[1],
     )
     if settings.reserve_us:
         message.reserve.CopyFrom(duration_to_pb(settings.reserve_us))

@@ -63,7 +63,10 @@ class GameServicer:
         return out
 
     def _game(self, record: GameRecord, snapshot: Snapshot) -> gs.Game:
-        return messages.game_to_pb(record, snapshot.state, snapshot.setup.clock, self.games.present(record))
+        setup = snapshot.setup
+        return messages.game_to_pb(
+            record, snapshot.state, setup.clock, self.games.present(record), setup.takeover_bot()
+        )
 
     async def CreateGame(self, request: gs.CreateGameRequest, call: Call) -> gs.CreateGameResponse:
         caller = call.caller

@@ -28,7 +28,7 @@ export const file_truco_v1_game_service: GenFile = /*@__PURE__*/
  * Turn clocks of a game: how long a seat may take over each decision, and what happens when it runs out.
  *
  * Defaults: a game created without ClockSettings gets the server's. `truco serve` gives 30 s per decision, a
- * 120 s per-match reserve for each seat and the TAKEOVER policy with the heuristic bot (its --clock,
+ * 120 s per-match reserve for each seat and the TAKEOVER policy at the game's level (its --clock,
  * --clock-reserve and --clock-policy flags change them; --clock 0 turns them off); a server embedded as a
  * library (ServeConfig()) gives none. Clocks run once every seat has a player.
  *
@@ -57,7 +57,9 @@ export type ClockSettings = Message<"truco.v1.ClockSettings"> & {
   onExpiry: ClockPolicy;
 
   /**
-   * The bot that plays a seat taken over (HEURISTIC when unspecified). `takeover_level` takes precedence.
+   * The bot that plays a seat taken over. `takeover_level` takes precedence. When neither is set, the game's
+   * level: the strongest level among its bot seats (a game with expert bots gets an expert stand-in), or
+   * INTERMEDIATE in a game without bot seats; a Game's clock names the bot so chosen.
    *
    * @generated from field: truco.v1.BotKind takeover_bot = 4;
    */
@@ -65,7 +67,7 @@ export type ClockSettings = Message<"truco.v1.ClockSettings"> & {
 
   /**
    * The playing strength of the bot that plays a seat taken over; when set it decides the bot and
-   * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (INTERMEDIATE strength by default).
+   * `takeover_bot` is ignored. Unspecified: `takeover_bot` decides (the game's level when it is unset too).
    *
    * @generated from field: truco.v1.BotLevel takeover_level = 5;
    */
