@@ -17,7 +17,7 @@ export const file_truco_v1_errors: GenFile = /*@__PURE__*/
  * A refused call fails with a gRPC status whose details hold a google.rpc.ErrorInfo of domain `truco.v1`. Its
  * `reason` is one of these names without the `ERROR_REASON_` prefix (`ERROR_REASON_NOT_YOUR_TURN` is sent as
  * "NOT_YOUR_TURN"), and each reason always comes with the status code written first in its comment. A server
- * never sends a reason that is not listed here (tests/test_contract.py checks the server's code against this
+ * never sends a reason that is not listed here (tests/sdks/test_contract.py checks the server's code against this
  * list). New reasons may be added in a minor release: treat an unknown one by its status code. Messages are for
  * people and may change; reasons never do. Some reasons carry facts in ErrorInfo.metadata, named in the comment.
  *
@@ -27,7 +27,7 @@ export const file_truco_v1_errors: GenFile = /*@__PURE__*/
  * for a missing, malformed or wrong credential; RESOURCE_EXHAUSTED for a quota (retry after its RetryInfo);
  * UNAVAILABLE for a server or store that cannot answer now (retry with the same request id); INTERNAL for a bug.
  *
- * Retry policy, the same in every SDK (each README states it in these words, and tests/test_retry_policy.py
+ * Retry policy, the same in every SDK (each README states it in these words, and tests/sdks/test_retry_policy.py
  * checks the READMEs, and the codes each SDK's code retries, against this paragraph).
  * Retried codes: UNAVAILABLE, DEADLINE_EXCEEDED, CANCELLED.
  * A call that failed with UNAVAILABLE, DEADLINE_EXCEEDED or CANCELLED (CANCELLED only when the caller did not
