@@ -174,6 +174,19 @@ def every_line() -> list[dict[str, object]]:
         voice.started,
     ):
         add("prompt", text)
+    at = voice.notice("at", server="localhost:50051")
+    why = voice.notice("refused", where=at, message="no hay lugar libre", reason="SEAT_UNAVAILABLE")
+    for text in (  # the lines about the table itself (truco play's one-line failures among them)
+        voice.notice("cannot_join", game="games/abc", why=why),
+        voice.notice("cannot_look", why=voice.notice("unreachable", where=at, code="UNAVAILABLE", message="down")),
+        voice.notice("stream_ended"),
+        voice.notice("stream_lost", why=why),
+        voice.notice("bad_seat", last=3),
+        voice.notice("interrupted"),
+        voice.notice("looking", players=4, seconds=10, low="22", high="28"),
+        voice.notice("no_match"),
+    ):
+        add("notice", text)
     return lines
 
 

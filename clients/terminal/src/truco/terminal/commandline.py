@@ -15,6 +15,8 @@ from truco.commandline import Failure, one_line
 if TYPE_CHECKING:
     from truco_client import TrucoError
 
+    from .voices import Voice
+
 __all__ = ["Failure", "explain_failure", "refused"]
 
 
@@ -29,12 +31,16 @@ def explain_failure(error: BaseException) -> str | None:
     return None
 
 
-def refused(error: TrucoError, server: str = "") -> str:
-    """``cannot reach the server at localhost:1 (UNAVAILABLE: …)``, or ``the server refused: … (SEAT_UNAVAILABLE)``."""
+def refused(error: TrucoError, server: str = "", voice: Voice | None = None) -> str:
+    """``No hay conexión con el servidor en localhost:1 (UNAVAILABLE: …)``, or ``El servidor no aceptó el pedido: …
+    (SEAT_UNAVAILABLE)``, in ``voice``'s language (None: the locale's, :func:`~.voices.voice_for`)."""
     import grpc
 
-    where = f" at {server}" if server else ""
+    from .voices import voice_for
+
+    says = voice or voice_for(None)
+    where = says.notice("at", server=server) if server else ""
     if error.code in (grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED) and not error.reason:
-        return one_line(f"cannot reach the server{where} ({error.code.name}: {error.message})")
+        return one_line(says.notice("unreachable", where=where, code=error.code.name, message=error.message))
     reason = error.reason or error.code.name
-    return one_line(f"the server{where} refused: {error.message} ({reason})")
+    return one_line(says.notice("refused", where=where, message=error.message, reason=reason))

@@ -168,7 +168,7 @@ async def play(options: PlayOptions, *, source: TextIO | None = None, out: Calla
         if options.game is None:
             seat = seat if seat is not None else 0
             if not 0 <= seat < options.players:
-                out(f"truco play: --seat must be 0 to {options.players - 1}")
+                out("truco play: " + voice.notice("bad_seat", last=options.players - 1))
                 return 2
             bots = {s: options.bots for s in range(options.players) if s != seat}
             game = await client.create_game(rules={"players": options.players}, bots=bots, bot_level=options.level)
@@ -179,7 +179,8 @@ async def play(options: PlayOptions, *, source: TextIO | None = None, out: Calla
         try:
             joined = await client.join_game(name, seat=seat, player_name=options.player_name)
         except TrucoError as error:
-            raise Failure(f"cannot join {name}: {refused(error, options.server)}") from None
+            why = refused(error, options.server, voice)
+            raise Failure(voice.notice("cannot_join", game=name, why=why)) from None
         host = False
         if options.game is not None:
             game = await client.get_game(name)
@@ -202,7 +203,8 @@ async def _quick(
         seconds = ticket.waited.seconds
         if seconds // 5 != waited // 5:
             low, high = ticket.window_low, ticket.window_high
-            out(f"looking for a {options.players}-player match ({seconds} s, ratings {low:.0f} to {high:.0f})")
+            window = {"low": f"{low:.0f}", "high": f"{high:.0f}"}
+            out(voice.notice("looking", players=options.players, seconds=seconds, **window))
         waited = seconds
 
     try:
@@ -210,9 +212,9 @@ async def _quick(
             {"players": options.players}, on_update=update, bots_after=options.bots_after, bot_level=options.level
         )
     except TrucoError as error:
-        raise Failure(f"cannot look for a match: {refused(error, options.server)}") from None
+        raise Failure(voice.notice("cannot_look", why=refused(error, options.server, voice))) from None
     if found is None:
-        out("no match found in time: try again, or allow bots with --bots-after")
+        out(voice.notice("no_match"))
         return 1
     view = (await client.get_view(found.game)).seat
     labels = voice.bot_labels(await client.get_game(found.game))
@@ -495,9 +497,9 @@ def _apply(item: object, table: _Table, out: Callable[[str], None]) -> int | Non
     if item is _DONE:
         if table.view.public.phase == views_pb2.PHASE_MATCH_OVER:
             return _finish(table, out)
-        raise Failure("the server ended the game's event stream before the match was over")
+        raise Failure(table.says.notice("stream_ended"))
     if isinstance(item, TrucoError):
-        raise Failure(f"lost the game's event stream: {refused(item)}")
+        raise Failure(table.says.notice("stream_lost", why=refused(item, voice=table.says)))
     assert isinstance(item, game_service_pb2.WatchGameResponse)
     kind = item.event.WhichOneof("kind")
     me = table.view.seat
@@ -534,10 +536,10 @@ def run(options: PlayOptions) -> int:
     try:
         return asyncio.run(play(options))
     except KeyboardInterrupt:
-        print("\ntruco play: interrupted; the game stays on the server.", file=sys.stderr)
+        print("\ntruco play: " + voice_for(options.lang).notice("interrupted"), file=sys.stderr)
         return 130
     except TrucoError as error:
-        raise Failure(refused(error, options.server)) from None
+        raise Failure(refused(error, options.server, voice_for(options.lang))) from None
 
 
 __all__: Sequence[str] = ["COUNTDOWN_MARKS", "PlayOptions", "ordered_options", "parse_choice", "play", "run"]

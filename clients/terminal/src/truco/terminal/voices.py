@@ -50,6 +50,10 @@ class Voice:
     def seat_label(self, seat: int, me: int | None, labels: Mapping[int, str] | None = None) -> str:
         return telling.Teller(self.w, me, labels).who(seat)
 
+    def notice(self, key: str, **fields: object) -> str:
+        """A line about the table itself: why it cannot go on, or what it waits for (``notices.<key>``)."""
+        return self.w.say("notices." + key, "", **fields)
+
     def joined(self, game: str, seat: int, team: int) -> str:
         return self.w.say("prompts.joined", game=game, seat=seat, team=team)
 
