@@ -422,6 +422,9 @@ function renderCalls(table: Table): HTMLElement {
   return h("section", { class: "calls", "data-testid": "calls" }, h("h3", {}, UI.calls), ...lines.map((line) => h("div", {}, line)));
 }
 
+/** Whether the player opened the señas: a re-render (a move, a clock's tick) must not close them under the finger. */
+let senasOpen = false;
+
 function renderSenas(table: Table): HTMLElement | undefined {
   const legal = (table.view?.legalActions ?? []).filter((c) => c.kind.case === "sendSena");
   const received = table.view?.senas ?? [];
@@ -433,7 +436,12 @@ function renderSenas(table: Table): HTMLElement | undefined {
     legal.length
       ? h(
           "details",
-          {},
+          {
+            open: senasOpen,
+            ontoggle: (event: Event) => {
+              senasOpen = (event.currentTarget as HTMLDetailsElement).open;
+            },
+          },
           h("summary", {}, UI.senasToPartner),
           ...legal.map((command) =>
             h("button", { class: "quiet", "data-testid": "sena", title: command.kind.case === "sendSena" ? SENA_NAMES[command.kind.value.sena] : undefined, onclick: () => void table.act(command) }, actionLabel(command)),
