@@ -15,6 +15,7 @@ from truco.server.core.metrics import Metrics
 from truco.server.core.setups import Setup
 from truco.server.core.snapshots import Snapshot, Snapshots, weight
 from truco.server.service.projections import ENCODINGS
+from truco_client.v1 import game_service_pb2
 
 from ..players import Watcher, create_game, open_table
 from ..random_play import play_to_end
@@ -136,5 +137,26 @@ def test_a_long_match_keeps_only_its_last_events_and_every_watch_still_gets_all(
             assert [(e.version, e.SerializeToString()) for e in again.events] == [
                 item for item in everything if item[0] > after_version
             ]
+    finally:
+        table.close()
+
+
+def test_a_finished_games_outcome_reads_the_events_the_cache_no_longer_keeps(
+    loop: LoopThread, server: InProcessServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ratings count a player who left as a loser: the seat's SeatLeft is early in the match, long out of the
+    cached game's last events, and the outcome still finds it."""
+    monkeypatch.setattr(snapshots_module, "TAIL_EVENTS", 4)
+    table = open_table(server.address, 2)
+    try:
+        leaver = table.players[0]
+        leaver.games.LeaveGame(game_service_pb2.LeaveGameRequest(name=table.name), metadata=leaver.metadata)
+        leaver.games.ResumeSeat(game_service_pb2.ResumeSeatRequest(name=table.name), metadata=leaver.metadata)
+        play_to_end(table, rng=random.Random(3))
+        game_id = table.name.removeprefix("games/")
+        cached = server.server.games.snapshots.cached(game_id)
+        assert cached is not None and not any(isinstance(event, ev.SeatLeft) for event in cached.events)
+        outcome = loop.run(server.server.games.outcome(game_id))
+        assert outcome is not None and outcome.leavers == frozenset({0})
     finally:
         table.close()

@@ -344,7 +344,8 @@ class Games:
 
     async def outcome(self, game_id: str) -> Outcome | None:
         """What a finished game's event log says of its players (None: it ended unplayed)."""
-        snapshot = await self.snapshots.get(game_id)
+        # The whole log: who left is anywhere in the match, and a cached game keeps only its last events.
+        snapshot = await self.snapshots.reaching(await self.snapshots.get(game_id), game_id, 0)
         record = await self.store.get_game(game_id)
         last = await self.store.read(game_id, max(0, snapshot.seq - 1))
         return outcome_of(record, snapshot.state, snapshot.events, last[-1].at_us if last else 0)
