@@ -16,7 +16,7 @@ import asyncio
 import contextlib
 import sys
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TextIO
 
@@ -390,33 +390,14 @@ async def _away(
     out: Callable[[str], None],
 ) -> int | None:
     """While a bot plays the seat: show what happens, and take the seat back when the player types r."""
+
+    async def resume() -> None:
+        table.view = await client.resume_seat(name)
+        table.away = False
+        out(table.says.back)
+
     out(table.says.away)
-    typed = asyncio.create_task(reader.readline())
-    try:
-        while True:
-            arrival = asyncio.create_task(events.get())
-            done, _ = await asyncio.wait({typed, arrival}, return_when=asyncio.FIRST_COMPLETED)
-            if arrival in done:
-                status = _apply(arrival.result(), table, out)
-                if status is not None:
-                    return status
-                if not table.away:
-                    return None
-                continue
-            arrival.cancel()
-            line = typed.result()
-            text = (line or "q").strip().lower()
-            if text in ("q", "quit", "exit", "salir"):
-                out(table.says.leaving(name))
-                return 0
-            if text in ("r", "resume", "volver"):
-                table.view = await client.resume_seat(name)
-                table.away = False
-                out(table.says.back)
-                return None
-            typed = asyncio.create_task(reader.readline())
-    finally:
-        typed.cancel()
+    return await _aside(name, table, reader, events, out, lambda: table.away, ("r", "resume", "volver"), resume)
 
 
 def _may_start(table: _Table) -> bool:
@@ -434,10 +415,35 @@ async def _waiting(
     out: Callable[[str], None],
 ) -> int | None:
     """While the host's table waits for friends: show who arrives, and start with bots when the host types b."""
+
+    async def start() -> None:
+        try:
+            started = await client.start_with_bots(name)
+        except IllegalMove:  # the last friend sat down meanwhile: the table is dealt anyway
+            table.view = await _fresh_view(client, name, table.view)
+            return
+        table.view, table.labels = started.view, table.says.bot_labels(started.game)
+        out(table.says.started)
+
     out(table.says.host_waiting)
+    return await _aside(name, table, reader, events, out, lambda: _may_start(table), ("b", "bots"), start)
+
+
+async def _aside(
+    name: str,
+    table: _Table,
+    reader: _LineReader,
+    events: asyncio.Queue[object],
+    out: Callable[[str], None],
+    holds: Callable[[], bool],
+    keys: tuple[str, ...],
+    act: Callable[[], Awaitable[None]],
+) -> int | None:
+    """While ``holds()`` (the seat away, the table waiting): show what happens; leave on q, or ``act`` and go back
+    to the table when the player types one of ``keys``. An exit status when the player leaves or the stream ends."""
     typed = asyncio.create_task(reader.readline())
     try:
-        while _may_start(table):
+        while holds():
             arrival = asyncio.create_task(events.get())
             done, _ = await asyncio.wait({typed, arrival}, return_when=asyncio.FIRST_COMPLETED)
             if arrival in done:
@@ -450,14 +456,8 @@ async def _waiting(
             if text in ("q", "quit", "exit", "salir"):
                 out(table.says.leaving(name))
                 return 0
-            if text in ("b", "bots"):
-                try:
-                    started = await client.start_with_bots(name)
-                except IllegalMove:  # the last friend sat down meanwhile: the table is dealt anyway
-                    table.view = await _fresh_view(client, name, table.view)
-                    return None
-                table.view, table.labels = started.view, table.says.bot_labels(started.game)
-                out(table.says.started)
+            if text in keys:
+                await act()
                 return None
             typed = asyncio.create_task(reader.readline())
         return None
