@@ -53,6 +53,16 @@ class _Status(grpc.Status):
     trailing_metadata: tuple[tuple[str, str | bytes], ...]
 
 
+async def _headed(messages: AsyncIterator[Any], context: _Context, call: Call) -> AsyncIterator[Any]:
+    """A stream's messages, its quota headers sent before the first (the admission has decided by then)."""
+    sent = False
+    async for message in messages:
+        if not sent:
+            sent = True
+            await _send_headers(context, call)
+        yield message
+
+
 async def _send_headers(context: _Context, call: Call) -> None:
     """A stream's quota headers, as its initial metadata (before its first message)."""
     headers = allowance_headers(call.allowance)
@@ -117,14 +127,10 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
             async def session(requests: AsyncIterator[Any], context: _Context) -> AsyncIterator[Any]:
                 call = Call(method, "grpc", _metadata(context), context.peer())
                 activity.begin(call.peer)
-                sent = False
                 try:
                     # aclosing: a cancelled call releases its watch slot now, not when the collector finds it.
                     async with contextlib.aclosing(pipeline.session(call, requests)) as messages:
-                        async for message in messages:
-                            if not sent:
-                                sent = True
-                                await _send_headers(context, call)
+                        async for message in _headed(messages, context, call):
                             yield message
                 except ServiceError as error:
                     await context.abort_with_status(status_of(error, call.allowance))
@@ -137,12 +143,8 @@ class GrpcDoor(grpc.aio.ServerInterceptor):
             async def stream(request: Any, context: _Context) -> AsyncIterator[Any]:
                 call = Call(method, "grpc", _metadata(context), context.peer())
                 activity.begin(call.peer)
-                sent = False
                 try:
-                    async for message in pipeline.stream(call, request):
-                        if not sent:
-                            sent = True
-                            await _send_headers(context, call)
+                    async for message in _headed(pipeline.stream(call, request), context, call):
                         yield message
                 except ServiceError as error:
                     await context.abort_with_status(status_of(error, call.allowance))
