@@ -204,32 +204,40 @@ def fits(clues: SeatClues, unplayed: Sequence[Card], muestra: Card, flor_rule: b
         return False
     if clues.flor is not None and has_flor(dealt, muestra) != clues.flor:
         return False
-    holds_flor = flor_rule and has_flor(dealt, muestra)
-    if clues.envido_exact is not None or clues.envido_cap is not None or clues.many_envido:
-        if not holds_flor:  # envido points are compared only between hands without flor
-            points = envido_points(dealt, muestra)
-            if clues.envido_exact is not None and points != clues.envido_exact:
-                return False
-            if clues.envido_cap is not None and points > clues.envido_cap:
-                return False
-            if clues.many_envido and points < MANY_ENVIDO_POINTS:
-                return False
-        elif clues.envido_exact is not None:
-            return False
-    if clues.flor_exact is not None or clues.flor_cap is not None:
-        points = flor_points(dealt, muestra)
-        if clues.flor_exact is not None and points != clues.flor_exact:
-            return False
-        if clues.flor_cap is not None and points > clues.flor_cap:
-            return False
-    for options in clues.named:
-        if not any(card in options for card in dealt):
-            return False
-    if clues.negras:
-        for card in unplayed:
-            if _card_senas(card, muestra):
-                return False
-    return True
+    return (
+        _fits_envido(clues, dealt, muestra, flor_rule and has_flor(dealt, muestra))
+        and _fits_flor_points(clues, dealt, muestra)
+        and _fits_senas(clues, dealt, unplayed, muestra)
+    )
+
+
+def _fits_envido(clues: SeatClues, dealt: Sequence[Card], muestra: Card, holds_flor: bool) -> bool:
+    if clues.envido_exact is None and clues.envido_cap is None and not clues.many_envido:
+        return True
+    if holds_flor:  # envido points are compared only between hands without flor
+        return clues.envido_exact is None
+    points = envido_points(dealt, muestra)
+    if clues.envido_exact is not None and points != clues.envido_exact:
+        return False
+    if clues.envido_cap is not None and points > clues.envido_cap:
+        return False
+    return not (clues.many_envido and points < MANY_ENVIDO_POINTS)
+
+
+def _fits_flor_points(clues: SeatClues, dealt: Sequence[Card], muestra: Card) -> bool:
+    if clues.flor_exact is None and clues.flor_cap is None:
+        return True
+    points = flor_points(dealt, muestra)
+    if clues.flor_exact is not None and points != clues.flor_exact:
+        return False
+    return clues.flor_cap is None or points <= clues.flor_cap
+
+
+def _fits_senas(clues: SeatClues, dealt: Sequence[Card], unplayed: Sequence[Card], muestra: Card) -> bool:
+    """Every card a seña named is among the dealt ones; a seat that signalled negras holds no card worth a seña."""
+    if not all(any(card in options for card in dealt) for options in clues.named):
+        return False
+    return not (clues.negras and any(_card_senas(card, muestra) for card in unplayed))
 
 
 class Sampler:
