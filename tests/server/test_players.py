@@ -483,6 +483,10 @@ def test_the_matcher_moves_to_another_replica_and_matches_each_ticket_once(
         finders += [Finder(survivor, app.token(name), find(rule_set(2))) for name in ("cid", "dan", "eve", "fay")]
         later = [finder.matched(LEASE_TAKEOVER) for finder in finders[2:]]
         assert survivor.server.matchmaker.leading
+        # What an operator reads: the survivor's gauge, and the stopped leader's, which let go of it.
+        assert survivor.server.metrics.registry.get_sample_value("truco_matcher_leading") == 1
+        assert leader.server.metrics.registry.get_sample_value("truco_matcher_leading") == 0
+        assert survivor.server.metrics.registry.get_sample_value("truco_matcher_tickets_matched_total") == 4
         tickets = loop.run(survivor.server.store.tickets())
         assert len(tickets) == 6 and all(t.state == "matched" for t in tickets)
         games = [reply.game for reply in (*first, *later)]
@@ -497,3 +501,49 @@ def test_the_matcher_moves_to_another_replica_and_matches_each_ticket_once(
 
 LEASE_TAKEOVER = 30.0
 """A bound, not a timing: the lease lapses 3 s after its holder's last tick."""
+
+
+def test_a_matcher_that_lost_its_lease_mid_step_makes_no_more_tables(tmp_path: Path) -> None:
+    """A step that outlasts the lease (a stalled process, a slow store) must not go on matching beside the replica
+    that took the lease over: the matcher renews it before each table and stops when it is gone."""
+    import asyncio
+
+    from truco.engine import RuleSet
+    from truco.server.core.identities import PlayerId
+    from truco.server.core.matchmaking import LEASE_NAME, Matchmaker, Tickets, Wanted
+    from truco.server.core.metrics import Metrics
+    from truco.server.store import open_store
+    from truco.server.store.records import TICKET_MATCHED, TICKET_WAITING, now_us
+
+    async def run() -> tuple[bool, list[str], list[str], Metrics]:
+        store = await open_store(f"sqlite:///{tmp_path / 'lease.db'}")
+        made: list[str] = []
+
+        async def create(setup: object, request_id: str, app: str) -> str:
+            made.append(request_id)
+            later = now_us() + 10**12  # another replica, seeing this lease lapsed, takes it over meanwhile
+            assert await store.take_lease(LEASE_NAME, "other-replica", later + 10**6, later)
+            return f"game{len(made)}"
+
+        async def join(game_id: str, seat: int, ticket: object) -> str:
+            return "seat-token"
+
+        async def outcome(game_id: str) -> None:
+            return None
+
+        metrics = Metrics.create()
+        matcher = Matchmaker(store, create, join, outcome, metrics=metrics)
+        try:
+            for name in ("ana", "ben", "cid", "dan"):  # two tables' worth of tickets
+                await Tickets(store).open(PlayerId("app", name), Wanted(RuleSet(players=2), (), 60, None, "x"), None)
+            held = await matcher.step()
+            states = [ticket.state for ticket in await store.tickets()]
+        finally:
+            await store.close()
+        return held, made, states, metrics
+
+    held, made, states, metrics = asyncio.run(run())
+    assert not held and len(made) == 1  # the second table was left to the new holder
+    assert sorted(states) == [TICKET_MATCHED, TICKET_MATCHED, TICKET_WAITING, TICKET_WAITING]
+    assert metrics.registry.get_sample_value("truco_matcher_leading") == 0
+    assert metrics.registry.get_sample_value("truco_matcher_tickets_matched_total") == 2
