@@ -257,6 +257,43 @@ def test_a_ticket_dies_with_its_stream(loop: LoopThread, server: InProcessServer
         again.close()
 
 
+def _find_match_streams_ended(server: InProcessServer) -> float:
+    """FindMatch streams the server has seen end (its handled counter, every code)."""
+    return sum(
+        sample.value
+        for metric in server.server.metrics.registry.collect()
+        for sample in metric.samples
+        if sample.name == "grpc_server_handled_total" and sample.labels.get("grpc_method") == "FindMatch"
+    )
+
+
+def test_a_resumed_ticket_outlives_the_stream_it_replaced(loop: LoopThread, server: InProcessServer) -> None:
+    """A client whose stream broke on its way (a proxy's reset, a network change) opens FindMatch again with the
+    same request id, while the server may still be serving the old stream: when that one ends, the ticket goes on
+    with the new one instead of dying with the old."""
+    app = App(loop, server)
+    request = find(rule_set(2))
+    old = Finder(server, app.token("ana"), request)
+    assert wait_until(lambda: bool(old.replies))
+    resumed = Finder(server, app.token("ana"), request)
+    bob: Finder | None = None
+    try:
+        assert wait_until(lambda: bool(resumed.replies))
+        assert resumed.replies[0].ticket.name == old.replies[0].ticket.name  # the same ticket, followed twice
+        old.close()
+        assert wait_until(lambda: _find_match_streams_ended(server) == 1)  # the server ended the old stream
+        bob = Finder(server, app.token("bob"), find(rule_set(2)))
+        assert resumed.matched().game == bob.matched().game
+        assert {r.ticket.state for r in resumed.replies} <= {
+            players_pb2.TICKET_STATE_WAITING,
+            players_pb2.TICKET_STATE_MATCHED,
+        }
+    finally:
+        resumed.close()
+        if bob is not None:
+            bob.close()
+
+
 def test_a_party_sits_as_one_team(loop: LoopThread, server: InProcessServer) -> None:
     app = App(loop, server)
     rules = rule_set(4)

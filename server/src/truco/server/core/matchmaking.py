@@ -118,8 +118,8 @@ class Tickets:
         check_wanted(wanted, player)
         if request_id is not None:
             for ticket in await self.store.tickets(player=(player.app, player.sub), request_id=request_id):
-                if ticket.state in (TICKET_WAITING, TICKET_MATCHED):
-                    return ticket
+                if (resumed := await self._resume(ticket)) is not None:
+                    return resumed
         await self.store.name_player(player.app, player.sub, player.display_name)
         rating = await self.store.rating(player.app, wanted.rules.players, player.sub)
         opened = now_us()
@@ -149,6 +149,17 @@ class Tickets:
                 {"ticket": TICKET_PREFIX + already.ticket_id},
             ) from None
         return ticket
+
+    async def _resume(self, ticket: TicketRecord) -> TicketRecord | None:
+        """A ticket opened again by its request id (the client's stream broke): taken over by the new stream while
+        it waits, so that the old stream, if its server still serves it, neither beats nor drops it when it ends.
+        None when it ended unmatched (the caller opens another)."""
+        if ticket.state == TICKET_WAITING:
+            mark = max(now_us(), ticket.seen_us + 1)
+            if await self.store.touch_ticket(ticket.ticket_id, mark):
+                return replace(ticket, seen_us=mark)
+            ticket = await self.get(ticket.ticket_id)  # matched, or dropped, meanwhile
+        return ticket if ticket.state == TICKET_MATCHED else None
 
     async def get(self, ticket_id: str) -> TicketRecord:
         found = await self.store.tickets(ticket_id=ticket_id)
@@ -190,22 +201,30 @@ class Tickets:
                 return False
         return True
 
-    async def follow(self, ticket_id: str, poll: float = 0.25) -> TicketRecordStream:
-        return TicketRecordStream(self, ticket_id, poll)
+    async def follow(self, ticket: TicketRecord, poll: float = 0.25) -> TicketRecordStream:
+        """A stream of the ticket as :meth:`open` returned it: its ``seen_us`` is the stream's mark."""
+        return TicketRecordStream(self, ticket.ticket_id, poll, mark=ticket.seen_us)
 
-    async def drop(self, ticket_id: str) -> None:
-        """The ticket's stream ended: a ticket still waiting dies with it."""
-        await self.store.end_ticket(ticket_id, TICKET_CANCELLED)
+    async def drop(self, stream: TicketRecordStream) -> None:
+        """The ticket's stream ended: a ticket still waiting dies with it, unless another stream follows it now."""
+        if stream.mark is not None:
+            await self.store.drop_ticket(stream.ticket_id, stream.mark)
 
 
 class TicketRecordStream:
-    """A ticket as it changes: each new state, or the same one at least every ``every`` seconds."""
+    """A ticket as it changes: each new state, or the same one at least every ``every`` seconds.
 
-    def __init__(self, tickets: Tickets, ticket_id: str, poll: float, every: float = 5.0) -> None:
+    While the ticket waits, the stream says it is alive (its heartbeat moves the ticket's ``seen_us``, which the
+    matcher reads to cancel the tickets of dead streams). Its ``mark`` is the ``seen_us`` it last wrote: when
+    another stream has written since (the client opened FindMatch again), this one stops beating and leaves the
+    ticket to it (``mark`` None)."""
+
+    def __init__(self, tickets: Tickets, ticket_id: str, poll: float, every: float = 5.0, mark: int = 0) -> None:
         self.tickets = tickets
         self.ticket_id = ticket_id
         self.poll = poll
         self.every = every
+        self.mark: int | None = mark
 
     def __aiter__(self) -> TicketRecordStream:
         self._last: TicketRecord | None = None
@@ -219,8 +238,9 @@ class TicketRecordStream:
                 raise StopAsyncIteration
             ticket = await self.tickets.get(self.ticket_id)
             clock = time.monotonic()
-            if ticket.state == TICKET_WAITING and clock - self._beat >= HEARTBEAT_SECONDS:
-                await self.tickets.store.touch_ticket(ticket.ticket_id, now_us())
+            if ticket.state == TICKET_WAITING and self.mark is not None and clock - self._beat >= HEARTBEAT_SECONDS:
+                mark = max(now_us(), self.mark + 1)
+                self.mark = mark if await self.tickets.store.touch_ticket(ticket.ticket_id, mark, self.mark) else None
                 self._beat = clock
             changed = self._last is None or ticket.state != self._last.state
             if changed or clock - self._sent >= self.every:
