@@ -249,9 +249,11 @@ class Found:
 
 
 async def seek(balancer: str, token: str, seeker: Seeker, max_wait: float = 150.0) -> Found | None:
-    """One player's client, with its own channel: the SDK's quick match (a broken FindMatch stream is opened
-    again with the same request id), then its seat's view. None when the ticket ended unmatched."""
-    async with TrucoClient(balancer, player_token=token) as client:
+    """One player's client, with its own channel and connection: the SDK's quick match (a broken FindMatch stream
+    is opened again with the same request id), then its seat's view. None when the ticket ended unmatched."""
+    # A connection of its own, as each player's phone has: gRPC would otherwise share one between the channels of
+    # one process that have the same target and options.
+    async with TrucoClient(balancer, player_token=token, options=[("grpc.use_local_subchannel_pool", 1)]) as client:
         match = await client.quick_match({"players": seeker.players}, party=seeker.party, max_wait=max_wait)
         if match is None:
             return None
