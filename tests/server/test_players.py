@@ -584,3 +584,28 @@ def test_a_matcher_that_lost_its_lease_mid_step_makes_no_more_tables(tmp_path: P
     assert sorted(states) == [TICKET_MATCHED, TICKET_MATCHED, TICKET_WAITING, TICKET_WAITING]
     assert metrics.registry.get_sample_value("truco_matcher_leading") == 0
     assert metrics.registry.get_sample_value("truco_matcher_tickets_matched_total") == 2
+
+
+def test_a_matcher_that_stops_hands_its_lease_over_at_once(tmp_path: Path) -> None:
+    """A replica stopped on purpose (a rolling update) lets go of the lease: the next replica's tick takes it, not
+    one 3 s later, when it would have lapsed."""
+    import asyncio
+
+    from truco.server.core.matchmaking import Matchmaker
+    from truco.server.store import open_store
+
+    async def nothing(*_: object) -> Any:
+        return None
+
+    async def run() -> tuple[bool, bool, bool]:
+        store = await open_store(f"sqlite:///{tmp_path / 'handover.db'}")
+        first, second = (Matchmaker(store, nothing, nothing, nothing, holder=name) for name in ("first", "second"))
+        try:
+            led = await first.step()
+            refused = await second.step()  # held, and far from lapsing
+            await first.stop()
+            return led, refused, await second.step()
+        finally:
+            await store.close()
+
+    assert asyncio.run(run()) == (True, False, True)

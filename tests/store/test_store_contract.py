@@ -938,6 +938,9 @@ class StoreContract(abc.ABC):
         assert await first.take_lease("matcher", "a", 3_000, 2_000)  # renewed by its holder
         assert await second.take_lease("matcher", "b", 5_000, 3_001)  # lapsed: taken over
         assert not await first.take_lease("matcher", "a", 5_000, 3_002)
+        assert not await first.release_lease("matcher", "a")  # not its own any more: unchanged
+        assert await second.release_lease("matcher", "b")  # its holder stopping
+        assert await first.take_lease("matcher", "a", 6_000, 3_003)  # free at once, long before 5_000
 
     async def test_a_result_is_recorded_once_and_ranked(self) -> None:
         store = await self.open()

@@ -295,6 +295,9 @@ class Matchmaker:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        if self.leading:  # a replica stopping hands the matcher over now, not when the lease lapses
+            with contextlib.suppress(Exception):
+                await self.store.release_lease(LEASE_NAME, self.holder)
         self._lead(False)
 
     async def _run(self) -> None:

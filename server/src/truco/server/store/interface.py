@@ -378,6 +378,10 @@ class TicketBook(Protocol):
         """Hold the lease ``name`` until ``until_us`` if it is free, expired or already ``holder``'s."""
         ...
 
+    async def release_lease(self, name: str, holder: str) -> bool:
+        """Let go of the lease ``name`` if ``holder`` holds it (a replica stopping): another may take it at once."""
+        ...
+
 
 class EventStore(GameLog, SeatBook, GameDirectory, KeyRing, Deadlines, PlayerBook, TicketBook, Protocol):
     """Everything the service needs from a store, and its life: a health check and a close."""

@@ -194,6 +194,10 @@ class PlayerTables:
 
         return await self._run(take, "transaction")
 
+    async def release_lease(self, name: str, holder: str) -> bool:
+        changed = await self._run(lambda conn: conn.run(self.PS.release_lease, (name, holder)), "write")
+        return bool(changed == 1)
+
 
 def _signing_key_filter(app: str | None, kid: str | None) -> tuple[str, tuple[object, ...]]:
     if app is None:

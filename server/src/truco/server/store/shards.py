@@ -400,6 +400,9 @@ class ShardedStore:
     async def take_lease(self, name: str, holder: str, until_us: int, now_us: int) -> bool:
         return await self._on(self._home, lambda store: store.take_lease(name, holder, until_us, now_us))
 
+    async def release_lease(self, name: str, holder: str) -> bool:
+        return await self._on(self._home, lambda store: store.release_lease(name, holder))
+
     # API keys: the home shard.
 
     async def create_api_key(self, key: ApiKeyRecord) -> None:

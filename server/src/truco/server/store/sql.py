@@ -585,6 +585,7 @@ class PlayerStatements:
     drop_ticket: str
     forget_tickets: str
     take_lease: str
+    release_lease: str
     insert_lease: str
     placeholder: str  #: the dialect's, for the filters composed at run time
 
@@ -629,6 +630,7 @@ _PLAYERS = PlayerStatements(
     drop_ticket="UPDATE tickets SET state = 'cancelled' WHERE ticket_id = ? AND state = 'waiting' AND seen_us = ?",
     forget_tickets="DELETE FROM tickets WHERE state <> 'waiting' AND opened_us < ?",
     take_lease="UPDATE leases SET holder = ?, until_us = ? WHERE name = ? AND (holder = ? OR until_us < ?)",
+    release_lease="UPDATE leases SET until_us = 0 WHERE name = ? AND holder = ?",
     insert_lease="INSERT INTO leases (name, holder, until_us) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
     placeholder="?",
 )
