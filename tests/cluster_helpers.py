@@ -1,26 +1,35 @@
 """Driving a load-balanced cluster (scripts/cluster.py) in the fault tests: load from ``truco selfplay`` through
-nginx, faults by pid, and the checks afterwards straight from PostgreSQL (every match replayed by the engine,
-every acknowledged move applied exactly once)."""
+nginx, quick-match players (an app registered as an operator does, its players' clients through nginx), faults by
+pid, and the checks afterwards straight from PostgreSQL (every match replayed by the engine, every acknowledged move
+applied exactly once, every quick-match ticket matched once)."""
 
 from __future__ import annotations
 
 import asyncio
+import base64
 import importlib.util
+import json
 import re
+import secrets
 import subprocess
 import sys
 import time
+import urllib.request
+from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 import grpc
+import jwt
 import psycopg
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from truco.server.core.audit import CorruptMatch, audit_match
 from truco.server.service import messages
 from truco.server.store import open_store
+from truco_client import TrucoClient
 
 ROOT = Path(__file__).resolve().parent.parent
 TRUCO = ROOT / ".venv" / "bin" / "truco"
@@ -188,3 +197,119 @@ def assert_exactly_once_and_sound(url: str, run: Run, games: int) -> Audit:
     assert audit.corrupt == [], audit.corrupt
     assert audit.games >= games
     return audit
+
+
+# --- Quick match -------------------------------------------------------------------------------------------------
+
+
+def register_app(url: str, name: str, directory: Path, kid: str = "k1") -> tuple[str, bytes]:
+    """An app registered as an operator does it (README, "Players"): ``truco keys create`` then ``truco keys
+    signing-key add`` with an HS256 secret, against the cluster's store. Its API key id and the secret."""
+    store = ["--store", url]
+    created = subprocess.run(
+        [str(TRUCO), "keys", *store, "create", "--name", name, "--json"], capture_output=True, text=True, check=True
+    )
+    key_id = str(json.loads(created.stdout)["key_id"])
+    secret = base64.b64encode(secrets.token_bytes(48))  # as `head -c 48 /dev/urandom | base64` writes it
+    path = directory / f"{kid}.secret"
+    path.write_bytes(secret)
+    subprocess.run(
+        [str(TRUCO), "keys", *store, "signing-key", "add", key_id, "--kid", kid, "--hmac-secret-file", str(path)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    return key_id, secret
+
+
+def player_token(app: str, secret: bytes, sub: str, kid: str = "k1") -> str:
+    """What the app's backend mints for a logged-in player (the README's example)."""
+    now = int(time.time())
+    claims = {"iss": app, "sub": sub, "name": sub.title(), "aud": "truco", "iat": now, "exp": now + 900}
+    return jwt.encode(claims, secret, algorithm="HS256", headers={"kid": kid})
+
+
+@dataclass(frozen=True)
+class Seeker:
+    """A player looking for a quick match: its table size and partners."""
+
+    sub: str
+    players: int
+    party: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a seeker's client got: the ticket, the game and seat it was matched to, and the seat its seat token
+    shows in the game's view (read back through the balancer)."""
+
+    sub: str
+    ticket: str
+    game: str
+    seat: int
+    viewed_seat: int
+
+
+async def seek(balancer: str, token: str, seeker: Seeker, max_wait: float = 150.0) -> Found | None:
+    """One player's client, with its own channel and connection: the SDK's quick match (a broken FindMatch stream
+    is opened again with the same request id), then its seat's view. None when the ticket ended unmatched."""
+    # A connection of its own, as each player's phone has: gRPC would otherwise share one between the channels of
+    # one process that have the same target and options.
+    async with TrucoClient(balancer, player_token=token, options=[("grpc.use_local_subchannel_pool", 1)]) as client:
+        match = await client.quick_match({"players": seeker.players}, party=seeker.party, max_wait=max_wait)
+        if match is None:
+            return None
+        view = await client.get_view(match.game)
+        return Found(seeker.sub, match.ticket.name, match.game, match.seat, view.seat.seat)
+
+
+def replica_gauge(replica: Any, name: str) -> float | None:
+    """A gauge from a replica's /metrics (None: it does not answer, or has no such gauge)."""
+    try:
+        with urllib.request.urlopen(f"http://127.0.0.1:{replica.metrics_port}/metrics", timeout=5) as response:
+            text = response.read().decode()
+    except OSError:
+        return None
+    found = re.search(rf"^{name} (\S+)$", text, re.M)
+    return float(found.group(1)) if found else None
+
+
+def lease_holder(url: str) -> str:
+    """The matcher's lease row: who holds it ("host:pid:random"), or "" while nobody does (lapsed or none)."""
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        row = conn.execute("SELECT holder, until_us FROM leases WHERE name = 'matcher'").fetchone()
+    return str(row[0]) if row is not None and int(row[1]) > time.time() * 1e6 else ""
+
+
+def holder_pid(holder: str) -> int:
+    return int(holder.split(":")[1]) if holder.count(":") == 2 else 0
+
+
+@dataclass(frozen=True)
+class QuickMatchRecords:
+    """What the store says of an app's quick matches."""
+
+    tickets: list[tuple[str, str, str, str, int, tuple[str, ...]]]  #: (ticket id, player, state, game id, seat, party)
+    games: list[str]  #: every game the matcher created for the app
+    seats: list[tuple[str, int, str]]  #: (game id, seat, player) of every seat a player of the app took
+
+
+def quick_match_records(url: str, app: str) -> QuickMatchRecords:
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        tickets = conn.execute(
+            "SELECT ticket_id, player, state, game_id, seat, party FROM tickets WHERE app = %s", (app,)
+        ).fetchall()
+        games = conn.execute("SELECT game_id FROM games WHERE creator = %s", (f"quick:{app}",)).fetchall()
+        seats = conn.execute(
+            "SELECT game_id, seat, player FROM seats WHERE key_id = %s AND player <> ''", (app,)
+        ).fetchall()
+    return QuickMatchRecords(
+        [(t, p, s, g, seat, tuple(filter(None, party.split(",")))) for t, p, s, g, seat, party in tickets],
+        [row[0] for row in games],
+        [(g, seat, p) for g, seat, p in seats],
+    )
+
+
+def ticket_states(url: str, app: str) -> Counter[str]:
+    """How many of the app's tickets are in each state."""
+    with psycopg.connect(url, connect_timeout=5) as conn:
+        rows = conn.execute("SELECT state, count(*) FROM tickets WHERE app = %s GROUP BY state", (app,)).fetchall()
+    return Counter({str(state): int(count) for state, count in rows})

@@ -4,7 +4,10 @@ calls without it, passive failover) on loopback; ``truco selfplay`` plays many c
 while a replica is SIGKILLed, a replica is SIGTERMed, or PostgreSQL is stopped and started again. After each:
 every game finished, every acknowledged move is stored exactly once, and every match in the store replays through
 the engine (truco.server.core.audit). With game affinity, every call of a game lands on one replica, and a killed
-replica's games move to the others with nothing lost.
+replica's games move to the others with nothing lost. Quick match: 56 players of an app registered with ``truco
+keys`` look for matches through nginx (the Python SDK, one channel each) while the replica holding the matcher's
+lease is SIGKILLed: every ticket matched once, no player seated twice, parties on one team, one lease holder at a
+time.
 
 Needs nginx and PostgreSQL (both installed with apt-get by the scripts when missing, as root); without them the
 module is skipped, except under CI=true, where it fails.
@@ -12,6 +15,7 @@ module is skipped, except under CI=true, where it fails.
 
 from __future__ import annotations
 
+import asyncio
 import functools
 import os
 import re
@@ -35,12 +39,23 @@ from truco_client.v1 import views_pb2
 
 from ..cluster_helpers import (
     ROOT,
+    Found,
     Load,
+    QuickMatchRecords,
+    Seeker,
     applied_moves,
     assert_exactly_once_and_sound,
     audit_store,
     health,
+    holder_pid,
+    lease_holder,
     load_cluster_script,
+    player_token,
+    quick_match_records,
+    register_app,
+    replica_gauge,
+    seek,
+    ticket_states,
     wait_for_moves,
     wait_health,
 )
@@ -320,3 +335,197 @@ def test_postgresql_restarted_mid_load(cluster: Any) -> None:
         load.process.kill()
         raise
     assert_exactly_once_and_sound(cluster.postgres_url, run, GAMES)
+
+
+# --- The matcher's replica killed mid-run ------------------------------------------------------------------------
+
+PARTIES = 12
+"""4-player parties of 2. Each first member opens its ticket at once and waits for its partner, who comes only after
+the kill: tickets wait on every replica, the killed one's included, when the matcher dies."""
+SOLOS_4 = 8
+SOLOS_2 = 24
+ARRIVAL_GAP = 0.25
+"""Seconds between two players' arrivals: the 2-player ones arrive over 6 s, through the kill."""
+TAKEOVER_BOUND = 30.0
+"""Not a timing: the lease lapses 3 s (LEASE_SECONDS) after its holder's last tick; only a matcher that never came
+back fails it."""
+RUN_BOUND = 240.0
+"""Every player matched by then, or the test fails (a hang: the tickets wait 150 s at most)."""
+
+
+def _population(prefix: str) -> tuple[list[Seeker], list[Seeker], list[Seeker]]:
+    """(Who opens a ticket at once, the 2-player players arriving one by one through the kill, who arrives after
+    the kill): 56 players, 12 two-player tables and 8 four-player ones."""
+    parties = [(f"{prefix}-p{i}a", f"{prefix}-p{i}b") for i in range(PARTIES)]
+    solos = [Seeker(f"{prefix}-f{i}", 4) for i in range(SOLOS_4)]
+    first = [Seeker(a, 4, (b,)) for a, b in parties] + solos[: SOLOS_4 // 2]
+    partners = [Seeker(b, 4, (a,)) for a, b in parties] + solos[SOLOS_4 // 2 :]
+    return first, [Seeker(f"{prefix}-d{i}", 2) for i in range(SOLOS_2)], partners
+
+
+def _matcher_replica(state: Any) -> tuple[Any, str]:
+    """The replica running the matcher, as an operator finds it (its truco_matcher_leading gauge), checked against
+    the lease row's holder (host:pid:random); and that holder."""
+    deadline = time.monotonic() + 30
+    while True:
+        leading = [r for r in state.replicas if replica_gauge(r, "truco_matcher_leading") == 1]
+        holder = lease_holder(state.postgres_url)
+        if len(leading) == 1 and holder_pid(holder) == leading[0].pid:
+            return leading[0], holder
+        assert time.monotonic() < deadline, f"no one replica holds the matcher's lease: {leading}, {holder!r}"
+        time.sleep(0.2)
+
+
+class _MatcherKill:
+    """The run: players looking for quick matches through nginx, the matcher's replica SIGKILLed once the first
+    tables are made, started again once another replica took the lease over; the lease row watched throughout."""
+
+    def __init__(self, state: Any, victim: tuple[Any, str], app: str, tokens: dict[str, str]) -> None:
+        self.state, (self.victim, self.victim_holder), self.app, self.tokens = state, victim, app, tokens
+        self.holders: list[tuple[float, str]] = []  #: (when, the lease's holder) every 0.1 s
+        self.killed_at = 0.0
+        self.taken_over_in: float | None = None
+
+    async def run(self, first: list[Seeker], solos: list[Seeker], partners: list[Seeker]) -> list[Found | None]:
+        watcher = asyncio.create_task(self._watch_lease())
+        seekers = [asyncio.create_task(self._seek(s)) for s in first]
+        arriving = asyncio.create_task(self._arrive(solos, seekers))
+        try:
+            await self._until(lambda states: states["waiting"] + states["matched"] >= len(first) + 1
+                              and states["matched"] >= 8)  # fmt: skip
+            await asyncio.to_thread(cluster_script.stop_replica, self.victim, signal.SIGKILL)
+            self.killed_at = time.monotonic()
+            restart = asyncio.create_task(self._restart_after_takeover())
+            await self._arrive(partners, seekers)
+            await arriving
+            found = await asyncio.wait_for(asyncio.gather(*seekers), RUN_BOUND)
+            await restart
+            return found
+        finally:
+            watcher.cancel()
+            for task in seekers:
+                task.cancel()
+
+    async def _seek(self, seeker: Seeker) -> Found | None:
+        return await seek(self.state.balancer, self.tokens[seeker.sub], seeker)
+
+    async def _arrive(self, seekers: list[Seeker], tasks: list[asyncio.Task[Found | None]]) -> None:
+        for seeker in seekers:
+            tasks.append(asyncio.create_task(self._seek(seeker)))
+            await asyncio.sleep(ARRIVAL_GAP)
+
+    async def _until(self, condition: Callable[[Counter[str]], bool], timeout: float = 60.0) -> None:
+        deadline = time.monotonic() + timeout
+        while not condition(states := await asyncio.to_thread(ticket_states, self.state.postgres_url, self.app)):
+            assert time.monotonic() < deadline, f"tickets after {timeout:g} s: {states}"
+            await asyncio.sleep(0.1)
+
+    async def _watch_lease(self) -> None:
+        while True:
+            holder = await asyncio.to_thread(lease_holder, self.state.postgres_url)
+            self.holders.append((time.monotonic(), holder))
+            await asyncio.sleep(0.1)
+
+    async def _restart_after_takeover(self) -> None:
+        while self.taken_over_in is None:
+            taken = [at for at, h in self.holders if at > self.killed_at and h not in ("", self.victim_holder)]
+            if taken:
+                self.taken_over_in = taken[0] - self.killed_at
+            else:
+                assert time.monotonic() - self.killed_at < TAKEOVER_BOUND, "no replica took the matcher's lease"
+                await asyncio.sleep(0.1)
+        await asyncio.to_thread(_restart, self.state, self.victim.index)
+
+
+def _assert_each_ticket_matched_once(records: QuickMatchRecords, found: list[Found | None], seekers: int) -> None:
+    """Every player matched, from one ticket (a broken stream resumed it: no second ticket), to the seat its
+    client was told and its seat token shows; no player seated twice; each game's seats exactly its tickets'."""
+    assert None not in found, f"{found.count(None)} players left unmatched"
+    states = Counter(state for _, _, state, _, _, _ in records.tickets)
+    assert states == {"matched": seekers}, f"tickets: {states} (players: {seekers})"
+    by_ticket = {f"tickets/{t}": (f"games/{g}", seat) for t, _, _, g, seat, _ in records.tickets}
+    for one in found:
+        assert one is not None and by_ticket[one.ticket] == (one.game, one.seat) and one.viewed_seat == one.seat
+    seated = Counter(player for _, _, player in records.seats)
+    assert set(seated.values()) == {1} and len(seated) == seekers, "a player seated twice, or not at all"
+    tables: dict[str, set[tuple[int, str]]] = defaultdict(set)
+    for _, player, _, game, seat, _ in records.tickets:
+        tables[game].add((seat, player))
+    seats: dict[str, set[tuple[int, str]]] = defaultdict(set)
+    for game, seat, player in records.seats:
+        seats[game].add((seat, player))
+    assert seats == tables  # every seat taken by its ticket's player, no one else's
+    assert all(len({seat for seat, _ in table}) in (2, 4) for table in tables.values())
+    # The matcher's games that no ticket was matched to: at most the table the killed matcher was creating when
+    # it died (a doubled matcher racing for the same tickets leaves one per race).
+    assert len(set(records.games) - set(tables)) <= 1, set(records.games) - set(tables)
+
+
+def _assert_parties_sit_together(records: QuickMatchRecords) -> None:
+    placed = {player: (game, seat) for _, player, _, game, seat, _ in records.tickets}
+    parties = {party for *_, party in records.tickets if party}
+    assert len(parties) == PARTIES
+    for party in parties:  # one game, one team (even seats or odd seats)
+        assert len({(placed[member][0], placed[member][1] % 2) for member in party}) == 1, party
+
+
+def _lease_history(holders: list[tuple[float, str]]) -> list[str]:
+    """The lease's holders in turn (lapses left out)."""
+    history: list[str] = []
+    for _, holder in holders:
+        if holder and (not history or history[-1] != holder):
+            history.append(holder)
+    return history
+
+
+def test_the_matchers_replica_killed_mid_run_loses_no_ticket_and_seats_no_one_twice(
+    cluster: Any, tmp_path: Path
+) -> None:
+    app, secret = register_app(cluster.postgres_url, "matcher fault test", tmp_path)
+    first, solos, partners = _population(uuid.uuid4().hex[:8])
+    everyone = first + solos + partners
+    tokens = {seeker.sub: player_token(app, secret, seeker.sub) for seeker in everyone}
+    victim = _matcher_replica(cluster)
+    since = {name: _log_lines(cluster, name) for name in ("access.log", "error.log")}
+    run = _MatcherKill(cluster, victim, app, tokens)
+    try:
+        found = asyncio.run(run.run(first, solos, partners))
+    finally:
+        if not cluster_script.alive(_replica(cluster, victim[0].index).pid):
+            _restart(cluster, victim[0].index)
+    records = quick_match_records(cluster.postgres_url, app)
+    _assert_each_ticket_matched_once(records, found, len(everyone))
+    _assert_parties_sit_together(records)
+    # One matcher at a time: the killed replica's, then one survivor's, which kept it (the restarted replica
+    # did not take it back); the survivor says so in its gauge.
+    history = _lease_history(run.holders)
+    assert len(history) == 2 and history[0] == victim[1], history
+    (survivor,) = [r for r in cluster.replicas if r.pid == holder_pid(history[1])]
+    assert survivor.index != victim[0].index and replica_gauge(survivor, "truco_matcher_leading") == 1
+    assert [replica_gauge(r, "truco_matcher_leading") for r in cluster.replicas].count(1) == 1
+    assert run.taken_over_in is not None and run.taken_over_in < TAKEOVER_BOUND
+    # Streams were open on the killed replica (nginx saw them cut), and their players were matched above: their
+    # clients opened them again with the same request id, on the survivors.
+    errors = (Path(cluster.directory) / "nginx" / "error.log").read_text().splitlines()[since["error.log"] :]
+    cut = [line for line in errors if victim[0].address in line and "FindMatch" in line]
+    assert cut, "no FindMatch stream was open on the killed replica"
+    opened = _find_match_calls(cluster, since["access.log"], len(everyone))
+    print(
+        f"matcher kill: {len(everyone)} players, {len(records.tickets)} tickets, {len(set(records.games))} games"
+        f" created, lease taken over {run.taken_over_in:.2f} s after the SIGKILL, {opened} FindMatch calls"
+        f" ({opened - len(everyone)} opened again after a cut)"
+    )
+
+
+def _find_match_calls(state: Any, since: int, at_least: int) -> int:
+    """FindMatch calls nginx logged after ``since`` (a call's line is written when it ends, flushed every second):
+    once there are ``at_least`` and no more come for 2 s."""
+    counts: list[int] = []
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        lines = (Path(state.directory) / "nginx" / "access.log").read_text().splitlines()[since:]
+        counts.append(sum("/FindMatch " in line for line in lines))
+        if counts[-1] >= at_least and counts[-5:] == [counts[-1]] * 5:
+            break
+        time.sleep(0.5)
+    return counts[-1]

@@ -257,6 +257,43 @@ def test_a_ticket_dies_with_its_stream(loop: LoopThread, server: InProcessServer
         again.close()
 
 
+def _find_match_streams_ended(server: InProcessServer) -> float:
+    """FindMatch streams the server has seen end (its handled counter, every code)."""
+    return sum(
+        sample.value
+        for metric in server.server.metrics.registry.collect()
+        for sample in metric.samples
+        if sample.name == "grpc_server_handled_total" and sample.labels.get("grpc_method") == "FindMatch"
+    )
+
+
+def test_a_resumed_ticket_outlives_the_stream_it_replaced(loop: LoopThread, server: InProcessServer) -> None:
+    """A client whose stream broke on its way (a proxy's reset, a network change) opens FindMatch again with the
+    same request id, while the server may still be serving the old stream: when that one ends, the ticket goes on
+    with the new one instead of dying with the old."""
+    app = App(loop, server)
+    request = find(rule_set(2))
+    old = Finder(server, app.token("ana"), request)
+    assert wait_until(lambda: bool(old.replies))
+    resumed = Finder(server, app.token("ana"), request)
+    bob: Finder | None = None
+    try:
+        assert wait_until(lambda: bool(resumed.replies))
+        assert resumed.replies[0].ticket.name == old.replies[0].ticket.name  # the same ticket, followed twice
+        old.close()
+        assert wait_until(lambda: _find_match_streams_ended(server) == 1)  # the server ended the old stream
+        bob = Finder(server, app.token("bob"), find(rule_set(2)))
+        assert resumed.matched().game == bob.matched().game
+        assert {r.ticket.state for r in resumed.replies} <= {
+            players_pb2.TICKET_STATE_WAITING,
+            players_pb2.TICKET_STATE_MATCHED,
+        }
+    finally:
+        resumed.close()
+        if bob is not None:
+            bob.close()
+
+
 def test_a_party_sits_as_one_team(loop: LoopThread, server: InProcessServer) -> None:
     app = App(loop, server)
     rules = rule_set(4)
@@ -483,6 +520,10 @@ def test_the_matcher_moves_to_another_replica_and_matches_each_ticket_once(
         finders += [Finder(survivor, app.token(name), find(rule_set(2))) for name in ("cid", "dan", "eve", "fay")]
         later = [finder.matched(LEASE_TAKEOVER) for finder in finders[2:]]
         assert survivor.server.matchmaker.leading
+        # What an operator reads: the survivor's gauge, and the stopped leader's, which let go of it.
+        assert survivor.server.metrics.registry.get_sample_value("truco_matcher_leading") == 1
+        assert leader.server.metrics.registry.get_sample_value("truco_matcher_leading") == 0
+        assert survivor.server.metrics.registry.get_sample_value("truco_matcher_tickets_matched_total") == 4
         tickets = loop.run(survivor.server.store.tickets())
         assert len(tickets) == 6 and all(t.state == "matched" for t in tickets)
         games = [reply.game for reply in (*first, *later)]
@@ -497,3 +538,74 @@ def test_the_matcher_moves_to_another_replica_and_matches_each_ticket_once(
 
 LEASE_TAKEOVER = 30.0
 """A bound, not a timing: the lease lapses 3 s after its holder's last tick."""
+
+
+def test_a_matcher_that_lost_its_lease_mid_step_makes_no_more_tables(tmp_path: Path) -> None:
+    """A step that outlasts the lease (a stalled process, a slow store) must not go on matching beside the replica
+    that took the lease over: the matcher renews it before each table and stops when it is gone."""
+    import asyncio
+
+    from truco.engine import RuleSet
+    from truco.server.core.identities import PlayerId
+    from truco.server.core.matchmaking import LEASE_NAME, Matchmaker, Tickets, Wanted
+    from truco.server.core.metrics import Metrics
+    from truco.server.store import open_store
+    from truco.server.store.records import TICKET_MATCHED, TICKET_WAITING, now_us
+
+    async def run() -> tuple[bool, list[str], list[str], Metrics]:
+        store = await open_store(f"sqlite:///{tmp_path / 'lease.db'}")
+        made: list[str] = []
+
+        async def create(setup: object, request_id: str, app: str) -> str:
+            made.append(request_id)
+            later = now_us() + 10**12  # another replica, seeing this lease lapsed, takes it over meanwhile
+            assert await store.take_lease(LEASE_NAME, "other-replica", later + 10**6, later)
+            return f"game{len(made)}"
+
+        async def join(game_id: str, seat: int, ticket: object) -> str:
+            return "seat-token"
+
+        async def outcome(game_id: str) -> None:
+            return None
+
+        metrics = Metrics.create()
+        matcher = Matchmaker(store, create, join, outcome, metrics=metrics)
+        try:
+            for name in ("ana", "ben", "cid", "dan"):  # two tables' worth of tickets
+                await Tickets(store).open(PlayerId("app", name), Wanted(RuleSet(players=2), (), 60, None, "x"), None)
+            held = await matcher.step()
+            states = [ticket.state for ticket in await store.tickets()]
+        finally:
+            await store.close()
+        return held, made, states, metrics
+
+    held, made, states, metrics = asyncio.run(run())
+    assert not held and len(made) == 1  # the second table was left to the new holder
+    assert sorted(states) == [TICKET_MATCHED, TICKET_MATCHED, TICKET_WAITING, TICKET_WAITING]
+    assert metrics.registry.get_sample_value("truco_matcher_leading") == 0
+    assert metrics.registry.get_sample_value("truco_matcher_tickets_matched_total") == 2
+
+
+def test_a_matcher_that_stops_hands_its_lease_over_at_once(tmp_path: Path) -> None:
+    """A replica stopped on purpose (a rolling update) lets go of the lease: the next replica's tick takes it, not
+    one 3 s later, when it would have lapsed."""
+    import asyncio
+
+    from truco.server.core.matchmaking import Matchmaker
+    from truco.server.store import open_store
+
+    async def nothing(*_: object) -> Any:
+        return None
+
+    async def run() -> tuple[bool, bool, bool]:
+        store = await open_store(f"sqlite:///{tmp_path / 'handover.db'}")
+        first, second = (Matchmaker(store, nothing, nothing, nothing, holder=name) for name in ("first", "second"))
+        try:
+            led = await first.step()
+            refused = await second.step()  # held, and far from lapsing
+            await first.stop()
+            return led, refused, await second.step()
+        finally:
+            await store.close()
+
+    assert asyncio.run(run()) == (True, False, True)

@@ -918,6 +918,19 @@ class StoreContract(abc.ABC):
         await store.open_ticket(ticket("t5", "ana"))  # ana's ticket was matched: she may look again
         assert [t.ticket_id for t in await store.tickets(player=("app", "ana"))] == ["t1", "t5"]
 
+    async def test_a_ticket_is_dropped_only_by_the_stream_that_touched_it_last(self) -> None:
+        store = await self.open()
+        await store.open_ticket(ticket("t1", "ana"))  # seen_us 0: the first stream's mark
+        assert await store.touch_ticket("t1", 10, 0)  # its heartbeat: its mark is 10
+        assert await store.touch_ticket("t1", 20)  # the client opened FindMatch again: a second stream takes over
+        assert not await store.touch_ticket("t1", 30, 10)  # the first stream's next beat: no longer its ticket
+        assert not await store.drop_ticket("t1", 10)  # nor is it the first stream's to drop when it ends
+        assert await store.touch_ticket("t1", 30, 20)
+        assert not await store.touch_ticket("t1", 25)  # a take-over never moves seen_us back
+        assert await store.drop_ticket("t1", 30)
+        assert [t.state for t in await store.tickets(ticket_id="t1")] == [TICKET_CANCELLED]
+        assert not await store.touch_ticket("t1", 40)  # no longer waiting: nothing to take over
+
     async def test_one_replica_holds_the_lease_until_it_lapses(self) -> None:
         first, second = await self.open(), await self.open()
         assert await first.take_lease("matcher", "a", 2_000, 1_000)
@@ -925,6 +938,9 @@ class StoreContract(abc.ABC):
         assert await first.take_lease("matcher", "a", 3_000, 2_000)  # renewed by its holder
         assert await second.take_lease("matcher", "b", 5_000, 3_001)  # lapsed: taken over
         assert not await first.take_lease("matcher", "a", 5_000, 3_002)
+        assert not await first.release_lease("matcher", "a")  # not its own any more: unchanged
+        assert await second.release_lease("matcher", "b")  # its holder stopping
+        assert await first.take_lease("matcher", "a", 6_000, 3_003)  # free at once, long before 5_000
 
     async def test_a_result_is_recorded_once_and_ranked(self) -> None:
         store = await self.open()

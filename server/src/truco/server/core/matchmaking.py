@@ -19,7 +19,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import hashlib
+import os
 import secrets
+import socket
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, replace
@@ -29,6 +31,7 @@ import structlog
 from truco.engine import RuleSet
 from truco.server.core.identities import PlayerId
 from truco.server.core.matching import Table, tables
+from truco.server.core.metrics import Metrics
 from truco.server.core.ratings import CATCH_UP_BATCH, CATCH_UP_SLACK_US, Outcome, Ratings
 from truco.server.core.reasons import ServiceFailure, ServiceReason
 from truco.server.core.setups import Setup, rules_from_text, rules_to_text
@@ -61,6 +64,13 @@ TICKET_PREFIX = "tickets/"
 def join_request_id(ticket_id: str) -> str:
     """The request id a ticket's seat is joined with: the same seat token on every replica that joins it."""
     return f"ticket-{ticket_id}"
+
+
+def lease_holder() -> str:
+    """The name a process's matcher holds the lease under: its host (a pod's name) and pid, which an operator reads
+    in the lease row and the logs to find the replica running the matcher, and a random part, so that a process
+    started again with the same pid is another holder."""
+    return f"{socket.gethostname()}:{os.getpid()}:{secrets.token_hex(4)}"
 
 
 def table_request_id(table: Table) -> str:
@@ -108,8 +118,8 @@ class Tickets:
         check_wanted(wanted, player)
         if request_id is not None:
             for ticket in await self.store.tickets(player=(player.app, player.sub), request_id=request_id):
-                if ticket.state in (TICKET_WAITING, TICKET_MATCHED):
-                    return ticket
+                if (resumed := await self._resume(ticket)) is not None:
+                    return resumed
         await self.store.name_player(player.app, player.sub, player.display_name)
         rating = await self.store.rating(player.app, wanted.rules.players, player.sub)
         opened = now_us()
@@ -139,6 +149,17 @@ class Tickets:
                 {"ticket": TICKET_PREFIX + already.ticket_id},
             ) from None
         return ticket
+
+    async def _resume(self, ticket: TicketRecord) -> TicketRecord | None:
+        """A ticket opened again by its request id (the client's stream broke): taken over by the new stream while
+        it waits, so that the old stream, if its server still serves it, neither beats nor drops it when it ends.
+        None when it ended unmatched (the caller opens another)."""
+        if ticket.state == TICKET_WAITING:
+            mark = max(now_us(), ticket.seen_us + 1)
+            if await self.store.touch_ticket(ticket.ticket_id, mark):
+                return replace(ticket, seen_us=mark)
+            ticket = await self.get(ticket.ticket_id)  # matched, or dropped, meanwhile
+        return ticket if ticket.state == TICKET_MATCHED else None
 
     async def get(self, ticket_id: str) -> TicketRecord:
         found = await self.store.tickets(ticket_id=ticket_id)
@@ -180,22 +201,30 @@ class Tickets:
                 return False
         return True
 
-    async def follow(self, ticket_id: str, poll: float = 0.25) -> TicketRecordStream:
-        return TicketRecordStream(self, ticket_id, poll)
+    async def follow(self, ticket: TicketRecord, poll: float = 0.25) -> TicketRecordStream:
+        """A stream of the ticket as :meth:`open` returned it: its ``seen_us`` is the stream's mark."""
+        return TicketRecordStream(self, ticket.ticket_id, poll, mark=ticket.seen_us)
 
-    async def drop(self, ticket_id: str) -> None:
-        """The ticket's stream ended: a ticket still waiting dies with it."""
-        await self.store.end_ticket(ticket_id, TICKET_CANCELLED)
+    async def drop(self, stream: TicketRecordStream) -> None:
+        """The ticket's stream ended: a ticket still waiting dies with it, unless another stream follows it now."""
+        if stream.mark is not None:
+            await self.store.drop_ticket(stream.ticket_id, stream.mark)
 
 
 class TicketRecordStream:
-    """A ticket as it changes: each new state, or the same one at least every ``every`` seconds."""
+    """A ticket as it changes: each new state, or the same one at least every ``every`` seconds.
 
-    def __init__(self, tickets: Tickets, ticket_id: str, poll: float, every: float = 5.0) -> None:
+    While the ticket waits, the stream says it is alive (its heartbeat moves the ticket's ``seen_us``, which the
+    matcher reads to cancel the tickets of dead streams). Its ``mark`` is the ``seen_us`` it last wrote: when
+    another stream has written since (the client opened FindMatch again), this one stops beating and leaves the
+    ticket to it (``mark`` None)."""
+
+    def __init__(self, tickets: Tickets, ticket_id: str, poll: float, every: float = 5.0, mark: int = 0) -> None:
         self.tickets = tickets
         self.ticket_id = ticket_id
         self.poll = poll
         self.every = every
+        self.mark: int | None = mark
 
     def __aiter__(self) -> TicketRecordStream:
         self._last: TicketRecord | None = None
@@ -209,8 +238,9 @@ class TicketRecordStream:
                 raise StopAsyncIteration
             ticket = await self.tickets.get(self.ticket_id)
             clock = time.monotonic()
-            if ticket.state == TICKET_WAITING and clock - self._beat >= HEARTBEAT_SECONDS:
-                await self.tickets.store.touch_ticket(ticket.ticket_id, now_us())
+            if ticket.state == TICKET_WAITING and self.mark is not None and clock - self._beat >= HEARTBEAT_SECONDS:
+                mark = max(now_us(), self.mark + 1)
+                self.mark = mark if await self.tickets.store.touch_ticket(ticket.ticket_id, mark, self.mark) else None
                 self._beat = clock
             changed = self._last is None or ticket.state != self._last.state
             if changed or clock - self._sent >= self.every:
@@ -239,6 +269,7 @@ class Matchmaker:
         *,
         tick: float = TICK_SECONDS,
         holder: str | None = None,
+        metrics: Metrics | None = None,
     ) -> None:
         self.store = store
         self.create = create
@@ -246,7 +277,8 @@ class Matchmaker:
         self.outcome = outcome
         self.ratings = Ratings(store)
         self.tick = tick
-        self.holder = holder or secrets.token_hex(8)
+        self.holder = holder or lease_holder()
+        self.metrics = metrics
         self.counted_until_us = 0
         self.leading = False  #: whether this replica held the lease at its last tick
         self.matched = 0
@@ -263,6 +295,10 @@ class Matchmaker:
             with contextlib.suppress(asyncio.CancelledError):
                 await self._task
             self._task = None
+        if self.leading:  # a replica stopping hands the matcher over now, not when the lease lapses
+            with contextlib.suppress(Exception):
+                await self.store.release_lease(LEASE_NAME, self.holder)
+        self._lead(False)
 
     async def _run(self) -> None:
         while True:
@@ -272,19 +308,24 @@ class Matchmaker:
                 raise
             except Exception:  # a store outage or a bug: logged, and the next tick tries again
                 log.exception("matchmaker_step_failed")
+                # Unrenewed, the lease may pass to another replica meanwhile: never report two matchers.
+                self._lead(False)
             await asyncio.sleep(self.tick)
 
     async def step(self) -> bool:
         """One tick: if this replica holds the lease, end dead tickets, make the tables, count finished games.
         False when another replica holds it."""
         now = now_us()
-        self.leading = await self.store.take_lease(LEASE_NAME, self.holder, now + int(LEASE_SECONDS * 1e6), now)
-        if not self.leading:
+        if not await self.hold(now):
             return False
         started = time.process_time()
         try:
             waiting = await self._alive(await self.store.tickets(waiting=True), now)
             for table in tables(waiting, now):
+                # Renewed before each table: a step that outlasts the lease (a stalled process, a slow store) stops
+                # as soon as another replica may have taken over, instead of matching beside it.
+                if not await self.hold(now_us()):
+                    return False
                 await self.make(table)
             await self.count_finished()
             if now - self._forgotten_us > FORGET_AFTER_SECONDS * 1e6:
@@ -293,6 +334,19 @@ class Matchmaker:
         finally:
             self.busy_seconds += time.process_time() - started
         return True
+
+    async def hold(self, now: int) -> bool:
+        """Take or renew the lease for :data:`LEASE_SECONDS`; whether this replica holds it."""
+        self._lead(await self.store.take_lease(LEASE_NAME, self.holder, now + int(LEASE_SECONDS * 1e6), now))
+        return self.leading
+
+    def _lead(self, leading: bool) -> None:
+        """Record whether this replica runs the matcher: the gauge, and a log line when it changes."""
+        if leading != self.leading:
+            log.info("matcher_lease_taken" if leading else "matcher_lease_lost", holder=self.holder)
+        self.leading = leading
+        if self.metrics is not None:
+            self.metrics.matcher_leading.set(1 if leading else 0)
 
     async def _alive(self, waiting: list[TicketRecord], now: int) -> list[TicketRecord]:
         alive = []
@@ -315,6 +369,8 @@ class Matchmaker:
         if not await self.store.match_tickets(game_id, [(t.ticket_id, seat) for t, seat in table.seats]):
             return None
         self.matched += len(table.seats)
+        if self.metrics is not None:
+            self.metrics.matcher_matched.inc(len(table.seats))
         for ticket, seat in table.seats:
             await self.join(game_id, seat, replace(ticket, state=TICKET_MATCHED, game_id=game_id, seat=seat))
         return game_id
@@ -351,5 +407,6 @@ __all__ = [
     "Wanted",
     "check_wanted",
     "join_request_id",
+    "lease_holder",
     "table_request_id",
 ]

@@ -36,6 +36,8 @@ class Metrics:
     bus_heard: Counter
     bus_polls: Counter
     bus_buckets: Gauge
+    matcher_leading: Gauge
+    matcher_matched: Counter
 
     @classmethod
     def create(cls) -> Metrics:
@@ -154,6 +156,23 @@ DEFINITIONS: tuple[tuple[str, type[Counter | Gauge | Histogram], str, str, tuple
         "Game-hash buckets this process subscribes to (those of the games it has watchers or sessions for).",
         (),
         {"multiprocess_mode": "livesum"},
+    ),
+    # Quick match (core/matchmaking.py): one matcher at a time across the replicas, where the lease row says.
+    (
+        "matcher_leading",
+        Gauge,
+        "truco_matcher_leading",
+        "1 while this process holds the matcher's lease (runs the cluster's one matcher), 0 otherwise.",
+        (),
+        {"multiprocess_mode": "livesum"},
+    ),
+    (
+        "matcher_matched",
+        Counter,
+        "truco_matcher_tickets_matched",
+        "Quick-match tickets this process's matcher seated in a game.",
+        (),
+        {},
     ),
 )
 """Each metric: the Metrics attribute, its kind, name, help text, labels and options."""

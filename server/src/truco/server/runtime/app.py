@@ -260,7 +260,9 @@ class Server:
         # the web port in start(). Their methods come from the services' descriptors: none can be left out.
         self.pipeline = Pipeline(Observer(metrics), self.admission)
         self.services = self._servicers(store)
-        self.matchmaker = Matchmaker(store, self.games.create_table, self.games.join_ticket, self.games.outcome)
+        self.matchmaker = Matchmaker(
+            store, self.games.create_table, self.games.join_ticket, self.games.outcome, metrics=metrics
+        )
         self.activity = Activity()
         door = GrpcDoor(self.pipeline, [method for methods in self.services for method in methods], self.activity)
         self.grpc = grpc_server(door, config.connections, self.connection_plan.grpc)

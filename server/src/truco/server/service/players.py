@@ -155,8 +155,9 @@ class PlayerServicer:
         player = _me(call)
         check_join_request_id(request.request_id)
         ticket = await self.tickets.open(player, _wanted(request), request.request_id or None)
+        stream = await self.tickets.follow(ticket)
         try:
-            async for seen in await self.tickets.follow(ticket.ticket_id):
+            async for seen in stream:
                 reply = pl.FindMatchResponse(ticket=ticket_to_pb(seen, window(seen, now_us())))
                 if seen.state == TICKET_WAITING and not await self.tickets.party_ready(seen):
                     reply.ticket.state = pl.TICKET_STATE_WAITING_FOR_PARTY
@@ -165,9 +166,10 @@ class PlayerServicer:
                     reply.game, reply.seat, reply.seat_token = NAME_PREFIX + seen.game_id, seen.seat, token
                 yield reply
         finally:
-            # A stream that ends (the client cancelled, the connection dropped) takes its waiting ticket along.
+            # A stream that ends (the client cancelled, the connection dropped) takes its waiting ticket along,
+            # unless the client follows it on another stream now (it opened FindMatch again with the request id).
             with contextlib.suppress(Exception):
-                await self.tickets.drop(ticket.ticket_id)
+                await self.tickets.drop(stream)
 
     async def CancelMatch(self, request: pl.CancelMatchRequest, call: Call) -> pl.CancelMatchResponse:
         from truco.server.core.matching import window

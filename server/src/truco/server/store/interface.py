@@ -358,8 +358,16 @@ class TicketBook(Protocol):
         when one of them is no longer waiting."""
         ...
 
-    async def touch_ticket(self, ticket_id: str, seen_us: int) -> None:
-        """Note that the ticket's stream is alive."""
+    async def touch_ticket(self, ticket_id: str, seen_us: int, follower: int | None = None) -> bool:
+        """Note that a stream follows the waiting ticket, alive at ``seen_us``, which becomes that stream's mark.
+        ``follower`` None: a stream takes the ticket over (``seen_us`` only moves forward; False when the ticket is
+        no longer waiting); else the heartbeat of the stream whose mark it is: False, and nothing changed, when
+        another stream has touched the ticket since."""
+        ...
+
+    async def drop_ticket(self, ticket_id: str, follower: int) -> bool:
+        """Cancel a waiting ticket whose stream ended, unless another stream touched it after that stream's mark
+        ``follower`` (a client that lost its stream and opened another): whether it was cancelled."""
         ...
 
     async def forget_tickets(self, opened_before_us: int) -> int:
@@ -368,6 +376,10 @@ class TicketBook(Protocol):
 
     async def take_lease(self, name: str, holder: str, until_us: int, now_us: int) -> bool:
         """Hold the lease ``name`` until ``until_us`` if it is free, expired or already ``holder``'s."""
+        ...
+
+    async def release_lease(self, name: str, holder: str) -> bool:
+        """Let go of the lease ``name`` if ``holder`` holds it (a replica stopping): another may take it at once."""
         ...
 
 

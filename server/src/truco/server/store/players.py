@@ -172,8 +172,16 @@ class PlayerTables:
             return False
         return True
 
-    async def touch_ticket(self, ticket_id: str, seen_us: int) -> None:
-        await self._run(lambda conn: conn.run(self.PS.touch_ticket, (seen_us, ticket_id, seen_us)), "write")
+    async def touch_ticket(self, ticket_id: str, seen_us: int, follower: int | None = None) -> bool:
+        if follower is None:
+            statement, values = self.PS.touch_ticket, (seen_us, ticket_id, seen_us)
+        else:
+            statement, values = self.PS.beat_ticket, (seen_us, ticket_id, follower)
+        return bool(await self._run(lambda conn: conn.run(statement, values), "write") == 1)
+
+    async def drop_ticket(self, ticket_id: str, follower: int) -> bool:
+        changed = await self._run(lambda conn: conn.run(self.PS.drop_ticket, (ticket_id, follower)), "write")
+        return bool(changed == 1)
 
     async def forget_tickets(self, opened_before_us: int) -> int:
         changed = await self._run(lambda conn: conn.run(self.PS.forget_tickets, (opened_before_us,)), "write")
@@ -185,6 +193,10 @@ class PlayerTables:
             return bool(await conn.run(self.PS.take_lease, (holder, until_us, name, holder, now_us)) == 1)
 
         return await self._run(take, "transaction")
+
+    async def release_lease(self, name: str, holder: str) -> bool:
+        changed = await self._run(lambda conn: conn.run(self.PS.release_lease, (name, holder)), "write")
+        return bool(changed == 1)
 
 
 def _signing_key_filter(app: str | None, kid: str | None) -> tuple[str, tuple[object, ...]]:

@@ -388,14 +388,20 @@ class ShardedStore:
         # Only the tickets' rows change (the game is named, not touched): one transaction on the home shard.
         return await self._on(self._home, lambda store: store.match_tickets(game_id, seats))
 
-    async def touch_ticket(self, ticket_id: str, seen_us: int) -> None:
-        await self._on(self._home, lambda store: store.touch_ticket(ticket_id, seen_us))
+    async def touch_ticket(self, ticket_id: str, seen_us: int, follower: int | None = None) -> bool:
+        return await self._on(self._home, lambda store: store.touch_ticket(ticket_id, seen_us, follower))
+
+    async def drop_ticket(self, ticket_id: str, follower: int) -> bool:
+        return await self._on(self._home, lambda store: store.drop_ticket(ticket_id, follower))
 
     async def forget_tickets(self, opened_before_us: int) -> int:
         return await self._on(self._home, lambda store: store.forget_tickets(opened_before_us))
 
     async def take_lease(self, name: str, holder: str, until_us: int, now_us: int) -> bool:
         return await self._on(self._home, lambda store: store.take_lease(name, holder, until_us, now_us))
+
+    async def release_lease(self, name: str, holder: str) -> bool:
+        return await self._on(self._home, lambda store: store.release_lease(name, holder))
 
     # API keys: the home shard.
 

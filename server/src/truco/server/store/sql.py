@@ -581,8 +581,11 @@ class PlayerStatements:
     set_ticket_state: str
     match_ticket: str
     touch_ticket: str
+    beat_ticket: str
+    drop_ticket: str
     forget_tickets: str
     take_lease: str
+    release_lease: str
     insert_lease: str
     placeholder: str  #: the dialect's, for the filters composed at run time
 
@@ -622,9 +625,12 @@ _PLAYERS = PlayerStatements(
     set_ticket_state="UPDATE tickets SET state = ? WHERE ticket_id = ? AND state = 'waiting'",
     match_ticket="UPDATE tickets SET state = 'matched', game_id = ?, seat = ?"
     " WHERE ticket_id = ? AND state = 'waiting'",
-    touch_ticket="UPDATE tickets SET seen_us = ? WHERE ticket_id = ? AND seen_us < ?",
+    touch_ticket="UPDATE tickets SET seen_us = ? WHERE ticket_id = ? AND seen_us < ? AND state = 'waiting'",
+    beat_ticket="UPDATE tickets SET seen_us = ? WHERE ticket_id = ? AND seen_us = ?",
+    drop_ticket="UPDATE tickets SET state = 'cancelled' WHERE ticket_id = ? AND state = 'waiting' AND seen_us = ?",
     forget_tickets="DELETE FROM tickets WHERE state <> 'waiting' AND opened_us < ?",
     take_lease="UPDATE leases SET holder = ?, until_us = ? WHERE name = ? AND (holder = ? OR until_us < ?)",
+    release_lease="UPDATE leases SET until_us = 0 WHERE name = ? AND holder = ?",
     insert_lease="INSERT INTO leases (name, holder, until_us) VALUES (?, ?, ?) ON CONFLICT (name) DO NOTHING",
     placeholder="?",
 )
