@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import subprocess
 import urllib.error
 import urllib.request
 from collections.abc import Iterator
@@ -116,6 +118,20 @@ def test_a_new_player_comes_back_with_its_credential(server: InProcessServer) ->
     assert (status, answer["code"], reason(answer)) == (400, "invalid_argument", "INVALID_PLAYER_NAME")
     status, answer, _ = post(server, b"name=Ana", {"content-type": "application/x-www-form-urlencoded"})
     assert (status, reason(answer)) == (400, "MALFORMED_REQUEST")
+
+
+def test_the_readme_example_mints_and_renews_as_written(server: InProcessServer, tmp_path: Path) -> None:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    block = re.search(r"<!-- table-token-example[^>]*-->\n```sh\n(.*?)```\n<!-- /table-token-example -->", readme, re.S)
+    assert block is not None, "README.md lost its table-token-example block"
+    assert server.server.web is not None
+    script = block.group(1).replace("localhost:8080", f"127.0.0.1:{server.server.web.port}")
+    done = subprocess.run(["bash", "-euo", "pipefail", "-c", script], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    decoder = json.JSONDecoder()
+    first, end = decoder.raw_decode(done.stdout)
+    second = json.loads(done.stdout[end:])
+    assert first["name"] == second["name"] == "Ana" and first["player"] == second["player"]
 
 
 def test_a_forged_credential_is_refused_and_mints_nothing(server: InProcessServer) -> None:
