@@ -271,5 +271,16 @@ def test_replicas_on_one_store_create_the_table_app_once(tmp_path: Path) -> None
     asyncio.run(race())
 
 
-def test_the_log_line_of_a_mint_names_neither_name_nor_credential() -> None:
+def test_the_log_lines_of_mints_carry_no_token_credential_or_name(
+    server: InProcessServer, capfd: pytest.CaptureFixture[str]
+) -> None:
+    status, first, _ = post(server, {"name": "Zacarías"})
+    status, again, _ = post(server, {"name": "Zacarías", "credential": first["credential"]})
+    forged, _, _ = post(server, {"name": "Zacarías", "credential": first["credential"][:-4] + "AAAA"})
+    assert (status, forged) == (200, 401)
+    logged = capfd.readouterr().out
+    assert logged.count("truco.web.Table/NewTablePlayer") == 1 and logged.count("RenewTablePlayer") == 2
+    mac = first["credential"].partition(".")[2]
+    for secret in (first["token"], again["token"], mac, "Zacar"):
+        assert secret not in logged
     assert request_fields(TableRequest("Ana", "t-secret.mac")) == {}
