@@ -60,21 +60,24 @@ def fast_server(loop: LoopThread, tmp_path: Path) -> Iterator[InProcessServer]:
     running.stop()
 
 
-def post(server: InProcessServer, body: object, headers: dict[str, str] | None = None) -> tuple[int, Any, Any]:
-    """The status, JSON answer and headers of a POST to the table's token endpoint."""
+def post(
+    server: InProcessServer, body: object, headers: dict[str, str] | None = None, method: str = "POST"
+) -> tuple[int, Any, Any]:
+    """The status, JSON answer (None: not JSON) and headers of a request to the table's token endpoint."""
     assert server.server.web is not None
     data = body if isinstance(body, bytes) else json.dumps(body).encode()
     request = urllib.request.Request(
         f"http://127.0.0.1:{server.server.web.port}{PATH}",
-        data=data,
+        data=data if method == "POST" else None,
         headers={"content-type": "application/json", **(headers or {})},
-        method="POST",
+        method=method,
     )
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT) as response:
             return response.status, json.loads(response.read()), response.headers
     except urllib.error.HTTPError as error:
-        return error.code, json.loads(error.read() or b"null"), error.headers
+        text = error.read()
+        return error.code, json.loads(text) if text.startswith(b"{") else None, error.headers
 
 
 def reason(answer: dict[str, Any]) -> str:
@@ -251,6 +254,49 @@ def test_two_table_players_are_matched_into_one_rated_game(loop: LoopThread, fas
         request = players_pb2.ListPlayerMatchesRequest(name="players/me")
         history = stub.ListPlayerMatches(request, metadata=(("x-player-token", back["token"]),), timeout=TIMEOUT)
     assert [match.game for match in history.matches] == [name] and history.matches[0].rated
+
+
+def test_only_a_server_serving_the_table_mints_and_only_on_post(loop: LoopThread, tmp_path: Path) -> None:
+    bare = InProcessServer(loop, f"sqlite:///{tmp_path / 'bare.db'}", web=True, web_assets=str(tmp_path / "none"))
+    try:
+        assert post(bare, {"name": "Ana"})[:2] == (404, None)
+        assert loop.run(bare.server.store.api_key_by_id(TABLE_APP_ID)) is None  # nothing was created
+    finally:
+        bare.stop()
+    served = table_server(loop, tmp_path, Limits())
+    try:
+        status, _, headers = post(served, b"", method="GET")
+        assert (status, headers["allow"]) == (405, "POST")
+    finally:
+        served.stop()
+
+
+def test_replicas_behind_a_balancer_mint_and_verify_alike(loop: LoopThread, postgres_url: str, tmp_path: Path) -> None:
+    """Two replicas on one PostgreSQL, each minting its first player at once: one table app and one key between
+    them, and a player minted by one is renewed and served by the other."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ..servers import Stores
+
+    url = Stores("postgres", tmp_path, postgres_url).new_url()
+    assets = tmp_path / "assets"
+    assets.mkdir()
+    (assets / "index.html").write_text("<!doctype html><title>truco</title>")
+    replicas = [InProcessServer(loop, url, limits=Limits(), web=True, web_assets=str(assets)) for _ in range(2)]
+    try:
+        with ThreadPoolExecutor(2) as pool:
+            minted = list(pool.map(lambda replica: post(replica, {"name": "Ana"}), replicas))
+        assert [status for status, _, _ in minted] == [200, 200]
+        keys = loop.run(replicas[0].server.store.signing_keys(TABLE_APP_ID))
+        assert [key.kid for key in keys] == ["table-1"]
+        first = minted[0][1]
+        status, renewed, _ = post(replicas[1], {"name": "Ana", "credential": first["credential"]})
+        assert status == 200 and renewed["player"] == first["player"]
+        assert leaderboard(replicas[1], first["token"]).total == 0
+        assert leaderboard(replicas[0], renewed["token"]).total == 0
+    finally:
+        for replica in replicas:
+            replica.stop()
 
 
 def test_replicas_on_one_store_create_the_table_app_once(tmp_path: Path) -> None:
