@@ -6,7 +6,8 @@ minute of the stand-in's pace in 2 and 4 players and takes the seat back from an
 arrival on the host's page within a second, lets the host start a waiting table with bots (1280×800 and 390×844),
 reloads mid-match and finds the log intact, plays a rematch, lists and joins an open table, plays "Jugar ya" (two
 players with tokens signed by an app's key registered here are matched to one table; the ranking page reads the
-leaderboard), and checks every text it meets; messages.test.mjs checks every message the page can make for voseo
+leaderboard; two browsers with no token get theirs from the web door and play a rated match out), and checks
+every text it meets; messages.test.mjs checks every message the page can make for voseo
 and capitals, and that they use every template of the Spanish catalogue's web words. Screenshots, desktop and
 phone, go to
 test-artifacts/web/.
@@ -167,6 +168,8 @@ BROWSER_TESTS = (
     "the table once matched",
     "Jugar ya against the server: two players, on a desktop and a phone, are matched to one table; the ranking "
     "page reads the leaderboard and the history",
+    "Jugar ya with the table's own players: two browsers with no token are matched, play a rated match, and find "
+    "it in their ranking",
     "every message of the table speaks voseo, starts with a capital and closes what it opens",
     "every template of the catalogue's web words is in a message checked above",
     "the page's other modules hold no prose: every sentence is in src/text.ts",
@@ -202,6 +205,7 @@ SHOTS = (
     "web-quick-matched-desktop",
     "web-quick-matched-phone",
     "web-ranking-desktop",
+    "web-ranking-own-player-desktop",
 )
 
 

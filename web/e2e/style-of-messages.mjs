@@ -29,7 +29,8 @@ export function problems(text, aboutViewer = false) {
   if (text !== trimmed || /\s{2,}/.test(text)) found.push("stray blanks");
   if (/ [.,;:!?)]/.test(text)) found.push("a blank before punctuation");
   if (/\?(?!\))|\?\?/.test(text.replace(/¿[^?]*\?/g, ""))) found.push("a question mark without its opening ¿");
-  if (!/^[¡¿«(]*[A-ZÁÉÍÓÚÑ0-9]/.test(trimmed)) found.push("does not start with a capital");
+  // A number may be signed: a rating in the ranking is below zero until a player has won a few ("-1,8").
+  if (!/^[¡¿«(]*(?:[-−]\d|[A-ZÁÉÍÓÚÑ0-9])/.test(trimmed)) found.push("does not start with a capital");
   for (const [index, sentence] of trimmed.split(/(?<=[.!?])\s+(?=\S)/).entries()) {
     if (index > 0 && !/^[¡¿«(]*[A-ZÁÉÍÓÚÑ0-9]/.test(sentence)) found.push(`sentence ${index + 1} starts in lower case`);
   }

@@ -759,7 +759,9 @@ test("Jugar ya: the lobby's panel, the page without a player token, the ranking,
     await checkTexts(page, `lobby with Jugar ya (${label})`);
     await shot(page, `web-quick-lobby-${label}`);
 
-    // No token handed or pasted, and this server mints none: the page says what is missing.
+    // No token handed or pasted, and a server that mints none (its web door's answer held back here): the page
+    // says what is missing.
+    await page.route("**/table/player-token", (route) => route.fulfill({ status: 404, contentType: "text/plain", body: "Not Found" }));
     await page.click("#quick-play");
     const error = await page.waitForSelector("[data-testid=error]");
     assert.match(await error.textContent(), /necesitás un pase de jugador/);
@@ -767,6 +769,8 @@ test("Jugar ya: the lobby's panel, the page without a player token, the ranking,
     assert.match(await (await page.waitForSelector("[data-testid=ranking-top] [data-testid=error]")).textContent(), /pase de jugador/);
     assert.equal(await page.getAttribute("[data-testid=ranking-4]", "class"), "button");
     await checkTexts(page, `ranking without a token (${label})`);
+
+    await page.unroute("**/table/player-token");
 
     // With a token (the app's, in the link's fragment), a ticket waits: its page, then Cancelar.
     await page.route("**/truco.v1.PlayerService/FindMatch", () => undefined); // held: the ticket waits
@@ -850,5 +854,68 @@ test("Jugar ya against the server: two players, on a desktop and a phone, are ma
   for (const each of pages) {
     assert.deepEqual(each.failures, []);
     await each.context().close();
+  }
+});
+
+test("Jugar ya with the table's own players: two browsers with no token are matched, play a rated match, and find it in their ranking", async () => {
+  const players = [["desktop", DESKTOP, "Caro"], ["phone", PHONE, "Dani"]];
+  const pages = [];
+  for (const [label, options, name] of players) {
+    const context = await browser.newContext(options);
+    const page = await open(context);
+    page.label = label;
+    page.asked = [];
+    page.on("request", (request) => {
+      if (request.url().endsWith("/truco.v1.PlayerService/FindMatch")) page.asked.push(request.headers()["x-player-token"]);
+    });
+    await page.goto(BASE);
+    await page.waitForSelector("#quick-play");
+    await page.fill("#player-name", name);
+    await page.uncheck("#quick-bots"); // only each other: a rated match
+    pages.push(page);
+  }
+  for (const page of pages) {
+    await page.click("#quick-play");
+    await page.waitForSelector("[data-testid=quick-state]");
+  }
+  for (const page of pages) await page.waitForSelector("[data-testid=hand] [data-card]", { timeout: 30_000 });
+  const game = new URL(pages[0].url()).searchParams.get("game");
+  assert.ok(game && game === new URL(pages[1].url()).searchParams.get("game"), "both players sit at one table");
+  const kept = await Promise.all(pages.map((page) => page.evaluate(() => ({ token: localStorage.getItem("truco:player-token"), credential: localStorage.getItem("truco:table-credential") }))));
+  for (const [index, page] of pages.entries()) {
+    assert.ok(kept[index].credential, `${page.label}: the credential is kept`);
+    assert.equal(page.asked[0], kept[index].token, `${page.label}: FindMatch carries the minted token`);
+  }
+  const seats = await pages[0].$$eval("[data-testid=seat] .name", (nodes) => nodes.map((node) => node.textContent));
+  assert.ok(seats.includes("Vos") && seats.includes("Dani"), seats.join(", "));
+
+  const clicks = await Promise.all(pages.map((page) => playToTheEnd(page)));
+  console.log(`the table's own players: match over after ${clicks.join(" + ")} clicks`);
+
+  // The match counts within moments of its end: both are ranked, each finds it (rated) in its history, and the
+  // phone, back on a later visit (a new page of the same browser), is still the same player.
+  for (const page of pages) {
+    await page.goto(`${BASE}/?ranking=2`);
+    let ranked = "";
+    for (let tries = 0; tries < 30 && !/^2 jugadores en el ranking\.$/.test(ranked); tries++) {
+      if (tries) await page.reload();
+      ranked = (await (await page.waitForSelector("[data-testid=ranking-top] [data-testid=ranked]")).textContent()) ?? "";
+      if (!/^2 /.test(ranked)) await page.waitForTimeout(500);
+    }
+    assert.equal(ranked, "2 jugadores en el ranking.", page.label);
+    const mine = await page.waitForSelector("[data-testid=ranking-mine] > p");
+    assert.match(await mine.textContent(), /^Estás en el puesto [12] con /);
+    const past = await page.waitForSelector(`[data-testid=past-match][data-game="${game}"]`);
+    assert.doesNotMatch(await past.textContent(), /No suma/, `${page.label}: the match is rated`);
+    await checkTexts(page, `the ranking of the table's own player (${page.label})`);
+  }
+  await shot(pages[0], "web-ranking-own-player-desktop");
+  const later = await pages[1].context().newPage();
+  await later.goto(`${BASE}/?ranking=2`);
+  await later.waitForSelector(`[data-testid=past-match][data-game="${game}"]`);
+  assert.equal(await later.evaluate(() => localStorage.getItem("truco:table-credential")), kept[1].credential);
+  for (const page of pages) {
+    assert.deepEqual(page.failures, []);
+    await page.context().close();
   }
 });

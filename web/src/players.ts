@@ -2,9 +2,9 @@
 // the short-lived JWT an app's backend signs for one of its players. Where this browser's comes from is one
 // function, playerToken(): a token the app hands the page (the link's fragment `#jugador=<jwt>`, kept), one pasted
 // in the lobby, or one the server's web door mints for the table's own player (POST /table/player-token, see
-// README.md); without any, the page says so.
+// README.md), the same player on every visit by the credential this browser keeps; without any, the page says so.
 import { type MatchTicket, NoMatch, type PlayerMatch, TicketState, TrucoClient } from "truco-client";
-import { holdSeat, playerNameKept, toTrucoError, transport } from "./api";
+import { holdSeat, keepPlayerName, playerNameKept, toTrucoError, transport } from "./api";
 import { h } from "./dom";
 import { refusalOf } from "./lobby";
 import {
@@ -15,12 +15,17 @@ import {
   rankedLine,
   rankingTab,
   ratingText,
+  refusal,
   waitedLine,
   windowLine,
 } from "./text";
 
 const PLAYER_TOKEN = "truco:player-token";
-/** The web door's endpoint that mints a token for the table's own player, when the server offers one. */
+/** The credential the web door gave this browser's own player: it brings the same player back on every visit. */
+const TABLE_CREDENTIAL = "truco:table-credential";
+/** The name the kept token was minted under, when the web door minted it (absent: an app's token). */
+const MINTED_FOR = "truco:player-token-name";
+/** The web door's endpoint that mints a token for the table's own player (see README.md). */
 const MINT_PATH = "/table/player-token";
 /** A kept token is asked for again this long before it expires. */
 const EXPIRY_MARGIN_MS = 60_000;
@@ -59,35 +64,94 @@ export function playerTokenKept(): string {
   return window.localStorage.getItem(PLAYER_TOKEN) ?? "";
 }
 
+/** The token an app handed or the player pasted ("": none, or the kept one is the web door's). */
+function handedToken(): string {
+  return window.localStorage.getItem(MINTED_FOR) === null ? playerTokenKept() : "";
+}
+
+/** Keeps a token an app handed or the player pasted ("": none), in place of any the web door minted. */
 export function keepPlayerToken(token: string): void {
+  window.localStorage.removeItem(MINTED_FOR);
   if (token) window.localStorage.setItem(PLAYER_TOKEN, token);
   else window.localStorage.removeItem(PLAYER_TOKEN);
 }
 
-/**
- * This browser's player token: the one kept (handed by the app, or pasted) while it is not about to expire, else
- * one the server's web door mints for the table's player under the name given in the lobby. Throws NoPlayerToken
- * when there is none to have.
- */
-export async function playerToken(): Promise<string> {
-  const kept = playerTokenKept();
-  if (fresh(kept)) return kept;
+/** What the web door answers: the token, and the credential to keep for the next one. */
+interface Minted {
+  token: string;
+  credential: string;
+}
+
+/** The web door refused a token: the reason and message of its Connect error body (QUOTA_EXCEEDED past the new
+ * players a minute, say). */
+export class MintRefused extends Error {
+  constructor(
+    readonly reason: string,
+    readonly detail: string,
+  ) {
+    super(reason);
+  }
+}
+
+function refusalIn(answer: unknown): MintRefused {
+  const body = answer as { message?: unknown; details?: { debug?: { reason?: unknown } }[] } | undefined;
+  const reason = body?.details?.[0]?.debug?.reason;
+  return new MintRefused(typeof reason === "string" ? reason : "", typeof body?.message === "string" ? body.message : "");
+}
+
+/** Asks the web door for a token: for the player the credential names, or (none) for a new player. */
+async function mint(name: string, credential: string | null): Promise<Minted | MintRefused> {
   let response: Response;
   try {
     response = await fetch(MINT_PATH, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ name: playerNameKept() }),
+      body: JSON.stringify(credential ? { name, credential } : { name }),
     });
   } catch {
     throw new NoPlayerToken();
   }
-  // Anything but a JSON answer with a token (a 404 from a server that mints none, the page's own HTML): none.
-  const answer: unknown = response.ok ? await response.json().catch(() => undefined) : undefined;
-  const token = (answer as { token?: unknown } | undefined)?.token;
-  if (typeof token !== "string" || !token) throw new NoPlayerToken();
-  keepPlayerToken(token);
-  return token;
+  // Anything but a JSON answer (a 404 from a server that mints none, the page's own HTML): no token to have.
+  const answer: unknown = await response.json().catch(() => undefined);
+  if (answer === undefined) throw new NoPlayerToken();
+  if (!response.ok) return refusalIn(answer);
+  const { token, credential: kept } = answer as { token?: unknown; credential?: unknown };
+  if (typeof token !== "string" || !token || typeof kept !== "string") throw new NoPlayerToken();
+  return { token, credential: kept };
+}
+
+/**
+ * This browser's player token: the one kept (handed by the app, or pasted, or minted under the lobby's name) while
+ * it is not about to expire, else the next one the server's web door mints for this browser's own player (the same
+ * player on every visit, by the credential kept here). Throws NoPlayerToken when there is none to have, and the
+ * server's refusal (a quota's, say) as an Error with its message.
+ */
+export async function playerToken(): Promise<string> {
+  const kept = playerTokenKept();
+  const name = playerNameKept();
+  const mintedFor = window.localStorage.getItem(MINTED_FOR);
+  if (fresh(kept) && (mintedFor === null || mintedFor === name)) return kept;
+  let minted = await mint(name, window.localStorage.getItem(TABLE_CREDENTIAL));
+  if (minted instanceof MintRefused && minted.reason === "TABLE_CREDENTIAL_INVALID") {
+    // Kept from another server (or a reset one): this browser starts a new player here.
+    window.localStorage.removeItem(TABLE_CREDENTIAL);
+    minted = await mint(name, null);
+  }
+  if (minted instanceof MintRefused) throw minted;
+  window.localStorage.setItem(TABLE_CREDENTIAL, minted.credential);
+  window.localStorage.setItem(PLAYER_TOKEN, minted.token);
+  window.localStorage.setItem(MINTED_FOR, name);
+  return minted.token;
+}
+
+/** Forgets a minted token the server refused (its key revoked, say): the next try mints the next one for the same
+ * player. A token an app handed or the player pasted stays: only its app can give another. */
+function forgetRefusedToken(error: unknown): void {
+  if (window.localStorage.getItem(MINTED_FOR) === null) return;
+  if (toTrucoError(error).reason.startsWith("PLAYER_TOKEN_")) {
+    window.localStorage.removeItem(PLAYER_TOKEN);
+    window.localStorage.removeItem(MINTED_FOR);
+  }
 }
 
 /** A client acting as this browser's player. */
@@ -96,7 +160,9 @@ export async function playerClient(): Promise<TrucoClient> {
 }
 
 function refusalOrNoToken(error: unknown): string {
-  return error instanceof NoPlayerToken ? QUICK.noToken : refusalOf(error);
+  if (error instanceof NoPlayerToken) return QUICK.noToken;
+  forgetRefusedToken(error);
+  return error instanceof MintRefused ? refusal(error.reason, error.detail) : refusalOf(error);
 }
 
 // --- Jugar ya ---------------------------------------------------------------------------------------------------
@@ -109,7 +175,7 @@ export function quickPanel(open: (id: string) => void, showError: (message: stri
     ...[2, 4, 6].map((n) => h("option", { value: String(n) }, playersOption(n))),
   ) as HTMLSelectElement;
   const bots = h("input", { id: "quick-bots", name: "quick-bots", type: "checkbox", checked: true }) as HTMLInputElement;
-  const token = h("input", { id: "player-token", name: "player-token", placeholder: QUICK.tokenPlaceholder, value: playerTokenKept() }) as HTMLInputElement;
+  const token = h("input", { id: "player-token", name: "player-token", placeholder: QUICK.tokenPlaceholder, value: handedToken() }) as HTMLInputElement;
   const form = h(
     "form",
     { class: "panel quick", "data-testid": "quick" },
@@ -122,7 +188,9 @@ export function quickPanel(open: (id: string) => void, showError: (message: stri
   );
   form.addEventListener("submit", (event) => {
     event.preventDefault();
-    if (token.value.trim() !== playerTokenKept()) keepPlayerToken(token.value.trim());
+    if (token.value.trim() !== handedToken()) keepPlayerToken(token.value.trim());
+    // The name given in the lobby is the one the table's own player is ranked under.
+    keepPlayerName((document.getElementById("player-name") as HTMLInputElement | null)?.value.trim() ?? "");
     void quickMatch(app, open, showError, Number(size.value), bots.checked);
   });
   return form;
@@ -221,6 +289,7 @@ async function fillTop(client: TrucoClient, players: number, into: HTMLElement):
     const entries = page.entries.length ? board(page.entries) : h("p", { class: "note" }, QUICK.rankingEmpty);
     into.replaceChildren(entries, h("p", { class: "note", "data-testid": "ranked" }, rankedLine(page.total)));
   } catch (error) {
+    forgetRefusedToken(error);
     into.replaceChildren(h("p", { class: "error", role: "alert" }, refusalOf(error)));
   }
 }

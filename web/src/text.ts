@@ -568,4 +568,5 @@ export const PLAYER_REASONS: Readonly<Record<string, string>> = {
   INVALID_MATCH_WAIT: "La espera tiene que ir de 5 s a 10 minutos.",
   INVALID_TABLE_SIZE: "Las mesas son de 2, 4 o 6 jugadores.",
   PLAYER_NOT_FOUND: "Ese jugador todavía no tiene ranking.",
+  TABLE_CREDENTIAL_INVALID: "Este navegador guardaba un jugador que el servidor no reconoce.",
 };

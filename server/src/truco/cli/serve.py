@@ -38,6 +38,7 @@ LIMIT_FLAGS = (
     ("--watch-streams-per-connection", "watch_streams_per_connection", int, "WatchGame streams per connection"),
     ("--watch-streams-per-key", "watch_streams_per_key", int, "WatchGame streams of one API key, all addresses"),
     ("--joins-per-minute", "joins_per_minute", float, "JoinGame calls per minute without an API key"),
+    ("--table-players-per-minute", "table_players_per_minute", float, "new web-table players per minute"),
 )
 """The quota flags: flag, attribute of :class:`~truco.server.core.quotas.Limits`, type, what it limits."""
 CONNECTION_FLAGS: tuple[tuple[str, str, Callable[[str], float], str], ...] = (

@@ -241,6 +241,10 @@ const (
 	ErrorReason_ERROR_REASON_INVALID_TABLE_SIZE ErrorReason = 95
 	// NOT_FOUND. A player the caller's app never vouched for (or, in a ranking, without a rating at that size).
 	ErrorReason_ERROR_REASON_PLAYER_NOT_FOUND ErrorReason = 96
+	// UNAUTHENTICATED. `POST /table/player-token` (the web port's, for the web table's own players) with a
+	// `credential` this service did not issue: forged, altered, or another server's. Nothing is minted; mint a
+	// new player by sending no credential.
+	ErrorReason_ERROR_REASON_TABLE_CREDENTIAL_INVALID ErrorReason = 97
 )
 
 // Enum value maps for ErrorReason.
@@ -327,6 +331,7 @@ var (
 		94: "ERROR_REASON_INVALID_MATCH_WAIT",
 		95: "ERROR_REASON_INVALID_TABLE_SIZE",
 		96: "ERROR_REASON_PLAYER_NOT_FOUND",
+		97: "ERROR_REASON_TABLE_CREDENTIAL_INVALID",
 	}
 	ErrorReason_value = map[string]int32{
 		"ERROR_REASON_UNSPECIFIED":                 0,
@@ -410,6 +415,7 @@ var (
 		"ERROR_REASON_INVALID_MATCH_WAIT":          94,
 		"ERROR_REASON_INVALID_TABLE_SIZE":          95,
 		"ERROR_REASON_PLAYER_NOT_FOUND":            96,
+		"ERROR_REASON_TABLE_CREDENTIAL_INVALID":    97,
 	}
 )
 
@@ -444,7 +450,7 @@ var File_truco_v1_errors_proto protoreflect.FileDescriptor
 
 const file_truco_v1_errors_proto_rawDesc = "" +
 	"\n" +
-	"\x15truco/v1/errors.proto\x12\btruco.v1*\xdf\x16\n" +
+	"\x15truco/v1/errors.proto\x12\btruco.v1*\x8a\x17\n" +
 	"\vErrorReason\x12\x1c\n" +
 	"\x18ERROR_REASON_UNSPECIFIED\x10\x00\x12\"\n" +
 	"\x1eERROR_REASON_MALFORMED_REQUEST\x10\x01\x12\x1d\n" +
@@ -527,7 +533,8 @@ const file_truco_v1_errors_proto_rawDesc = "" +
 	"\x1aERROR_REASON_INVALID_PARTY\x10]\x12#\n" +
 	"\x1fERROR_REASON_INVALID_MATCH_WAIT\x10^\x12#\n" +
 	"\x1fERROR_REASON_INVALID_TABLE_SIZE\x10_\x12!\n" +
-	"\x1dERROR_REASON_PLAYER_NOT_FOUND\x10`B\x97\x01\n" +
+	"\x1dERROR_REASON_PLAYER_NOT_FOUND\x10`\x12)\n" +
+	"%ERROR_REASON_TABLE_CREDENTIAL_INVALID\x10aB\x97\x01\n" +
 	"\fcom.truco.v1B\vErrorsProtoP\x01Z9github.com/truco-uy/truco/clients/go/gen/truco/v1;trucov1\xa2\x02\x03TXX\xaa\x02\bTruco.V1\xca\x02\bTruco\\V1\xe2\x02\x14Truco\\V1\\GPBMetadata\xea\x02\tTruco::V1b\x06proto3"
 
 var (

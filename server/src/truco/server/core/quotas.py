@@ -33,6 +33,9 @@ class Limits:
     joins_per_minute: float = 60.0  #: JoinGame calls per minute of an anonymous caller (keyless: per address)
     player_calls_per_second: float = 20.0  #: sustained calls per second of one player (seat token or connection)
     player_burst: int = 40  #: one player's calls allowed at once above its sustained rate
+    table_players_per_minute: float = 10.0
+    """New players of the web table (``POST /table/player-token`` without a credential) minted per minute for one
+    client address, in bursts of up to this many; a known player's next token is charged only the call rate."""
 
     @classmethod
     def unlimited(cls) -> Limits:

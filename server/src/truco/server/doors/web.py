@@ -11,7 +11,8 @@ here, once (:func:`connect_error`). The request's HTTP headers are its metadata 
 
 Also here: the connection limits (a cap per client address and in all, head and body timeouts:
 :mod:`truco.server.doors.connections`), the request size and streams per HTTP/2 connection of the gRPC port, CORS
-for the configured origins, and the built web table (``web/dist``) served at ``/``.
+for the configured origins, and the built web table (``web/dist``) served at ``/``, with its own players' tokens at
+``POST /table/player-token`` (:class:`TableTokens`, through the same pipeline).
 """
 
 from __future__ import annotations
@@ -59,6 +60,7 @@ from truco.server.service import quota_headers
 from truco.server.service.errors import Code, ServiceError, rich_details
 from truco.server.service.pipeline import Call, Malformed, Method, Pipeline
 from truco.server.service.quota_headers import Headers, allowance_headers, failure_headers
+from truco.server.service.table_players import MAX_BODY_BYTES, TableService, read_request
 
 CORS_ALLOW_HEADERS = (
     "authorization",
@@ -397,11 +399,88 @@ _NOT_BUILT = (
 )
 
 
-class WebApp:
-    """The ASGI application of the web port: RPC paths go to the Connect applications, the rest to the web
-    table's static files."""
+TABLE_TOKEN_PATH = "/table/player-token"
+"""Where the web table's own players get their player tokens (:class:`TableTokens`)."""
+HTTP_STATUS = {
+    Code.CANCELLED: 499,
+    Code.INVALID_ARGUMENT: 400,
+    Code.DEADLINE_EXCEEDED: 504,
+    Code.NOT_FOUND: 404,
+    Code.ALREADY_EXISTS: 409,
+    Code.PERMISSION_DENIED: 403,
+    Code.RESOURCE_EXHAUSTED: 429,
+    Code.FAILED_PRECONDITION: 400,
+    Code.ABORTED: 409,
+    Code.OUT_OF_RANGE: 400,
+    Code.UNIMPLEMENTED: 501,
+    Code.UNAVAILABLE: 503,
+    Code.UNAUTHENTICATED: 401,
+}
+"""The HTTP status of each code, as the Connect protocol maps them (any other: 500)."""
 
-    def __init__(self, apps: Sequence[Any], assets: Path | None) -> None:
+
+def error_json(error: ServiceError) -> bytes:
+    """A refusal as Connect's unary calls write one: ``{"code", "message", "details"}`` (each detail's type and
+    unpadded base64 value; :class:`ReadableErrors` adds its ``debug``)."""
+    details = [
+        {"type": d.type_url.rpartition("/")[2], "value": base64.b64encode(d.value).decode().rstrip("=")}
+        for d in rich_details(error)
+    ]
+    code = connect_error(error).code.value
+    return json.dumps({"code": code, "message": error.message, "details": details}, ensure_ascii=False).encode()
+
+
+class TableTokens:
+    """ASGI: ``POST /table/player-token``, the web table's own players' tokens (``service/table_players.py``),
+    through the one pipeline: observed, admitted (call rate; a new player per address per minute), refused as
+    Connect refuses a unary call (HTTP status, JSON error, quota headers). Never cached by anyone."""
+
+    def __init__(self, pipeline: Pipeline, service: TableService) -> None:
+        self._pipeline = pipeline
+        self._service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["method"] != "POST":
+            await _plain(send, 405, b"POST a JSON object", extra=((b"allow", b"POST"),))
+            return
+        body = await _body(receive, MAX_BODY_BYTES)
+        # JSON only: a cross-site form cannot send it without CORS's preflight.
+        json_sent = _header(scope, b"content-type").startswith(b"application/json")
+        request = read_request(body) if json_sent else Malformed("content-type application/json")
+        metadata = tuple((key.decode("latin-1"), value.decode("latin-1")) for key, value in scope["headers"])
+        call = Call(self._service.method_for(request), "http", metadata, peer_of(scope))
+        try:
+            reply = await self._pipeline.unary(call, request)
+        except ServiceError as error:
+            await _answer(
+                send, HTTP_STATUS.get(error.code, 500), error_json(error), failure_headers(error, call.allowance)
+            )
+            return
+        assert isinstance(reply, bytes)
+        await _answer(send, 200, reply, allowance_headers(call.allowance))
+
+
+async def _body(receive: Receive, limit: int) -> bytes:
+    """The request's body, cut one byte past ``limit`` (enough to tell it is too long)."""
+    body = b""
+    while True:
+        message = await receive()
+        body += bytes(message.get("body", b""))
+        if len(body) > limit or not message.get("more_body", False):
+            return body[: limit + 1]
+
+
+async def _answer(send: Send, status: int, body: bytes, headers: Headers) -> None:
+    extra = [(name.encode(), value.encode()) for name, value in headers]
+    await _plain(send, status, body, b"application/json", extra=((b"cache-control", b"no-store"), *extra))
+
+
+class WebApp:
+    """The ASGI application of the web port: RPC paths go to the Connect applications, the table's players'
+    tokens to :class:`TableTokens`, the rest to the web table's static files."""
+
+    def __init__(self, apps: Sequence[Any], assets: Path | None, table: TableTokens | None = None) -> None:
+        self._table = table
         self._apps = {app.path + "/": app for app in apps}
         self._methods = frozenset(method for app in apps for method in app.methods)
         self._static: ASGIApp | None = StaticFiles(directory=assets, html=True) if assets is not None else None
@@ -415,6 +494,13 @@ class WebApp:
         path: str = scope["path"]
         if path not in self._methods and is_rpc(scope):
             await unimplemented(scope, send)
+            return
+        if path == TABLE_TOKEN_PATH and self._table is not None:
+            token = _PROTOCOL.set("http")
+            try:
+                await self._table(scope, receive, send)
+            finally:
+                _PROTOCOL.reset(token)
             return
         for prefix, app in self._apps.items():
             if path.startswith(prefix):
@@ -507,8 +593,14 @@ async def unimplemented(scope: Scope, send: Send) -> None:
     await _plain(send, 404, json.dumps(error).encode(), b"application/json")
 
 
-async def _plain(send: Send, status: int, body: bytes, content_type: bytes = b"text/plain; charset=utf-8") -> None:
-    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode())]
+async def _plain(
+    send: Send,
+    status: int,
+    body: bytes,
+    content_type: bytes = b"text/plain; charset=utf-8",
+    extra: Iterable[tuple[bytes, bytes]] = (),
+) -> None:
+    headers = [(b"content-type", content_type), (b"content-length", str(len(body)).encode()), *extra]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
@@ -521,14 +613,17 @@ def build_app(
     *,
     cors_origins: Iterable[str] = (),
     assets: Path | None = None,
+    table: TableService | None = None,
 ) -> ASGIApp:
     """The web port's ASGI application: each service's methods through ``pipeline``, server reflection (over
-    gRPC: it is a bidirectional stream), and the web table."""
+    gRPC: it is a bidirectional stream), and the web table with its players' tokens (``table``: served only with
+    the table's ``assets``)."""
     apps: list[Any] = [ServiceApp(pipeline, methods, limits) for methods in services]
     # The web port lists what it serves: the services and reflection (health is the gRPC port's).
     listed = reflection.listing(methods[0].service for methods in services)
     reflections = [ReflectionApp(listed, limits, service) for service in REFLECTION_SERVICES]
-    app: ASGIApp = WebApp([*apps, *reflections], assets)
+    tokens = TableTokens(pipeline, table) if table is not None and assets is not None else None
+    app: ASGIApp = WebApp([*apps, *reflections], assets, tokens)
     app = ReadableErrors(app)
     origins = list(cors_origins)
     if origins:

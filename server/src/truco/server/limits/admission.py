@@ -55,6 +55,8 @@ KEYED_METHODS = frozenset({"CreateGame", "JoinGame", "WatchGame", "PlayGame"})
 caller may hold the server's streams)."""
 CREATING_METHODS = frozenset({"CreateGame", "Rematch"})
 """The methods that create a game, charged to the games-per-minute and open-games quotas."""
+NEW_TABLE_PLAYER = "NewTablePlayer"
+"""The web door's mint of a new player of the web table (``service/table_players.py``), charged per address."""
 KEY_LOOKUPS_PER_SECOND = 5.0
 KEY_LOOKUPS_BURST = 20
 """Store lookups of API keys this replica does not remember, per client address: a valid key is looked up once
@@ -180,6 +182,7 @@ class Admission:
         self.player_calls = Buckets(limits.player_calls_per_second, max(limits.player_burst, 1))
         self.creates = Buckets(limits.games_per_minute / 60.0, max(limits.games_per_minute, 1.0))
         self.joins = Buckets(limits.joins_per_minute / 60.0, max(limits.joins_per_minute, 1.0))
+        self.table_players = Buckets(limits.table_players_per_minute / 60.0, max(limits.table_players_per_minute, 1.0))
         lookups = KEY_LOOKUPS_PER_SECOND if limits.calls_per_second > 0 else 0.0
         self.key_lookups = Buckets(lookups, KEY_LOOKUPS_BURST)
         self.in_flight = Slots(limits.calls_in_flight)
@@ -322,13 +325,20 @@ class Admission:
             self.server_watches.release("")
 
     async def charge_method(self, method: str, caller: Caller) -> None:
-        """The quotas of particular methods: creating a game (CreateGame, Rematch), an anonymous join."""
+        """The quotas of particular methods: creating a game (CreateGame, Rematch), an anonymous join, a new
+        player of the web table."""
         if method in CREATING_METHODS:
             await self.charge_create(caller)
         elif method == "JoinGame" and caller.key_id is None:
             wait = self.joins.take(caller.subject)
             if wait:
                 raise quota_exceeded("joins_per_minute", self.limits.joins_per_minute, caller, wait, "too many joins")
+        elif method == NEW_TABLE_PLAYER:
+            # Per client address, whatever key or token came with the call: identities cost nothing to ask for.
+            wait = self.table_players.take(f"peer:{caller.peer}")
+            if wait:
+                limit = self.limits.table_players_per_minute
+                raise quota_exceeded("table_players_per_minute", limit, caller, wait, "too many new players")
 
     async def charge_create(self, caller: Caller) -> None:
         limits = caller.quotas.over(self.limits)
@@ -343,4 +353,4 @@ class Admission:
             raise quota_exceeded("games_per_minute", limits.games_per_minute, caller, wait, "too many games created")
 
 
-__all__ = ["Admission", "Allowance", "Limits", "TokenBucket", "quota_exceeded"]
+__all__ = ["NEW_TABLE_PLAYER", "Admission", "Allowance", "Limits", "TokenBucket", "quota_exceeded"]

@@ -28,6 +28,7 @@ from truco.server.core.matchmaking import Matchmaker
 from truco.server.core.metrics import Metrics
 from truco.server.core.player_tokens import DEFAULT_AUDIENCE, PlayerTokens
 from truco.server.core.quotas import ConnectionLimits, Limits
+from truco.server.core.table_players import TablePlayers
 from truco.server.doors.connections import (
     Activity,
     ConnectionCounts,
@@ -49,6 +50,7 @@ from truco.server.service.pipeline import Method, Observer, Pipeline, methods_of
 from truco.server.service.players import PlayerServicer
 from truco.server.service.projections import ENCODINGS
 from truco.server.service.servicers import GameServicer, RulesServicer
+from truco.server.service.table_players import TableService
 from truco.server.store import is_sharded, open_store
 from truco.server.store.bus import BusStats, NatsBus
 from truco.server.store.errors import StoreUnavailable
@@ -347,6 +349,7 @@ class Server:
             limits,
             cors_origins=self.config.cors_origins,
             assets=assets if assets.is_dir() else None,
+            table=TableService(TablePlayers(self.store, audience=self.config.player_audience)),
         )
         refused = self.metrics.connections_refused
         self.web = WebServer(

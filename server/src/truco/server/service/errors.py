@@ -115,6 +115,7 @@ CODES: dict[ServiceReason, Code] = {
     ServiceReason.INVALID_MATCH_WAIT: Code.INVALID_ARGUMENT,
     ServiceReason.INVALID_TABLE_SIZE: Code.INVALID_ARGUMENT,
     ServiceReason.PLAYER_NOT_FOUND: Code.NOT_FOUND,
+    ServiceReason.TABLE_CREDENTIAL_INVALID: Code.UNAUTHENTICATED,
 }
 """The status code of each service reason: the one place the domain's refusals meet the protocols' codes."""
 
