@@ -604,6 +604,9 @@ def _ingresses(d: Deploy) -> dict[str, dict[str, Any]]:
     return {obj["metadata"]["name"]: obj for obj in component.manifests["ingress.yaml"]}
 
 
+PLAYER_RPCS = ("FindMatch", "CancelMatch", "GetPlayer", "ListLeaderboard", "ListPlayerMatches")
+
+
 def test_every_rpc_naming_a_game_is_hashed_on_it_and_the_others_go_round_robin(changed: Deploy) -> None:
     methods = dict(affinity.public_methods())
     # Read from the contract: the calls that name no game are the ones a hash would pile onto one pod.
@@ -612,6 +615,7 @@ def test_every_rpc_naming_a_game_is_hashed_on_it_and_the_others_go_round_robin(c
         "/truco.v1.GameService/ListGames",
         "/truco.v1.RulesService/EvaluateHand",
         "/truco.v1.RulesService/CompareCards",
+        *(f"/truco.v1.PlayerService/{rpc}" for rpc in PLAYER_RPCS),
     }
     assert methods["/truco.v1.GameService/SubmitCommand"] and methods["/truco.v1.GameService/WatchGame"]
     plain = _ingresses(changed)["truco-grpc"]["spec"]["rules"][0]["http"]["paths"]

@@ -40,14 +40,19 @@ class Route:
 
 def public_methods() -> list[tuple[str, bool]]:
     """(gRPC path, whether its request names a game) of every method of the public services."""
-    from truco_client.v1 import game_service_pb2, rules_service_pb2
+    from truco_client.v1 import game_service_pb2, players_pb2, rules_service_pb2
 
     methods = []
-    for module, service in ((game_service_pb2, "GameService"), (rules_service_pb2, "RulesService")):
+    for module, service in (
+        (game_service_pb2, "GameService"),
+        (rules_service_pb2, "RulesService"),
+        (players_pb2, "PlayerService"),
+    ):
         descriptor = module.DESCRIPTOR.services_by_name[service]
         for method in descriptor.methods:
             request = method.input_type
-            names = "name" in request.fields_by_name
+            # Only GameService's names are games' (PlayerService names tickets and players).
+            names = service == "GameService" and "name" in request.fields_by_name
             if method.client_streaming:  # a bidirectional call names its game in its first message (PlayGame's start)
                 names = names or any(
                     field.message_type is not None and "name" in field.message_type.fields_by_name
