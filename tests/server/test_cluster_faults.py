@@ -496,12 +496,15 @@ def test_the_matchers_replica_killed_mid_run_loses_no_ticket_and_seats_no_one_tw
     records = quick_match_records(cluster.postgres_url, app)
     _assert_each_ticket_matched_once(records, found, len(everyone))
     _assert_parties_sit_together(records)
-    # One matcher at a time: the killed replica's, then one survivor's, which kept it (the restarted replica
-    # did not take it back); the survivor says so in its gauge.
+    # One matcher at a time: the killed replica's, then survivors' only (the restarted replica did not take it
+    # back). Usually one survivor keeps it; a survivor stalled past its lease (a loaded machine) may hand it to
+    # the other, which is no second matcher: a holder that lost its lease stops before its next table.
     history = _lease_history(run.holders)
-    assert len(history) == 2 and history[0] == victim[1], history
-    (survivor,) = [r for r in cluster.replicas if r.pid == holder_pid(history[1])]
-    assert survivor.index != victim[0].index and replica_gauge(survivor, "truco_matcher_leading") == 1
+    assert len(history) >= 2 and history[0] == victim[1], history
+    survivors = {r.pid: r for r in cluster.replicas if r.index != victim[0].index}
+    assert all(holder_pid(holder) in survivors for holder in history[1:]), history
+    survivor = survivors[holder_pid(history[-1])]
+    assert replica_gauge(survivor, "truco_matcher_leading") == 1
     assert [replica_gauge(r, "truco_matcher_leading") for r in cluster.replicas].count(1) == 1
     assert run.taken_over_in is not None and run.taken_over_in < TAKEOVER_BOUND
     # Streams were open on the killed replica (nginx saw them cut), and their players were matched above: their
