@@ -150,6 +150,24 @@ def test_an_early_mazo_a_bluff_and_a_wasted_pieza_are_told_apart_from_sound_play
     assert _recorded(game, 1, GoToMazo(1))["early_mazos"] == 0
 
 
+def test_with_four_players_only_the_last_rival_facing_play_of_a_round_responds() -> None:
+    """A card that beats the table while a rival is still to play may lose the round: spending a pieza there is
+    no waste. Once every rival has played, it is, as with two players."""
+    game = new_game(players=4)
+    deal(game, [["6c", "5o", "4e"], ["4b", "6o", "7c"], ["5b", "6e", "12o"], ["2c", "3e", "3o"]], "4c")
+    order = [(game.state.hand.mano + step) % 4 for step in range(4)]  # type: ignore[union-attr]
+    first, second, third, last = order
+    play(game, first, "6c")
+    early = _recorded(game, second, PlayCard(second, Card.parse("6o")))
+    assert (early["responding_plays"], early["wasted_plays"]) == (0, 0)  # the third seat, a rival, is to play
+    play(game, second, "4b")
+    play(game, third, "5b")
+    wasted = _recorded(game, last, PlayCard(last, Card.parse("2c")))
+    cheapest = _recorded(game, last, PlayCard(last, Card.parse("3e")))
+    assert (wasted["responding_plays"], wasted["wasted_plays"]) == (1, 1)
+    assert (cheapest["responding_plays"], cheapest["wasted_plays"]) == (1, 0)
+
+
 def test_every_style_is_a_bot_that_plays_a_whole_match() -> None:
     for name in STYLES:
         bot = make_bot(name)

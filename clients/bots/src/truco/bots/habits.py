@@ -7,8 +7,10 @@ Each decision is classified from the seat's view and the action taken, nothing e
 - **early mazo**: going to the mazo before playing its first card of the hand, per hand played;
 - **bluff truco**: a truco-family call (truco, retruco, vale cuatro) holding no card of a 2 or better and no round
   won, per hand played;
-- **wasted mata or pieza**: a responding play (a rival's card leads the round) that spends a mata or pieza when a
-  lower card of its own also beats every card on the table, per responding play.
+- **wasted mata or pieza**: a responding play (a rival's card leads the round and no rival is left to play in it,
+  so the play decides the round) that spends a mata or pieza when a lower card of its own also beats every card
+  on the table, per responding play. With 4 or 6 players a seat with a rival still to play is not responding: a
+  card that only beats the table may lose to the next one, so spending strength there is no waste.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Final
 
-from truco.engine import Call, CallKind, Family, GoToMazo, PlayCard, SeatCommand, SeatView, strength, team_of
+from truco.engine import Call, CallKind, Card, Family, GoToMazo, PlayCard, SeatCommand, SeatView, strength, team_of
 
 GOOD: Final = 9
 """The strength of a 2."""
@@ -100,12 +102,13 @@ def is_bluff(view: SeatView) -> bool:
 
 
 def wasted_play(view: SeatView, play: PlayCard) -> bool | None:
-    """None when ``play`` does not respond to a rival's leading card; else whether it spends a mata or pieza that
-    a lower card of the seat's own would have replaced (it too beats every card on the table)."""
+    """None when ``play`` does not respond to a rival's leading card as the round's last rival-facing play; else
+    whether it spends a mata or pieza that a lower card of the seat's own would have replaced (it too beats every
+    card on the table)."""
     hand = view.public.hand
     assert hand is not None
     current = hand.rounds[len(hand.results)] if len(hand.rounds) > len(hand.results) else ()
-    if not current:
+    if not current or _rival_to_play(hand.seats, current, view.seat):
         return None
     muestra = hand.muestra
     best_seat, best_card = max(current, key=lambda played: strength(played[1], muestra))
@@ -116,6 +119,11 @@ def wasted_play(view: SeatView, play: PlayCard) -> bool | None:
     if power < STRONG or power <= best:
         return False
     return any(best < strength(card, muestra) < power for card in view.cards if card != play.card)
+
+
+def _rival_to_play(seats: tuple[int, ...], current: tuple[tuple[int, Card], ...], seat: int) -> bool:
+    played = {played_by for played_by, _ in current}
+    return any(team_of(other) != team_of(seat) and other not in played for other in seats)
 
 
 def _share(part: int, whole: int) -> float | None:
