@@ -440,10 +440,10 @@ def collector(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def collections_logged(path: str) -> Iterator[dict[str, Any]]:
-    """The whole-heap collections a server logged (runtime/collector.py), in order."""
+    """The whole-heap collections and the long old-generation steps a server logged (runtime/collector.py)."""
     with open(path) as lines:
         for line in lines:
-            if "heap collected" in line:
+            if "heap collected" in line or "long old-generation step" in line:
                 with contextlib.suppress(ValueError):
                     yield json.loads(line)
 
