@@ -14,11 +14,11 @@ second's survivors and stopped the loop for 27-73 ms at 1,300 matches.
 
 The old generation is collected in steps: every step walks only what was promoted since the last one and is
 still alive, then freezes the survivors (``gc.freeze()``), out of every later collection's sight. Walking the
-whole heap instead stopped the loop for 0.5-1.4 s at 2,500 two-player matches (about 800,000 objects), every
-10 minutes; a step walks a few seconds' survivors, and its interval follows its pauses toward
-:data:`OLD_PAUSE` (bench/journal/2026-12-06-collector-stall.md). What was frozen is still freed the moment
-nothing refers to it; only a cycle among frozen objects that dies is left for the whole-heap collection, which
-runs only if asked for (``truco serve --full-collection``): two minutes at 2,500 matches left 35-42 such
+whole heap instead stopped the loop for 0.56-1.81 s at 2,500 two-player matches (about 800,000 objects), every
+10 minutes; a step walks a few seconds' survivors, and its interval follows its CPU time toward
+:data:`OLD_PAUSE` (bench/journal/2026-12-06-collector-and-capacity.md). What was frozen is still freed the
+moment nothing refers to it; only a cycle among frozen objects that dies is left for the whole-heap collection,
+which runs only if asked for (``truco serve --full-collection``): two minutes at 2,500 matches left 7-63 such
 objects, against hundreds of thousands of live ones.
 
 On Python 3.14, whose collector is incremental, ``gc.collect(1)`` is the young generation and an increment of
@@ -47,15 +47,15 @@ alive, walked once and then frozen (out of every later collection's sight). From
 the pauses (:func:`next_old_interval`)."""
 OLD_PAUSE = 0.025
 """The CPU time an old collection aims for: a quarter of the 100 ms a collection may stop the loop at most, as the
-walk's length varies with what a moment's play leaves (at 2,500 matches, 14-100 ms every 2 s, one run)."""
+walk's length varies with what a moment's play leaves (at 2,500 matches the interval settled at 2-3 s)."""
 LONG_PAUSE = 0.1
 """An old collection that stops the loop longer than this is logged, with its CPU time."""
 OLD_BOUNDS = (0.25, 60.0)
 """The old collections' shortest and longest interval, in seconds."""
 FULL_SECONDS = math.inf
 """How often the whole heap is collected, the frozen part too, by default never: what it reaches is the cyclic
-garbage among what was frozen (a cycle that lived past an old collection, then died), 35 objects in two
-minutes at 2,500 matches, for a stop of the loop of 0.7-1.3 s."""
+garbage among what was frozen (a cycle that lived past an old collection, then died), 7-63 objects in two
+minutes at 2,500 matches, for a stop of the loop of 0.56-1.81 s."""
 
 
 def next_old_interval(interval: float, pause: float, target: float = OLD_PAUSE) -> float:
