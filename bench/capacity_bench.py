@@ -42,6 +42,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -55,7 +56,7 @@ LOADGEN_SOURCE = ROOT / "bench" / "loadgen"
 LOADGEN = ROOT / ".tools" / "loadgen" / "loadgen"
 SERVE_ARGS = ["--clock", "0"]
 """Clocks off (a load test has no takeover bots to time); ``--no-limits`` comes with every replica."""
-SCENARIOS = ("ramp", "realplay", "affinity", "selfplay")
+SCENARIOS = ("ramp", "realplay", "affinity", "selfplay", "collector")
 
 
 def log(line: str) -> None:
@@ -118,6 +119,7 @@ class Target:
     address: str
     metrics: list[str]
     groups: dict[str, list[int]]  # loadgen -group NAME=PIDS: "server" is the one per move
+    logs: list[str]  # the servers' log files (JSON lines)
 
 
 @contextmanager
@@ -167,10 +169,13 @@ def server_side(
                 cluster.start_nginx(state)
                 address = state.balancer
                 groups["proxy"] = [state.nginx_pid]
-            pin([pid for pids in groups.values() for pid in pids], cpus(args.server_cpus))
+            pin([pid for name, pids in groups.items() if name != "db" for pid in pids], cpus(args.server_cpus))
+            if "db" in groups:  # the database on cores of its own (--db-cpus), else beside the servers
+                pin(groups["db"], cpus(args.db_cpus or args.server_cpus))
             # No gRPC in this process (the load generator waits until the address serves): a process that has
             # used gRPC can hang forking the next load generator in gRPC's fork handlers.
-            yield Target(address, [f"http://127.0.0.1:{r.metrics_port}/metrics" for r in started], groups)
+            metrics = [f"http://127.0.0.1:{r.metrics_port}/metrics" for r in started]
+            yield Target(address, metrics, groups, [r.log for r in started])
         finally:
             for replica in started:
                 cluster.stop_replica(replica)
@@ -305,10 +310,11 @@ def ramp(args: argparse.Namespace) -> dict[str, Any]:
     for store in args.stores.split(","):
         for players in map(int, args.players.split(",")):
             label = f"{store}-{players}p"
-            workers = 2 if store == "postgres" else 1
+            workers = args.ramp_workers or (2 if store == "postgres" else 1)
             steps = args.steps or ("100:1.6:8000" if players == 2 else "50:1.6:4000")
-            log(f"{label}: ramp over K = {steps} ({workers} server process{'es' if workers > 1 else ''})")
-            with server_side(args, store, workers=workers) as target:
+            behind = f", behind nginx ({args.balance})" if args.balance else ""
+            log(f"{label}: ramp over K = {steps} ({workers} server process{'es' if workers > 1 else ''}{behind})")
+            with server_side(args, store, workers=workers, balance=args.balance) as target:
                 shapes = args.shapes or "commit,session"
                 options = ["-players", str(players), "-steps", steps, "-watch", shapes, "-empty", f"{args.empty}s"]
                 results[label] = run_loadgen(args, target, label, options)
@@ -415,7 +421,54 @@ def selfplay(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
-RUNNERS = {"ramp": ramp, "realplay": realplay, "affinity": affinity, "selfplay": selfplay}
+def collector(args: argparse.Namespace) -> dict[str, Any]:
+    """SQLite, one process, ``--collector-k`` two-player matches held (``--think`` apart: the heap of a server
+    that holds them, not its CPU ceiling), the whole heap collected every ``--full-collection`` seconds: each
+    collection from the server's log, the pauses and the loop's lateness from /metrics, against the moves' p99."""
+    results: dict[str, Any] = {}
+    for shape in (args.shapes or "commit").split(","):
+        label = f"sqlite-2p-K{args.collector_k}-{shape}"
+        log(f"{label}: the collector at K={args.collector_k}, the whole heap every {args.full_collection} s")
+        serving = argparse.Namespace(**{**vars(args), "serve_args": [*args.serve_args, *args.collector_serve]})
+        with server_side(serving, "sqlite") as target:
+            options = ["-players", "2", "-steps", str(args.collector_k), "-fixed", "-watch", shape]
+            report = run_loadgen(args, target, label, options, fixed=True)
+            report["collections"] = [line for path in target.logs for line in collections_logged(path)]
+            report["collector_metrics"] = [collector_metrics(url) for url in target.metrics]
+        results[label] = report
+    return results
+
+
+def collections_logged(path: str) -> Iterator[dict[str, Any]]:
+    """The whole-heap collections and the long old-generation steps a server logged (runtime/collector.py)."""
+    with open(path) as lines:
+        for line in lines:
+            if "heap collected" in line or "long old-generation step" in line:
+                with contextlib.suppress(ValueError):
+                    yield json.loads(line)
+
+
+def collector_metrics(url: str) -> dict[str, Any]:
+    """truco_gc_pause_seconds by generation and truco_loop_lateness_seconds: each one's count, sum and buckets."""
+    with urllib.request.urlopen(url, timeout=10) as response:
+        text = response.read().decode()
+    found: dict[str, Any] = {}
+    for line in text.splitlines():
+        if not line.startswith(("truco_gc_pause_seconds", "truco_loop_lateness_seconds")):
+            continue
+        name, _, value = line.rpartition(" ")
+        metric, _, labels = name.partition("{")
+        family, _, part = metric.rpartition("_")
+        generation = labels.split('generation="')[1].split('"')[0] if "generation=" in labels else "all"
+        entry = found.setdefault(f"{family}/{generation}", {"buckets": {}})
+        if part == "bucket":
+            entry["buckets"][labels.split('le="')[1].split('"')[0]] = float(value)
+        elif part in ("count", "sum"):
+            entry[part] = float(value)
+    return found
+
+
+RUNNERS = {"ramp": ramp, "realplay": realplay, "affinity": affinity, "selfplay": selfplay, "collector": collector}
 
 
 # --- Summaries -----------------------------------------------------------------------------------------------------
@@ -527,6 +580,13 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--label", default="", help="a suffix for the report's file name (an A/B run's)")
     parser.add_argument("--client-cpus", default="0", help="cores of the load generator")
     parser.add_argument("--server-cpus", default="1", help="cores of the servers, PostgreSQL and nginx")
+    parser.add_argument("--db-cpus", default="", help="cores of PostgreSQL, if not the servers' (e.g. the client's)")
+    parser.add_argument("--ramp-workers", type=int, default=0, help="the ramp's --workers (0: 2 on PostgreSQL, 1)")
+    parser.add_argument("--balance", default="", help="the ramp behind nginx: hash or round-robin (default direct)")
+    parser.add_argument("--collector-k", type=int, default=2500, help="the collector scenario's matches held")
+    parser.add_argument(
+        "--full-collection", type=float, default=120.0, help="the collector scenario's whole-heap interval"
+    )
     parser.add_argument("--quick", action="store_true", help="a short smoke run: small K, short think and windows")
     parser.add_argument("--out-dir", type=Path, default=ROOT / "bench" / "results")
     return parser
@@ -541,6 +601,8 @@ def _settled(args: argparse.Namespace) -> argparse.Namespace:
         args.steps = args.steps or "4,8"
         args.realplay_k = {2: 4, 4: 2}
         args.affinity_k = 4
+        args.collector_k, args.full_collection = 4, 3.0
+    args.collector_serve = ["--full-collection", str(args.full_collection)]
     return args
 
 
@@ -568,6 +630,7 @@ def _run_scenario(scenario: str, args: argparse.Namespace) -> None:
             "p99_limit_ms": args.limit_ms,
             "client_cpus": args.client_cpus,
             "server_cpus": args.server_cpus,
+            "db_cpus": args.db_cpus or args.server_cpus,
             "serve": ["--no-limits", *SERVE_ARGS, *args.serve_args],
             "postgres": "fsync=on, full_page_writes=on, synchronous_commit=on (loopback)",
             "quick": args.quick,

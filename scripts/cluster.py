@@ -422,11 +422,14 @@ def nginx_config(state: State, prefix: Path) -> str:
     user = "user nobody nogroup;\n" if os.geteuid() == 0 else ""
     return f"""# Written by scripts/cluster up; nginx -p {prefix} -c {prefix / "nginx.conf"}
 {user}worker_processes 1;
+# A seat's connection and its stream's upstream connection take one each: 4,096 stopped new streams at 2,047
+# (about 1,000 two-player matches) in bench/capacity_bench.py's ramp.
+worker_rlimit_nofile 65536;
 daemon off;
 pid {prefix / "nginx.pid"};
 error_log {prefix / "error.log"} warn;
 events {{
-    worker_connections 4096;
+    worker_connections 32768;
 }}
 http {{
     log_format grpc '$time_iso8601 $remote_addr "$request" $status grpc-status=$sent_trailer_grpc_status '

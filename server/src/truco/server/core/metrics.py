@@ -38,6 +38,8 @@ class Metrics:
     bus_buckets: Gauge
     matcher_leading: Gauge
     matcher_matched: Counter
+    gc_pause: Histogram
+    loop_lateness: Histogram
 
     @classmethod
     def create(cls) -> Metrics:
@@ -53,6 +55,8 @@ _RPC = ("grpc_type", "grpc_service", "grpc_method", "protocol")
 """An RPC's labels. protocol: grpc on the gRPC port; connect, grpc-web or grpc on the web port."""
 _HANDLED = (*_RPC[:3], "grpc_code", _RPC[3])
 _LATENCY = {"buckets": _LATENCY_BUCKETS}
+_PAUSE = {"buckets": (0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.15, 0.25, 0.5, 1.0, 2.5)}
+"""Finer around 100 ms: the longest a collection may stop the loop (bench/README.md, the collector)."""
 
 DEFINITIONS: tuple[tuple[str, type[Counter | Gauge | Histogram], str, str, tuple[str, ...], dict[str, Any]], ...] = (
     ("started", Counter, "grpc_server_started", "RPCs started on the server.", _RPC, {}),
@@ -173,6 +177,23 @@ DEFINITIONS: tuple[tuple[str, type[Counter | Gauge | Histogram], str, str, tuple
         "Quick-match tickets this process's matcher seated in a game.",
         (),
         {},
+    ),
+    # The process's garbage collector on its clock (runtime/collector.py): each collection stops the event loop.
+    (
+        "gc_pause",
+        Histogram,
+        "truco_gc_pause_seconds",
+        "How long each garbage collection stopped the event loop, by generation (0: young, 2: old).",
+        ("generation",),
+        _PAUSE,
+    ),
+    (
+        "loop_lateness",
+        Histogram,
+        "truco_loop_lateness_seconds",
+        "How late the event loop woke the collector's 50 ms tick: the loop's lag from everything but collections.",
+        (),
+        _PAUSE,
     ),
 )
 """Each metric: the Metrics attribute, its kind, name, help text, labels and options."""

@@ -45,7 +45,7 @@ from truco.server.doors.reflection import DocumentedReflection
 from truco.server.doors.web import DEFAULT_WEB_ASSETS, WebLimits, WebServer, build_app
 from truco.server.limits.admission import Admission
 from truco.server.limits.forwarding import TrustedProxies
-from truco.server.runtime.collector import CollectorSchedule
+from truco.server.runtime.collector import FULL_SECONDS, CollectorSchedule
 from truco.server.service.pipeline import Method, Observer, Pipeline, methods_of
 from truco.server.service.players import PlayerServicer
 from truco.server.service.projections import ENCODINGS
@@ -125,6 +125,9 @@ class ServeConfig:
     """The longest the timekeeper sleeps without asking the store for due clocks (other replicas' deadlines)."""
     housekeeping_seconds: float = 30.0
     """How often abandoned games are closed and old ones removed."""
+    full_collection_seconds: float = FULL_SECONDS
+    """How often the garbage collector walks the whole heap, the frozen part too (runtime/collector.py); by
+    default never."""
 
 
 class ConfigError(Exception):
@@ -454,8 +457,18 @@ async def serve(config: ServeConfig) -> None:
         f"truco serve: listening on port {server.port} (store {redact(config.store)}){metrics}{web}{health}; {mode}",
         flush=True,
     )
-    async with CollectorSchedule():
+    async with collector_schedule(server.metrics, config.full_collection_seconds):
         await server.wait_for_signal()
+
+
+def collector_schedule(metrics: Metrics, full_seconds: float) -> CollectorSchedule:
+    """The collector's schedule, its pauses and the loop's lateness in ``metrics``."""
+    pauses = {generation: metrics.gc_pause.labels(str(generation)) for generation in range(3)}
+    return CollectorSchedule(
+        full_seconds=full_seconds,
+        pause=lambda generation, seconds: pauses[generation].observe(seconds),
+        lateness=metrics.loop_lateness.observe,
+    )
 
 
 def main(config: ServeConfig) -> int:

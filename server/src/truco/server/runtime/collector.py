@@ -8,18 +8,21 @@ streams, their awaitables, the newest snapshots. At 850 two-player matches it he
 young collection finally ran, about every 10 s, and each such collection stopped the loop for 50-170 ms,
 longer than the whole budget of a move's p99 (bench/journal/2026-12-02-collector-on-a-clock.md).
 
-Here the collector is driven by time: the young generation every :data:`YOUNG_SECONDS`, the whole heap every
-:data:`FULL_SECONDS`; what the start allocated (modules, descriptors, connections) is frozen out of its sight.
-What survives a young collection goes straight to the old generation. CPython's middle generation, collected
-once a second, held a whole second's survivors and stopped the loop for 27-73 ms at 1,300 matches. Promoting
-them at once leaves little garbage for later, because what lives a twentieth of a second here mostly lives for
-minutes (a parked stream, a game's state): after two minutes at 1,300 matches the full collection found 182
-objects, against 126 with the middle generation (one sample). What cyclic garbage does outlive a young
-collection waits for the full one, so it is bounded by its rate over :data:`FULL_SECONDS`. The young collection
-takes a few ms; the full one walks the whole heap (250-450 ms at 1,300 matches), every 10 minutes.
+Here the collector is driven by time: the young generation every :data:`YOUNG_SECONDS`, and what survives it
+goes straight to the old generation. CPython's middle generation, collected once a second, held a whole
+second's survivors and stopped the loop for 27-73 ms at 1,300 matches.
+
+The old generation is collected in steps: every step walks only what was promoted since the last one and is
+still alive, then freezes the survivors (``gc.freeze()``), out of every later collection's sight. Walking the
+whole heap instead stopped the loop for 0.56-1.81 s at 2,500 two-player matches (about 800,000 objects), every
+10 minutes; a step walks a few seconds' survivors, and its interval follows its CPU time toward
+:data:`OLD_PAUSE` (bench/journal/2026-12-06-collector-and-capacity.md). What was frozen is still freed the
+moment nothing refers to it; only a cycle among frozen objects that dies is left for the whole-heap collection,
+which runs only if asked for (``truco serve --full-collection``): two minutes at 2,500 matches left 7-63 such
+objects, against hundreds of thousands of live ones.
 
 On Python 3.14, whose collector is incremental, ``gc.collect(1)`` is the young generation and an increment of
-the old one, with no middle generation either: the same schedule holds.
+the old one, with no middle generation either: the same schedule holds (and freezing still hides the old).
 """
 
 from __future__ import annotations
@@ -27,35 +30,78 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import gc
+import math
 import time
+from collections.abc import Callable
+
+import structlog
 
 YOUNG_SECONDS = 0.05
 """How often the young generation is collected: what a twentieth of a second of play leaves alive. Twice as often
 as the 0.1 s it was halves each pause (p50 3 against 7-8 ms at 2,500 two-player matches) and costs less in all
 (1.7 against 2.2 s of every 31): a young generation's walk grows faster than its size. The survivors
 are promoted to the old generation at once (``gc.collect(1)`` with the middle generation always empty)."""
-FULL_SECONDS = 600.0
-"""How often the whole heap is collected: the garbage that outlived a young collection (rare cycles: a finished
-stream's, an exception's traceback) waits at most this long."""
+OLD_SECONDS = 2.0
+"""How long after the start the old generation is first collected: what was promoted to it since and is still
+alive, walked once and then frozen (out of every later collection's sight). From then on the interval follows
+the pauses (:func:`next_old_interval`)."""
+OLD_PAUSE = 0.025
+"""The CPU time an old collection aims for: a quarter of the 100 ms a collection may stop the loop at most, as the
+walk's length varies with what a moment's play leaves (at 2,500 matches the interval settled at 2-3 s)."""
+LONG_PAUSE = 0.1
+"""An old collection that stops the loop longer than this is logged, with its CPU time."""
+OLD_BOUNDS = (0.25, 60.0)
+"""The old collections' shortest and longest interval, in seconds."""
+FULL_SECONDS = math.inf
+"""How often the whole heap is collected, the frozen part too, by default never: what it reaches is the cyclic
+garbage among what was frozen (a cycle that lived past an old collection, then died), 7-63 objects in two
+minutes at 2,500 matches, for a stop of the loop of 0.56-1.81 s."""
+
+
+def next_old_interval(interval: float, pause: float, target: float = OLD_PAUSE) -> float:
+    """The next old collection's interval, from the last one's and how long that collection took: what it walks
+    grows with the interval, so the interval moves toward the target pause, by at most a factor 2 a time."""
+    factor = min(2.0, max(0.5, target / max(pause, 1e-6)))
+    return min(max(interval * factor, OLD_BOUNDS[0]), OLD_BOUNDS[1])
+
+
+Pause = Callable[[int, float], None]
+"""Told of every collection: its generation (0, 1 or 2) and the seconds it stopped the loop."""
+Lateness = Callable[[float], None]
+"""Told, at each of the schedule's ticks, how many seconds late the loop woke it."""
 
 
 class CollectorSchedule:
     """Runs the collector on a clock while started (or inside ``async with``); the automatic collector is off
-    meanwhile."""
+    meanwhile. ``pause`` and ``lateness``, if given, hear how long each collection took and how late each tick
+    woke (the loop's lag from everything else)."""
 
     def __init__(
         self,
         young_seconds: float = YOUNG_SECONDS,
         full_seconds: float = FULL_SECONDS,
+        *,
+        old_seconds: float = OLD_SECONDS,
+        old_pause: float = OLD_PAUSE,
+        pause: Pause | None = None,
+        lateness: Lateness | None = None,
     ) -> None:
-        if young_seconds <= 0 or full_seconds <= 0:
+        if young_seconds <= 0 or old_seconds <= 0 or full_seconds <= 0:
             raise ValueError("the collector's intervals must be positive")
         self.young_seconds = young_seconds
+        self.old_seconds = old_seconds
+        """The old collections' interval now (it follows their pauses)."""
+        self.old_pause = old_pause
         self.full_seconds = full_seconds
         self.young_collections = 0
         """Young collections run by the schedule."""
+        self.old_collections = 0
+        """Collections of the old generation's unfrozen part run by the schedule."""
         self.full_collections = 0
         """Collections of the whole heap run by the schedule (the first one, at the start, not counted)."""
+        self._pause = pause
+        self._lateness = lateness
+        self._started_at = 0.0
         self._task: asyncio.Task[None] | None = None
         self._give_back = False
 
@@ -64,6 +110,8 @@ class CollectorSchedule:
         (of everything, before what exists is frozen) takes tens of ms, and must not delay what the caller does
         next, such as installing its signal handlers (a SIGTERM before them would kill the process unlogged)."""
         if self._task is None:
+            if self._pause is not None:
+                gc.callbacks.append(self._timed)
             self._task = asyncio.get_running_loop().create_task(self._run(), name="truco-collector")
 
     async def __aenter__(self) -> CollectorSchedule:
@@ -74,33 +122,93 @@ class CollectorSchedule:
         await self.stop()
 
     async def stop(self) -> None:
-        """Give the collector back to CPython as it was."""
+        """Give the collector back to CPython as it was (what the schedule froze stays frozen)."""
         task, self._task = self._task, None
         if task is None:
             return
         task.cancel()
         with contextlib.suppress(asyncio.CancelledError):
             await task
+        with contextlib.suppress(ValueError):
+            gc.callbacks.remove(self._timed)
         if self._give_back:
             self._give_back = False
             gc.enable()
+
+    def _timed(self, phase: str, info: dict[str, int]) -> None:
+        """gc.callbacks' hook: the pause of every collection, by generation."""
+        if phase == "start":
+            self._started_at = time.perf_counter()
+        elif self._pause is not None:
+            self._pause(info["generation"], time.perf_counter() - self._started_at)
 
     async def _run(self) -> None:
         gc.collect()
         gc.freeze()
         self._give_back = gc.isenabled()
         gc.disable()
+        loop = asyncio.get_running_loop()
+        old_at = time.monotonic() + self.old_seconds
         full_at = time.monotonic() + self.full_seconds
         while True:
+            asleep = loop.time()
             await asyncio.sleep(self.young_seconds)
-            if time.monotonic() >= full_at:
-                gc.collect(2)
-                self.full_collections += 1
-                full_at = time.monotonic() + self.full_seconds
+            if self._lateness is not None:
+                self._lateness(max(0.0, loop.time() - asleep - self.young_seconds))
+            now = time.monotonic()
+            if now >= full_at:
+                self._collect_all()
+                old_at, full_at = now + self.old_seconds, now + self.full_seconds
+            elif now >= old_at:
+                self._collect_old()
+                old_at = now + self.old_seconds
             else:
                 # The young generation with the (empty) middle one: survivors go to the old generation now.
                 gc.collect(1)
                 self.young_collections += 1
 
+    def _collect_old(self) -> None:
+        """Collect the young generation and the old one's unfrozen part, freeze the survivors, and set the next
+        interval from the collection's CPU time (its wall time also counts the waits of a busy machine's
+        scheduler, which a shorter interval would not shorten)."""
+        began, cpu_began = time.perf_counter(), time.thread_time()
+        gc.collect(2)
+        cpu, seconds = time.thread_time() - cpu_began, time.perf_counter() - began
+        gc.freeze()
+        self.old_collections += 1
+        interval, self.old_seconds = self.old_seconds, next_old_interval(self.old_seconds, cpu, self.old_pause)
+        if seconds > LONG_PAUSE:
+            structlog.get_logger("truco.collector").info(
+                "long old-generation step", seconds=round(seconds, 4), cpu_seconds=round(cpu, 4), interval=interval
+            )
 
-__all__ = ["FULL_SECONDS", "YOUNG_SECONDS", "CollectorSchedule"]
+    def _collect_all(self) -> None:
+        """Collect the whole heap, the frozen part too, then freeze its survivors again."""
+        frozen = gc.get_freeze_count()
+        gc.unfreeze()
+        began, cpu_began = time.perf_counter(), time.thread_time()
+        found = gc.collect(2)
+        cpu, seconds = time.thread_time() - cpu_began, time.perf_counter() - began
+        gc.freeze()
+        self.full_collections += 1
+        structlog.get_logger("truco.collector").info(
+            "whole heap collected",
+            seconds=round(seconds, 4),
+            cpu_seconds=round(cpu, 4),
+            unreachable=found,
+            frozen_before=frozen,
+        )
+
+
+__all__ = [
+    "FULL_SECONDS",
+    "LONG_PAUSE",
+    "OLD_BOUNDS",
+    "OLD_PAUSE",
+    "OLD_SECONDS",
+    "YOUNG_SECONDS",
+    "CollectorSchedule",
+    "Lateness",
+    "Pause",
+    "next_old_interval",
+]

@@ -118,15 +118,14 @@ def _worker_main(config: ServeConfig, index: int, ready: multiprocessing.connect
     _die_with_parent()
     import asyncio
 
-    from truco.server.runtime.app import Server, configure_logging
-    from truco.server.runtime.collector import CollectorSchedule
+    from truco.server.runtime.app import Server, collector_schedule, configure_logging
 
     async def run() -> None:
         configure_logging(config.log_format)
         server = await Server.start(config)
         ready.send((server.port, server.web.port if server.web is not None else None, server.health_port))
         ready.close()
-        async with CollectorSchedule():
+        async with collector_schedule(server.metrics, config.full_collection_seconds):
             await server.wait_for_signal()
 
     with contextlib.suppress(KeyboardInterrupt):
