@@ -18,6 +18,9 @@ other (``--server-cpus``), with ``taskset``'s system call. Servers run with ``--
 * ``affinity``: PostgreSQL (fsync on) at a fixed K: one replica direct, then three replicas behind nginx
   balancing round robin, then on the ``x-truco-game`` hash (``scripts/cluster.py``): server CPU per move of all
   replicas together, PostgreSQL's and nginx's.
+* ``stores``: issue 37's comparison: one process on SQLite, then one on PostgreSQL (fsync on), each behind nginx
+  on the ``x-truco-game`` hash, alternating ``--rounds`` times, both shapes (``commit`` and ``session``) at a fixed
+  K: server CPU per move of each, and PostgreSQL's over SQLite's per round and shape.
 * ``selfplay``: issue 20's own measure, at full speed rather than human pace: ``truco selfplay`` (every seat a
   Python client with its own connection and per-commit watch, playing with its bot at once, 24 games at a time)
   on SQLite, for 2 and 4 players, ``--rounds`` times; server CPU per applied move, with empty unary calls
@@ -56,7 +59,7 @@ LOADGEN_SOURCE = ROOT / "bench" / "loadgen"
 LOADGEN = ROOT / ".tools" / "loadgen" / "loadgen"
 SERVE_ARGS = ["--clock", "0"]
 """Clocks off (a load test has no takeover bots to time); ``--no-limits`` comes with every replica."""
-SCENARIOS = ("ramp", "realplay", "affinity", "selfplay", "collector")
+SCENARIOS = ("ramp", "realplay", "affinity", "stores", "selfplay", "collector")
 
 
 def log(line: str) -> None:
@@ -362,6 +365,42 @@ def affinity(args: argparse.Namespace) -> dict[str, Any]:
     return results
 
 
+def stores(args: argparse.Namespace) -> dict[str, Any]:
+    """SQLite (one process) and PostgreSQL (one process, fsync on), each behind nginx on the game hash, in turn,
+    ``--rounds`` times, in every shape (``commit`` and ``session`` by default) at K ``--stores-k``: issue 37's
+    ratio of server CPU per move, PostgreSQL's over SQLite's, with the machine's noise falling on both alike."""
+    results: dict[str, Any] = {}
+    shapes = args.shapes or "commit,session"
+    with postgres("postgres") as database:
+        for round_ in range(1, args.rounds + 1):
+            for store in ("sqlite", "postgres"):
+                log(f"{store}, round {round_}: one process behind nginx (hash), K={args.stores_k}, shapes {shapes}")
+                with server_side(args, store, balance="hash", database=database) as target:
+                    options = [
+                        "-players", "2", "-steps", str(args.stores_k), "-fixed", "-watch", shapes,
+                        "-empty", f"{args.empty}s",
+                    ]  # fmt: skip
+                    results[f"{store}-nginx/round-{round_}"] = run_loadgen(args, target, store, options, fixed=True)
+    return results
+
+
+def store_ratios(results: dict[str, Any]) -> Iterator[str]:
+    """PostgreSQL's server CPU per move over SQLite's, per round and shape (the ``stores`` scenario's answer)."""
+    per_move: dict[tuple[str, str, int], float] = {}
+    for label, report in results.items():
+        store, _, round_ = label.partition("-nginx/round-")
+        for run in report.get("runs", []):
+            if run["steps"]:
+                per_move[(store, run["watch"], int(round_))] = run["steps"][0]["server_cpu_ms_per_move"]
+    for (store, shape, round_), postgres_ms in sorted(per_move.items()):
+        sqlite_ms = per_move.get(("sqlite", shape, round_))
+        if store == "postgres" and sqlite_ms:
+            yield (
+                f"round {round_}, {shape}: PostgreSQL {postgres_ms} ms / SQLite {sqlite_ms} ms server CPU per move "
+                f"= {postgres_ms / sqlite_ms:.2f}x"
+            )
+
+
 SELFPLAY_GAMES = {2: 200, 4: 100}
 """Games per selfplay run, by table size: 10-20 s of play each on this machine."""
 SELFPLAY_CONCURRENCY = 24
@@ -468,7 +507,14 @@ def collector_metrics(url: str) -> dict[str, Any]:
     return found
 
 
-RUNNERS = {"ramp": ramp, "realplay": realplay, "affinity": affinity, "selfplay": selfplay, "collector": collector}
+RUNNERS = {
+    "ramp": ramp,
+    "realplay": realplay,
+    "affinity": affinity,
+    "stores": stores,
+    "selfplay": selfplay,
+    "collector": collector,
+}
 
 
 # --- Summaries -----------------------------------------------------------------------------------------------------
@@ -525,6 +571,8 @@ def summary_lines(scenario: str, results: dict[str, Any]) -> Iterator[str]:
                 )
         if reference:
             yield f"{label}: empty unary call {reference:.3f} ms of server CPU"
+    if scenario == "stores":
+        yield from store_ratios(results)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -565,6 +613,7 @@ def _parser() -> argparse.ArgumentParser:
         "--rounds", type=int, default=2, help="realplay: runs of each watch shape, alternating; selfplay: runs"
     )
     parser.add_argument("--affinity-k", type=int, default=150, help="the fixed K of the affinity scenario")
+    parser.add_argument("--stores-k", type=int, default=100, help="the fixed K of the stores scenario")
     parser.add_argument(
         "--serve-arg",
         dest="serve_args",
@@ -600,7 +649,7 @@ def _settled(args: argparse.Namespace) -> argparse.Namespace:
         args.empty, args.idle, args.rounds = 2.0, 2.0, 1
         args.steps = args.steps or "4,8"
         args.realplay_k = {2: 4, 4: 2}
-        args.affinity_k = 4
+        args.affinity_k = args.stores_k = 4
         args.collector_k, args.full_collection = 4, 3.0
     args.collector_serve = ["--full-collection", str(args.full_collection)]
     return args

@@ -9,6 +9,7 @@ the stores run. The one statement only one dialect runs, PostgreSQL's append wit
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, fields
 from typing import Any
@@ -428,11 +429,9 @@ WITH moved AS (
     RETURNING game_id
 ), stored AS (
     INSERT INTO events (game_id, seq, kind, schema, payload, audience, at_us)
-    SELECT moved.game_id, e.seq, e.kind, e.schema, e.payload, e.audience, e.at_us
-    FROM moved, unnest(
-        %(seqs)s::bigint[], %(kinds)s::text[], %(schemas)s::integer[], %(payloads)s::bytea[], %(audiences)s::smallint[],
-        %(ats)s::bigint[]
-    ) AS e(seq, kind, schema, payload, audience, at_us)
+    SELECT moved.game_id, (e->>0)::bigint, e->>1, (e->>2)::integer, decode(e->>3, 'hex'), (e->>4)::smallint,
+        (e->>5)::bigint
+    FROM moved, json_array_elements(%(events)s::json) AS e
 ), recorded AS (
     INSERT INTO append_requests (game_id, request_id, response, last_seq)
     SELECT moved.game_id, %(request)s, %(response)s, %(last)s FROM moved WHERE %(request)s::text IS NOT NULL
@@ -444,7 +443,8 @@ SELECT (SELECT count(*) FROM moved), (SELECT count(*) FROM notified)
 """PostgreSQL's append in one round trip, with its notification unless moves are heard on a bus (channel NULL:
 no NOTIFY, whose queue lock serialises the notifying commits) (``PostgresStore._append``): the guarded update
 of the game's last seq gates the inserts, so a stale append writes nothing; a racing writer waits on the row
-lock and then finds the seq moved."""
+lock and then finds the seq moved. The events come as one JSON array of rows (:func:`events_json`), not six
+typed arrays: psycopg dumps each array in Python (~10 us each, on the event loop), a JSON string in C."""
 
 
 def open_games_query(
@@ -524,20 +524,25 @@ def stored_events(game_id: str, rows: Iterable[Sequence[Any]]) -> list[StoredEve
     ]
 
 
+def events_json(first_seq: int, events: Sequence[NewEvent]) -> str:
+    """The rows of :data:`POSTGRES_APPEND`'s events, numbered from ``first_seq``: ``[seq, kind, schema, payload in
+    hex, audience, at_us]`` each, in one JSON array (hex: JSON has no bytes; ``decode`` restores them exactly)."""
+    rows = [
+        [seq, event.kind, event.schema, event.payload.hex(), event.audience, event.at_us]
+        for seq, event in enumerate(events, first_seq)
+    ]
+    return json.dumps(rows, separators=(",", ":"))
+
+
 def postgres_append_values(append: Append, now: int, channel: str | None) -> dict[str, object]:
     """The parameters of :data:`POSTGRES_APPEND`."""
-    events, last_seq = append.events, append.last_seq
+    last_seq = append.last_seq
     return {
         "game": append.game_id,
         "expected": append.expected_last_seq,
         "last": last_seq,
         "over": append.over,
-        "seqs": list(range(append.expected_last_seq + 1, last_seq + 1)),
-        "kinds": [e.kind for e in events],
-        "schemas": [e.schema for e in events],
-        "payloads": [e.payload for e in events],
-        "audiences": [e.audience for e in events],
-        "ats": [e.at_us for e in events],
+        "events": events_json(append.expected_last_seq + 1, append.events),
         "deadline": None if append.over else append.deadline_us,
         "now": now,
         "request": append.request_id,
