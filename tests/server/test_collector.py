@@ -17,7 +17,14 @@ import pytest
 
 from truco.server.core.metrics import Metrics
 from truco.server.runtime.app import collector_schedule
-from truco.server.runtime.collector import OLD_BOUNDS, CollectorSchedule, next_old_interval
+from truco.server.runtime.collector import (
+    MAX_OLD_BUDGET,
+    MIN_OLD_BUDGET,
+    OLD_BOUNDS,
+    CollectorSchedule,
+    next_old_interval,
+    old_budget,
+)
 
 
 class _Node:
@@ -240,3 +247,27 @@ def test_a_small_heaps_old_collections_grow_apart() -> None:
             assert schedule.old_seconds > 0.05  # a test's heap walks in far less than a second
 
     _run(scenario)
+
+
+def test_a_burst_of_survivors_brings_the_old_collection_early() -> None:
+    """Steps grown far apart while little survives (here 30 s at least) would walk a burst's survivors in one
+    long step: once the unfrozen old objects pass the budget, the step comes at the next count instead."""
+
+    async def scenario() -> None:
+        schedule = CollectorSchedule(young_seconds=0.01, old_seconds=0.05, old_bounds=(30.0, 60.0))
+        async with schedule:
+            await _until(lambda: schedule.old_collections >= 1)
+            assert schedule.old_seconds >= 30.0 and schedule.early_old_collections == 0
+            burst = [_Node() for _ in range(schedule.old_budget + 1_000)]
+            await _until(lambda: schedule.old_collections >= 2, seconds=10.0)
+            assert schedule.early_old_collections == 1
+            assert not _in_generation(burst[0], 2)  # walked once, then frozen
+
+    _run(scenario)
+
+
+def test_the_budget_is_what_the_last_walk_covers_in_twice_the_target() -> None:
+    assert old_budget(80_000, 0.050, target=0.025) == 80_000
+    assert old_budget(40_000, 0.050, target=0.025) == 40_000
+    assert old_budget(10, 0.0) == MIN_OLD_BUDGET  # too short a walk to time: the floor
+    assert old_budget(100_000, 0.002) == MAX_OLD_BUDGET  # a cache-warm walk's rate: the ceiling

@@ -16,10 +16,14 @@ The old generation is collected in steps: every step walks only what was promote
 still alive, then freezes the survivors (``gc.freeze()``), out of every later collection's sight. Walking the
 whole heap instead stopped the loop for 0.56-1.81 s at 2,500 two-player matches (about 800,000 objects), every
 10 minutes; a step walks a few seconds' survivors, and its interval follows its CPU time toward
-:data:`OLD_PAUSE` (bench/journal/2026-12-06-collector-and-capacity.md). What was frozen is still freed the
-moment nothing refers to it; only a cycle among frozen objects that dies is left for the whole-heap collection,
-which runs only if asked for (``truco serve --full-collection``): two minutes at 2,500 matches left 7-63 such
-objects, against hundreds of thousands of live ones.
+:data:`OLD_PAUSE` (bench/journal/2026-12-06-collector-and-capacity.md). The interval alone lags a change of pace:
+steps grown 15 s apart while play was slow walked a burst's survivors in one 115 ms step at 2,500 matches. So a
+step also comes early once the old generation's unfrozen part holds what the last step's walking rate covers in
+twice :data:`OLD_PAUSE`, at most :data:`MAX_OLD_BUDGET` objects (counted every :data:`COUNT_SECONDS`).
+
+What was frozen is still freed the moment nothing refers to it; only a cycle among frozen objects that dies is
+left for the whole-heap collection, which runs only if asked for (``truco serve --full-collection``): two
+minutes at 2,500 matches left 7-63 such objects, against hundreds of thousands of live ones.
 
 On Python 3.14, whose collector is incremental, ``gc.collect(1)`` is the young generation and an increment of
 the old one, with no middle generation either: the same schedule holds (and freezing still hides the old).
@@ -52,17 +56,37 @@ LONG_PAUSE = 0.1
 """An old collection that stops the loop longer than this is logged, with its CPU time."""
 OLD_BOUNDS = (0.25, 60.0)
 """The old collections' shortest and longest interval, in seconds."""
+COUNT_SECONDS = 0.1
+"""How often the old generation's unfrozen objects are counted, for a step to come early: a list of pointers to
+them, far cheaper than walking them. Counted every 0.5 s, a burst (2,500 matches set up in 30 s) still piled up
+a 135 ms step between two counts."""
+MIN_OLD_BUDGET = 20_000
+"""The fewest unfrozen old objects that bring a step early: below it a walk takes a few ms at most."""
+MAX_OLD_BUDGET = 100_000
+"""The most: a walk of a large heap's objects costs up to 0.7 µs each (the whole heap at 2,500 matches, out of
+the CPU's caches), 70 ms for these. The rate a small, cache-warm walk shows is ten times that and would let a
+burst pile up past 100 ms (one step of 115-135 ms while 2,500 matches were set up in 30 s)."""
 FULL_SECONDS = math.inf
 """How often the whole heap is collected, the frozen part too, by default never: what it reaches is the cyclic
 garbage among what was frozen (a cycle that lived past an old collection, then died), 7-63 objects in two
 minutes at 2,500 matches, for a stop of the loop of 0.56-1.81 s."""
 
 
-def next_old_interval(interval: float, pause: float, target: float = OLD_PAUSE) -> float:
+def old_budget(walked: int, cpu: float, target: float = OLD_PAUSE) -> int:
+    """How many unfrozen old objects bring the next step early: what the last step's walking rate covers in twice
+    the target, from :data:`MIN_OLD_BUDGET` (a walk too short to time says little of the rate) to
+    :data:`MAX_OLD_BUDGET`."""
+    rate = walked / max(cpu, 1e-3)
+    return min(MAX_OLD_BUDGET, max(MIN_OLD_BUDGET, int(rate * 2 * target)))
+
+
+def next_old_interval(
+    interval: float, pause: float, target: float = OLD_PAUSE, bounds: tuple[float, float] = OLD_BOUNDS
+) -> float:
     """The next old collection's interval, from the last one's and how long that collection took: what it walks
     grows with the interval, so the interval moves toward the target pause, by at most a factor 2 a time."""
     factor = min(2.0, max(0.5, target / max(pause, 1e-6)))
-    return min(max(interval * factor, OLD_BOUNDS[0]), OLD_BOUNDS[1])
+    return min(max(interval * factor, bounds[0]), bounds[1])
 
 
 Pause = Callable[[int, float], None]
@@ -83,6 +107,7 @@ class CollectorSchedule:
         *,
         old_seconds: float = OLD_SECONDS,
         old_pause: float = OLD_PAUSE,
+        old_bounds: tuple[float, float] = OLD_BOUNDS,
         pause: Pause | None = None,
         lateness: Lateness | None = None,
     ) -> None:
@@ -92,6 +117,11 @@ class CollectorSchedule:
         self.old_seconds = old_seconds
         """The old collections' interval now (it follows their pauses)."""
         self.old_pause = old_pause
+        self.old_bounds = old_bounds
+        self.old_budget = MIN_OLD_BUDGET
+        """How many unfrozen old objects bring the next old collection early (it follows their walking rate)."""
+        self.early_old_collections = 0
+        """Old collections brought early by the old generation's size rather than by the interval."""
         self.full_seconds = full_seconds
         self.young_collections = 0
         """Young collections run by the schedule."""
@@ -104,6 +134,7 @@ class CollectorSchedule:
         self._started_at = 0.0
         self._task: asyncio.Task[None] | None = None
         self._give_back = False
+        self._count_at = 0.0
 
     def start(self) -> None:
         """Take over from the automatic collector, on the running loop, from its next turn: the first collection
@@ -150,6 +181,7 @@ class CollectorSchedule:
         loop = asyncio.get_running_loop()
         old_at = time.monotonic() + self.old_seconds
         full_at = time.monotonic() + self.full_seconds
+        self._count_at = time.monotonic() + COUNT_SECONDS
         while True:
             asleep = loop.time()
             await asyncio.sleep(self.young_seconds)
@@ -159,7 +191,7 @@ class CollectorSchedule:
             if now >= full_at:
                 self._collect_all()
                 old_at, full_at = now + self.old_seconds, now + self.full_seconds
-            elif now >= old_at:
+            elif now >= old_at or self._old_is_full(now):
                 self._collect_old()
                 old_at = now + self.old_seconds
             else:
@@ -167,16 +199,29 @@ class CollectorSchedule:
                 gc.collect(1)
                 self.young_collections += 1
 
+    def _old_is_full(self, now: float) -> bool:
+        """Whether it is time to count the old generation's unfrozen objects and they pass the budget."""
+        if now < self._count_at:
+            return False
+        self._count_at = now + COUNT_SECONDS
+        if len(gc.get_objects(generation=2)) < self.old_budget:
+            return False
+        self.early_old_collections += 1
+        return True
+
     def _collect_old(self) -> None:
         """Collect the young generation and the old one's unfrozen part, freeze the survivors, and set the next
         interval from the collection's CPU time (its wall time also counts the waits of a busy machine's
         scheduler, which a shorter interval would not shorten)."""
+        walked = len(gc.get_objects(generation=2))
         began, cpu_began = time.perf_counter(), time.thread_time()
         gc.collect(2)
         cpu, seconds = time.thread_time() - cpu_began, time.perf_counter() - began
         gc.freeze()
         self.old_collections += 1
-        interval, self.old_seconds = self.old_seconds, next_old_interval(self.old_seconds, cpu, self.old_pause)
+        interval = self.old_seconds
+        self.old_seconds = next_old_interval(self.old_seconds, cpu, self.old_pause, self.old_bounds)
+        self.old_budget = old_budget(walked, cpu, self.old_pause)
         if seconds > LONG_PAUSE:
             structlog.get_logger("truco.collector").info(
                 "long old-generation step", seconds=round(seconds, 4), cpu_seconds=round(cpu, 4), interval=interval
@@ -201,8 +246,11 @@ class CollectorSchedule:
 
 
 __all__ = [
+    "COUNT_SECONDS",
     "FULL_SECONDS",
     "LONG_PAUSE",
+    "MAX_OLD_BUDGET",
+    "MIN_OLD_BUDGET",
     "OLD_BOUNDS",
     "OLD_PAUSE",
     "OLD_SECONDS",
@@ -211,4 +259,5 @@ __all__ = [
     "Lateness",
     "Pause",
     "next_old_interval",
+    "old_budget",
 ]
