@@ -235,6 +235,7 @@ def test_the_web_table_in_a_real_browser(web_url: str, player_signing: dict[str,
     assert f"# pass {len(BROWSER_TESTS)}" in output, output[-4000:]
     assert re.search(r"2 players: match over after \d+ clicks", output)
     assert re.search(r"4 players: match over after \d+ clicks", output)
+    assert re.search(r"the table's own players: match over after \d+ \+ \d+ clicks", output), output[-4000:]
     arrival = re.search(r"the friend's arrival reached the host's page in (\d+) ms", output)
     assert arrival and int(arrival.group(1)) <= 1000, output[-4000:]
     for shot in SHOTS:
