@@ -5,6 +5,7 @@ folder's conftest.py."""
 from __future__ import annotations
 
 import contextlib
+import io
 import os
 import subprocess
 from collections.abc import Iterator
@@ -53,6 +54,29 @@ def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
             yield path
         finally:
             structlog.configure(**saved)
+
+
+@pytest.fixture
+def captured_log() -> Iterator[io.StringIO]:
+    """What in-process servers log through structlog during one test, as JSON lines. Reading pytest's captured
+    stdout instead depends on the order of tests: another module's :func:`server_log` may still be configured
+    when a worker interleaves tests of several modules."""
+    import logging
+
+    import structlog
+
+    saved = structlog.get_config()
+    sink = io.StringIO()
+    structlog.configure(
+        processors=[structlog.processors.add_log_level, structlog.processors.JSONRenderer()],
+        wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
+        logger_factory=structlog.PrintLoggerFactory(sink),
+        cache_logger_on_first_use=False,
+    )
+    try:
+        yield sink
+    finally:
+        structlog.configure(**saved)
 
 
 @pytest.fixture(scope="module", params=STORE_BACKENDS)

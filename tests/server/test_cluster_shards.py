@@ -119,7 +119,14 @@ class Table:
         self.view = joined.view
 
     def move(self) -> None:
-        """One move of seat 0 (a card when one is legal), answered within 10 s."""
+        """One move of seat 0 (a card when one is legal), answered within 10 s; first, while the bot is to act (it
+        may be mano, or still answering), the seat's view read again until it has a move."""
+        deadline = time.monotonic() + 10
+        while not self.view.legal_actions:
+            assert time.monotonic() < deadline, "the bot never let seat 0 move"
+            time.sleep(0.05)
+            request = gs.GetGameViewRequest(name=self.name, min_version=self.view.public.version)
+            self.view = self.stub.GetGameView(request, metadata=self.metadata, timeout=10).seat
         actions = self.view.legal_actions
         command = next((a for a in actions if a.WhichOneof("kind") == "play_card"), actions[0])
         request = gs.SubmitCommandRequest(

@@ -6,6 +6,7 @@ signing keys, and its tokens act only in the table app's games, where two of the
 from __future__ import annotations
 
 import asyncio
+import io
 import json
 import re
 import subprocess
@@ -318,13 +319,13 @@ def test_replicas_on_one_store_create_the_table_app_once(tmp_path: Path) -> None
 
 
 def test_the_log_lines_of_mints_carry_no_token_credential_or_name(
-    server: InProcessServer, capfd: pytest.CaptureFixture[str]
+    server: InProcessServer, captured_log: io.StringIO
 ) -> None:
     status, first, _ = post(server, {"name": "Zacarías"})
     status, again, _ = post(server, {"name": "Zacarías", "credential": first["credential"]})
     forged, _, _ = post(server, {"name": "Zacarías", "credential": first["credential"][:-4] + "AAAA"})
     assert (status, forged) == (200, 401)
-    logged = capfd.readouterr().out
+    logged = captured_log.getvalue()
     assert logged.count("truco.web.Table/NewTablePlayer") == 1 and logged.count("RenewTablePlayer") == 2
     mac = first["credential"].partition(".")[2]
     for secret in (first["token"], again["token"], mac, "Zacar"):
