@@ -609,3 +609,49 @@ def test_a_matcher_that_stops_hands_its_lease_over_at_once(tmp_path: Path) -> No
             await store.close()
 
     assert asyncio.run(run()) == (True, False, True)
+
+
+def test_a_matcher_stops_even_when_its_store_swallows_the_cancel(tmp_path: Path) -> None:
+    """A worker stopped by SIGTERM once ran for minutes: its matcher's cancel landed inside a store call that
+    swallowed it (as a connection pool retrying does), so the matcher's loop went on and the server's stop never
+    returned. The matcher stops after the step it is in, and still hands over the lease that step took."""
+    import asyncio
+    import contextlib
+    import threading
+
+    from truco.server.core.matchmaking import Matchmaker
+    from truco.server.store import open_store
+
+    async def nothing(*_: object) -> Any:
+        return None
+
+    async def run() -> tuple[bool, bool]:
+        store = await open_store(f"sqlite:///{tmp_path / 'swallowed.db'}")
+        take_lease = store.take_lease
+        entered = asyncio.Event()
+
+        async def swallowing(*args: Any) -> bool:
+            entered.set()
+            with contextlib.suppress(asyncio.CancelledError):  # what a driver retrying a connection may do
+                await asyncio.sleep(0.5)
+            return await take_lease(*args)
+
+        store.take_lease = swallowing  # type: ignore[method-assign]
+        matcher = Matchmaker(store, nothing, nothing, nothing, holder="swallower", tick=0.01)
+        other = Matchmaker(store, nothing, nothing, nothing, holder="other")
+        try:
+            matcher.start()
+            await entered.wait()
+            await matcher.stop()
+            store.take_lease = take_lease  # type: ignore[method-assign]
+            return matcher.leading, await other.step()
+        finally:
+            await store.close()
+
+    # On a thread of its own: a matcher that never stops hangs its loop, and the test must fail, not hang.
+    result: list[tuple[bool, bool]] = []
+    thread = threading.Thread(target=lambda: result.append(asyncio.run(run())), daemon=True)
+    thread.start()
+    thread.join(30)
+    assert not thread.is_alive(), "the matcher did not stop"
+    assert result == [(False, True)]  # stopped, and the lease its last step took was handed over

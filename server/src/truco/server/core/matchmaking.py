@@ -284,12 +284,14 @@ class Matchmaker:
         self.matched = 0
         self.busy_seconds = 0.0
         self._task: asyncio.Task[None] | None = None
+        self._stopping = False
         self._forgotten_us = 0
 
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="matchmaker")
 
     async def stop(self) -> None:
+        self._stopping = True  # as well as the cancel, which a driver may swallow mid-call (a pool's retry)
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -301,7 +303,7 @@ class Matchmaker:
         self._lead(False)
 
     async def _run(self) -> None:
-        while True:
+        while not self._stopping:
             try:
                 await self.step()
             except asyncio.CancelledError:
@@ -310,7 +312,8 @@ class Matchmaker:
                 log.exception("matchmaker_step_failed")
                 # Unrenewed, the lease may pass to another replica meanwhile: never report two matchers.
                 self._lead(False)
-            await asyncio.sleep(self.tick)
+            if not self._stopping:
+                await asyncio.sleep(self.tick)
 
     async def step(self) -> bool:
         """One tick: if this replica holds the lease, end dead tickets, make the tables, count finished games.
