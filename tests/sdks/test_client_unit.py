@@ -934,3 +934,27 @@ def test_prompt_view_asks_only_with_real_options() -> None:
     after_sena = play_ui.prompt_view(view, sena_sent=True)
     assert after_sena is not None and list(after_sena.legal_actions) == [play("1e"), mazo()]
     assert len(view.legal_actions) == 4  # the view itself is left alone
+
+
+def test_a_stream_a_proxy_cut_is_reopened_and_an_answer_is_not() -> None:
+    """nginx cuts a stream whose replica died in one of three ways; each is reopened with the same request id.
+    A status the server sent is an answer, not a cut."""
+    from grpc.aio import AioRpcError, Metadata
+
+    from truco_client.client import TrucoClient
+
+    def error(code: grpc.StatusCode, details: str) -> AioRpcError:
+        return AioRpcError(code, Metadata(), Metadata(), details=details)
+
+    cut = [
+        error(grpc.StatusCode.CANCELLED, "Cancelled"),
+        error(grpc.StatusCode.INTERNAL, "Received RST_STREAM with error code 2"),
+        error(grpc.StatusCode.UNKNOWN, "Stream removed (Data frame with END_STREAM flag received)"),
+    ]
+    answered = [
+        error(grpc.StatusCode.UNKNOWN, "a bug on the server"),
+        error(grpc.StatusCode.INTERNAL, "a bug on the server"),
+        error(grpc.StatusCode.INVALID_ARGUMENT, "Stream removed"),
+    ]
+    assert [TrucoClient._reset_by_proxy(e) for e in cut] == [True] * 3
+    assert [TrucoClient._reset_by_proxy(e) for e in answered] == [False] * 3

@@ -318,8 +318,12 @@ class TrucoClient:
         client is never one: grpc.aio raises ``asyncio.CancelledError`` for those, not an ``AioRpcError``."""
         if error.code() is grpc.StatusCode.CANCELLED:
             return True
-        # nginx resets with INTERNAL_ERROR an upstream that closed mid-call: RST_STREAM in the details.
-        return error.code() is grpc.StatusCode.INTERNAL and "RST_STREAM" in (error.details() or "")
+        # nginx resets with INTERNAL_ERROR an upstream that closed mid-call: RST_STREAM in the details; or it ends
+        # the stream with no status at all, which gRPC reports as UNKNOWN "Stream removed".
+        details = error.details() or ""
+        if error.code() is grpc.StatusCode.UNKNOWN:
+            return "Stream removed" in details
+        return error.code() is grpc.StatusCode.INTERNAL and "RST_STREAM" in details
 
     async def _unary(
         self, method: Callable[..., Awaitable[T]], request: object, *, authed: bool, game: str = ""
