@@ -10,7 +10,7 @@ import os
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn
+from typing import TYPE_CHECKING, NoReturn, TextIO
 
 import pytest
 
@@ -33,40 +33,15 @@ def loop() -> Iterator[LoopThread]:
     thread.close()
 
 
-@pytest.fixture(scope="module")
-def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
-    """The module's in-process servers log through structlog into this file (which its tests may read), not to
-    pytest's captured stdout. A module whose every test starts servers uses it with ``pytest.mark.usefixtures``."""
-    import logging
-
-    import structlog
-
-    path = tmp_path_factory.mktemp("server-logs") / "in-process-servers.log"
-    saved = structlog.get_config()
-    with path.open("w") as sink:
-        structlog.configure(
-            processors=[structlog.processors.add_log_level, structlog.processors.JSONRenderer()],
-            wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
-            logger_factory=structlog.PrintLoggerFactory(sink),
-            cache_logger_on_first_use=False,
-        )
-        try:
-            yield path
-        finally:
-            structlog.configure(**saved)
-
-
-@pytest.fixture
-def captured_log() -> Iterator[io.StringIO]:
-    """What in-process servers log through structlog during one test, as JSON lines. Reading pytest's captured
-    stdout instead depends on the order of tests: another module's :func:`server_log` may still be configured
-    when a worker interleaves tests of several modules."""
+@contextlib.contextmanager
+def _structlog_into(sink: TextIO) -> Iterator[None]:
+    """In-process servers log through structlog into ``sink`` as JSON lines meanwhile (uncached loggers, so every
+    thread's next line goes there); the configuration before is restored after."""
     import logging
 
     import structlog
 
     saved = structlog.get_config()
-    sink = io.StringIO()
     structlog.configure(
         processors=[structlog.processors.add_log_level, structlog.processors.JSONRenderer()],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
@@ -74,9 +49,28 @@ def captured_log() -> Iterator[io.StringIO]:
         cache_logger_on_first_use=False,
     )
     try:
-        yield sink
+        yield
     finally:
         structlog.configure(**saved)
+
+
+@pytest.fixture(scope="module")
+def server_log(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """The module's in-process servers log through structlog into this file (which its tests may read), not to
+    pytest's captured stdout. A module whose every test starts servers uses it with ``pytest.mark.usefixtures``."""
+    path = tmp_path_factory.mktemp("server-logs") / "in-process-servers.log"
+    with path.open("w") as sink, _structlog_into(sink):
+        yield path
+
+
+@pytest.fixture
+def captured_log() -> Iterator[io.StringIO]:
+    """What in-process servers log through structlog during one test, as JSON lines. Reading pytest's captured
+    stdout instead depends on the order of tests: another module's :func:`server_log` may still be configured
+    when a worker interleaves tests of several modules."""
+    sink = io.StringIO()
+    with _structlog_into(sink):
+        yield sink
 
 
 @pytest.fixture(scope="module", params=STORE_BACKENDS)
