@@ -223,6 +223,8 @@ class Server:
     """The NATS connection the store hears moves through (``--bus``), set by :meth:`start`; None: none."""
     _bus_counted: BusStats | None = None
     """The bus's figures as last copied into the metrics (its counters grow by the difference)."""
+    _signalled: asyncio.Event | None = None
+    """Set by SIGTERM or SIGINT once :meth:`catch_signals` has run; None before."""
 
     def __init__(self, config: ServeConfig, store: EventStore, metrics: Metrics, tokens: TokenIssuer) -> None:
         self.config = config
@@ -425,12 +427,21 @@ class Server:
             self._metrics_http.server_close()
         self._stopped.set()
 
-    async def wait_for_signal(self) -> None:
+    def catch_signals(self) -> None:
+        """From now on SIGTERM and SIGINT ask :meth:`wait_for_signal` for a graceful stop instead of ending the
+        process. Call it before telling anyone the server is up: a supervisor or a test that signals as soon as
+        it hears the port must still get a graceful shutdown."""
+        if self._signalled is not None:
+            return
         loop = asyncio.get_running_loop()
-        stop = asyncio.Event()
+        self._signalled = asyncio.Event()
         for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
+            loop.add_signal_handler(sig, self._signalled.set)
+
+    async def wait_for_signal(self) -> None:
+        self.catch_signals()
+        assert self._signalled is not None
+        await self._signalled.wait()
         structlog.get_logger("truco.server").info("shutdown", grace_seconds=self.config.grace_seconds)
         await self.stop()
 
@@ -439,6 +450,7 @@ async def serve(config: ServeConfig) -> None:
     configure_logging(config.log_format)
     before, after = raise_open_files_limit()
     server = await Server.start(config)
+    server.catch_signals()
     caps = server.connection_plan
     structlog.get_logger("truco.server").info(
         "connection limits",

@@ -123,6 +123,7 @@ def _worker_main(config: ServeConfig, index: int, ready: multiprocessing.connect
     async def run() -> None:
         configure_logging(config.log_format)
         server = await Server.start(config)
+        server.catch_signals()  # the supervisor announces the port once every worker is ready, then may signal
         ready.send((server.port, server.web.port if server.web is not None else None, server.health_port))
         ready.close()
         async with collector_schedule(server.metrics, config.full_collection_seconds):
