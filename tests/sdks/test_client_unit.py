@@ -938,23 +938,22 @@ def test_prompt_view_asks_only_with_real_options() -> None:
 
 def test_a_stream_a_proxy_cut_is_reopened_and_an_answer_is_not() -> None:
     """nginx cuts a stream whose replica died in one of three ways; each is reopened with the same request id.
-    A status the server sent is an answer, not a cut."""
-    from grpc.aio import AioRpcError, Metadata
-
+    A status the server sent (its ErrorInfo says so) is an answer, not a cut, whatever its code or message."""
     from truco_client.client import TrucoClient
 
-    def error(code: grpc.StatusCode, details: str) -> AioRpcError:
-        return AioRpcError(code, Metadata(), Metadata(), details=details)
-
+    client = TrucoClient("127.0.0.1:1", retries=3)
     cut = [
-        error(grpc.StatusCode.CANCELLED, "Cancelled"),
-        error(grpc.StatusCode.INTERNAL, "Received RST_STREAM with error code 2"),
-        error(grpc.StatusCode.UNKNOWN, "Stream removed (Data frame with END_STREAM flag received)"),
+        _rpc_error(grpc.StatusCode.CANCELLED, "Cancelled", None),
+        _rpc_error(grpc.StatusCode.INTERNAL, "Received RST_STREAM with error code 2", None),
+        _rpc_error(grpc.StatusCode.UNKNOWN, "Stream removed (Data frame with END_STREAM flag received)", None),
+        _rpc_error(grpc.StatusCode.UNAVAILABLE, "Socket closed", None),
     ]
     answered = [
-        error(grpc.StatusCode.UNKNOWN, "a bug on the server"),
-        error(grpc.StatusCode.INTERNAL, "a bug on the server"),
-        error(grpc.StatusCode.INVALID_ARGUMENT, "Stream removed"),
+        _rpc_error(grpc.StatusCode.UNKNOWN, "Stream removed", _status(grpc.StatusCode.UNKNOWN, "?", "INTERNAL")),
+        _rpc_error(grpc.StatusCode.INTERNAL, "boom", _status(grpc.StatusCode.INTERNAL, "boom", "INTERNAL")),
+        _rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "Stream removed", None),
+        _rpc_error(grpc.StatusCode.NOT_FOUND, "no such ticket", _status(grpc.StatusCode.NOT_FOUND, "x", "NOT_FOUND")),
     ]
-    assert [TrucoClient._reset_by_proxy(e) for e in cut] == [True] * 3
-    assert [TrucoClient._reset_by_proxy(e) for e in answered] == [False] * 3
+    assert [client._resume_wait(e, 0)[1] is not None for e in cut] == [True] * 4
+    assert [client._resume_wait(e, 0)[1] is not None for e in answered] == [False] * 4
+    assert client._resume_wait(cut[2], 3)[1] is None  # its retries spent

@@ -300,30 +300,19 @@ class TrucoClient:
 
     def _resume_wait(self, error: grpc.aio.AioRpcError, failures: int) -> tuple[TrucoError, float | None]:
         """A broken stream's typed error, and how long to wait before opening it again: its quota's RetryInfo
-        delay, or the backoff after ``failures`` failures in a row; None when it must not be reopened (neither
-        broken nor refused by a quota, or its retries spent)."""
+        delay, or the backoff after ``failures`` failures in a row; None when it must not be reopened (an answer
+        of the service's, not a cut, or its retries spent).
+
+        A stream is cut, not answered, by what errors.proto's retry policy sends again (:func:`is_retried`): a
+        replica that went away (UNAVAILABLE), one shutting down that cancels what it cannot finish, or a proxy in
+        front (nginx) whose replica died: it resets the stream (INTERNAL "RST_STREAM") or ends it with no status
+        (UNKNOWN "Stream removed"), neither carrying the service's ErrorInfo. The same request (same request id)
+        is then safe to send again, as the other SDKs do."""
         failure = from_rpc_error(error)
         quota_wait = self._quota_wait(failure)
-        broken = error.code() is grpc.StatusCode.UNAVAILABLE or self._reset_by_proxy(error)
-        if (not broken and quota_wait is None) or failures >= self.retries:
+        if (not is_retried(failure) and quota_wait is None) or failures >= self.retries:
             return failure, None
         return failure, quota_wait if quota_wait is not None else self._delay(failures)
-
-    @staticmethod
-    def _reset_by_proxy(error: grpc.aio.AioRpcError) -> bool:
-        """The call was cut on its way, not answered: CANCELLED from the other side, or INTERNAL from an HTTP/2
-        stream reset. A proxy in front (nginx) resets a call whose replica went away, and a replica that is
-        shutting down cancels the calls it took but cannot finish; either way the call may or may not have
-        been applied, and the same request (same request id) is safe to send again. A cancellation by this
-        client is never one: grpc.aio raises ``asyncio.CancelledError`` for those, not an ``AioRpcError``."""
-        if error.code() is grpc.StatusCode.CANCELLED:
-            return True
-        # nginx resets with INTERNAL_ERROR an upstream that closed mid-call: RST_STREAM in the details; or it ends
-        # the stream with no status at all, which gRPC reports as UNKNOWN "Stream removed".
-        details = error.details() or ""
-        if error.code() is grpc.StatusCode.UNKNOWN:
-            return "Stream removed" in details
-        return error.code() is grpc.StatusCode.INTERNAL and "RST_STREAM" in details
 
     async def _unary(
         self, method: Callable[..., Awaitable[T]], request: object, *, authed: bool, game: str = ""
