@@ -12,14 +12,16 @@ import pytest
 
 from truco.bots import BOTS, LEVELS, ExpertBot, Level, bot_for_level, level_of_bot, make_bot
 from truco.bots.beliefs import Sampler, clues_of, fits
-from truco.bots.expert import sena_to_send
+from truco.bots.expert import keep_strength, sena_to_send
 from truco.bots.match_odds import win_chance
 from truco.engine import (
     DECK,
+    Card,
     Command,
     Deal,
     MatchState,
     Phase,
+    PlayCard,
     RuleSet,
     RuleViolation,
     SeatCommand,
@@ -36,7 +38,7 @@ from truco.engine import (
 )
 from truco.engine.state import fold
 
-from .scenario_helpers import shuffled_deal
+from .scenario_helpers import deal, new_game, play, shuffled_deal
 
 FAST = 120
 """Playouts per decision in these tests: enough for real searches, quick on the pure build."""
@@ -289,3 +291,24 @@ def test_the_expert_and_the_beginner_play_whole_matches_of_every_size() -> None:
             execute_legal(state, choice)
             moves += 1
         assert state.winner in (0, 1) and moves > 10
+
+
+def test_the_expert_takes_a_round_with_its_cheapest_winner_once_no_rival_is_left_to_play() -> None:
+    """With a copa muestra the 2 de copa is the top pieza; a 3 beats the table as well once every rival has played,
+    so the pieza is never a candidate then. Before that (a rival still to play) the search weighs them all."""
+    game = new_game(players=4)
+    deal(game, [["6c", "5o", "4e"], ["4b", "6o", "7c"], ["5b", "6e", "12o"], ["2c", "3e", "3o"]], "4c")
+    first, second, third, last = ((game.state.hand.mano + step) % 4 for step in range(4))  # type: ignore[union-attr]
+    play(game, first, "6c")
+    view = game.view(second)
+    everything = legal_actions(game.state, second)
+    assert keep_strength(everything, view) == list(everything)
+    play(game, second, "4b")
+    play(game, third, "5b")
+    actions = legal_actions(game.state, last)
+    kept = keep_strength(actions, game.view(last))
+    assert PlayCard(last, Card.parse("2c")) in actions and PlayCard(last, Card.parse("2c")) not in kept
+    assert {PlayCard(last, Card.parse("3e")), PlayCard(last, Card.parse("3o"))} <= set(kept)
+    assert [a for a in actions if not isinstance(a, PlayCard)] == [a for a in kept if not isinstance(a, PlayCard)]
+    decided = {ExpertBot(playouts=FAST).choose(actions, partial(game.view, last), random.Random(s)) for s in range(6)}
+    assert PlayCard(last, Card.parse("2c")) not in decided

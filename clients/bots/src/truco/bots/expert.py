@@ -125,6 +125,8 @@ class ExpertBot:
             bet = raise_sure_truco(candidates, seat_view)
             if bet is not None:
                 return bet  # a sure hand: declined the raise pays what a quiero would, accepted more
+        if not self.released:
+            candidates = keep_strength(candidates, seat_view)
         if not self.released and _cheap_to_play_on(seat_view):
             candidates = [a for a in candidates if not isinstance(a, GoToMazo)] or candidates
         if not self.released and accept_sure_truco(candidates, seat_view) is not None:
@@ -190,6 +192,29 @@ def _cheap_to_play_on(view: SeatView) -> bool:
     if hand is None or hand.pending is not None or hand.truco_value > 1 or hand.truco_owner is not None:
         return False
     return not any(seat == view.seat for plays in hand.rounds for seat, _ in plays)
+
+
+def keep_strength(candidates: Sequence[SeatCommand], view: SeatView) -> list[SeatCommand]:
+    """``candidates`` without the cards that would take the round when a cheaper card of the seat's own takes it
+    too, once no rival is left to play in it (a partner's card may be the one to beat). Either way the seat wins
+    the round and leads the next; the cheaper keeps the stronger card for the rounds to come, where it does at
+    least as well whatever the others hold. So this is a rule, not a value to sample: the search would otherwise
+    take the dearer card whenever the noise of its worlds favours it (0.5 % of such plays in four players,
+    bench/journal/2026-12-06-gauntlet.md)."""
+    hand = view.public.hand
+    if hand is None:
+        return list(candidates)
+    current = hand.rounds[len(hand.results)] if len(hand.rounds) > len(hand.results) else ()
+    played = {seat for seat, _ in current}
+    if not current or any(team_of(s) != view.team and s not in played for s in hand.seats):
+        return list(candidates)
+    muestra = hand.muestra
+    table = max(strength(card, muestra) for _, card in current)
+    winners = [strength(a.card, muestra) for a in candidates if isinstance(a, PlayCard)]
+    cheapest = min((power for power in winners if power > table), default=None)
+    if cheapest is None:
+        return list(candidates)
+    return [a for a in candidates if not isinstance(a, PlayCard) or strength(a.card, muestra) <= cheapest]
 
 
 def _accepts(action: SeatCommand) -> bool:
