@@ -191,29 +191,33 @@ class CollectorSchedule:
             if now >= full_at:
                 self._collect_all()
                 old_at, full_at = now + self.old_seconds, now + self.full_seconds
-            elif now >= old_at or self._old_is_full(now):
-                self._collect_old()
+            elif now >= old_at:
+                self._collect_old(len(gc.get_objects(generation=2)))
+                old_at = now + self.old_seconds
+            elif (unfrozen := self._old_past_budget(now)) is not None:
+                self._collect_old(unfrozen)  # early: counted just now, with nothing run in between
                 old_at = now + self.old_seconds
             else:
                 # The young generation with the (empty) middle one: survivors go to the old generation now.
                 gc.collect(1)
                 self.young_collections += 1
 
-    def _old_is_full(self, now: float) -> bool:
-        """Whether it is time to count the old generation's unfrozen objects and they pass the budget."""
+    def _old_past_budget(self, now: float) -> int | None:
+        """The old generation's unfrozen objects when it is time to count them and they pass the budget, else
+        None."""
         if now < self._count_at:
-            return False
+            return None
         self._count_at = now + COUNT_SECONDS
-        if len(gc.get_objects(generation=2)) < self.old_budget:
-            return False
+        unfrozen = len(gc.get_objects(generation=2))
+        if unfrozen < self.old_budget:
+            return None
         self.early_old_collections += 1
-        return True
+        return unfrozen
 
-    def _collect_old(self) -> None:
-        """Collect the young generation and the old one's unfrozen part, freeze the survivors, and set the next
-        interval from the collection's CPU time (its wall time also counts the waits of a busy machine's
-        scheduler, which a shorter interval would not shorten)."""
-        walked = len(gc.get_objects(generation=2))
+    def _collect_old(self, walked: int) -> None:
+        """Collect the young generation and the old one's unfrozen part (``walked`` objects), freeze the
+        survivors, and set the next interval from the collection's CPU time (its wall time also counts the waits
+        of a busy machine's scheduler, which a shorter interval would not shorten)."""
         began, cpu_began = time.perf_counter(), time.thread_time()
         gc.collect(2)
         cpu, seconds = time.thread_time() - cpu_began, time.perf_counter() - began
