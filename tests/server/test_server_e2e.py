@@ -1860,3 +1860,13 @@ def test_rival_flor_answered_and_the_last_hand_summary_over_grpc(
     new_mano = table.players[table.public().hand.mano]
     new_mano.submit(table.name, new_mano.seat_view(table.name).legal_actions[0])  # the next hand's first action
     assert not table.public().HasField("last_hand")
+
+
+def test_a_server_signalled_as_soon_as_it_names_its_port_still_stops_gracefully(tmp_path: Path) -> None:
+    """A supervisor or a script may send SIGTERM the moment the port line appears: the signal handlers are in
+    place before it is printed, so the stop is the graceful one (exit 0, "shutdown" logged), never the default
+    action that kills the process."""
+    for attempt in range(3):
+        served = ProcessServer(f"sqlite:///{tmp_path}/signalled-{attempt}.db", tmp_path)
+        assert served.terminate() == 0
+        assert '"event": "shutdown"' in served.stderr_text()
