@@ -19,7 +19,10 @@ whole heap instead stopped the loop for 0.56-1.81 s at 2,500 two-player matches 
 :data:`OLD_PAUSE` (bench/journal/2026-12-06-collector-and-capacity.md). The interval alone lags a change of pace:
 steps grown 15 s apart while play was slow walked a burst's survivors in one 115 ms step at 2,500 matches. So a
 step also comes early once the old generation's unfrozen part holds what the last step's walking rate covers in
-twice :data:`OLD_PAUSE`, at most :data:`MAX_OLD_BUDGET` objects (counted every :data:`COUNT_SECONDS`).
+twice :data:`OLD_PAUSE`, at most :data:`MAX_OLD_BUDGET` objects. Counting that part walks its list (2-4 ms at
+100,000 objects), so it is counted only when it may have passed the budget: each young collection adds what it
+promoted (the young objects it found alive), an upper bound kept for free, and only once that bound passes the
+budget is the part counted, at most every :data:`COUNT_SECONDS`.
 
 What was frozen is still freed the moment nothing refers to it; only a cycle among frozen objects that dies is
 left for the whole-heap collection, which runs only if asked for (``truco serve --full-collection``): two
@@ -57,9 +60,10 @@ LONG_PAUSE = 0.1
 OLD_BOUNDS = (0.25, 60.0)
 """The old collections' shortest and longest interval, in seconds."""
 COUNT_SECONDS = 0.1
-"""How often the old generation's unfrozen objects are counted, for a step to come early: a list of pointers to
-them, far cheaper than walking them. Counted every 0.5 s, a burst (2,500 matches set up in 30 s) still piled up
-a 135 ms step between two counts."""
+"""How often, at most, the old generation's unfrozen objects are counted, for a step to come early: a list of
+pointers to them, far cheaper than walking them, yet 2-4 ms at 100,000. Counted every 0.1 s whatever the
+promotions, the counts took 4 % of the loop's time at 2,500 matches (py-spy, 2026-12-06); counted every 0.5 s,
+a burst (2,500 matches set up in 30 s) still piled up a 135 ms step between two counts."""
 MIN_OLD_BUDGET = 20_000
 """The fewest unfrozen old objects that bring a step early: below it a walk takes a few ms at most."""
 MAX_OLD_BUDGET = 100_000
@@ -122,6 +126,8 @@ class CollectorSchedule:
         """How many unfrozen old objects bring the next old collection early (it follows their walking rate)."""
         self.early_old_collections = 0
         """Old collections brought early by the old generation's size rather than by the interval."""
+        self.old_counts = 0
+        """Counts of the old generation's unfrozen objects (each lists them all), to bring a step early."""
         self.full_seconds = full_seconds
         self.young_collections = 0
         """Young collections run by the schedule."""
@@ -135,6 +141,9 @@ class CollectorSchedule:
         self._task: asyncio.Task[None] | None = None
         self._give_back = False
         self._count_at = 0.0
+        self._unfrozen_at_most = 0
+        """An upper bound on the old generation's unfrozen objects: what the young collections promoted since the
+        last step or count (some may have died since)."""
 
     def start(self) -> None:
         """Take over from the automatic collector, on the running loop, from its next turn: the first collection
@@ -199,16 +208,18 @@ class CollectorSchedule:
                 old_at = now + self.old_seconds
             else:
                 # The young generation with the (empty) middle one: survivors go to the old generation now.
-                gc.collect(1)
+                young = len(gc.get_objects(generation=0)) + len(gc.get_objects(generation=1))
+                self._unfrozen_at_most += max(0, young - gc.collect(1))
                 self.young_collections += 1
 
     def _old_past_budget(self, now: float) -> int | None:
-        """The old generation's unfrozen objects when it is time to count them and they pass the budget, else
-        None."""
-        if now < self._count_at:
+        """The old generation's unfrozen objects when they may have passed the budget, it is time to count them,
+        and they do pass it; else None."""
+        if self._unfrozen_at_most < self.old_budget or now < self._count_at:
             return None
         self._count_at = now + COUNT_SECONDS
-        unfrozen = len(gc.get_objects(generation=2))
+        unfrozen = self._unfrozen_at_most = len(gc.get_objects(generation=2))
+        self.old_counts += 1
         if unfrozen < self.old_budget:
             return None
         self.early_old_collections += 1
@@ -222,6 +233,7 @@ class CollectorSchedule:
         gc.collect(2)
         cpu, seconds = time.thread_time() - cpu_began, time.perf_counter() - began
         gc.freeze()
+        self._unfrozen_at_most = 0
         self.old_collections += 1
         interval = self.old_seconds
         self.old_seconds = next_old_interval(self.old_seconds, cpu, self.old_pause, self.old_bounds)
@@ -239,6 +251,7 @@ class CollectorSchedule:
         found = gc.collect(2)
         cpu, seconds = time.thread_time() - cpu_began, time.perf_counter() - began
         gc.freeze()
+        self._unfrozen_at_most = 0
         self.full_collections += 1
         structlog.get_logger("truco.collector").info(
             "whole heap collected",
