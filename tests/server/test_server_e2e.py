@@ -9,11 +9,14 @@ and by the ErrorInfo reason of the google.rpc.Status in the trailers, exactly.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import inspect
 import json
+import os
 import random
 import re
+import signal
 import threading
 import time
 import urllib.request
@@ -29,6 +32,7 @@ from grpc_reflection.v1alpha import reflection_pb2, reflection_pb2_grpc
 from prometheus_client.parser import text_string_to_metric_families
 
 from truco.server.core import snapshots as snapshots_module
+from truco.server.runtime.app import stop_signals
 from truco.server.store import core as store_core
 from truco.server.store.records import StoredEvent
 from truco.server.store.signals import wait_until_after
@@ -1860,6 +1864,23 @@ def test_rival_flor_answered_and_the_last_hand_summary_over_grpc(
     new_mano = table.players[table.public().hand.mano]
     new_mano.submit(table.name, new_mano.seat_view(table.name).legal_actions[0])  # the next hand's first action
     assert not table.public().HasField("last_hand")
+
+
+def test_stop_signals_turn_sigterm_into_a_request_then_give_it_back() -> None:
+    """Inside the block SIGTERM sets the event instead of ending the process (without the handler this test's
+    process would die); after it the default action is back, for whatever runs next in the process."""
+
+    async def scenario() -> None:
+        with stop_signals() as stop:
+            os.kill(os.getpid(), signal.SIGTERM)
+            await asyncio.wait_for(stop.wait(), 5)
+        assert signal.getsignal(signal.SIGTERM) is signal.SIG_DFL
+
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        asyncio.run(scenario())
+    finally:
+        signal.signal(signal.SIGTERM, before)
 
 
 def test_a_server_signalled_as_soon_as_it_names_its_port_still_stops_gracefully(tmp_path: Path) -> None:

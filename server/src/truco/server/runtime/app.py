@@ -8,6 +8,7 @@ import logging
 import os
 import signal
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -216,15 +217,17 @@ def health_server(servicer: health.aio.HealthServicer, config: ServeConfig) -> g
     return server
 
 
+STOP_SIGNALS = (signal.SIGTERM, signal.SIGINT)
+"""The signals that ask a server for its graceful stop (:func:`stop_signals`)."""
+
+
 class Server:
-    """A running server; ``await Server.start(config)``, then ``await server.stop()`` or ``wait_for_signal()``."""
+    """A running server; ``await Server.start(config)``, then ``await server.stop()`` or ``wait_for_signal(stop)``."""
 
     bus: NatsBus | None = None
     """The NATS connection the store hears moves through (``--bus``), set by :meth:`start`; None: none."""
     _bus_counted: BusStats | None = None
     """The bus's figures as last copied into the metrics (its counters grow by the difference)."""
-    _signalled: asyncio.Event | None = None
-    """Set by SIGTERM or SIGINT once :meth:`catch_signals` has run; None before."""
 
     def __init__(self, config: ServeConfig, store: EventStore, metrics: Metrics, tokens: TokenIssuer) -> None:
         self.config = config
@@ -427,30 +430,39 @@ class Server:
             self._metrics_http.server_close()
         self._stopped.set()
 
-    def catch_signals(self) -> None:
-        """From now on SIGTERM and SIGINT ask :meth:`wait_for_signal` for a graceful stop instead of ending the
-        process. Call it before telling anyone the server is up: a supervisor or a test that signals as soon as
-        it hears the port must still get a graceful shutdown."""
-        if self._signalled is not None:
-            return
-        loop = asyncio.get_running_loop()
-        self._signalled = asyncio.Event()
-        for sig in (signal.SIGTERM, signal.SIGINT):
-            loop.add_signal_handler(sig, self._signalled.set)
-
-    async def wait_for_signal(self) -> None:
-        self.catch_signals()
-        assert self._signalled is not None
-        await self._signalled.wait()
+    async def wait_for_signal(self, stop: asyncio.Event) -> None:
+        """Until ``stop`` is set (by :func:`stop_signals`), then the graceful stop."""
+        await stop.wait()
         structlog.get_logger("truco.server").info("shutdown", grace_seconds=self.config.grace_seconds)
         await self.stop()
 
 
+@contextlib.contextmanager
+def stop_signals() -> Iterator[asyncio.Event]:
+    """An event SIGTERM and SIGINT set, instead of ending the process, until the block ends (the default actions
+    are back then). Enter it before the server starts: a signal sent as soon as a port opens or is announced (by
+    a supervisor, an orchestrator, a test) must still get the graceful stop; one that comes during the start
+    stops the server as soon as it has started."""
+    loop = asyncio.get_running_loop()
+    stop = asyncio.Event()
+    for sig in STOP_SIGNALS:
+        loop.add_signal_handler(sig, stop.set)
+    try:
+        yield stop
+    finally:
+        for sig in STOP_SIGNALS:
+            loop.remove_signal_handler(sig)
+
+
 async def serve(config: ServeConfig) -> None:
     configure_logging(config.log_format)
+    with stop_signals() as stop:
+        await _serve(config, stop)
+
+
+async def _serve(config: ServeConfig, stop: asyncio.Event) -> None:
     before, after = raise_open_files_limit()
     server = await Server.start(config)
-    server.catch_signals()
     caps = server.connection_plan
     structlog.get_logger("truco.server").info(
         "connection limits",
@@ -470,7 +482,7 @@ async def serve(config: ServeConfig) -> None:
         flush=True,
     )
     async with collector_schedule(server.metrics, config.full_collection_seconds):
-        await server.wait_for_signal()
+        await server.wait_for_signal(stop)
 
 
 def collector_schedule(metrics: Metrics, full_seconds: float) -> CollectorSchedule:

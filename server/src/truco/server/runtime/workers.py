@@ -118,16 +118,17 @@ def _worker_main(config: ServeConfig, index: int, ready: multiprocessing.connect
     _die_with_parent()
     import asyncio
 
-    from truco.server.runtime.app import Server, collector_schedule, configure_logging
+    from truco.server.runtime.app import Server, collector_schedule, configure_logging, stop_signals
 
     async def run() -> None:
         configure_logging(config.log_format)
-        server = await Server.start(config)
-        server.catch_signals()  # the supervisor announces the port once every worker is ready, then may signal
-        ready.send((server.port, server.web.port if server.web is not None else None, server.health_port))
-        ready.close()
-        async with collector_schedule(server.metrics, config.full_collection_seconds):
-            await server.wait_for_signal()
+        # Caught from the start: the supervisor announces the port once every worker is ready, then may signal.
+        with stop_signals() as stop:
+            server = await Server.start(config)
+            ready.send((server.port, server.web.port if server.web is not None else None, server.health_port))
+            ready.close()
+            async with collector_schedule(server.metrics, config.full_collection_seconds):
+                await server.wait_for_signal(stop)
 
     with contextlib.suppress(KeyboardInterrupt):
         asyncio.run(run())
