@@ -953,7 +953,8 @@ def test_a_stream_a_proxy_cut_is_reopened_and_an_answer_is_not() -> None:
         _rpc_error(grpc.StatusCode.INTERNAL, "boom", _status(grpc.StatusCode.INTERNAL, "boom", "INTERNAL")),
         _rpc_error(grpc.StatusCode.INVALID_ARGUMENT, "Stream removed", None),
         _rpc_error(grpc.StatusCode.NOT_FOUND, "no such ticket", _status(grpc.StatusCode.NOT_FOUND, "x", "NOT_FOUND")),
+        _rpc_error(grpc.StatusCode.DEADLINE_EXCEEDED, "Deadline Exceeded", None),  # the caller's own timeout
     ]
     assert [client._resume_wait(e, 0)[1] is not None for e in cut] == [True] * 4
-    assert [client._resume_wait(e, 0)[1] is not None for e in answered] == [False] * 4
+    assert [client._resume_wait(e, 0)[1] is not None for e in answered] == [False] * 5
     assert client._resume_wait(cut[2], 3)[1] is None  # its retries spent

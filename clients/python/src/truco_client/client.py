@@ -307,10 +307,12 @@ class TrucoClient:
         replica that went away (UNAVAILABLE), one shutting down that cancels what it cannot finish, or a proxy in
         front (nginx) whose replica died: it resets the stream (INTERNAL "RST_STREAM") or ends it with no status
         (UNKNOWN "Stream removed"), neither carrying the service's ErrorInfo. The same request (same request id)
-        is then safe to send again, as the other SDKs do."""
+        is then safe to send again, as the other SDKs do. But not DEADLINE_EXCEEDED: a stream's only deadline
+        is the caller's ``timeout``, and reopening it with a fresh one would never let it end."""
         failure = from_rpc_error(error)
         quota_wait = self._quota_wait(failure)
-        if (not is_retried(failure) and quota_wait is None) or failures >= self.retries:
+        cut = is_retried(failure) and failure.code is not grpc.StatusCode.DEADLINE_EXCEEDED
+        if (not cut and quota_wait is None) or failures >= self.retries:
             return failure, None
         return failure, quota_wait if quota_wait is not None else self._delay(failures)
 
@@ -511,11 +513,12 @@ class TrucoClient:
         no view (``item.HasField("seat")`` is false). Act on the items that carry a view.
 
         When the stream breaks with UNAVAILABLE (a restart, a dropped connection), is cancelled by a replica
-        shutting down (CANCELLED) or is reset by a proxy whose replica went away (INTERNAL with RST_STREAM), it
-        is opened again, wherever the proxy sends it, after the last version received, up to ``retries`` times
-        in a row with backoff (the count starts again at each message received); a stream a quota refused
-        (too many watches) is opened again after its RetryInfo delay. The iterator ends when the server ends the
-        stream: right after the event that ends the match.
+        shutting down (CANCELLED) or is cut by a proxy whose replica went away (INTERNAL or UNKNOWN without the
+        service's ErrorInfo: a reset, or an end with no status), it is opened again, wherever the proxy sends
+        it, after the last version received, up to ``retries`` times in a row with backoff (the count starts
+        again at each message received); a stream a quota refused (too many watches) is opened again after its
+        RetryInfo delay. The iterator ends when the server ends the stream: right after the event that ends the
+        match.
 
         The stream has no deadline unless ``timeout`` is given (a watch waits for moves as long as the match
         lasts). Close it early with ``contextlib.aclosing`` or ``await iterator.aclose()``.
