@@ -21,6 +21,7 @@ from truco.server.runtime.collector import (
     MAX_OLD_BUDGET,
     MIN_OLD_BUDGET,
     OLD_BOUNDS,
+    PROMOTIONS_BOUND_OLD,
     CollectorSchedule,
     next_old_interval,
     old_budget,
@@ -44,6 +45,12 @@ async def _until(condition: Any, seconds: float = 5.0) -> None:
     while not condition():
         assert asyncio.get_running_loop().time() < deadline, "the schedule never got there"
         await asyncio.sleep(0.01)
+
+
+async def _young_ticks(schedule: CollectorSchedule, count: int) -> None:
+    """Until ``count`` more young collections have run."""
+    target = schedule.young_collections + count
+    await _until(lambda: schedule.young_collections >= target)
 
 
 def _in_generation(thing: object, generation: int) -> bool:
@@ -246,7 +253,31 @@ def test_a_small_heaps_old_collections_grow_apart() -> None:
             await _until(lambda: schedule.old_collections >= 2)
             assert schedule.old_seconds > 0.05  # a test's heap walks in far less than a second
             # What the young collections promote stays far below the budget: the old part is never counted.
-            assert schedule.young_collections > 0 and schedule.old_counts == 0
+            assert schedule.young_collections > 0 and (schedule.old_counts == 0 or not PROMOTIONS_BOUND_OLD)
+
+    _run(scenario)
+
+
+@pytest.mark.skipif(not PROMOTIONS_BOUND_OLD, reason="3.14's incremental collector: the old part is always counted")
+def test_garbage_that_dies_young_never_brings_a_count() -> None:
+    """The bound on the old generation's unfrozen part grows by what each young collection promotes: the young
+    objects less the unreachable ones it found. A budget's worth of cycles dying young every tick promotes none of
+    them, so the old part is never counted; survivors do raise the bound, which stays at or above the count."""
+
+    async def scenario() -> None:
+        schedule = CollectorSchedule(young_seconds=0.01, old_seconds=0.05, old_bounds=(30.0, 60.0))
+        async with schedule:
+            await _until(lambda: schedule.old_collections >= 1)
+            for _ in range(5):
+                for _ in range(schedule.old_budget):
+                    last = _cycle()  # only the last one's weak reference is kept: the rest is garbage at once
+                await _young_ticks(schedule, 2)
+                assert last() is None
+            assert schedule.old_counts == 0 and schedule.old_collections == 1
+            kept = [_Node() for _ in range(1_000)]
+            await _young_ticks(schedule, 2)
+            unfrozen = len(gc.get_objects(generation=2))
+            assert unfrozen >= len(kept) and schedule._unfrozen_at_most >= unfrozen
 
     _run(scenario)
 
