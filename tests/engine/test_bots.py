@@ -19,6 +19,7 @@ from truco.engine import (
     Card,
     Command,
     Deal,
+    Game,
     MatchState,
     Phase,
     PlayCard,
@@ -293,22 +294,34 @@ def test_the_expert_and_the_beginner_play_whole_matches_of_every_size() -> None:
         assert state.winner in (0, 1) and moves > 10
 
 
+def _kept_plays(game: Game, seat: int) -> set[str]:
+    """The cards :func:`keep_strength` leaves ``seat`` to play now (every other action is always left)."""
+    actions = legal_actions(game.state, seat)
+    kept = keep_strength(actions, game.view(seat))
+    assert [a for a in actions if not isinstance(a, PlayCard)] == [a for a in kept if not isinstance(a, PlayCard)]
+    return {str(a.card) for a in kept if isinstance(a, PlayCard)}
+
+
 def test_the_expert_takes_a_round_with_its_cheapest_winner_once_no_rival_is_left_to_play() -> None:
-    """With a copa muestra the 2 de copa is the top pieza; a 3 beats the table as well once every rival has played,
-    so the pieza is never a candidate then. Before that (a rival still to play) the search weighs them all."""
+    """With a copa muestra the 2 de copa is the top pieza and the 1 de espada a mata. Once every rival has played,
+    a dearer card that also takes the round is never a candidate; a card that only ties the table (a parda) or
+    loses stays one, and the search weighs those. While a rival is still to play, every card is a candidate."""
     game = new_game(players=4)
-    deal(game, [["6c", "5o", "4e"], ["4b", "6o", "7c"], ["5b", "6e", "12o"], ["2c", "3e", "3o"]], "4c")
+    deal(game, [["6c", "5o", "4e"], ["3b", "2o", "7c"], ["5b", "6e", "12o"], ["2c", "1e", "3o"]], "4c")
     first, second, third, last = ((game.state.hand.mano + step) % 4 for step in range(4))  # type: ignore[union-attr]
     play(game, first, "6c")
-    view = game.view(second)
-    everything = legal_actions(game.state, second)
-    assert keep_strength(everything, view) == list(everything)
-    play(game, second, "4b")
+    assert _kept_plays(game, second) == {"3b", "2o", "7c"}  # the 3 and the 2 both win, but a rival is to play
+    play(game, second, "3b")
     play(game, third, "5b")
-    actions = legal_actions(game.state, last)
-    kept = keep_strength(actions, game.view(last))
-    assert PlayCard(last, Card.parse("2c")) in actions and PlayCard(last, Card.parse("2c")) not in kept
-    assert {PlayCard(last, Card.parse("3e")), PlayCard(last, Card.parse("3o"))} <= set(kept)
-    assert [a for a in actions if not isinstance(a, PlayCard)] == [a for a in kept if not isinstance(a, PlayCard)]
-    decided = {ExpertBot(playouts=FAST).choose(actions, partial(game.view, last), random.Random(s)) for s in range(6)}
+    # The partner's 3 leads: the mata takes the round from it, the pieza too (dearer), the 3 de oro ties it.
+    assert _kept_plays(game, last) == {"1e", "3o"}
+    decided = {ExpertBot(playouts=FAST).choose(legal_actions(game.state, last), partial(game.view, last),
+                                               random.Random(seed)) for seed in range(4)}  # fmt: skip
     assert PlayCard(last, Card.parse("2c")) not in decided
+
+
+def test_with_two_players_the_answer_to_a_card_is_its_cheapest_winner() -> None:
+    game = new_game()
+    deal(game, [["6c", "5o", "4e"], ["2c", "3e", "1e"]], "4c")
+    play(game, 0, "6c")
+    assert _kept_plays(game, 1) == {"3e"}  # the 3 wins; the mata and the pieza would win dearer
