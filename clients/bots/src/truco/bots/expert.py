@@ -197,10 +197,11 @@ def _cheap_to_play_on(view: SeatView) -> bool:
 def keep_strength(candidates: Sequence[SeatCommand], view: SeatView) -> list[SeatCommand]:
     """``candidates`` without the cards that would take the round when a cheaper card of the seat's own takes it
     too, once no rival is left to play in it (a partner's card may be the one to beat). Either way the seat wins
-    the round and leads the next; the cheaper keeps the stronger card for the rounds to come, where it does at
-    least as well whatever the others hold. So this is a rule, not a value to sample: the search would otherwise
-    take the dearer card whenever the noise of its worlds favours it (0.5 % of such plays in four players,
-    bench/journal/2026-12-06-gauntlet.md)."""
+    the round and leads the next; the cheaper keeps the stronger card for the rounds to come, where in the card
+    play it does at least as well whatever the others hold (what the card shown tells the table differs, which a
+    sound player does not weigh against a sure card). So this is a rule, not a value to sample: the search took
+    a dearer mata or pieza on the noise of its worlds in 0.53 % of its responding plays in four players
+    (bench/journal/2026-12-06-gauntlet.md)."""
     hand = view.public.hand
     if hand is None:
         return list(candidates)
