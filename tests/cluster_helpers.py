@@ -252,8 +252,11 @@ async def seek(balancer: str, token: str, seeker: Seeker, max_wait: float = 150.
     """One player's client, with its own channel and connection: the SDK's quick match (a broken FindMatch stream
     is opened again with the same request id), then its seat's view. None when the ticket ended unmatched."""
     # A connection of its own, as each player's phone has: gRPC would otherwise share one between the channels of
-    # one process that have the same target and options.
-    async with TrucoClient(balancer, player_token=token, options=[("grpc.use_local_subchannel_pool", 1)]) as client:
+    # one process that have the same target and options. Retries as the load's clients in the other replica-kill
+    # tests (8, about 12 s of backoff): the SDK's default 4 (1.5 s) gave up once on nginx's 502s while the killed
+    # replica was left out and started again (fail_timeout 5 s), before the failover had settled.
+    options = [("grpc.use_local_subchannel_pool", 1)]
+    async with TrucoClient(balancer, player_token=token, options=options, retries=8) as client:
         match = await client.quick_match({"players": seeker.players}, party=seeker.party, max_wait=max_wait)
         if match is None:
             return None
