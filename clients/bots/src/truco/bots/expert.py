@@ -45,7 +45,7 @@ from truco.engine import (
 )
 from truco.engine.senas import true_senas
 
-from .base import ViewSource
+from .base import ViewSource, current_round
 from .beliefs import Sampler
 from .envido_policy import follow
 from .match_odds import win_chance
@@ -205,7 +205,7 @@ def keep_strength(candidates: Sequence[SeatCommand], view: SeatView) -> list[Sea
     hand = view.public.hand
     if hand is None:
         return list(candidates)
-    current = hand.rounds[len(hand.results)] if len(hand.rounds) > len(hand.results) else ()
+    current = current_round(hand)
     played = {seat for seat, _ in current}
     if not current or any(team_of(s) != view.team and s not in played for s in hand.seats):
         return list(candidates)
@@ -267,8 +267,7 @@ def sound_play(candidates: Sequence[SeatCommand], view: SeatView) -> PlayCard | 
     plays = [a for a in candidates if isinstance(a, PlayCard)]
     if hand is None or not plays:
         return None
-    now = len(hand.results)
-    current = hand.rounds[now] if len(hand.rounds) > now else ()
+    current = current_round(hand)
     if not current:
         return None
     muestra = hand.muestra

@@ -20,6 +20,8 @@ from typing import Any, Final
 
 from truco.engine import Call, CallKind, Card, Family, GoToMazo, PlayCard, SeatCommand, SeatView, strength, team_of
 
+from .base import current_round
+
 GOOD: Final = 9
 """The strength of a 2."""
 STRONG: Final = 11
@@ -107,7 +109,7 @@ def wasted_play(view: SeatView, play: PlayCard) -> bool | None:
     card on the table)."""
     hand = view.public.hand
     assert hand is not None
-    current = hand.rounds[len(hand.results)] if len(hand.rounds) > len(hand.results) else ()
+    current = current_round(hand)
     if not current or _rival_to_play(hand.seats, current, view.seat):
         return None
     muestra = hand.muestra

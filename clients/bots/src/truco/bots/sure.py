@@ -13,6 +13,8 @@ from collections.abc import Sequence
 
 from truco.engine import DECK, Answer, Call, Family, SeatCommand, SeatView, strength, team_of
 
+from .base import current_round
+
 
 def sure_win(view: SeatView) -> bool:
     """Whether the seat's team wins the hand in play whatever the cards unseen and whoever plays what."""
@@ -24,7 +26,7 @@ def sure_win(view: SeatView) -> bool:
     seen = {muestra, *view.cards, *(card for plays in hand.rounds for _, card in plays)}
     top = max((strength(card, muestra) for card in DECK if card not in seen), default=-1)
     now = len(results)
-    current = hand.rounds[now] if len(hand.rounds) > now else ()
+    current = current_round(hand)
     table = max((strength(card, muestra) for _, card in current), default=-1)
     ours = table > top and all(team_of(s) == view.team for s, card in current if strength(card, muestra) == table)
     sure = [strength(card, muestra) for card in view.cards if strength(card, muestra) > top]
